@@ -1,0 +1,143 @@
+"""What a backend is: a source of named tool and reasoning parsers.
+
+A backend module is imported only when a spec names it (see `registry`), and
+a framework backend imports its framework only inside these methods, so
+`import parsebridge` stays light.
+
+Writing a backend (in-tree or third-party via the ``parsebridge.backends``
+entry-point group, value ``"package.module:BackendClass"``):
+
+* subclass `Backend`, set `name`, `import_name`, `distribution`, `install_command`;
+* implement the two listing methods and the two factories; factories receive
+  the backend's own registered name (the registry has already resolved
+  aliases, family names and `-`/`_` spellings) and return objects that follow
+  `parsebridge.protocol.ToolParser` / `ReasoningParser`, usually subclasses of
+  `ToolParserBase` / `ReasoningParserBase` with `backend` and `name` set;
+* optionally `create_pipeline` when the framework has its own per-request
+  reasoning→tool chain that its server drives.
+
+In-tree backends: ``parsebridge.adapters.builtin:BuiltinBackend``,
+``parsebridge.adapters.python_backend:PythonBackend``,
+``parsebridge.adapters.vllm:VllmBackend``, ``parsebridge.adapters.sglang:SglangBackend``.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib.metadata
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..protocol import (
+    BackendNotInstalledError,
+    Pipeline,
+    ReasoningParser,
+    ToolParser,
+    ToolSpec,
+)
+
+
+@dataclass
+class BackendInfo:
+    """What `parsebridge list` shows about one backend."""
+
+    name: str
+    available: bool
+    version: str | None = None
+    reason: str | None = None
+    install: str | None = None
+    tool_parsers: list[str] = field(default_factory=list)
+    reasoning_parsers: list[str] = field(default_factory=list)
+    api_shape: str | None = None
+
+
+class Backend(abc.ABC):
+    """A source of parsers; one instance per process, shared by all requests."""
+
+    name: ClassVar[str]
+    #: Top-level module that must be importable (None: always available).
+    import_name: ClassVar[str | None] = None
+    #: Distribution whose version is reported.
+    distribution: ClassVar[str | None] = None
+    install_command: ClassVar[str] = ""
+
+    def version(self) -> str | None:
+        dist = self.distribution
+        if dist is None:
+            from .. import __version__
+
+            return __version__
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    def unavailable_reason(self) -> str | None:
+        """Why this backend cannot work here, found without importing the framework."""
+        if self.import_name and importlib.util.find_spec(self.import_name) is None:
+            return f"module {self.import_name!r} is not installed"
+        return None
+
+    def is_available(self) -> bool:
+        return self.unavailable_reason() is None
+
+    def require(self) -> None:
+        """Raise `BackendNotInstalledError` (with the install command) if unavailable."""
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise BackendNotInstalledError(
+                self.name, self.distribution or self.import_name or self.name, self.install_command, reason
+            )
+
+    def api_shape(self) -> str | None:
+        """A short label of the framework API shape in use (for support tables)."""
+        return None
+
+    @abc.abstractmethod
+    def tool_parser_names(self) -> list[str]:
+        """Every tool-call parser name this backend registers."""
+
+    @abc.abstractmethod
+    def reasoning_parser_names(self) -> list[str]:
+        """Every reasoning parser name this backend registers."""
+
+    @abc.abstractmethod
+    def create_tool_parser(self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any) -> ToolParser:
+        """A tool parser for the backend's own registered `name`."""
+
+    @abc.abstractmethod
+    def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
+        """A reasoning parser for the backend's own registered `name`."""
+
+    def create_pipeline(
+        self,
+        reasoning: str | None,
+        tool: str | None,
+        *,
+        tools: Sequence[ToolSpec] | None,
+        reasoning_started: bool | None = None,
+        **options: Any,
+    ) -> Pipeline | None:
+        """A native reasoning→tool chain, or None to use the generic `Pipeline`."""
+        return None
+
+    def info(self, with_parsers: bool = True) -> BackendInfo:
+        reason = self.unavailable_reason()
+        info = BackendInfo(
+            name=self.name,
+            available=reason is None,
+            version=self.version() if reason is None else None,
+            reason=reason,
+            install=self.install_command or None,
+        )
+        if reason is None and with_parsers:
+            try:
+                info.tool_parsers = sorted(self.tool_parser_names())
+                info.reasoning_parsers = sorted(self.reasoning_parser_names())
+                info.api_shape = self.api_shape()
+            except Exception as exc:  # a framework that imports but cannot list
+                info.available = False
+                info.reason = f"{type(exc).__name__}: {exc}"
+        return info

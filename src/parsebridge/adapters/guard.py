@@ -1,0 +1,249 @@
+"""The failure policy: what happens when a parser raises.
+
+Every parser the registry hands out is wrapped here, so that no framework
+exception escapes untranslated. Per parser, `on_error` chooses:
+
+* ``"raise"`` (default) — a `BackendError` naming backend, parser and the
+  failing call, with the original exception as ``__cause__``;
+* ``"fallback"`` — the error is logged (logger ``parsebridge``, with backend,
+  parser and request/transcript id) and the unparsed text becomes content.
+  One-shot: the whole output is content. Streaming: the stream stays usable;
+  from the failing chunk on, everything fed is passed through as content,
+  preceded by whatever the parser reports it was holding back
+  (``pending_text()``, which builtin streams implement).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ..protocol import (
+    BackendError,
+    ParsebridgeError,
+    ReasoningBlock,
+    ReasoningParser,
+    ReasoningParseResult,
+    ReasoningStream,
+    StreamDelta,
+    ToolCall,
+    ToolParser,
+    ToolParseResult,
+    ToolStream,
+)
+from ..protocol.errors import StreamStateError
+from ..protocol.streams import DeltaAccumulator
+
+OnError = Literal["raise", "fallback"]
+ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
+log = logging.getLogger("parsebridge")
+
+
+def _check_policy(on_error: str) -> OnError:
+    if on_error not in ON_ERROR_CHOICES:
+        raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, not {on_error!r}")
+    return on_error  # type: ignore[return-value]
+
+
+class _Guard:
+    backend: str
+    name: str
+
+    def __init__(self, inner: Any, on_error: str) -> None:
+        self.inner = inner
+        self.backend = getattr(inner, "backend", "python")
+        self.name = getattr(inner, "name", type(inner).__name__)
+        self.on_error: OnError = _check_policy(on_error)
+
+    @property
+    def spec(self) -> str:
+        return f"{self.backend}:{self.name}"
+
+    def _error(self, exc: BaseException, call: str, transcript: str | None) -> BackendError:
+        if isinstance(exc, BackendError):
+            return exc
+        err = BackendError(self.backend, self.name, call, f"{type(exc).__name__}: {exc}", transcript)
+        err.__cause__ = exc
+        return err
+
+    def _handle(self, exc: BaseException, call: str, transcript: str | None) -> None:
+        """Raise per policy, or log and return so the caller falls back."""
+        if isinstance(exc, StreamStateError):
+            raise exc
+        err = self._error(exc, call, transcript)
+        if self.on_error == "raise":
+            raise err from (exc if err is not exc else exc.__cause__)
+        log.warning("parser error, falling back to plain content: %s", err, exc_info=exc)
+
+    def __getattr__(self, item: str) -> Any:
+        # Anything beyond the protocol (tools, markers, tokenizer…) comes from the parser.
+        return getattr(self.inner, item)
+
+    def __repr__(self) -> str:
+        return f"<{self.spec} on_error={self.on_error}>"
+
+
+class _GuardedStream:
+    def __init__(self, guard: _Guard, inner: Any, transcript: str | None) -> None:
+        self._guard = guard
+        self._inner = inner
+        self._transcript = transcript
+        self._broken = False
+        self._done = False
+        inner_acc = getattr(inner, "accumulator", None)
+        self._own = not isinstance(inner_acc, DeltaAccumulator)
+        self._acc: DeltaAccumulator = DeltaAccumulator() if self._own else inner_acc
+        self._tail = DeltaAccumulator()
+
+    @property
+    def broken(self) -> bool:
+        """True once the parser raised and the stream fell back to plain content."""
+        return self._broken
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+    def _record(self, delta: StreamDelta) -> StreamDelta:
+        if self._broken:
+            self._tail.add(delta)
+        elif self._own:
+            self._acc.add(delta)
+        return delta
+
+    def _break(self, exc: BaseException, call: str, text: str) -> StreamDelta:
+        self._guard._handle(exc, call, self._transcript)
+        self._broken = True
+        pending = ""
+        getter = getattr(self._inner, "pending_text", None)
+        if callable(getter):
+            try:
+                pending = getter() or ""
+            except Exception:  # the parser is already broken; recover what we can
+                pending = ""
+        return StreamDelta(content=pending + text)
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self._done:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        if self._broken:
+            return self._record(StreamDelta(content=text))
+        try:
+            delta = self._inner.feed(text, token_ids)
+        except Exception as exc:
+            delta = self._break(exc, "stream.feed", text)
+        return self._record(delta)
+
+    def flush(self) -> StreamDelta:
+        if self._done:
+            return StreamDelta()
+        self._done = True
+        if self._broken:
+            return StreamDelta()
+        try:
+            delta = self._inner.flush()
+        except Exception as exc:
+            delta = self._break(exc, "stream.flush", "")
+        return self._record(delta)
+
+    def _merged_content(self, content: str | None) -> str | None:
+        tail = self._tail.content
+        if tail is None:
+            return content
+        return (content or "") + tail
+
+
+class GuardedToolStream(_GuardedStream):
+    def finish(self) -> ToolParseResult:
+        self.flush()
+        if not self._broken and not self._own:
+            return self._inner.finish()  # type: ignore[no-any-return]
+        calls = self._acc.tool_calls()
+        return ToolParseResult(content=self._merged_content(self._acc.content), tool_calls=calls)
+
+
+class GuardedReasoningStream(_GuardedStream):
+    def finish(self) -> ReasoningParseResult:
+        self.flush()
+        if not self._broken and not self._own:
+            return self._inner.finish()  # type: ignore[no-any-return]
+        reasoning = self._acc.reasoning
+        block = getattr(self._inner, "block", None)
+        if block is None and reasoning is not None:
+            block = ReasoningBlock(content=reasoning, located=False)
+        return ReasoningParseResult(
+            reasoning=reasoning, content=self._merged_content(self._acc.content), block=block
+        )
+
+
+class GuardedToolParser(_Guard):
+    """A tool parser under the failure policy (what `get_tool_parser` returns)."""
+
+    inner: ToolParser
+
+    def parse(self, text: str, *, transcript: str | None = None) -> ToolParseResult:
+        try:
+            return self.inner.parse(text)
+        except Exception as exc:
+            self._handle(exc, "parse", transcript)
+            return ToolParseResult(content=text or None)
+
+    def parse_tool_calls(self, text: str) -> list[ToolCall]:
+        return self.parse(text).tool_calls
+
+    def has_tool_calls(self, text: str) -> bool:
+        try:
+            return bool(self.inner.has_tool_calls(text))
+        except Exception as exc:
+            self._handle(exc, "has_tool_calls", None)
+            return False
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        try:
+            return self.inner.format_tool_result(tool_call_id, result)
+        except ParsebridgeError:
+            raise
+        except Exception as exc:
+            raise self._error(exc, "format_tool_result", None) from exc
+
+    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> GuardedToolStream:
+        try:
+            inner: ToolStream = self.inner.stream(**kwargs)
+        except Exception as exc:
+            raise self._error(exc, "stream", transcript) from exc
+        return GuardedToolStream(self, inner, transcript)
+
+
+class GuardedReasoningParser(_Guard):
+    """A reasoning parser under the failure policy (what `get_reasoning_parser` returns)."""
+
+    inner: ReasoningParser
+
+    def parse(
+        self, text: str, *, reasoning_started: bool | None = None, transcript: str | None = None
+    ) -> ReasoningParseResult:
+        try:
+            return self.inner.parse(text, reasoning_started=reasoning_started)
+        except Exception as exc:
+            self._handle(exc, "parse", transcript)
+            return ReasoningParseResult(content=text or None)
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        return self.parse(text).block
+
+    def has_reasoning(self, text: str) -> bool:
+        try:
+            return bool(self.inner.has_reasoning(text))
+        except Exception as exc:
+            self._handle(exc, "has_reasoning", None)
+            return False
+
+    def stream(
+        self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
+    ) -> GuardedReasoningStream:
+        try:
+            inner: ReasoningStream = self.inner.stream(reasoning_started=reasoning_started, **kwargs)
+        except Exception as exc:
+            raise self._error(exc, "stream", transcript) from exc
+        return GuardedReasoningStream(self, inner, transcript)

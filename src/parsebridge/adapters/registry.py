@@ -1,0 +1,211 @@
+"""From a config string to a parser object, importing only what the spec names.
+
+Like fsspec's protocol table: a table of known backends maps a backend name
+to ``"module:Class"``; the module is imported on first use. Third-party
+backends join through the ``parsebridge.backends`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..protocol import (
+    BackendNotInstalledError,
+    InvalidSpecError,
+    ParserSpec,
+    Pipeline,
+    ReasoningParserConfig,
+    ToolCallParserConfig,
+    ToolSpec,
+    UnknownBackendError,
+    UnknownParserError,
+    family_table,
+    normalize_name,
+)
+from ..protocol.families import Kind
+from .base import Backend, BackendInfo
+from .guard import GuardedReasoningParser, GuardedToolParser, OnError
+
+ENTRY_POINT_GROUP = "parsebridge.backends"
+
+KNOWN_BACKENDS: dict[str, str] = {
+    "builtin": "parsebridge.adapters.builtin:BuiltinBackend",
+    "python": "parsebridge.adapters.python_backend:PythonBackend",
+    "vllm": "parsebridge.adapters.vllm:VllmBackend",
+    "sglang": "parsebridge.adapters.sglang:SglangBackend",
+}
+
+_lock = threading.RLock()
+_instances: dict[str, Backend] = {}
+_names: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def backend_table() -> dict[str, str]:
+    """Backend name → ``module:Class``: the known ones, then entry points."""
+    table = dict(KNOWN_BACKENDS)
+    try:
+        eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # broken metadata must not break the built-in backends
+        eps = ()  # type: ignore[assignment]
+    for ep in eps:
+        table.setdefault(ep.name.lower(), ep.value)
+    return table
+
+
+def get_backend(name: str) -> Backend:
+    """The (shared) backend instance for `name`; imports its module on first use."""
+    key = name.lower()
+    with _lock:
+        backend = _instances.get(key)
+        if backend is not None:
+            return backend
+        table = backend_table()
+        target = table.get(key)
+        if target is None:
+            raise UnknownBackendError(name, table)
+        module_name, _, class_name = target.partition(":")
+        try:
+            backend = getattr(importlib.import_module(module_name), class_name)()
+        except Exception as exc:
+            # The backend's own module is broken or missing (not its framework:
+            # backends import frameworks lazily and report that via require()).
+            raise BackendNotInstalledError(
+                key, module_name, f"pip install --force-reinstall {module_name.split('.')[0]}",
+                f"{type(exc).__name__}: {exc}",
+            ) from exc
+        _instances[key] = backend
+        return backend
+
+
+def backend_names() -> list[str]:
+    return list(backend_table())
+
+
+def list_backends(with_parsers: bool = True) -> list[BackendInfo]:
+    """What every backend offers here (or why it cannot)."""
+    infos = []
+    for name in backend_table():
+        try:
+            infos.append(get_backend(name).info(with_parsers=with_parsers))
+        except Exception as exc:  # a third-party backend whose module fails to import
+            infos.append(BackendInfo(name=name, available=False, reason=f"{type(exc).__name__}: {exc}"))
+    return infos
+
+
+def parser_names(backend: str | Backend, kind: Kind) -> list[str]:
+    """A backend's registered parser names of one kind (cached; may import the framework)."""
+    be = get_backend(backend) if isinstance(backend, str) else backend
+    return list(_name_map(be, kind).values())
+
+
+def _name_map(backend: Backend, kind: Kind) -> dict[str, str]:
+    key = (backend.name, kind)
+    with _lock:
+        cached = _names.get(key)
+        if cached is None:
+            backend.require()
+            names = backend.tool_parser_names() if kind == "tool" else backend.reasoning_parser_names()
+            cached = _names[key] = {normalize_name(n): n for n in names}
+        return cached
+
+
+def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
+    """The backend and its own registered parser name for a spec.
+
+    Matching order: the backend's names (after normalising case and `-`/`_`),
+    then the family table (family names and aliases), so ``sglang:hermes`` and
+    ``vllm:qwen25`` both find the hermes-format parser of that backend.
+    """
+    parsed = ParserSpec.parse(spec)
+    backend = get_backend(parsed.backend)
+    if parsed.backend == "python":
+        return backend, parsed.name
+    names = _name_map(backend, kind)
+    wanted = normalize_name(parsed.name)
+    if wanted in names:
+        return backend, names[wanted]
+    family = family_table().get(kind, parsed.name)
+    if family is not None:
+        own = family.parser_for(backend.name)
+        if own is not None and normalize_name(own) in names:
+            return backend, names[normalize_name(own)]
+    known = list(names.values()) + [
+        f.name for f in family_table().of_kind(kind) if f.parser_for(backend.name)
+    ]
+    raise UnknownParserError(backend.name, kind, parsed.name, known)
+
+
+def get_tool_parser(
+    spec: str | ParserSpec | ToolCallParserConfig,
+    tools: Sequence[ToolSpec] | None = None,
+    *,
+    on_error: OnError = "raise",
+    **options: Any,
+) -> GuardedToolParser:
+    """A tool-call parser for `spec` (e.g. ``"vllm:hermes"``), under the failure policy."""
+    if isinstance(spec, ToolCallParserConfig):
+        spec = spec.to_spec()
+    backend, name = resolve("tool", spec)
+    parser = backend.create_tool_parser(name, tools=list(tools) if tools else None, **options)
+    return GuardedToolParser(parser, on_error)
+
+
+def get_reasoning_parser(
+    spec: str | ParserSpec | ReasoningParserConfig,
+    *,
+    on_error: OnError = "raise",
+    **options: Any,
+) -> GuardedReasoningParser:
+    """A reasoning parser for `spec` (e.g. ``"sglang:deepseek-r1"``), under the failure policy."""
+    if isinstance(spec, ReasoningParserConfig):
+        spec = spec.to_spec()
+    backend, name = resolve("reasoning", spec)
+    parser = backend.create_reasoning_parser(name, **options)
+    return GuardedReasoningParser(parser, on_error)
+
+
+def get_pipeline(
+    reasoning: str | ParserSpec | ReasoningParserConfig | None = None,
+    tool: str | ParserSpec | ToolCallParserConfig | None = None,
+    *,
+    tools: Sequence[ToolSpec] | None = None,
+    reasoning_started: bool | None = None,
+    on_error: OnError = "raise",
+    native: bool = True,
+    **options: Any,
+) -> Pipeline:
+    """Reasoning then tool parsing for one request shape.
+
+    When both specs name the same framework backend and it offers a native
+    per-request chain (`native=True`), that chain is used, so the pipeline
+    behaves as the framework's own server does.
+    """
+    if reasoning is None and tool is None:
+        raise InvalidSpecError("a pipeline needs a reasoning spec, a tool spec, or both")
+    if isinstance(reasoning, ReasoningParserConfig):
+        reasoning = reasoning.to_spec()
+    if isinstance(tool, ToolCallParserConfig):
+        tool = tool.to_spec()
+    if native and reasoning is not None and tool is not None:
+        r_backend, r_name = resolve("reasoning", reasoning)
+        t_backend, t_name = resolve("tool", tool)
+        if r_backend is t_backend:
+            pipe = r_backend.create_pipeline(
+                r_name, t_name, tools=tools, reasoning_started=reasoning_started, **options
+            )
+            if pipe is not None:
+                return pipe
+    rp = get_reasoning_parser(reasoning, on_error=on_error, **options) if reasoning is not None else None
+    tp = get_tool_parser(tool, tools, on_error=on_error, **options) if tool is not None else None
+    return Pipeline(rp, tp, reasoning_started=reasoning_started)  # type: ignore[arg-type]
+
+
+def _reset_caches() -> None:
+    """Forget backend instances and name lists (tests that fake installs use this)."""
+    with _lock:
+        _instances.clear()
+        _names.clear()

@@ -1,0 +1,121 @@
+"""The typed errors parsebridge raises.
+
+Everything derives from `ParsebridgeError`, so a server can catch one class
+and know nothing from a framework escaped untranslated.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class ParsebridgeError(Exception):
+    """Base class of every error parsebridge raises on purpose."""
+
+
+class InvalidSpecError(ParsebridgeError, ValueError):
+    """A config string or config object that cannot be understood."""
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Names in `candidates` that look like `name` (for "did you mean")."""
+    pool = list(candidates)
+    lowered = {c.lower().replace("-", "_"): c for c in pool}
+    wanted = name.lower().replace("-", "_")
+    hits = difflib.get_close_matches(wanted, list(lowered), n=n, cutoff=0.5)
+    prefix = [c for key, c in lowered.items() if wanted and key.startswith(wanted)]
+    out: list[str] = []
+    for c in [*(lowered[h] for h in hits), *prefix]:
+        if c not in out:
+            out.append(c)
+    return out[:n]
+
+
+def _listing(names: Iterable[str], limit: int = 60) -> str:
+    items = sorted(set(names))
+    shown = ", ".join(items[:limit])
+    if len(items) > limit:
+        shown += f", … ({len(items) - limit} more; see `parsebridge list`)"
+    return shown or "(none)"
+
+
+class UnknownBackendError(InvalidSpecError, LookupError):
+    """The backend part of a spec names no known backend."""
+
+    def __init__(self, backend: str, available: Iterable[str]) -> None:
+        self.backend = backend
+        self.available = sorted(set(available))
+        self.suggestions = closest(backend, self.available)
+        hint = f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        super().__init__(
+            f"unknown parser backend {backend!r}.{hint} Known backends: {_listing(self.available)}."
+        )
+
+
+class UnknownParserError(InvalidSpecError, LookupError):
+    """The backend exists but has no parser of that name and kind."""
+
+    def __init__(self, backend: str, kind: str, name: str, available: Iterable[str]) -> None:
+        self.backend = backend
+        self.kind = kind
+        self.name = name
+        self.available = sorted(set(available))
+        self.suggestions = closest(name, self.available)
+        hint = f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        super().__init__(
+            f"backend {backend!r} has no {kind} parser named {name!r}.{hint} "
+            f"Available {kind} parsers: {_listing(self.available)}."
+        )
+
+
+class BackendNotInstalledError(ParsebridgeError, ImportError):
+    """The backend's framework cannot be imported here."""
+
+    def __init__(self, backend: str, package: str, install: str, reason: str | None = None) -> None:
+        self.backend = backend
+        self.package = package
+        self.install = install
+        self.reason = reason
+        why = f" ({reason})" if reason else ""
+        super().__init__(
+            f"backend {backend!r} needs the {package!r} package, which is not importable{why}. "
+            f"Install it with: {install}"
+        )
+
+
+class BackendError(ParsebridgeError, RuntimeError):
+    """A backend's parser raised; the original exception is `__cause__`."""
+
+    def __init__(
+        self,
+        backend: str,
+        parser: str,
+        call: str,
+        message: str,
+        transcript: str | None = None,
+    ) -> None:
+        self.backend = backend
+        self.parser = parser
+        self.call = call
+        self.transcript = transcript
+        where = f" on transcript {transcript!r}" if transcript else ""
+        super().__init__(f"{backend}:{parser} raised in {call}{where}: {message}")
+
+
+class ParserProtocolError(InvalidSpecError, TypeError):
+    """A user class loaded by `python:` does not implement the parser protocol."""
+
+    def __init__(self, target: str, kind: str, missing: Iterable[str]) -> None:
+        self.target = target
+        self.kind = kind
+        self.missing = sorted(missing)
+        super().__init__(
+            f"{target} is not a {kind} parser: missing {', '.join(self.missing)}. "
+            f"Subclass parsebridge.{'ToolParserBase' if kind == 'tool' else 'ReasoningParserBase'} "
+            "or implement these methods."
+        )
+
+
+class StreamStateError(ParsebridgeError, RuntimeError):
+    """A stream was used after `finish()`."""

@@ -1,0 +1,103 @@
+"""The family table: one output format, each backend's own name for its parser.
+
+The table is data (`families.toml` beside this module) so that a new
+framework release that renames a parser is a one-line change. Frameworks
+name the same format differently (`llama3_json` vs `llama3`, `deepseek_r1`
+vs `deepseek-r1`); `compare --family` uses this table to run "the same
+format" on every backend.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from .spec import normalize_name
+
+Kind = Literal["tool", "reasoning"]
+KINDS: tuple[Kind, Kind] = ("tool", "reasoning")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One row of the table."""
+
+    kind: Kind
+    name: str
+    parsers: dict[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+
+    def parser_for(self, backend: str) -> str | None:
+        """This backend's parser name for the family, or None when it has none."""
+        return self.parsers.get(backend)
+
+    def spec_for(self, backend: str) -> str | None:
+        name = self.parser_for(backend)
+        return f"{backend}:{name}" if name else None
+
+    @property
+    def spellings(self) -> set[str]:
+        return {normalize_name(n) for n in (self.name, *self.aliases)}
+
+
+class FamilyTable:
+    """Lookups over the family rows of one kind or both."""
+
+    def __init__(self, families: list[Family]) -> None:
+        self._families = families
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._families)
+
+    def of_kind(self, kind: Kind) -> list[Family]:
+        return [f for f in self._families if f.kind == kind]
+
+    def get(self, kind: Kind, name: str) -> Family | None:
+        """The family named (or aliased) `name`, or None."""
+        wanted = normalize_name(name)
+        for fam in self._families:
+            if fam.kind == kind and wanted in fam.spellings:
+                return fam
+        return None
+
+    def for_parser(self, kind: Kind, backend: str, parser: str) -> Family | None:
+        """Which family a backend's parser implements (reverse lookup)."""
+        wanted = normalize_name(parser)
+        for fam in self._families:
+            name = fam.parsers.get(backend)
+            if fam.kind == kind and name is not None and normalize_name(name) == wanted:
+                return fam
+        return None
+
+    def names(self, kind: Kind) -> list[str]:
+        return [f.name for f in self.of_kind(kind)]
+
+    def backends(self) -> list[str]:
+        seen: list[str] = []
+        for fam in self._families:
+            for b in fam.parsers:
+                if b not in seen:
+                    seen.append(b)
+        return seen
+
+
+def load_table(text: str) -> FamilyTable:
+    """Parse the TOML table (exposed so tests and users can load their own)."""
+    data = tomllib.loads(text)
+    families: list[Family] = []
+    for kind in KINDS:
+        for name, row in data.get(kind, {}).items():
+            row = dict(row)
+            aliases = tuple(row.pop("aliases", ()))
+            families.append(Family(kind, name, {k: str(v) for k, v in row.items()}, aliases))
+    return FamilyTable(families)
+
+
+@cache
+def family_table() -> FamilyTable:
+    """The table shipped with parsebridge."""
+    text = resources.files(__package__).joinpath("families.toml").read_text(encoding="utf-8")
+    return load_table(text)

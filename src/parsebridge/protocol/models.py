@@ -1,0 +1,217 @@
+"""Data models in the middle of the bridge.
+
+Every backend translates its framework's results into these, so the rest of
+parsebridge (conformance, compare, the output processor) never sees a
+framework type. They are pydantic v2 models: JSON-serialisable, comparable,
+and with helpers for the OpenAI wire shape, where tool-call arguments travel
+as a JSON *string*.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def new_call_id() -> str:
+    """A fresh OpenAI-style tool-call id (`call_` + 24 hex chars)."""
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
+    """Arguments text → (dict, None), or ({}, verbatim text) when it is not a JSON object.
+
+    Keeping the verbatim text instead of dropping the call is the documented
+    fallback: a client may still want to see what the model tried to say.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return {}, None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return {}, text
+    if isinstance(value, dict):
+        return value, None
+    return {}, text
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class ReasoningBlock(_Model):
+    """One span of reasoning in a model output.
+
+    `start_index`/`end_index` delimit the whole block *including* its markers
+    in the parsed text, so ``text[start_index:end_index] == (start_marker or "")
+    + content + (end_marker or "")``. When reasoning started in the prompt,
+    `start_marker` is None and `start_index` is 0; when it was never closed,
+    `end_marker` is None and `end_index` is the end of the text. Backends that
+    cannot locate the block exactly (a framework that returns only strings)
+    give the best span they can find and say so with `located=False`.
+    """
+
+    content: str
+    start_marker: str | None = None
+    end_marker: str | None = None
+    start_index: int = 0
+    end_index: int = 0
+    located: bool = True
+
+
+class ToolCall(_Model):
+    """One complete tool call.
+
+    `arguments` is the parsed JSON object. When the model's arguments are not
+    a JSON object (malformed, truncated, a bare list…), `arguments` is ``{}``
+    and `invalid_arguments` holds the verbatim text: the call is flagged, not
+    dropped. `raw_text` is the span of model output the call came from, when
+    the backend knows it.
+    """
+
+    id: str = Field(default_factory=new_call_id)
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_text: str = ""
+    invalid_arguments: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.invalid_arguments is None
+
+    @property
+    def arguments_json(self) -> str:
+        """The arguments as the OpenAI wire carries them (a JSON string)."""
+        if self.invalid_arguments is not None:
+            return self.invalid_arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+    @classmethod
+    def from_arguments_text(cls, name: str, arguments: str, **fields: Any) -> ToolCall:
+        """Build a call from a JSON arguments string, flagging it if invalid."""
+        parsed, invalid = parse_arguments(arguments)
+        return cls(name=name, arguments=parsed, invalid_arguments=invalid, **fields)
+
+    def to_openai(self) -> dict[str, Any]:
+        """`{"id", "type": "function", "function": {"name", "arguments": str}}`."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments_json},
+        }
+
+
+class ToolParseResult(_Model):
+    """What a tool-call parser found in one output."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+    @property
+    def tools_called(self) -> bool:
+        return bool(self.tool_calls)
+
+    def to_openai_message(self) -> dict[str, Any]:
+        """An OpenAI chat `message` object (assistant role)."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return message
+
+
+class ReasoningParseResult(_Model):
+    """What a reasoning parser found in one output."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    block: ReasoningBlock | None = None
+
+
+class ParseResult(_Model):
+    """Reasoning, content and tool calls together: a reasoning→tool pipeline's result."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    block: ReasoningBlock | None = None
+
+    def to_openai_message(self) -> dict[str, Any]:
+        """An OpenAI chat `message`, with `reasoning_content` when there is reasoning."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return message
+
+    @property
+    def finish_reason(self) -> Literal["tool_calls", "stop"]:
+        return "tool_calls" if self.tool_calls else "stop"
+
+
+class ToolCallDelta(_Model):
+    """A tool-call fragment in the OpenAI streaming convention.
+
+    The first delta of a call carries `index`, `id` and `name` (and maybe the
+    start of the arguments); later deltas carry only `index` and an
+    `arguments` fragment. Joining a call's fragments gives its arguments text.
+    """
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+    def to_openai(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index}
+        if self.id is not None:
+            out["id"] = self.id
+            out["type"] = "function"
+        function: dict[str, Any] = {}
+        if self.name is not None:
+            function["name"] = self.name
+        if self.arguments or self.name is not None:
+            function["arguments"] = self.arguments
+        if function:
+            out["function"] = function
+        return out
+
+
+class StreamDelta(_Model):
+    """What may be shown to the client after one chunk (or at the end of stream)."""
+
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCallDelta] = Field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.content or self.reasoning or self.tool_calls)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The `delta` object of a `chat.completion.chunk` (empty dict when nothing)."""
+        out: dict[str, Any] = {}
+        if self.reasoning:
+            out["reasoning_content"] = self.reasoning
+        if self.content:
+            out["content"] = self.content
+        if self.tool_calls:
+            out["tool_calls"] = [d.to_openai() for d in self.tool_calls]
+        return out
+
+    def merged(self, other: StreamDelta) -> StreamDelta:
+        """This delta followed by `other`, as one delta (fragments joined per call)."""
+        calls: list[ToolCallDelta] = [d.model_copy() for d in self.tool_calls]
+        for d in other.tool_calls:
+            if calls and calls[-1].index == d.index and d.id is None and d.name is None:
+                calls[-1].arguments += d.arguments
+            else:
+                calls.append(d.model_copy())
+        return StreamDelta(
+            content=self.content + other.content,
+            reasoning=self.reasoning + other.reasoning,
+            tool_calls=calls,
+        )

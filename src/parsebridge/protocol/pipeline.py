@@ -1,0 +1,117 @@
+"""Reasoning then tool calls, chained per request.
+
+Servers parse reasoning first and hand only the visible content to the
+tool-call parser; this is that chain for any two parsers, from any backends.
+Backends whose framework has its own per-request chain (vLLM 0.33's
+`vllm.parser`) may provide a native pipeline instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .models import ParseResult, ReasoningParseResult, StreamDelta, ToolParseResult
+from .parsers import ReasoningParser, ReasoningStream, ToolParser, ToolStream
+from .streams import DeltaAccumulator
+
+
+class PipelineStream:
+    """Per-request state of a `Pipeline`: one reasoning stream feeding one tool stream."""
+
+    def __init__(self, reasoning: ReasoningStream | None, tools: ToolStream | None) -> None:
+        self._reasoning = reasoning
+        self._tools = tools
+        self._acc = DeltaAccumulator()
+        self._flushed = False
+        self._reasoning_result: ReasoningParseResult | None = None
+        self._tool_result: ToolParseResult | None = None
+
+    def _through_tools(self, delta: StreamDelta, token_ids: Sequence[int] | None) -> StreamDelta:
+        if self._tools is None or not delta.content:
+            return delta
+        tool_delta = self._tools.feed(delta.content, token_ids)
+        return StreamDelta(
+            reasoning=delta.reasoning, content=tool_delta.content, tool_calls=tool_delta.tool_calls
+        )
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self._reasoning is not None:
+            r = self._reasoning.feed(text, token_ids)
+            # Token ids belong to the whole chunk; pass them on only when the
+            # reasoning parser handed the chunk through untouched.
+            ids = token_ids if (not r.reasoning and r.content == text) else None
+            out = self._through_tools(r, ids)
+        else:
+            out = self._through_tools(StreamDelta(content=text), token_ids)
+        self._acc.add(out)
+        return out
+
+    def flush(self) -> StreamDelta:
+        if self._flushed:
+            return StreamDelta()
+        self._flushed = True
+        out = StreamDelta()
+        if self._reasoning is not None:
+            out = self._through_tools(self._reasoning.flush(), None)
+            self._reasoning_result = self._reasoning.finish()
+        if self._tools is not None:
+            out = out.merged(self._tools.flush())
+            self._tool_result = self._tools.finish()
+        self._acc.add(out)
+        return out
+
+    def finish(self) -> ParseResult:
+        self.flush()
+        block = self._reasoning_result.block if self._reasoning_result else None
+        return ParseResult(
+            reasoning=self._acc.reasoning,
+            content=self._acc.content,
+            tool_calls=self._acc.tool_calls(),
+            block=block,
+        )
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+
+class Pipeline:
+    """A reasoning parser and a tool-call parser, either optional."""
+
+    def __init__(
+        self,
+        reasoning: ReasoningParser | None = None,
+        tools: ToolParser | None = None,
+        *,
+        reasoning_started: bool | None = None,
+    ) -> None:
+        self.reasoning = reasoning
+        self.tools = tools
+        self.reasoning_started = reasoning_started
+
+    @property
+    def specs(self) -> tuple[str | None, str | None]:
+        def spec(p: ToolParser | ReasoningParser | None) -> str | None:
+            return None if p is None else f"{p.backend}:{p.name}"
+
+        return spec(self.reasoning), spec(self.tools)
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
+        started = self.reasoning_started if reasoning_started is None else reasoning_started
+        reasoning: str | None = None
+        block = None
+        content: str | None = text or None
+        if self.reasoning is not None:
+            r = self.reasoning.parse(text, reasoning_started=started)
+            reasoning, content, block = r.reasoning, r.content, r.block
+        calls = []
+        if self.tools is not None and content:
+            t = self.tools.parse(content)
+            content, calls = t.content, t.tool_calls
+        return ParseResult(reasoning=reasoning, content=content, tool_calls=calls, block=block)
+
+    def stream(self, *, reasoning_started: bool | None = None) -> PipelineStream:
+        started = self.reasoning_started if reasoning_started is None else reasoning_started
+        r = self.reasoning.stream(reasoning_started=started) if self.reasoning is not None else None
+        t = self.tools.stream() if self.tools is not None else None
+        return PipelineStream(r, t)

@@ -1,0 +1,234 @@
+"""Stream state shared by every backend: accumulation and the feed/flush/finish life cycle.
+
+A stream turns chunks of model output into `StreamDelta`s. What a client
+assembles from those deltas is the stream's result; `DeltaAccumulator` does
+that assembly once, the same way for every backend, so that "what was
+streamed" is defined in one place and can be compared with the one-shot
+parse.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .errors import StreamStateError
+from .models import (
+    ReasoningBlock,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolParseResult,
+    parse_arguments,
+)
+
+
+@dataclass
+class _CallState:
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: list[str] = field(default_factory=list)
+    ids_seen: int = 0
+    names_seen: int = 0
+
+
+class DeltaAccumulator:
+    """Assembles deltas the way an OpenAI client does, noting protocol breaches.
+
+    `anomalies` records what a client would find wrong in the stream (a call
+    announced twice, a fragment for a call never announced, a call with no
+    name); conformance turns these into divergence classes.
+    """
+
+    __slots__ = ("_content", "_reasoning", "_calls", "anomalies")
+
+    def __init__(self) -> None:
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, _CallState] = {}
+        self.anomalies: list[str] = []
+
+    def add(self, delta: StreamDelta) -> None:
+        if delta.content:
+            self._content.append(delta.content)
+        if delta.reasoning:
+            self._reasoning.append(delta.reasoning)
+        for d in delta.tool_calls:
+            state = self._calls.get(d.index)
+            if state is None:
+                state = self._calls[d.index] = _CallState(d.index)
+                if d.id is None and d.name is None:
+                    self.anomalies.append(f"call {d.index}: first delta carries neither id nor name")
+            if d.id is not None:
+                state.ids_seen += 1
+                if state.id is not None and state.id != d.id:
+                    self.anomalies.append(f"call {d.index}: id changed from {state.id!r} to {d.id!r}")
+                state.id = d.id
+            if d.name is not None:
+                state.names_seen += 1
+                if state.name is not None and state.name != d.name:
+                    self.anomalies.append(f"call {d.index}: name changed from {state.name!r} to {d.name!r}")
+                state.name = d.name
+            if d.arguments:
+                state.arguments.append(d.arguments)
+
+    @property
+    def content(self) -> str | None:
+        return "".join(self._content) or None
+
+    @property
+    def reasoning(self) -> str | None:
+        return "".join(self._reasoning) or None
+
+    def tool_calls(self) -> list[ToolCall]:
+        calls: list[ToolCall] = []
+        for index in sorted(self._calls):
+            state = self._calls[index]
+            if state.name is None:
+                self.anomalies.append(f"call {index}: never named")
+            if state.ids_seen > 1:
+                self.anomalies.append(f"call {index}: id sent {state.ids_seen} times")
+            if state.names_seen > 1:
+                self.anomalies.append(f"call {index}: name sent {state.names_seen} times")
+            args_text = "".join(state.arguments)
+            parsed, invalid = parse_arguments(args_text)
+            fields: dict[str, object] = {"name": state.name or "", "arguments": parsed}
+            if invalid is not None:
+                fields["invalid_arguments"] = invalid
+            if state.id is not None:
+                fields["id"] = state.id
+            calls.append(ToolCall.model_validate(fields))
+        return calls
+
+    def arguments_text(self, index: int) -> str:
+        """The joined argument fragments of call `index` (as streamed)."""
+        state = self._calls.get(index)
+        return "".join(state.arguments) if state else ""
+
+
+class _StreamBase(abc.ABC):
+    """Life cycle shared by tool and reasoning streams.
+
+    Subclasses implement `_feed` and `_flush`; this class records every delta
+    so that `finish()` returns exactly what a client assembled.
+    """
+
+    def __init__(self) -> None:
+        self._acc = DeltaAccumulator()
+        self._flushed = False
+
+    @abc.abstractmethod
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta: ...
+
+    def _flush(self) -> StreamDelta:
+        return StreamDelta()
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """Feed the next chunk; return what may be shown now."""
+        if self._flushed:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        delta = self._feed(text, token_ids)
+        self._acc.add(delta)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        """End of output: return whatever was held back. Later calls return an empty delta."""
+        if self._flushed:
+            return StreamDelta()
+        self._flushed = True
+        delta = self._flush()
+        self._acc.add(delta)
+        return delta
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+    @property
+    def finished(self) -> bool:
+        return self._flushed
+
+
+class ToolStreamBase(_StreamBase):
+    """Base of per-request tool-call streams."""
+
+    def finish(self) -> ToolParseResult:
+        """Flush, then return everything streamed assembled into one result."""
+        self.flush()
+        return ToolParseResult(content=self._acc.content, tool_calls=self._acc.tool_calls())
+
+
+class ReasoningStreamBase(_StreamBase):
+    """Base of per-request reasoning streams; `block` is set by subclasses that know it."""
+
+    block: ReasoningBlock | None = None
+
+    def finish(self) -> ReasoningParseResult:
+        self.flush()
+        reasoning = self._acc.reasoning
+        block = self.block
+        if block is None and reasoning is not None:
+            block = ReasoningBlock(content=reasoning, located=False)
+        return ReasoningParseResult(reasoning=reasoning, content=self._acc.content, block=block)
+
+
+class BufferedToolStream(ToolStreamBase):
+    """Holds everything until the end, then emits the one-shot parse as deltas.
+
+    The default for parsers that only implement `parse`: streaming is then
+    trivially equal to one-shot, at the cost of showing nothing early.
+    """
+
+    def __init__(self, parser: _OneShotTool) -> None:
+        super().__init__()
+        self._parser = parser
+        self._chunks: list[str] = []
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._chunks.append(text)
+        return StreamDelta()
+
+    def _flush(self) -> StreamDelta:
+        return result_as_delta(self._parser.parse("".join(self._chunks)))
+
+
+class BufferedReasoningStream(ReasoningStreamBase):
+    """Reasoning counterpart of `BufferedToolStream`."""
+
+    def __init__(self, parser: _OneShotReasoning, reasoning_started: bool | None) -> None:
+        super().__init__()
+        self._parser = parser
+        self._started = reasoning_started
+        self._chunks: list[str] = []
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._chunks.append(text)
+        return StreamDelta()
+
+    def _flush(self) -> StreamDelta:
+        result = self._parser.parse("".join(self._chunks), reasoning_started=self._started)
+        self.block = result.block
+        return StreamDelta(content=result.content or "", reasoning=result.reasoning or "")
+
+
+def result_as_delta(result: ToolParseResult, first_index: int = 0) -> StreamDelta:
+    """A whole tool result as one delta (each call: one delta with id, name and all arguments)."""
+    return StreamDelta(
+        content=result.content or "",
+        tool_calls=[
+            ToolCallDelta(index=first_index + i, id=c.id, name=c.name, arguments=c.arguments_json)
+            for i, c in enumerate(result.tool_calls)
+        ],
+    )
+
+
+class _OneShotTool(Protocol):
+    def parse(self, text: str) -> ToolParseResult: ...
+
+
+class _OneShotReasoning(Protocol):
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult: ...
