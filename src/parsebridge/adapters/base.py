@@ -104,7 +104,9 @@ class Backend(abc.ABC):
         """Every reasoning parser name this backend registers."""
 
     @abc.abstractmethod
-    def create_tool_parser(self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any) -> ToolParser:
+    def create_tool_parser(
+        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
+    ) -> ToolParser:
         """A tool parser for the backend's own registered `name`."""
 
     @abc.abstractmethod

@@ -148,7 +148,9 @@ class PythonBackend(Backend):
     def reasoning_parser_names(self) -> list[str]:
         return []
 
-    def create_tool_parser(self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any) -> ToolParser:
+    def create_tool_parser(
+        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
+    ) -> ToolParser:
         cls = load_class(name)
         if issubclass(cls, ToolParserBase):
             return cls(tools=tools, **options)  # type: ignore[no-any-return]

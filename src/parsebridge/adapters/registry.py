@@ -74,7 +74,9 @@ def get_backend(name: str) -> Backend:
             # The backend's own module is broken or missing (not its framework:
             # backends import frameworks lazily and report that via require()).
             raise BackendNotInstalledError(
-                key, module_name, f"pip install --force-reinstall {module_name.split('.')[0]}",
+                key,
+                module_name,
+                f"pip install --force-reinstall {module_name.split('.')[0]}",
                 f"{type(exc).__name__}: {exc}",
             ) from exc
         _instances[key] = backend

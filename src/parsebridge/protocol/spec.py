@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import InvalidSpecError
 
@@ -24,7 +25,7 @@ def normalize_name(name: str) -> str:
     return name.strip().lower().replace("-", "_")
 
 
-class ParserBackend(str, Enum):
+class ParserBackend(StrEnum):
     """The backends parsebridge ships (third-party ones come by entry point)."""
 
     BUILTIN = "builtin"
@@ -88,9 +89,7 @@ def _split_python_target(rest: str, spec: str) -> tuple[str, str]:
     elif "." in rest:
         module, _, class_name = rest.rpartition(".")
     else:
-        raise InvalidSpecError(
-            f"spec {spec!r}: the python backend takes 'python:package.module:ClassName'"
-        )
+        raise InvalidSpecError(f"spec {spec!r}: the python backend takes 'python:package.module:ClassName'")
     return module.strip(), class_name.strip()
 
 
@@ -103,6 +102,13 @@ class _ParserConfig(BaseModel):
     parser_name: str | None = None
     python_module: str | None = None
     python_class: str | None = None
+
+    def __init__(self, **data: Any) -> None:
+        # Surface bad configs as our typed error, not pydantic's.
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InvalidSpecError(f"invalid {type(self).__name__}: {exc}") from exc
 
     @model_validator(mode="after")
     def _check(self) -> _ParserConfig:

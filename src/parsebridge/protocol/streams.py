@@ -44,7 +44,7 @@ class DeltaAccumulator:
     name); conformance turns these into divergence classes.
     """
 
-    __slots__ = ("_content", "_reasoning", "_calls", "anomalies")
+    __slots__ = ("_calls", "_content", "_reasoning", "anomalies")
 
     def __init__(self) -> None:
         self._content: list[str] = []

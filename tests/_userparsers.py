@@ -1,0 +1,130 @@
+"""User-written parsers used by the tests of the python backend and the failure policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parsebridge import (
+    ReasoningParserBase,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolCall,
+    ToolParserBase,
+    ToolParseResult,
+    ToolStreamBase,
+)
+
+
+class CallLine(ToolParserBase):
+    """Each line `CALL name {json}` is a call; everything else is content."""
+
+    name = "call_line"
+    markers = ("CALL ",)
+
+    def parse(self, text: str) -> ToolParseResult:
+        content: list[str] = []
+        calls: list[ToolCall] = []
+        for line in text.splitlines(keepends=True):
+            if line.startswith("CALL "):
+                name, _, args = line[5:].strip().partition(" ")
+                calls.append(ToolCall.from_arguments_text(name, args or "{}", raw_text=line))
+            else:
+                content.append(line)
+        return ToolParseResult(content="".join(content) or None, tool_calls=calls)
+
+
+class OnlyParse:
+    """Not a subclass: has only `parse`, returning a plain dict."""
+
+    def parse(self, text: str) -> dict[str, object]:
+        return {"content": text.upper() or None, "tool_calls": []}
+
+
+class NoParse:
+    def stream(self) -> None:
+        return None
+
+
+class Explodes(ToolParserBase):
+    name = "explodes"
+
+    def parse(self, text: str) -> ToolParseResult:
+        raise ZeroDivisionError("parser bug")
+
+
+class _MidStreamStream(ToolStreamBase):
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = ""
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        if "!" in text:
+            raise KeyError("bang")
+        # holds back one trailing character, like a parser waiting on a marker
+        out, self._held = self._held + text[:-1], text[-1:]
+        return StreamDelta(content=out)
+
+    def _flush(self) -> StreamDelta:
+        return StreamDelta(content=self._held)
+
+    def pending_text(self) -> str:
+        return self._held
+
+
+class ExplodesMidStream(ToolParserBase):
+    name = "explodes_mid_stream"
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text or None)
+
+    def stream(self) -> _MidStreamStream:
+        return _MidStreamStream()
+
+
+class Colon(ReasoningParserBase):
+    """`reasoning::content` — the part before `::` is reasoning."""
+
+    name = "colon"
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        if "::" not in text:
+            return ReasoningParseResult(content=text or None)
+        r, _, c = text.partition("::")
+        return ReasoningParseResult(reasoning=r or None, content=c or None)
+
+
+# ---------------------------------------------------------------- a fake backend
+
+from typing import Any  # noqa: E402
+
+from parsebridge.adapters.base import Backend  # noqa: E402
+
+
+class FakeFrameworkBackend(Backend):
+    """Registers framework-style names, including one spelled with a dash."""
+
+    name = "fakefw"
+    install_command = "pip install fakefw"
+
+    def tool_parser_names(self) -> list[str]:
+        return ["qwen25", "llama3", "kimi-k2"]
+
+    def reasoning_parser_names(self) -> list[str]:
+        return ["deepseek-r1", "colon"]
+
+    def create_tool_parser(self, name: str, *, tools: Any, **options: Any) -> CallLine:
+        p = CallLine(tools=tools, **options)
+        p.backend, p.name = self.name, name
+        return p
+
+    def create_reasoning_parser(self, name: str, **options: Any) -> Colon:
+        p = Colon(**options)
+        p.backend, p.name = self.name, name
+        return p
+
+
+class MissingFrameworkBackend(FakeFrameworkBackend):
+    name = "missingfw"
+    import_name = "surely_not_an_installed_module_xyz"
+    distribution = "surely-not-installed"
+    install_command = "pip install surely-not-installed"

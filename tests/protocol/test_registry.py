@@ -1,0 +1,209 @@
+"""Spec resolution, errors that teach, the python backend and the failure policy."""
+
+import logging
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.adapters import registry
+
+
+@pytest.fixture
+def fake_backends(monkeypatch):
+    monkeypatch.setitem(registry.KNOWN_BACKENDS, "fakefw", "_userparsers:FakeFrameworkBackend")
+    monkeypatch.setitem(registry.KNOWN_BACKENDS, "missingfw", "_userparsers:MissingFrameworkBackend")
+    registry._reset_caches()
+    yield
+    registry._reset_caches()
+
+
+def test_names_match_after_normalising_case_and_dashes(fake_backends):
+    assert pb.get_tool_parser("fakefw:KIMI_K2").name == "kimi-k2"
+    assert pb.get_reasoning_parser("fakefw:deepseek_r1").name == "deepseek-r1"
+
+
+def test_family_names_and_aliases_resolve_to_each_backends_own_name(fake_backends, monkeypatch):
+    table = pb.load_table(
+        '[tool.hermes]\naliases=["qwen"]\nfakefw="qwen25"\n[tool.llama3_json]\nfakefw="llama3"\n'
+        '[reasoning.r1]\nfakefw="deepseek-r1"\n'
+    )
+    monkeypatch.setattr(registry, "family_table", lambda: table)
+    assert pb.get_tool_parser("fakefw:hermes").name == "qwen25"
+    assert pb.get_tool_parser("fakefw:qwen").name == "qwen25"
+    assert pb.get_tool_parser("fakefw:llama3-json").name == "llama3"
+    assert pb.get_reasoning_parser("fakefw:r1").name == "deepseek-r1"
+
+
+def test_unknown_parser_lists_what_exists_and_suggests(fake_backends):
+    with pytest.raises(pb.UnknownParserError) as info:
+        pb.get_tool_parser("fakefw:qwen2")
+    err = info.value
+    assert err.backend == "fakefw" and "qwen25" in err.available
+    assert "qwen25" in err.suggestions
+    assert "Did you mean" in str(err) and "llama3" in str(err)
+
+
+def test_unknown_backend_suggests(fake_backends):
+    with pytest.raises(pb.UnknownBackendError) as info:
+        pb.get_tool_parser("vlm:hermes")
+    assert "vllm" in info.value.suggestions
+    assert "builtin" in str(info.value)
+
+
+def test_missing_framework_names_package_and_install_command(fake_backends):
+    with pytest.raises(pb.BackendNotInstalledError) as info:
+        pb.get_tool_parser("missingfw:qwen25")
+    assert info.value.package == "surely-not-installed"
+    assert "pip install surely-not-installed" in str(info.value)
+    listed = {i.name: i for i in pb.list_backends()}
+    assert not listed["missingfw"].available and listed["fakefw"].available
+    assert listed["fakefw"].tool_parsers == ["kimi-k2", "llama3", "qwen25"]
+
+
+def test_errors_share_one_base_class():
+    for cls in (
+        pb.UnknownBackendError,
+        pb.UnknownParserError,
+        pb.BackendNotInstalledError,
+        pb.BackendError,
+        pb.InvalidSpecError,
+        pb.ParserProtocolError,
+    ):
+        assert issubclass(cls, pb.ParsebridgeError)
+
+
+# ---------------------------------------------------------------- python backend
+
+
+def test_python_backend_loads_a_base_subclass():
+    tp = pb.get_tool_parser("python:_userparsers:CallLine")
+    res = tp.parse('hello\nCALL f {"a": 1}\nbye\n')
+    assert res.content == "hello\nbye\n"
+    assert [(c.name, c.arguments) for c in res.tool_calls] == [("f", {"a": 1})]
+    assert tp.has_tool_calls("CALL x") and not tp.has_tool_calls("nothing")
+    assert isinstance(tp, pb.DynamoToolCallParser)
+    assert tp.format_tool_result("call_1", {"ok": True}) == '{"ok": true}'
+
+
+def test_python_backend_adapts_a_plain_class_with_parse():
+    tp = pb.get_tool_parser("python:_userparsers:OnlyParse")
+    assert tp.parse("abc").content == "ABC"
+    stream = tp.stream()
+    stream.feed("ab")
+    stream.feed("c")
+    assert stream.finish().content == "ABC"
+
+
+def test_python_backend_reports_missing_methods():
+    with pytest.raises(pb.ParserProtocolError) as info:
+        pb.get_tool_parser("python:_userparsers:NoParse")
+    assert info.value.missing == ["parse"]
+    assert "missing parse" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("python:_userparsers:Nope", "has no class 'Nope'"),
+        ("python:no_such_module_abc:X", "cannot import module"),
+    ],
+)
+def test_python_backend_load_errors_say_what_failed(spec, needle):
+    with pytest.raises(pb.InvalidSpecError, match=needle):
+        pb.get_tool_parser(spec)
+
+
+def test_buffered_default_stream_equals_one_shot():
+    tp = pb.get_tool_parser("python:_userparsers:CallLine")
+    text = 'a\nCALL f {"x": [1, 2]}\nb\nCALL g\n'
+    stream = tp.stream()
+    for ch in text:
+        stream.feed(ch)
+    streamed = stream.finish()
+    oneshot = tp.parse(text)
+    assert streamed.content == oneshot.content
+    assert [(c.name, c.arguments) for c in streamed.tool_calls] == [
+        (c.name, c.arguments) for c in oneshot.tool_calls
+    ]
+
+
+def test_stream_refuses_feed_after_finish():
+    stream = pb.get_tool_parser("python:_userparsers:CallLine").stream()
+    stream.finish()
+    with pytest.raises(pb.StreamStateError):
+        stream.feed("x")
+
+
+def test_two_streams_never_share_state():
+    tp = pb.get_tool_parser("python:_userparsers:CallLine")
+    a, b = tp.stream(), tp.stream()
+    a.feed("CALL f\n")
+    b.feed("just text")
+    assert a.finish().tool_calls[0].name == "f"
+    assert b.finish().content == "just text"
+
+
+# ---------------------------------------------------------------- failure policy
+
+
+def test_raise_policy_wraps_with_backend_parser_and_cause():
+    tp = pb.get_tool_parser("python:_userparsers:Explodes")
+    with pytest.raises(pb.BackendError) as info:
+        tp.parse("x", transcript="t-1")
+    err = info.value
+    assert (err.backend, err.parser, err.call, err.transcript) == ("python", "explodes", "parse", "t-1")
+    assert isinstance(err.__cause__, ZeroDivisionError)
+
+
+def test_fallback_policy_keeps_text_as_content_and_logs(caplog):
+    tp = pb.get_tool_parser("python:_userparsers:Explodes", on_error="fallback")
+    with caplog.at_level(logging.WARNING, logger="parsebridge"):
+        res = tp.parse("<tool_call>{}</tool_call>", transcript="req-7")
+    assert res.content == "<tool_call>{}</tool_call>" and res.tool_calls == []
+    assert "python:explodes" in caplog.text and "req-7" in caplog.text
+
+
+def test_mid_stream_failure_leaves_stream_usable_and_loses_nothing():
+    tp = pb.get_tool_parser("python:_userparsers:ExplodesMidStream", on_error="fallback")
+    stream = tp.stream(transcript="req-9")
+    shown = [stream.feed(c).content for c in ["abc", "de", "f!g", "hi"]]
+    shown.append(stream.flush().content)
+    assert stream.broken
+    assert "".join(shown) == "abcdef!ghi"
+    assert stream.finish().content == "abcdef!ghi"
+
+
+def test_mid_stream_failure_raises_typed_error_by_default():
+    stream = pb.get_tool_parser("python:_userparsers:ExplodesMidStream").stream()
+    stream.feed("ab")
+    with pytest.raises(pb.BackendError) as info:
+        stream.feed("!")
+    assert info.value.call == "stream.feed" and isinstance(info.value.__cause__, KeyError)
+
+
+def test_bad_policy_name_is_rejected():
+    with pytest.raises(ValueError, match="on_error"):
+        pb.get_tool_parser("python:_userparsers:CallLine", on_error="ignore")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- pipeline
+
+
+def test_pipeline_chains_reasoning_then_tools_one_shot_and_streamed():
+    pipe = pb.get_pipeline("python:_userparsers:Colon", "python:_userparsers:CallLine")
+    text = 'thinking hard::Sure.\nCALL f {"a": 1}\n'
+    one = pipe.parse(text)
+    assert one.reasoning == "thinking hard" and one.content == "Sure.\n"
+    assert one.tool_calls[0].arguments == {"a": 1}
+    stream = pipe.stream()
+    for i in range(0, len(text), 3):
+        stream.feed(text[i : i + 3])
+    streamed = stream.finish()
+    assert (streamed.reasoning, streamed.content) == (one.reasoning, one.content)
+    assert [c.arguments for c in streamed.tool_calls] == [{"a": 1}]
+    assert pipe.specs == ("python:colon", "python:call_line")
+
+
+def test_pipeline_needs_at_least_one_parser():
+    with pytest.raises(pb.InvalidSpecError):
+        pb.get_pipeline()
