@@ -1,0 +1,504 @@
+"""parsebridge parser objects backed by vLLM parsers.
+
+A parser object holds configuration only (names, tokenizer, tools, request
+options); every `parse` and every `stream()` gets a fresh vLLM session,
+because vLLM parsers keep per-request state on themselves.
+
+End of stream: vLLM's server marks the *last* engine chunk as finished and
+parses it with that flag (which is when the flush of unstreamed arguments
+happens). parsebridge's `feed` cannot know which chunk is the last, so by
+default a stream holds each chunk back until the next `feed` (or `flush`)
+shows whether it was the last (``end_of_stream="last_chunk"``, one chunk of
+latency, faithful to a stream that ends on a stop string or max_tokens).
+``end_of_stream="empty_chunk"`` parses every chunk at once and ends with an
+empty finished chunk, as when generation stops on an EOS token whose text is
+empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+from ...protocol import (
+    BackendError,
+    DeltaAccumulator,
+    ParseResult,
+    Pipeline,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+    ToolParserBase,
+    ToolParseResult,
+    ToolSpec,
+    ToolStreamBase,
+)
+from ...protocol.errors import StreamStateError
+from . import _tokenizer
+from ._compat import VllmApi, get_api
+from ._driver import NativeSession, RawResult, ServingLoopSession
+from ._translate import locate_reasoning, none_if_empty, reasoning_markers, to_stream_delta, to_tool_call
+
+EndOfStream = Literal["last_chunk", "empty_chunk"]
+END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
+T = TypeVar("T")
+
+
+def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
+    """Run a vLLM call; anything it raises becomes a `BackendError` with the original as cause."""
+    try:
+        return fn()
+    except BackendError:
+        raise
+    except Exception as exc:
+        raise BackendError("vllm", spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+
+
+class VllmEngine:
+    """Everything needed to open vLLM sessions for one (reasoning, tool) parser pair."""
+
+    def __init__(
+        self,
+        tool_name: str | None,
+        reasoning_name: str | None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tokenizer: Any = None,
+        tool_choice: Any = "auto",
+        chat_template_kwargs: dict[str, Any] | None = None,
+        request_fields: dict[str, Any] | None = None,
+        end_of_stream: EndOfStream = "last_chunk",
+        native: bool | None = None,
+    ) -> None:
+        if end_of_stream not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
+        self.api: VllmApi = get_api()
+        self.tool_name = tool_name
+        self.reasoning_name = reasoning_name
+        self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
+        self.tools = list(tools or [])
+        self.tool_choice = tool_choice
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.request_fields = dict(request_fields or {})
+        self.end_of_stream: EndOfStream = end_of_stream
+        self.native = self.api.has_parser_driver if native is None else (native and self.api.has_parser_driver)
+        self.tool_cls = _wrap(self.label, "get_tool_parser", lambda: self.api.tool_parser_class(tool_name)) if tool_name else None
+        self.reasoning_cls = (
+            _wrap(self.label, "get_reasoning_parser", lambda: self.api.reasoning_parser_class(reasoning_name))
+            if reasoning_name
+            else None
+        )
+        self.tokenizer = _wrap(self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or ""))
+        self._parser_cls: type | None = None
+        self._markers: tuple[str | None, str | None] | None = None
+        self._lock = threading.Lock()
+        # Construct once now: a parser that cannot be built fails at creation, typed.
+        self.session([])
+
+    # ------------------------------------------------------------------ sessions
+
+    def request(self) -> Any:
+        return self.api.make_request(
+            self.tools or None, self.tool_choice, self.chat_template_kwargs, **self.request_fields
+        )
+
+    def _native_cls(self) -> type:
+        with self._lock:
+            if self._parser_cls is None:
+                from vllm.parser import ParserManager
+
+                cls = ParserManager.get_parser(
+                    tool_parser_name=self.tool_name,
+                    reasoning_parser_name=self.reasoning_name,
+                    enable_auto_tools=True,
+                    tokenizer=self.tokenizer,
+                )
+                if cls is None:
+                    raise RuntimeError("vLLM's ParserManager composed no parser")
+                self._parser_cls = cls
+            return self._parser_cls
+
+    def session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
+        def build() -> NativeSession | ServingLoopSession:
+            request = self.request()
+            if self.native:
+                return NativeSession(
+                    self.api, self._native_cls(), self.tokenizer, request, prompt_token_ids, self.chat_template_kwargs
+                )
+            return ServingLoopSession(
+                self.api,
+                self.tool_cls,
+                self.reasoning_cls,
+                self.tokenizer,
+                request,
+                prompt_token_ids,
+                self.chat_template_kwargs,
+            )
+
+        return _wrap(self.label, "construct", build)
+
+    # ------------------------------------------------------------------ prompt / tokens
+
+    def markers(self) -> tuple[str | None, str | None]:
+        if self._markers is None:
+            if self.reasoning_cls is None:
+                self._markers = (None, None)
+            else:
+                try:
+                    parser = self.api.new_reasoning_parser(self.reasoning_cls, self.tokenizer, self.chat_template_kwargs)
+                    self._markers = reasoning_markers(parser)
+                except Exception:
+                    self._markers = (None, None)
+        return self._markers
+
+    def prompt_ids(
+        self,
+        reasoning_started: bool | None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> list[int]:
+        """The prompt the server would pass: given ids, given text, or one ending in the start marker.
+
+        `reasoning_started=True` stands for a chat template that ends the
+        prompt with the reasoning start marker; otherwise the prompt carries
+        no reasoning markup and the parser's own default applies.
+        """
+        if prompt_token_ids is not None:
+            return list(prompt_token_ids)
+        if prompt is not None:
+            return self.encode(prompt)
+        if reasoning_started:
+            start, _ = self.markers()
+            if start:
+                return self.encode(start)
+        return []
+
+    def encode(self, text: str) -> list[int]:
+        return _tokenizer.encode_ids(self.tokenizer, text)
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        """`text` as the engine would stream it with this tokenizer, `per` tokens a chunk."""
+        return _tokenizer.token_chunks(self.tokenizer, text, per)
+
+    # ------------------------------------------------------------------ one-shot
+
+    def oneshot(self, text: str, prompt_ids: list[int], call: str) -> RawResult:
+        session = self.session(prompt_ids)
+        ids = self.encode(text)
+        return _wrap(self.label, call, lambda: session.oneshot(text, ids))
+
+
+class _Stepper:
+    """One vLLM session fed chunk by chunk, with the chosen end-of-stream convention."""
+
+    def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
+        self.engine = engine
+        self.session = engine.session(prompt_ids)
+        self.end: EndOfStream = end_of_stream or engine.end_of_stream
+        if self.end not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
+        self.call = "parse_delta" if isinstance(self.session, NativeSession) else "extract_*_streaming"
+        self.pending: tuple[str, list[int]] | None = None
+        self.text_seen: list[str] = []
+
+    def _run(self, text: str, ids: list[int], finished: bool) -> StreamDelta:
+        raw = _wrap(self.engine.label, self.call, lambda: self.session.step(text, ids, finished))
+        return to_stream_delta(self.engine.api, raw)
+
+    def feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        ids = list(token_ids) if token_ids is not None else self.engine.encode(text)
+        self.text_seen.append(text)
+        if self.end == "empty_chunk":
+            return self._run(text, ids, False)
+        previous, self.pending = self.pending, (text, ids)
+        if previous is None:
+            return StreamDelta()
+        return self._run(previous[0], previous[1], False)
+
+    def flush(self) -> StreamDelta:
+        if self.end == "empty_chunk":
+            if not self.text_seen:
+                return StreamDelta()
+            return self._run("", [], True)
+        if self.pending is None:
+            return StreamDelta()  # nothing was generated: the server sends an empty final chunk
+        text, ids = self.pending
+        self.pending = None
+        return self._run(text, ids, True)
+
+    def pending_text(self) -> str:
+        return self.pending[0] if self.pending else ""
+
+
+# ====================================================================== tool calls
+
+
+class VllmToolStream(ToolStreamBase):
+    def __init__(self, engine: VllmEngine, end_of_stream: EndOfStream | None, prompt_ids: list[int]) -> None:
+        super().__init__()
+        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)
+
+    def _flush(self) -> StreamDelta:
+        return self._stepper.flush()
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class VllmToolParser(ToolParserBase):
+    """`vllm:NAME` tool-call parser: vLLM's parser, driven as vLLM's server drives it.
+
+    Options: `tokenizer` (object, or path to tokenizer.json / a tokenizer
+    dir; default: a built-in one holding every vLLM special token),
+    `tool_choice` (default ``"auto"``), `chat_template_kwargs`,
+    `request_fields` (extra ChatCompletionRequest fields), `end_of_stream`.
+    """
+
+    backend = "vllm"
+
+    def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.name = name
+        self.engine = VllmEngine(name, None, tools=self.tools, **options)
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def parse(self, text: str) -> ToolParseResult:
+        raw = self.engine.oneshot(text, [], "extract_tool_calls")
+        return ToolParseResult(
+            content=none_if_empty(raw.content), tool_calls=[to_tool_call(c, text) for c in raw.calls]
+        )
+
+    def has_tool_calls(self, text: str) -> bool:
+        return bool(self.parse(text).tool_calls)
+
+    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> VllmToolStream:
+        return VllmToolStream(self.engine, end_of_stream, [])
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+
+# ====================================================================== reasoning
+
+
+class VllmReasoningStream(ReasoningStreamBase):
+    def __init__(self, engine: VllmEngine, end_of_stream: EndOfStream | None, prompt_ids: list[int]) -> None:
+        super().__init__()
+        self._engine = engine
+        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)
+
+    def _flush(self) -> StreamDelta:
+        delta = self._stepper.flush()
+        reasoning = "".join(self._acc._reasoning) + delta.reasoning
+        start, end = self._engine.markers()
+        self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
+        return delta
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class VllmReasoningParser(ReasoningParserBase):
+    """`vllm:NAME` reasoning parser (options as for `VllmToolParser`, plus `prompt`/`prompt_token_ids`)."""
+
+    backend = "vllm"
+
+    def __init__(self, name: str, **options: Any) -> None:
+        self.prompt = options.pop("prompt", None)
+        self.prompt_token_ids = options.pop("prompt_token_ids", None)
+        super().__init__(**options)
+        self.name = name
+        self.engine = VllmEngine(None, name, **options)
+        start, end = self.engine.markers()
+        self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
+        return self.engine.prompt_ids(
+            reasoning_started, kw.get("prompt", self.prompt), kw.get("prompt_token_ids", self.prompt_token_ids)
+        )
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ReasoningParseResult:
+        raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "extract_reasoning")
+        reasoning = none_if_empty(raw.reasoning)
+        start, end = self.engine.markers()
+        return ReasoningParseResult(
+            reasoning=reasoning,
+            content=none_if_empty(raw.content),
+            block=locate_reasoning(text, reasoning, start, end),
+        )
+
+    def stream(
+        self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
+    ) -> VllmReasoningStream:
+        return VllmReasoningStream(self.engine, end_of_stream, self._prompt(reasoning_started, **kw))
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+
+# ====================================================================== native pipeline
+
+
+class VllmPipelineStream:
+    """Reasoning and tools through one vLLM session, as one server request."""
+
+    def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
+        self._engine = engine
+        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
+        self._acc = DeltaAccumulator()
+        self._done = False
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self._done:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        delta = self._stepper.feed(text, token_ids)
+        self._acc.add(delta)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        if self._done:
+            return StreamDelta()
+        self._done = True
+        delta = self._stepper.flush()
+        self._acc.add(delta)
+        return delta
+
+    def finish(self) -> ParseResult:
+        self.flush()
+        start, end = self._engine.markers()
+        reasoning = self._acc.reasoning
+        return ParseResult(
+            reasoning=reasoning,
+            content=self._acc.content,
+            tool_calls=self._acc.tool_calls(),
+            block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
+        )
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class VllmPipeline(Pipeline):
+    """vLLM's own reasoning→tool chain for one request shape (one session, not two parsers)."""
+
+    def __init__(
+        self,
+        reasoning: str,
+        tool: str,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        reasoning_started: bool | None = None,
+        **options: Any,
+    ) -> None:
+        self.prompt = options.pop("prompt", None)
+        self.prompt_token_ids = options.pop("prompt_token_ids", None)
+        self.engine = VllmEngine(tool, reasoning, tools=tools, **options)
+        super().__init__(None, None, reasoning_started=reasoning_started)
+        self.reasoning_name, self.tool_name = reasoning, tool
+
+    @property
+    def specs(self) -> tuple[str | None, str | None]:
+        return f"vllm:{self.reasoning_name}", f"vllm:{self.tool_name}"
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
+        started = self.reasoning_started if reasoning_started is None else reasoning_started
+        return self.engine.prompt_ids(
+            started, kw.get("prompt", self.prompt), kw.get("prompt_token_ids", self.prompt_token_ids)
+        )
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ParseResult:
+        raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "parse")
+        reasoning = none_if_empty(raw.reasoning)
+        start, end = self.engine.markers()
+        return ParseResult(
+            reasoning=reasoning,
+            content=none_if_empty(raw.content),
+            tool_calls=[to_tool_call(c, text) for c in raw.calls],
+            block=locate_reasoning(text, reasoning, start, end),
+        )
+
+    def stream(  # type: ignore[override]
+        self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
+    ) -> VllmPipelineStream:
+        return VllmPipelineStream(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+
+# ====================================================================== tokenizer
+
+
+_default_lock = threading.Lock()
+_specials: list[str] | None = None
+
+
+def probe_special_tokens() -> list[str]:
+    """Every token string any registered vLLM parser looks up at construction (cached per process).
+
+    Each parser class is built once against a tokenizer that answers every
+    vocabulary lookup and records it; marker-like string constants on the
+    classes are added as a static complement.
+    """
+    global _specials
+    with _default_lock:
+        if _specials is not None:
+            return _specials
+        api = get_api()
+        base = _tokenizer.build_tokenizer((), None)
+        seen: set[str] = set()
+        request = api.make_request(None, "auto")
+        for name in api.tool_parser_names():
+            try:
+                cls = api.tool_parser_class(name)
+            except Exception:
+                continue
+            seen |= _tokenizer.marker_strings(cls)
+            try:
+                api.new_tool_parser(cls, _tokenizer.ProbeTokenizer(base, seen), request)
+            except Exception:
+                pass
+        for name in api.reasoning_parser_names():
+            try:
+                cls = api.reasoning_parser_class(name)
+            except Exception:
+                continue
+            seen |= _tokenizer.marker_strings(cls)
+            try:
+                api.new_reasoning_parser(cls, _tokenizer.ProbeTokenizer(base, seen), {})
+            except Exception:
+                pass
+        # Only marker-shaped strings become atomic: a probe also sees lookups
+        # of fragments ("</", ">") that would wreck tokenization if atomic.
+        _specials = sorted(s for s in seen if _tokenizer.is_marker(s) or _tokenizer.is_vocab_internal(s))
+        return _specials
+
+
+def resolve_tokenizer(source: Any, parser_name: str) -> Any:
+    """The user's tokenizer, or the default for `parser_name`'s family (see `_tokenizer`)."""
+    if source is not None:
+        return _tokenizer.load_tokenizer(source)
+    return _tokenizer.build_tokenizer(probe_special_tokens(), _tokenizer.family_of(parser_name))

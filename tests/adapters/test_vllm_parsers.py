@@ -1,0 +1,142 @@
+"""Every parser vLLM registers constructs through parsebridge and runs a transcript.
+
+Parsers that cannot work without something this machine cannot have are
+listed in `NEEDS` with the reason; for those the test checks that the
+failure is a typed `BackendError` naming backend, parser and call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("vllm", reason="vLLM is not installed (python tools/install_framework.py vllm-latest)")
+
+import parsebridge as pb  # noqa: E402
+from parsebridge.protocol import BackendError  # noqa: E402
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
+TOOL_TEXT = 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+REASONING_TEXT = "<think>The user wants the weather.</think>It is sunny."
+
+#: Parsers that cannot run here, and why (a property of the parser, not of parsebridge).
+NEEDS: dict[str, str] = {
+    "hf": "needs `response_template` metadata from a real checkpoint's tokenizer config",
+    "beam": "needs `response_template` metadata from a real checkpoint's tokenizer config",
+    "openai": "a stub outside HarmonyParser, whose encoding is downloaded at run time (no hub here)",
+    "openai_gptoss": "boundary detection only outside HarmonyParser (encoding needs a hub download)",
+}
+
+_RESULTS: list[dict[str, object]] = []
+
+
+def _names(kind: str) -> list[str]:
+    be = pb.get_backend("vllm")
+    return sorted(be.tool_parser_names() if kind == "tool" else be.reasoning_parser_names())
+
+
+def _record(kind: str, name: str, **fields: object) -> None:
+    _RESULTS.append({"kind": kind, "name": name, **fields})
+    out = os.environ.get("REPORT_DIR")
+    if out:
+        path = Path(out) / "vllm-parsers.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(_RESULTS, indent=1, default=str))
+
+
+def _run(parser, text: str) -> tuple[object, object]:  # type: ignore[no-untyped-def]
+    oneshot = parser.parse(text)
+    stream = parser.stream()
+    for chunk in parser.chunks(text, 1):
+        stream.feed(chunk.text, chunk.token_ids)
+    return oneshot, stream.finish()
+
+
+def test_listing_and_shape() -> None:
+    info = pb.get_backend("vllm").info()
+    assert info.available and info.version
+    assert info.tool_parsers and info.reasoning_parsers
+    assert "hermes" in info.tool_parsers
+    assert info.api_shape and info.version in info.api_shape
+
+
+@pytest.mark.framework
+@pytest.mark.parametrize("name", _names("tool"))
+def test_every_tool_parser(name: str) -> None:
+    try:
+        tp = pb.get_tool_parser(f"vllm:{name}", tools=TOOLS)
+        oneshot, streamed = _run(tp, TOOL_TEXT)
+    except BackendError as exc:
+        assert exc.backend == "vllm" and exc.parser == name and exc.call and exc.__cause__ is not None
+        _record("tool", name, error=str(exc))
+        if name in NEEDS:
+            pytest.skip(f"{name}: {NEEDS[name]}")
+        raise
+    _record("tool", name, oneshot=oneshot.model_dump(), stream=streamed.model_dump())
+
+
+@pytest.mark.framework
+@pytest.mark.parametrize("name", _names("reasoning"))
+def test_every_reasoning_parser(name: str) -> None:
+    try:
+        rp = pb.get_reasoning_parser(f"vllm:{name}")
+        oneshot, streamed = _run(rp, REASONING_TEXT)
+    except BackendError as exc:
+        assert exc.backend == "vllm" and exc.parser == name and exc.call and exc.__cause__ is not None
+        _record("reasoning", name, error=str(exc))
+        if name in NEEDS:
+            pytest.skip(f"{name}: {NEEDS[name]}")
+        raise
+    _record("reasoning", name, oneshot=oneshot.model_dump(), stream=streamed.model_dump())
+
+
+def test_errors_are_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception inside vLLM becomes a BackendError naming backend, parser and call."""
+    with pytest.raises(pb.UnknownParserError):
+        pb.get_tool_parser("vllm:no_such_parser")
+    tp = pb.get_tool_parser("vllm:hermes", tools=TOOLS)
+    vllm_cls = tp.inner.engine.tool_cls
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(vllm_cls, "extract_tool_calls", boom)
+    monkeypatch.setattr(vllm_cls, "extract_tool_calls_streaming", boom)
+    with pytest.raises(BackendError) as info:
+        tp.parse(TOOL_TEXT)
+    assert info.value.backend == "vllm" and info.value.parser == "hermes"
+    assert isinstance(info.value.__cause__, RuntimeError)
+    stream = tp.stream()
+    with pytest.raises(BackendError):
+        for chunk in tp.chunks(TOOL_TEXT, 1):
+            stream.feed(chunk.text, chunk.token_ids)
+        stream.flush()
+    # Under the fallback policy the stream goes on as plain content.
+    lenient = pb.get_tool_parser("vllm:hermes", tools=TOOLS, on_error="fallback")
+    stream = lenient.stream()
+    for chunk in lenient.chunks(TOOL_TEXT, 1):
+        stream.feed(chunk.text, chunk.token_ids)
+    assert stream.finish().content == TOOL_TEXT
+
+
+def test_user_tokenizer_path(tmp_path: Path) -> None:
+    tp = pb.get_tool_parser("vllm:hermes", tools=TOOLS)
+    tp.tokenizer.backend_tokenizer.save(str(tmp_path / "tokenizer.json"))
+    from_file = pb.get_tool_parser("vllm:hermes", tools=TOOLS, tokenizer=tmp_path / "tokenizer.json")
+    from_dir = pb.get_tool_parser("vllm:hermes", tools=TOOLS, tokenizer=str(tmp_path))
+    want = [(c.name, c.arguments) for c in tp.parse(TOOL_TEXT).tool_calls]
+    for other in (from_file, from_dir):
+        assert [(c.name, c.arguments) for c in other.parse(TOOL_TEXT).tool_calls] == want
+    obj = pb.get_tool_parser("vllm:hermes", tools=TOOLS, tokenizer=tp.tokenizer)
+    assert obj.tokenizer is tp.tokenizer
