@@ -33,6 +33,7 @@ _LAZY = {
     "OutputProcessor": ("parsebridge.serving", "OutputProcessor"),
     "add_parser_arguments": ("parsebridge.flags", "add_parser_arguments"),
     "parsers_from_args": ("parsebridge.flags", "parsers_from_args"),
+    "configs_from_args": ("parsebridge.flags", "configs_from_args"),
 }
 
 

@@ -221,10 +221,16 @@ class GuardedReasoningParser(_Guard):
     inner: ReasoningParser
 
     def parse(
-        self, text: str, *, reasoning_started: bool | None = None, transcript: str | None = None
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        transcript: str | None = None,
+        **kwargs: Any,
     ) -> ReasoningParseResult:
+        """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state)."""
         try:
-            return self.inner.parse(text, reasoning_started=reasoning_started)
+            return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
         except Exception as exc:
             self._handle(exc, "parse", transcript)
             return ReasoningParseResult(content=text or None)

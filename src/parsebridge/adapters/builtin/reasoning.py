@@ -1,0 +1,226 @@
+"""Think-tag reasoning: `qwen3`, `deepseek_r1`, and `think` (any start/end markers).
+
+The three differ only in where reasoning may start:
+
+* ``qwen3`` — the output opens the block itself: reasoning only when the
+  output starts (after whitespace) with the start marker, or when the prompt
+  already opened it (`reasoning_started=True`).
+* ``deepseek_r1`` — R1's chat template ends the prompt with ``<think>``, so
+  the output starts inside reasoning unless told otherwise
+  (`reasoning_started=False`, e.g. thinking disabled).
+* ``think`` — configurable: ``start``, ``end`` and ``started`` options.
+
+Rules shared by all three (and checked by the conformance fixtures): when
+reasoning has started, one leading start marker (after optional whitespace)
+is consumed, as models often repeat the marker the template already wrote;
+reasoning runs to the first end marker, or to the end of output when it is
+never closed; everything after the end marker is content, verbatim. Empty
+reasoning or content is None. A prompt may be given instead of
+`reasoning_started`: reasoning has started when its last start marker comes
+after its last end marker (a template that wrote ``<think></think>`` to
+disable thinking has not started it).
+
+Streams hold back only a suffix that could still become a marker, so they
+cost time linear in the output and never delay more than a marker's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...protocol import (
+    InvalidSpecError,
+    ReasoningBlock,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+)
+
+
+def held_prefix(buffer: str, marker: str) -> int:
+    """Length of the longest suffix of `buffer` that is a proper prefix of `marker`."""
+    for size in range(min(len(buffer), len(marker) - 1), 0, -1):
+        if marker.startswith(buffer[-size:]):
+            return size
+    return 0
+
+
+def started_from_prompt(prompt: str, start: str, end: str) -> bool:
+    """Whether a prompt leaves the model inside an open reasoning block."""
+    opened = prompt.rfind(start)
+    return opened != -1 and opened > prompt.rfind(end)
+
+
+class ThinkTagReasoningParser(ReasoningParserBase):
+    """Reasoning between configurable markers (``think``: ``<think>``/``</think>`` by default)."""
+
+    backend = "builtin"
+    name = "think"
+    start_marker = "<think>"
+    end_marker = "</think>"
+    started_by_default = False
+
+    def __init__(
+        self,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+        started: bool | None = None,
+        prompt: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        self.start_marker = self.start_marker if start is None else start
+        self.end_marker = self.end_marker if end is None else end
+        if not self.start_marker or not self.end_marker:
+            raise InvalidSpecError(f"builtin:{self.name}: reasoning markers must be non-empty strings")
+        if started is not None:
+            self.started_by_default = started
+        self.prompt = prompt
+        self.markers = (self.start_marker, self.end_marker)
+
+    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
+        """Resolve the start state: explicit flag, then a prompt, then the parser's default."""
+        if reasoning_started is not None:
+            return reasoning_started
+        prompt = prompt if prompt is not None else self.prompt
+        if prompt is not None:
+            return started_from_prompt(prompt, self.start_marker, self.end_marker)
+        return self.started_by_default
+
+    def parse(
+        self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None
+    ) -> ReasoningParseResult:
+        started = self.is_started(reasoning_started, prompt)
+        lead = len(text) - len(text.lstrip())
+        has_start = text.startswith(self.start_marker, lead)
+        if not (started or has_start):
+            return ReasoningParseResult(content=text or None)
+        begin = lead + len(self.start_marker) if has_start else 0
+        stop = text.find(self.end_marker, begin)
+        if stop == -1:
+            reasoning, content, end = text[begin:], "", len(text)
+        else:
+            end = stop + len(self.end_marker)
+            reasoning, content = text[begin:stop], text[end:]
+        if not reasoning:
+            return ReasoningParseResult(content=content or None)
+        block = ReasoningBlock(
+            content=reasoning,
+            start_marker=self.start_marker if has_start else None,
+            end_marker=self.end_marker if stop != -1 else None,
+            start_index=lead if has_start else 0,
+            end_index=end,
+        )
+        return ReasoningParseResult(reasoning=reasoning, content=content or None, block=block)
+
+    def has_reasoning(self, text: str) -> bool:
+        return self.parse(text).reasoning is not None
+
+    def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> ThinkTagStream:
+        return ThinkTagStream(self, self.is_started(reasoning_started, prompt))
+
+
+class ThinkTagStream(ReasoningStreamBase):
+    """Incremental twin of `ThinkTagReasoningParser.parse` (same results at any chunking)."""
+
+    # Phases: "lead" (whitespace and a possible start marker at the very beginning),
+    # "reasoning" (scanning for the end marker), "content" (everything passes through).
+    def __init__(self, parser: ThinkTagReasoningParser, started: bool) -> None:
+        super().__init__()
+        self._start = parser.start_marker
+        self._end = parser.end_marker
+        self._started = started
+        self._phase = "lead"
+        self._held = ""
+        self._pos = 0  # characters of output consumed before `_held`
+        self._block_start = 0
+        self._start_seen = False
+        self._reasoning_parts: list[str] = []
+        self._closed = False
+        self._block_end = 0
+        self._lead_ws = 0  # leading whitespace seen while deciding the start
+
+    def pending_text(self) -> str:
+        return self._held
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._held += text
+        reasoning: list[str] = []
+        content: list[str] = []
+        if self._phase == "lead":
+            self._lead(final=False)
+        if self._phase == "reasoning":
+            reasoning.append(self._scan_reasoning(final=False))
+        if self._phase == "content" and self._held:
+            content.append(self._take(len(self._held)))
+        return StreamDelta(reasoning="".join(reasoning), content="".join(content))
+
+    def _flush(self) -> StreamDelta:
+        if self._phase == "lead":
+            self._lead(final=True)
+        reasoning = self._scan_reasoning(final=True) if self._phase == "reasoning" else ""
+        content = self._take(len(self._held)) if self._phase == "content" else ""
+        if self._reasoning_parts:
+            whole = "".join(self._reasoning_parts)
+            self.block = ReasoningBlock(
+                content=whole,
+                start_marker=self._start if self._start_seen else None,
+                end_marker=self._end if self._phase == "content" and self._closed else None,
+                start_index=self._block_start,
+                end_index=self._block_end if self._closed else self._pos,
+            )
+        return StreamDelta(reasoning=reasoning, content=content)
+
+    def _take(self, size: int) -> str:
+        out, self._held = self._held[:size], self._held[size:]
+        self._pos += size
+        return out
+
+    def _lead(self, final: bool) -> None:
+        """Decide whether the output opens with a start marker (consumed with its leading whitespace)."""
+        # Only text after the known leading whitespace is scanned: whitespace-only
+        # output streamed char by char stays linear.
+        tail = self._held[self._lead_ws :]
+        self._lead_ws += len(tail) - len(tail.lstrip())
+        lead = self._lead_ws
+        stripped = self._held[lead:]
+        if stripped.startswith(self._start):
+            self._start_seen = True
+            self._block_start = self._pos + lead
+            self._take(lead + len(self._start))
+            self._phase = "reasoning"
+            return
+        if not final and self._start.startswith(stripped):
+            return  # still whitespace, or a prefix of the start marker: wait
+        self._phase = "reasoning" if self._started else "content"
+
+    def _scan_reasoning(self, final: bool) -> str:
+        stop = self._held.find(self._end)
+        if stop != -1:
+            part = self._take(stop)
+            self._take(len(self._end))
+            self._closed = True
+            self._block_end = self._pos
+            self._phase = "content"
+        else:
+            keep = 0 if final else held_prefix(self._held, self._end)
+            part = self._take(len(self._held) - keep)
+        if part:
+            self._reasoning_parts.append(part)
+        return part
+
+
+class Qwen3ReasoningParser(ThinkTagReasoningParser):
+    """Qwen3: the output opens ``<think>`` itself (unless the prompt did)."""
+
+    name = "qwen3"
+
+
+class DeepSeekR1ReasoningParser(ThinkTagReasoningParser):
+    """DeepSeek-R1: the template opens ``<think>``, so output starts inside reasoning."""
+
+    name = "deepseek_r1"
+    started_by_default = True
