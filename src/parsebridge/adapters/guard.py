@@ -11,6 +11,11 @@ exception escapes untranslated. Per parser, `on_error` chooses:
   from the failing chunk on, everything fed is passed through as content,
   preceded by whatever the parser reports it was holding back
   (``pending_text()``, which builtin streams implement).
+
+Runaway protection goes through the same policy: a stream that holds back
+more than `max_held` characters fails with `BufferLimitError` (its held text
+is released as content under "fallback"), and a parser under a time budget
+(`timeout=`, see `budget`) fails with `ParseTimeoutError`.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, Literal
 
 from ..protocol import (
     BackendError,
+    BufferLimitError,
     ParsebridgeError,
     ReasoningBlock,
     ReasoningParser,
@@ -50,11 +56,14 @@ class _Guard:
     backend: str
     name: str
 
-    def __init__(self, inner: Any, on_error: str) -> None:
+    def __init__(self, inner: Any, on_error: str, *, max_held: int | None = None) -> None:
         self.inner = inner
         self.backend = getattr(inner, "backend", "python")
         self.name = getattr(inner, "name", type(inner).__name__)
         self.on_error: OnError = _check_policy(on_error)
+        if max_held is not None and max_held < 1:
+            raise ValueError("max_held must be a positive number of characters")
+        self.max_held = max_held
 
     @property
     def spec(self) -> str:
@@ -133,7 +142,23 @@ class _GuardedStream:
             delta = self._inner.feed(text, token_ids)
         except Exception as exc:
             delta = self._break(exc, "stream.feed", text)
+        else:
+            limit = self._guard.max_held
+            if limit is not None:
+                held = self._held_size()
+                if held > limit:
+                    err = BufferLimitError(
+                        self._guard.backend, self._guard.name, "stream.feed", f"holds back {held} > {limit} chars"
+                    )
+                    delta = delta.merged(self._break(err, "stream.feed", ""))
         return self._record(delta)
+
+    def _held_size(self) -> int:
+        getter = getattr(self._inner, "pending_text", None)
+        try:
+            return len(getter() or "") if callable(getter) else 0
+        except Exception:
+            return 0
 
     def flush(self) -> StreamDelta:
         if self._done:

@@ -146,28 +146,49 @@ def get_tool_parser(
     tools: Sequence[ToolSpec] | None = None,
     *,
     on_error: OnError = "raise",
+    timeout: float | None = None,
+    max_held: int | None = None,
     **options: Any,
 ) -> GuardedToolParser:
-    """A tool-call parser for `spec` (e.g. ``"vllm:hermes"``), under the failure policy."""
+    """A tool-call parser for `spec` (e.g. ``"vllm:hermes"``), under the failure policy.
+
+    `timeout` (seconds) runs the parser in a worker process that is stopped
+    when a call exceeds it; `max_held` bounds how much text a stream may hold
+    back. Both failures go through `on_error` like any parser error. Other
+    keyword options go to the backend (e.g. ``tokenizer=`` for vLLM).
+    """
     if isinstance(spec, ToolCallParserConfig):
         spec = spec.to_spec()
     backend, name = resolve("tool", spec)
-    parser = backend.create_tool_parser(name, tools=list(tools) if tools else None, **options)
-    return GuardedToolParser(parser, on_error)
+    tool_list = list(tools) if tools else None
+    if timeout is not None:
+        from .budget import BudgetedToolParser
+
+        parser: Any = BudgetedToolParser(backend.name, name, tool_list, options, timeout)
+    else:
+        parser = backend.create_tool_parser(name, tools=tool_list, **options)
+    return GuardedToolParser(parser, on_error, max_held=max_held)
 
 
 def get_reasoning_parser(
     spec: str | ParserSpec | ReasoningParserConfig,
     *,
     on_error: OnError = "raise",
+    timeout: float | None = None,
+    max_held: int | None = None,
     **options: Any,
 ) -> GuardedReasoningParser:
-    """A reasoning parser for `spec` (e.g. ``"sglang:deepseek-r1"``), under the failure policy."""
+    """A reasoning parser for `spec` (e.g. ``"sglang:deepseek-r1"``); options as `get_tool_parser`."""
     if isinstance(spec, ReasoningParserConfig):
         spec = spec.to_spec()
     backend, name = resolve("reasoning", spec)
-    parser = backend.create_reasoning_parser(name, **options)
-    return GuardedReasoningParser(parser, on_error)
+    if timeout is not None:
+        from .budget import BudgetedReasoningParser
+
+        parser: Any = BudgetedReasoningParser(backend.name, name, options, timeout)
+    else:
+        parser = backend.create_reasoning_parser(name, **options)
+    return GuardedReasoningParser(parser, on_error, max_held=max_held)
 
 
 def get_pipeline(
@@ -192,7 +213,8 @@ def get_pipeline(
         reasoning = reasoning.to_spec()
     if isinstance(tool, ToolCallParserConfig):
         tool = tool.to_spec()
-    if native and reasoning is not None and tool is not None:
+    # A native chain runs in-process, so a time budget needs the generic pipeline.
+    if native and reasoning is not None and tool is not None and options.get("timeout") is None:
         r_backend, r_name = resolve("reasoning", reasoning)
         t_backend, t_name = resolve("tool", tool)
         if r_backend is t_backend:

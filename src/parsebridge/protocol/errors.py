@@ -119,3 +119,11 @@ class ParserProtocolError(InvalidSpecError, TypeError):
 
 class StreamStateError(ParsebridgeError, RuntimeError):
     """A stream was used after `finish()`."""
+
+
+class ParseTimeoutError(BackendError):
+    """A parser ran past its time budget (`timeout=`); its worker process was stopped."""
+
+
+class BufferLimitError(BackendError):
+    """A stream held back more text than its `max_held` limit allows."""

@@ -1,0 +1,300 @@
+"""A time budget per parser call: the parser runs in a worker process that can be stopped.
+
+Some framework parsers use regular expressions that backtrack badly on
+adversarial output; a thread cannot interrupt them, a process can. With
+``get_tool_parser(spec, timeout=SECONDS)`` the parser is built inside one
+child process and every call (`parse`, and each stream's `feed`/`flush`)
+goes there over a pipe. A call that outlives the budget gets the child
+killed (the next call starts a fresh one) and raises `ParseTimeoutError`,
+which the failure policy then turns into a typed error or a fallback to
+plain content, like any other parser error.
+
+Costs (see README "Runaway protection"): a process start plus the
+framework's import on first use, and one pipe round trip per call. Calls to
+one budgeted parser are serialised, since one child serves them all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import multiprocessing
+import threading
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ..protocol import (
+    BackendError,
+    InvalidSpecError,
+    ParsebridgeError,
+    ParseTimeoutError,
+    ReasoningBlock,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+    ToolParseResult,
+    ToolSpec,
+    ToolStreamBase,
+)
+from ..protocol.families import Kind
+
+#: How long a child may take to import its framework and build the parser.
+STARTUP_TIMEOUT = 180.0
+
+
+def _serve(
+    conn: Connection, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any]
+) -> None:
+    """Child process: build the parser once, then answer calls until the pipe closes."""
+    from .registry import get_backend
+
+    try:
+        be = get_backend(backend)
+        if kind == "tool":
+            parser: Any = be.create_tool_parser(name, tools=tools, **options)
+        else:
+            parser = be.create_reasoning_parser(name, **options)
+    except BaseException as exc:  # reported to the parent, which raises it typed
+        invalid = isinstance(exc, InvalidSpecError)
+        conn.send(("invalid" if invalid else "err", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ok", None))
+    streams: dict[int, Any] = {}
+    while True:
+        try:
+            op, sid, args, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if op == "parse":
+                value: Any = parser.parse(*args, **kwargs)
+            elif op == "has":
+                value = parser.has_tool_calls(*args) if kind == "tool" else parser.has_reasoning(*args)
+            elif op == "format":
+                value = parser.format_tool_result(*args)
+            elif op == "open":
+                streams[sid] = parser.stream(**kwargs)
+                value = None
+            elif op in ("feed", "flush"):
+                stream = streams[sid]
+                delta = getattr(stream, op)(*args)
+                pending = getattr(stream, "pending_text", None)
+                value = (delta, pending() if callable(pending) else "", getattr(stream, "block", None))
+            elif op == "close":
+                streams.pop(sid, None)
+                value = None
+            else:
+                raise ValueError(f"unknown worker call {op!r}")
+        except BaseException as exc:
+            conn.send(("err", f"{type(exc).__name__}: {exc}"))
+            continue
+        conn.send(("ok", value))
+
+
+class _Worker:
+    """One child process serving one parser; restarted after a timeout."""
+
+    def __init__(
+        self, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any], timeout: float
+    ) -> None:
+        self.kind, self.backend, self.name = kind, backend, name
+        self._args = (kind, backend, name, tools, options)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._conn: Connection | None = None
+        self._proc: Any = None
+        self.generation = 0  # bumps on every restart; streams of an old child are dead
+        self._ids = itertools.count(1)
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once torch or threads are loaded
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(child, *self._args), daemon=True, name="parsebridge-budget")
+        proc.start()
+        child.close()
+        self._conn, self._proc = parent, proc
+        self.generation += 1
+        if not parent.poll(STARTUP_TIMEOUT):
+            self._kill()
+            raise ParseTimeoutError(
+                self.backend, self.name, "start", f"worker not ready in {STARTUP_TIMEOUT}s"
+            )
+        status, value = parent.recv()
+        if status == "invalid":
+            self._kill()
+            raise InvalidSpecError(f"{self.backend}:{self.name}: {value}")
+        if status != "ok":
+            self._kill()
+            raise BackendError(self.backend, self.name, "construct", value)
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = self._proc = None
+
+    def start(self) -> None:
+        """Start the child now, so a parser that cannot be built fails at creation."""
+        with self._lock:
+            if self._conn is None:
+                self._start()
+
+    def new_stream_id(self) -> int:
+        return next(self._ids)
+
+    def call(self, op: str, sid: int = 0, *args: Any, generation: int | None = None, **kwargs: Any) -> Any:
+        with self._lock:
+            if generation is not None and generation != self.generation:
+                raise ParseTimeoutError(
+                    self.backend, self.name, op, "the stream's worker was stopped after an earlier timeout"
+                )
+            if self._conn is None:
+                self._start()
+            assert self._conn is not None
+            try:
+                self._conn.send((op, sid, args, kwargs))
+                ready = self._conn.poll(self.timeout)
+            except (OSError, EOFError) as exc:
+                self._kill()
+                raise BackendError(self.backend, self.name, op, f"worker died: {exc}") from exc
+            if not ready:
+                self._kill()
+                raise ParseTimeoutError(self.backend, self.name, op, f"exceeded the {self.timeout:g}s budget")
+            try:
+                status, value = self._conn.recv()
+            except (OSError, EOFError) as exc:
+                self._kill()
+                raise BackendError(self.backend, self.name, op, f"worker died: {exc}") from exc
+        if status != "ok":
+            raise BackendError(self.backend, self.name, op, value)
+        return value
+
+    def close(self) -> None:
+        with self._lock:
+            self._kill()
+
+    def __del__(self) -> None:  # best effort: daemonic children die with the parent anyway
+        with contextlib.suppress(Exception):
+            self._kill()
+
+
+class _BudgetedStream:
+    """Stream state kept in the child; the parent remembers what it needs to recover."""
+
+    def __init__(self, worker: _Worker, kwargs: dict[str, Any]) -> None:
+        self._worker = worker
+        self._sid = worker.new_stream_id()
+        worker.call("open", self._sid, **kwargs)
+        self._generation = worker.generation
+        self._pending = ""
+        self.block: ReasoningBlock | None = None
+
+    def pending_text(self) -> str:
+        """What the child held back as of the last answered call (the rest was streamed)."""
+        return self._pending
+
+    def _call(self, op: str, *args: Any) -> StreamDelta:
+        delta, pending, block = self._worker.call(op, self._sid, *args, generation=self._generation)
+        self._pending = pending
+        if block is not None:
+            self.block = block
+        return delta  # type: ignore[no-any-return]
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._call("feed", text, list(token_ids) if token_ids is not None else None)
+
+    def _flush(self) -> StreamDelta:
+        try:
+            return self._call("flush")
+        finally:
+            with contextlib.suppress(ParsebridgeError):
+                self._worker.call("close", self._sid, generation=self._generation)
+
+
+class BudgetedToolStream(_BudgetedStream, ToolStreamBase):
+    def __init__(self, worker: _Worker, kwargs: dict[str, Any]) -> None:
+        ToolStreamBase.__init__(self)
+        _BudgetedStream.__init__(self, worker, kwargs)
+
+
+class BudgetedReasoningStream(_BudgetedStream, ReasoningStreamBase):
+    def __init__(self, worker: _Worker, kwargs: dict[str, Any]) -> None:
+        ReasoningStreamBase.__init__(self)
+        _BudgetedStream.__init__(self, worker, kwargs)
+
+
+class _Budgeted:
+    backend: str
+    name: str
+
+    def __init__(
+        self, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any], timeout: float
+    ) -> None:
+        if not timeout or timeout <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        self.backend, self.name = backend, name
+        self.worker = _Worker(kind, backend, name, tools, options, timeout)
+        self.worker.start()
+        self.markers: tuple[str, ...] = ()
+
+    @property
+    def spec(self) -> str:
+        return f"{self.backend}:{self.name}"
+
+    def close(self) -> None:
+        """Stop the worker process now (it is also stopped when the parser is collected)."""
+        self.worker.close()
+
+
+class BudgetedToolParser(_Budgeted):
+    """A tool parser whose every call runs in a worker process under a time budget."""
+
+    def __init__(
+        self,
+        backend: str,
+        name: str,
+        tools: Sequence[ToolSpec] | None,
+        options: dict[str, Any],
+        timeout: float,
+    ):
+        super().__init__("tool", backend, name, list(tools) if tools else None, options, timeout)
+        self.tools = list(tools or [])
+
+    def parse(self, text: str) -> ToolParseResult:
+        return self.worker.call("parse", 0, text)  # type: ignore[no-any-return]
+
+    def parse_tool_calls(self, text: str) -> list[Any]:
+        return self.parse(text).tool_calls
+
+    def has_tool_calls(self, text: str) -> bool:
+        return bool(self.worker.call("has", 0, text))
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        return str(self.worker.call("format", 0, tool_call_id, result))
+
+    def stream(self, **kwargs: Any) -> BudgetedToolStream:
+        return BudgetedToolStream(self.worker, kwargs)
+
+
+class BudgetedReasoningParser(_Budgeted):
+    """A reasoning parser whose every call runs in a worker process under a time budget."""
+
+    def __init__(self, backend: str, name: str, options: dict[str, Any], timeout: float):
+        super().__init__("reasoning", backend, name, None, options, timeout)
+
+    def parse(
+        self, text: str, *, reasoning_started: bool | None = None, **kwargs: Any
+    ) -> ReasoningParseResult:
+        return self.worker.call("parse", 0, text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        return self.parse(text).block
+
+    def has_reasoning(self, text: str) -> bool:
+        return bool(self.worker.call("has", 0, text))
+
+    def stream(self, *, reasoning_started: bool | None = None, **kwargs: Any) -> BudgetedReasoningStream:
+        return BudgetedReasoningStream(self.worker, {"reasoning_started": reasoning_started, **kwargs})

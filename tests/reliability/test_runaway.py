@@ -1,0 +1,82 @@
+"""Runaway protection: a time budget that stops a stuck parser, and a bound on held-back text."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import parsebridge as pb
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+SLOW = "python:_slowparsers:Slow"
+
+
+def test_timeout_raises_typed_error_and_the_parser_recovers():
+    tp = pb.get_tool_parser(SLOW, timeout=1.0)
+    try:
+        assert tp.parse("fine").content == "FINE"
+        t0 = time.monotonic()
+        with pytest.raises(pb.ParseTimeoutError) as info:
+            tp.parse("SLOW input")
+        assert time.monotonic() - t0 < 10
+        assert info.value.backend == "python" and info.value.call == "parse"
+        assert tp.parse("again").content == "AGAIN"  # a fresh worker took over
+        assert tp.format_tool_result("c1", 3) == "<result id=c1>3</result>"
+    finally:
+        tp.inner.close()
+
+
+def test_timeout_with_fallback_keeps_the_text():
+    tp = pb.get_tool_parser(SLOW, timeout=1.0, on_error="fallback")
+    try:
+        assert tp.parse("SLOW input").content == "SLOW input"
+        s = tp.stream()
+        assert s.feed("abc").content == "AB"
+        d = s.feed("xSLOWy")  # times out: what the parser held ("c") and the chunk become content
+        assert d.content == "cxSLOWy"
+        assert s.feed("tail").content == "tail"
+        assert s.finish().content == "ABcxSLOWytail"
+    finally:
+        tp.inner.close()
+
+
+def test_reasoning_parser_under_budget():
+    rp = pb.get_reasoning_parser("python:_slowparsers:SlowReasoning", timeout=1.0, on_error="fallback")
+    try:
+        r = rp.parse("think|say")
+        assert (r.reasoning, r.content) == ("think", "say")
+        assert rp.parse("SLOW|x").content == "SLOW|x"
+    finally:
+        rp.inner.close()
+
+
+def test_bad_spec_or_budget_fails_before_any_worker_starts():
+    with pytest.raises(pb.InvalidSpecError):
+        pb.get_tool_parser("python:_slowparsers:Nope", timeout=1.0)
+    with pytest.raises(ValueError):
+        pb.get_tool_parser(SLOW, timeout=0)
+
+
+def test_max_held_releases_hoarded_text_as_content():
+    tp = pb.get_tool_parser("python:_slowparsers:Hoarder", max_held=10, on_error="fallback")
+    s = tp.stream()
+    assert s.feed("0123456789").content == ""
+    assert s.feed("ab").content == "0123456789ab"  # over the limit: released, then pass-through
+    assert s.feed("cd").content == "cd"
+    assert s.finish().content == "0123456789abcd"
+    strict = pb.get_tool_parser("python:_slowparsers:Hoarder", max_held=4)
+    s = strict.stream()
+    with pytest.raises(pb.BufferLimitError):
+        s.feed("too long")
+
+
+def test_builtin_streams_stay_under_a_small_limit():
+    rp = pb.get_reasoning_parser("builtin:deepseek_r1", max_held=16)
+    s = rp.stream()
+    for ch in "a long chain of thought</think>and the answer" * 3:
+        s.feed(ch)
+    assert s.finish().reasoning.startswith("a long chain")
