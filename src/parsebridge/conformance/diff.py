@@ -1,0 +1,259 @@
+"""What changed between two conformance reports (e.g. vLLM 0.15.1 → 0.33.0).
+
+Users upgrade frameworks every few weeks and need to know, before they do,
+what changes for their model family. Two `report.json` files (design §10)
+are matched on (backend, family, transcript, chunking); each pair whose
+outcome moved is classified:
+
+* ``fixed``      — was fail/diverge/error, now pass;
+* ``regressed``  — was pass, now fail/diverge/error;
+* ``changed``    — still not passing, but with other classes or status;
+* ``appeared`` / ``vanished`` — the backend gained or lost a parser for
+  the family (unsupported on one side only).
+
+Parser names that appeared or vanished come from each report's
+``parsers`` map when present, else from the specs its results used.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PASSING = "pass"
+ABSENT = "unsupported"
+KINDS_OF_CHANGE = ("regressed", "fixed", "changed", "appeared", "vanished")
+
+Key = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One transcript × chunking whose outcome moved between the reports."""
+
+    kind: str
+    backend: str
+    family: str
+    transcript: str
+    chunking: str
+    before: str
+    after: str
+    classes_before: tuple[str, ...] = ()
+    classes_after: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "backend": self.backend,
+            "family": self.family,
+            "transcript": self.transcript,
+            "chunking": self.chunking,
+            "before": self.before,
+            "after": self.after,
+            "classes_before": list(self.classes_before),
+            "classes_after": list(self.classes_after),
+        }
+
+
+@dataclass
+class ReportDiff:
+    """Everything that differs, with the versions each side ran."""
+
+    versions_a: dict[str, str | None]
+    versions_b: dict[str, str | None]
+    changes: list[Change] = field(default_factory=list)
+    parsers_appeared: dict[str, list[str]] = field(default_factory=dict)
+    parsers_vanished: dict[str, list[str]] = field(default_factory=dict)
+    compared: int = 0
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Family → kind of change → number of transcript × chunking results."""
+        out: dict[str, Counter[str]] = defaultdict(Counter)
+        for c in self.changes:
+            out[c.family][c.kind] += 1
+        return {fam: dict(counter) for fam, counter in sorted(out.items())}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.versions_a,
+            "b": self.versions_b,
+            "compared": self.compared,
+            "counts": self.counts(),
+            "parsers_appeared": self.parsers_appeared,
+            "parsers_vanished": self.parsers_vanished,
+            "changes": [c.as_dict() for c in self.changes],
+        }
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """A report.json (or the directory holding one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "report.json"
+    data = json.loads(p.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or "results" not in data:
+        raise ValueError(f"{p} is not a parsebridge conformance report (no 'results')")
+    return data
+
+
+def _index(report: Mapping[str, Any], backends: set[str] | None) -> dict[Key, Mapping[str, Any]]:
+    out: dict[Key, Mapping[str, Any]] = {}
+    for r in report.get("results", ()):
+        if backends and r.get("backend") not in backends:
+            continue
+        key = (str(r.get("backend")), str(r.get("family")), str(r.get("transcript")), str(r.get("chunking")))
+        out[key] = r
+    return out
+
+
+def _parsers(report: Mapping[str, Any]) -> dict[str, set[str]]:
+    listed = report.get("parsers")
+    if isinstance(listed, dict):
+        return {
+            backend: {f"{kind}:{n}" for kind, names in (kinds or {}).items() for n in names}
+            for backend, kinds in listed.items()
+        }
+    seen: dict[str, set[str]] = defaultdict(set)
+    for r in report.get("results", ()):
+        if r.get("status") != ABSENT and r.get("spec"):
+            seen[str(r.get("backend"))].add(str(r["spec"]))
+    return seen
+
+
+def classify(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """The kind of change between two results of one key (None: unchanged)."""
+    sa, sb = before.get("status"), after.get("status")
+    ca, cb = sorted(before.get("classes") or ()), sorted(after.get("classes") or ())
+    if sa == sb and ca == cb:
+        return None
+    if sa == ABSENT:
+        return "appeared"
+    if sb == ABSENT:
+        return "vanished"
+    if sb == PASSING:
+        return "fixed"
+    if sa == PASSING:
+        return "regressed"
+    return "changed"
+
+
+def diff_reports(
+    a: Mapping[str, Any], b: Mapping[str, Any], *, backends: Iterable[str] | None = None
+) -> ReportDiff:
+    """Compare report `a` (before) with report `b` (after)."""
+    wanted = set(backends) if backends else None
+    ia, ib = _index(a, wanted), _index(b, wanted)
+    result = ReportDiff(dict(a.get("backends") or {}), dict(b.get("backends") or {}))
+    for key in sorted(ia.keys() & ib.keys()):
+        result.compared += 1
+        kind = classify(ia[key], ib[key])
+        if kind is not None:
+            ra, rb = ia[key], ib[key]
+            result.changes.append(
+                Change(
+                    kind,
+                    *key,
+                    before=str(ra.get("status")),
+                    after=str(rb.get("status")),
+                    classes_before=tuple(sorted(ra.get("classes") or ())),
+                    classes_after=tuple(sorted(rb.get("classes") or ())),
+                )
+            )
+    pa, pb = _parsers(a), _parsers(b)
+    for backend in sorted(pa.keys() | pb.keys()):
+        if wanted and backend not in wanted:
+            continue
+        gained = sorted(pb.get(backend, set()) - pa.get(backend, set()))
+        lost = sorted(pa.get(backend, set()) - pb.get(backend, set()))
+        if gained:
+            result.parsers_appeared[backend] = gained
+        if lost:
+            result.parsers_vanished[backend] = lost
+    order = {k: i for i, k in enumerate(KINDS_OF_CHANGE)}
+    result.changes.sort(key=lambda c: (order[c.kind], c.family, c.transcript, c.chunking))
+    return result
+
+
+def _versions(v: Mapping[str, str | None]) -> str:
+    return ", ".join(f"{k} {val}" for k, val in sorted(v.items()) if val and k != "builtin") or "?"
+
+
+def to_markdown(d: ReportDiff, *, limit: int = 40) -> str:
+    """A README-ready summary: counts per family, then the changed transcripts."""
+    lines = [
+        f"**Before:** {_versions(d.versions_a)} · **after:** {_versions(d.versions_b)} · "
+        f"{d.compared} results compared, {len(d.changes)} changed",
+        "",
+    ]
+    counts = d.counts()
+    if counts:
+        lines += [
+            "| family | " + " | ".join(KINDS_OF_CHANGE) + " |",
+            "|---" * (len(KINDS_OF_CHANGE) + 1) + "|",
+        ]
+        for fam, per in counts.items():
+            lines.append(f"| {fam} | " + " | ".join(str(per.get(k, 0) or "") for k in KINDS_OF_CHANGE) + " |")
+        lines.append("")
+    for label, table in (("appeared", d.parsers_appeared), ("vanished", d.parsers_vanished)):
+        for backend, names in table.items():
+            lines.append(f"- {backend} parsers {label}: {', '.join(names)}")
+    if d.parsers_appeared or d.parsers_vanished:
+        lines.append("")
+    if d.changes:
+        lines += [
+            "| change | backend | transcript | chunking | before | after |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in d.changes[:limit]:
+            before = c.before + (f" ({', '.join(c.classes_before)})" if c.classes_before else "")
+            after = c.after + (f" ({', '.join(c.classes_after)})" if c.classes_after else "")
+            lines.append(f"| {c.kind} | {c.backend} | {c.transcript} | {c.chunking} | {before} | {after} |")
+        if len(d.changes) > limit:
+            lines.append(f"| … | | {len(d.changes) - limit} more | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def print_table(d: ReportDiff, *, limit: int = 40) -> None:
+    """The same summary on a terminal (rich)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    console.print(
+        f"before: {_versions(d.versions_a)}   after: {_versions(d.versions_b)}   "
+        f"{d.compared} results compared, {len(d.changes)} changed"
+    )
+    counts = d.counts()
+    if counts:
+        t = Table(title="changes per family", title_justify="left")
+        t.add_column("family")
+        for k in KINDS_OF_CHANGE:
+            t.add_column(k, justify="right")
+        for fam, per in counts.items():
+            t.add_row(fam, *(str(per.get(k, 0) or "") for k in KINDS_OF_CHANGE))
+        console.print(t)
+    for label, table in (("appeared", d.parsers_appeared), ("vanished", d.parsers_vanished)):
+        for backend, names in table.items():
+            console.print(f"{backend} parsers {label}: {', '.join(names)}")
+    if d.changes:
+        colour = {"fixed": "green", "regressed": "red", "changed": "yellow"}
+        t = Table(title="changed results", title_justify="left")
+        for col in ("change", "backend", "transcript", "chunking", "before", "after"):
+            t.add_column(col)
+        for c in d.changes[:limit]:
+            style = colour.get(c.kind, "cyan")
+            t.add_row(
+                f"[{style}]{c.kind}[/]",
+                c.backend,
+                c.transcript,
+                c.chunking,
+                c.before + (f" {', '.join(c.classes_before)}" if c.classes_before else ""),
+                c.after + (f" {', '.join(c.classes_after)}" if c.classes_after else ""),
+            )
+        console.print(t)
+        if len(d.changes) > limit:
+            console.print(f"… {len(d.changes) - limit} more (use --format json for all)")

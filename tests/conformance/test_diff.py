@@ -1,0 +1,78 @@
+"""Cross-version behaviour diff: results matched per key and classified."""
+
+from __future__ import annotations
+
+import json
+
+from parsebridge.conformance.diff import classify, diff_reports, load_report, to_markdown
+
+
+def _r(
+    transcript, status, classes=(), *, backend="vllm", family="hermes", chunking="char", spec="vllm:hermes"
+):
+    return {
+        "backend": backend,
+        "spec": spec,
+        "family": family,
+        "transcript": transcript,
+        "chunking": chunking,
+        "status": status,
+        "classes": list(classes),
+        "detail": "",
+    }
+
+
+OLD = {
+    "parsebridge": "0.1.0",
+    "backends": {"vllm": "0.15.1", "builtin": "0.1.0"},
+    "results": [
+        _r("a", "diverge", ["content_lost"]),
+        _r("b", "pass"),
+        _r("c", "fail", ["arguments_differ"]),
+        _r("d", "pass"),
+        _r("e", "unsupported", spec="", family="glm45"),
+        _r("f", "pass", spec="vllm:old_name", family="old"),
+        _r("b", "pass", backend="builtin", spec="builtin:hermes"),
+    ],
+}
+NEW = {
+    "parsebridge": "0.1.0",
+    "backends": {"vllm": "0.33.0", "builtin": "0.1.0"},
+    "results": [
+        _r("a", "pass"),
+        _r("b", "diverge", ["content_lost"]),
+        _r("c", "fail", ["call_missing"]),
+        _r("d", "pass"),
+        _r("e", "pass", spec="vllm:glm45", family="glm45"),
+        _r("f", "unsupported", spec="", family="old"),
+        _r("b", "pass", backend="builtin", spec="builtin:hermes"),
+    ],
+}
+
+
+def test_each_kind_of_change_is_classified():
+    d = diff_reports(OLD, NEW)
+    kinds = {c.transcript: c.kind for c in d.changes if c.backend == "vllm"}
+    assert kinds == {"a": "fixed", "b": "regressed", "c": "changed", "e": "appeared", "f": "vanished"}
+    assert d.compared == 7
+    assert d.counts()["hermes"] == {"fixed": 1, "regressed": 1, "changed": 1}
+    assert d.parsers_appeared == {"vllm": ["vllm:glm45"]}
+    assert d.parsers_vanished == {"vllm": ["vllm:old_name"]}
+    # regressions are listed first: they are what blocks an upgrade
+    assert d.changes[0].kind == "regressed"
+
+
+def test_unchanged_and_filtered():
+    assert classify(_r("x", "pass"), _r("x", "pass")) is None
+    assert classify(_r("x", "fail", ["b", "a"]), _r("x", "fail", ["a", "b"])) is None
+    d = diff_reports(OLD, NEW, backends=["builtin"])
+    assert d.changes == [] and d.compared == 1
+
+
+def test_markdown_and_loading_from_a_directory(tmp_path):
+    (tmp_path / "report.json").write_text(json.dumps(OLD))
+    assert load_report(tmp_path)["backends"]["vllm"] == "0.15.1"
+    md = to_markdown(diff_reports(OLD, NEW))
+    assert "vllm 0.15.1" in md and "vllm 0.33.0" in md
+    assert "| hermes | 1 | 1 | 1 |" in md
+    assert "| regressed | vllm | b | char | pass | diverge (content_lost) |" in md
