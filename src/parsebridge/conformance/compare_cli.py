@@ -1,0 +1,438 @@
+"""`parsebridge compare`: backends side by side on the same transcripts.
+
+Registered into the `parsebridge` command by `parsebridge.cli` (plugin hook
+``register(subparsers)``). Input handling, output files, ``--resume`` and
+the progress bar live here; the comparing itself is `compare.py`, the
+output models `compare_models.py`, the table/HTML views `compare_render.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any
+
+EPILOG = """\
+inputs (any number, read in order):
+  FILE        transcripts: JSON Lines (.jsonl/.ndjson/.json), YAML, or any other file = one raw output
+  -           standard input: JSON Lines if it starts with '{', else one raw output
+  TEXT        an argument that is not a file is itself one raw output
+  --bundled   the transcripts shipped with parsebridge (with --family: only that family's);
+              this is also what runs when no input is given
+
+what runs on each transcript:
+  --tool-parser/--reasoning-parser SPEC   these specs (equal counts pair up in order; one of a
+                                          kind combines with each of the other)
+  --family NAME [--backends B,...]        each backend's parser for the family (family table)
+  neither                                 each transcript's own family, on every available backend
+
+output (--format json, design §10): one object per transcript, then a summary object;
+  `parsebridge compare --schema` prints the JSON schema of both.
+
+exit status: 0 done; 1 --fail-on-diff and some difference (or other failure);
+  2 usage error (unknown spec/family/backend, framework missing); 130 interrupted (use --resume).
+"""
+
+
+def _split(values: Sequence[str] | None) -> list[str]:
+    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `compare` to the `parsebridge` command's subparsers."""
+    from .compare_defaults import DEFAULT_COMPARE_CHUNKINGS  # light: models and runner load only when run
+
+    p = subparsers.add_parser(
+        "compare",
+        help="backends side by side on the same transcripts (one output or a whole log)",
+        description="Run model outputs through several parsers (any backends), one-shot and streamed, "
+        "and show where what clients would see differs, classified with the conformance classes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("inputs", nargs="*", metavar="TRANSCRIPTS", help="files, - for stdin, or raw output text")
+    p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
+    p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes (repeatable)")
+    p.add_argument("--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3 (repeatable)")
+    p.add_argument(
+        "--family",
+        action="append",
+        metavar="NAME",
+        help="each backend's parser for this family (a tool and/or a reasoning family)",
+    )
+    p.add_argument(
+        "--backends",
+        action="append",
+        metavar="B,...",
+        help="backends for --family or per-transcript families (default: all installed)",
+    )
+    p.add_argument(
+        "--chunking",
+        action="append",
+        metavar="C",
+        help=f"streamed chunkings (comma-separated or repeated; default: "
+        f"{','.join(DEFAULT_COMPARE_CHUNKINGS)}; oneshot is always run)",
+    )
+    p.add_argument("--tools", metavar="FILE", help="OpenAI tool definitions for transcripts that carry none")
+    p.add_argument(
+        "--reasoning-started",
+        action="store_true",
+        help="the prompt opened reasoning (for transcripts that do not say)",
+    )
+    p.add_argument("--format", choices=("table", "json", "html"), default="table")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
+    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+    p.add_argument(
+        "--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (0: one per CPU; default 1)"
+    )
+    p.add_argument("--unordered", action="store_true", help="write results as they finish (with --jobs)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip transcripts already in --output (json) and append the rest",
+    )
+    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
+    p.add_argument(
+        "--show",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show every transcript when there are at most N (table 20, html 300), else the --top",
+    )
+    p.add_argument(
+        "--fail-on-diff", action="store_true", help="exit 1 when any transcript shows a difference"
+    )
+    prog = p.add_mutually_exclusive_group()
+    prog.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar (default: when stderr is a terminal)",
+    )
+    prog.add_argument("--no-progress", "-q", dest="progress", action="store_false")
+    p.add_argument(
+        "--framework-logs",
+        action="store_true",
+        help="let vLLM/SGLang log (by default their error logs are silenced: compare reports errors)",
+    )
+    p.add_argument("--schema", action="store_true", help="print the JSON schema of the json output and exit")
+    p.set_defaults(func=cmd_compare)
+    return p  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- inputs
+
+
+class _Source:
+    """One input, opened lazily; `count` is cheap (a line count), None when unknown."""
+
+    def __init__(self, label: str, items: Iterable[Any], count: int | None, raw: bool = False) -> None:
+        self.label, self.items, self.count, self.raw = label, items, count, raw
+
+
+_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt")
+
+
+def count_lines(path: Path) -> int:
+    """Lines in a file, read in 1 MiB blocks (a 100k-line log takes milliseconds, memory stays flat)."""
+    n, last = 0, b"\n"
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
+
+
+def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
+    from .transcripts import TranscriptError, transcript_from
+
+    first = stream.readline()
+    if not first.lstrip().startswith("{"):
+        yield transcript_from({"output": first + stream.read()}, "stdin")
+        return
+    lineno = 0
+    for line in _chain_first(first, stream):
+        lineno += 1
+        text = line.strip()
+        if not text or text.startswith("//"):
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            raise TranscriptError(f"<stdin>:{lineno}: not JSON: {exc}") from exc
+        yield transcript_from(obj, f"stdin:{lineno}")
+
+
+def _chain_first(first: str, rest: Iterable[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+def _looks_like_path(arg: str) -> bool:
+    return not any(ch.isspace() for ch in arg) and (arg.lower().endswith(_PATHLIKE_SUFFIXES) or os.sep in arg)
+
+
+def sources(ns: argparse.Namespace) -> list[_Source]:
+    """The inputs named on the command line, in order (nothing is read yet)."""
+    from ..protocol import ParsebridgeError
+    from .transcripts import bundled_transcripts, iter_transcripts, load_transcripts, transcript_from
+
+    out: list[_Source] = []
+    texts = 0
+    for arg in ns.inputs:
+        if arg == "-":
+            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin), None))
+            continue
+        path = Path(arg)
+        if path.is_dir():
+            items = load_transcripts([path])
+            out.append(_Source(str(path), items, len(items)))
+        elif path.is_file():
+            jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
+            out.append(_Source(str(path), iter_transcripts(path), count_lines(path) if jsonl else None))
+        elif _looks_like_path(arg):
+            raise ParsebridgeError(
+                f"no such file: {arg} (to compare a literal output, quote text with spaces)"
+            )
+        else:
+            texts += 1
+            tid = "text" if texts == 1 else f"text-{texts}"
+            out.append(_Source(tid, [transcript_from({"output": arg}, tid)], 1, raw=True))
+    if ns.bundled or not ns.inputs:
+        fams = _split(ns.family) or None
+        items = bundled_transcripts(families=fams)
+        if not items:
+            raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
+        out.append(_Source("bundled", items, len(items)))
+    return out
+
+
+def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:
+    for t in items:
+        update: dict[str, Any] = {}
+        if tools and not t.tools:
+            update["tools"] = tools
+        if started and "reasoning_started_in_prompt" not in t.model_fields_set:
+            update["reasoning_started_in_prompt"] = True
+        yield t.model_copy(update=update) if update else t
+
+
+# ---------------------------------------------------------------- resume
+
+
+def read_previous(path: Path, builder: Any) -> set[str]:
+    """Ids already compared in a json output; their records go into `builder`.
+
+    The file is rewritten without summary lines and without a torn last
+    line (an interrupted write), streaming, so a huge file costs no memory
+    beyond the set of ids.
+    """
+    from .compare import compact
+
+    done: set[str] = set()
+    if not path.exists():
+        return done
+    tmp = path.with_name(path.name + ".resume-tmp")
+    dropped = 0
+    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+        for line in src:
+            if not line.endswith("\n"):
+                dropped += 1
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                dropped += 1
+                continue
+            if not isinstance(obj, dict) or obj.get("type") == "summary" or "transcript" not in obj:
+                continue
+            tid = str(obj["transcript"])
+            if tid in done:
+                continue
+            done.add(tid)
+            builder.add(compact(obj), line.rstrip("\n"))
+            dst.write(line)
+    os.replace(tmp, path)
+    if dropped:
+        print(f"resume: dropped {dropped} incomplete line(s) from {path}", file=sys.stderr)
+    return done
+
+
+# ---------------------------------------------------------------- progress
+
+
+def _progress(enabled: bool, total: int | None) -> Any:
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns: list[Any] = [TextColumn("compare"), BarColumn(), MofNCompleteColumn()]
+    if total:
+        columns += [TaskProgressColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+    columns += [TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn()]
+    return Progress(*columns, console=Console(stderr=True), transient=False, refresh_per_second=4)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def cmd_compare(ns: argparse.Namespace) -> int:
+    from ..protocol import ParsebridgeError
+    from .compare import ComparePlan, SummaryBuilder, run_comparisons
+    from .compare_models import compare_json_schema, dump_line
+
+    if ns.schema:
+        print(json.dumps(compare_json_schema(), indent=2))
+        return 0
+    if not ns.framework_logs:
+        _quiet_frameworks()
+    if ns.resume and (not ns.output or ns.format != "json"):
+        raise ParsebridgeError("--resume needs --format json and --output FILE (the file it continues)")
+    if ns.jobs < 0:
+        raise ParsebridgeError("--jobs must be 0 (one per CPU) or more")
+    specs_given = bool(ns.tool_parser or ns.reasoning_parser)
+    srcs = sources(ns)
+    if not specs_given and not ns.family and any(s.raw for s in srcs):
+        raise ParsebridgeError(
+            "a raw output names no family: give --tool-parser/--reasoning-parser SPEC or --family NAME"
+        )
+    plan = ComparePlan.build(
+        ns.tool_parser,
+        reasoning_parsers=ns.reasoning_parser,
+        family=_split(ns.family) or None,
+        backends=_split(ns.backends) or None,
+        chunkings=_split(ns.chunking) or None,
+    )
+    if not plan.targets and not plan.backends:
+        raise ParsebridgeError("no backend is available to compare")
+    tools = _load_tools(ns.tools)
+    if ns.show is None:
+        ns.show = 300 if ns.format == "html" else 20
+    builder = SummaryBuilder(plan.modes, top=ns.top, keep=ns.show if ns.format != "json" else 0)
+    start = time.perf_counter()
+    done: set[str] = set()
+    if ns.resume:
+        done = read_previous(Path(ns.output), builder)
+        builder.skipped = len(done)
+
+    def transcripts() -> Iterator[Any]:
+        for src in srcs:
+            for t in _with_defaults(src.items, tools, ns.reasoning_started):
+                if t.id not in done:
+                    yield t
+
+    counts = [s.count for s in srcs]
+    total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - len(done))
+    show_progress = ns.progress if ns.progress is not None else sys.stderr.isatty()
+    complete = True
+    with ExitStack() as stack:
+        out: IO[str] | None = None
+        if ns.format == "json":
+            if ns.output:
+                out = stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8"))
+            else:
+                out = sys.stdout
+        bar = _progress(show_progress, total)
+        task = None
+        n = 0
+        try:
+            for line, rec in run_comparisons(transcripts(), plan, jobs=ns.jobs, ordered=not ns.unordered):
+                if bar is not None and task is None:  # started after the pool forked (no live thread then)
+                    bar.start()
+                    stack.callback(bar.stop)
+                    task = bar.add_task("compare", total=total, rate="…")
+                n += 1
+                builder.add(rec, line)
+                if out is not None:
+                    out.write(line + "\n")
+                if task is not None:
+                    elapsed = time.perf_counter() - start
+                    bar.update(task, advance=1, rate=f"{n / elapsed:,.0f}" if elapsed else "…")
+        except KeyboardInterrupt:
+            complete = False
+        if task is not None:
+            bar.update(task, total=n)
+        summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
+        if out is not None:
+            if ns.summary:
+                Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
+            elif complete:
+                out.write(dump_line(summary) + "\n")
+            out.flush()
+    if not complete:
+        where = f" {ns.output}" if ns.output else ""
+        print(
+            f"interrupted after {n} transcripts"
+            + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
+            file=sys.stderr,
+        )
+        return 130
+    if ns.format == "json":
+        if ns.output:
+            _brief(summary, ns.output)
+    else:
+        from . import compare_render
+
+        lines = builder.first if builder.transcripts <= ns.show else builder.most_different_lines()
+        if ns.format == "table":
+            compare_render.print_table(
+                summary, lines, path=ns.output, all_shown=builder.transcripts <= ns.show
+            )
+        else:
+            html = compare_render.render_html(summary, lines, all_shown=builder.transcripts <= ns.show)
+            if ns.output:
+                Path(ns.output).write_text(html, encoding="utf-8")
+                print(f"wrote {ns.output}", file=sys.stderr)
+            else:
+                sys.stdout.write(html)
+    if builder.transcripts == 0:
+        print("no transcripts to compare", file=sys.stderr)
+    return 1 if ns.fail_on_diff and summary.differing else 0
+
+
+def _quiet_frameworks() -> None:
+    """Frameworks log a traceback for every output their parser cannot read; compare reports those itself."""
+    import logging
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")  # vLLM configures its logger from this at import
+    for name in ("vllm", "sglang"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _brief(summary: Any, path: str) -> None:
+    rates = ", ".join(f"{p.a} vs {p.b}: {p.rate:.1%}" for p in (summary.backend_pairs or summary.pairs)[:6])
+    print(
+        f"wrote {summary.transcripts} comparisons to {path} ({summary.differing} with differences"
+        + (f"; agreement {rates}" if rates else "")
+        + f") in {summary.elapsed_s:.1f}s",
+        file=sys.stderr,
+    )
+
+
+def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
+    if not path:
+        return None
+    from ..protocol import ParsebridgeError
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ParsebridgeError(f"{path}: expected a JSON list of OpenAI tool definitions")
+    return data

@@ -1,0 +1,186 @@
+"""What `parsebridge compare --format json` prints, as pydantic models (design §10, a contract).
+
+The output is JSON Lines: one `TranscriptComparison` per transcript (``"type":
+"transcript"``), then one `CompareSummary` (``"type": "summary"``). The
+fields design §10 promises — ``transcript``, ``results[SPEC][MODE]`` with
+``reasoning``/``content``/``tool_calls[{name, arguments}]``, and
+``differences[{class, a, b, detail}]`` — are kept verbatim; everything else
+is added. `compare_json_schema()` (``parsebridge compare --schema``) exports
+the schema of both line types, so downstream tools can validate what they
+read instead of guessing.
+
+Modes: ``oneshot`` is the one-shot parse; ``stream`` is the first streamed
+chunking; every further chunking is ``stream:NAME`` (``stream:token-5``). A
+reading records its chunking name, and the summary maps modes to chunkings.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ReadingStatus = Literal["ok", "error", "unsupported"]
+
+
+class _Out(BaseModel):
+    # Output models are strict about their own fields (a typo in a reader is caught),
+    # but tolerate fields added by newer parsebridge versions when read back (`--resume`).
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class CallOut(_Out):
+    """One tool call as a client assembles it (ids are left out: they are random by design)."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    invalid_arguments: str | None = Field(
+        default=None, description="verbatim arguments text when it is not a JSON object (the call is flagged)"
+    )
+
+
+class Reading(_Out):
+    """What one spec made of one transcript in one mode (one-shot, or streamed at one chunking)."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[CallOut] = Field(default_factory=list)
+    chunking: str = Field(default="oneshot", description="the chunking name, e.g. oneshot, token, token-5")
+    status: ReadingStatus = "ok"
+    error: str | None = Field(default=None, description="what went wrong when status is not ok")
+
+
+class Difference(_Out):
+    """Two readings that disagree, named with a conformance divergence class."""
+
+    class_: str = Field(alias="class", description="a divergence class of the conformance suite")
+    a: str = Field(description="SPEC/MODE, e.g. vllm:hermes/oneshot")
+    b: str = Field(description="SPEC/MODE, or 'expected' when scored against the transcript's expected")
+    detail: str = ""
+
+
+class TranscriptComparison(_Out):
+    """Every spec's readings of one transcript, side by side, and how they differ."""
+
+    type: Literal["transcript"] = "transcript"
+    transcript: str = Field(description="the transcript id")
+    family: str | None = None
+    specs: list[str] = Field(default_factory=list, description="the specs compared, in order")
+    results: dict[str, dict[str, Reading]] = Field(
+        default_factory=dict, description="SPEC → MODE (oneshot, stream, stream:CHUNKING) → reading"
+    )
+    differences: list[Difference] = Field(
+        default_factory=list,
+        description="each spec's one-shot vs each of its streams, and every pair of specs at each mode",
+    )
+    expected: dict[str, dict[str, bool]] | None = Field(
+        default=None, description="SPEC → MODE → matches the transcript's expected (null: none given)"
+    )
+    against_expected: list[Difference] = Field(
+        default_factory=list, description="readings that differ from expected (b is 'expected')"
+    )
+    unsupported: dict[str, str] = Field(
+        default_factory=dict, description="backend or spec → why it could not run this transcript"
+    )
+
+    @property
+    def score(self) -> int:
+        """How different: the number of differences, counting those against expected."""
+        return len(self.differences) + len(self.against_expected)
+
+    def classes(self) -> list[str]:
+        """The divergence classes present, sorted."""
+        return sorted({d.class_ for d in self.differences} | {d.class_ for d in self.against_expected})
+
+
+class PairAgreement(_Out):
+    """How often two specs (or two backends) read transcripts the same way."""
+
+    a: str
+    b: str
+    transcripts: int = Field(0, description="transcripts both ran on")
+    agree: int = Field(0, description="transcripts with no difference at any mode")
+    oneshot_agree: int = 0
+    stream_agree: int = Field(0, description="transcripts with no difference at any streamed mode")
+    rate: float = Field(0.0, description="agree / transcripts")
+    classes: dict[str, int] = Field(default_factory=dict, description="class → transcripts showing it")
+
+
+class SpecStats(_Out):
+    """One spec on its own: does its stream match its own one-shot, and expected?"""
+
+    spec: str
+    transcripts: int = 0
+    stream_consistent: int = Field(0, description="transcripts where every stream equals the one-shot")
+    errors: int = Field(0, description="transcripts where some reading errored")
+    scored: int = Field(0, description="transcripts with an expected reading")
+    correct: int = Field(0, description="scored transcripts where every mode matches expected")
+    classes: dict[str, int] = Field(
+        default_factory=dict, description="class → transcripts (one-shot vs stream, and vs expected)"
+    )
+
+
+class Ranked(_Out):
+    """A transcript in the most-different list."""
+
+    transcript: str
+    score: int
+    classes: list[str] = Field(default_factory=list)
+
+
+class CompareSummary(_Out):
+    """Agreement over every transcript compared: per spec pair, per backend pair, per class."""
+
+    type: Literal["summary"] = "summary"
+    parsebridge: str = ""
+    backends: dict[str, str | None] = Field(default_factory=dict, description="backend → version")
+    modes: dict[str, str] = Field(default_factory=dict, description="MODE → chunking name")
+    transcripts: int = Field(0, description="transcripts read (including those no spec could run)")
+    agreeing: int = Field(0, description="transcripts run with no difference between any two readings")
+    differing: int = Field(0, description="transcripts run with some difference between readings")
+    not_run: int = Field(0, description="transcripts no spec could run (see unsupported)")
+    wrong: int = Field(0, description="transcripts where some reading differs from the expected one")
+    pairs: list[PairAgreement] = Field(default_factory=list, description="per pair of specs")
+    backend_pairs: list[PairAgreement] = Field(
+        default_factory=list,
+        description="per pair of backends (specs grouped by the backend of their parsers)",
+    )
+    specs: list[SpecStats] = Field(default_factory=list)
+    classes: dict[str, int] = Field(default_factory=dict, description="class → transcripts showing it")
+    most_different: list[Ranked] = Field(default_factory=list, description="most differences first")
+    unsupported: dict[str, int] = Field(default_factory=dict, description="backend or spec → transcripts")
+    skipped: int = Field(0, description="transcripts already in the output (--resume)")
+    elapsed_s: float = 0.0
+    complete: bool = Field(True, description="false when the run was interrupted")
+
+
+CompareLine = TranscriptComparison | CompareSummary
+
+
+def compare_json_schema() -> dict[str, Any]:
+    """JSON schema of one output line: a transcript comparison or the summary (by ``type``)."""
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(TranscriptComparison | CompareSummary)
+    schema = adapter.json_schema(by_alias=True, mode="serialization")
+    schema["title"] = "parsebridge compare output line"
+    schema["description"] = (
+        "`parsebridge compare --format json` prints JSON Lines: one TranscriptComparison per "
+        "transcript, then one CompareSummary; the `type` field tells them apart."
+    )
+    return schema
+
+
+def dump_line(obj: BaseModel) -> str:
+    """One JSON line (aliases on, so `class` is spelled as design §10 has it)."""
+    return obj.model_dump_json(by_alias=True)
+
+
+def load_line(text: str) -> TranscriptComparison | CompareSummary:
+    """Read back one output line (`--resume`, tests, users' scripts)."""
+    import json
+
+    data = json.loads(text)
+    if isinstance(data, dict) and data.get("type") == "summary":
+        return CompareSummary.model_validate(data)
+    return TranscriptComparison.model_validate(data)

@@ -1,0 +1,394 @@
+"""The human views of a compare run: a rich table on the terminal, and one self-contained HTML page.
+
+Both take the summary and a bounded list of JSON lines (every transcript of
+a small run, or the most different ones of a large run), so a 100k-line log
+renders as fast as ten. The HTML page reuses the conformance report's
+stylesheet (read from its template) so the two reports look alike without a
+second copy of the CSS.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from .checks import DESCRIPTIONS, DivergenceClass
+from .compare_models import CompareSummary, PairAgreement
+
+_MAX_CELL = 400
+
+
+def _describe(cls: str) -> str:
+    try:
+        return DESCRIPTIONS[DivergenceClass(cls)]
+    except ValueError:
+        return ""
+
+
+def _calls_text(calls: Sequence[dict[str, Any]]) -> str:
+    out = []
+    for c in calls:
+        if c.get("invalid_arguments") is not None:
+            out.append(f"{c.get('name')}(invalid: {c['invalid_arguments']})")
+        else:
+            out.append(
+                f"{c.get('name')}({json.dumps(c.get('arguments', {}), ensure_ascii=False, sort_keys=True)})"
+            )
+    return "\n".join(out)
+
+
+def _cut(text: str | None) -> str:
+    if text is None:
+        return "∅"
+    return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…"
+
+
+def _key(r: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        r.get("status"),
+        r.get("error"),
+        r.get("reasoning"),
+        r.get("content"),
+        _calls_text(r.get("tool_calls") or []),
+    )
+
+
+def rows_of(d: dict[str, Any]) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """(spec, modes with this same reading, reading): each spec's modes that read alike share a row."""
+    rows = []
+    for spec, modes in (d.get("results") or {}).items():
+        groups: dict[tuple[Any, ...], tuple[list[str], dict[str, Any]]] = {}
+        for mode, reading in modes.items():
+            groups.setdefault(_key(reading), ([], reading))[0].append(mode)
+        for ms, reading in groups.values():
+            rows.append((spec, ms, reading))
+    return rows
+
+
+def grouped_differences(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(class, where, detail): the same difference at several modes is one line (``A vs B at oneshot, stream``)."""
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for x in [*d.get("differences", []), *d.get("against_expected", [])]:
+        sa, _, ma = x["a"].rpartition("/")
+        sb, _, mb = x["b"].rpartition("/")
+        if x["b"] == "expected":
+            key, where = (x["class"], sa, "expected", x["detail"]), ma
+        elif sa == sb and ma != mb:
+            key, where = (x["class"], sa, "", x["detail"]), f"{ma} vs {mb}"
+        else:
+            key, where = (x["class"], sa, sb, x["detail"]), ma
+        groups.setdefault(key, []).append(where)
+    out = []
+    for (cls, a, b, detail), wheres in groups.items():
+        if not b:
+            out.append((cls, f"{a}: {', '.join(wheres)}", detail))
+        elif a == b:
+            out.append((cls, f"{a} at {', '.join(wheres)}", detail))
+        else:
+            out.append((cls, f"{a} vs {b} at {', '.join(wheres)}", detail))
+    return out
+
+
+def _rate(p: PairAgreement) -> str:
+    return f"{p.agree}/{p.transcripts} ({p.rate:.0%})"
+
+
+def _top_classes(classes: dict[str, int], n: int = 4) -> str:
+    items = sorted(classes.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+    return ", ".join(f"{c} {k}" for c, k in items)
+
+
+# ---------------------------------------------------------------- terminal
+
+
+def print_table(
+    summary: CompareSummary, lines: Sequence[str], *, path: str | None = None, all_shown: bool = True
+) -> None:
+    """Side-by-side readings of the given transcripts, then the summary tables."""
+    from rich.console import Console
+
+    if path:
+        with open(path, "w", encoding="utf-8") as fh:
+            _print(Console(file=fh, width=160, highlight=False), summary, lines, all_shown)
+    else:
+        _print(Console(highlight=False), summary, lines, all_shown)
+
+
+def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    if lines and not all_shown:
+        console.print(f"[bold]The {len(lines)} most different of {summary.transcripts} transcripts[/]")
+    for line in lines:
+        d = json.loads(line)
+        differing = {ref for x in d.get("differences", []) for ref in (x["a"], x["b"])}
+        wrong = {x["a"] for x in d.get("against_expected", [])}
+        title = f"[bold]{escape(d['transcript'])}[/]" + (
+            f" [dim]({escape(d['family'])})[/]" if d.get("family") else ""
+        )
+        t = Table(title=title, title_justify="left", show_lines=True)
+        for col in ("spec", "modes", "reasoning", "content", "tool calls"):
+            t.add_column(col, overflow="fold")
+        if d.get("expected") is not None:
+            t.add_column("expected")
+        for spec, modes, r in rows_of(d):
+            hot = any(f"{spec}/{m}" in differing for m in modes)
+            style = "red" if hot else ""
+            cells = [escape(spec), escape(", ".join(modes))]
+            if r.get("status") != "ok":
+                cells += [
+                    "",
+                    f"[magenta]{escape(str(r.get('status')))}: {escape(_cut(r.get('error')))}[/]",
+                    "",
+                ]
+            else:
+                cells += [
+                    escape(_cut(r.get("reasoning"))),
+                    escape(_cut(r.get("content"))),
+                    escape(_cut(_calls_text(r.get("tool_calls") or [])) or "—"),
+                ]
+            if d.get("expected") is not None:
+                ok = [not any(f"{spec}/{m}" == w for w in wrong) for m in modes]
+                known = spec in (d.get("expected") or {})
+                cells.append(("[green]✓[/]" if all(ok) else "[red]✗[/]") if known else "")
+            t.add_row(*cells, style=style)
+        console.print(t)
+        for cls, where, detail in grouped_differences(d):
+            console.print(f"  [yellow]{cls}[/] {escape(where)}: [dim]{escape(detail)}[/]")
+        for who, why in (d.get("unsupported") or {}).items():
+            console.print(f"  [dim]unsupported {escape(who)}: {escape(why)}[/]")
+        if not d.get("differences") and not d.get("against_expected") and len(d.get("results") or {}) > 1:
+            console.print("  [green]all specs agree at every mode[/]")
+        console.print()
+    _print_summary(console, summary)
+
+
+def _print_summary(console: Any, s: CompareSummary) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
+    head = f"[bold]{s.transcripts} transcripts[/]" + (
+        f" ({s.skipped} from a previous run)" if s.skipped else ""
+    )
+    head += f": [green]{s.agreeing} without differences between readings[/], [yellow]{s.differing} with[/]"
+    if s.wrong:
+        head += f", [red]{s.wrong} with a reading wrong against expected[/]"
+    if s.not_run:
+        head += f", [dim]{s.not_run} no spec could run[/]"
+    console.print(head + f"\nmodes: {modes}")
+    for title, pairs in (
+        ("agreement per backend pair", s.backend_pairs),
+        ("agreement per spec pair", s.pairs),
+    ):
+        if not pairs:
+            continue
+        t = Table(title=title, title_justify="left")
+        for col in (
+            "a",
+            "b",
+            "agree at every mode",
+            "one-shot agree",
+            "stream agree",
+            "classes (transcripts)",
+        ):
+            t.add_column(col)
+        for p in sorted(pairs, key=lambda p: (p.rate, p.a, p.b))[:30]:
+            colour = "green" if p.agree == p.transcripts else "yellow"
+            t.add_row(
+                escape(p.a),
+                escape(p.b),
+                f"[{colour}]{_rate(p)}[/]",
+                f"{p.oneshot_agree}/{p.transcripts}",
+                f"{p.stream_agree}/{p.transcripts}",
+                escape(_top_classes(p.classes)),
+            )
+        console.print(t)
+        if len(pairs) > 30:
+            console.print(f"[dim]… {len(pairs) - 30} more pairs (--format json has all)[/]")
+    if s.specs:
+        t = Table(title="per spec", title_justify="left")
+        for col in ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes"):
+            t.add_column(col)
+        for st in s.specs[:40]:
+            t.add_row(
+                escape(st.spec),
+                str(st.transcripts),
+                f"{st.stream_consistent}/{st.transcripts}",
+                str(st.errors) if st.errors else "",
+                f"{st.correct}/{st.scored}" if st.scored else "",
+                escape(_top_classes(st.classes)),
+            )
+        console.print(t)
+    if s.classes:
+        t = Table(title="divergence classes", title_justify="left")
+        for col in ("class", "transcripts", "meaning"):
+            t.add_column(col)
+        for c, n in s.classes.items():
+            t.add_row(c, str(n), _describe(c))
+        console.print(t)
+    if s.most_different and s.differing:
+        console.print(
+            "most different: "
+            + ", ".join(f"{escape(r.transcript)} ({r.score})" for r in s.most_different[:10])
+        )
+    for who, n in s.unsupported.items():
+        console.print(f"[dim]unsupported: {escape(who)} on {n} transcripts[/]")
+    hint = single_backend_hint(s)
+    if hint:
+        console.print(f"[dim]{escape(hint)}[/]")
+
+
+def single_backend_hint(s: CompareSummary) -> str | None:
+    """Why nothing was compared across backends, when only one (builtin) could run."""
+    if s.pairs or list(s.backends) != ["builtin"]:
+        return None
+    return (
+        "only the builtin backend ran here, so there is nothing to compare it with: install vLLM or SGLang "
+        "parsers (python tools/install_framework.py vllm-latest) and run the same command again"
+    )
+
+
+# ---------------------------------------------------------------- html
+
+_EXTRA_CSS = """
+tr.hot td { background: #fff3e0; }
+td.ok { color: var(--pass); } td.bad { color: var(--fail); font-weight: 600; }
+.pairs td.rate { font-weight: 600; }
+"""
+
+
+def _css() -> str:
+    try:
+        template = resources.files(__package__).joinpath("templates/report.html").read_text(encoding="utf-8")
+        m = re.search(r"<style>(.*?)</style>", template, re.DOTALL)
+        return (m.group(1) if m else "") + _EXTRA_CSS
+    except OSError:
+        return _EXTRA_CSS
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _pairs_html(title: str, pairs: Sequence[PairAgreement]) -> str:
+    if not pairs:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(p.a)}</td><td>{_e(p.b)}</td><td class='rate'>{_e(_rate(p))}</td>"
+        f"<td>{p.oneshot_agree}/{p.transcripts}</td><td>{p.stream_agree}/{p.transcripts}</td>"
+        f"<td class='classes'>{_e(_top_classes(p.classes, 8))}</td></tr>"
+        for p in sorted(pairs, key=lambda p: (p.rate, p.a, p.b))
+    )
+    return (
+        f"<h2>{_e(title)}</h2><table class='pairs'><thead><tr><th>a</th><th>b</th><th>agree at every mode</th>"
+        f"<th>one-shot agree</th><th>stream agree</th><th>classes (transcripts)</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def _transcript_html(d: dict[str, Any]) -> str:
+    differing = {ref for x in d.get("differences", []) for ref in (x["a"], x["b"])}
+    wrong = {x["a"] for x in d.get("against_expected", [])}
+    scored = d.get("expected") is not None
+    head = "<tr><th>spec</th><th>modes</th><th>reasoning</th><th>content</th><th>tool calls</th>"
+    head += "<th>expected</th></tr>" if scored else "</tr>"
+    body = []
+    for spec, modes, r in rows_of(d):
+        hot = any(f"{spec}/{m}" in differing for m in modes)
+        if r.get("status") != "ok":
+            cells = f"<td></td><td class='bad'>{_e(r.get('status'))}: {_e(r.get('error'))}</td><td></td>"
+        else:
+            cells = "".join(
+                f"<td><pre>{_e(v)}</pre></td>"
+                for v in (
+                    _cut(r.get("reasoning")),
+                    _cut(r.get("content")),
+                    _calls_text(r.get("tool_calls") or []) or "—",
+                )
+            )
+        if scored:
+            if spec in (d.get("expected") or {}):
+                ok = not any(f"{spec}/{m}" in wrong for m in modes)
+                cells += f"<td class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'}</td>"
+            else:
+                cells += "<td></td>"
+        body.append(
+            f"<tr class='{'hot' if hot else ''}'><td>{_e(spec)}</td><td>{_e(', '.join(modes))}</td>{cells}</tr>"
+        )
+    diffs = "".join(
+        f"<li><span class='classes'>{_e(cls)}</span> {_e(where)}: <span class='detail'>{_e(detail)}</span></li>"
+        for cls, where, detail in grouped_differences(d)
+    )
+    unsup = "".join(
+        f"<li class='muted'>unsupported {_e(k)}: {_e(v)}</li>"
+        for k, v in (d.get("unsupported") or {}).items()
+    )
+    n = len(d.get("differences", [])) + len(d.get("against_expected", []))
+    badge = (
+        f"<span class='badge s-diverge'>{n} differences</span>"
+        if n
+        else "<span class='badge s-pass'>agree</span>"
+    )
+    fam = f" <span class='muted'>({_e(d['family'])})</span>" if d.get("family") else ""
+    return (
+        f"<details class='transcript'{' open' if n else ''}><summary>{_e(d['transcript'])}{fam} {badge}</summary>"
+        f"<table class='cmp'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        f"<ul>{diffs}{unsup}</ul></details>"
+    )
+
+
+def render_html(summary: CompareSummary, lines: Sequence[str], *, all_shown: bool = True) -> str:
+    """One self-contained page (inline CSS, no script, no network): summary, then transcripts."""
+    s = summary
+    modes = ", ".join(f"{m} = {c}" for m, c in s.modes.items())
+    versions = " · ".join(f"{b} {v or '?'}" for b, v in s.backends.items())
+    spec_rows = "".join(
+        f"<tr><td>{_e(st.spec)}</td><td>{st.transcripts}</td><td>{st.stream_consistent}/{st.transcripts}</td>"
+        f"<td>{st.errors or ''}</td><td>{f'{st.correct}/{st.scored}' if st.scored else ''}</td>"
+        f"<td class='classes'>{_e(_top_classes(st.classes, 8))}</td></tr>"
+        for st in s.specs
+    )
+    class_rows = "".join(
+        f"<tr><td class='classes'>{_e(c)}</td><td>{n}</td><td>{_e(_describe(c))}</td></tr>"
+        for c, n in s.classes.items()
+    )
+    shown = "Transcripts" if all_shown else f"The {len(lines)} most different of {s.transcripts} transcripts"
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>parsebridge compare</title><style>{_css()}</style></head><body>",
+        "<h1>parsebridge compare</h1>",
+        f"<div class='meta'>parsebridge {_e(s.parsebridge)} · {_e(versions)} · modes: {_e(modes)}<br>"
+        f"{s.transcripts} transcripts: <span class='badge s-pass'>{s.agreeing} agree</span> "
+        f"<span class='badge s-diverge'>{s.differing} differ</span>"
+        + (f" <span class='badge s-fail'>{s.wrong} wrong vs expected</span>" if s.wrong else "")
+        + (f" <span class='badge s-unsupported'>{s.not_run} not run</span>" if s.not_run else "")
+        + (f" · {s.skipped} from a previous run" if s.skipped else "")
+        + ("" if s.complete else " · <b>interrupted</b>")
+        + "</div>",
+        _pairs_html("Agreement per backend pair", s.backend_pairs),
+        _pairs_html("Agreement per spec pair", s.pairs),
+    ]
+    if spec_rows:
+        parts.append(
+            "<h2>Per spec</h2><table><thead><tr><th>spec</th><th>transcripts</th><th>stream = one-shot</th>"
+            f"<th>errors</th><th>correct (of scored)</th><th>classes</th></tr></thead><tbody>{spec_rows}</tbody></table>"
+        )
+    if class_rows:
+        parts.append(
+            "<h2>Divergence classes</h2><table><thead><tr><th>class</th><th>transcripts</th><th>meaning</th></tr>"
+            f"</thead><tbody>{class_rows}</tbody></table>"
+        )
+    hint = single_backend_hint(s)
+    if hint:
+        parts.append(f"<p class='muted'>{_e(hint)}</p>")
+    parts.append(f"<h2>{_e(shown)}</h2>")
+    parts.extend(_transcript_html(json.loads(line)) for line in lines)
+    parts.append("</body></html>\n")
+    return "".join(parts)

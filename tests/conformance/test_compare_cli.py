@@ -1,0 +1,142 @@
+"""`parsebridge compare` on the command line: inputs, formats, resume, interruption, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from parsebridge.cli import main
+from parsebridge.conformance import compare as compare_mod
+from parsebridge.conformance import compare_cli
+from parsebridge.conformance.compare_models import CompareSummary, TranscriptComparison
+
+P = "python:_compare_parsers:"
+TAGGED, LOSSY = P + "Tagged", P + "LossyTagged"
+TEXT = 'Sure, let me check the weather for you now.<call>{"name": "get_weather", "arguments": {"city": "Paris"}}</call>'
+SPECS = ["--tool-parser", TAGGED, "--tool-parser", LOSSY]
+
+
+def _lines(text: str) -> list[dict]:
+    return [json.loads(x) for x in text.splitlines() if x.strip()]
+
+
+def _log(path: Path, n: int) -> Path:
+    with path.open("w") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"id": f"t{i}", "output": TEXT if i % 2 else f"plain answer {i}"}) + "\n")
+    return path
+
+
+def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", TEXT, *SPECS, "--format", "json"]) == 0
+    objs = _lines(capsys.readouterr().out)
+    assert [o["type"] for o in objs] == ["transcript", "summary"]
+    TranscriptComparison.model_validate(objs[0])
+    CompareSummary.model_validate(objs[1])
+    assert objs[0]["transcript"] == "text"
+    assert {d["class"] for d in objs[0]["differences"]} == {"content_lost"}
+
+
+def test_table_shows_readings_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", TEXT, *SPECS]) == 0
+    out = capsys.readouterr().out
+    assert "content_lost" in out and "stream:token-5" in out and "agreement per spec pair" in out
+
+
+def test_stdin_jsonl_and_bare(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    log = "\n".join(json.dumps({"id": f"s{i}", "text": TEXT}) for i in range(3)) + "\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(log))
+    assert main(["compare", "-", *SPECS, "--format", "json"]) == 0
+    assert [o.get("transcript") for o in _lines(capsys.readouterr().out)][:3] == ["s0", "s1", "s2"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("just text\nover two lines"))
+    assert main(["compare", "-", "--tool-parser", TAGGED, "--format", "json"]) == 0
+    first = _lines(capsys.readouterr().out)[0]
+    assert first["transcript"] == "stdin"
+    assert first["results"][TAGGED]["oneshot"]["content"] == "just text\nover two lines"
+
+
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", TEXT]) == 2  # a raw output has no family
+    assert main(["compare", TEXT, "--tool-parser", "builtin:hermez"]) == 2
+    assert main(["compare", str(tmp_path / "missing.jsonl"), "--tool-parser", TAGGED]) == 2
+    assert main(["compare", TEXT, "--tool-parser", TAGGED, "--resume"]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_fail_on_diff(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", TEXT, *SPECS, "--fail-on-diff", "--format", "json"]) == 1
+    assert main(["compare", "no call", *SPECS, "--fail-on-diff", "--format", "json"]) == 0
+
+
+def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--schema"]) == 0
+    assert "CompareSummary" in capsys.readouterr().out
+
+
+def test_html_is_self_contained(tmp_path: Path) -> None:
+    out = tmp_path / "cmp.html"
+    assert main(["compare", TEXT, "<b>not html</b>", *SPECS, "--format", "html", "-o", str(out)]) == 0
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert "&lt;b&gt;not html&lt;/b&gt;" in page and "content_lost" in page
+
+
+def test_bundled_builtin_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """The quick start's form without frameworks: bundled transcripts, family table, builtin backend."""
+    assert (
+        main(["compare", "--bundled", "--family", "hermes", "--backends", "builtin", "--format", "json"]) == 0
+    )
+    objs = _lines(capsys.readouterr().out)
+    summary = objs[-1]
+    assert summary["type"] == "summary" and summary["transcripts"] == len(objs) - 1 >= 5
+    assert all(
+        list(o["results"]) in (["builtin:hermes"], ["builtin:qwen3 + builtin:hermes"]) for o in objs[:-1]
+    )
+    assert summary["specs"][0]["scored"] > 0
+
+
+def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _log(tmp_path / "log.jsonl", 30)
+    out = tmp_path / "out.jsonl"
+    real = compare_mod.run_comparisons
+
+    def interrupted(*args, **kwargs):
+        for i, item in enumerate(real(*args, **kwargs)):
+            if i == 12:
+                raise KeyboardInterrupt
+            yield item
+
+    monkeypatch.setattr(compare_mod, "run_comparisons", interrupted)
+    args = ["compare", str(log), *SPECS, "--format", "json", "-o", str(out)]
+    assert main(args) == 130
+    partial = _lines(out.read_text())
+    assert len(partial) == 12 and all(o["type"] == "transcript" for o in partial)  # no summary yet
+    with out.open("a") as fh:
+        fh.write('{"type": "transcript", "transcript": "t12", "resu')  # a torn last write
+    monkeypatch.setattr(compare_mod, "run_comparisons", real)
+    assert main([*args, "--resume", "--jobs", "2"]) == 0
+    objs = _lines(out.read_text())
+    ids = [o["transcript"] for o in objs[:-1]]
+    assert sorted(ids) == sorted(f"t{i}" for i in range(30)) and len(ids) == 30
+    summary = objs[-1]
+    assert summary["type"] == "summary" and summary["transcripts"] == 30 and summary["skipped"] == 12
+    assert summary["pairs"][0]["transcripts"] == 30
+    # resuming a finished run redoes nothing and keeps one summary
+    assert main([*args, "--resume"]) == 0
+    again = _lines(out.read_text())
+    assert len(again) == 31 and sum(o["type"] == "summary" for o in again) == 1
+
+
+def test_separate_summary_file_and_count(tmp_path: Path) -> None:
+    log = _log(tmp_path / "log.jsonl", 7)
+    assert compare_cli.count_lines(log) == 7
+    out, summ = tmp_path / "o.jsonl", tmp_path / "s.json"
+    assert (
+        main(["compare", str(log), *SPECS, "--format", "json", "-o", str(out), "--summary", str(summ)]) == 0
+    )
+    assert len(_lines(out.read_text())) == 7
+    assert json.loads(summ.read_text())["transcripts"] == 7
