@@ -1,0 +1,560 @@
+"""Shared machinery of the builtin tool-call parsers: one incremental driver, small scanners.
+
+Every builtin format is a state machine over a cursor into a short buffer.
+`BuiltinToolStream` is the driver: it owns the buffer (only the unconsumed
+tail plus, while a call's name is still unknown, the span of that call), the
+content/whitespace policy and the OpenAI delta bookkeeping. Formats implement
+`_step` (consume what can be decided, return False when more text is needed)
+and `_at_end` (truncation). `BuiltinToolParser.parse` runs the very same
+machine over the whole text, so a one-shot parse and a stream at any chunking
+agree by construction; the tests check the machine is chunking-invariant.
+
+Policy shared by every format (the builtin malformed-output contract):
+
+1. Content is the text outside call spans, verbatim, except that a
+   whitespace-only run touching a call on one side and a call or the start/end
+   of the output on the other belongs to the call structure.
+2. A call span whose name cannot be recovered stays in the content verbatim.
+3. A named call whose arguments are not a JSON object is kept with
+   ``arguments={}`` and ``invalid_arguments`` = the verbatim arguments text
+   (raw JSON formats: the value's text, without surrounding whitespace).
+4. At end of output inside a call: a named call is kept (arguments so far,
+   flagged unless already a complete object); an unnamed one is content.
+5. Calls are never filtered against ``tools``; missing arguments → ``{}``.
+6. Marker text inside a JSON string never ends a call.
+7. Nothing raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...protocol import StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
+from ...protocol.models import new_call_id
+from ...protocol.parsers import ToolParserBase
+from ...protocol.streams import ToolStreamBase
+
+JSON_WS = " \t\r\n"
+MORE = "\x00more"  # sentinel: a marker may start here, wait for more text
+
+
+def match_marker(buf: str, i: int, markers: Sequence[str], final: bool) -> str | None:
+    """The marker starting at `buf[i]`, `MORE` when the rest could still become one, else None."""
+    rest_len = len(buf) - i
+    partial = False
+    for m in markers:
+        if buf.startswith(m, i):
+            return m
+        if not final and rest_len < len(m) and m.startswith(buf[i:]):
+            partial = True
+    return MORE if partial else None
+
+
+def find_markers(buf: str, start: int, markers: Sequence[str]) -> tuple[int, str | None]:
+    """Earliest occurrence of any marker at or after `start`: (index, marker) or (-1, None)."""
+    best, which = -1, None
+    for m in markers:
+        j = buf.find(m, start, best + len(m) if best >= 0 else len(buf))
+        if j >= 0 and (best < 0 or j < best):
+            best, which = j, m
+    return best, which
+
+
+def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
+    """How far text from `start` can be released without cutting a possible marker prefix."""
+    end = len(buf)
+    if final:
+        return end
+    hold = 0
+    for m in markers:
+        for k in range(min(len(m) - 1, end - start), hold, -1):
+            if buf.endswith(m[:k]):
+                hold = k
+                break
+    return end - hold
+
+
+def loads_or_none(text: str) -> Any:
+    """`json.loads` that never raises and refuses NaN/Infinity (they do not round-trip)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError):
+        return _INVALID
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+class _Invalid:
+    def __repr__(self) -> str:
+        return "<invalid JSON>"
+
+
+_INVALID: Any = _Invalid()
+
+
+def is_invalid(value: Any) -> bool:
+    return value is _INVALID
+
+
+# --- incremental JSON value scanner -------------------------------------------------------
+
+#: scan results
+EOB, STOP, CLOSED, MARKER, NEED = "eob", "stop", "closed", "marker", "need"
+
+_STR_RUN = re.compile(r'[^"\\]+')
+_PLAIN: dict[tuple[str, ...], tuple[frozenset[str], re.Pattern[str]]] = {}
+
+
+def _plain_for(markers: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str]]:
+    """(marker first characters, regex of a run needing no attention) — cached per marker set."""
+    got = _PLAIN.get(markers)
+    if got is None:
+        firsts = frozenset(m[0] for m in markers)
+        plain = re.compile("[^" + re.escape('"{}[],' + "".join(sorted(firsts))) + "]+")
+        got = _PLAIN[markers] = (firsts, plain)
+    return got
+
+
+class JsonRaw:
+    """Tracks string/escape/depth over raw JSON text, so a value's end is found without parsing.
+
+    `scan` stops at a structural character at depth 0 listed in `stops`
+    (not consumed), after the close of a top-level container or string when
+    `stop_at_close`, or at a marker outside strings (not consumed; kept in
+    `.marker`). Markers inside strings are ignored: that is rule 6.
+    """
+
+    __slots__ = ("depth", "esc", "firsts", "in_str", "marker", "plain")
+
+    def __init__(self, markers: Sequence[str] = ()) -> None:
+        self.in_str = False
+        self.esc = False
+        self.depth = 0
+        self.marker: str | None = None
+        self.firsts, self.plain = _plain_for(tuple(markers))
+
+    def scan(
+        self,
+        buf: str,
+        i: int,
+        markers: Sequence[str],
+        final: bool,
+        stops: str = "",
+        stop_at_close: bool = False,
+    ) -> tuple[int, str]:
+        n = len(buf)
+        plain = self.plain
+        while i < n:
+            if self.in_str:
+                if self.esc:
+                    self.esc = False
+                    i += 1
+                    continue
+                m = _STR_RUN.match(buf, i)
+                if m:
+                    i = m.end()
+                    continue
+                if buf[i] == "\\":
+                    self.esc = True
+                    i += 1
+                    continue
+                self.in_str = False
+                i += 1
+                if self.depth == 0 and stop_at_close:
+                    return i, CLOSED
+                continue
+            m = plain.match(buf, i)
+            if m:
+                i = m.end()
+                continue
+            c = buf[i]
+            if c in self.firsts:
+                found = match_marker(buf, i, markers, final)
+                if found == MORE:
+                    return i, NEED
+                if found is not None:
+                    self.marker = found
+                    return i, MARKER
+            if c == '"':
+                self.in_str = True
+            elif c in "{[":
+                self.depth += 1
+            elif c in "}]":
+                if self.depth == 0:
+                    if c in stops:
+                        return i, STOP
+                else:
+                    self.depth -= 1
+                    if self.depth == 0 and stop_at_close:
+                        return i + 1, CLOSED
+            elif c == "," and self.depth == 0 and c in stops:
+                return i, STOP
+            i += 1
+        return i, EOB
+
+
+# --- the driver ------------------------------------------------------------------------------
+
+
+class BuiltinToolStream(ToolStreamBase):
+    """Incremental driver shared by every builtin format (see the module docstring).
+
+    Buffer discipline: `_buf[_pos:]` is unconsumed text, and everything before
+    `_pos` is dropped at the next feed, so the buffer only ever holds a
+    possible marker prefix. While a call's name is unknown (`_span` set), its
+    raw text so far — `_span_parts` plus `_buf[_span:_pos]` — is kept so it can
+    become content verbatim (rule 2/4); it is stored as a list of pieces, never
+    re-concatenated per chunk, so total work stays linear.
+    """
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__()
+        self.parser = parser
+        self._buf = ""
+        self._pos = 0
+        self._base = 0  # absolute offset of _buf[0]
+        self._final = False
+        self._span: int | None = None
+        self._span_parts: list[str] = []
+        self._span_abs = 0
+        self._out_content: list[str] = []
+        self._out_calls: list[ToolCallDelta] = []
+        self._pending_ws: list[str] = []
+        self._ws_mode = True  # after a call/structure or at start: whitespace is held
+        self._seen_structure = False
+        self._index = -1
+        self._in_call = False
+        self._args_held: list[str] = []
+        self._arg_parts: list[str] = []  # fragments for _out_calls[-1], joined once per chunk
+        self._call_start = 0
+        #: absolute (start, end) of each named call's span, for `ToolCall.raw_text`.
+        self.call_spans: list[tuple[int, int]] = []
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        keep = self._pos
+        if self._span is not None:
+            if self._span < keep:
+                self._span_parts.append(self._buf[self._span : keep])
+            self._span = max(0, self._span - keep)
+        self._buf = self._buf[keep:] + text
+        self._base += keep
+        self._pos = 0
+        self._run()
+        return self._take()
+
+    def _flush(self) -> StreamDelta:
+        self._final = True
+        self._run()
+        self._at_end()
+        if self._span is not None:
+            self._reject(len(self._buf))
+        if self._in_call:
+            self._end_call(len(self._buf))
+        if self._pending_ws and not self._seen_structure:
+            self._out_content.extend(self._pending_ws)
+        self._pending_ws = []
+        return self._take()
+
+    def _run(self) -> None:
+        while self._step():
+            pass
+
+    def _take(self) -> StreamDelta:
+        self._seal()
+        if not self._out_content and not self._out_calls:
+            return StreamDelta()
+        delta = StreamDelta(content="".join(self._out_content), tool_calls=self._out_calls)
+        self._out_content = []
+        self._out_calls = []
+        return delta
+
+    def pending_text(self) -> str:
+        """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""
+        if self._span is None:
+            return "".join(self._pending_ws) + self._buf[self._pos :]
+        return "".join(self._pending_ws) + "".join(self._span_parts) + self._buf[self._span :]
+
+    # -- format hooks ---------------------------------------------------------------------------
+    def _step(self) -> bool:
+        """Consume what can be decided; False when more text is needed (or none is left)."""
+        raise NotImplementedError
+
+    def _at_end(self) -> None:
+        """End of output after the final `_run`: settle a truncated call (the driver does the rest)."""
+
+    # -- emission ---------------------------------------------------------------------------------
+    def _content(self, text: str) -> None:
+        """Text outside calls; whitespace right after a call (or at start) waits for what follows."""
+        if not text:
+            return
+        if self._ws_mode:
+            if text.isspace():
+                self._pending_ws.append(text)
+                return
+            self._ws_mode = False
+            self._out_content.extend(self._pending_ws)
+            self._pending_ws = []
+        self._out_content.append(text)
+
+    def _inline_content(self, text: str) -> None:
+        """Stray text inside a call span that is not part of the call: content, verbatim, in place."""
+        if text:
+            self._out_content.append(text)
+
+    def _structure(self) -> None:
+        """A committed piece of call structure (outside any call): swallow adjacent whitespace."""
+        self._pending_ws = []
+        self._ws_mode = True
+        self._seen_structure = True
+
+    def _begin_span(self, pos: int) -> None:
+        """A possible call starts at `pos`; keep its raw text until the name is known."""
+        if self._span is None:
+            self._span = pos
+            self._span_parts = []
+            self._span_abs = self._base + pos
+
+    def _drop_span(self) -> None:
+        """The undecided text turned out to be call structure (separators): drop it."""
+        self._span = None
+        self._span_parts = []
+
+    def _reject(self, pos: int) -> None:
+        """The undecided span up to `pos` is not a call: it is content, verbatim."""
+        if self._span is None:
+            return
+        text = "".join(self._span_parts) + self._buf[self._span : pos]
+        self._drop_span()
+        self._content(text)
+
+    def _commit(self, name: str, call_start: int | None = None) -> None:
+        """The span is a call named `name`: announce it (index, id, name)."""
+        start = self._span_abs if call_start is None else self._base + call_start
+        self._drop_span()
+        self._structure()
+        self._index += 1
+        self._in_call = True
+        self._args_held = []
+        self._call_start = start
+        self._seal()
+        self._out_calls.append(ToolCallDelta(index=self._index, id=new_call_id(), name=name))
+
+    def _args(self, text: str, hold_ws: bool = True) -> None:
+        """An argument fragment of the current call; a trailing whitespace run waits (dropped at end)."""
+        if not text:
+            return
+        if hold_ws:
+            body = text.rstrip(JSON_WS)
+            if not body:
+                self._args_held.append(text)
+                return
+            held, self._args_held = self._args_held, [text[len(body) :]] if len(body) < len(text) else []
+            text = body
+        else:
+            held, self._args_held = self._args_held, []
+        if not (self._out_calls and self._out_calls[-1].index == self._index):
+            self._seal()
+            self._out_calls.append(ToolCallDelta(index=self._index))
+        self._arg_parts.extend(held)
+        self._arg_parts.append(text)
+
+    def _seal(self) -> None:
+        """Join the pending argument fragments into the last delta (one join per chunk: linear)."""
+        if self._arg_parts:
+            self._out_calls[-1].arguments += "".join(self._arg_parts)
+            self._arg_parts = []
+
+    def _end_call(self, pos: int) -> None:
+        """The current call's span ends at `pos` (exclusive)."""
+        if not self._in_call:
+            return
+        self._in_call = False
+        self._args_held = []
+        self.call_spans.append((self._call_start, self._base + pos))
+        self._structure()
+
+    # -- small cursor helpers ------------------------------------------------------------------
+    def _skip_ws(self) -> bool:
+        """Skip JSON whitespace; True when a non-whitespace character is available."""
+        buf, i, n = self._buf, self._pos, len(self._buf)
+        while i < n and buf[i] in JSON_WS:
+            i += 1
+        self._pos = i
+        return i < n
+
+    def _outside(self, starts: Sequence[str]) -> str | None:
+        """Content up to the first start marker: emits text before it, returns the marker (not consumed).
+
+        Returns None when the buffer is exhausted (text that could begin a marker stays).
+        """
+        j, which = find_markers(self._buf, self._pos, starts)
+        if which is not None:
+            self._content(self._buf[self._pos : j])
+            self._pos = j
+            return which
+        end = safe_end(self._buf, self._pos, starts, self._final)
+        self._content(self._buf[self._pos : end])
+        self._pos = end
+        return None
+
+
+class BuiltinToolParser(ToolParserBase):
+    """Base of the builtin formats: `parse` runs the stream machine over the whole text."""
+
+    backend = "builtin"
+    stream_class: ClassVar[type[BuiltinToolStream]]
+
+    def stream(self) -> BuiltinToolStream:
+        """A fresh incremental stream (per request)."""
+        return self.stream_class(self)
+
+    def parse(self, text: str) -> ToolParseResult:
+        """One shot = the incremental machine fed once, so both agree exactly."""
+        text = text if isinstance(text, str) else str(text)
+        s = self.stream()
+        s.feed(text)
+        result = s.finish()
+        calls: list[ToolCall] = []
+        for call, (start, end) in zip(result.tool_calls, s.call_spans, strict=False):
+            calls.append(call.model_copy(update={"raw_text": text[start:end]}))
+        return ToolParseResult(content=result.content, tool_calls=calls)
+
+
+# --- JSON call objects: {"name": ..., "arguments": ...} ---------------------------------------
+
+_KEY_WAIT, _KEY, _COLON, _VALUE_WAIT, _VALUE, _AFTER = range(6)
+#: reader results besides NEED/MARKER
+DONE, BROKEN = "done", "broken"
+_NAME, _ARGS, _OTHER = "name", "args", "other"
+
+
+class ObjectReader:
+    """Reads one ``{"name": str, "arguments"|"parameters": value, ...}`` object after its ``{``.
+
+    The name is announced as soon as its string closes; the arguments value
+    is streamed raw as it arrives (buffered when it comes before the name).
+    Other keys are ignored; only the first "name" and the first arguments
+    key count. Returns DONE after the closing brace, MARKER at a marker
+    outside strings, BROKEN at a character that cannot continue the object
+    (cursor left on it), NEED when the buffer is exhausted.
+    """
+
+    ARG_KEYS: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        self.markers = tuple(markers)
+        self._firsts = frozenset(m[0] for m in self.markers)
+        self.phase = _KEY_WAIT
+        self.name: str | None = None
+        self.args_state = 0  # 0 not seen, 1 streaming, 2 done
+        self.marker: str | None = None
+        self._raw = JsonRaw(self.markers)
+        self._role = _OTHER
+        self._tok: list[str] = []
+        self._key: str | None = None
+        self._early_args: list[str] = []
+
+    def _marker_at(self, st: BuiltinToolStream) -> str | None:
+        found = match_marker(st._buf, st._pos, self.markers, st._final) if self.markers else None
+        if found is not None and found != MORE:
+            self.marker = found
+        return found
+
+    def step(self, st: BuiltinToolStream) -> str:
+        buf = st._buf
+        while True:
+            if self.phase == _VALUE or self.phase == _KEY:
+                r = self._scan(st)
+                if r is not None:
+                    return r
+                continue
+            if not st._skip_ws():
+                return NEED
+            c = buf[st._pos]
+            if c in self._firsts:
+                found = self._marker_at(st)
+                if found == MORE:
+                    return NEED
+                if found is not None:
+                    return MARKER
+            if self.phase == _KEY_WAIT or self.phase == _AFTER:
+                if c == '"':
+                    self.phase = _KEY
+                    self._tok = []
+                    self._raw = JsonRaw(self.markers)
+                    self._raw.in_str = True
+                    st._pos += 1
+                elif c == "}":
+                    st._pos += 1
+                    return DONE
+                elif c == "," and self.phase == _AFTER:
+                    self.phase = _KEY_WAIT
+                    st._pos += 1
+                else:
+                    return BROKEN
+            elif self.phase == _COLON:
+                if c != ":":
+                    return BROKEN
+                st._pos += 1
+                self.phase = _VALUE_WAIT
+            else:  # _VALUE_WAIT
+                key = self._key
+                if key == "name" and self.name is None:
+                    self._role = _NAME
+                elif key in self.ARG_KEYS and self.args_state == 0:
+                    self._role = _ARGS
+                    self.args_state = 1
+                else:
+                    self._role = _OTHER
+                self._tok = []
+                self._raw = JsonRaw(self.markers)
+                self.phase = _VALUE
+
+    def _scan(self, st: BuiltinToolStream) -> str | None:
+        start = st._pos
+        if self.phase == _KEY:
+            end, why = self._raw.scan(st._buf, start, (), st._final, stop_at_close=True)
+            st._pos = end
+            if why == CLOSED:
+                self._tok.append(st._buf[start : end - 1])
+                key = loads_or_none('"' + "".join(self._tok) + '"')
+                self._key = key if isinstance(key, str) else None
+                self.phase = _COLON
+                return None
+            self._tok.append(st._buf[start:end])
+            return NEED
+        name_role = self._role == _NAME
+        end, why = self._raw.scan(
+            st._buf, start, self.markers, st._final, stops=",}]", stop_at_close=name_role
+        )
+        st._pos = end
+        piece = st._buf[start:end]
+        if self._role == _NAME:
+            self._tok.append(piece)
+        elif self._role == _ARGS:
+            if self.name is None:
+                self._early_args.append(piece)
+            else:
+                st._args(piece)
+        if why in (STOP, CLOSED):
+            self.phase = _AFTER
+            if self._role == _NAME:
+                name = loads_or_none("".join(self._tok).strip())
+                if isinstance(name, str):
+                    self.name = name
+                    st._commit(name)
+                    st._args("".join(self._early_args))
+                    self._early_args = []
+            elif self._role == _ARGS:
+                self.args_state = 2
+            return None
+        if why == MARKER:
+            self.marker = self._raw.marker
+            return MARKER
+        return NEED

@@ -1,0 +1,129 @@
+"""Llama 3.x JSON tool calls: ``<|python_tag|>{"name": ..., "parameters": {...}}; {...}``.
+
+An optional leading ``<|python_tag|>``, then one or more JSON objects with a
+string "name" and "parameters" (or "arguments"), separated by ``;`` and/or
+whitespace (another ``<|python_tag|>`` between objects is accepted too).
+Output that does not start, after whitespace, with ``{`` or
+``<|python_tag|>`` is plain content. Calls are only recognised as such a
+leading sequence: the first thing that is not a call object ends it, and the
+rest of the output is content verbatim.
+
+Malformed output (builtin policy, see `_scan`):
+
+* separators (whitespace and ``;``) between calls, and after the last call at end of output,
+  are structure; when content follows the last call they stay in the content verbatim;
+* an object with no string "name" (e.g. a plain JSON answer) is content verbatim, and so is
+  everything after it; ``<|python_tag|>`` followed by non-JSON (code) is content;
+* arguments that are not a JSON object → call kept, ``invalid_arguments`` = raw value text;
+* an object that breaks after its name (there is no end marker to resync on): the call is
+  kept with the arguments read so far (``{}`` if none) and the rest of the output is content;
+* end of output inside an object: named → call kept, arguments flagged unless complete;
+  unnamed → content.
+
+`format_tool_result`: the tool result as the content of an ``ipython`` message, as the
+Llama 3.1 template renders it: a string result verbatim, anything else as JSON (no id:
+the format has none).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from ._scan import (
+    BROKEN,
+    DONE,
+    JSON_WS,
+    MORE,
+    BuiltinToolParser,
+    BuiltinToolStream,
+    ObjectReader,
+    match_marker,
+)
+
+TAG = "<|python_tag|>"
+_START, _TAG_WAIT, _OBJECT, _SEP, _CONTENT = range(5)
+
+
+class Llama3JsonToolStream(BuiltinToolStream):
+    """Incremental llama3_json machine: leading call objects, then content."""
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        self._state = _START
+        self._reader = ObjectReader(())
+
+    def _open_object(self) -> None:
+        self._begin_span(self._pos)
+        self._pos += 1
+        self._reader = ObjectReader(())
+        self._state = _OBJECT
+
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _CONTENT:
+            self._content(buf[self._pos :])
+            self._pos = len(buf)
+            return False
+        if state in (_START, _SEP, _TAG_WAIT):
+            if state == _SEP:
+                self._begin_span(self._pos)
+            start = self._pos
+            more = self._skip_ws()
+            if state == _START:
+                self._content(buf[start : self._pos])
+            if not more:
+                return False
+            c = buf[self._pos]
+            if c == "{":
+                self._open_object()
+                return True
+            if state == _SEP and c == ";":
+                self._pos += 1
+                return True
+            if state != _TAG_WAIT:
+                found = match_marker(buf, self._pos, (TAG,), self._final)
+                if found == MORE:
+                    return False
+                if found == TAG:
+                    self._begin_span(self._pos)
+                    self._pos += len(TAG)
+                    self._state = _TAG_WAIT
+                    return True
+            self._reject(self._pos)
+            self._state = _CONTENT
+            return True
+        # _OBJECT
+        r = self._reader.step(self)
+        if r == DONE and self._in_call:
+            self._end_call(self._pos)
+            self._state = _SEP
+        elif r in (DONE, BROKEN):
+            if self._in_call:
+                self._end_call(self._pos)
+            else:
+                self._reject(self._pos)
+            self._state = _CONTENT
+        else:
+            return False
+        return True
+
+    def _at_end(self) -> None:
+        if self._state == _SEP:
+            self._drop_span()  # trailing separators after the last call are structure
+
+
+class Llama3JsonToolParser(BuiltinToolParser):
+    """Llama 3.x JSON tool calls (builtin, incremental)."""
+
+    name = "llama3_json"
+    markers: ClassVar[tuple[str, ...]] = (TAG,)
+    stream_class = Llama3JsonToolStream
+
+    def has_tool_calls(self, text: str) -> bool:
+        """Calls can only open the output: a leading ``{`` or ``<|python_tag|>``."""
+        return text.lstrip(JSON_WS).startswith(("{", TAG))
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The ``ipython`` message content: a string verbatim, anything else as JSON."""
+        return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)

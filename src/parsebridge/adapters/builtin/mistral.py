@@ -1,0 +1,193 @@
+"""Mistral tool calls: ``[TOOL_CALLS]`` + a JSON array, or the newer ``[TOOL_CALLS]name{json}``.
+
+Accepted shapes after ``[TOOL_CALLS]`` (whitespace allowed after the marker):
+
+* ``[{"name": ..., "arguments": {...}}, ...]`` — a JSON array of call objects;
+* ``{"name": ..., "arguments": {...}}`` — a single bare object;
+* ``name{json}`` and ``name[ARGS]{json}`` — the v11+ form, repeatable
+  (``[TOOL_CALLS]a{...}[TOOL_CALLS]b{...}``); the name is announced at ``{``
+  / ``[ARGS]`` and the arguments stream raw until their closing brace.
+
+Text before ``[TOOL_CALLS]`` and after a completed call/array is content.
+
+Malformed output (builtin policy, see `_scan`):
+
+* a ``[TOOL_CALLS]`` not followed by a readable name (plain text, an empty array, an element
+  without a string "name") stays in the content verbatim, from the marker on; inside an
+  array, an unnamed element and everything after it are content;
+* arguments that are not a JSON object → call kept, ``invalid_arguments`` = raw value text;
+* an array element that breaks after its name: the call is kept with what was read and the
+  rest of the output is content (no end marker to resync on);
+* a ``[TOOL_CALLS]`` outside strings inside a call ends that call (as if truncated);
+* end of output inside a call: named → kept, arguments flagged unless complete.
+
+`format_tool_result`: ``[TOOL_RESULTS]{"call_id": ID, "content": RESULT}[/TOOL_RESULTS]``
+(the v3 tokenizer's tool-result message; RESULT is the string, or the JSON value).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from ._scan import (
+    BROKEN,
+    CLOSED,
+    DONE,
+    MARKER,
+    MORE,
+    BuiltinToolParser,
+    BuiltinToolStream,
+    JsonRaw,
+    ObjectReader,
+    match_marker,
+)
+
+TOOL_CALLS, ARGS = "[TOOL_CALLS]", "[ARGS]"
+_MARKERS = (TOOL_CALLS,)
+_NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
+
+_OUTSIDE, _AFTER_TAG, _NAME, _ARGS_WAIT, _ARGS, _ARRAY_WAIT, _ELEMENT, _SINGLE = range(8)
+
+
+class MistralToolStream(BuiltinToolStream):
+    """Incremental mistral machine (array, single object or name{json} forms)."""
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        self._state = _OUTSIDE
+        self._name: list[str] = []
+        self._raw = JsonRaw(_MARKERS)
+        self._reader = ObjectReader(_MARKERS)
+        self._array_calls = 0
+
+    def _to_outside(self) -> bool:
+        self._state = _OUTSIDE
+        return True
+
+    def _fail(self) -> bool:
+        """Not a call after all: the undecided text is content; continue outside."""
+        self._reject(self._pos)
+        return self._to_outside()
+
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _OUTSIDE:
+            if self._outside(_MARKERS) is None:
+                return False
+            self._begin_span(self._pos)
+            self._pos += len(TOOL_CALLS)
+            self._state = _AFTER_TAG
+            return True
+        if state == _AFTER_TAG:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, _MARKERS, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                return self._fail()
+            c = buf[self._pos]
+            if c == "[":
+                self._pos += 1
+                self._array_calls = 0
+                self._state = _ARRAY_WAIT
+            elif c == "{":
+                self._pos += 1
+                self._reader = ObjectReader(_MARKERS)
+                self._state = _SINGLE
+            elif _NAME_RUN.match(c):
+                self._name = []
+                self._state = _NAME
+            else:
+                return self._fail()
+            return True
+        if state == _NAME:
+            m = _NAME_RUN.match(buf, self._pos)
+            if m:
+                self._name.append(m.group())
+                self._pos = m.end()
+            if self._pos >= len(buf):
+                return False
+            if buf[self._pos] == "{":
+                self._commit("".join(self._name))
+                self._raw = JsonRaw(_MARKERS)
+                self._state = _ARGS
+                return True
+            found = match_marker(buf, self._pos, (ARGS,), self._final)
+            if found == MORE:
+                return False
+            if found == ARGS:
+                self._commit("".join(self._name))
+                self._pos += len(ARGS)
+                self._state = _ARGS_WAIT
+                return True
+            return self._fail()
+        if state == _ARGS_WAIT:
+            if not self._skip_ws():
+                return False
+            self._raw = JsonRaw(_MARKERS)
+            self._state = _ARGS
+            return True
+        if state == _ARGS:
+            start = self._pos
+            end, why = self._raw.scan(buf, start, _MARKERS, self._final, stop_at_close=True)
+            self._args(buf[start:end])
+            self._pos = end
+            if why in (CLOSED, MARKER):
+                self._end_call(self._pos)
+                return self._to_outside()
+            return False
+        if state == _ARRAY_WAIT:
+            if self._array_calls:
+                self._begin_span(self._pos)  # separators: structure if a call follows, else content
+            if not self._skip_ws():
+                return False
+            c = buf[self._pos]
+            if c == "{":
+                self._pos += 1
+                self._reader = ObjectReader(_MARKERS)
+                self._state = _ELEMENT
+            elif c == "," and self._array_calls:
+                self._pos += 1
+            elif c == "]" and self._array_calls:
+                self._pos += 1
+                self._drop_span()
+                self._structure()
+                return self._to_outside()
+            else:
+                return self._fail()
+            return True
+        # _ELEMENT / _SINGLE
+        r = self._reader.step(self)
+        if r == DONE and self._in_call:
+            self._end_call(self._pos)
+            if state == _SINGLE:
+                return self._to_outside()
+            self._array_calls += 1
+            self._state = _ARRAY_WAIT
+            return True
+        if r in (DONE, BROKEN, MARKER):
+            if self._in_call:
+                self._end_call(self._pos)
+                return self._to_outside()
+            return self._fail()
+        return False
+
+    def _at_end(self) -> None:
+        if self._state == _ARRAY_WAIT and self._array_calls:
+            self._drop_span()  # an unclosed array after complete calls: separators are structure
+
+
+class MistralToolParser(BuiltinToolParser):
+    """Mistral ``[TOOL_CALLS]`` calls (builtin, incremental)."""
+
+    name = "mistral"
+    markers: ClassVar[tuple[str, ...]] = (TOOL_CALLS, ARGS)
+    stream_class = MistralToolStream
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """``[TOOL_RESULTS]{"call_id": …, "content": …}[/TOOL_RESULTS]`` (Mistral v3 tokenizer)."""
+        payload = {"call_id": tool_call_id, "content": result}
+        return f"[TOOL_RESULTS]{json.dumps(payload, ensure_ascii=False)}[/TOOL_RESULTS]"
