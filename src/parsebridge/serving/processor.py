@@ -1,0 +1,801 @@
+"""`OutputProcessor`: raw engine output → OpenAI chat messages and stream chunks.
+
+One processor per server configuration (parsers, policy) is cheap and
+shareable across threads; each request gets its own `RequestProcessor`
+(`processor.request(...)`), and each streamed choice its own state.
+
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", on_error="fallback")
+    req = proc.request(tools=tools, tool_choice="auto", model="m")
+    resp = req.response(engine_text)                    # a chat.completion dict
+    stream = req.stream()                               # chat.completion.chunk dicts
+    for text, ids in engine:
+        yield from stream.feed(text, ids)
+    yield from stream.finish("stop")
+
+See docs/serving.md for the tool_choice semantics and the failure policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
+from ..adapters.guard import GuardedReasoningParser, GuardedToolParser
+from ..protocol import (
+    BackendError,
+    ParsebridgeError,
+    ParseResult,
+    ParserSpec,
+    Pipeline,
+    ReasoningParserConfig,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolCallParserConfig,
+    ToolSpec,
+)
+from ..protocol.streams import DeltaAccumulator
+from ._choice import ChoiceStream, OnError, _TextStage, as_backend_error
+from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
+
+log = logging.getLogger("parsebridge")
+
+ToolChoice = str | dict[str, Any] | None
+ForcedFormat = Literal["json", "native"]
+ReasoningSource = str | ParserSpec | ReasoningParserConfig | Any
+ToolSource = str | ParserSpec | ToolCallParserConfig | Any
+SSE_DONE = "data: [DONE]\n\n"
+
+
+def sse(obj: dict[str, Any]) -> str:
+    """One server-sent event carrying a JSON object (``data: {...}\\n\\n``)."""
+    return f"data: {json.dumps(obj, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+def error_body(exc: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    """An OpenAI-style error object (``{"error": {...}}``), what vLLM/SGLang send mid-stream."""
+    err: dict[str, Any] = {
+        "message": str(exc),
+        "type": "parser_error" if isinstance(exc, ParsebridgeError) else "internal_error",
+        "param": None,
+        "code": 500,
+    }
+    if isinstance(exc, BackendError):
+        err["backend"], err["parser"] = exc.backend, exc.parser
+    if request_id:
+        err["request_id"] = request_id
+    return {"error": err}
+
+
+@dataclass(frozen=True)
+class _Mode:
+    kind: Literal["none", "auto", "named", "required"]
+    name: str | None = None
+
+
+def _mode(tool_choice: ToolChoice, tools: Sequence[ToolSpec] | None) -> _Mode:
+    """Which tool handling a request gets (servers parse tools only when the request declares some)."""
+    if not tools:
+        if tool_choice == "required" or isinstance(tool_choice, dict):
+            raise ValueError("tool_choice 'required' or a named function needs the request's tools")
+        return _Mode("none")
+    if tool_choice is None or tool_choice == "auto":
+        return _Mode("auto")
+    if tool_choice == "none":
+        return _Mode("none")
+    if tool_choice == "required":
+        return _Mode("required")
+    name = forced_tool_name(tool_choice)
+    if name is None:
+        raise ValueError(
+            f"tool_choice must be 'none', 'auto', 'required' or a named function, not {tool_choice!r}"
+        )
+    return _Mode("named", name)
+
+
+def _started_from_markers(prompt: str, markers: Sequence[str]) -> bool | None:
+    if len(markers) < 2 or not markers[0] or not markers[1]:
+        return None
+    opened = prompt.rfind(markers[0])
+    return opened != -1 and opened > prompt.rfind(markers[1])
+
+
+def _accepts(fn: Any, names: Iterable[str]) -> bool:
+    """Whether callable `fn` takes every keyword in `names` (or any keyword)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    return all(n in params for n in names)
+
+
+def _tools_key(tools: Sequence[ToolSpec] | None) -> str:
+    return json.dumps(list(tools or []), sort_keys=True, default=str)
+
+
+@dataclass
+class ChoiceOutput:
+    """One choice of a one-shot response."""
+
+    index: int
+    result: ParseResult
+    message: dict[str, Any]
+    finish_reason: str
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "message": self.message,
+            "logprobs": None,
+            "finish_reason": self.finish_reason,
+        }
+
+
+class OutputProcessor:
+    """Reasoning then tool-call parsing for a server, speaking OpenAI chat completions.
+
+    `reasoning` and `tool`: a config string (``"vllm:hermes"``), a
+    `ParserSpec`, a `ReasoningParserConfig`/`ToolCallParserConfig`, or a
+    parser object; either may be None. `tools`/`tool_choice` are defaults
+    that each request may override. `reasoning_started`: the prompt already
+    opened reasoning (None: the parser's default, or derived per request from
+    `prompt`/`prompt_token_ids`). `on_error`: the failure policy (docs/serving.md).
+    `cumulative`: the engine sends all text so far instead of deltas.
+    `forced_format`: how ``required``/named output looks — ``"json"`` (the
+    JSON-schema-constrained output vLLM and SGLang servers ask for) or
+    ``"native"`` (the engine constrained output to the model's own call
+    format; the tool parser reads it). `named_finish_reason`: finish reason
+    after a named call (``"tool_calls"`` as SGLang; ``"stop"`` as OpenAI and vLLM).
+    `native`: use a framework's own reasoning→tool chain when both specs name it.
+    `options` go to the parser factories.
+    """
+
+    def __init__(
+        self,
+        reasoning: ReasoningSource | None = None,
+        tool: ToolSource | None = None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice = "auto",
+        reasoning_started: bool | None = None,
+        on_error: OnError = "raise",
+        cumulative: bool = False,
+        forced_format: ForcedFormat = "json",
+        named_finish_reason: Literal["tool_calls", "stop"] = "tool_calls",
+        reasoning_key: str = "reasoning_content",
+        native: bool = True,
+        model: str = "parsebridge",
+        cache_size: int = 64,
+        **options: Any,
+    ) -> None:
+        if on_error not in ("raise", "fallback"):
+            raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
+        if forced_format not in ("json", "native"):
+            raise ValueError(f"forced_format must be 'json' or 'native', not {forced_format!r}")
+        _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
+        self.on_error: OnError = on_error
+        self.tools: list[ToolSpec] = list(tools or [])
+        self.tool_choice = tool_choice
+        self.reasoning_started = reasoning_started
+        self.cumulative = cumulative
+        self.forced_format: ForcedFormat = forced_format
+        self.named_finish_reason = named_finish_reason
+        self.reasoning_key = reasoning_key
+        self.native = native
+        self.model = model
+        self._options = options
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._tool_cache: OrderedDict[str, GuardedToolParser] = OrderedDict()
+        self._pipe_cache: OrderedDict[str, Pipeline | None] = OrderedDict()
+
+        self._reasoning_spec: ParserSpec | None = None
+        self.reasoning_parser: GuardedReasoningParser | None = None
+        if reasoning is not None:
+            if isinstance(reasoning, str | ParserSpec | ReasoningParserConfig):
+                self._reasoning_spec = (
+                    reasoning.to_spec()
+                    if isinstance(reasoning, ReasoningParserConfig)
+                    else ParserSpec.parse(reasoning)
+                )
+                self.reasoning_parser = get_reasoning_parser(
+                    self._reasoning_spec, on_error=on_error, **options
+                )
+            else:
+                inner = reasoning.inner if isinstance(reasoning, GuardedReasoningParser) else reasoning
+                self.reasoning_parser = GuardedReasoningParser(inner, on_error)
+
+        self._tool_spec: ParserSpec | None = None
+        self._tool_object: GuardedToolParser | None = None
+        if tool is not None:
+            if isinstance(tool, str | ParserSpec | ToolCallParserConfig):
+                self._tool_spec = (
+                    tool.to_spec() if isinstance(tool, ToolCallParserConfig) else ParserSpec.parse(tool)
+                )
+                self._tool_parser_for(self.tools)  # fail at startup, not on the first request
+            else:
+                inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
+                self._tool_object = GuardedToolParser(inner, on_error)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_args(
+        cls,
+        namespace: argparse.Namespace,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice = "auto",
+        **kwargs: Any,
+    ) -> OutputProcessor:
+        """A processor from the flags of `parsebridge.add_parser_arguments` (``--parser-on-error`` too)."""
+        from ..flags import configs_from_args
+
+        reasoning_cfg, tool_cfg = configs_from_args(namespace)
+        kwargs.setdefault("on_error", getattr(namespace, "parser_on_error", None) or "raise")
+        return cls(reasoning_cfg, tool_cfg, tools=tools, tool_choice=tool_choice, **kwargs)
+
+    @property
+    def has_tool_parser(self) -> bool:
+        return self._tool_spec is not None or self._tool_object is not None
+
+    @property
+    def specs(self) -> tuple[str | None, str | None]:
+        """The reasoning and tool parser specs in use (``backend:name``)."""
+        r = self.reasoning_parser.spec if self.reasoning_parser is not None else None
+        t = (
+            self._tool_object.spec
+            if self._tool_object is not None
+            else (str(self._tool_spec) if self._tool_spec else None)
+        )
+        return r, t
+
+    def _cached(self, cache: OrderedDict[str, Any], key: str, build: Any) -> Any:
+        with self._lock:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+        value = build()
+        with self._lock:
+            cache[key] = value
+            while len(cache) > self._cache_size:
+                cache.popitem(last=False)
+        return value
+
+    def _tool_parser_for(self, tools: Sequence[ToolSpec] | None) -> GuardedToolParser | None:
+        """The tool parser for a request's tools (parsers are built per tool list and cached)."""
+        if self._tool_object is not None:
+            return self._tool_object
+        if self._tool_spec is None:
+            return None
+        spec = self._tool_spec
+        return self._cached(  # type: ignore[no-any-return]
+            self._tool_cache,
+            _tools_key(tools),
+            lambda: get_tool_parser(spec, tools, on_error=self.on_error, **self._options),
+        )
+
+    def _native_pipeline_for(self, tools: Sequence[ToolSpec] | None) -> Pipeline | None:
+        """A framework's own reasoning→tool chain, when both specs name the same framework."""
+        r, t = self._reasoning_spec, self._tool_spec
+        if (
+            not self.native
+            or r is None
+            or t is None
+            or r.backend != t.backend
+            or r.backend in ("builtin", "python")
+        ):
+            return None
+
+        def build() -> Pipeline | None:
+            pipe = get_pipeline(r, t, tools=tools, on_error=self.on_error, native=True, **self._options)
+            return None if type(pipe) is Pipeline else pipe
+
+        return self._cached(self._pipe_cache, _tools_key(tools), build)  # type: ignore[no-any-return]
+
+    def engine_chunks(
+        self, text: str, per: int = 1, tools: Sequence[ToolSpec] | None = None
+    ) -> list[tuple[str, tuple[int, ...] | None]]:
+        """`text` as an engine using the backend's tokenizer streams it: `per` tokens a step.
+
+        Framework parsers need token ids (vLLM's reasoning parsers find the
+        end of reasoning by token id), so a fake or text-only engine should
+        feed these. Without a tokenizer among the parsers: `per` characters a
+        step, without ids.
+        """
+        sources: list[Any] = [
+            self._native_pipeline_for(tools or self.tools),
+            self._tool_parser_for(tools or self.tools),
+        ]
+        sources.append(self.reasoning_parser)
+        for source in sources:
+            chunker = getattr(source, "chunks", None) if source is not None else None
+            if callable(chunker):
+                try:
+                    return [(c.text, tuple(c.token_ids)) for c in chunker(text, per)]
+                except Exception as exc:  # a parser without a usable tokenizer: try the next
+                    log.debug("no token chunks from %r: %s", source, exc)
+        per = max(1, per)
+        return [(text[i : i + per], None) for i in range(0, len(text), per)]
+
+    def resolve_reasoning_started(
+        self,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> bool | None:
+        """Did the prompt open reasoning? Explicit flag, else derived from the prompt, else the default.
+
+        A builtin parser decides from prompt text itself (`is_started`); any
+        parser that declares its start and end markers is asked the same
+        question (the prompt's last start marker after its last end marker);
+        token ids are decoded with the parser's tokenizer when it has one.
+        """
+        if reasoning_started is not None:
+            return reasoning_started
+        rp = self.reasoning_parser
+        if rp is None or (prompt is None and prompt_token_ids is None):
+            return self.reasoning_started
+        inner = rp.inner
+        if prompt is None and prompt_token_ids is not None:
+            tokenizer = getattr(inner, "tokenizer", None)
+            decode = getattr(tokenizer, "decode", None)
+            if callable(decode):
+                try:
+                    prompt = str(decode(list(prompt_token_ids)))
+                except Exception:  # a tokenizer that cannot decode: keep the default
+                    prompt = None
+        if prompt is None:
+            return self.reasoning_started
+        is_started = getattr(inner, "is_started", None)
+        if callable(is_started):
+            try:
+                return bool(is_started(None, prompt))
+            except TypeError:
+                pass
+        derived = _started_from_markers(prompt, tuple(getattr(inner, "markers", ()) or ()))
+        return self.reasoning_started if derived is None else derived
+
+    # ------------------------------------------------------------------ per request
+    def request(
+        self,
+        *,
+        tools: Sequence[ToolSpec] | Literal[False] | None = False,
+        tool_choice: ToolChoice | Literal[False] = False,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        request_id: str | None = None,
+        model: str | None = None,
+    ) -> RequestProcessor:
+        """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt."""
+        prompt_kwargs = self._prompt_kwargs(prompt, prompt_token_ids)
+        if prompt_kwargs:  # the parser reads the prompt itself (as its framework's server does)
+            started = self.reasoning_started if reasoning_started is None else reasoning_started
+        else:
+            started = self.resolve_reasoning_started(reasoning_started, prompt, prompt_token_ids)
+        return RequestProcessor(
+            self,
+            tools=self.tools if tools is False else list(tools or []),
+            tool_choice=self.tool_choice if tool_choice is False else tool_choice,
+            reasoning_started=started,
+            prompt_kwargs=prompt_kwargs,
+            request_id=request_id or f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            model=model or self.model,
+        )
+
+    def _prompt_kwargs(self, prompt: str | None, prompt_token_ids: Sequence[int] | None) -> dict[str, Any]:
+        """The prompt, for a reasoning parser whose `parse`/`stream` accept it (vLLM's read token ids)."""
+        rp = self.reasoning_parser
+        if rp is None:
+            return {}
+        given: dict[str, Any] = {}
+        if prompt is not None:
+            given["prompt"] = prompt
+        if prompt_token_ids is not None:
+            given["prompt_token_ids"] = list(prompt_token_ids)
+        inner = rp.inner
+        taken = {k: v for k, v in given.items() if _accepts(inner.stream, [k]) and _accepts(inner.parse, [k])}
+        if "prompt" not in taken and "prompt_token_ids" not in taken:
+            return {}
+        return taken
+
+    def parse(self, text: str, finish_reason: str | None = None, **request: Any) -> ChoiceOutput:
+        """One-shot: a whole output → `ChoiceOutput` (message dict and finish reason)."""
+        return self.request(**request).parse(text, finish_reason)
+
+    def message(
+        self, text: str, finish_reason: str | None = None, **request: Any
+    ) -> tuple[dict[str, Any], str]:
+        """One-shot: an OpenAI chat `message` dict and its `finish_reason`."""
+        out = self.request(**request).parse(text, finish_reason)
+        return out.message, out.finish_reason
+
+    def response(
+        self,
+        outputs: str | Sequence[str],
+        finish_reasons: str | Sequence[str | None] | None = None,
+        *,
+        usage: dict[str, Any] | None = None,
+        **request: Any,
+    ) -> dict[str, Any]:
+        """One-shot: a full ``chat.completion`` dict (one choice per output)."""
+        return self.request(**request).response(outputs, finish_reasons, usage=usage)
+
+    def stream(self, n: int = 1, **request: Any) -> ChunkStream:
+        """Streaming: a `ChunkStream` for a new request with `n` choices."""
+        return self.request(**request).stream(n)
+
+
+class RequestProcessor:
+    """One request's view of an `OutputProcessor`: tools, tool_choice, prompt state, id, model."""
+
+    def __init__(
+        self,
+        processor: OutputProcessor,
+        *,
+        tools: list[ToolSpec],
+        tool_choice: ToolChoice,
+        reasoning_started: bool | None,
+        request_id: str,
+        model: str,
+        prompt_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.processor = processor
+        self.prompt_kwargs = dict(prompt_kwargs or {})
+        self.tools = tools
+        self.tool_choice = tool_choice
+        self.mode = _mode(tool_choice, tools)
+        if (
+            self.mode.kind == "named"
+            and tools
+            and self.mode.name
+            not in {(t.get("function") or t).get("name") for t in tools if isinstance(t, dict)}
+        ):
+            raise ValueError(f"tool_choice names {self.mode.name!r}, which is not among the request's tools")
+        self.reasoning_started = reasoning_started
+        self.request_id = request_id
+        self.model = model
+        self.created = int(time.time())
+
+    # ------------------------------------------------------------------ parts
+    def _uses_tool_parser(self) -> bool:
+        kind = self.mode.kind
+        return kind == "auto" or (kind in ("named", "required") and self.processor.forced_format == "native")
+
+    def _forced_stage(self) -> Any:
+        if self.mode.kind == "named" and self.processor.forced_format == "json":
+            assert self.mode.name is not None
+            return NamedArgumentsStage(self.mode.name)
+        if self.mode.kind == "required" and self.processor.forced_format == "json":
+            return RequiredArrayStage()
+        return None
+
+    def choice_stream(self) -> ChoiceStream:
+        """Fresh per-choice streaming state (protocol-level deltas; `stream()` gives chunks)."""
+        p = self.processor
+        rp = p.reasoning_parser
+        tp = p._tool_parser_for(self.tools) if self._uses_tool_parser() else None
+        common: dict[str, Any] = {
+            "mode": self.mode.kind,
+            "on_error": p.on_error,
+            "request_id": self.request_id,
+            "cumulative": p.cumulative,
+            "named_finish_reason": p.named_finish_reason,
+        }
+        pipe = p._native_pipeline_for(self.tools) if tp is not None else None
+        if pipe is not None:
+            try:
+                pstream = pipe.stream(reasoning_started=self.reasoning_started, **self.prompt_kwargs)
+            except Exception as exc:
+                raise as_backend_error(exc, tp, "stream", self.request_id) from exc
+            return ChoiceStream(reasoning=None, stage=None, pipeline=pstream, owners=(rp, tp), **common)
+        rstream = (
+            rp.stream(
+                reasoning_started=self.reasoning_started, transcript=self.request_id, **self.prompt_kwargs
+            )
+            if rp
+            else None
+        )
+        stage: Any = None
+        forced = self._forced_stage()
+        if forced is not None:
+            stage = _TextStage(forced)
+        elif tp is not None:
+            stage = tp.stream(transcript=self.request_id)
+        return ChoiceStream(reasoning=rstream, stage=stage, owners=(rp, tp), **common)
+
+    def _oneshot(self, text: str) -> ParseResult:
+        p = self.processor
+        rp = p.reasoning_parser
+        tp = p._tool_parser_for(self.tools) if self._uses_tool_parser() else None
+        pipe = p._native_pipeline_for(self.tools) if tp is not None else None
+        if pipe is not None:
+            try:
+                return pipe.parse(text, reasoning_started=self.reasoning_started, **self.prompt_kwargs)
+            except Exception as exc:
+                err = as_backend_error(exc, tp, "parse", self.request_id)
+                if p.on_error == "raise":
+                    raise err from exc
+                log.warning(
+                    "parser error in request %s, the output is plain content: %s", self.request_id, err
+                )
+                return ParseResult(content=text or None)
+        reasoning = None
+        content: str | None = text or None
+        if rp is not None:
+            r = self._reasoning_parse(rp, text)
+            reasoning, content = r.reasoning, r.content
+        forced = self._forced_stage()
+        if forced is not None:
+            # The same stage as streaming, over the whole text: one-shot == streamed by construction.
+            acc = DeltaAccumulator()
+            acc.add(forced.feed(content or ""))
+            acc.add(forced.flush())
+            return ParseResult(reasoning=reasoning, content=acc.content, tool_calls=acc.tool_calls())
+        if tp is not None and content:
+            t = tp.parse(content, transcript=self.request_id)
+            return ParseResult(reasoning=reasoning, content=t.content, tool_calls=t.tool_calls)
+        return ParseResult(reasoning=reasoning, content=content)
+
+    def _reasoning_parse(self, rp: GuardedReasoningParser, text: str) -> ReasoningParseResult:
+        if not self.prompt_kwargs:
+            return rp.parse(text, reasoning_started=self.reasoning_started, transcript=self.request_id)
+        # The guard's parse does not forward the prompt: call the parser under the same policy.
+        try:
+            return rp.inner.parse(text, reasoning_started=self.reasoning_started, **self.prompt_kwargs)
+        except Exception as exc:
+            err = as_backend_error(exc, rp, "parse", self.request_id)
+            if self.processor.on_error == "raise":
+                raise err from exc
+            log.warning("parser error in request %s, the output is plain content: %s", self.request_id, err)
+            return ReasoningParseResult(content=text or None)
+
+    # ------------------------------------------------------------------ one-shot
+    def message_of(self, result: ParseResult) -> dict[str, Any]:
+        """An OpenAI chat `message` dict for a parse result."""
+        message: dict[str, Any] = {"role": "assistant", "content": result.content}
+        if result.reasoning is not None:
+            message[self.processor.reasoning_key] = result.reasoning
+        if result.tool_calls:
+            message["tool_calls"] = [c.to_openai() for c in result.tool_calls]
+        return message
+
+    def finish_reason_of(self, result: ParseResult, engine_reason: str | None) -> str:
+        reason = engine_reason or "stop"
+        if result.tool_calls and reason == "stop":
+            return self.processor.named_finish_reason if self.mode.kind == "named" else "tool_calls"
+        return reason
+
+    def parse(self, text: str, finish_reason: str | None = None, index: int = 0) -> ChoiceOutput:
+        """A whole output → message and finish reason (`length` etc. pass through)."""
+        result = self._oneshot(text)
+        return ChoiceOutput(
+            index, result, self.message_of(result), self.finish_reason_of(result, finish_reason)
+        )
+
+    def response(
+        self,
+        outputs: str | Sequence[str],
+        finish_reasons: str | Sequence[str | None] | None = None,
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A full ``chat.completion`` dict; `usage` is included when given."""
+        texts = [outputs] if isinstance(outputs, str) else list(outputs)
+        if finish_reasons is None or isinstance(finish_reasons, str):
+            reasons: list[str | None] = [finish_reasons] * len(texts)
+        else:
+            reasons = list(finish_reasons)
+        choices = [
+            self.parse(t, r, i).to_openai() for i, (t, r) in enumerate(zip(texts, reasons, strict=True))
+        ]
+        body: dict[str, Any] = {
+            "id": self.request_id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        }
+        if usage is not None:
+            body["usage"] = usage
+        return body
+
+    # ------------------------------------------------------------------ streaming
+    def stream(self, n: int = 1) -> ChunkStream:
+        """Chunk-level streaming state for `n` choices."""
+        return ChunkStream(self, n)
+
+
+class ChunkStream:
+    """Engine chunks in, ``chat.completion.chunk`` dicts out, in the convention clients rely on.
+
+    Per choice: a role chunk first (once); then reasoning, content and
+    tool-call deltas (per call a first delta with index, id, type and name,
+    then argument-only fragments); `finish()` flushes what the parsers held
+    back and ends with an empty delta carrying `finish_reason`. No other
+    chunk has an empty delta.
+    """
+
+    def __init__(self, request: RequestProcessor, n: int = 1) -> None:
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        self.request = request
+        self.n = n
+        self._choices: dict[int, ChoiceStream] = {}
+        self._role_sent: set[int] = set()
+        self._finished: dict[int, str] = {}
+
+    @property
+    def request_id(self) -> str:
+        return self.request.request_id
+
+    def choice(self, index: int = 0) -> ChoiceStream:
+        """The per-choice state (created on first use)."""
+        if not 0 <= index < self.n:
+            raise IndexError(f"choice index {index} out of range for n={self.n}")
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = self.request.choice_stream()
+        return state
+
+    def _chunk(self, index: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {
+            "id": self.request.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.request.created,
+            "model": self.request.model,
+            "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+        }
+
+    def _role(self, index: int) -> list[dict[str, Any]]:
+        if index in self._role_sent:
+            return []
+        self._role_sent.add(index)
+        return [self._chunk(index, {"role": "assistant", "content": ""})]
+
+    def chunks_of(self, index: int, delta: StreamDelta) -> list[dict[str, Any]]:
+        """A normalised delta as chunks: reasoning, content, then one chunk per call fragment."""
+        out: list[dict[str, Any]] = []
+        if delta.reasoning:
+            out.append(self._chunk(index, {self.request.processor.reasoning_key: delta.reasoning}))
+        if delta.content:
+            out.append(self._chunk(index, {"content": delta.content}))
+        for d in delta.tool_calls:
+            entry: dict[str, Any] = {"index": d.index}
+            if d.id is not None:
+                entry["id"] = d.id
+                entry["type"] = "function"
+                entry["function"] = {"name": d.name, "arguments": d.arguments}
+            else:
+                entry["function"] = {"arguments": d.arguments}
+            out.append(self._chunk(index, {"tool_calls": [entry]}))
+        return out
+
+    def start(self) -> list[dict[str, Any]]:
+        """Role chunks for every choice now (otherwise each is sent before its choice's first output)."""
+        return [c for i in range(self.n) for c in self._role(i)]
+
+    def feed(
+        self, text: str, token_ids: Sequence[int] | None = None, *, index: int = 0
+    ) -> list[dict[str, Any]]:
+        """The next engine output of choice `index` → chunks to send (maybe none)."""
+        if index in self._finished:
+            raise ParsebridgeError(f"choice {index} of request {self.request_id} already finished")
+        out = self._role(index)
+        out += self.chunks_of(index, self.choice(index).feed(text, token_ids))
+        return out
+
+    def finish(self, finish_reason: str | None = None, *, index: int | None = None) -> list[dict[str, Any]]:
+        """End of output for choice `index` (None: every choice): flushed deltas, then the final chunk."""
+        out: list[dict[str, Any]] = []
+        for i in range(self.n) if index is None else [index]:
+            if i in self._finished:
+                continue
+            out += self._role(i)
+            state = self.choice(i)
+            out += self.chunks_of(i, state.flush())
+            reason = state.finish_reason(finish_reason)
+            self._finished[i] = reason
+            out.append(self._chunk(i, {}, reason))
+        return out
+
+    def usage_chunk(self, usage: dict[str, Any]) -> dict[str, Any]:
+        """The trailing usage chunk (``choices: []``) of ``stream_options.include_usage``."""
+        return {
+            "id": self.request.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.request.created,
+            "model": self.request.model,
+            "choices": [],
+            "usage": usage,
+        }
+
+    def error_event(self, exc: BaseException) -> dict[str, Any]:
+        """The in-band error object that ends a stream whose parser failed under ``on_error="raise"``."""
+        return error_body(exc, self.request_id)
+
+    @property
+    def finished(self) -> bool:
+        return len(self._finished) == self.n
+
+    def result(self, index: int = 0) -> ParseResult:
+        """What a client assembled for choice `index` from everything sent."""
+        return self.choice(index).result()
+
+    # ------------------------------------------------------------------ SSE drivers
+    def sse(
+        self,
+        outputs: Iterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> Iterator[str]:
+        """Drive the whole stream: SSE lines, ending with ``data: [DONE]``; parser errors end it in-band."""
+        try:
+            for item in outputs:
+                out = _engine_output(item)
+                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                    yield sse(chunk)
+                if out.finish_reason is not None:
+                    for chunk in self.finish(out.finish_reason, index=out.index):
+                        yield sse(chunk)
+            for chunk in self.finish():
+                yield sse(chunk)
+            if usage is not None:
+                yield sse(self.usage_chunk(usage))
+        except ParsebridgeError as exc:
+            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
+            yield sse(self.error_event(exc))
+        yield SSE_DONE
+
+    async def asse(
+        self,
+        outputs: AsyncIterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> AsyncIterator[str]:
+        """`sse` for an async engine."""
+        try:
+            async for item in outputs:
+                out = _engine_output(item)
+                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                    yield sse(chunk)
+                if out.finish_reason is not None:
+                    for chunk in self.finish(out.finish_reason, index=out.index):
+                        yield sse(chunk)
+            for chunk in self.finish():
+                yield sse(chunk)
+            if usage is not None:
+                yield sse(self.usage_chunk(usage))
+        except ParsebridgeError as exc:
+            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
+            yield sse(self.error_event(exc))
+        yield SSE_DONE
+
+
+@dataclass
+class EngineOutput:
+    """One engine step for one choice: new text (or all text, with `cumulative`), token ids, finish."""
+
+    text: str
+    token_ids: Sequence[int] | None = None
+    index: int = 0
+    finish_reason: str | None = None
+
+
+def _engine_output(item: EngineOutput | str | tuple[str, Sequence[int] | None]) -> EngineOutput:
+    if isinstance(item, EngineOutput):
+        return item
+    if isinstance(item, str):
+        return EngineOutput(item)
+    text, ids = item
+    return EngineOutput(text, ids)

@@ -1,0 +1,355 @@
+"""The example server, started on 127.0.0.1 and driven by the official `openai` client.
+
+For every installed backend (builtin always; vLLM and SGLang when their adapters
+import here) the client's own accumulated message — tool calls (name and
+arguments JSON), reasoning and content — must equal the transcript's expected
+values, streamed and not. The raw SSE wire is checked against the delta
+convention too, and a parser that raises mid-stream must leave the server up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _convention import TOOLS, check_convention, norm_calls, norm_text
+
+openai = pytest.importorskip(
+    "openai", reason="the server extra is not installed: pip install 'parsebridge[server]'"
+)
+httpx = pytest.importorskip(
+    "httpx", reason="the server extra is not installed: pip install 'parsebridge[server]'"
+)
+pytest.importorskip("uvicorn", reason="the server extra is not installed: pip install 'parsebridge[server]'")
+pytest.importorskip(
+    "starlette", reason="the server extra is not installed: pip install 'parsebridge[server]'"
+)
+
+from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
+
+import parsebridge as pb  # noqa: E402
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+EXAMPLE = ROOT / "examples" / "openai_server.py"
+TRANSCRIPT_FILE = HERE / "transcripts.jsonl"
+TRANSCRIPTS = {t["id"]: t for t in map(json.loads, TRANSCRIPT_FILE.read_text().splitlines()) if t}
+TAG = "python:pbserving_testparsers:TagTool"
+AUTO_IDS = ["sv-weather-reasoning", "sv-two-calls", "sv-plain-answer", "sv-started-in-prompt"]
+#: Bounded wait for the server to answer; framework backends import torch at startup (slow under load).
+STARTUP_SECONDS = float(os.environ.get("PARSEBRIDGE_SERVER_STARTUP", "300"))
+
+
+def _usable(reasoning: str, tool: str) -> str | None:
+    """None when both specs build here, else why not (the test is then skipped)."""
+    try:
+        pb.get_reasoning_parser(reasoning)
+        pb.get_tool_parser(tool, TOOLS)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _builtin_tool() -> str:
+    return "builtin:hermes" if _usable("builtin:qwen3", "builtin:hermes") is None else TAG
+
+
+#: backend → (reasoning spec, tool spec): one server per backend.
+BACKENDS: dict[str, tuple[str, str]] = {
+    "builtin": ("builtin:qwen3", _builtin_tool()),
+    "python": ("builtin:qwen3", TAG),
+    "vllm": ("vllm:qwen3", "vllm:hermes"),
+    "sglang": ("sglang:qwen3", "sglang:qwen25"),
+}
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """The example server in a subprocess; always stopped by the fixture."""
+
+    def __init__(self, *flags: str, backend: str = "python") -> None:
+        self.backend = backend
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        cmd = [
+            sys.executable,
+            str(EXAMPLE),
+            "--transcripts",
+            str(TRANSCRIPT_FILE),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--log-level",
+            "warning",
+            *flags,
+        ]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                _, err = self.proc.communicate(timeout=5)
+                raise RuntimeError(f"the example server exited with {self.proc.returncode}:\n{err[-4000:]}")
+            try:
+                if httpx.get(f"{self.base}/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the example server did not answer within {STARTUP_SECONDS:.0f}s")
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        _, err = self.proc.communicate(timeout=5)
+        return err or ""
+
+    def client(self) -> Any:
+        return openai.OpenAI(base_url=f"{self.base}/v1", api_key="unused", max_retries=0, timeout=30.0)
+
+
+def _serve(*flags: str, backend: str = "python") -> Iterator[Server]:
+    server = Server(*flags, backend=backend)
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module", params=list(BACKENDS))
+def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    reasoning, tool = BACKENDS[request.param]
+    why = _usable(reasoning, tool)
+    if why is not None:
+        pytest.skip(f"backend {request.param} is not usable here: {why}")
+    yield from _serve(
+        "--reasoning-parser",
+        reasoning,
+        "--tool-call-parser",
+        tool,
+        "--token-chunks",
+        "3",
+        backend=request.param,
+    )
+
+
+def _ask(tid: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": tid}]
+
+
+def _reasoning_of(message: Any) -> str | None:
+    extra = getattr(message, "model_extra", None) or {}
+    value = extra.get("reasoning_content")
+    if value is None and isinstance(message, dict):
+        value = message.get("reasoning_content")
+    return value
+
+
+def _calls_of(tool_calls: Any) -> list[tuple[str, Any]]:
+    return [(c.function.name, json.loads(c.function.arguments)) for c in tool_calls or []]
+
+
+def _expected(tid: str) -> tuple[str, str, list[tuple[str, Any]]]:
+    exp = TRANSCRIPTS[tid]["expected"]
+    return (
+        norm_text(exp["reasoning"]),
+        norm_text(exp["content"]),
+        [(c["name"], c["arguments"]) for c in exp["tool_calls"]],
+    )
+
+
+def _stream_message(client: Any, **kwargs: Any) -> tuple[Any, str | None]:
+    """Stream a completion and accumulate it with the client's own state machine."""
+    state = ChatCompletionStreamState()
+    finish = None
+    for chunk in client.chat.completions.create(stream=True, **kwargs):
+        state.handle_chunk(chunk)
+        for choice in chunk.choices:
+            finish = choice.finish_reason or finish
+    snapshot = state.current_completion_snapshot
+    return snapshot.choices[0].message, finish
+
+
+# ----------------------------------------------------------------------------- (2) openai client
+
+
+@pytest.mark.parametrize("tid", AUTO_IDS)
+def test_client_non_streaming(server: Server, tid: str) -> None:
+    resp = server.client().chat.completions.create(model="m", messages=_ask(tid), tools=TOOLS)
+    reasoning, content, calls = _expected(tid)
+    choice = resp.choices[0]
+    assert _calls_of(choice.message.tool_calls) == calls
+    assert norm_text(choice.message.content) == content
+    assert norm_text(_reasoning_of(choice.message)) == reasoning
+    assert choice.finish_reason == ("tool_calls" if calls else "stop")
+    assert resp.object == "chat.completion" and resp.usage is not None
+
+
+@pytest.mark.parametrize("tid", AUTO_IDS)
+def test_client_streaming(server: Server, tid: str) -> None:
+    message, finish = _stream_message(server.client(), model="m", messages=_ask(tid), tools=TOOLS)
+    reasoning, content, calls = _expected(tid)
+    assert _calls_of(message.tool_calls) == calls
+    assert all(c.id and c.type == "function" for c in message.tool_calls or [])
+    assert norm_text(_reasoning_of(message)) == reasoning
+    assert finish == ("tool_calls" if calls else "stop")
+    if norm_text(message.content) != content and server.backend in ("vllm", "sglang"):
+        # The framework's own streaming parser loses text (design §7: SGLang drops the text before a
+        # chunk that splits the call marker). The processor passes it on faithfully; shown, not hidden.
+        pytest.xfail(
+            f"{server.backend} streaming divergence: content {message.content!r}, expected {content!r}"
+        )
+    assert norm_text(message.content) == content
+
+
+@pytest.mark.parametrize("tid", AUTO_IDS)
+def test_wire_convention(server: Server, tid: str) -> None:
+    body = {"model": "m", "messages": _ask(tid), "tools": TOOLS, "stream": True}
+    with httpx.stream("POST", f"{server.base}/v1/chat/completions", json=body, timeout=30) as resp:
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        lines = [line for line in resp.iter_lines() if line]
+    assert lines[-1] == "data: [DONE]"
+    chunks = [json.loads(line[len("data: ") :]) for line in lines[:-1]]
+    got = check_convention(chunks)
+    assert norm_calls(got["tool_calls"]) == _expected(tid)[2]
+
+
+def test_length_finish_reason(server: Server) -> None:
+    client = server.client()
+    resp = client.chat.completions.create(model="m", messages=_ask("sv-truncated"), tools=TOOLS)
+    assert resp.choices[0].finish_reason == "length"
+    message, finish = _stream_message(client, model="m", messages=_ask("sv-truncated"), tools=TOOLS)
+    assert finish == "length" and norm_text(_reasoning_of(message)) == "Long thought that never"
+
+
+# ----------------------------------------------------------------------------- (4) tool_choice over HTTP
+
+
+def test_tool_choice_over_http(server: Server) -> None:
+    client = server.client()
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    for stream in (False, True):
+        kwargs = {"model": "m", "tools": TOOLS}
+        if stream:
+            req_msg, req_finish = _stream_message(
+                client, messages=_ask("sv-required-json"), tool_choice="required", **kwargs
+            )
+            nam_msg, nam_finish = _stream_message(
+                client, messages=_ask("sv-named-json"), tool_choice=named, **kwargs
+            )
+            non_msg, non_finish = _stream_message(
+                client, messages=_ask("sv-weather-reasoning"), tool_choice="none", **kwargs
+            )
+        else:
+            r = client.chat.completions.create(
+                messages=_ask("sv-required-json"), tool_choice="required", **kwargs
+            )
+            req_msg, req_finish = r.choices[0].message, r.choices[0].finish_reason
+            r = client.chat.completions.create(messages=_ask("sv-named-json"), tool_choice=named, **kwargs)
+            nam_msg, nam_finish = r.choices[0].message, r.choices[0].finish_reason
+            r = client.chat.completions.create(
+                messages=_ask("sv-weather-reasoning"), tool_choice="none", **kwargs
+            )
+            non_msg, non_finish = r.choices[0].message, r.choices[0].finish_reason
+        assert (
+            _calls_of(req_msg.tool_calls) == _expected("sv-required-json")[2] and req_finish == "tool_calls"
+        )
+        assert _calls_of(nam_msg.tool_calls) == _expected("sv-named-json")[2] and nam_finish == "tool_calls"
+        assert norm_text(_reasoning_of(nam_msg)) == "Berlin, metric."
+        assert not non_msg.tool_calls and "<tool_call>" in (non_msg.content or "") and non_finish == "stop"
+
+
+def test_n_and_usage_over_http(server: Server) -> None:
+    client = server.client()
+    chunks = list(
+        client.chat.completions.create(
+            model="m",
+            messages=_ask("sv-two-calls"),
+            tools=TOOLS,
+            n=2,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    dicts = [c.model_dump(exclude_none=False) for c in chunks[:-1]]
+    for index in (0, 1):
+        for d in dicts:  # the client's models fill unset fields with None; drop them for the check
+            for choice in d["choices"]:
+                choice["delta"] = {k: v for k, v in choice["delta"].items() if v is not None}
+                for tc in choice["delta"].get("tool_calls") or []:
+                    for key in [k for k, v in tc.items() if v is None]:
+                        del tc[key]
+                    tc["function"] = {k: v for k, v in tc["function"].items() if v is not None}
+        got = check_convention(dicts, index)
+        assert norm_calls(got["tool_calls"]) == _expected("sv-two-calls")[2]
+
+
+# ----------------------------------------------------------------------------- (5) failure policy over HTTP
+
+
+@pytest.fixture(scope="module")
+def bomb_fallback() -> Iterator[Server]:
+    yield from _serve(
+        "--tool-call-parser", "python:pbserving_testparsers:Bomb", "--parser-on-error", "fallback"
+    )
+
+
+@pytest.fixture(scope="module")
+def bomb_raise() -> Iterator[Server]:
+    yield from _serve("--tool-call-parser", "python:pbserving_testparsers:Bomb", "--parser-on-error", "raise")
+
+
+def test_fallback_stream_stays_usable(bomb_fallback: Server) -> None:
+    client = bomb_fallback.client()
+    output = TRANSCRIPTS["sv-bomb"]["output"]
+    message, finish = _stream_message(client, model="m", messages=_ask("sv-bomb"), tools=TOOLS)
+    assert message.content == output and not message.tool_calls and finish == "stop"
+    resp = client.chat.completions.create(model="m", messages=_ask("sv-bomb"), tools=TOOLS)
+    assert resp.choices[0].message.content == output
+
+
+def test_raise_ends_stream_with_error_event_and_server_survives(bomb_raise: Server) -> None:
+    client = bomb_raise.client()
+    received = []
+    with pytest.raises(openai.APIError, match="bomb went off"):
+        for chunk in client.chat.completions.create(
+            model="m", messages=_ask("sv-bomb"), tools=TOOLS, stream=True
+        ):
+            received.append(chunk)
+    assert received and received[0].choices[0].delta.role == "assistant"
+    with pytest.raises(openai.InternalServerError, match="bomb went off"):
+        client.chat.completions.create(model="m", messages=_ask("sv-bomb"), tools=TOOLS)
+    # the server is still up and serves the next request normally
+    assert httpx.get(f"{bomb_raise.base}/health", timeout=5).status_code == 200
+    message, finish = _stream_message(client, model="m", messages=_ask("sv-two-calls"), tools=TOOLS)
+    assert _calls_of(message.tool_calls) == _expected("sv-two-calls")[2] and finish == "tool_calls"
+
+
+def test_unknown_transcript_is_a_client_error(bomb_fallback: Server) -> None:
+    with pytest.raises(openai.NotFoundError):
+        bomb_fallback.client().chat.completions.create(model="m", messages=_ask("no-such-transcript"))
