@@ -1,0 +1,544 @@
+"""Divergence classes, the comparisons that find them, and the status of a result.
+
+Three comparisons, each producing `Difference`s tagged with where they came
+from (`source`):
+
+* ``expected`` — an observation against the transcript's `expected`
+  (content/reasoning after stripping surrounding whitespace, None ≡ "";
+  calls in order by name; arguments as parsed JSON, or `invalid_arguments`
+  text after stripping);
+* ``stream`` — a streamed observation against the one-shot one, exactly
+  (design §6: stream ≡ one-shot; a difference that vanishes once whitespace
+  is stripped is `whitespace_only`);
+* ``invariant`` — protocol invariants of one observation (one id and one name
+  per call, `finish()` agreeing with the deltas, no marker text in content
+  when there is nothing to compare against).
+
+`status_of` turns them into the design §10 status: ``error`` (the backend
+raised), ``diverge`` (a streaming invariant broke, or only documented
+divergences remain), ``fail`` (wrong against expected), ``pass``. The
+``unsupported`` status is decided before anything runs (see `runner`).
+`compare_observations` is the building block `compare` uses between specs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from .observation import Observation
+from .transcripts import Expected, KnownDivergence, Transcript
+
+Status = Literal["pass", "diverge", "fail", "unsupported", "error"]
+STATUSES: tuple[Status, ...] = ("pass", "diverge", "fail", "unsupported", "error")
+Source = Literal["expected", "stream", "invariant", "backend"]
+
+
+class DivergenceClass(StrEnum):
+    """A named way two readings of one output differ (used by reports, compare and fixtures)."""
+
+    CONTENT_LOST = "content_lost"
+    CONTENT_DUPLICATED = "content_duplicated"
+    CONTENT_DIFFERS = "content_differs"
+    WHITESPACE_ONLY = "whitespace_only"
+    REASONING_LOST = "reasoning_lost"
+    REASONING_MISPLACED = "reasoning_misplaced"
+    REASONING_DIFFERS = "reasoning_differs"
+    MARKER_LEAKED = "marker_leaked"
+    CALL_MISSING = "call_missing"
+    EXTRA_CALL = "extra_call"
+    NAME_DIFFERS = "name_differs"
+    ARGUMENTS_DIFFER = "arguments_differ"
+    ARGUMENTS_INVALID = "arguments_invalid"
+    ID_PROTOCOL = "id_protocol"
+    FINISH_DIFFERS = "finish_differs"
+    BACKEND_ERROR = "backend_error"
+
+    @property
+    def description(self) -> str:
+        return DESCRIPTIONS[self]
+
+
+DESCRIPTIONS: dict[DivergenceClass, str] = {
+    DivergenceClass.CONTENT_LOST: "content text present in the reference is missing",
+    DivergenceClass.CONTENT_DUPLICATED: "content text appears more often than in the reference",
+    DivergenceClass.CONTENT_DIFFERS: "content differs from the reference (not only lost or duplicated)",
+    DivergenceClass.WHITESPACE_ONLY: "content or reasoning differs only in surrounding whitespace",
+    DivergenceClass.REASONING_LOST: "reasoning text present in the reference is missing",
+    DivergenceClass.REASONING_MISPLACED: "reasoning landed in content, or content in reasoning",
+    DivergenceClass.REASONING_DIFFERS: "reasoning differs from the reference",
+    DivergenceClass.MARKER_LEAKED: "format marker text (<tool_call>, </think>, …) shows up in content/reasoning",
+    DivergenceClass.CALL_MISSING: "a tool call of the reference is missing",
+    DivergenceClass.EXTRA_CALL: "a tool call the reference does not have",
+    DivergenceClass.NAME_DIFFERS: "a tool call has a different function name",
+    DivergenceClass.ARGUMENTS_DIFFER: "a tool call's arguments differ",
+    DivergenceClass.ARGUMENTS_INVALID: "a tool call's arguments are not a JSON object where the reference's are",
+    DivergenceClass.ID_PROTOCOL: "a streamed call without exactly one id and one name (OpenAI delta convention)",
+    DivergenceClass.FINISH_DIFFERS: "stream.finish() disagrees with what the streamed deltas assemble to",
+    DivergenceClass.BACKEND_ERROR: "the backend raised instead of returning a result",
+}
+
+DC = DivergenceClass
+
+
+@dataclass
+class Difference:
+    """One named difference. `known`/`reason` are set when a fixture documents it."""
+
+    cls: DivergenceClass
+    detail: str
+    source: Source = "expected"
+    known: bool = False
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"class": self.cls.value, "detail": self.detail, "source": self.source}
+        if self.known:
+            out["known"] = True
+            out["reason"] = self.reason
+        return out
+
+
+# ---------------------------------------------------------------- markers
+
+#: Marker strings of each family's format (``kind:family``), checked in addition to `parser.markers`.
+KNOWN_MARKERS: dict[str, tuple[str, ...]] = {
+    "tool:hermes": ("<tool_call>", "</tool_call>"),
+    "tool:llama3_json": ("<|python_tag|>", "<|eom_id|>", "<|eot_id|>"),
+    "tool:mistral": ("[TOOL_CALLS]", "[ARGS]"),
+    "tool:pythonic": ("<|python_start|>", "<|python_end|>"),
+    "tool:deepseek_v3": (
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁call▁begin｜>",
+        "<｜tool▁sep｜>",
+        "<｜tool▁call▁end｜>",
+        "<｜tool▁calls▁end｜>",
+    ),
+    "tool:deepseek_v31": (
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁call▁begin｜>",
+        "<｜tool▁sep｜>",
+        "<｜tool▁call▁end｜>",
+        "<｜tool▁calls▁end｜>",
+    ),
+    "tool:qwen3_coder": (
+        "<tool_call>",
+        "</tool_call>",
+        "<function=",
+        "</function>",
+        "<parameter=",
+        "</parameter>",
+    ),
+    "tool:qwen3_xml": (
+        "<tool_call>",
+        "</tool_call>",
+        "<function=",
+        "</function>",
+        "<parameter=",
+        "</parameter>",
+    ),
+    "tool:kimi_k2": (
+        "<|tool_calls_section_begin|>",
+        "<|tool_calls_section_end|>",
+        "<|tool_call_begin|>",
+        "<|tool_call_argument_begin|>",
+        "<|tool_call_end|>",
+    ),
+    "tool:glm45": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+    "tool:granite": ("<|tool_call|>",),
+    "tool:internlm": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
+    "tool:minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
+    "tool:gpt_oss": ("<|channel|>", "<|message|>", "<|call|>", "<|start|>", "<|end|>"),
+    "tool:jamba": ("<tool_calls>", "</tool_calls>"),
+    "tool:hunyuan_a13b": ("<tool_calls>", "</tool_calls>"),
+    "tool:seed_oss": ("<seed:tool_call>", "</seed:tool_call>"),
+    "reasoning:deepseek_r1": ("<think>", "</think>"),
+    "reasoning:qwen3": ("<think>", "</think>"),
+    "reasoning:qwen3_thinking": ("<think>", "</think>"),
+    "reasoning:glm45": ("<think>", "</think>"),
+    "reasoning:step3": ("<think>", "</think>"),
+    "reasoning:minimax_m2": ("<think>", "</think>"),
+    "reasoning:mistral": ("[THINK]", "[/THINK]"),
+    "reasoning:kimi_k2": ("◁think▷", "◁/think▷"),
+    "reasoning:gpt_oss": ("<|channel|>", "<|message|>", "<|start|>", "<|end|>"),
+}
+
+
+def family_markers(kind: str, family: str | None) -> tuple[str, ...]:
+    return KNOWN_MARKERS.get(f"{kind}:{family}", ()) if family else ()
+
+
+def parser_markers(parser: Any) -> tuple[str, ...]:
+    """`markers` declared by a parser object (and the parsers inside a pipeline)."""
+    found: list[str] = []
+    for obj in (parser, getattr(parser, "tools", None), getattr(parser, "reasoning", None)):
+        if obj is None:
+            continue
+        try:
+            ms = getattr(obj, "markers", ())
+        except Exception:
+            continue
+        if isinstance(ms, (tuple, list)):
+            found.extend(m for m in ms if isinstance(m, str) and m)
+    return tuple(dict.fromkeys(found))
+
+
+# ---------------------------------------------------------------- comparing texts
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+def _snip(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _missing_text(ref: str, got: str) -> str:
+    sm = difflib.SequenceMatcher(None, ref, got, autojunk=False)
+    return "".join(ref[i1:i2] for op, i1, i2, _, _ in sm.get_opcodes() if op in ("delete", "replace"))
+
+
+def _extra_text(ref: str, got: str) -> str:
+    sm = difflib.SequenceMatcher(None, ref, got, autojunk=False)
+    return "".join(got[j1:j2] for op, _, _, j1, j2 in sm.get_opcodes() if op in ("insert", "replace"))
+
+
+def compare_text(
+    what: Literal["content", "reasoning"],
+    ref: str | None,
+    got: str | None,
+    *,
+    markers: Sequence[str] = (),
+    exact: bool = True,
+    source: Source = "stream",
+) -> Difference | None:
+    """How `got` differs from `ref` (None ≡ ""), or None when they agree.
+
+    With `exact`, a difference that vanishes after stripping surrounding
+    whitespace is `whitespace_only`; without, texts are compared stripped.
+    """
+    r, g = ref or "", got or ""
+    if r == g:
+        return None
+    rs, gs = r.strip(), g.strip()
+    if rs == gs:
+        if not exact:
+            return None
+        return Difference(DC.WHITESPACE_ONLY, f"{what}: {_snip(r)} vs {_snip(g)}", source)
+    if not exact:
+        r, g = rs, gs
+    leaked = [m for m in markers if g.count(m) > r.count(m)]
+    if leaked:
+        return Difference(
+            DC.MARKER_LEAKED, f"{what} holds {', '.join(map(repr, leaked))}: {_snip(g)}", source
+        )
+    lost = DC.CONTENT_LOST if what == "content" else DC.REASONING_LOST
+    differs = DC.CONTENT_DIFFERS if what == "content" else DC.REASONING_DIFFERS
+    if not gs:
+        return Difference(lost, f"{what} {_snip(r)} is missing entirely", source)
+    if len(g) < len(r) and _subsequence(g, r):
+        return Difference(lost, f"{what} lost {_snip(_missing_text(r, g))}: got {_snip(g)}", source)
+    if len(g) > len(r) and _subsequence(r, g):
+        extra = _extra_text(r, g)
+        bare_extra, bare_ref = "".join(extra.split()), "".join(r.split())
+        if what == "content" and bare_extra and _subsequence(bare_extra, bare_ref):
+            return Difference(
+                DC.CONTENT_DUPLICATED, f"content repeats {_snip(extra)}: got {_snip(g)}", source
+            )
+        return Difference(
+            differs,
+            f"{what} has extra {_snip(extra)} ({len(g)} chars, reference {len(r)}): got {_snip(g)}",
+            source,
+        )
+    return Difference(differs, f"{what}: expected {_snip(r)}, got {_snip(g)}", source)
+
+
+def _misplaced(ref: dict[str, Any], got: dict[str, Any], source: Source) -> Difference | None:
+    r_reason, r_content = (ref.get("reasoning") or "").strip(), (ref.get("content") or "").strip()
+    g_reason, g_content = (got.get("reasoning") or "").strip(), (got.get("content") or "").strip()
+    if r_reason and g_reason != r_reason and r_reason in g_content:
+        return Difference(DC.REASONING_MISPLACED, f"reasoning {_snip(r_reason)} landed in content", source)
+    if r_content and g_content != r_content and r_content in g_reason and r_content not in g_content:
+        return Difference(DC.REASONING_MISPLACED, f"content {_snip(r_content)} landed in reasoning", source)
+    return None
+
+
+# ---------------------------------------------------------------- comparing calls
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """JSON equality that keeps `true` and `1` apart (Python's == does not).
+
+    Iterative: arguments nested hundreds deep (adversarial output) must not
+    hit the recursion limit.
+    """
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            same = type(x) is type(y) and x == y
+        elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            same = x == y
+        elif isinstance(x, dict) and isinstance(y, dict):
+            same = x.keys() == y.keys()
+            if same:
+                stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            same = len(x) == len(y)
+            if same:
+                stack.extend(zip(x, y, strict=True))
+        else:
+            same = type(x) is type(y) and x == y
+        if not same:
+            return False
+    return True
+
+
+def _args_repr(call: dict[str, Any]) -> str:
+    if "invalid_arguments" in call:
+        return f"invalid {_snip(str(call['invalid_arguments']))}"
+    import json
+
+    return _snip(json.dumps(call.get("arguments", {}), ensure_ascii=False, sort_keys=True), 80)
+
+
+def _compare_call(i: int, ref: dict[str, Any], got: dict[str, Any], source: Source) -> list[Difference]:
+    out: list[Difference] = []
+    if ref.get("name") != got.get("name"):
+        out.append(
+            Difference(DC.NAME_DIFFERS, f"call {i}: name {ref.get('name')!r} vs {got.get('name')!r}", source)
+        )
+    r_bad, g_bad = "invalid_arguments" in ref, "invalid_arguments" in got
+    if not r_bad and g_bad:
+        out.append(Difference(DC.ARGUMENTS_INVALID, f"call {i}: arguments {_args_repr(got)}", source))
+    elif r_bad and g_bad:
+        if str(ref["invalid_arguments"]).strip() != str(got["invalid_arguments"]).strip():
+            out.append(
+                Difference(DC.ARGUMENTS_DIFFER, f"call {i}: {_args_repr(ref)} vs {_args_repr(got)}", source)
+            )
+    elif r_bad != g_bad or not same_json(ref.get("arguments", {}), got.get("arguments", {})):
+        out.append(
+            Difference(DC.ARGUMENTS_DIFFER, f"call {i}: {_args_repr(ref)} vs {_args_repr(got)}", source)
+        )
+    return out
+
+
+def compare_calls(
+    ref: Sequence[dict[str, Any]], got: Sequence[dict[str, Any]], *, source: Source = "stream"
+) -> list[Difference]:
+    """Differences between two call lists, aligned by name so one missing call is one difference."""
+    if len(ref) == len(got):
+        pairs = [(i, i) for i in range(len(ref))]
+        missing: list[int] = []
+        extra: list[int] = []
+    else:
+        pairs, missing, extra = [], [], []
+        sm = difflib.SequenceMatcher(
+            None, [c.get("name") for c in ref], [c.get("name") for c in got], autojunk=False
+        )
+        for op, i1, i2, j1, j2 in sm.get_opcodes():
+            if op == "equal":
+                pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
+            else:
+                n = min(i2 - i1, j2 - j1) if op == "replace" else 0
+                pairs.extend(zip(range(i1, i1 + n), range(j1, j1 + n), strict=True))
+                missing.extend(range(i1 + n, i2))
+                extra.extend(range(j1 + n, j2))
+    out: list[Difference] = []
+    for i, j in pairs:
+        out.extend(_compare_call(i, ref[i], got[j], source))
+    for i in missing:
+        out.append(
+            Difference(
+                DC.CALL_MISSING, f"call {i} {ref[i].get('name')!r} {_args_repr(ref[i])} is missing", source
+            )
+        )
+    for j in extra:
+        out.append(
+            Difference(DC.EXTRA_CALL, f"extra call {got[j].get('name')!r} {_args_repr(got[j])}", source)
+        )
+    return out
+
+
+# ---------------------------------------------------------------- whole readings
+
+
+def compare_readings(
+    ref: dict[str, Any],
+    got: dict[str, Any],
+    *,
+    markers: Sequence[str] = (),
+    exact: bool = True,
+    source: Source = "stream",
+) -> list[Difference]:
+    """Differences between two `{reasoning, content, tool_calls}` readings (`ref` is the reference)."""
+    out: list[Difference] = []
+    misplaced = _misplaced(ref, got, source)
+    if misplaced is not None:
+        out.append(misplaced)
+    else:
+        what: Literal["reasoning", "content"]
+        for what in ("reasoning", "content"):
+            d = compare_text(what, ref.get(what), got.get(what), markers=markers, exact=exact, source=source)
+            if d is not None:
+                out.append(d)
+    out.extend(compare_calls(ref.get("tool_calls") or [], got.get("tool_calls") or [], source=source))
+    return out
+
+
+def compare_observations(a: Observation, b: Observation, *, markers: Sequence[str] = ()) -> list[Difference]:
+    """How `b` differs from `a` (exactly; an error on either side is `backend_error`)."""
+    for obs in (a, b):
+        if obs.error is not None:
+            return [Difference(DC.BACKEND_ERROR, obs.error, "backend")]
+    return compare_readings(a.reading(), b.reading(), markers=markers, exact=True, source="stream")
+
+
+def check_expected(obs: Observation, expected: Expected, *, markers: Sequence[str] = ()) -> list[Difference]:
+    """How an observation is wrong against `expected` (texts stripped, None ≡ "")."""
+    return compare_readings(
+        expected.normalized(), obs.reading(), markers=markers, exact=False, source="expected"
+    )
+
+
+def check_invariants(
+    obs: Observation, *, markers: Sequence[str] = (), absolute_markers: bool = False
+) -> list[Difference]:
+    """Protocol invariants of one observation on its own.
+
+    `absolute_markers` flags any marker in content/reasoning: used when there
+    is no reference to compare with (no `expected`, one-shot).
+    """
+    out: list[Difference] = []
+    if obs.anomalies:
+        out.append(Difference(DC.ID_PROTOCOL, "; ".join(obs.anomalies), "invariant"))
+    if obs.finish_mismatch:
+        out.append(Difference(DC.FINISH_DIFFERS, obs.finish_mismatch, "invariant"))
+    if absolute_markers:
+        for what in ("content", "reasoning"):
+            text = getattr(obs, what) or ""
+            leaked = [m for m in markers if m in text]
+            if leaked:
+                out.append(
+                    Difference(DC.MARKER_LEAKED, f"{what} holds {', '.join(map(repr, leaked))}", "invariant")
+                )
+    return out
+
+
+# ---------------------------------------------------------------- status
+
+
+def _matches(k: KnownDivergence, backend: str, spec: str | None, chunking: str, cls: DivergenceClass) -> bool:
+    if k.backend not in (backend, spec) and not (spec and fnmatch.fnmatchcase(spec, k.backend)):
+        return False
+    if k.chunking is not None and not fnmatch.fnmatchcase(chunking, k.chunking):
+        return False
+    return not k.classes or cls.value in k.classes
+
+
+def mark_known(
+    diffs: Iterable[Difference],
+    known: Sequence[KnownDivergence],
+    *,
+    backend: str,
+    spec: str | None,
+    chunking: str,
+) -> None:
+    """Flag the differences a fixture documents (in place)."""
+    for d in diffs:
+        for k in known:
+            if _matches(k, backend, spec, chunking, d.cls):
+                d.known, d.reason = True, k.reason
+                break
+
+
+@dataclass
+class Verdict:
+    """The status of one result and the differences behind it."""
+
+    status: Status
+    differences: list[Difference] = field(default_factory=list)
+
+    @property
+    def known(self) -> bool:
+        """True when documented divergences (and nothing else) made the status `diverge`."""
+        return self.status == "diverge" and all(d.known for d in self.differences) and bool(self.differences)
+
+    @property
+    def classes(self) -> list[str]:
+        return list(dict.fromkeys(d.cls.value for d in self.differences))
+
+    @property
+    def reason(self) -> str | None:
+        reasons = [d.reason for d in self.differences if d.known and d.reason]
+        return "; ".join(dict.fromkeys(reasons)) or None
+
+    @property
+    def detail(self) -> str:
+        return "; ".join(
+            f"{d.cls.value}: {d.detail}" + (" (known)" if d.known else "") for d in self.differences
+        )
+
+
+def status_of(diffs: Sequence[Difference]) -> Status:
+    """error > diverge-from-one-shot > fail > other invariants > documented-only > pass."""
+    unknown = [d for d in diffs if not d.known]
+    sources = {d.source for d in unknown}
+    if "backend" in sources:
+        return "error"
+    if "stream" in sources:
+        return "diverge"
+    if "expected" in sources:
+        return "fail"
+    if unknown or diffs:
+        return "diverge"
+    return "pass"
+
+
+def evaluate(
+    transcript: Transcript,
+    obs: Observation,
+    oneshot: Observation | None,
+    *,
+    backend: str,
+    spec: str | None = None,
+    markers: Sequence[str] = (),
+) -> Verdict:
+    """The verdict for one observation (design §10 semantics).
+
+    `oneshot` is the same parser's one-shot observation, the reference of a
+    streamed one (None for the one-shot row itself). A backend with its own
+    documented reading (`expected_by_backend`) is checked against it; where
+    that reading differs from the common `expected`, the difference is
+    reported as a documented (known) divergence rather than hidden.
+    """
+    if obs.error is not None:
+        diffs = [Difference(DC.BACKEND_ERROR, obs.error, "backend")]
+        mark_known(diffs, transcript.known_divergences, backend=backend, spec=spec, chunking=obs.chunking)
+        return Verdict(status_of(diffs), diffs)
+    diffs: list[Difference] = []  # type: ignore[no-redef]
+    expected = transcript.expected_for(backend)
+    if expected is not None:
+        diffs.extend(check_expected(obs, expected, markers=markers))
+        common = transcript.expected
+        if common is not None and expected is not common and not diffs:
+            documented = check_expected(obs, common, markers=markers)
+            for d in documented:
+                d.known, d.reason = True, f"expected_by_backend documents {backend}'s reading"
+            diffs.extend(documented)
+    if obs.mode == "stream" and oneshot is not None and oneshot.error is None:
+        streamed = compare_observations(oneshot, obs, markers=markers)
+        # the same defect seen against expected and against one-shot is reported once, as streaming
+        seen = {d.cls for d in streamed}
+        diffs = [d for d in diffs if d.cls not in seen or d.known] + streamed
+    diffs.extend(
+        check_invariants(obs, markers=markers, absolute_markers=expected is None and obs.mode == "oneshot")
+    )
+    mark_known(diffs, transcript.known_divergences, backend=backend, spec=spec, chunking=obs.chunking)
+    return Verdict(status_of(diffs), diffs)

@@ -1,0 +1,107 @@
+"""Run the suite's (target, transcript) units in worker processes.
+
+Framework parsers are CPU-bound Python and several re-parse the whole
+output at every chunk (quadratic in its length), so a full run is
+dominated by a few long transcripts on a few backends. Worker processes
+spread that over the machine's cores.
+
+Workers are forked after the parent has imported the frameworks and
+built one parser per backend (`warm`), so they inherit imported modules
+and per-process caches instead of paying the import again. Units are
+handed out longest output first, so the slowest ones do not start last.
+If a worker dies (a framework crashing the interpreter), the units it
+left undone run in the parent, sequentially: the report is complete
+either way. Results come back in the sequential order, so reports do not
+depend on the number of jobs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from .runner import Result, Runner, Target
+from .transcripts import Transcript
+
+Unit = tuple[Target, int, bool]  # target, transcript index, explicit
+
+_STATE: dict[str, object] = {}
+
+
+def default_jobs() -> int:
+    """Cores this process may use, at most 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
+
+
+def fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _work(index: int) -> tuple[int, list[Result]]:
+    runner: Runner = _STATE["runner"]  # type: ignore[assignment]
+    units: list[Unit] = _STATE["units"]  # type: ignore[assignment]
+    transcripts: Sequence[Transcript] = _STATE["transcripts"]  # type: ignore[assignment]
+    target, ti, explicit = units[index]
+    return index, runner.run_transcript(target, transcripts[ti], explicit=explicit)
+
+
+def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript]) -> None:
+    """Build one parser per backend in the parent, so forked workers inherit imports and caches."""
+    seen: set[str] = set()
+    for target, ti, explicit in units:
+        if target.backend in seen or target.unsupported:
+            continue
+        seen.add(target.backend)
+        if not explicit and runner.unavailable_reason(target.backend) is not None:
+            continue
+        with contextlib.suppress(Exception):  # reported per result by the workers
+            runner.subject(target, transcripts[ti].tools)
+
+
+def run_units(
+    runner: Runner,
+    units: Sequence[Unit],
+    transcripts: Sequence[Transcript],
+    *,
+    jobs: int,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Result]:
+    """Every unit's results, in unit order; `jobs` > 1 uses forked worker processes."""
+    done: dict[int, list[Result]] = {}
+    if jobs > 1 and len(units) > 1 and fork_available():
+        warm(runner, units, transcripts)
+        _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        order = sorted(range(len(units)), key=lambda i: -len(transcripts[units[i][1]].output))
+        try:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                pending: set[Future[tuple[int, list[Result]]]] = {pool.submit(_work, i) for i in order}
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        try:
+                            i, rows = f.result()
+                        except BrokenProcessPool:
+                            continue
+                        done[i] = rows
+                        if progress is not None:
+                            progress(len(rows))
+        except BrokenProcessPool:
+            pass  # the rest runs below, in this process
+        finally:
+            _STATE.clear()
+    for i, (target, ti, explicit) in enumerate(units):
+        got = done.get(i)
+        if got is None:
+            got = runner.run_transcript(target, transcripts[ti], explicit=explicit)
+            if progress is not None:
+                progress(len(got))
+        yield from got

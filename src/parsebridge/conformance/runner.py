@@ -1,0 +1,541 @@
+"""Run transcripts through parsers, one-shot and streamed, and judge each result.
+
+The unit of work is (target × transcript × chunking). A `Target` is what to
+run: a backend and the reasoning and/or tool spec, either resolved from a
+transcript's family through the family table (`target_for`) or given
+explicitly (`Target.explicit`, what `compare` and the pytest plugin use).
+
+Parser objects are built through the registry once per (specs, tools,
+reasoning-started) and reused; only streams are per request. Nothing a
+backend raises escapes: construction problems become `unsupported` (no
+parser for the family, framework not installed, parser module absent) or
+`error`; a raise while parsing becomes an `error` result carrying a
+`BackendError` message that names backend, parser and transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..adapters import get_backend, get_pipeline, get_reasoning_parser, get_tool_parser
+from ..protocol import (
+    BackendError,
+    BackendNotInstalledError,
+    DeltaAccumulator,
+    ParserSpec,
+    StreamDelta,
+    UnknownBackendError,
+    UnknownParserError,
+    family_table,
+)
+from ..protocol.families import FamilyTable
+from .checks import Status, Verdict, evaluate, family_markers, parser_markers
+from .chunking import Chunking, parse_chunkings
+from .observation import Observation, normalize_call
+from .transcripts import Transcript
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to run a transcript through: a backend and its reasoning and/or tool spec.
+
+    `unsupported` holds the reason when this backend cannot run the
+    transcript at all (no parser for the family); such targets produce
+    `unsupported` results without building anything.
+    """
+
+    backend: str
+    tool_spec: str | None = None
+    reasoning_spec: str | None = None
+    unsupported: str | None = None
+
+    @property
+    def spec(self) -> str:
+        """The primary spec (the tool parser's, else the reasoning parser's)."""
+        return self.tool_spec or self.reasoning_spec or f"{self.backend}:?"
+
+    @property
+    def label(self) -> str:
+        """Both specs, ``reasoning + tool``, for display and compare keys."""
+        return " + ".join(s for s in (self.reasoning_spec, self.tool_spec) if s) or self.spec
+
+    @classmethod
+    def explicit(cls, tool: str | None = None, reasoning: str | None = None) -> Target:
+        """A target from specs (e.g. ``Target.explicit(tool="vllm:hermes")``); backend from the spec."""
+        first = tool or reasoning
+        if first is None:
+            raise ValueError("a target needs a tool spec, a reasoning spec, or both")
+        return cls(ParserSpec.parse(first).backend, tool, reasoning)
+
+
+def target_for(transcript: Transcript, backend: str, table: FamilyTable | None = None) -> Target:
+    """The backend's parser(s) for the transcript's family (and reasoning family), via the family table."""
+    table = table or family_table()
+    fam = transcript.resolve_family(table)
+    if fam is None:
+        return Target(
+            backend, unsupported=f"{transcript.kind} family {transcript.family!r} is not in the table"
+        )
+    spec = fam.spec_for(backend)
+    if spec is None:
+        return Target(backend, unsupported=f"{backend} has no {fam.kind} parser for family {fam.name!r}")
+    if transcript.kind == "reasoning":
+        return Target(backend, reasoning_spec=spec)
+    rspec = None
+    if transcript.reasoning_family:
+        rfam = transcript.resolve_reasoning_family(table)
+        rspec = rfam.spec_for(backend) if rfam else None
+        if rspec is None:
+            return Target(
+                backend,
+                tool_spec=spec,
+                unsupported=f"{backend} has no reasoning parser for family {transcript.reasoning_family!r}",
+            )
+    return Target(backend, tool_spec=spec, reasoning_spec=rspec)
+
+
+@dataclass
+class Result:
+    """One row of the report: a target, a transcript, a chunking, and the verdict."""
+
+    backend: str
+    spec: str
+    reasoning_spec: str | None
+    family: str
+    kind: str
+    transcript: str
+    chunking: str
+    status: Status
+    verdict: Verdict = field(default_factory=lambda: Verdict("pass"))
+    observation: Observation | None = None
+    reason: str | None = None  # why unsupported / what errored at construction
+
+    @property
+    def classes(self) -> list[str]:
+        return self.verdict.classes
+
+    @property
+    def known(self) -> bool:
+        return self.verdict.known
+
+    @property
+    def detail(self) -> str:
+        return self.verdict.detail or (self.reason or "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The design §10 result fields plus differences, observation and timing."""
+        out: dict[str, Any] = {
+            "backend": self.backend,
+            "spec": self.spec,
+            "reasoning_spec": self.reasoning_spec,
+            "family": self.family,
+            "kind": self.kind,
+            "transcript": self.transcript,
+            "chunking": self.chunking,
+            "status": self.status,
+            "classes": self.classes,
+            "detail": self.detail,
+            "known": self.known,
+        }
+        if self.known:
+            out["known_reason"] = self.verdict.reason
+        if self.verdict.differences:
+            out["differences"] = [d.to_dict() for d in self.verdict.differences]
+        if self.observation is not None:
+            out["observed"] = self.observation.to_dict()
+            out["elapsed_ms"] = round(self.observation.elapsed * 1000, 3)
+        return out
+
+
+# ---------------------------------------------------------------- the parser under test
+
+
+class Subject:
+    """Built parser(s) for one target and one tools list, reusable across transcripts."""
+
+    def __init__(self, target: Target, tools: Sequence[dict[str, Any]], **options: Any) -> None:
+        self.target = target
+        self.reasoning: Any = None
+        self.tool: Any = None
+        self.pipeline: Any = None
+        if target.reasoning_spec and target.tool_spec:
+            self.pipeline = get_pipeline(
+                target.reasoning_spec, target.tool_spec, tools=tools or None, **options
+            )
+        elif target.tool_spec:
+            self.tool = get_tool_parser(target.tool_spec, tools or None, **options)
+        elif target.reasoning_spec:
+            self.reasoning = get_reasoning_parser(target.reasoning_spec, **options)
+        else:
+            raise ValueError("empty target")
+        self.parser = self.pipeline or self.tool or self.reasoning
+        self.markers = parser_markers(self.parser)
+
+    def parse(self, text: str, started: bool | None, tid: str) -> tuple[str | None, str | None, list[Any]]:
+        if self.pipeline is not None:
+            r = self.pipeline.parse(text, reasoning_started=started)
+            return r.reasoning, r.content, r.tool_calls
+        if self.tool is not None:
+            t = self.tool.parse(text, transcript=tid)
+            return None, t.content, t.tool_calls
+        rr = self.reasoning.parse(text, reasoning_started=started, transcript=tid)
+        return rr.reasoning, rr.content, []
+
+    def stream(self, started: bool | None, tid: str) -> Any:
+        if self.pipeline is not None:
+            return self.pipeline.stream(reasoning_started=started)
+        if self.tool is not None:
+            return self.tool.stream(transcript=tid)
+        return self.reasoning.stream(reasoning_started=started, transcript=tid)
+
+
+_UNSUPPORTED_ERRORS = (BackendNotInstalledError, UnknownParserError, UnknownBackendError)
+
+
+def _unsupported_reason(exc: BaseException) -> str | None:
+    """A construction error that means "cannot run here" rather than "the backend is broken"."""
+    if isinstance(exc, _UNSUPPORTED_ERRORS):
+        return str(exc)
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith("parsebridge."):
+        return f"parser module {exc.name} is not present in this parsebridge"
+    return None
+
+
+def _error_text(exc: BaseException, target: Target, call: str, tid: str) -> str:
+    if isinstance(exc, BackendError) and exc.transcript:
+        return str(exc)
+    if isinstance(exc, BackendError):
+        return str(BackendError(exc.backend, exc.parser, exc.call, str(exc).split(": ", 1)[-1], tid))
+    parser = (
+        " + ".join(s.split(":", 1)[1] for s in (target.reasoning_spec, target.tool_spec) if s) or target.spec
+    )
+    return str(BackendError(target.backend, parser, call, f"{type(exc).__name__}: {exc}", tid))
+
+
+# ---------------------------------------------------------------- observing
+
+
+def _started(t: Transcript) -> bool | None:
+    # False means "the parser's default", which for some parsers is "started": don't force it.
+    return True if t.reasoning_started_in_prompt else None
+
+
+def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
+    """`parse` once; a raise becomes the observation's `error`."""
+    obs = Observation("oneshot", "oneshot")
+    t0 = time.perf_counter()
+    try:
+        reasoning, content, calls = subject.parse(t.output, _started(t), t.id)
+    except Exception as exc:
+        obs.error, obs.error_type = _error_text(exc, subject.target, "parse", t.id), type(exc).__name__
+    else:
+        obs.reasoning, obs.content = reasoning, content
+        obs.tool_calls = [normalize_call(c) for c in calls]
+        obs.call_ids = [c.id for c in calls]
+    obs.elapsed = time.perf_counter() - t0
+    return obs
+
+
+def observe_stream(subject: Subject, t: Transcript, chunking: Chunking) -> Observation:
+    """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to."""
+    obs = Observation("stream", chunking.name)
+    chunks = chunking.split(t.output, subject.parser, t.token_texts)
+    obs.chunks = len(chunks)
+    acc = DeltaAccumulator()
+    ids_seen: dict[int, int] = {}
+    fragments: dict[int, list[str]] = {}
+
+    def take(delta: StreamDelta) -> None:
+        acc.add(delta)
+        for d in delta.tool_calls:
+            if d.id is not None:
+                ids_seen[d.index] = ids_seen.get(d.index, 0) + 1
+            else:
+                ids_seen.setdefault(d.index, 0)
+            fragments.setdefault(d.index, []).append(d.arguments)
+
+    t0 = time.perf_counter()
+    call = "stream"
+    try:
+        stream = subject.stream(_started(t), t.id)
+        call = "stream.feed"
+        for chunk in chunks:
+            take(stream.feed(chunk.text, chunk.token_ids))
+        call = "stream.flush"
+        take(stream.flush())
+        call = "stream.finish"
+        final = stream.finish()
+    except Exception as exc:
+        obs.elapsed = time.perf_counter() - t0
+        obs.error, obs.error_type = _error_text(exc, subject.target, call, t.id), type(exc).__name__
+        return obs
+    obs.elapsed = time.perf_counter() - t0
+    calls = acc.tool_calls()
+    obs.reasoning, obs.content = acc.reasoning, acc.content
+    obs.tool_calls = [normalize_call(c) for c in calls]
+    obs.call_ids = [c.id for c in calls]
+    obs.anomalies = list(acc.anomalies) + [
+        f"call {i}: never given an id" for i, n in ids_seen.items() if n == 0
+    ]
+    obs.fragments = ["".join(fragments[i]) for i in sorted(fragments)]
+    obs.finish_mismatch = _finish_mismatch(obs, final)
+    return obs
+
+
+def _finish_mismatch(obs: Observation, final: Any) -> str | None:
+    f_reasoning = getattr(final, "reasoning", None)
+    f_content = getattr(final, "content", None)
+    f_calls = [normalize_call(c) for c in getattr(final, "tool_calls", [])]
+    bad = []
+    if (f_reasoning or None) != obs.reasoning:
+        bad.append(f"reasoning {f_reasoning!r} vs streamed {obs.reasoning!r}")
+    if (f_content or None) != obs.content:
+        bad.append(f"content {f_content!r} vs streamed {obs.content!r}")
+    if f_calls != obs.tool_calls:
+        bad.append(f"calls {f_calls} vs streamed {obs.tool_calls}")
+    return "; ".join(bad) or None
+
+
+# ---------------------------------------------------------------- the runner
+
+
+Progress = Callable[[int], None]
+
+
+class Runner:
+    """Runs targets × transcripts × chunkings; caches parsers and backend availability.
+
+    One runner per process run; not thread-safe (parsers are, but the caches
+    are filled without locks).
+    """
+
+    def __init__(
+        self,
+        chunkings: Sequence[str | Chunking] | None = None,
+        *,
+        table: FamilyTable | None = None,
+        parser_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.chunkings: list[Chunking] = (
+            [c if isinstance(c, Chunking) else parse_chunkings([c])[0] for c in chunkings]
+            if chunkings
+            else parse_chunkings(None)
+        )
+        self.table = table or family_table()
+        self.parser_options = dict(parser_options or {})
+        self._subjects: dict[tuple[Any, ...], Subject | BaseException] = {}
+        self._unavailable: dict[str, str | None] = {}
+        #: Seconds spent building parsers, per backend (where framework imports land).
+        self.setup_seconds: dict[str, float] = {}
+
+    # -- backends
+
+    def unavailable_reason(self, backend: str) -> str | None:
+        """Why a backend cannot run here (cached), or None when it can."""
+        if backend not in self._unavailable:
+            try:
+                self._unavailable[backend] = get_backend(backend).unavailable_reason()
+            except Exception as exc:
+                self._unavailable[backend] = str(exc)
+        return self._unavailable[backend]
+
+    # -- parsers
+
+    def subject(self, target: Target, tools: Sequence[dict[str, Any]]) -> Subject:
+        """The cached parser(s) for a target and tools list; raises what construction raised."""
+        key = (target.reasoning_spec, target.tool_spec, json.dumps(tools, sort_keys=True, default=str))
+        cached = self._subjects.get(key)
+        if cached is None:
+            t0 = time.perf_counter()
+            try:
+                cached = Subject(target, tools, **self.parser_options)
+            except Exception as exc:
+                cached = exc
+            self._subjects[key] = cached
+            spent = time.perf_counter() - t0
+            self.setup_seconds[target.backend] = self.setup_seconds.get(target.backend, 0.0) + spent
+        if isinstance(cached, BaseException):
+            raise cached
+        return cached
+
+    # -- running
+
+    def run_transcript(
+        self,
+        target: Target,
+        transcript: Transcript,
+        chunkings: Sequence[Chunking] | None = None,
+        *,
+        explicit: bool = False,
+    ) -> list[Result]:
+        """Every chunking of one transcript through one target (one-shot parsed once, reused)."""
+        chunkings = list(chunkings or self.chunkings)
+        family = transcript.family_name
+
+        def row(chunking: str, status: Status, **kw: Any) -> Result:
+            return Result(
+                target.backend,
+                target.spec,
+                target.reasoning_spec,
+                family,
+                transcript.kind,
+                transcript.id,
+                chunking,
+                status,
+                **kw,
+            )
+
+        if target.unsupported:
+            return [row(c.name, "unsupported", reason=target.unsupported) for c in chunkings]
+        reason = None if explicit else self.unavailable_reason(target.backend)
+        if reason is not None:
+            return [
+                row(c.name, "unsupported", reason=f"backend {target.backend!r} unavailable: {reason}")
+                for c in chunkings
+            ]
+        try:
+            subject = self.subject(target, transcript.tools)
+        except Exception as exc:
+            why = None if explicit else _unsupported_reason(exc)
+            if why is not None:
+                return [row(c.name, "unsupported", reason=why) for c in chunkings]
+            msg = _error_text(exc, target, "create parser", transcript.id)
+            obs = [Observation(c.mode, c.name, error=msg, error_type=type(exc).__name__) for c in chunkings]
+            return [
+                row(
+                    c.name,
+                    "error",
+                    verdict=evaluate(transcript, o, None, backend=target.backend),
+                    observation=o,
+                    reason=msg,
+                )
+                for c, o in zip(chunkings, obs, strict=True)
+            ]
+        markers = self.markers_for(transcript, subject)
+        oneshot = observe_oneshot(subject, transcript)
+        results: list[Result] = []
+        for c in chunkings:
+            seen = oneshot if not c.streamed else observe_stream(subject, transcript, c)
+            verdict = evaluate(
+                transcript,
+                seen,
+                None if seen is oneshot else oneshot,
+                backend=target.backend,
+                spec=target.spec,
+                markers=markers,
+            )
+            results.append(row(c.name, verdict.status, verdict=verdict, observation=seen))
+        return results
+
+    def markers_for(self, transcript: Transcript, subject: Subject) -> tuple[str, ...]:
+        """The parser's declared markers plus the known markers of the transcript's families."""
+        fam = transcript.resolve_family(self.table)
+        rfam = transcript.resolve_reasoning_family(self.table)
+        found = list(subject.markers)
+        if fam is not None:
+            found.extend(family_markers(fam.kind, fam.name))
+        if rfam is not None and rfam is not fam:
+            found.extend(family_markers("reasoning", rfam.name))
+        return tuple(dict.fromkeys(found))
+
+    def run(
+        self,
+        backends: Sequence[str],
+        transcripts: Iterable[Transcript],
+        *,
+        progress: Progress | None = None,
+    ) -> Iterator[Result]:
+        """Every backend (by family table) × transcript × chunking; `progress(n)` after each transcript."""
+        for t in transcripts:
+            for backend in backends:
+                rows = self.run_transcript(target_for(t, backend, self.table), t)
+                if progress is not None:
+                    progress(len(rows))
+                yield from rows
+
+    def run_targets(
+        self,
+        targets: Sequence[Target],
+        transcripts: Iterable[Transcript],
+        *,
+        progress: Progress | None = None,
+    ) -> Iterator[Result]:
+        """Explicit targets (specs given, family ignored) × transcripts × chunkings.
+
+        Construction errors of an explicit spec are `error`, not `unsupported`:
+        the user asked for that parser.
+        """
+        for t in transcripts:
+            for target in targets:
+                rows = self.run_transcript(target, t, explicit=True)
+                if progress is not None:
+                    progress(len(rows))
+                yield from rows
+
+    def run_pairs(
+        self, pairs: Iterable[tuple[Target, Transcript]], *, progress: Progress | None = None
+    ) -> Iterator[Result]:
+        """Explicit (target, transcript) pairs, e.g. from `plan_explicit`."""
+        for target, t in pairs:
+            rows = self.run_transcript(target, t, explicit=True)
+            if progress is not None:
+                progress(len(rows))
+            yield from rows
+
+
+# ---------------------------------------------------------------- explicit specs
+
+
+def spec_family(kind: str, spec: str, table: FamilyTable | None = None) -> str | None:
+    """The family a (non-python) spec's parser implements, or None (python specs, unknown parsers).
+
+    Resolving may import the spec's framework; errors mean "no family known".
+    """
+    parsed = ParserSpec.parse(spec)
+    if parsed.backend == "python":
+        return None
+    table = table or family_table()
+    try:
+        from ..adapters import resolve
+
+        backend, name = resolve(kind, parsed)  # type: ignore[arg-type]
+    except Exception:
+        fam = table.get(kind, parsed.name)  # type: ignore[arg-type]
+        return fam.name if fam else None
+    fam = table.for_parser(kind, backend.name, name)  # type: ignore[arg-type]
+    return fam.name if fam else None
+
+
+def plan_explicit(
+    transcripts: Iterable[Transcript], *, tool: str | None = None, reasoning: str | None = None
+) -> Iterator[tuple[Target, Transcript]]:
+    """Pair given specs with the transcripts they can read.
+
+    A tool spec alone reads tool transcripts without a reasoning family; a
+    reasoning spec alone reads reasoning transcripts; both together also read
+    tool transcripts that start with reasoning (as a pipeline).
+    """
+    if tool is None and reasoning is None:
+        raise ValueError("give a tool spec, a reasoning spec, or both")
+    for t in transcripts:
+        if t.kind == "reasoning":
+            if reasoning is not None:
+                yield Target.explicit(reasoning=reasoning), t
+        elif t.reasoning_family:
+            if tool is not None and reasoning is not None:
+                yield Target.explicit(tool=tool, reasoning=reasoning), t
+        elif tool is not None:
+            yield Target.explicit(tool=tool), t
+
+
+def run_conformance(
+    backends: Sequence[str],
+    transcripts: Iterable[Transcript],
+    chunkings: Sequence[str] | None = None,
+) -> list[Result]:
+    """One call: the suite's results for these backends (a convenience over `Runner.run`)."""
+    return list(Runner(chunkings).run(backends, transcripts))

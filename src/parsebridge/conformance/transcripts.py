@@ -1,0 +1,388 @@
+"""Transcripts: one model output each, the unit the conformance suite and `compare` run on.
+
+The format (design §5) is shared by the bundled fixtures and by users' logs:
+JSON Lines (one object per line), YAML (a list of objects) for hand-written
+fixtures, or a bare text file (the whole file is one output).
+
+Loading is lenient where user logs need it and strict where fixtures need
+it:
+
+* every field but `output` is optional at load time; unknown keys are kept
+  (``transcript.model_extra``), so a log line can carry its own metadata;
+* OpenAI-ish log lines are accepted: the output may be under ``output``,
+  ``text``, ``completion``, ``response``, ``raw_output`` or
+  ``choices[0].text`` / ``choices[0].message.content``; tools may sit under
+  ``request.tools``;
+* JSONL is read as a stream (`iter_transcripts` is a generator), so a
+  100k-line log costs constant memory;
+* `validate_transcripts` is the strict check the bundled fixtures must pass:
+  unique ids, a family that exists in the family table for the transcript's
+  kind, and well-formed known divergences.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml  # type: ignore[import-untyped,unused-ignore]
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..protocol import ParsebridgeError, family_table
+from ..protocol.families import KINDS, Family, FamilyTable
+
+TranscriptKind = Literal["tool", "reasoning"]
+
+#: Keys an OpenAI-ish log line may carry its raw output under (first found wins).
+OUTPUT_KEYS: tuple[str, ...] = ("output", "text", "completion", "response", "raw_output")
+#: File suffixes read as JSON Lines / YAML; anything else is one bare-text transcript.
+JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json"})
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+
+
+class TranscriptError(ParsebridgeError, ValueError):
+    """A transcript file or object that cannot be read; names the file and line."""
+
+
+class ExpectedCall(BaseModel):
+    """One expected tool call: a name and either parsed `arguments` or verbatim `invalid_arguments`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | None = None
+    invalid_arguments: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ExpectedCall:
+        if self.arguments is not None and self.invalid_arguments is not None:
+            raise ValueError("an expected call has `arguments` or `invalid_arguments`, not both")
+        if self.arguments is None and self.invalid_arguments is None:
+            self.arguments = {}
+        return self
+
+    def normalized(self) -> dict[str, Any]:
+        """The same `{name, arguments | invalid_arguments}` shape observations use."""
+        if self.invalid_arguments is not None:
+            return {"name": self.name, "invalid_arguments": self.invalid_arguments}
+        return {"name": self.name, "arguments": self.arguments or {}}
+
+
+class Expected(BaseModel):
+    """The correct reading of an output. Strict (extra keys are typos that would silently pass)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[ExpectedCall] = Field(default_factory=list)
+
+    def normalized(self) -> dict[str, Any]:
+        return {
+            "reasoning": self.reasoning,
+            "content": self.content,
+            "tool_calls": [c.normalized() for c in self.tool_calls],
+        }
+
+
+class KnownDivergence(BaseModel):
+    """A documented, per-backend divergence: reported as `diverge` with `known: true`, never skipped.
+
+    `backend` is a backend name (``vllm``) or a full spec (``vllm:hermes``);
+    `chunking` is a chunking name or a shell-style pattern (``token-*``), None
+    for every chunking; `classes` are divergence class names (empty: all).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    backend: str
+    classes: list[str] = Field(default_factory=list)
+    chunking: str | None = None
+    reason: str
+
+
+class Transcript(BaseModel):
+    """One model output, with what it should parse to (when known).
+
+    Only `output` is required to load; `family` is required for the
+    conformance suite (it picks each backend's parser) but not for `compare`,
+    which is given parser specs explicitly.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = ""
+    family: str | None = None
+    kind: TranscriptKind = "tool"
+    reasoning_family: str | None = None
+    output: str
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    reasoning_started_in_prompt: bool = False
+    expected: Expected | None = None
+    expected_by_backend: dict[str, Expected] = Field(default_factory=dict)
+    known_divergences: list[KnownDivergence] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    notes: str = ""
+    token_ids: list[int] | None = None
+    token_texts: list[str] | None = None
+
+    def expected_for(self, backend: str) -> Expected | None:
+        """The backend's documented reading if the fixture gives one, else the common one."""
+        return self.expected_by_backend.get(backend, self.expected)
+
+    def resolve_family(self, table: FamilyTable | None = None) -> Family | None:
+        """The family-table row this transcript names (aliases allowed), or None."""
+        if not self.family:
+            return None
+        return (table or family_table()).get(self.kind, self.family)
+
+    def resolve_reasoning_family(self, table: FamilyTable | None = None) -> Family | None:
+        if self.kind == "reasoning":
+            return self.resolve_family(table)
+        if not self.reasoning_family:
+            return None
+        return (table or family_table()).get("reasoning", self.reasoning_family)
+
+    @property
+    def family_name(self) -> str:
+        """The canonical family name when the table knows it, else the spelling given."""
+        fam = self.resolve_family()
+        return fam.name if fam else (self.family or "")
+
+
+# ---------------------------------------------------------------- normalising raw objects
+
+
+def _first_choice_text(obj: dict[str, Any]) -> str | None:
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    choice = choices[0]
+    if isinstance(choice.get("text"), str):
+        return str(choice["text"])
+    message = choice.get("message")
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return str(message["content"])
+    return None
+
+
+def normalize_record(obj: Any, default_id: str) -> dict[str, Any]:
+    """A raw JSON/YAML object → the transcript field names (lenient; see module doc)."""
+    if isinstance(obj, str):
+        return {"id": default_id, "output": obj}
+    if not isinstance(obj, dict):
+        raise TranscriptError(f"{default_id}: a transcript is a JSON object, not {type(obj).__name__}")
+    data = dict(obj)
+    if "output" not in data:
+        for key in OUTPUT_KEYS[1:]:
+            if isinstance(data.get(key), str):
+                data["output"] = data.pop(key)
+                break
+        else:
+            text = _first_choice_text(data)
+            if text is not None:
+                data["output"] = text
+    if "tools" not in data:
+        request = data.get("request")
+        if isinstance(request, dict) and isinstance(request.get("tools"), list):
+            data["tools"] = request["tools"]
+    if data.get("id") in (None, ""):
+        data["id"] = default_id
+    else:
+        data["id"] = str(data["id"])
+    return data
+
+
+def transcript_from(obj: Any, default_id: str = "transcript") -> Transcript:
+    """Validate one raw object (or a bare string) as a transcript."""
+    data = normalize_record(obj, default_id)
+    try:
+        return Transcript.model_validate(data)
+    except ValidationError as exc:
+        raise TranscriptError(f"{default_id}: not a valid transcript: {exc}") from exc
+
+
+# ---------------------------------------------------------------- loading
+
+
+def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
+    """Transcripts in one file, streamed (JSONL line by line; YAML and bare text at once).
+
+    Ids default to ``STEM:LINE`` (JSONL), ``STEM:INDEX`` (YAML) or the file
+    stem (bare text), so every transcript of a log has a stable name.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in YAML_SUFFIXES:
+        yield from _iter_yaml(p)
+    elif suffix in JSONL_SUFFIXES:
+        yield from _iter_jsonl(p)
+    else:
+        yield transcript_from({"output": p.read_text(encoding="utf-8")}, p.stem)
+
+
+def _iter_jsonl(p: Path) -> Iterator[Transcript]:
+    with p.open(encoding="utf-8") as fh:
+        first = fh.read(1)
+        fh.seek(0)
+        if first == "[":  # a .json file holding one list, not JSON Lines
+            for i, obj in enumerate(json.load(fh), 1):
+                yield transcript_from(obj, f"{p.stem}:{i}")
+            return
+        for lineno, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line or line.startswith("//"):
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise TranscriptError(f"{p}:{lineno}: not JSON: {exc}") from exc
+            try:
+                yield transcript_from(obj, f"{p.stem}:{lineno}")
+            except TranscriptError as exc:
+                raise TranscriptError(f"{p}:{lineno}: {exc}") from exc
+
+
+def _iter_yaml(p: Path) -> Iterator[Transcript]:
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise TranscriptError(f"{p}: not YAML: {exc}") from exc
+    if data is None:
+        return
+    if isinstance(data, dict):
+        data = data.get("transcripts", [data])
+    if not isinstance(data, list):
+        raise TranscriptError(f"{p}: expected a YAML list of transcripts")
+    for i, obj in enumerate(data, 1):
+        try:
+            yield transcript_from(obj, f"{p.stem}:{i}")
+        except TranscriptError as exc:
+            raise TranscriptError(f"{p}: item {i}: {exc}") from exc
+
+
+def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
+    """Every transcript of several files, in order (a directory means its *.jsonl and *.yaml)."""
+    out: list[Transcript] = []
+    for path in paths:
+        p = Path(path)
+        files = _fixture_files(p) if p.is_dir() else [p]
+        for f in files:
+            out.extend(iter_transcripts(f))
+    return out
+
+
+def _fixture_files(directory: Path) -> list[Path]:
+    return sorted(
+        f for f in directory.iterdir() if f.is_file() and f.suffix.lower() in {".jsonl", ".yaml", ".yml"}
+    )
+
+
+def fixtures_dir() -> Path:
+    """Where the bundled fixtures live (``parsebridge/conformance/fixtures``)."""
+    return Path(str(resources.files(__package__).joinpath("fixtures")))
+
+
+@cache
+def _bundled() -> tuple[Transcript, ...]:
+    d = fixtures_dir()
+    if not d.is_dir():
+        return ()
+    transcripts = load_transcripts([d])
+    validate_transcripts(transcripts, strict=True)
+    return tuple(transcripts)
+
+
+def bundled_transcripts(
+    families: Sequence[str] | None = None, kinds: Sequence[str] | None = None
+) -> list[Transcript]:
+    """The fixtures shipped with parsebridge, validated, filtered by family (aliases ok) and kind.
+
+    Returns copies, so callers may not corrupt the cache.
+    """
+    return [t.model_copy() for t in select(_bundled(), families=families, kinds=kinds)]
+
+
+def select(
+    transcripts: Iterable[Transcript],
+    *,
+    families: Sequence[str] | None = None,
+    kinds: Sequence[str] | None = None,
+    ids: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+) -> Iterator[Transcript]:
+    """Filter lazily. A family filter matches the transcript's family or its reasoning family."""
+    table = family_table()
+    wanted: set[str] | None = None
+    if families:
+        wanted = set()
+        for name in families:
+            for kind in KINDS:
+                fam = table.get(kind, name)
+                wanted.add(f"{kind}:{fam.name if fam else name}")
+    for t in transcripts:
+        if kinds and t.kind not in kinds:
+            continue
+        if ids and t.id not in ids:
+            continue
+        if tags and not set(tags) & set(t.tags):
+            continue
+        if wanted is not None:
+            fam = t.resolve_family(table)
+            rfam = t.resolve_reasoning_family(table)
+            mine = {f"{t.kind}:{fam.name if fam else t.family}"}
+            if rfam is not None:
+                mine.add(f"reasoning:{rfam.name}")
+            if not mine & wanted:
+                continue
+        yield t
+
+
+def validate_transcripts(
+    transcripts: Iterable[Transcript], *, table: FamilyTable | None = None, strict: bool = True
+) -> list[str]:
+    """Problems that make transcripts unusable as conformance fixtures.
+
+    Checks unique ids, that `family` (and `reasoning_family`) exist in the
+    family table for the transcript's kind, and that known-divergence classes
+    are known class names. With `strict`, raises `TranscriptError` listing
+    every problem; otherwise returns them.
+    """
+    from .checks import DivergenceClass  # local: checks imports this module
+
+    table = table or family_table()
+    class_names = {c.value for c in DivergenceClass}
+    problems: list[str] = []
+    seen: set[str] = set()
+    for t in transcripts:
+        if not t.id:
+            problems.append("a transcript without an id")
+        elif t.id in seen:
+            problems.append(f"{t.id}: duplicate id")
+        seen.add(t.id)
+        if not t.family:
+            problems.append(f"{t.id}: no family")
+        elif t.resolve_family(table) is None:
+            problems.append(f"{t.id}: {t.kind} family {t.family!r} is not in the family table")
+        if t.reasoning_family:
+            if t.kind == "reasoning":
+                problems.append(f"{t.id}: reasoning_family is for tool transcripts")
+            elif table.get("reasoning", t.reasoning_family) is None:
+                problems.append(f"{t.id}: reasoning family {t.reasoning_family!r} is not in the family table")
+        if t.kind == "reasoning" and t.expected is not None and t.expected.tool_calls:
+            problems.append(f"{t.id}: a reasoning transcript expects no tool calls")
+        for k in t.known_divergences:
+            bad = [c for c in k.classes if c not in class_names]
+            if bad:
+                problems.append(f"{t.id}: known divergence names unknown classes {bad}")
+            if not k.reason.strip():
+                problems.append(f"{t.id}: known divergence for {k.backend!r} gives no reason")
+        if t.token_texts is not None and "".join(t.token_texts) != t.output:
+            problems.append(f"{t.id}: token_texts do not join to the output")
+    if strict and problems:
+        raise TranscriptError("invalid transcripts:\n  " + "\n  ".join(problems))
+    return problems

@@ -1,0 +1,115 @@
+"""`parsebridge conformance`: exit codes, report files, explicit specs and family runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from parsebridge.cli import main
+
+TRANSCRIPT = {
+    "id": "toy-hermes",
+    "family": "hermes",
+    "output": 'Hi <call>{"name": "f", "arguments": {"a": 1}}</call>',
+    "expected": {"content": "Hi", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+}
+
+
+@pytest.fixture
+def tfile(tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text(json.dumps(TRANSCRIPT) + "\n")
+    return str(p)
+
+
+def run(*args):
+    return main(["conformance", "-q", *args])
+
+
+def test_pass_exits_zero_even_strict_and_writes_reports(tfile, tmp_path, capsys):
+    rep = tmp_path / "rep"
+    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Good", "--strict",
+               "--report", str(rep)) == 0
+    out = capsys.readouterr().out
+    assert "family × backend" in out and "wall" in out
+    data = json.loads((rep / "report.json").read_text())
+    assert {r["status"] for r in data["results"]} == {"pass"}
+    assert data["backends"] == {"python": data["parsebridge"]}
+    assert (rep / "report.md").exists() and (rep / "report.html").exists()
+    assert data["timing"]["wall_s"] > 0
+
+
+def test_fail_exits_one_only_with_strict(tfile):
+    args = ("--transcripts", tfile, "--tool-parser", "python:_confparsers:WrongName")
+    assert run(*args) == 0
+    assert run(*args, "--strict") == 1
+
+
+def test_error_exits_one_with_strict(tfile):
+    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Raises", "--strict") == 1
+
+
+def test_divergence_does_not_fail_strict(tfile):
+    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:TwoIds", "--strict") == 0
+
+
+def test_usage_errors_exit_two(tfile):
+    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Good", "--chunking", "bogus") == 2
+    assert run("--family", "no_such_family") == 2
+    assert run("--transcripts", tfile, "--backend", "builtin", "--tool-parser", "python:_confparsers:Good") == 2
+
+
+def test_strict_with_nothing_to_run_fails(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert run("--transcripts", str(empty), "--strict") == 1
+    assert run("--transcripts", str(empty)) == 0
+
+
+def test_family_run_on_a_toy_backend(toy_backends, toy_table, tmp_path):
+    p = tmp_path / "toy.jsonl"
+    p.write_text(json.dumps({**TRANSCRIPT, "id": "toy", "family": "toycall"}) + "\n")
+    rep = tmp_path / "rep"
+    assert run("--transcripts", str(p), "--backend", "toyfw,notinstalled", "--chunking", "oneshot,char",
+               "--report", str(rep), "--strict") == 0
+    data = json.loads((rep / "report.json").read_text())
+    statuses = {(r["backend"], r["chunking"]): r["status"] for r in data["results"]}
+    assert statuses == {("toyfw", "oneshot"): "pass", ("toyfw", "char"): "pass",
+                        ("notinstalled", "oneshot"): "unsupported", ("notinstalled", "char"): "unsupported"}
+    assert data["backends"]["toyfw"] == "9.9.9" and data["backends"]["notinstalled"] is None
+    assert data["parsers"]["toyfw"]["tool"] == ["good", "incremental", "loses", "raises", "two_ids"]
+
+
+def test_help_documents_exit_status(capsys):
+    with pytest.raises(SystemExit):
+        main(["conformance", "--help"])
+    out = capsys.readouterr().out
+    assert "exit status" in out and "--strict" in out
+
+
+def _rows(path):
+    data = json.loads(path.read_text())
+    return [{k: v for k, v in r.items() if k not in ("elapsed_ms", "observed")} for r in data["results"]]
+
+
+def test_jobs_do_not_change_the_report(tmp_path):
+    p = tmp_path / "many.jsonl"
+    p.write_text("".join(json.dumps({**TRANSCRIPT, "id": f"t{i}", "output": TRANSCRIPT["output"] * (i + 1)}) + "\n"
+                         for i in range(6)))
+    common = ("--transcripts", str(p), "--tool-parser", "python:_confparsers:LosesContentInBigChunks")
+    assert run(*common, "--jobs", "1", "--report", str(tmp_path / "one")) == 0
+    assert run(*common, "--jobs", "3", "--report", str(tmp_path / "three")) == 0
+    one, three = _rows(tmp_path / "one" / "report.json"), _rows(tmp_path / "three" / "report.json")
+    assert one == three and len(one) == 36
+    assert json.loads((tmp_path / "three" / "report.json").read_text())["timing"]["jobs"] == 3
+    assert run(*common, "--jobs", "zero") == 2
+
+
+def test_diff_subcommand_is_wired(tfile, tmp_path, capsys):
+    common = ("--transcripts", tfile, "--chunking", "oneshot")
+    assert run(*common, "--tool-parser", "python:_confparsers:Good", "--report", str(tmp_path / "a")) == 0
+    assert run(*common, "--tool-parser", "python:_confparsers:WrongName", "--report", str(tmp_path / "b")) == 0
+    capsys.readouterr()
+    assert main(["conformance", "diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"]) == 0
+    assert "regressed" in capsys.readouterr().out

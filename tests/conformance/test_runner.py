@@ -1,0 +1,161 @@
+"""The runner against deliberately defective parsers, family resolution, and failure containment."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from _confdata import OUT_CALL, reasoning_transcript, tool_transcript
+
+from parsebridge.conformance import (
+    Runner,
+    Target,
+    observe_oneshot,
+    observe_stream,
+    parse_chunking,
+    plan_explicit,
+    target_for,
+)
+
+CHUNKINGS = ["oneshot", "whole", "char", "token", "token-5", "random-0"]
+
+
+def run_class(cls, chunkings=CHUNKINGS, transcript=None):
+    t = transcript or tool_transcript()
+    rows = Runner(chunkings).run_targets([Target.explicit(tool=f"python:_confparsers:{cls}")], [t])
+    return {r.chunking: r for r in rows}
+
+
+def test_a_correct_parser_passes_everywhere():
+    for cls in ("Good", "Incremental"):
+        rows = run_class(cls)
+        assert {c: r.status for c, r in rows.items()} == dict.fromkeys(CHUNKINGS, "pass")
+
+
+@pytest.mark.parametrize(
+    ("cls", "chunking", "status", "classes"),
+    [
+        ("LosesContentInBigChunks", "whole", "diverge", ["content_lost"]),
+        ("LosesContentInBigChunks", "char", "pass", []),
+        ("DuplicatesContent", "token-5", "diverge", ["content_duplicated"]),
+        ("LeaksMarker", "oneshot", "fail", ["marker_leaked"]),
+        ("TwoIds", "char", "diverge", ["id_protocol"]),
+        ("BadFragments", "token", "diverge", ["arguments_invalid"]),
+        ("WrongName", "oneshot", "fail", ["name_differs"]),
+        ("Raises", "oneshot", "error", ["backend_error"]),
+        ("RaisesInStream", "oneshot", "pass", []),
+        ("RaisesInStream", "char", "error", ["backend_error"]),
+        ("TrailingSpace", "random-0", "diverge", ["whitespace_only"]),
+        ("FinishLies", "token", "diverge", ["finish_differs"]),
+    ],
+)
+def test_defects_are_named(cls, chunking, status, classes):
+    r = run_class(cls)[chunking]
+    assert (r.status, r.classes) == (status, classes), r.detail
+
+
+def test_backend_errors_name_backend_parser_and_transcript():
+    r = run_class("Raises")["oneshot"]
+    assert "python:raises raised in parse on transcript 'toy-call'" in r.detail
+    assert r.observation is not None and r.observation.error_type
+    s = run_class("RaisesInStream")["char"]
+    assert "raised in stream.feed" in s.detail and "RuntimeError: stream bug" in s.detail
+
+
+def test_construction_error_of_an_explicit_spec_is_an_error_not_unsupported():
+    target = Target.explicit(tool="python:_confparsers:Nope")
+    rows = list(Runner(["oneshot", "char"]).run_targets([target], [tool_transcript()]))
+    assert [r.status for r in rows] == ["error", "error"]
+    assert "Nope" in rows[0].detail
+
+
+def test_observation_details():
+    runner = Runner()
+    t = tool_transcript()
+    subject = runner.subject(Target.explicit(tool="python:_confparsers:Incremental"), t.tools)
+    one = observe_oneshot(subject, t)
+    assert one.reading()["tool_calls"] == [{"name": "f", "arguments": {"a": 1}}]
+    st = observe_stream(subject, t, parse_chunking("char"))
+    assert st.chunks == len(OUT_CALL)
+    assert st.fragments == ['{"a": 1}'] and st.call_ids == ["call_0"]
+    assert st.anomalies == [] and st.finish_mismatch is None and st.elapsed >= 0
+    assert runner.subject(Target.explicit(tool="python:_confparsers:Incremental"), t.tools) is subject
+
+
+def test_reasoning_and_pipeline_targets():
+    r = Runner(CHUNKINGS)
+    rows = list(r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [reasoning_transcript()]))
+    assert {x.status for x in rows} == {"pass"}
+    started = reasoning_transcript(
+        id="started", output="let me think</r>The answer is 4.", reasoning_started_in_prompt=True
+    )
+    assert {x.status for x in r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [started])} == {"pass"}
+    swallow = list(r.run_targets([Target.explicit(reasoning="python:_confparsers:ThinkSwallows")], [reasoning_transcript()]))
+    assert swallow[0].classes == ["reasoning_misplaced"]
+    both = tool_transcript(
+        id="r-then-call", reasoning_family="toythink", output="<r>plan</r>" + OUT_CALL,
+        expected={"reasoning": "plan", "content": "Hello there, friend.  And bye.",
+                  "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+    )
+    pairs = list(plan_explicit([both, reasoning_transcript()], tool="python:_confparsers:Incremental",
+                               reasoning="python:_confparsers:Think"))
+    assert [(p[0].label, p[1].id) for p in pairs] == [
+        ("python:_confparsers:Think + python:_confparsers:Incremental", "r-then-call"),
+        ("python:_confparsers:Think", "toy-think"),
+    ]
+    assert {x.status for x in r.run_pairs(pairs)} == {"pass"}
+    assert list(plan_explicit([both], tool="python:_confparsers:Incremental")) == []
+
+
+def test_family_resolution_and_unsupported(toy_backends, toy_table):
+    t = tool_transcript(family="toy")
+    assert target_for(t, "toyfw", toy_table) == Target("toyfw", "toyfw:incremental", None)
+    assert target_for(t, "vllm", toy_table).unsupported
+    runner = Runner(["oneshot", "char"], table=toy_table)
+    rows = list(runner.run(["toyfw", "notinstalled", "nosuchfw", "vllm"], [t]))
+    by = {(r.backend, r.chunking): r for r in rows}
+    assert by["toyfw", "char"].status == "pass"
+    assert by["toyfw", "char"].spec == "toyfw:incremental"
+    assert by["notinstalled", "oneshot"].status == "unsupported"
+    assert "surely_not_an_installed_module_xyz" in by["notinstalled", "oneshot"].detail
+    assert by["nosuchfw", "oneshot"].status == "unsupported"
+    assert by["vllm", "oneshot"].status == "unsupported"
+    assert "no tool parser for family 'toycall'" in by["vllm", "oneshot"].detail
+
+
+def test_family_unknown_to_the_backend_registry_is_unsupported(toy_backends, toy_table, monkeypatch):
+    from parsebridge import load_table
+
+    table = load_table('[tool.toycall]\ntoyfw = "not_registered"\n')
+    rows = list(Runner(["oneshot"], table=table).run(["toyfw"], [tool_transcript()]))
+    assert rows[0].status == "unsupported" and "not_registered" in rows[0].detail
+
+
+def test_pipeline_by_family(toy_backends, toy_table):
+    t = tool_transcript(
+        id="rt", reasoning_family="toythink", output="<r>plan</r>" + OUT_CALL,
+        expected={"reasoning": "plan", "content": "Hello there, friend.  And bye.",
+                  "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+    )
+    target = target_for(t, "toyfw", toy_table)
+    assert (target.reasoning_spec, target.tool_spec) == ("toyfw:think", "toyfw:incremental")
+    rows = list(Runner(CHUNKINGS, table=toy_table).run(["toyfw"], [t]))
+    assert {r.status for r in rows} == {"pass"}, [r.detail for r in rows]
+
+
+def test_result_dict_has_the_report_fields():
+    d = run_class("LosesContentInBigChunks")["whole"].to_dict()
+    for key in ("backend", "spec", "family", "transcript", "chunking", "status", "classes", "detail", "known"):
+        assert key in d
+    assert d["observed"]["mode"] == "stream" and d["differences"][0]["class"] == "content_lost"
+
+
+def test_runner_is_lean():
+    t = tool_transcript(output=OUT_CALL * 20, expected=None)
+    runner = Runner(["oneshot", "char", "token", "random-0"])
+    target = Target.explicit(tool="python:_confparsers:Incremental")
+    list(runner.run_targets([target], [t]))
+    t0 = time.perf_counter()
+    for _ in range(5):
+        list(runner.run_targets([target], [t]))
+    assert (time.perf_counter() - t0) / 5 < 0.5

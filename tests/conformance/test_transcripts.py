@@ -1,0 +1,125 @@
+"""Transcript loading: lenient for logs, strict for fixtures, streamed for JSONL."""
+
+from __future__ import annotations
+
+import json
+import types
+
+import pytest
+
+from parsebridge.conformance import (
+    TranscriptError,
+    bundled_transcripts,
+    fixtures_dir,
+    iter_transcripts,
+    load_transcripts,
+    select,
+    transcript_from,
+    validate_transcripts,
+)
+
+
+def test_full_record_round_trips_and_keeps_extra_keys():
+    t = transcript_from(
+        {
+            "id": "a",
+            "family": "hermes",
+            "output": "x",
+            "expected": {"content": "x", "tool_calls": [{"name": "f", "invalid_arguments": "{"}]},
+            "known_divergences": [{"backend": "vllm", "classes": ["content_lost"], "reason": "old bug"}],
+            "model": "my-model",
+        }
+    )
+    assert t.kind == "tool" and t.tools == [] and t.reasoning_started_in_prompt is False
+    assert t.model_extra == {"model": "my-model"}
+    assert t.expected is not None
+    assert t.expected.normalized()["tool_calls"] == [{"name": "f", "invalid_arguments": "{"}]
+    assert t.expected_for("vllm") is t.expected
+
+
+def test_expected_is_strict_about_typos():
+    with pytest.raises(TranscriptError):
+        transcript_from({"output": "x", "expected": {"contnet": "x"}})
+    with pytest.raises(TranscriptError):
+        transcript_from({"output": "x", "expected": {"tool_calls": [{"name": "f", "arguments": {}, "invalid_arguments": "{"}]}})
+
+
+def test_openai_ish_log_lines_are_accepted():
+    assert transcript_from({"output": "o"}, "log:1").id == "log:1"
+    assert transcript_from({"id": 7, "text": "t"}).output == "t"
+    t = transcript_from({"choices": [{"message": {"content": "m"}}], "request": {"tools": [{"type": "function"}]}})
+    assert t.output == "m" and t.tools == [{"type": "function"}]
+    assert transcript_from("bare string", "s").output == "bare string"
+    with pytest.raises(TranscriptError):
+        transcript_from({"id": "no-output"})
+
+
+def test_jsonl_is_a_stream_with_line_ids(tmp_path):
+    p = tmp_path / "log.jsonl"
+    p.write_text(json.dumps({"output": "one"}) + "\n\n" + json.dumps({"id": "b", "output": "two"}) + "\n")
+    it = iter_transcripts(p)
+    assert isinstance(it, types.GeneratorType)
+    first = next(it)
+    assert (first.id, first.output) == ("log:1", "one")
+    assert [t.id for t in it] == ["b"]
+
+
+def test_jsonl_bad_line_names_file_and_line(tmp_path):
+    p = tmp_path / "bad.jsonl"
+    p.write_text('{"output": "ok"}\n{not json}\n')
+    with pytest.raises(TranscriptError, match=r"bad.jsonl:2"):
+        list(iter_transcripts(p))
+
+
+def test_yaml_and_bare_text_and_json_list(tmp_path):
+    y = tmp_path / "hand.yaml"
+    y.write_text("- id: y1\n  family: hermes\n  output: |\n    hello\n- output: two\n")
+    txt = tmp_path / "one-output.txt"
+    txt.write_text("<tool_call>raw</tool_call>")
+    j = tmp_path / "list.json"
+    j.write_text(json.dumps([{"output": "a"}, {"output": "b"}]))
+    ts = load_transcripts([y, txt, j])
+    assert [t.id for t in ts] == ["y1", "hand:2", "one-output", "list:1", "list:2"]
+    assert ts[0].output == "hello\n"
+    assert ts[2].output == "<tool_call>raw</tool_call>"
+
+
+def test_validation_finds_duplicates_unknown_families_and_bad_classes():
+    ts = [
+        transcript_from({"id": "a", "family": "hermes", "output": "x"}),
+        transcript_from({"id": "a", "family": "hermes", "output": "x"}),
+        transcript_from({"id": "b", "family": "no_such_family", "output": "x"}),
+        transcript_from({"id": "c", "family": "qwen3", "kind": "reasoning", "output": "x"}),
+        transcript_from({"id": "d", "family": "hermes", "reasoning_family": "nope", "output": "x"}),
+        transcript_from({"id": "e", "family": "hermes", "output": "x",
+                         "known_divergences": [{"backend": "vllm", "classes": ["not_a_class"], "reason": "r"}]}),
+        transcript_from({"id": "f", "family": "hermes", "output": "ab", "token_texts": ["a", "c"]}),
+    ]
+    problems = validate_transcripts(ts, strict=False)
+    text = "\n".join(problems)
+    assert "a: duplicate id" in text
+    assert "no_such_family" in text
+    assert "reasoning family 'nope'" in text
+    assert "not_a_class" in text
+    assert "token_texts" in text
+    assert not any(p.startswith("c:") for p in problems)
+    with pytest.raises(TranscriptError):
+        validate_transcripts(ts)
+
+
+def test_family_aliases_resolve():
+    t = transcript_from({"family": "qwen25", "output": "x"})
+    assert t.family_name == "hermes"
+    assert [x.id for x in select([t], families=["hermes"])] == [t.id]
+    assert list(select([t], families=["mistral"])) == []
+    assert list(select([t], kinds=["reasoning"])) == []
+
+
+def test_bundled_fixtures_are_valid_when_present():
+    if not fixtures_dir().is_dir():
+        pytest.skip("no bundled fixtures in this tree yet")
+    ts = bundled_transcripts()
+    assert ts, "fixtures directory is empty"
+    assert validate_transcripts(ts, strict=False) == []
+    hermes = bundled_transcripts(["qwen25"], ["tool"])
+    assert hermes and all(t.family_name == "hermes" for t in hermes)
