@@ -1,0 +1,89 @@
+"""Translation helpers shared by the framework adapters (vLLM, SGLang).
+
+Frameworks hand back plain strings; these turn them into parsebridge models
+with the same conventions for every backend, so results from different
+frameworks compare: content ``""`` and ``None`` both read as None, and a
+reasoning string is located in the parsed text (with its markers) to give a
+`ReasoningBlock` whose indices point into that text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol import ReasoningBlock
+
+#: Attribute names under which framework reasoning parsers keep their markers
+#: (vLLM: start_token/end_token…; SGLang detectors: think_start_token/think_end_token).
+START_MARKER_ATTRS = (
+    "start_token",
+    "think_start_token",
+    "start_think_token",
+    "reasoning_start_str",
+    "think_start",
+)
+END_MARKER_ATTRS = ("end_token", "think_end_token", "end_think_token", "reasoning_end_str", "think_end")
+
+
+def none_if_empty(text: str | None) -> str | None:
+    """``""`` → None: frameworks disagree on which of the two means "no content"."""
+    return text if text else None
+
+
+def locate_reasoning(
+    text: str, reasoning: str | None, start_marker: str | None, end_marker: str | None
+) -> ReasoningBlock | None:
+    """Where a framework's reasoning string sits in `text`, with the markers around it when present.
+
+    Frameworks return only strings; the block is found by searching for the
+    reasoning text after the start marker. When it cannot be found verbatim
+    (a parser that strips or rewrites it) the block says ``located=False``.
+    """
+    if reasoning is None:
+        return None
+    search_from = 0
+    start = None
+    if start_marker:
+        pos = text.find(start_marker)
+        if pos != -1:
+            start = pos
+            search_from = pos + len(start_marker)
+    idx = text.find(reasoning, search_from)
+    if idx == -1 and search_from:
+        idx = text.find(reasoning)
+        start = None
+    if idx == -1:
+        return ReasoningBlock(content=reasoning, start_index=0, end_index=len(text), located=False)
+    use_start = start_marker if start is not None and start + len(start_marker or "") == idx else None
+    begin = idx - len(use_start) if use_start else idx
+    stop = idx + len(reasoning)
+    use_end = None
+    # Whitespace between reasoning and the end marker belongs to neither
+    # side in some parsers; the marker must follow directly to be claimed.
+    if end_marker and text.startswith(end_marker, stop):
+        use_end = end_marker
+        stop += len(end_marker)
+    return ReasoningBlock(
+        content=reasoning,
+        start_marker=use_start,
+        end_marker=use_end,
+        start_index=begin,
+        end_index=stop,
+        located=True,
+    )
+
+
+def reasoning_markers(parser: Any) -> tuple[str | None, str | None]:
+    """The start/end marker strings a framework reasoning parser (or detector) declares, where it does."""
+
+    def pick(names: tuple[str, ...]) -> str | None:
+        for name in names:
+            try:
+                value = getattr(parser, name, None)
+            except Exception:  # a property that needs state the parser lacks
+                value = None
+            if isinstance(value, str) and value:
+                return value
+        return None
+
+    return pick(START_MARKER_ATTRS), pick(END_MARKER_ATTRS)

@@ -1,0 +1,492 @@
+"""parsebridge parser objects backed by SGLang's FunctionCallParser and ReasoningParser.
+
+A parser object holds configuration only (names, tools, request options);
+every `parse` and every `stream()` gets a fresh SGLang session, because
+SGLang's detectors keep per-request state on themselves.
+
+End of stream: SGLang's server handles the *last* engine chunk together with
+the finish reason (that is when `parse_stream_end()` and the flush of
+unstreamed arguments happen, in the same step). parsebridge's `feed` cannot
+know which chunk is the last, so by default a stream holds each chunk back
+until the next `feed` (or `flush`) shows whether it was the last
+(``end_of_stream="last_chunk"``: one chunk of latency, faithful to a stream
+that ends on a stop string or max_tokens). ``end_of_stream="empty_chunk"``
+parses every chunk at once and ends with an empty finishing chunk, as when
+generation stops on an EOS token whose text is empty.
+
+Reasoning started in the prompt: SGLang's server passes ``force_reasoning``
+when the chat template opened reasoning in the prompt or the request asks
+for thinking. Here ``reasoning_started=True``/``False`` is that flag; with
+None, the request options (`chat_template_kwargs`, `reasoning_effort`)
+decide the way the release's server reads them (restated in `_compat`), and
+without those no flag is passed, so the detector's own default applies
+(deepseek-r1 and qwen3-thinking: reasoning first; qwen3: only after
+``<think>``). Releases before 0.5.1 take no such flag at all.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+from ...protocol import (
+    BackendError,
+    DeltaAccumulator,
+    ParseResult,
+    Pipeline,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolParserBase,
+    ToolParseResult,
+    ToolSpec,
+    ToolStreamBase,
+)
+from ...protocol.errors import StreamStateError
+from .. import _tokenizers
+from .._common import locate_reasoning, none_if_empty, reasoning_markers
+from ._compat import SglangApi, get_api
+from ._driver import RawCall, RawDelta, RequestShape, Session
+
+EndOfStream = Literal["last_chunk", "empty_chunk"]
+END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
+TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
+T = TypeVar("T")
+
+
+def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
+    """Run an SGLang call; anything it raises becomes a `BackendError` with the original as cause."""
+    try:
+        return fn()
+    except BackendError:
+        raise
+    except Exception as exc:
+        raise BackendError("sglang", spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+
+
+def to_tool_call(call: RawCall) -> ToolCall:
+    """A one-shot call: SGLang's id, parameters JSON parsed, invalid JSON kept verbatim."""
+    return ToolCall.from_arguments_text(call.name, call.arguments, id=call.id)
+
+
+def to_stream_delta(raw: RawDelta) -> StreamDelta:
+    return StreamDelta(
+        content=raw.content,
+        reasoning=raw.reasoning,
+        tool_calls=[
+            ToolCallDelta(index=c.index, id=c.id, name=c.name, arguments=c.arguments) for c in raw.calls
+        ],
+    )
+
+
+class SglangEngine:
+    """Everything needed to open SGLang sessions for one (reasoning, tool) parser pair."""
+
+    def __init__(
+        self,
+        tool_name: str | None,
+        reasoning_name: str | None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tokenizer: Any = None,
+        tool_choice: Any = "auto",
+        chat_template_kwargs: dict[str, Any] | None = None,
+        reasoning_effort: str | None = None,
+        request_fields: dict[str, Any] | None = None,
+        stream_reasoning: bool = True,
+        end_of_stream: EndOfStream = "last_chunk",
+    ) -> None:
+        if end_of_stream not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
+        if tool_choice not in TOOL_CHOICES:
+            raise ValueError(
+                f"tool_choice must be one of {TOOL_CHOICES} (required/named choices constrain generation, "
+                f"which parsebridge does not do), not {tool_choice!r}"
+            )
+        self.api: SglangApi = get_api()
+        self.tool_name = tool_name
+        self.reasoning_name = reasoning_name
+        self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
+        self.tool_choice = tool_choice
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.reasoning_effort = reasoning_effort
+        self.stream_reasoning = stream_reasoning
+        self.end_of_stream: EndOfStream = end_of_stream
+        self.tools = _wrap(self.label, "Tool", lambda: self.api.make_tools(tools))
+        fields = dict(request_fields or {})
+        if reasoning_effort is not None:
+            fields.setdefault("reasoning_effort", reasoning_effort)
+        # Only releases whose parsers read the request (0.5.9+: `request=`, 0.5.21+: `tool_choice=`) get one.
+        needs_request = "request" in self.api.rp_accepts or "tool_choice" in self.api.fc_accepts
+        self.request = (
+            _wrap(
+                self.label,
+                "ChatCompletionRequest",
+                lambda: self.api.make_request(self.tools, tool_choice, self.chat_template_kwargs, fields),
+            )
+            if needs_request
+            else None
+        )
+        self._user_tokenizer = tokenizer
+        self._tokenizer: Any = None
+        self._markers: tuple[str | None, str | None] | None = None
+        self._lock = threading.Lock()
+        # Construct once now: a parser that cannot be built fails at creation, typed.
+        _wrap(self.label, "construct", lambda: self.session(None).construct())
+
+    # ------------------------------------------------------------------ tokenizer
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer passed to SGLang where it takes one, and used for `chunks()`.
+
+        The user's, or one whose vocabulary holds every SGLang marker atomically
+        (a real Qwen/DeepSeek vocabulary for those families when installed).
+        """
+        with self._lock:
+            if self._tokenizer is None:
+                if self._user_tokenizer is not None:
+                    self._tokenizer = _tokenizers.load_tokenizer(self._user_tokenizer)
+                else:
+                    family = _tokenizers.family_of(self.tool_name or self.reasoning_name or "")
+                    self._tokenizer = _tokenizers.build_tokenizer(self.api.marker_strings(), family)
+            return self._tokenizer
+
+    def _sglang_tokenizer(self) -> Any:
+        # Only releases whose parsers take a tokenizer get one (building it costs a second).
+        if "tokenizer" in self.api.fc_accepts or "tokenizer" in self.api.rp_accepts:
+            return self.tokenizer
+        return None
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
+        """`text` as an engine would stream it with this tokenizer, `per` tokens a chunk."""
+        return _tokenizers.token_chunks(self.tokenizer, text, per)
+
+    # ------------------------------------------------------------------ sessions
+
+    def force_reasoning(self, reasoning_started: bool | None) -> bool | None:
+        """The `force_reasoning` flag SGLang's server would pass for this prompt and request.
+
+        The server forces reasoning when the chat template opened it in the
+        prompt or the request asks for thinking. `reasoning_started` is the
+        prompt half (True/False decide); with None and request options given
+        (`chat_template_kwargs`, `reasoning_effort`), the release's request
+        half decides; with neither, no flag: the detector's own default.
+        """
+        if self.reasoning_name is None:
+            return None
+        if reasoning_started is not None:
+            return reasoning_started
+        if not self.chat_template_kwargs and self.reasoning_effort is None:
+            return None
+        return self.api.request_forces_reasoning(
+            self.reasoning_name, self.chat_template_kwargs, self.reasoning_effort, self._sglang_tokenizer()
+        )
+
+    def session(self, reasoning_started: bool | None) -> Session:
+        shape = RequestShape(
+            tool_name=self.tool_name,
+            reasoning_name=self.reasoning_name,
+            tools=self.tools,
+            tool_choice=self.tool_choice,
+            request=self.request,
+            force_reasoning=self.force_reasoning(reasoning_started),
+            stream_reasoning=self.stream_reasoning,
+            tokenizer=self._sglang_tokenizer(),
+        )
+        return Session(self.api, shape)
+
+    def markers(self) -> tuple[str | None, str | None]:
+        if self._markers is None:
+            if self.reasoning_name is None:
+                self._markers = (None, None)
+            else:
+                try:
+                    parser = self.session(None).reasoning_parser(stream=False)
+                    self._markers = reasoning_markers(parser.detector)
+                except Exception:
+                    self._markers = (None, None)
+        return self._markers
+
+    def oneshot(self, text: str, reasoning_started: bool | None, call: str) -> Any:
+        def run() -> Any:
+            return self.session(reasoning_started).oneshot(text)
+
+        return _wrap(self.label, call, run)
+
+
+class _Stepper:
+    """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention."""
+
+    def __init__(
+        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
+    ) -> None:
+        self.engine = engine
+        self.end: EndOfStream = end_of_stream or engine.end_of_stream
+        if self.end not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
+        self.session = _wrap(engine.label, "construct", lambda: engine.session(reasoning_started))
+        self.pending: str | None = None
+        self.text_seen: list[str] = []
+
+    def _run(self, text: str, finished: bool) -> StreamDelta:
+        raw = _wrap(self.engine.label, "parse_stream_chunk", lambda: self.session.step(text, finished))
+        return to_stream_delta(raw)
+
+    def feed(self, text: str) -> StreamDelta:
+        self.text_seen.append(text)
+        if self.end == "empty_chunk":
+            return self._run(text, False)
+        previous = self.pending
+        if previous is None:
+            self.pending = text
+            return StreamDelta()
+        # `pending` moves on only once the held chunk went through, so that a
+        # failure reports it (see `pending_text`) and the guard adds `text`.
+        delta = self._run(previous, False)
+        self.pending = text
+        return delta
+
+    def flush(self) -> StreamDelta:
+        if self.end == "empty_chunk":
+            return self._run("", True) if self.text_seen else StreamDelta()
+        if self.pending is None:
+            return StreamDelta()  # nothing was generated
+        delta = self._run(self.pending, True)
+        self.pending = None
+        return delta
+
+    def pending_text(self) -> str:
+        """Text fed but not shown: what SGLang's detectors buffer, then the chunk held back."""
+        return self.session.held_text() + (self.pending or "")
+
+
+# ====================================================================== tool calls
+
+
+class SglangToolStream(ToolStreamBase):
+    def __init__(self, engine: SglangEngine, end_of_stream: EndOfStream | None) -> None:
+        super().__init__()
+        self._stepper = _Stepper(engine, None, end_of_stream)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text)
+
+    def _flush(self) -> StreamDelta:
+        return self._stepper.flush()
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SglangToolParser(ToolParserBase):
+    """`sglang:NAME` tool-call parser: SGLang's FunctionCallParser, driven as SGLang's server drives it.
+
+    Options: `tool_choice` (``"auto"`` default, or ``"none"``), `tokenizer`
+    (object or path; used for `chunks()` and passed to SGLang where a release
+    takes one), `chat_template_kwargs`, `request_fields`, `end_of_stream`.
+    """
+
+    backend = "sglang"
+
+    def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.name = name
+        self.engine = SglangEngine(name, None, tools=self.tools, **options)
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def parse(self, text: str) -> ToolParseResult:
+        raw = self.engine.oneshot(text, None, "parse_non_stream")
+        return ToolParseResult(
+            content=none_if_empty(raw.content), tool_calls=[to_tool_call(c) for c in raw.calls]
+        )
+
+    def has_tool_calls(self, text: str) -> bool:
+        """SGLang's own `has_tool_call` (a marker test: true on a partial call too)."""
+        engine = self.engine
+
+        def check() -> bool:
+            session = engine.session(None)
+            if not session.tool_active:
+                return False
+            return bool(session.tool_parser(stream=False).has_tool_call(text))
+
+        return _wrap(engine.label, "has_tool_call", check)
+
+    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SglangToolStream:
+        return SglangToolStream(self.engine, end_of_stream)
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+
+# ====================================================================== reasoning
+
+
+class SglangReasoningStream(ReasoningStreamBase):
+    def __init__(
+        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
+    ) -> None:
+        super().__init__()
+        self._engine = engine
+        self._stepper = _Stepper(engine, reasoning_started, end_of_stream)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text)
+
+    def _flush(self) -> StreamDelta:
+        delta = self._stepper.flush()
+        reasoning = (self._acc.reasoning or "") + delta.reasoning
+        start, end = self._engine.markers()
+        self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
+        return delta
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SglangReasoningParser(ReasoningParserBase):
+    """`sglang:NAME` reasoning parser: SGLang's ReasoningParser, driven as SGLang's server drives it.
+
+    Options as for `SglangToolParser` (no tools), plus `stream_reasoning`
+    (default True, the request default) and `reasoning_effort`.
+    """
+
+    backend = "sglang"
+
+    def __init__(self, name: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.name = name
+        self.engine = SglangEngine(None, name, **options)
+        start, end = self.engine.markers()
+        self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        raw = self.engine.oneshot(text, reasoning_started, "parse_non_stream")
+        reasoning = none_if_empty(raw.reasoning)
+        start, end = self.engine.markers()
+        return ReasoningParseResult(
+            reasoning=reasoning,
+            content=none_if_empty(raw.content),
+            block=locate_reasoning(text, reasoning, start, end),
+        )
+
+    def stream(
+        self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
+    ) -> SglangReasoningStream:
+        return SglangReasoningStream(self.engine, reasoning_started, end_of_stream)
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+
+# ====================================================================== native pipeline
+
+
+class SglangPipelineStream:
+    """Reasoning then tools per chunk in one SGLang session, as one server request."""
+
+    def __init__(
+        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
+    ) -> None:
+        self._engine = engine
+        self._stepper = _Stepper(engine, reasoning_started, end_of_stream)
+        self._acc = DeltaAccumulator()
+        self._done = False
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self._done:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        delta = self._stepper.feed(text)
+        self._acc.add(delta)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        if self._done:
+            return StreamDelta()
+        self._done = True
+        delta = self._stepper.flush()
+        self._acc.add(delta)
+        return delta
+
+    def finish(self) -> ParseResult:
+        self.flush()
+        start, end = self._engine.markers()
+        reasoning = self._acc.reasoning
+        return ParseResult(
+            reasoning=reasoning,
+            content=self._acc.content,
+            tool_calls=self._acc.tool_calls(),
+            block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
+        )
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SglangPipeline(Pipeline):
+    """SGLang's own reasoning→tool chain for one request shape (one session, not two parsers).
+
+    The chain differs from the generic `Pipeline` where the server's does: the
+    reasoning parser is told whether a tool parser consumes its output
+    (`tool_call_parser_active`, 0.5.18+), and the end-of-stream flushes run in
+    the server's order.
+    """
+
+    def __init__(
+        self,
+        reasoning: str,
+        tool: str,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        reasoning_started: bool | None = None,
+        **options: Any,
+    ) -> None:
+        self.engine = SglangEngine(tool, reasoning, tools=tools, **options)
+        super().__init__(None, None, reasoning_started=reasoning_started)
+        self.reasoning_name, self.tool_name = reasoning, tool
+
+    @property
+    def specs(self) -> tuple[str | None, str | None]:
+        return f"sglang:{self.reasoning_name}", f"sglang:{self.tool_name}"
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def _started(self, reasoning_started: bool | None) -> bool | None:
+        return self.reasoning_started if reasoning_started is None else reasoning_started
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
+        raw = self.engine.oneshot(text, self._started(reasoning_started), "parse_non_stream")
+        reasoning = none_if_empty(raw.reasoning)
+        start, end = self.engine.markers()
+        return ParseResult(
+            reasoning=reasoning,
+            content=none_if_empty(raw.content),
+            tool_calls=[to_tool_call(c) for c in raw.calls],
+            block=locate_reasoning(text, reasoning, start, end),
+        )
+
+    def stream(  # type: ignore[override]
+        self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
+    ) -> SglangPipelineStream:
+        return SglangPipelineStream(self.engine, self._started(reasoning_started), end_of_stream)
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
+        return self.engine.chunks(text, per)
