@@ -44,6 +44,8 @@ def request(tools: Sequence[dict[str, Any]]) -> Any:
 def _args(text: Any) -> Any:
     if isinstance(text, dict):
         return text
+    if not (text or "").strip():
+        return {}  # no arguments text: an empty object, as parsebridge's ToolCall reads it
     try:
         value = json.loads(text or "")
     except ValueError:
@@ -100,16 +102,23 @@ def _native(tool: str | None, reasoning: str | None, tokenizer: Any, tools: Sequ
     return cls, cls(tokenizer, req.tools, chat_template_kwargs={}, model_config=None), req
 
 
-def native_oneshot(tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any, text: str) -> Normal:
+def native_oneshot(
+    tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any, text: str, prompt: list[int]
+) -> Normal:
     _cls, parser, req = _native(tool, reasoning, tokenizer, tools)
-    parser.set_prompt_token_ids([])
+    parser.set_prompt_token_ids(prompt)
     ids = tokenizer.encode(text, add_special_tokens=False)
     r, c, calls = parser.parse(text, req, enable_auto_tools=True, model_output_token_ids=ids)
     return normal(r, c, [(tc.name, tc.arguments) for tc in calls or []])
 
 
 def native_stream(
-    tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any, chunks: list[tuple[str, list[int]]]
+    tool: str | None,
+    reasoning: str | None,
+    tokenizer: Any,
+    tools: Any,
+    chunks: list[tuple[str, list[int]]],
+    prompt: list[int],
 ) -> Normal:
     from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
 
@@ -118,7 +127,7 @@ def native_stream(
     deltas = []
     for i, (text, ids) in enumerate(chunks):
         last = i == len(chunks) - 1
-        deltas.append(proc.step(text, ids, "stop" if last else None, []).delta)
+        deltas.append(proc.step(text, ids, "stop" if last else None, prompt).delta)
     return _assemble(deltas)
 
 
@@ -142,7 +151,12 @@ def _tool(name: str, tokenizer: Any, req: Any) -> Any:
 
 
 def _reasoning(name: str, tokenizer: Any) -> Any:
-    return _classes()[1].get_reasoning_parser(name)(tokenizer)
+    cls = _classes()[1].get_reasoning_parser(name)
+    if vllm_version() >= (0, 15):  # the request's chat-template kwargs merged with server defaults
+        return cls(tokenizer, chat_template_kwargs={})
+    if vllm_version() >= (0, 13):  # the request's own field, None when unset
+        return cls(tokenizer, chat_template_kwargs=None)
+    return cls(tokenizer)
 
 
 def loop_tool_oneshot(name: str, tokenizer: Any, tools: Any, text: str) -> Normal:
@@ -156,6 +170,35 @@ def loop_tool_oneshot(name: str, tokenizer: Any, tools: Any, text: str) -> Norma
     else:
         content = info.content if info.tools_called else (info.content or text)
     return normal(None, content, calls)
+
+
+def _final_flush(parser: Any, delta: Any) -> Any:
+    """serving_chat on the finished chunk: send the arguments the parser parsed but never streamed.
+
+    The server indexes the parser's prev_tool_call_arr / streamed_args_for_tool
+    without a guard, so a parser that leaves them empty fails the stream there.
+    0.15+ keeps the final delta's id/type/name; earlier releases send only the
+    index and the remaining arguments.
+    """
+    if delta is None or not delta.tool_calls:
+        return delta
+    first = delta.tool_calls[0]
+    fn = first.function
+    args = fn.get("arguments") if isinstance(fn, dict) else (fn.arguments if fn else None)
+    if args is None:
+        return delta
+    index = max(len(parser.prev_tool_call_arr) - 1, 0)
+    expected = json.dumps(parser.prev_tool_call_arr[index].get("arguments", {}), ensure_ascii=False)
+    sent = parser.streamed_args_for_tool[index]
+    if isinstance(args, str) and args:
+        sent = sent[: -len(args)]
+    rest = expected.replace(sent, "", 1)
+    name_ = None
+    if vllm_version() >= (0, 15):
+        original = next((tc for tc in delta.tool_calls if tc.index == index), None)
+        ofn = original.function if original is not None else None
+        name_ = (ofn.get("name") if isinstance(ofn, dict) else ofn.name) if ofn is not None else None
+    return _FakeDelta(None, [_FakeCall(index, name_, rest)])
 
 
 def loop_tool_stream(name: str, tokenizer: Any, tools: Any, chunks: list[tuple[str, list[int]]]) -> Normal:
@@ -176,21 +219,94 @@ def loop_tool_stream(name: str, tokenizer: Any, tools: Any, chunks: list[tuple[s
             request=req,
         )
         prev_text, prev_ids = cur_text, cur_ids
-        if i == len(chunks) - 1 and delta is not None and delta.tool_calls:
-            first = delta.tool_calls[0]
-            fn = first.function
-            args = fn.get("arguments") if isinstance(fn, dict) else (fn.arguments if fn else None)
-            if args is not None:
-                index = max(len(parser.prev_tool_call_arr) - 1, 0)
-                expected = json.dumps(parser.prev_tool_call_arr[index].get("arguments", {}), ensure_ascii=False)
-                sent = parser.streamed_args_for_tool[index]
-                if args:
-                    sent = sent[: -len(args)]
-                rest = expected.replace(sent, "", 1)
-                keep_header = vllm_version() >= (0, 15)
-                name_ = (fn.get("name") if isinstance(fn, dict) else fn.name) if keep_header else None
-                # rebuild the final delta as the server does
-                delta = _FakeDelta(None, [_FakeCall(index, name_, rest)])
+        if i == len(chunks) - 1:
+            delta = _final_flush(parser, delta)
+        deltas.append(delta)
+    return _assemble(deltas)
+
+
+def _reasoning_streaming(rp: Any) -> Any:
+    return getattr(rp, "extract_reasoning_streaming", None) or rp.extract_reasoning_content_streaming
+
+
+def loop_chain_oneshot(tool: str, reasoning: str, tokenizer: Any, tools: Any, text: str) -> Normal:
+    """Non-streaming with both parsers: reasoning split first, tool calls from its content only."""
+    req = request(tools)
+    rp = _reasoning(reasoning, tokenizer)
+    method = getattr(rp, "extract_reasoning", None) or rp.extract_reasoning_content
+    r, content = method(text, request=req)
+    tail = loop_tool_oneshot(tool, tokenizer, tools, content if content is not None else "")
+    if not tail[2]:
+        # No call: 0.13+ keep the reasoning parser's content; 0.11 prefers the tool parser's.
+        tail_content = content if vllm_version() >= (0, 13) else (tail[1] or content)
+        return normal(r, tail_content, [])
+    return (r or None, tail[1], tail[2])
+
+
+def loop_chain_stream(
+    tool: str,
+    reasoning: str,
+    tokenizer: Any,
+    tools: Any,
+    chunks: list[tuple[str, list[int]]],
+    prompt: list[int],
+) -> Normal:
+    """ "auto" streaming with both parsers, as serving_chat's loop before vllm.parser.
+
+    Reasoning first; when it ends (in the prompt or in this chunk's ids) the
+    chunk's content is handed to the tool parser as its first delta — on the
+    same chunk from 0.13, on the next one in 0.11. 0.13+ test the prompt
+    before running the reasoning parser; 0.11 after.
+    """
+    req = request(tools)
+    tp, rp = _tool(tool, tokenizer, req), _reasoning(reasoning, tokenizer)
+    stream_reasoning = _reasoning_streaming(rp)
+    new_loop = vllm_version() >= (0, 13)
+    prev_text, prev_ids = "", []
+    ended = added = False
+    deltas = []
+    for i, (text, raw_ids) in enumerate(chunks):
+        ids = list(raw_ids)
+        cur_text = prev_text + text
+        cur_ids = prev_ids + ids if prev_ids else ids
+        p_text, p_ids, d_text = prev_text, prev_ids, text
+        delta = None
+        tool_turn = ended
+        if not ended:
+            prompt_ended = bool(prompt) and rp.is_reasoning_end(prompt)
+            if new_loop and prompt_ended:
+                ended, cur_ids = True, ids
+            else:
+                delta = stream_reasoning(p_text, cur_text, text, p_ids, cur_ids, ids)
+                hits = ([prompt_ended] if not new_loop else []) + [rp.is_reasoning_end(ids)]
+                for k, hit in enumerate(hits):
+                    if not hit:
+                        continue
+                    ended = True
+                    from_prompt = not new_loop and k == 0
+                    cur_ids = ids if from_prompt else rp.extract_content_ids(ids)
+                    if delta is not None and delta.content:
+                        cur_text, delta.content = delta.content, None
+                    else:
+                        cur_text = ""
+            tool_turn = ended and new_loop
+        if tool_turn:
+            d_ids = ids
+            if not added:
+                added = True
+                p_text, p_ids, d_text, d_ids = "", [], cur_text, cur_ids
+            delta = tp.extract_tool_calls_streaming(
+                previous_text=p_text,
+                current_text=cur_text,
+                delta_text=d_text,
+                previous_token_ids=p_ids,
+                current_token_ids=cur_ids,
+                delta_token_ids=d_ids,
+                request=req,
+            )
+        prev_text, prev_ids = cur_text, cur_ids
+        if i == len(chunks) - 1:
+            delta = _final_flush(tp, delta)
         deltas.append(delta)
     return _assemble(deltas)
 
@@ -203,9 +319,12 @@ def loop_reasoning_oneshot(name: str, tokenizer: Any, text: str) -> Normal:
     return normal(r, c, [])
 
 
-def loop_reasoning_stream(name: str, tokenizer: Any, chunks: list[tuple[str, list[int]]]) -> Normal:
+def loop_reasoning_stream(
+    name: str, tokenizer: Any, chunks: list[tuple[str, list[int]]], prompt: list[int]
+) -> Normal:
+    """Reasoning-only streaming: serving_chat's reasoning branch never looks at the prompt before 0.33."""
     rp = _reasoning(name, tokenizer)
-    method = getattr(rp, "extract_reasoning_streaming", None) or rp.extract_reasoning_content_streaming
+    method = _reasoning_streaming(rp)
     prev_text, prev_ids = "", []
     deltas = []
     for text, ids in chunks:
@@ -233,9 +352,19 @@ class _FakeDelta:
 # ---------------------------------------------------------------- entry points
 
 
-def oneshot(tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any, text: str) -> Normal:
+def oneshot(
+    tool: str | None,
+    reasoning: str | None,
+    tokenizer: Any,
+    tools: Any,
+    text: str,
+    prompt: list[int] | None = None,
+) -> Normal:
+    """The server's non-streaming message; `prompt`: the prompt's token ids (reasoning opened there)."""
     if has_driver():
-        return native_oneshot(tool, reasoning, tokenizer, tools, text)
+        return native_oneshot(tool, reasoning, tokenizer, tools, text, list(prompt or []))
+    if tool is not None and reasoning is not None:
+        return loop_chain_oneshot(tool, reasoning, tokenizer, tools, text)
     if tool is not None:
         return loop_tool_oneshot(tool, tokenizer, tools, text)
     assert reasoning is not None
@@ -243,11 +372,19 @@ def oneshot(tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any,
 
 
 def stream(
-    tool: str | None, reasoning: str | None, tokenizer: Any, tools: Any, chunks: list[tuple[str, list[int]]]
+    tool: str | None,
+    reasoning: str | None,
+    tokenizer: Any,
+    tools: Any,
+    chunks: list[tuple[str, list[int]]],
+    prompt: list[int] | None = None,
 ) -> Normal:
+    """What a client assembles from the server's stream, the last chunk carrying the finish reason."""
     if has_driver():
-        return native_stream(tool, reasoning, tokenizer, tools, chunks)
+        return native_stream(tool, reasoning, tokenizer, tools, chunks, list(prompt or []))
+    if tool is not None and reasoning is not None:
+        return loop_chain_stream(tool, reasoning, tokenizer, tools, chunks, list(prompt or []))
     if tool is not None:
         return loop_tool_stream(tool, tokenizer, tools, chunks)
     assert reasoning is not None
-    return loop_reasoning_stream(reasoning, tokenizer, chunks)
+    return loop_reasoning_stream(reasoning, tokenizer, chunks, list(prompt or []))

@@ -3,7 +3,7 @@
 vLLM is imported on first use (listing names or building a parser), never at
 import of this package, so `import parsebridge` stays free of vLLM and
 torch. Parsers are driven the way the installed release's chat server
-drives them (see `_driver` and docs/internals/vllm-driving.md).
+drives them (see `_driver` and `_compat.ServingBehaviour`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ class VllmBackend(Backend):
     def reasoning_parser_names(self) -> list[str]:
         return self._api().reasoning_parser_names()
 
-    def create_tool_parser(self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any) -> ToolParser:
+    def create_tool_parser(
+        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
+    ) -> ToolParser:
         self.require()
         from .parsers import VllmToolParser
 

@@ -95,7 +95,9 @@ class VllmApi:
         )
         self.DeltaMessage = getattr(delta_mod, "DeltaMessage", None) or self.protocol.DeltaMessage
         self.DeltaToolCall = getattr(delta_mod, "DeltaToolCall", None) or self.protocol.DeltaToolCall
-        self.DeltaFunctionCall = getattr(delta_mod, "DeltaFunctionCall", None) or self.protocol.DeltaFunctionCall
+        self.DeltaFunctionCall = (
+            getattr(delta_mod, "DeltaFunctionCall", None) or self.protocol.DeltaFunctionCall
+        )
 
     # ------------------------------------------------------------------ shape
 
@@ -175,15 +177,35 @@ class VllmApi:
             p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()
         )
 
+    @cached_property
+    def tool_parser_takes_tools(self) -> bool:
+        """Whether the release's base ToolParser takes the request's tools (0.19+); before, servers pass only the tokenizer.
+
+        Decided on the base class, not the subclass: a subclass with ``**kwargs``
+        would otherwise receive tools its server never passes.
+        """
+        base = getattr(self.tool_module, "ToolParser", None)
+        try:
+            return base is not None and "tools" in inspect.signature(base.__init__).parameters
+        except (TypeError, ValueError):
+            return False
+
     def new_tool_parser(self, cls: type, tokenizer: Any, request: Any) -> Any:
-        """Build a tool parser the way the release's server does (tools only where accepted)."""
-        if self._accepts(cls.__init__, "tools"):
+        """Build a tool parser the way the release's server does."""
+        if self.tool_parser_takes_tools:
             return cls(tokenizer, request.tools)
         return cls(tokenizer)
 
-    def new_reasoning_parser(self, cls: type, tokenizer: Any, chat_template_kwargs: dict[str, Any] | None) -> Any:
+    def new_reasoning_parser(
+        self, cls: type, tokenizer: Any, chat_template_kwargs: dict[str, Any] | None
+    ) -> Any:
+        """Build a reasoning parser as the server does: 0.11 passes only the tokenizer; 0.13–0.14
+        pass the request's own ``chat_template_kwargs`` (None when it has none); 0.15+ a dict
+        merged with the server defaults."""
         if self.version_tuple >= (0, 13) and self._accepts(cls.__init__, "chat_template_kwargs"):
-            return cls(tokenizer, chat_template_kwargs=chat_template_kwargs)
+            if self.version_tuple < (0, 15):
+                return cls(tokenizer, chat_template_kwargs=chat_template_kwargs or None)
+            return cls(tokenizer, chat_template_kwargs=dict(chat_template_kwargs or {}))
         return cls(tokenizer)
 
     def make_request(

@@ -10,7 +10,8 @@ Two shapes:
   text and token ids per chunk, reasoning first and tools after it, the
   reasoning-ended-in-prompt test, and the end-of-stream flush of argument
   text the parser had parsed but not yet streamed. See
-  docs/internals/vllm-driving.md for what each release does.
+  `_compat.ServingBehaviour` for what differs per release (read from each
+  release's serving_chat.py: 0.11.0, 0.13.0, 0.15.1).
 
 Both return vLLM objects (`DeltaMessage`, `FunctionCall`-like calls); the
 translation into parsebridge models happens in `_translate`.
@@ -57,8 +58,14 @@ def _raw_calls(calls: Sequence[Any] | None) -> list[RawCall]:
     out = []
     for tc in calls or ():
         name, args = _fn(tc)
-        out.append(RawCall(getattr(tc, "id", None), name or "", args if isinstance(args, str) else json.dumps(args)))
+        out.append(
+            RawCall(getattr(tc, "id", None), name or "", args if isinstance(args, str) else json.dumps(args))
+        )
     return out
+
+
+class ServingFlushError(RuntimeError):
+    """vLLM's own serving code raises at the end of the stream (a framework bug, reproduced)."""
 
 
 class NativeSession:
@@ -82,7 +89,9 @@ class NativeSession:
         self.parser = parser_cls(
             tokenizer, request.tools, chat_template_kwargs=dict(chat_template_kwargs or {}), model_config=None
         )
-        self.processor = ChatStreamProcessor(request, self.parser, enable_auto_tools=True, parser_cls=parser_cls)
+        self.processor = ChatStreamProcessor(
+            request, self.parser, enable_auto_tools=True, parser_cls=parser_cls
+        )
         # The server drops calls when the request has no tools or tool_choice
         # forbids them; parsebridge reports what the parser found.
         self.processor.keep_tool_calls = True
@@ -104,7 +113,11 @@ class NativeSession:
         return RawResult(reasoning, content, raw)
 
     def step(self, text: str, token_ids: Sequence[int], finished: bool) -> Any:
-        result = self.processor.step(text, list(token_ids), "stop" if finished else None, self.prompt_token_ids)
+        if not text and not token_ids and not self.processor.num_output_tokens and not finished:
+            return None  # the server skips empty chunks before any token (chunked prefill)
+        result = self.processor.step(
+            text, list(token_ids), "stop" if finished else None, self.prompt_token_ids
+        )
         return result.delta
 
 
@@ -126,7 +139,9 @@ class ServingLoopSession:
         self.request = request
         self.prompt_token_ids = prompt_token_ids
         self.reasoning = (
-            api.new_reasoning_parser(reasoning_cls, tokenizer, chat_template_kwargs) if reasoning_cls else None
+            api.new_reasoning_parser(reasoning_cls, tokenizer, chat_template_kwargs)
+            if reasoning_cls
+            else None
         )
         auto = request.tool_choice in ("auto", None)
         self.tool = api.new_tool_parser(tool_cls, tokenizer, request) if (tool_cls and auto) else None
@@ -143,7 +158,9 @@ class ServingLoopSession:
         reasoning: str | None = None
         content: str | None = text
         if self.reasoning is not None:
-            reasoning, content = getattr(self.reasoning, self.api.reasoning_method)(text, request=self.request)
+            reasoning, content = getattr(self.reasoning, self.api.reasoning_method)(
+                text, request=self.request
+            )
             if not getattr(self.request, "include_reasoning", True):
                 reasoning = None
         if self.tool is None:
@@ -154,7 +171,13 @@ class ServingLoopSession:
                 new_content = info.content
                 if new_content and new_content.strip() == "":
                     new_content = None
-                return RawResult(reasoning, new_content, _raw_calls(info.tool_calls))
+                # The helper keeps only name and arguments; the message's ToolCall
+                # then gets a fresh id from its default factory (make_tool_call_id),
+                # so a parser's own ids (kimi_k2's "functions.NAME:0") never reach the client.
+                calls = _raw_calls(info.tool_calls)
+                for call in calls:
+                    call.id = self.api.make_tool_call_id()
+                return RawResult(reasoning, new_content, calls)
             return RawResult(reasoning, content)
         if info.tools_called:
             return RawResult(reasoning, info.content, _raw_calls(info.tool_calls))
@@ -281,8 +304,17 @@ class ServingLoopSession:
         called = len(tool.prev_tool_call_arr) > 0
         index = len(tool.prev_tool_call_arr) - 1 if called else 0
         latest = len(first_args) if isinstance(first_args, str) else 0
-        expected = json.dumps(tool.prev_tool_call_arr[index].get("arguments", {}), ensure_ascii=False)
-        actual = tool.streamed_args_for_tool[index]
+        try:
+            expected = json.dumps(tool.prev_tool_call_arr[index].get("arguments", {}), ensure_ascii=False)
+            actual = tool.streamed_args_for_tool[index]
+        except (IndexError, KeyError, AttributeError, TypeError) as exc:
+            # The server indexes the parser's bookkeeping without a guard, so a
+            # parser that streams call deltas but never fills prev_tool_call_arr /
+            # streamed_args_for_tool makes the server itself fail the stream here.
+            raise ServingFlushError(
+                f"vLLM {api.version}'s chat server fails the same way in its end-of-stream check of "
+                f"unstreamed tool arguments ({type(exc).__name__}: {exc})"
+            ) from exc
         if latest > 0:
             actual = actual[:-latest]
         remaining = expected.replace(actual, "", 1)

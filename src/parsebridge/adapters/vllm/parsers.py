@@ -17,6 +17,8 @@ empty.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
@@ -36,7 +38,7 @@ from ...protocol import (
     ToolStreamBase,
 )
 from ...protocol.errors import StreamStateError
-from . import _tokenizer
+from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
 from ._translate import locate_reasoning, none_if_empty, reasoning_markers, to_stream_delta, to_tool_call
@@ -83,26 +85,54 @@ class VllmEngine:
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
         self.request_fields = dict(request_fields or {})
         self.end_of_stream: EndOfStream = end_of_stream
-        self.native = self.api.has_parser_driver if native is None else (native and self.api.has_parser_driver)
-        self.tool_cls = _wrap(self.label, "get_tool_parser", lambda: self.api.tool_parser_class(tool_name)) if tool_name else None
+        self.native = (
+            self.api.has_parser_driver if native is None else (native and self.api.has_parser_driver)
+        )
+        self.tool_cls = (
+            _wrap(self.label, "get_tool_parser", lambda: self.api.tool_parser_class(tool_name))
+            if tool_name
+            else None
+        )
         self.reasoning_cls = (
             _wrap(self.label, "get_reasoning_parser", lambda: self.api.reasoning_parser_class(reasoning_name))
             if reasoning_name
             else None
         )
-        self.tokenizer = _wrap(self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or ""))
+        self.tokenizer = _wrap(
+            self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or "")
+        )
         self._parser_cls: type | None = None
+        self._request: Any = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         # Construct once now: a parser that cannot be built fails at creation, typed.
-        self.session([])
+        try:
+            self.session([])
+        except BackendError as exc:
+            # Some releases' Mistral parsers accept only vLLM's MistralTokenizer;
+            # the default then becomes one (see `_mistral`). A user's tokenizer is never swapped.
+            if tokenizer is not None or "MistralTokenizer" not in str(exc):
+                raise
+            self.tokenizer = _wrap(self.label, "tokenizer", _mistral.build_mistral_tokenizer)
+            self._parser_cls = None
+            self.session([])
 
     # ------------------------------------------------------------------ sessions
 
     def request(self) -> Any:
-        return self.api.make_request(
-            self.tools or None, self.tool_choice, self.chat_template_kwargs, **self.request_fields
-        )
+        """A request object per session, as the server has one per request.
+
+        Validating a ChatCompletionRequest costs about as much as parsing a
+        short output (benchmarks/overhead.py), so it is validated once per
+        engine and each session gets a shallow copy: parsing only reads the
+        request (`adjust_request`, which writes, runs before generation and
+        parsebridge never calls it).
+        """
+        if self._request is None:
+            self._request = self.api.make_request(
+                self.tools or None, self.tool_choice, self.chat_template_kwargs, **self.request_fields
+            )
+        return self._request.model_copy()
 
     def _native_cls(self) -> type:
         with self._lock:
@@ -125,7 +155,12 @@ class VllmEngine:
             request = self.request()
             if self.native:
                 return NativeSession(
-                    self.api, self._native_cls(), self.tokenizer, request, prompt_token_ids, self.chat_template_kwargs
+                    self.api,
+                    self._native_cls(),
+                    self.tokenizer,
+                    request,
+                    prompt_token_ids,
+                    self.chat_template_kwargs,
                 )
             return ServingLoopSession(
                 self.api,
@@ -147,7 +182,9 @@ class VllmEngine:
                 self._markers = (None, None)
             else:
                 try:
-                    parser = self.api.new_reasoning_parser(self.reasoning_cls, self.tokenizer, self.chat_template_kwargs)
+                    parser = self.api.new_reasoning_parser(
+                        self.reasoning_cls, self.tokenizer, self.chat_template_kwargs
+                    )
                     self._markers = reasoning_markers(parser)
                 except Exception:
                     self._markers = (None, None)
@@ -176,10 +213,20 @@ class VllmEngine:
         return []
 
     def encode(self, text: str) -> list[int]:
-        return _tokenizer.encode_ids(self.tokenizer, text)
+        """Token ids for text the caller gave without ids (typed error if the tokenizer refuses it,
+        e.g. lone surrogates, which no engine could have produced)."""
+
+        def run() -> list[int]:
+            if _mistral.is_mistral(self.tokenizer):
+                return _mistral.encode(self.tokenizer, text)
+            return _tokenizer.encode_ids(self.tokenizer, text)
+
+        return _wrap(self.label, "tokenize", run)
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         """`text` as the engine would stream it with this tokenizer, `per` tokens a chunk."""
+        if _mistral.is_mistral(self.tokenizer):
+            return _mistral.chunks(self.tokenizer, text, per)
         return _tokenizer.token_chunks(self.tokenizer, text, per)
 
     # ------------------------------------------------------------------ one-shot
@@ -215,7 +262,14 @@ class _Stepper:
         previous, self.pending = self.pending, (text, ids)
         if previous is None:
             return StreamDelta()
-        return self._run(previous[0], previous[1], False)
+        try:
+            return self._run(previous[0], previous[1], False)
+        except BaseException:
+            # The failing chunk is `previous`; `text` is the caller's. Under the
+            # fallback policy the guard shows pending_text() + text, so the
+            # held-back chunk must be what pending_text() reports now.
+            self.pending = previous
+            raise
 
     def flush(self) -> StreamDelta:
         if self.end == "empty_chunk":
@@ -329,7 +383,9 @@ class VllmReasoningParser(ReasoningParserBase):
 
     def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
         return self.engine.prompt_ids(
-            reasoning_started, kw.get("prompt", self.prompt), kw.get("prompt_token_ids", self.prompt_token_ids)
+            reasoning_started,
+            kw.get("prompt", self.prompt),
+            kw.get("prompt_token_ids", self.prompt_token_ids),
         )
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ReasoningParseResult:
@@ -477,20 +533,16 @@ def probe_special_tokens() -> list[str]:
             except Exception:
                 continue
             seen |= _tokenizer.marker_strings(cls)
-            try:
+            with contextlib.suppress(Exception):
                 api.new_tool_parser(cls, _tokenizer.ProbeTokenizer(base, seen), request)
-            except Exception:
-                pass
         for name in api.reasoning_parser_names():
             try:
                 cls = api.reasoning_parser_class(name)
             except Exception:
                 continue
             seen |= _tokenizer.marker_strings(cls)
-            try:
+            with contextlib.suppress(Exception):
                 api.new_reasoning_parser(cls, _tokenizer.ProbeTokenizer(base, seen), {})
-            except Exception:
-                pass
         # Only marker-shaped strings become atomic: a probe also sees lookups
         # of fragments ("</", ">") that would wreck tokenization if atomic.
         _specials = sorted(s for s in seen if _tokenizer.is_marker(s) or _tokenizer.is_vocab_internal(s))
@@ -500,5 +552,40 @@ def probe_special_tokens() -> list[str]:
 def resolve_tokenizer(source: Any, parser_name: str) -> Any:
     """The user's tokenizer, or the default for `parser_name`'s family (see `_tokenizer`)."""
     if source is not None:
-        return _tokenizer.load_tokenizer(source)
-    return _tokenizer.build_tokenizer(probe_special_tokens(), _tokenizer.family_of(parser_name))
+        return as_served(_tokenizer.load_tokenizer(source))
+    return as_served(_tokenizer.build_tokenizer(probe_special_tokens(), _tokenizer.family_of(parser_name)))
+
+
+_served: dict[int, tuple[Any, Any]] = {}
+
+
+def as_served(tokenizer: Any) -> Any:
+    """The tokenizer as vLLM's server holds it: behind vLLM's `get_cached_tokenizer`.
+
+    Many vLLM parsers call `tokenizer.get_vocab()` in their constructor, and a
+    parser is built per request. A bare transformers tokenizer rebuilds that
+    dict on every call (about 1 s for a 150k vocabulary here: `vllm:qwen3`
+    took over a second per parse); the server's wrapper memoises it. Parse
+    results do not change. One wrapper per tokenizer object; non-transformers
+    tokenizers (e.g. Mistral's) and already wrapped ones are returned as is.
+    """
+    try:
+        from transformers import PreTrainedTokenizerBase
+    except ImportError:
+        return tokenizer
+    if not isinstance(tokenizer, PreTrainedTokenizerBase) or type(tokenizer).__name__.startswith("Cached"):
+        return tokenizer
+    wrap = None
+    for module in ("vllm.tokenizers.hf", "vllm.transformers_utils.tokenizer"):
+        try:
+            wrap = importlib.import_module(module).get_cached_tokenizer
+            break
+        except (ImportError, AttributeError):
+            continue
+    if wrap is None:
+        return tokenizer
+    with _default_lock:
+        hit = _served.get(id(tokenizer))
+        if hit is None or hit[0] is not tokenizer:
+            hit = _served[id(tokenizer)] = (tokenizer, wrap(tokenizer))
+        return hit[1]
