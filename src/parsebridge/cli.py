@@ -63,7 +63,13 @@ def _cmd_list(ns: argparse.Namespace) -> int:
         status = "[green]available[/]" if i.available else f"[red]unavailable[/]: {i.reason or ''}"
         if not i.available and i.install:
             status += f"\n[dim]install: {i.install}[/]"
-        t.add_row(i.name, status, i.version or "", _count(i.tool_parsers, i), _count(i.reasoning_parsers, i))
+        t.add_row(
+            i.name,
+            status,
+            i.version or "",
+            _count(i.tool_parsers, i, ns.brief),
+            _count(i.reasoning_parsers, i, ns.brief),
+        )
     console.print(t)
     if not ns.brief:
         for i in infos:
@@ -83,10 +89,12 @@ def _cmd_list(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _count(names: list[str], info: BackendInfo) -> str:
+def _count(names: list[str], info: BackendInfo, brief: bool) -> str:
     if info.name == "python":
         return "any module:Class"
-    return str(len(names)) if info.available else "-"
+    if not info.available:
+        return "-"
+    return "(not listed with --brief)" if brief else str(len(names))
 
 
 # ---------------------------------------------------------------- parse
