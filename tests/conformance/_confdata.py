@@ -12,7 +12,10 @@ def tool_transcript(**kw) -> Transcript:
         "id": "toy-call",
         "family": "toycall",
         "output": OUT_CALL,
-        "expected": {"content": "Hello there, friend.  And bye.", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+        "expected": {
+            "content": "Hello there, friend.  And bye.",
+            "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
+        },
     }
     data.update(kw)
     return transcript_from(data)

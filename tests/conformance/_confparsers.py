@@ -64,7 +64,9 @@ class _Incremental(ToolStreamBase):
             start = self.buf.find("<call>")
             if start < 0:
                 # hold back a possible partial marker
-                keep = next((k for k in range(min(6, len(self.buf)), 0, -1) if "<call>".startswith(self.buf[-k:])), 0)
+                keep = next(
+                    (k for k in range(min(6, len(self.buf)), 0, -1) if "<call>".startswith(self.buf[-k:])), 0
+                )
                 emit, self.buf = self.buf[: len(self.buf) - keep], self.buf[len(self.buf) - keep :]
                 out = out.merged(StreamDelta(content=self.p.content_hook(emit, text)))
                 return out
@@ -153,8 +155,12 @@ class TwoIds(IncrementalBase):
         return StreamDelta(
             tool_calls=[
                 ToolCallDelta(index=index, id=f"call_{index}", name=obj["name"], arguments=""),
-                ToolCallDelta(index=index, id=f"call_{index}", name=obj["name"],
-                              arguments=json.dumps(obj.get("arguments", {}))),
+                ToolCallDelta(
+                    index=index,
+                    id=f"call_{index}",
+                    name=obj["name"],
+                    arguments=json.dumps(obj.get("arguments", {})),
+                ),
             ]
         )
 
@@ -167,8 +173,14 @@ class BadFragments(IncrementalBase):
     def call_delta(self, index: int, body: str) -> StreamDelta:
         obj = json.loads(body)
         return StreamDelta(
-            tool_calls=[ToolCallDelta(index=index, id=f"c{index}", name=obj["name"],
-                                      arguments=json.dumps(obj.get("arguments", {}))[:-1])]
+            tool_calls=[
+                ToolCallDelta(
+                    index=index,
+                    id=f"c{index}",
+                    name=obj["name"],
+                    arguments=json.dumps(obj.get("arguments", {}))[:-1],
+                )
+            ]
         )
 
 

@@ -49,9 +49,13 @@ def test_comparison_against_expected_strips_whitespace():
 
 
 def test_reasoning_misplaced_both_ways():
-    into_content = compare_readings({"reasoning": "hmm", "content": "4"}, {"reasoning": None, "content": "hmm4"})
+    into_content = compare_readings(
+        {"reasoning": "hmm", "content": "4"}, {"reasoning": None, "content": "hmm4"}
+    )
     assert [d.cls for d in into_content] == [DC.REASONING_MISPLACED]
-    swallowed = compare_readings({"reasoning": "hmm", "content": "the answer"}, {"reasoning": "hmm the answer"})
+    swallowed = compare_readings(
+        {"reasoning": "hmm", "content": "the answer"}, {"reasoning": "hmm the answer"}
+    )
     assert [d.cls for d in swallowed] == [DC.REASONING_MISPLACED]
 
 
@@ -110,7 +114,12 @@ T = transcript_from(
         "output": "Hi <tool_call>…</tool_call>",
         "expected": {"content": "Hi", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
         "known_divergences": [
-            {"backend": "sglang", "classes": ["content_lost"], "chunking": "token-*", "reason": "sglang bug #1"}
+            {
+                "backend": "sglang",
+                "classes": ["content_lost"],
+                "chunking": "token-*",
+                "reason": "sglang bug #1",
+            }
         ],
         "expected_by_backend": {"vllm": {"content": "Hi ", "tool_calls": []}},
     }

@@ -29,8 +29,18 @@ def run(*args):
 
 def test_pass_exits_zero_even_strict_and_writes_reports(tfile, tmp_path, capsys):
     rep = tmp_path / "rep"
-    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Good", "--strict",
-               "--report", str(rep)) == 0
+    assert (
+        run(
+            "--transcripts",
+            tfile,
+            "--tool-parser",
+            "python:_confparsers:Good",
+            "--strict",
+            "--report",
+            str(rep),
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "family × backend" in out and "wall" in out
     data = json.loads((rep / "report.json").read_text())
@@ -55,9 +65,13 @@ def test_divergence_does_not_fail_strict(tfile):
 
 
 def test_usage_errors_exit_two(tfile):
-    assert run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Good", "--chunking", "bogus") == 2
+    assert (
+        run("--transcripts", tfile, "--tool-parser", "python:_confparsers:Good", "--chunking", "bogus") == 2
+    )
     assert run("--family", "no_such_family") == 2
-    assert run("--transcripts", tfile, "--backend", "builtin", "--tool-parser", "python:_confparsers:Good") == 2
+    assert (
+        run("--transcripts", tfile, "--backend", "builtin", "--tool-parser", "python:_confparsers:Good") == 2
+    )
 
 
 def test_strict_with_nothing_to_run_fails(tmp_path):
@@ -71,12 +85,28 @@ def test_family_run_on_a_toy_backend(toy_backends, toy_table, tmp_path):
     p = tmp_path / "toy.jsonl"
     p.write_text(json.dumps({**TRANSCRIPT, "id": "toy", "family": "toycall"}) + "\n")
     rep = tmp_path / "rep"
-    assert run("--transcripts", str(p), "--backend", "toyfw,notinstalled", "--chunking", "oneshot,char",
-               "--report", str(rep), "--strict") == 0
+    assert (
+        run(
+            "--transcripts",
+            str(p),
+            "--backend",
+            "toyfw,notinstalled",
+            "--chunking",
+            "oneshot,char",
+            "--report",
+            str(rep),
+            "--strict",
+        )
+        == 0
+    )
     data = json.loads((rep / "report.json").read_text())
     statuses = {(r["backend"], r["chunking"]): r["status"] for r in data["results"]}
-    assert statuses == {("toyfw", "oneshot"): "pass", ("toyfw", "char"): "pass",
-                        ("notinstalled", "oneshot"): "unsupported", ("notinstalled", "char"): "unsupported"}
+    assert statuses == {
+        ("toyfw", "oneshot"): "pass",
+        ("toyfw", "char"): "pass",
+        ("notinstalled", "oneshot"): "unsupported",
+        ("notinstalled", "char"): "unsupported",
+    }
     assert data["backends"]["toyfw"] == "9.9.9" and data["backends"]["notinstalled"] is None
     assert data["parsers"]["toyfw"]["tool"] == ["good", "incremental", "loses", "raises", "two_ids"]
 
@@ -95,8 +125,12 @@ def _rows(path):
 
 def test_jobs_do_not_change_the_report(tmp_path):
     p = tmp_path / "many.jsonl"
-    p.write_text("".join(json.dumps({**TRANSCRIPT, "id": f"t{i}", "output": TRANSCRIPT["output"] * (i + 1)}) + "\n"
-                         for i in range(6)))
+    p.write_text(
+        "".join(
+            json.dumps({**TRANSCRIPT, "id": f"t{i}", "output": TRANSCRIPT["output"] * (i + 1)}) + "\n"
+            for i in range(6)
+        )
+    )
     common = ("--transcripts", str(p), "--tool-parser", "python:_confparsers:LosesContentInBigChunks")
     assert run(*common, "--jobs", "1", "--report", str(tmp_path / "one")) == 0
     assert run(*common, "--jobs", "3", "--report", str(tmp_path / "three")) == 0
@@ -109,7 +143,9 @@ def test_jobs_do_not_change_the_report(tmp_path):
 def test_diff_subcommand_is_wired(tfile, tmp_path, capsys):
     common = ("--transcripts", tfile, "--chunking", "oneshot")
     assert run(*common, "--tool-parser", "python:_confparsers:Good", "--report", str(tmp_path / "a")) == 0
-    assert run(*common, "--tool-parser", "python:_confparsers:WrongName", "--report", str(tmp_path / "b")) == 0
+    assert (
+        run(*common, "--tool-parser", "python:_confparsers:WrongName", "--report", str(tmp_path / "b")) == 0
+    )
     capsys.readouterr()
     assert main(["conformance", "diff", str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"]) == 0
     assert "regressed" in capsys.readouterr().out

@@ -13,18 +13,27 @@ from parsebridge.conformance import Runner, Target
 from parsebridge.conformance.html import render_html
 from parsebridge.conformance.report import build_report, write_report
 
-NASTY = tool_transcript(id="nasty</script><!--", output='</script><script>alert(1)</script> <call>{"name": "f"}</call>',
-                        expected=None)
+NASTY = tool_transcript(
+    id="nasty</script><!--",
+    output='</script><script>alert(1)</script> <call>{"name": "f"}</call>',
+    expected=None,
+)
 
 
 def make_report():
     ts = [tool_transcript(), NASTY, reasoning_transcript()]
     runner = Runner(["oneshot", "char", "token-5"])
-    results = list(runner.run_targets([Target.explicit(tool="python:_confparsers:LosesContentInBigChunks")], ts[:2]))
+    results = list(
+        runner.run_targets([Target.explicit(tool="python:_confparsers:LosesContentInBigChunks")], ts[:2])
+    )
     results += list(runner.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], ts[2:]))
     return build_report(
-        results, ts, backends={"python": "0.1.0", "vllm": None}, unavailable={"vllm": "not installed"},
-        chunkings=["oneshot", "char", "token-5"], timing={"wall_s": 1.0},
+        results,
+        ts,
+        backends={"python": "0.1.0", "vllm": None},
+        unavailable={"vllm": "not installed"},
+        chunkings=["oneshot", "char", "token-5"],
+        timing={"wall_s": 1.0},
     )
 
 
@@ -37,7 +46,9 @@ def test_report_json_has_the_contract_fields(tmp_path):
     assert data["unavailable"] == {"vllm": "not installed"}
     assert len(data["results"]) == 9
     for r in data["results"]:
-        assert {"backend", "spec", "family", "transcript", "chunking", "status", "classes", "detail"} <= set(r)
+        assert {"backend", "spec", "family", "transcript", "chunking", "status", "classes", "detail"} <= set(
+            r
+        )
         assert r["status"] in ("pass", "diverge", "fail", "unsupported", "error")
         assert isinstance(r["classes"], list) and isinstance(r["detail"], str)
         assert r["transcript"] in data["transcripts"]
@@ -71,9 +82,19 @@ def test_html_renders_in_a_headless_browser(tmp_path):
         pytest.skip("no chromium on PATH (apt-get install chromium); .ci/run installs it")
     paths = write_report(tmp_path, make_report())
     proc = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", paths["html"].as_uri()],
-        capture_output=True, text=True, timeout=150,
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            paths["html"].as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
     )
     dom = proc.stdout
     assert 'data-rendered="true"' in dom, proc.stderr[-2000:]
@@ -84,5 +105,8 @@ def test_html_renders_in_a_headless_browser(tmp_path):
     assert 'data-transcript="toy-call"' in dom
     assert "token-5" in dom
     # model output is shown as text, never parsed as markup
-    assert 'data-transcript="nasty&lt;/script&gt;&lt;!--"' in dom or 'data-transcript="nasty</script><!--"' not in dom
+    assert (
+        'data-transcript="nasty&lt;/script&gt;&lt;!--"' in dom
+        or 'data-transcript="nasty</script><!--"' not in dom
+    )
     assert "&lt;script&gt;alert(1)" in dom and "<script>alert(1)" not in dom

@@ -84,21 +84,39 @@ def test_observation_details():
 
 def test_reasoning_and_pipeline_targets():
     r = Runner(CHUNKINGS)
-    rows = list(r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [reasoning_transcript()]))
+    rows = list(
+        r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [reasoning_transcript()])
+    )
     assert {x.status for x in rows} == {"pass"}
     started = reasoning_transcript(
         id="started", output="let me think</r>The answer is 4.", reasoning_started_in_prompt=True
     )
-    assert {x.status for x in r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [started])} == {"pass"}
-    swallow = list(r.run_targets([Target.explicit(reasoning="python:_confparsers:ThinkSwallows")], [reasoning_transcript()]))
+    assert {
+        x.status for x in r.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], [started])
+    } == {"pass"}
+    swallow = list(
+        r.run_targets(
+            [Target.explicit(reasoning="python:_confparsers:ThinkSwallows")], [reasoning_transcript()]
+        )
+    )
     assert swallow[0].classes == ["reasoning_misplaced"]
     both = tool_transcript(
-        id="r-then-call", reasoning_family="toythink", output="<r>plan</r>" + OUT_CALL,
-        expected={"reasoning": "plan", "content": "Hello there, friend.  And bye.",
-                  "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+        id="r-then-call",
+        reasoning_family="toythink",
+        output="<r>plan</r>" + OUT_CALL,
+        expected={
+            "reasoning": "plan",
+            "content": "Hello there, friend.  And bye.",
+            "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
+        },
     )
-    pairs = list(plan_explicit([both, reasoning_transcript()], tool="python:_confparsers:Incremental",
-                               reasoning="python:_confparsers:Think"))
+    pairs = list(
+        plan_explicit(
+            [both, reasoning_transcript()],
+            tool="python:_confparsers:Incremental",
+            reasoning="python:_confparsers:Think",
+        )
+    )
     assert [(p[0].label, p[1].id) for p in pairs] == [
         ("python:_confparsers:Think + python:_confparsers:Incremental", "r-then-call"),
         ("python:_confparsers:Think", "toy-think"),
@@ -133,9 +151,14 @@ def test_family_unknown_to_the_backend_registry_is_unsupported(toy_backends, toy
 
 def test_pipeline_by_family(toy_backends, toy_table):
     t = tool_transcript(
-        id="rt", reasoning_family="toythink", output="<r>plan</r>" + OUT_CALL,
-        expected={"reasoning": "plan", "content": "Hello there, friend.  And bye.",
-                  "tool_calls": [{"name": "f", "arguments": {"a": 1}}]},
+        id="rt",
+        reasoning_family="toythink",
+        output="<r>plan</r>" + OUT_CALL,
+        expected={
+            "reasoning": "plan",
+            "content": "Hello there, friend.  And bye.",
+            "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
+        },
     )
     target = target_for(t, "toyfw", toy_table)
     assert (target.reasoning_spec, target.tool_spec) == ("toyfw:think", "toyfw:incremental")
@@ -145,7 +168,17 @@ def test_pipeline_by_family(toy_backends, toy_table):
 
 def test_result_dict_has_the_report_fields():
     d = run_class("LosesContentInBigChunks")["whole"].to_dict()
-    for key in ("backend", "spec", "family", "transcript", "chunking", "status", "classes", "detail", "known"):
+    for key in (
+        "backend",
+        "spec",
+        "family",
+        "transcript",
+        "chunking",
+        "status",
+        "classes",
+        "detail",
+        "known",
+    ):
         assert key in d
     assert d["observed"]["mode"] == "stream" and d["differences"][0]["class"] == "content_lost"
 

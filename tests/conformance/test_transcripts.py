@@ -41,13 +41,20 @@ def test_expected_is_strict_about_typos():
     with pytest.raises(TranscriptError):
         transcript_from({"output": "x", "expected": {"contnet": "x"}})
     with pytest.raises(TranscriptError):
-        transcript_from({"output": "x", "expected": {"tool_calls": [{"name": "f", "arguments": {}, "invalid_arguments": "{"}]}})
+        transcript_from(
+            {
+                "output": "x",
+                "expected": {"tool_calls": [{"name": "f", "arguments": {}, "invalid_arguments": "{"}]},
+            }
+        )
 
 
 def test_openai_ish_log_lines_are_accepted():
     assert transcript_from({"output": "o"}, "log:1").id == "log:1"
     assert transcript_from({"id": 7, "text": "t"}).output == "t"
-    t = transcript_from({"choices": [{"message": {"content": "m"}}], "request": {"tools": [{"type": "function"}]}})
+    t = transcript_from(
+        {"choices": [{"message": {"content": "m"}}], "request": {"tools": [{"type": "function"}]}}
+    )
     assert t.output == "m" and t.tools == [{"type": "function"}]
     assert transcript_from("bare string", "s").output == "bare string"
     with pytest.raises(TranscriptError):
@@ -91,8 +98,14 @@ def test_validation_finds_duplicates_unknown_families_and_bad_classes():
         transcript_from({"id": "b", "family": "no_such_family", "output": "x"}),
         transcript_from({"id": "c", "family": "qwen3", "kind": "reasoning", "output": "x"}),
         transcript_from({"id": "d", "family": "hermes", "reasoning_family": "nope", "output": "x"}),
-        transcript_from({"id": "e", "family": "hermes", "output": "x",
-                         "known_divergences": [{"backend": "vllm", "classes": ["not_a_class"], "reason": "r"}]}),
+        transcript_from(
+            {
+                "id": "e",
+                "family": "hermes",
+                "output": "x",
+                "known_divergences": [{"backend": "vllm", "classes": ["not_a_class"], "reason": "r"}],
+            }
+        ),
         transcript_from({"id": "f", "family": "hermes", "output": "ab", "token_texts": ["a", "c"]}),
     ]
     problems = validate_transcripts(ts, strict=False)

@@ -148,7 +148,10 @@ class _GuardedStream:
                 held = self._held_size()
                 if held > limit:
                     err = BufferLimitError(
-                        self._guard.backend, self._guard.name, "stream.feed", f"holds back {held} > {limit} chars"
+                        self._guard.backend,
+                        self._guard.name,
+                        "stream.feed",
+                        f"holds back {held} > {limit} chars",
                     )
                     delta = delta.merged(self._break(err, "stream.feed", ""))
         return self._record(delta)

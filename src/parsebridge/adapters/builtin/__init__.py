@@ -57,7 +57,9 @@ class BuiltinBackend(Backend):
     def api_shape(self) -> str | None:
         return "parsebridge builtin"
 
-    def create_tool_parser(self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any) -> ToolParser:
+    def create_tool_parser(
+        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
+    ) -> ToolParser:
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
