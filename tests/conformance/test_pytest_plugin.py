@@ -51,9 +51,7 @@ def pytest_run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     cmd = [
         sys.executable,
         "-m",
-        "pytest",
-        "-p",
-        "parsebridge.conformance.pytest_plugin",
+        "pytest",  # the plugin loads through the package's pytest11 entry point, as for a user
         "-p",
         "no:cacheprovider",
         "-rA",
