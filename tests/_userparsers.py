@@ -128,3 +128,64 @@ class MissingFrameworkBackend(FakeFrameworkBackend):
     import_name = "surely_not_an_installed_module_xyz"
     distribution = "surely-not-installed"
     install_command = "pip install surely-not-installed"
+
+
+class _ExplodingChainStream:
+    """A native chain's stream: passes text through, raises on '!'."""
+
+    def __init__(self) -> None:
+        from parsebridge import DeltaAccumulator
+
+        self.accumulator = DeltaAccumulator()
+        self._held = ""
+
+    def feed(self, text: str, token_ids: Any = None) -> StreamDelta:
+        if "!" in text:
+            raise KeyError("native chain bug")
+        text = self._held + text
+        if text.startswith("<"):  # an unclosed "<…" is held whole, like a marker being decided
+            self._held = text
+            return StreamDelta()
+        out, self._held = text[:-1], text[-1:]
+        delta = StreamDelta(content=out)
+        self.accumulator.add(delta)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        delta, self._held = StreamDelta(content=self._held), ""
+        self.accumulator.add(delta)
+        return delta
+
+    def finish(self) -> Any:
+        from parsebridge import ParseResult
+
+        self.flush()
+        return ParseResult(content=self.accumulator.content)
+
+    def pending_text(self) -> str:
+        return self._held
+
+
+class ExplodingChain:
+    """What a framework backend's `create_pipeline` returns: one object for reasoning + tools."""
+
+    specs = ("chainfw:colon", "chainfw:qwen25")
+
+    def parse(self, text: str, *, reasoning_started: Any = None) -> Any:
+        from parsebridge import ParseResult
+
+        if "!" in text:
+            raise KeyError("native chain bug")
+        return ParseResult(content=text or None)
+
+    def stream(self, **_: Any) -> _ExplodingChainStream:
+        return _ExplodingChainStream()
+
+
+class ChainFrameworkBackend(FakeFrameworkBackend):
+    """A fake framework with its own native reasoning→tool chain."""
+
+    name = "chainfw"
+
+    def create_pipeline(self, reasoning: Any, tool: Any, **options: Any) -> ExplodingChain:
+        return ExplodingChain()

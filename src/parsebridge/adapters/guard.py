@@ -28,6 +28,7 @@ from ..protocol import (
     BackendError,
     BufferLimitError,
     ParsebridgeError,
+    ParseResult,
     ReasoningBlock,
     ReasoningParser,
     ReasoningParseResult,
@@ -281,3 +282,52 @@ class GuardedReasoningParser(_Guard):
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
         return GuardedReasoningStream(self, inner, transcript)
+
+
+class GuardedPipelineStream(_GuardedStream):
+    def finish(self) -> ParseResult:
+        self.flush()
+        if not self._broken and not self._own:
+            return self._inner.finish()  # type: ignore[no-any-return]
+        return ParseResult(
+            reasoning=self._acc.reasoning,
+            content=self._merged_content(self._acc.content),
+            tool_calls=self._acc.tool_calls(),
+            block=getattr(self._inner, "block", None),
+        )
+
+
+class GuardedPipeline(_Guard):
+    """A framework's native reasoning→tool chain under the failure policy.
+
+    Generic pipelines are made of guarded parsers already; a native chain
+    (vLLM's `vllm.parser`, SGLang's per-chunk chain) is one object, so the
+    policy wraps it whole: same errors, same fallback, same `max_held`.
+    """
+
+    def __init__(self, inner: Any, on_error: str, *, max_held: int | None = None) -> None:
+        super().__init__(inner, on_error, max_held=max_held)
+        reasoning_spec, tool_spec = getattr(inner, "specs", (None, None))
+        self.backend = (tool_spec or reasoning_spec or "native:pipeline").partition(":")[0]
+        self.name = " + ".join(s.partition(":")[2] for s in (reasoning_spec, tool_spec) if s)
+
+    def parse(
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        transcript: str | None = None,
+        **kwargs: Any,
+    ) -> ParseResult:
+        try:
+            return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
+        except Exception as exc:
+            self._handle(exc, "parse", transcript)
+            return ParseResult(content=text or None)
+
+    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> GuardedPipelineStream:
+        try:
+            inner = self.inner.stream(**kwargs)
+        except Exception as exc:
+            raise self._error(exc, "stream", transcript) from exc
+        return GuardedPipelineStream(self, inner, transcript)

@@ -28,7 +28,7 @@ from ..protocol import (
 )
 from ..protocol.families import Kind
 from .base import Backend, BackendInfo
-from .guard import GuardedReasoningParser, GuardedToolParser, OnError
+from .guard import GuardedPipeline, GuardedReasoningParser, GuardedToolParser, OnError
 
 ENTRY_POINT_GROUP = "parsebridge.backends"
 
@@ -200,7 +200,7 @@ def get_pipeline(
     on_error: OnError = "raise",
     native: bool = True,
     **options: Any,
-) -> Pipeline:
+) -> Pipeline | GuardedPipeline:
     """Reasoning then tool parsing for one request shape.
 
     When both specs name the same framework backend and it offers a native
@@ -218,11 +218,12 @@ def get_pipeline(
         r_backend, r_name = resolve("reasoning", reasoning)
         t_backend, t_name = resolve("tool", tool)
         if r_backend is t_backend:
+            backend_options = {k: v for k, v in options.items() if k not in ("timeout", "max_held")}
             pipe = r_backend.create_pipeline(
-                r_name, t_name, tools=tools, reasoning_started=reasoning_started, **options
+                r_name, t_name, tools=tools, reasoning_started=reasoning_started, **backend_options
             )
             if pipe is not None:
-                return pipe
+                return GuardedPipeline(pipe, on_error, max_held=options.get("max_held"))
     rp = get_reasoning_parser(reasoning, on_error=on_error, **options) if reasoning is not None else None
     tp = get_tool_parser(tool, tools, on_error=on_error, **options) if tool is not None else None
     return Pipeline(rp, tp, reasoning_started=reasoning_started)  # type: ignore[arg-type]
