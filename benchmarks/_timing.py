@@ -66,9 +66,54 @@ def measure_pair(
     return sa, sb
 
 
+def measure_many(
+    fns: dict[str, Callable[[], object]], *, repeat: int = 5, numbers: dict[str, int] | None = None
+) -> dict[str, Sample]:
+    """Time several things round-robin (each with its own call count), as `measure_pair` does for two."""
+    samples = {label: Sample(label) for label in fns}
+    for _ in range(repeat):
+        for label, fn in fns.items():
+            number = (numbers or {}).get(label, 1)
+            gc.collect()
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[label].runs.append((time.perf_counter() - start) / number)
+    return samples
+
+
 def ratio(a: Sample, b: Sample) -> float:
     """a/b on the minimum (the least disturbed run of each)."""
     return a.min / b.min if b.min else float("inf")
+
+
+def median_ratio(a: Sample, b: Sample) -> float:
+    """a/b on the medians: printed beside `ratio` so a lucky minimum shows up."""
+    return a.median / b.median if b.median else float("inf")
+
+
+def calibrate(fn: Callable[[], object], target_s: float, cap: int = 10_000) -> int:
+    """How many calls of `fn` make one timed run last about `target_s` (at least 1)."""
+    start = time.perf_counter()
+    fn()
+    once = time.perf_counter() - start
+    if once <= 0:
+        return cap
+    return max(1, min(cap, int(target_s / once)))
+
+
+def fmt_seconds(seconds: float) -> str:
+    """Seconds in the unit that keeps three significant digits readable."""
+    if seconds >= 1:
+        return f"{seconds:.2f}s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f}ms"
+    return f"{seconds * 1e6:.1f}µs"
+
+
+def describe(*samples: Sample) -> str:
+    """``label min/median`` of each sample, for the table's raw column."""
+    return " · ".join(f"{s.label} {fmt_seconds(s.min)}/{fmt_seconds(s.median)}" for s in samples)
 
 
 @dataclass
@@ -82,6 +127,11 @@ class Row:
     target: str = ""
     met: bool | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    #: The raw numbers behind a ratio (min/median of each side), or why a figure is missing.
+    raw: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if out["value"] != out["value"]:  # NaN (a figure that could not be measured) → null in JSON
+            out["value"] = None
+        return out

@@ -1,0 +1,31 @@
+"""A parser that parses nothing: the per-chunk floor of parsebridge's stream protocol.
+
+Loaded as ``python:benchmarks._floor:PassThroughToolParser`` through the
+public API, so a stream of it pays exactly what every parsebridge stream
+pays besides parsing: the failure guard, the stream life cycle, one
+`StreamDelta` per chunk and the accumulator. The throughput section reports
+its chunks/s beside builtin's, so "how fast can builtin be" has a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parsebridge.protocol import StreamDelta, ToolParserBase, ToolParseResult, ToolStreamBase
+
+
+class _PassThroughStream(ToolStreamBase):
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return StreamDelta(content=text)
+
+
+class PassThroughToolParser(ToolParserBase):
+    """Everything is content; no scanning at all."""
+
+    name = "passthrough"
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text or None)
+
+    def stream(self) -> _PassThroughStream:  # type: ignore[override]
+        return _PassThroughStream()

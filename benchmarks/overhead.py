@@ -1,0 +1,162 @@
+"""Section 2: what parsebridge adds on top of calling a framework parser directly.
+
+For each framework and format, the same transcripts are parsed two ways,
+alternately in one process: through `pb.get_*_parser(...)` (guard, adapter,
+translation, accumulation) and through the framework calls the adapter makes,
+written out in `_direct_<framework>.py` (same tokenizer, request fields,
+chunks and token ids). Overhead = parsebridge time / direct time − 1, on the
+minimum of several runs (the medians' ratio is in the detail and raw column).
+
+Targets: ≤ 10 % one-shot, ≤ 15 % streamed (per token). Quick mode checks no
+targets.
+
+Profile one case: ``python -m benchmarks.overhead vllm hermes [stream]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from ._backends import (
+    DirectUnavailable,
+    bridge_oneshot,
+    bridge_stream,
+    chunks_for,
+    direct_driver,
+    installed,
+    make_parser,
+    measured_frameworks,
+    skip_row,
+)
+from ._corpus import FORMATS, Format
+from ._timing import Row, calibrate, describe, measure_pair, median_ratio, ratio
+
+SECTION = "overhead"
+TARGETS = {"one-shot": 0.10, "streamed": 0.15}
+FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
+
+
+Cases = dict[str, tuple[Callable[[], object], Callable[[], object]]]
+
+
+def _cases(backend: str, fmt: Format) -> tuple[Cases, str, int]:
+    """({mode: (through parsebridge, direct)}, spec, chunk count) for one backend and format, or ({}, why not, 0)."""
+    parser, spec = make_parser(backend, fmt)
+    if parser is None:
+        return {}, spec, 0
+    try:
+        direct = direct_driver(backend, parser, fmt)
+    except DirectUnavailable as exc:
+        return {}, f"{spec}: {exc}", 0
+    except Exception as exc:
+        return {}, f"{spec}: direct baseline failed to build: {type(exc).__name__}: {exc}", 0
+    texts = fmt.transcripts
+    chunked = [chunks_for(parser, t) for t in texts]
+    one, many = bridge_oneshot(parser, fmt), bridge_stream(parser, fmt)
+
+    def pb_oneshot() -> None:
+        for t in texts:
+            one(t)
+
+    def direct_oneshot() -> None:
+        for t in texts:
+            direct.oneshot(t)
+
+    def pb_stream() -> None:
+        for c in chunked:
+            many(c)
+
+    def direct_stream() -> None:
+        for c in chunked:
+            direct.stream(c)
+
+    cases = {"one-shot": (pb_oneshot, direct_oneshot), "streamed": (pb_stream, direct_stream)}
+    return cases, spec, sum(len(c) for c in chunked)
+
+
+def run(quick: bool) -> list[Row]:
+    repeat, run_s = (3, 0.02) if quick else (25, 0.08)
+    families = ("hermes", "qwen3") if quick else FAMILIES
+    rows: list[Row] = []
+    for backend in measured_frameworks():
+        if not installed(backend):
+            rows.append(skip_row(SECTION, f"{backend}: all formats", "not installed"))
+            continue
+        for family in families:
+            fmt = FORMATS[family]
+            try:
+                cases, spec, n_chunks = _cases(backend, fmt)
+            except Exception as exc:
+                cases, spec, n_chunks = {}, f"{backend}:{family}: {type(exc).__name__}: {exc}", 0
+            if not cases:
+                rows.append(skip_row(SECTION, f"{backend}:{family}", spec))
+                continue
+            for mode, (through_pb, direct) in cases.items():
+                try:
+                    through_pb(), direct()  # warm caches (tokenizer, regexes, lazy imports) for both
+                    number = calibrate(direct, run_s)
+                    pb_s, direct_s = measure_pair(
+                        through_pb, direct, repeat=repeat, number=number, labels=("pb", "direct")
+                    )
+                except Exception as exc:
+                    rows.append(skip_row(SECTION, f"{spec} {mode}", f"raised {type(exc).__name__}: {exc}"))
+                    continue
+                over = ratio(pb_s, direct_s) - 1
+                per = n_chunks if mode == "streamed" else len(fmt.transcripts)
+                added_us = (pb_s.min - direct_s.min) / max(per, 1) * 1e6
+                target = TARGETS[mode]
+                rows.append(
+                    Row(
+                        SECTION,
+                        f"{spec} {mode} overhead",
+                        over * 100,
+                        "%",
+                        target=f"≤ {target:.0%}",
+                        met=None if quick else over <= target,
+                        raw=describe(pb_s, direct_s)
+                        + f" per {len(fmt.transcripts)} transcripts"
+                        + (f"; +{added_us:.1f}µs/chunk" if mode == "streamed" else ""),
+                        detail={
+                            "backend": backend,
+                            "family": family,
+                            "mode": mode,
+                            "transcripts": len(fmt.transcripts),
+                            "chunks": n_chunks,
+                            "added_us_per_chunk_or_transcript": added_us,
+                            "parsebridge": pb_s.as_dict(),
+                            "direct": direct_s.as_dict(),
+                            "ratio_min": ratio(pb_s, direct_s),
+                            "ratio_median": median_ratio(pb_s, direct_s),
+                        },
+                    )
+                )
+    return rows
+
+
+def _profile(argv: list[str]) -> int:
+    """cProfile the parsebridge side of one case (where does the overhead go?)."""
+    import cProfile
+    import pstats
+
+    backend, family = argv[0], argv[1]
+    mode = "streamed" if len(argv) > 2 and argv[2].startswith("stream") else "one-shot"
+    cases, spec, _ = _cases(backend, FORMATS[family])
+    if not cases:
+        print(spec, file=sys.stderr)
+        return 1
+    through_pb, direct = cases[mode]
+    for fn, label in ((through_pb, "parsebridge"), (direct, "direct")):
+        fn()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(200):
+            fn()
+        prof.disable()
+        print(f"==== {spec} {mode}: {label}")
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_profile(sys.argv[1:]))
