@@ -76,3 +76,56 @@ def test_markdown_and_loading_from_a_directory(tmp_path):
     assert "vllm 0.15.1" in md and "vllm 0.33.0" in md
     assert "| hermes | 1 | 1 | 1 |" in md
     assert "| regressed | vllm | b | char | pass | diverge (content_lost) |" in md
+
+
+def _diff_ns(tmp_path, *args):
+    import argparse
+
+    from parsebridge.conformance.diff import configure
+
+    (tmp_path / "a").mkdir(exist_ok=True)
+    (tmp_path / "b").mkdir(exist_ok=True)
+    (tmp_path / "a" / "report.json").write_text(json.dumps(OLD))
+    (tmp_path / "b" / "report.json").write_text(json.dumps(NEW))
+    p = argparse.ArgumentParser()
+    p.add_argument("report_a")
+    p.add_argument("report_b")
+    configure(p)
+    return p.parse_args([str(tmp_path / "a"), str(tmp_path / "b"), *args])
+
+
+def test_main_formats_backend_filter_and_strict(tmp_path, capsys):
+    from parsebridge.conformance.diff import main
+
+    assert main(_diff_ns(tmp_path, "--format", "json")) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["counts"]["hermes"] == {"fixed": 1, "regressed": 1, "changed": 1}
+    assert data["a"]["vllm"] == "0.15.1" and data["b"]["vllm"] == "0.33.0"
+    assert main(_diff_ns(tmp_path, "--format", "markdown", "--backend", "builtin")) == 0
+    assert "1 results compared, 0 changed" in capsys.readouterr().out
+    assert main(_diff_ns(tmp_path, "--strict")) == 1  # b regressed
+    assert main(_diff_ns(tmp_path, "--strict", "--backend", "builtin")) == 0
+    out = tmp_path / "docs" / "diff.md"
+    assert main(_diff_ns(tmp_path, "--out", str(out))) == 0
+    assert "| regressed | vllm | b |" in out.read_text()
+
+
+def test_main_tolerates_a_bare_namespace(tmp_path, capsys):
+    """The CLI's `diff` subparser may only define the two positionals."""
+    import argparse
+
+    from parsebridge.conformance.diff import main
+
+    ns = _diff_ns(tmp_path)
+    assert main(argparse.Namespace(report_a=ns.report_a, report_b=ns.report_b)) == 0
+    assert "changed" in capsys.readouterr().out
+
+
+def test_chunkings_that_moved_alike_share_a_row():
+    old = {"backends": {"vllm": "1"}, "results": [_r("a", "pass", chunking=c) for c in ("char", "token")]}
+    new = {
+        "backends": {"vllm": "2"},
+        "results": [_r("a", "fail", ["call_missing"], chunking=c) for c in ("char", "token")],
+    }
+    md = to_markdown(diff_reports(old, new))
+    assert "| regressed | vllm | a | char, token | pass | fail (call_missing) |" in md

@@ -43,6 +43,15 @@ def test_unknown_parser_lists_what_exists_and_suggests(fake_backends):
     assert "Did you mean" in str(err) and "llama3" in str(err)
 
 
+def test_unknown_parser_offers_no_family_the_release_cannot_build(fake_backends, monkeypatch):
+    """A family mapped to a parser this release lacks (vLLM 0.11: minimax_m2) is not suggested."""
+    table = pb.load_table('[tool.minimax_m2]\nfakefw="minimax-m2"\n[tool.hermes]\nfakefw="qwen25"\n')
+    monkeypatch.setattr(registry, "family_table", lambda: table)
+    with pytest.raises(pb.UnknownParserError) as info:
+        pb.get_tool_parser("fakefw:minimax_m2")
+    assert "minimax_m2" not in info.value.available and "hermes" in info.value.available
+
+
 def test_unknown_backend_suggests(fake_backends):
     with pytest.raises(pb.UnknownBackendError) as info:
         pb.get_tool_parser("vlm:hermes")

@@ -242,6 +242,22 @@ def _check_framework_calls(server: Server, tid: str, calls: list[tuple[str, Any]
     pytest.xfail(f"{server.backend} streams the calls of {tid} differently from expected: {reference!r}")
 
 
+def _check_framework_reasoning(server: Server, tid: str, reasoning: str, *, stream: bool) -> None:
+    """Reasoning that differs from expected must be the framework's own reading (then xfail).
+
+    vLLM 0.11–0.15's think-tag parsers, for one: a multi-token delta holding ``<think>`` and no
+    ``</think>`` is returned whole as reasoning, marker included; the server passes that on.
+    """
+    expected = _expected(tid)[0]
+    if reasoning == expected:
+        return
+    assert server.backend in ("vllm", "sglang"), f"reasoning {reasoning!r}, expected {expected!r}"
+    reference = _in_process(server, tid, stream=stream)[0]
+    assert reference != expected, f"reasoning {reasoning!r}, but the framework itself reads {expected!r}"
+    assert reasoning == reference, "the server/processor changed the framework's own reasoning"
+    pytest.xfail(f"{server.backend} reads the reasoning of {tid} as {reference!r}")
+
+
 # ----------------------------------------------------------------------------- (2) openai client
 
 
@@ -301,7 +317,8 @@ def test_length_finish_reason(server: Server) -> None:
     resp = client.chat.completions.create(model="m", messages=_ask("sv-truncated"), tools=TOOLS)
     assert resp.choices[0].finish_reason == "length"
     message, finish = _stream_message(client, model="m", messages=_ask("sv-truncated"), tools=TOOLS)
-    assert finish == "length" and norm_text(_reasoning_of(message)) == "Long thought that never"
+    assert finish == "length"
+    _check_framework_reasoning(server, "sv-truncated", norm_text(_reasoning_of(message)), stream=True)
 
 
 # ----------------------------------------------------------------------------- (4) tool_choice over HTTP
@@ -310,6 +327,7 @@ def test_length_finish_reason(server: Server) -> None:
 def test_tool_choice_over_http(server: Server) -> None:
     client = server.client()
     named = {"type": "function", "function": {"name": "get_weather"}}
+    named_reasoning: dict[bool, str] = {}
     for stream in (False, True):
         kwargs = {"model": "m", "tools": TOOLS}
         if stream:
@@ -337,8 +355,10 @@ def test_tool_choice_over_http(server: Server) -> None:
             _calls_of(req_msg.tool_calls) == _expected("sv-required-json")[2] and req_finish == "tool_calls"
         )
         assert _calls_of(nam_msg.tool_calls) == _expected("sv-named-json")[2] and nam_finish == "tool_calls"
-        assert norm_text(_reasoning_of(nam_msg)) == "Berlin, metric."
+        named_reasoning[stream] = norm_text(_reasoning_of(nam_msg))
         assert not non_msg.tool_calls and "<tool_call>" in (non_msg.content or "") and non_finish == "stop"
+    for stream, reasoning in named_reasoning.items():  # last: a framework's misreading ends in xfail
+        _check_framework_reasoning(server, "sv-named-json", reasoning, stream=stream)
 
 
 def test_n_and_usage_over_http(server: Server) -> None:

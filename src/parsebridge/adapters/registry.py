@@ -135,8 +135,12 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
         own = family.parser_for(backend.name)
         if own is not None and normalize_name(own) in names:
             return backend, names[normalize_name(own)]
+    # Suggest only what this release can build: a family whose parser the installed
+    # release does not register (vLLM 0.11 has no minimax_m2) is no answer.
     known = list(names.values()) + [
-        f.name for f in family_table().of_kind(kind) if f.parser_for(backend.name)
+        f.name
+        for f in family_table().of_kind(kind)
+        if (own := f.parser_for(backend.name)) and normalize_name(own) in names
     ]
     raise UnknownParserError(backend.name, kind, parsed.name, known)
 

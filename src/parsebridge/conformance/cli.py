@@ -140,7 +140,24 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     else:
         configure(d)
     d.set_defaults(func=cmd_diff)
+    from .support import configure as configure_support
+
+    s = sub.add_parser(
+        "support",
+        help="the support table of every framework release the matrix ran (Markdown)",
+        description="Read the matrix's report.json files (one per tox env) and render the support page: "
+        "per release, the adapter's API shape, the parsers it registers and its results per family.",
+    )
+    configure_support(s)
+    s.set_defaults(func=cmd_support)
     return p  # type: ignore[no-any-return]
+
+
+def cmd_support(ns: argparse.Namespace) -> int:
+    """`parsebridge conformance support REPORTS… [--out docs/support.md]`."""
+    from .support import main
+
+    return main(ns)
 
 
 def cmd_diff(ns: argparse.Namespace) -> int:

@@ -17,7 +17,9 @@ Parser names that appeared or vanished come from each report's
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -178,6 +180,46 @@ def diff_reports(
     return result
 
 
+@dataclass(frozen=True)
+class GroupedChange:
+    """Changes of one transcript that moved the same way at several chunkings (one row to read)."""
+
+    kind: str
+    backend: str
+    family: str
+    transcript: str
+    chunkings: tuple[str, ...]
+    before: str
+    after: str
+    classes_before: tuple[str, ...]
+    classes_after: tuple[str, ...]
+
+
+def grouped(changes: Iterable[Change]) -> list[GroupedChange]:
+    """Merge changes that differ only in chunking, keeping the order of first appearance.
+
+    A parser that changed behaviour usually does so at every chunking; one
+    row per transcript keeps a README excerpt readable.
+    """
+    rows: dict[tuple[Any, ...], list[str]] = {}
+    for c in changes:
+        key = (
+            c.kind,
+            c.backend,
+            c.family,
+            c.transcript,
+            c.before,
+            c.after,
+            c.classes_before,
+            c.classes_after,
+        )
+        rows.setdefault(key, []).append(c.chunking)
+    return [
+        GroupedChange(kind, backend, fam, tr, tuple(chunks), before, after, cb, ca)
+        for (kind, backend, fam, tr, before, after, cb, ca), chunks in rows.items()
+    ]
+
+
 def _versions(v: Mapping[str, str | None]) -> str:
     return ", ".join(f"{k} {val}" for k, val in sorted(v.items()) if val and k != "builtin") or "?"
 
@@ -200,7 +242,7 @@ def to_markdown(d: ReportDiff, *, limit: int = 40) -> str:
         lines.append("")
     for label, table in (("appeared", d.parsers_appeared), ("vanished", d.parsers_vanished)):
         for backend, names in table.items():
-            lines.append(f"- {backend} parsers {label}: {', '.join(names)}")
+            lines.append(f"- {backend} parsers {label} ({len(names)}): {', '.join(names)}")
     if d.parsers_appeared or d.parsers_vanished:
         lines.append("")
     if d.changes:
@@ -208,12 +250,14 @@ def to_markdown(d: ReportDiff, *, limit: int = 40) -> str:
             "| change | backend | transcript | chunking | before | after |",
             "|---|---|---|---|---|---|",
         ]
-        for c in d.changes[:limit]:
-            before = c.before + (f" ({', '.join(c.classes_before)})" if c.classes_before else "")
-            after = c.after + (f" ({', '.join(c.classes_after)})" if c.classes_after else "")
-            lines.append(f"| {c.kind} | {c.backend} | {c.transcript} | {c.chunking} | {before} | {after} |")
-        if len(d.changes) > limit:
-            lines.append(f"| … | | {len(d.changes) - limit} more | | | |")
+        rows = grouped(d.changes)
+        for g in rows[:limit]:
+            before = g.before + (f" ({', '.join(g.classes_before)})" if g.classes_before else "")
+            after = g.after + (f" ({', '.join(g.classes_after)})" if g.classes_after else "")
+            chunkings = ", ".join(g.chunkings)
+            lines.append(f"| {g.kind} | {g.backend} | {g.transcript} | {chunkings} | {before} | {after} |")
+        if len(rows) > limit:
+            lines.append(f"| … | | {len(rows) - limit} more rows | | | |")
     return "\n".join(lines) + "\n"
 
 
@@ -238,22 +282,92 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
         console.print(t)
     for label, table in (("appeared", d.parsers_appeared), ("vanished", d.parsers_vanished)):
         for backend, names in table.items():
-            console.print(f"{backend} parsers {label}: {', '.join(names)}")
+            console.print(f"{backend} parsers {label} ({len(names)}): {', '.join(names)}")
     if d.changes:
         colour = {"fixed": "green", "regressed": "red", "changed": "yellow"}
         t = Table(title="changed results", title_justify="left")
         for col in ("change", "backend", "transcript", "chunking", "before", "after"):
             t.add_column(col)
-        for c in d.changes[:limit]:
-            style = colour.get(c.kind, "cyan")
+        rows = grouped(d.changes)
+        for g in rows[:limit]:
+            style = colour.get(g.kind, "cyan")
             t.add_row(
-                f"[{style}]{c.kind}[/]",
-                c.backend,
-                c.transcript,
-                c.chunking,
-                c.before + (f" {', '.join(c.classes_before)}" if c.classes_before else ""),
-                c.after + (f" {', '.join(c.classes_after)}" if c.classes_after else ""),
+                f"[{style}]{g.kind}[/]",
+                g.backend,
+                g.transcript,
+                ", ".join(g.chunkings),
+                g.before + (f" {', '.join(g.classes_before)}" if g.classes_before else ""),
+                g.after + (f" {', '.join(g.classes_after)}" if g.classes_after else ""),
             )
         console.print(t)
-        if len(d.changes) > limit:
-            console.print(f"… {len(d.changes) - limit} more (use --format json for all)")
+        if len(rows) > limit:
+            console.print(f"… {len(rows) - limit} more rows (use --format json for all)")
+
+
+# ---------------------------------------------------------------- command line
+
+FORMATS = ("table", "json", "markdown")
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the options of `parsebridge conformance diff` (the CLI owns `report_a`/`report_b`).
+
+    Kept here so the command's options live next to the code that honours them;
+    `main` also tolerates a namespace without them (defaults apply).
+    """
+    parser.add_argument(
+        "--format", choices=FORMATS, default="table", help="table (terminal), json (everything) or markdown"
+    )
+    parser.add_argument(
+        "--backend",
+        action="append",
+        metavar="B",
+        help="only these backends (repeatable or comma-separated; default: every backend in both reports)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=40,
+        metavar="N",
+        help="changed results listed (table/markdown; default 40)",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", help="write to FILE instead of standard output (table becomes markdown)"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 if any result regressed (CI gate before an upgrade)"
+    )
+    return parser
+
+
+def _backends(values: Iterable[str] | None) -> list[str]:
+    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+
+
+def main(ns: argparse.Namespace) -> int:
+    """`parsebridge conformance diff REPORT_A REPORT_B`: A is before, B after."""
+    fmt = getattr(ns, "format", None) or "table"
+    limit = getattr(ns, "limit", None) or 40
+    out = getattr(ns, "out", None)
+    try:
+        a, b = load_report(ns.report_a), load_report(ns.report_b)
+    except FileNotFoundError as exc:
+        from ..protocol import ParsebridgeError
+
+        raise ParsebridgeError(f"no report at {exc.filename}") from exc
+    d = diff_reports(a, b, backends=_backends(getattr(ns, "backend", None)) or None)
+    if fmt == "table" and not out:
+        print_table(d, limit=limit)
+    else:
+        text = (
+            json.dumps(d.as_dict(), indent=1, ensure_ascii=False) + "\n"
+            if fmt == "json"
+            else to_markdown(d, limit=limit)
+        )
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+    regressed = any(c.kind == "regressed" for c in d.changes)
+    return 1 if getattr(ns, "strict", False) and regressed else 0
