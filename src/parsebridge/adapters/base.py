@@ -24,6 +24,7 @@ In-tree backends: ``parsebridge.adapters.builtin:BuiltinBackend``,
 from __future__ import annotations
 
 import abc
+import importlib
 import importlib.metadata
 import importlib.util
 from collections.abc import Sequence
@@ -143,3 +144,56 @@ class Backend(abc.ABC):
                 info.available = False
                 info.reason = f"{type(exc).__name__}: {exc}"
         return info
+
+
+class FrameworkBackend(Backend):
+    """A framework adapter package: `_compat.get_api()` and three classes in `.parsers`.
+
+    The vLLM and SGLang adapters have the same shape, so the backend object
+    is written once: both modules are imported on first use, after
+    `require()` has checked that the framework is importable.
+    """
+
+    #: Class names in the adapter's `parsers` module: tool parser, reasoning parser, pipeline.
+    parser_classes: ClassVar[tuple[str, str, str]]
+
+    def _module(self, name: str) -> Any:
+        self.require()
+        return importlib.import_module(f"{type(self).__module__}.{name}")
+
+    def _api(self) -> Any:
+        return self._module("_compat").get_api()
+
+    def api_shape(self) -> str | None:
+        return self._api().api_shape()  # type: ignore[no-any-return]
+
+    def tool_parser_names(self) -> list[str]:
+        return self._api().tool_parser_names()  # type: ignore[no-any-return]
+
+    def reasoning_parser_names(self) -> list[str]:
+        return self._api().reasoning_parser_names()  # type: ignore[no-any-return]
+
+    def create_tool_parser(
+        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
+    ) -> ToolParser:
+        cls = getattr(self._module("parsers"), self.parser_classes[0])
+        return cls(name, tools, **options)  # type: ignore[no-any-return]
+
+    def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
+        cls = getattr(self._module("parsers"), self.parser_classes[1])
+        return cls(name, **options)  # type: ignore[no-any-return]
+
+    def create_pipeline(
+        self,
+        reasoning: str | None,
+        tool: str | None,
+        *,
+        tools: Sequence[ToolSpec] | None,
+        reasoning_started: bool | None = None,
+        **options: Any,
+    ) -> Pipeline | None:
+        """The framework's own chain: one session parses reasoning then tools, as one server request."""
+        if reasoning is None or tool is None:
+            return None
+        cls = getattr(self._module("parsers"), self.parser_classes[2])
+        return cls(reasoning, tool, tools=tools, reasoning_started=reasoning_started, **options)  # type: ignore[no-any-return]

@@ -31,24 +31,20 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from ...protocol import (
-    BackendError,
-    DeltaAccumulator,
     ParseResult,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
-    ReasoningStreamBase,
     StreamDelta,
     ToolCall,
     ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
-    ToolStreamBase,
 )
-from ...protocol.errors import StreamStateError
 from .. import _tokenizers
 from .._common import locate_reasoning, none_if_empty, reasoning_markers
+from .._stepped import SteppedPipelineStream, SteppedReasoningStream, SteppedToolStream, call_framework
 from ._compat import SglangApi, get_api
 from ._driver import RawCall, RawDelta, RequestShape, Session
 
@@ -60,12 +56,7 @@ T = TypeVar("T")
 
 def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     """Run an SGLang call; anything it raises becomes a `BackendError` with the original as cause."""
-    try:
-        return fn()
-    except BackendError:
-        raise
-    except Exception as exc:
-        raise BackendError("sglang", spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+    return call_framework("sglang", spec_name, call, fn)
 
 
 def to_tool_call(call: RawCall) -> ToolCall:
@@ -237,7 +228,8 @@ class _Stepper:
         raw = _wrap(self.engine.label, "parse_stream_chunk", lambda: self.session.step(text, finished))
         return to_stream_delta(raw)
 
-    def feed(self, text: str) -> StreamDelta:
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`token_ids` are ignored: SGLang's parsers take text only."""
         self.text_seen.append(text)
         if self.end == "empty_chunk":
             return self._run(text, False)
@@ -266,21 +258,6 @@ class _Stepper:
 
 
 # ====================================================================== tool calls
-
-
-class SglangToolStream(ToolStreamBase):
-    def __init__(self, engine: SglangEngine, end_of_stream: EndOfStream | None) -> None:
-        super().__init__()
-        self._stepper = _Stepper(engine, None, end_of_stream)
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text)
-
-    def _flush(self) -> StreamDelta:
-        return self._stepper.flush()
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class SglangToolParser(ToolParserBase):
@@ -320,36 +297,14 @@ class SglangToolParser(ToolParserBase):
 
         return _wrap(engine.label, "has_tool_call", check)
 
-    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SglangToolStream:
-        return SglangToolStream(self.engine, end_of_stream)
+    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SteppedToolStream:
+        return SteppedToolStream(_Stepper(self.engine, None, end_of_stream))
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
         return self.engine.chunks(text, per)
 
 
 # ====================================================================== reasoning
-
-
-class SglangReasoningStream(ReasoningStreamBase):
-    def __init__(
-        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
-    ) -> None:
-        super().__init__()
-        self._engine = engine
-        self._stepper = _Stepper(engine, reasoning_started, end_of_stream)
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text)
-
-    def _flush(self) -> StreamDelta:
-        delta = self._stepper.flush()
-        reasoning = (self._acc.reasoning or "") + delta.reasoning
-        start, end = self._engine.markers()
-        self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
-        return delta
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class SglangReasoningParser(ReasoningParserBase):
@@ -384,59 +339,16 @@ class SglangReasoningParser(ReasoningParserBase):
 
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
-    ) -> SglangReasoningStream:
-        return SglangReasoningStream(self.engine, reasoning_started, end_of_stream)
+    ) -> SteppedReasoningStream:
+        return SteppedReasoningStream(
+            _Stepper(self.engine, reasoning_started, end_of_stream), self.engine.markers
+        )
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
         return self.engine.chunks(text, per)
 
 
 # ====================================================================== native pipeline
-
-
-class SglangPipelineStream:
-    """Reasoning then tools per chunk in one SGLang session, as one server request."""
-
-    def __init__(
-        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
-    ) -> None:
-        self._engine = engine
-        self._stepper = _Stepper(engine, reasoning_started, end_of_stream)
-        self._acc = DeltaAccumulator()
-        self._done = False
-
-    @property
-    def accumulator(self) -> DeltaAccumulator:
-        return self._acc
-
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if self._done:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
-        delta = self._stepper.feed(text)
-        self._acc.add(delta)
-        return delta
-
-    def flush(self) -> StreamDelta:
-        if self._done:
-            return StreamDelta()
-        self._done = True
-        delta = self._stepper.flush()
-        self._acc.add(delta)
-        return delta
-
-    def finish(self) -> ParseResult:
-        self.flush()
-        start, end = self._engine.markers()
-        reasoning = self._acc.reasoning
-        return ParseResult(
-            reasoning=reasoning,
-            content=self._acc.content,
-            tool_calls=self._acc.tool_calls(),
-            block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
-        )
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class SglangPipeline(Pipeline):
@@ -485,8 +397,9 @@ class SglangPipeline(Pipeline):
 
     def stream(  # type: ignore[override]
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
-    ) -> SglangPipelineStream:
-        return SglangPipelineStream(self.engine, self._started(reasoning_started), end_of_stream)
+    ) -> SteppedPipelineStream:
+        stepper = _Stepper(self.engine, self._started(reasoning_started), end_of_stream)
+        return SteppedPipelineStream(stepper, self.engine.markers)
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
         return self.engine.chunks(text, per)

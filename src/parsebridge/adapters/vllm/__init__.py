@@ -8,11 +8,7 @@ drives them (see `_driver` and `_compat.ServingBehaviour`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from ...protocol import Pipeline, ReasoningParser, ToolParser, ToolSpec
-from ..base import Backend
+from ..base import FrameworkBackend
 
 INSTALL_COMMAND = (
     "python tools/install_framework.py vllm-latest   "
@@ -21,59 +17,14 @@ INSTALL_COMMAND = (
 )
 
 
-class VllmBackend(Backend):
+class VllmBackend(FrameworkBackend):
     """vLLM's ToolParserManager and ReasoningParserManager behind the protocol."""
 
     name = "vllm"
     import_name = "vllm"
     distribution = "vllm"
     install_command = INSTALL_COMMAND
-
-    def _api(self) -> Any:
-        self.require()
-        from ._compat import get_api
-
-        return get_api()
-
-    def api_shape(self) -> str | None:
-        return self._api().api_shape()
-
-    def tool_parser_names(self) -> list[str]:
-        return self._api().tool_parser_names()
-
-    def reasoning_parser_names(self) -> list[str]:
-        return self._api().reasoning_parser_names()
-
-    def create_tool_parser(
-        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
-    ) -> ToolParser:
-        self.require()
-        from .parsers import VllmToolParser
-
-        return VllmToolParser(name, tools, **options)
-
-    def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
-        self.require()
-        from .parsers import VllmReasoningParser
-
-        return VllmReasoningParser(name, **options)
-
-    def create_pipeline(
-        self,
-        reasoning: str | None,
-        tool: str | None,
-        *,
-        tools: Sequence[ToolSpec] | None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> Pipeline | None:
-        """vLLM's own chain: one session parses reasoning then tools, as one server request."""
-        if reasoning is None or tool is None:
-            return None
-        self.require()
-        from .parsers import VllmPipeline
-
-        return VllmPipeline(reasoning, tool, tools=tools, reasoning_started=reasoning_started, **options)
+    parser_classes = ("VllmToolParser", "VllmReasoningParser", "VllmPipeline")
 
 
 __all__ = ["INSTALL_COMMAND", "VllmBackend"]

@@ -25,19 +25,16 @@ from typing import Any, Literal, TypeVar
 
 from ...protocol import (
     BackendError,
-    DeltaAccumulator,
     ParseResult,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
-    ReasoningStreamBase,
     StreamDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
-    ToolStreamBase,
 )
-from ...protocol.errors import StreamStateError
+from .._stepped import SteppedPipelineStream, SteppedReasoningStream, SteppedToolStream, call_framework
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
@@ -50,12 +47,7 @@ T = TypeVar("T")
 
 def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     """Run a vLLM call; anything it raises becomes a `BackendError` with the original as cause."""
-    try:
-        return fn()
-    except BackendError:
-        raise
-    except Exception as exc:
-        raise BackendError("vllm", spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+    return call_framework("vllm", spec_name, call, fn)
 
 
 class VllmEngine:
@@ -289,21 +281,6 @@ class _Stepper:
 # ====================================================================== tool calls
 
 
-class VllmToolStream(ToolStreamBase):
-    def __init__(self, engine: VllmEngine, end_of_stream: EndOfStream | None, prompt_ids: list[int]) -> None:
-        super().__init__()
-        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)
-
-    def _flush(self) -> StreamDelta:
-        return self._stepper.flush()
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
-
-
 class VllmToolParser(ToolParserBase):
     """`vllm:NAME` tool-call parser: vLLM's parser, driven as vLLM's server drives it.
 
@@ -333,34 +310,14 @@ class VllmToolParser(ToolParserBase):
     def has_tool_calls(self, text: str) -> bool:
         return bool(self.parse(text).tool_calls)
 
-    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> VllmToolStream:
-        return VllmToolStream(self.engine, end_of_stream, [])
+    def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SteppedToolStream:
+        return SteppedToolStream(_Stepper(self.engine, [], end_of_stream))
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
 
 
 # ====================================================================== reasoning
-
-
-class VllmReasoningStream(ReasoningStreamBase):
-    def __init__(self, engine: VllmEngine, end_of_stream: EndOfStream | None, prompt_ids: list[int]) -> None:
-        super().__init__()
-        self._engine = engine
-        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)
-
-    def _flush(self) -> StreamDelta:
-        delta = self._stepper.flush()
-        reasoning = "".join(self._acc._reasoning) + delta.reasoning
-        start, end = self._engine.markers()
-        self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
-        return delta
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class VllmReasoningParser(ReasoningParserBase):
@@ -400,57 +357,15 @@ class VllmReasoningParser(ReasoningParserBase):
 
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
-    ) -> VllmReasoningStream:
-        return VllmReasoningStream(self.engine, end_of_stream, self._prompt(reasoning_started, **kw))
+    ) -> SteppedReasoningStream:
+        stepper = _Stepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+        return SteppedReasoningStream(stepper, self.engine.markers)
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
 
 
 # ====================================================================== native pipeline
-
-
-class VllmPipelineStream:
-    """Reasoning and tools through one vLLM session, as one server request."""
-
-    def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
-        self._engine = engine
-        self._stepper = _Stepper(engine, prompt_ids, end_of_stream)
-        self._acc = DeltaAccumulator()
-        self._done = False
-
-    @property
-    def accumulator(self) -> DeltaAccumulator:
-        return self._acc
-
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if self._done:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
-        delta = self._stepper.feed(text, token_ids)
-        self._acc.add(delta)
-        return delta
-
-    def flush(self) -> StreamDelta:
-        if self._done:
-            return StreamDelta()
-        self._done = True
-        delta = self._stepper.flush()
-        self._acc.add(delta)
-        return delta
-
-    def finish(self) -> ParseResult:
-        self.flush()
-        start, end = self._engine.markers()
-        reasoning = self._acc.reasoning
-        return ParseResult(
-            reasoning=reasoning,
-            content=self._acc.content,
-            tool_calls=self._acc.tool_calls(),
-            block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
-        )
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class VllmPipeline(Pipeline):
@@ -498,8 +413,9 @@ class VllmPipeline(Pipeline):
 
     def stream(  # type: ignore[override]
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
-    ) -> VllmPipelineStream:
-        return VllmPipelineStream(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+    ) -> SteppedPipelineStream:
+        stepper = _Stepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+        return SteppedPipelineStream(stepper, self.engine.markers)
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)

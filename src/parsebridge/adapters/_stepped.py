@@ -1,0 +1,130 @@
+"""Streams around a framework "stepper", shared by the vLLM and SGLang adapters.
+
+Both adapters feed one framework session chunk by chunk through a stepper
+that holds a chunk back until it knows whether it was the last (the
+servers parse the final chunk with a "finished" flag). The streams around
+it — a tool stream, a reasoning stream that locates its block at the end,
+and a native pipeline stream — are the same for both frameworks, so they
+live here once. Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+from ..protocol import (
+    BackendError,
+    DeltaAccumulator,
+    ParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+    ToolStreamBase,
+)
+from ..protocol.errors import StreamStateError
+from ._common import locate_reasoning
+
+T = TypeVar("T")
+Markers = Callable[[], tuple[str | None, str | None]]
+
+
+def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T]) -> T:
+    """Run a framework call; anything it raises becomes a `BackendError` with the original as cause."""
+    try:
+        return fn()
+    except BackendError:
+        raise
+    except Exception as exc:
+        raise BackendError(backend, spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+
+
+class Stepper(Protocol):
+    """One framework session stepped chunk by chunk (see each adapter's `_Stepper`)."""
+
+    text_seen: list[str]
+
+    def feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta: ...
+    def flush(self) -> StreamDelta: ...
+    def pending_text(self) -> str: ...
+
+
+class SteppedToolStream(ToolStreamBase):
+    """A tool-call stream: every chunk through the stepper."""
+
+    def __init__(self, stepper: Stepper) -> None:
+        super().__init__()
+        self._stepper = stepper
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)
+
+    def _flush(self) -> StreamDelta:
+        return self._stepper.flush()
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SteppedReasoningStream(ReasoningStreamBase):
+    """A reasoning stream; at the end the block is located in the text that was fed."""
+
+    def __init__(self, stepper: Stepper, markers: Markers) -> None:
+        super().__init__()
+        self._stepper = stepper
+        self._markers = markers
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)
+
+    def _flush(self) -> StreamDelta:
+        delta = self._stepper.flush()
+        reasoning = (self._acc.reasoning or "") + delta.reasoning
+        start, end = self._markers()
+        self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
+        return delta
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SteppedPipelineStream:
+    """Reasoning and tools through one framework session, as one server request."""
+
+    def __init__(self, stepper: Stepper, markers: Markers) -> None:
+        self._stepper = stepper
+        self._markers = markers
+        self._acc = DeltaAccumulator()
+        self._done = False
+
+    @property
+    def accumulator(self) -> DeltaAccumulator:
+        return self._acc
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self._done:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        delta = self._stepper.feed(text, token_ids)
+        self._acc.add(delta)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        if self._done:
+            return StreamDelta()
+        self._done = True
+        delta = self._stepper.flush()
+        self._acc.add(delta)
+        return delta
+
+    def finish(self) -> ParseResult:
+        self.flush()
+        start, end = self._markers()
+        reasoning = self._acc.reasoning
+        return ParseResult(
+            reasoning=reasoning,
+            content=self._acc.content,
+            tool_calls=self._acc.tool_calls(),
+            block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
+        )
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
