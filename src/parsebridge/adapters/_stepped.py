@@ -11,7 +11,7 @@ live here once. Nothing here imports a framework.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from ..protocol import (
     BackendError,
@@ -25,6 +25,10 @@ from ..protocol.errors import StreamStateError
 from ._common import locate_reasoning
 
 T = TypeVar("T")
+#: When a stream's last chunk is parsed as the server's final one: held back until the
+#: next feed shows it was the last ("last_chunk"), or an empty final chunk ("empty_chunk").
+EndOfStream = Literal["last_chunk", "empty_chunk"]
+END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
 Markers = Callable[[], tuple[str | None, str | None]]
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from ...protocol import (
     ParseResult,
@@ -44,12 +44,17 @@ from ...protocol import (
 )
 from .. import _tokenizers
 from .._common import locate_reasoning, none_if_empty, reasoning_markers
-from .._stepped import SteppedPipelineStream, SteppedReasoningStream, SteppedToolStream, call_framework
+from .._stepped import (
+    END_OF_STREAM_CHOICES,
+    EndOfStream,
+    SteppedPipelineStream,
+    SteppedReasoningStream,
+    SteppedToolStream,
+    call_framework,
+)
 from ._compat import SglangApi, get_api
 from ._driver import RawCall, RawDelta, RequestShape, Session
 
-EndOfStream = Literal["last_chunk", "empty_chunk"]
-END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
 TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
 T = TypeVar("T")
 

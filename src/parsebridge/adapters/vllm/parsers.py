@@ -21,7 +21,7 @@ import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from ...protocol import (
     BackendError,
@@ -34,14 +34,19 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from .._stepped import SteppedPipelineStream, SteppedReasoningStream, SteppedToolStream, call_framework
+from .._stepped import (
+    END_OF_STREAM_CHOICES,
+    EndOfStream,
+    SteppedPipelineStream,
+    SteppedReasoningStream,
+    SteppedToolStream,
+    call_framework,
+)
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
 from ._translate import locate_reasoning, none_if_empty, reasoning_markers, to_stream_delta, to_tool_call
 
-EndOfStream = Literal["last_chunk", "empty_chunk"]
-END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
 T = TypeVar("T")
 
 
