@@ -9,6 +9,8 @@ reasoning string is located in the parsed text (with its markers) to give a
 
 from __future__ import annotations
 
+import importlib
+import re
 from typing import Any
 
 from ..protocol import ReasoningBlock
@@ -87,3 +89,28 @@ def reasoning_markers(parser: Any) -> tuple[str | None, str | None]:
         return None
 
     return pick(START_MARKER_ATTRS), pick(END_MARKER_ATTRS)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"0.5.10.post1+cpu"`` → ``(0, 5, 10)``: release numbers for behaviour that cannot be detected."""
+    nums = re.findall(r"\d+", version.split("+")[0])[:3]
+    return tuple(int(n) for n in nums) or (0,)
+
+
+def import_first(*names: str) -> Any:
+    """The first module of `names` that imports; a module that exists but fails to import re-raises.
+
+    A bare try/except over old and new paths would hide a genuinely missing
+    dependency behind "old path not found" (design §7), so only a missing
+    module that *is* (a parent of) the candidate moves on to the next one.
+    """
+    last: Exception | None = None
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and not name.startswith(exc.name):
+                raise
+            last = exc
+    assert last is not None
+    raise last

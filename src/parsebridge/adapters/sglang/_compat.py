@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import re
 import threading
 import uuid
 from collections.abc import Sequence
@@ -25,31 +24,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .._common import import_first, version_tuple
+
 _lock = threading.Lock()
 _api: SglangApi | None = None
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    nums = re.findall(r"\d+", version.split("+")[0])[:3]
-    return tuple(int(n) for n in nums) or (0,)
-
-
-def _import_first(*names: str) -> Any:
-    """The first module of `names` that imports; a module that exists but fails to import re-raises.
-
-    Only a missing *module of that name* moves on to the next candidate, so a
-    genuinely missing dependency is reported as itself (design §7).
-    """
-    last: Exception | None = None
-    for name in names:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and not name.startswith(exc.name):
-                raise
-            last = exc
-    assert last is not None
-    raise last
 
 
 def accepts(func: Any, param: str) -> bool:
@@ -92,11 +70,11 @@ class SglangApi:
 
         self.sglang = sglang
         self.version: str = _sglang_version(sglang)
-        self.version_tuple = _version_tuple(self.version)
-        self.fc_module = _import_first(
+        self.version_tuple = version_tuple(self.version)
+        self.fc_module = import_first(
             "sglang.srt.function_call.function_call_parser", "sglang.srt.function_call_parser"
         )
-        self.reasoning_module = _import_first(
+        self.reasoning_module = import_first(
             "sglang.srt.parser.reasoning_parser", "sglang.srt.reasoning_parser"
         )
         self.FunctionCallParser = self.fc_module.FunctionCallParser

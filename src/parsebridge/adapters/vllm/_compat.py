@@ -14,39 +14,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .._common import import_first, version_tuple
+
 _lock = threading.Lock()
 _api: VllmApi | None = None
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    nums = re.findall(r"\d+", version.split("+")[0])[:3]
-    return tuple(int(n) for n in nums) or (0,)
-
-
-def _import_first(*names: str) -> Any:
-    """The first module of `names` that imports; a module that exists but fails re-raises.
-
-    A bare try/except over both paths would hide a genuinely missing
-    dependency behind "old path not found" (design §7), so only a missing
-    *module of that name* moves on to the next candidate.
-    """
-    last: Exception | None = None
-    for name in names:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is not None and not name.startswith(exc.name) and exc.name not in name:
-                raise
-            last = exc
-    assert last is not None
-    raise last
 
 
 @dataclass(frozen=True)
@@ -79,16 +56,16 @@ class VllmApi:
 
         self.vllm = vllm
         self.version: str = getattr(vllm, "__version__", "0")
-        self.version_tuple = _version_tuple(self.version)
-        self.tool_module = _import_first("vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers")
+        self.version_tuple = version_tuple(self.version)
+        self.tool_module = import_first("vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers")
         self.reasoning_module = importlib.import_module("vllm.reasoning")
         self.ToolParserManager = self.tool_module.ToolParserManager
         self.ReasoningParserManager = self.reasoning_module.ReasoningParserManager
-        self.protocol = _import_first(
+        self.protocol = import_first(
             "vllm.entrypoints.openai.chat_completion.protocol", "vllm.entrypoints.openai.protocol"
         )
         self.ChatCompletionRequest = self.protocol.ChatCompletionRequest
-        delta_mod = _import_first(
+        delta_mod = import_first(
             "vllm.entrypoints.generate.base.protocol",
             "vllm.entrypoints.openai.engine.protocol",
             "vllm.entrypoints.openai.protocol",
