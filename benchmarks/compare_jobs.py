@@ -21,7 +21,7 @@ from .compare_memory import make_log
 
 
 def run(quick: bool) -> list[Row]:
-    from parsebridge.conformance.compare import ComparePlan, run_comparisons
+    from parsebridge.compare.engine import ComparePlan, run_comparisons
     from parsebridge.conformance.transcripts import iter_transcripts
 
     n = 600 if quick else 3000

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .adapters import (
     Backend,
     BackendInfo,
@@ -29,7 +28,7 @@ from .protocol import *  # noqa: F403  (the protocol is the public vocabulary)
 from .protocol import __all__ as _protocol_all
 
 _LAZY = {
-    "compare": ("parsebridge.conformance.compare", "compare"),
+    "compare": ("parsebridge.compare", "compare"),
     "OutputProcessor": ("parsebridge.serving", "OutputProcessor"),
     "add_parser_arguments": ("parsebridge.flags", "add_parser_arguments"),
     "parsers_from_args": ("parsebridge.flags", "parsers_from_args"),

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .adapters import get_pipeline, list_backends
 from .adapters.base import BackendInfo
 from .protocol import ParsebridgeError, ParseResult, StreamDelta, family_table
@@ -24,7 +24,7 @@ from .protocol import ParsebridgeError, ParseResult, StreamDelta, family_table
 #: Subcommands contributed by other modules: (module, register function).
 _PLUGINS: tuple[tuple[str, str], ...] = (
     ("parsebridge.conformance.cli", "register"),
-    ("parsebridge.conformance.compare_cli", "register"),
+    ("parsebridge.compare.cli", "register"),
 )
 
 

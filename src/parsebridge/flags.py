@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .adapters import get_reasoning_parser, get_tool_parser
-from .adapters.guard import ON_ERROR_CHOICES, GuardedReasoningParser, GuardedToolParser, OnError
+from .policy.guard import ON_ERROR_CHOICES, GuardedReasoningParser, GuardedToolParser, OnError
 from .protocol import (
     InvalidSpecError,
     ParserBackend,

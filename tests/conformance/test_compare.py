@@ -7,8 +7,7 @@ import json
 import pytest
 
 import parsebridge as pb
-from parsebridge.conformance.chunking import parse_chunkings
-from parsebridge.conformance.compare import (
+from parsebridge.compare.engine import (
     ComparePlan,
     SummaryBuilder,
     backend_group,
@@ -18,12 +17,13 @@ from parsebridge.conformance.compare import (
     run_comparisons,
     targets_from,
 )
-from parsebridge.conformance.compare_models import (
+from parsebridge.compare.models import (
     CompareSummary,
     TranscriptComparison,
     compare_json_schema,
     load_line,
 )
+from parsebridge.conformance.chunking import parse_chunkings
 from parsebridge.protocol import InvalidSpecError
 
 P = "python:_compare_parsers:"
@@ -219,7 +219,7 @@ def test_iter_compare_is_lazy() -> None:
 def test_parallel_matches_serial_and_stays_ordered() -> None:
     items = [{"id": f"t{i}", "output": TEXT if i % 3 else "BOOM"} for i in range(40)]
     plan = ComparePlan.build([TAGGED, LOSSY, BOOM], chunkings=["token-5"])
-    from parsebridge.conformance.compare import as_transcripts
+    from parsebridge.compare.engine import as_transcripts
 
     serial = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=1)]
     parallel = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=2, batch=3)]

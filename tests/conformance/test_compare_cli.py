@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from parsebridge.cli import main
-from parsebridge.conformance import compare as compare_mod
-from parsebridge.conformance import compare_cli
-from parsebridge.conformance.compare_models import CompareSummary, TranscriptComparison
+from parsebridge.compare import cli as compare_cli
+from parsebridge.compare import engine as compare_mod
+from parsebridge.compare.models import CompareSummary, TranscriptComparison
 
 P = "python:_compare_parsers:"
 TAGGED, LOSSY = P + "Tagged", P + "LossyTagged"

@@ -41,25 +41,68 @@ def _layer(module: str) -> str | None:
     return parts[1] if parts[0] == "parsebridge" and len(parts) > 1 else None
 
 
+#: Each room and the rooms it may import (its own included). `None` is the
+#: package root; `_version` is a leaf every layer may read.
+ALLOWED = {
+    "_version": {"_version"},
+    "protocol": {"protocol"},
+    "formats": {"formats", "protocol"},
+    "policy": {"policy", "protocol", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "_version"},
+    "conformance": {"conformance", "protocol", "formats", "adapters", "policy", "_version"},
+    "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version"},
+    "flags": {"flags", "protocol", "adapters", "policy"},
+    "serving": {"serving", "flags", "protocol", "adapters", "policy", "_version"},
+}
+
+
 def test_dependencies_point_one_way():
-    """conformance → adapters → protocol; protocol depends on nothing of ours."""
-    allowed = {
-        "protocol": {"protocol"},
-        "adapters": {"protocol", "adapters", None},
-        "conformance": {"protocol", "adapters", "conformance", None},
-    }
+    """compare → conformance → adapters → policy/formats → protocol; protocol depends on nothing of ours."""
     for path in PKG.rglob("*.py"):
-        layer = path.relative_to(PKG).parts[0]
-        if layer not in allowed:
+        layer = path.relative_to(PKG).parts[0].removesuffix(".py")
+        if layer not in ALLOWED:
             continue
         for mod in _imports(path):
             if mod.split(".")[0] != "parsebridge":
                 continue
-            target = _layer(mod)
-            if layer == "adapters" and target is None:
-                # adapters may read the version from the top package only
-                continue
-            assert target in allowed[layer], f"{path.relative_to(PKG)} imports {mod}"
+            assert _layer(mod) in ALLOWED[layer], f"{path.relative_to(PKG)} imports {mod}"
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module → our modules it imports (any import statement, local ones included)."""
+    mods = {}
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        name = ".".join(rel.parts).removesuffix(".__init__")
+        mods[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        edges = set()
+        for mod in _imports(path):
+            # `from pkg import name` may name a submodule: count the deepest module that exists
+            while mod and mod not in mods:
+                mod = mod.rpartition(".")[0]
+            if mod and mod != name and not name.startswith(mod + "."):
+                edges.add(mod)
+        graph[name] = edges
+    return graph
+
+
+def test_no_import_circles():
+    """No module reaches itself through imports (a package importing its own children excepted)."""
+    graph = _module_graph()
+    circles = []
+    for start in graph:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    circles.append(" -> ".join((*path, start)))
+                elif nxt not in seen and not nxt.startswith(start + "."):
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    assert not circles, circles[:5]
 
 
 def test_only_framework_adapters_import_frameworks():

@@ -4,8 +4,8 @@ Only `adapters/vllm` and `adapters/sglang` import a framework, and only on
 first use.
 """
 
+from ..policy.guard import GuardedReasoningParser, GuardedToolParser, OnError
 from .base import Backend, BackendInfo
-from .guard import GuardedReasoningParser, GuardedToolParser, OnError
 from .registry import (
     ENTRY_POINT_GROUP,
     KNOWN_BACKENDS,

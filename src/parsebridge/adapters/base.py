@@ -67,7 +67,7 @@ class Backend(abc.ABC):
     def version(self) -> str | None:
         dist = self.distribution
         if dist is None:
-            from .. import __version__
+            from .._version import __version__
 
             return __version__
         try:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..policy.guard import GuardedPipeline, GuardedReasoningParser, GuardedToolParser, OnError
 from ..protocol import (
     BackendNotInstalledError,
     InvalidSpecError,
@@ -28,7 +29,6 @@ from ..protocol import (
 )
 from ..protocol.families import Kind
 from .base import Backend, BackendInfo
-from .guard import GuardedPipeline, GuardedReasoningParser, GuardedToolParser, OnError
 
 ENTRY_POINT_GROUP = "parsebridge.backends"
 
@@ -166,9 +166,9 @@ def get_tool_parser(
     backend, name = resolve("tool", spec)
     tool_list = list(tools) if tools else None
     if timeout is not None:
-        from .budget import BudgetedToolParser
+        from ..policy.budget import BudgetedToolParser
 
-        parser: Any = BudgetedToolParser(backend.name, name, tool_list, options, timeout)
+        parser: Any = BudgetedToolParser(get_backend, backend.name, name, tool_list, options, timeout)
     else:
         parser = backend.create_tool_parser(name, tools=tool_list, **options)
     return GuardedToolParser(parser, on_error, max_held=max_held)
@@ -187,9 +187,9 @@ def get_reasoning_parser(
         spec = spec.to_spec()
     backend, name = resolve("reasoning", spec)
     if timeout is not None:
-        from .budget import BudgetedReasoningParser
+        from ..policy.budget import BudgetedReasoningParser
 
-        parser: Any = BudgetedReasoningParser(backend.name, name, options, timeout)
+        parser: Any = BudgetedReasoningParser(get_backend, backend.name, name, options, timeout)
     else:
         parser = backend.create_reasoning_parser(name, **options)
     return GuardedReasoningParser(parser, on_error, max_held=max_held)

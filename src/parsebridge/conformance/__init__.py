@@ -59,11 +59,9 @@ Also: `parallel.run_units` (forked workers, results in sequential order),
 from __future__ import annotations
 
 from .checks import (
-    DESCRIPTIONS,
     KNOWN_MARKERS,
     STATUSES,
     Difference,
-    DivergenceClass,
     Status,
     Verdict,
     check_expected,
@@ -89,6 +87,7 @@ from .chunking import (
     parse_chunking,
     parse_chunkings,
 )
+from .classes import DESCRIPTIONS, DivergenceClass
 from .observation import Observation, normalize_call
 from .report import build_report, summarize, write_report
 from .runner import (

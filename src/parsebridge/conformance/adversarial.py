@@ -37,8 +37,9 @@ from typing import Any
 
 from ..protocol import DeltaAccumulator, ParsebridgeError, StreamDelta, family_table
 from ..protocol.families import Kind
-from .checks import Difference, DivergenceClass, check_invariants, compare_observations, family_markers
+from .checks import Difference, check_invariants, compare_observations, family_markers
 from .chunking import Chunk, approximate_tokens, find_chunker
+from .classes import DivergenceClass
 from .observation import Observation, normalize_call
 from .transcripts import Expected, ExpectedCall, Transcript
 

@@ -27,9 +27,9 @@ import difflib
 import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Literal
 
+from .classes import DivergenceClass
 from .observation import Observation
 from .transcripts import Expected, KnownDivergence, Transcript
 
@@ -37,50 +37,6 @@ Status = Literal["pass", "diverge", "fail", "unsupported", "error"]
 STATUSES: tuple[Status, ...] = ("pass", "diverge", "fail", "unsupported", "error")
 Source = Literal["expected", "stream", "invariant", "backend"]
 
-
-class DivergenceClass(StrEnum):
-    """A named way two readings of one output differ (used by reports, compare and fixtures)."""
-
-    CONTENT_LOST = "content_lost"
-    CONTENT_DUPLICATED = "content_duplicated"
-    CONTENT_DIFFERS = "content_differs"
-    WHITESPACE_ONLY = "whitespace_only"
-    REASONING_LOST = "reasoning_lost"
-    REASONING_MISPLACED = "reasoning_misplaced"
-    REASONING_DIFFERS = "reasoning_differs"
-    MARKER_LEAKED = "marker_leaked"
-    CALL_MISSING = "call_missing"
-    EXTRA_CALL = "extra_call"
-    NAME_DIFFERS = "name_differs"
-    ARGUMENTS_DIFFER = "arguments_differ"
-    ARGUMENTS_INVALID = "arguments_invalid"
-    ID_PROTOCOL = "id_protocol"
-    FINISH_DIFFERS = "finish_differs"
-    BACKEND_ERROR = "backend_error"
-
-    @property
-    def description(self) -> str:
-        return DESCRIPTIONS[self]
-
-
-DESCRIPTIONS: dict[DivergenceClass, str] = {
-    DivergenceClass.CONTENT_LOST: "content text present in the reference is missing",
-    DivergenceClass.CONTENT_DUPLICATED: "content text appears more often than in the reference",
-    DivergenceClass.CONTENT_DIFFERS: "content differs from the reference (not only lost or duplicated)",
-    DivergenceClass.WHITESPACE_ONLY: "content or reasoning differs only in surrounding whitespace",
-    DivergenceClass.REASONING_LOST: "reasoning text present in the reference is missing",
-    DivergenceClass.REASONING_MISPLACED: "reasoning landed in content, or content in reasoning",
-    DivergenceClass.REASONING_DIFFERS: "reasoning differs from the reference",
-    DivergenceClass.MARKER_LEAKED: "format marker text (<tool_call>, </think>, …) shows up in content/reasoning",
-    DivergenceClass.CALL_MISSING: "a tool call of the reference is missing",
-    DivergenceClass.EXTRA_CALL: "a tool call the reference does not have",
-    DivergenceClass.NAME_DIFFERS: "a tool call has a different function name",
-    DivergenceClass.ARGUMENTS_DIFFER: "a tool call's arguments differ",
-    DivergenceClass.ARGUMENTS_INVALID: "a tool call's arguments are not a JSON object where the reference's are",
-    DivergenceClass.ID_PROTOCOL: "a streamed call without exactly one id and one name (OpenAI delta convention)",
-    DivergenceClass.FINISH_DIFFERS: "stream.finish() disagrees with what the streamed deltas assemble to",
-    DivergenceClass.BACKEND_ERROR: "the backend raised instead of returning a result",
-}
 
 DC = DivergenceClass
 

@@ -34,8 +34,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .checks import DESCRIPTIONS, STATUSES
+from .._version import __version__
+from .checks import STATUSES
+from .classes import DESCRIPTIONS
 from .runner import Result
 from .transcripts import Transcript
 

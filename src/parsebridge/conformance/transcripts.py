@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..protocol import ParsebridgeError, family_table
 from ..protocol.families import KINDS, Family, FamilyTable
+from .classes import DivergenceClass
 
 TranscriptKind = Literal["tool", "reasoning"]
 
@@ -352,8 +353,6 @@ def validate_transcripts(
     are known class names. With `strict`, raises `TranscriptError` listing
     every problem; otherwise returns them.
     """
-    from .checks import DivergenceClass  # local: checks imports this module
-
     table = table or family_table()
     class_names = {c.value for c in DivergenceClass}
     problems: list[str] = []

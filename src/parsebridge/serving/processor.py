@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
-from ..adapters.guard import GuardedReasoningParser, GuardedToolParser
+from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
     BackendError,
     ParsebridgeError,

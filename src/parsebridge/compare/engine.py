@@ -25,7 +25,7 @@ Scale (a production log of 10⁵–10⁶ responses):
   different transcripts for display.
 
 The Python API (`compare`, `iter_compare`) returns the same structures as
-``parsebridge compare --format json`` (see `compare_models`).
+``parsebridge compare --format json`` (see `parsebridge.compare.models`).
 """
 
 from __future__ import annotations
@@ -46,20 +46,20 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from ..conformance.checks import check_expected, compare_observations
+from ..conformance.chunking import Chunking, parse_chunkings
+from ..conformance.observation import Observation
+from ..conformance.runner import Result, Runner, Subject, Target, target_for
+from ..conformance.transcripts import Transcript, iter_transcripts, transcript_from
 from ..protocol import InvalidSpecError, ParserSpec, family_table
-from .checks import check_expected, compare_observations
-from .chunking import Chunking, parse_chunkings
-from .compare_defaults import DEFAULT_COMPARE_CHUNKINGS
-from .compare_models import (
+from .defaults import DEFAULT_COMPARE_CHUNKINGS
+from .models import (
     CompareSummary,
     PairAgreement,
     Ranked,
     SpecStats,
     TranscriptComparison,
 )
-from .observation import Observation
-from .runner import Result, Runner, Subject, Target, target_for
-from .transcripts import Transcript, iter_transcripts, transcript_from
 
 #: Batches in flight per worker: enough to keep workers busy, few enough to keep memory flat.
 INFLIGHT = 4
@@ -625,7 +625,7 @@ class SummaryBuilder:
         return [item[4] for item in sorted(self._heap, reverse=True) if item[4]]
 
     def summary(self, *, elapsed: float = 0.0, complete: bool = True) -> CompareSummary:
-        from .. import __version__
+        from .._version import __version__
 
         return CompareSummary(
             parsebridge=__version__,
@@ -771,7 +771,7 @@ class CompareResult(BaseModel):
 
     def to_jsonl(self) -> str:
         """Exactly what ``parsebridge compare --format json`` would print."""
-        from .compare_models import dump_line
+        from .models import dump_line
 
         return "".join(dump_line(c) + "\n" for c in [*self.comparisons, self.summary])
 

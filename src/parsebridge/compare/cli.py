@@ -3,7 +3,7 @@
 Registered into the `parsebridge` command by `parsebridge.cli` (plugin hook
 ``register(subparsers)``). Input handling, output files, ``--resume`` and
 the progress bar live here; the comparing itself is `compare.py`, the
-output models `compare_models.py`, the table/HTML views `compare_render.py`.
+output models `models.py`, the table/HTML views `render.py`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add `compare` to the `parsebridge` command's subparsers."""
-    from .compare_defaults import DEFAULT_COMPARE_CHUNKINGS  # light: models and runner load only when run
+    from .defaults import DEFAULT_COMPARE_CHUNKINGS  # light: models and runner load only when run
 
     p = subparsers.add_parser(
         "compare",
@@ -151,7 +151,7 @@ def count_lines(path: Path) -> int:
 
 
 def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
-    from .transcripts import TranscriptError, transcript_from
+    from ..conformance.transcripts import TranscriptError, transcript_from
 
     first = stream.readline()
     if not first.lstrip().startswith("{"):
@@ -181,8 +181,13 @@ def _looks_like_path(arg: str) -> bool:
 
 def sources(ns: argparse.Namespace) -> list[_Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
+    from ..conformance.transcripts import (
+        bundled_transcripts,
+        iter_transcripts,
+        load_transcripts,
+        transcript_from,
+    )
     from ..protocol import ParsebridgeError
-    from .transcripts import bundled_transcripts, iter_transcripts, load_transcripts, transcript_from
 
     out: list[_Source] = []
     texts = 0
@@ -234,7 +239,7 @@ def read_previous(path: Path, builder: Any) -> set[str]:
     line (an interrupted write), streaming, so a huge file costs no memory
     beyond the set of ids.
     """
-    from .compare import compact
+    from .engine import compact
 
     done: set[str] = set()
     if not path.exists():
@@ -294,8 +299,8 @@ def _progress(enabled: bool, total: int | None) -> Any:
 
 def cmd_compare(ns: argparse.Namespace) -> int:
     from ..protocol import ParsebridgeError
-    from .compare import ComparePlan, SummaryBuilder, run_comparisons
-    from .compare_models import compare_json_schema, dump_line
+    from .engine import ComparePlan, SummaryBuilder, run_comparisons
+    from .models import compare_json_schema, dump_line
 
     if ns.schema:
         print(json.dumps(compare_json_schema(), indent=2))
@@ -387,7 +392,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         if ns.output:
             _brief(summary, ns.output)
     else:
-        from . import compare_render
+        from . import render as compare_render
 
         lines = builder.first if builder.transcripts <= ns.show else builder.most_different_lines()
         if ns.format == "table":

@@ -20,7 +20,7 @@ import contextlib
 import itertools
 import multiprocessing
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -44,13 +44,21 @@ STARTUP_TIMEOUT = 180.0
 
 
 def _serve(
-    conn: Connection, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any]
+    conn: Connection,
+    lookup: Callable[[str], Any],
+    kind: Kind,
+    backend: str,
+    name: str,
+    tools: Any,
+    options: dict[str, Any],
 ) -> None:
-    """Child process: build the parser once, then answer calls until the pipe closes."""
-    from .registry import get_backend
+    """Child process: build the parser once, then answer calls until the pipe closes.
 
+    `lookup` (the registry's `get_backend`, pickled by reference) keeps this
+    module free of an import of the registry, which imports it.
+    """
     try:
-        be = get_backend(backend)
+        be = lookup(backend)
         if kind == "tool":
             parser: Any = be.create_tool_parser(name, tools=tools, **options)
         else:
@@ -96,10 +104,17 @@ class _Worker:
     """One child process serving one parser; restarted after a timeout."""
 
     def __init__(
-        self, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any], timeout: float
+        self,
+        lookup: Callable[[str], Any],
+        kind: Kind,
+        backend: str,
+        name: str,
+        tools: Any,
+        options: dict[str, Any],
+        timeout: float,
     ) -> None:
         self.kind, self.backend, self.name = kind, backend, name
-        self._args = (kind, backend, name, tools, options)
+        self._args = (lookup, kind, backend, name, tools, options)
         self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: Connection | None = None
@@ -231,12 +246,19 @@ class _Budgeted:
     name: str
 
     def __init__(
-        self, kind: Kind, backend: str, name: str, tools: Any, options: dict[str, Any], timeout: float
+        self,
+        lookup: Callable[[str], Any],
+        kind: Kind,
+        backend: str,
+        name: str,
+        tools: Any,
+        options: dict[str, Any],
+        timeout: float,
     ) -> None:
         if not timeout or timeout <= 0:
             raise ValueError("timeout must be a positive number of seconds")
         self.backend, self.name = backend, name
-        self.worker = _Worker(kind, backend, name, tools, options, timeout)
+        self.worker = _Worker(lookup, kind, backend, name, tools, options, timeout)
         self.worker.start()
         self.markers: tuple[str, ...] = ()
 
@@ -254,13 +276,14 @@ class BudgetedToolParser(_Budgeted):
 
     def __init__(
         self,
+        lookup: Callable[[str], Any],
         backend: str,
         name: str,
         tools: Sequence[ToolSpec] | None,
         options: dict[str, Any],
         timeout: float,
     ):
-        super().__init__("tool", backend, name, list(tools) if tools else None, options, timeout)
+        super().__init__(lookup, "tool", backend, name, list(tools) if tools else None, options, timeout)
         self.tools = list(tools or [])
 
     def parse(self, text: str) -> ToolParseResult:
@@ -282,8 +305,10 @@ class BudgetedToolParser(_Budgeted):
 class BudgetedReasoningParser(_Budgeted):
     """A reasoning parser whose every call runs in a worker process under a time budget."""
 
-    def __init__(self, backend: str, name: str, options: dict[str, Any], timeout: float):
-        super().__init__("reasoning", backend, name, None, options, timeout)
+    def __init__(
+        self, lookup: Callable[[str], Any], backend: str, name: str, options: dict[str, Any], timeout: float
+    ):
+        super().__init__(lookup, "reasoning", backend, name, None, options, timeout)
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, **kwargs: Any

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from .checks import DESCRIPTIONS, DivergenceClass
-from .compare_models import CompareSummary, PairAgreement
+from ..conformance.classes import DESCRIPTIONS, DivergenceClass
+from .models import CompareSummary, PairAgreement
 
 _MAX_CELL = 400
 
@@ -265,7 +265,11 @@ td.ok { color: var(--pass); } td.bad { color: var(--fail); font-weight: 600; }
 
 def _css() -> str:
     try:
-        template = resources.files(__package__).joinpath("templates/report.html").read_text(encoding="utf-8")
+        template = (
+            resources.files("parsebridge.conformance")
+            .joinpath("templates/report.html")
+            .read_text(encoding="utf-8")
+        )
         m = re.search(r"<style>(.*?)</style>", template, re.DOTALL)
         return (m.group(1) if m else "") + _EXTRA_CSS
     except OSError:
