@@ -28,6 +28,27 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))  # the formats come from the package in this tree
+
+from parsebridge.formats import deepseek_v3 as fmt_dsv3  # noqa: E402
+from parsebridge.formats import glm45 as fmt_glm  # noqa: E402
+from parsebridge.formats import gpt_oss as fmt_harmony  # noqa: E402
+from parsebridge.formats import granite as fmt_granite  # noqa: E402
+from parsebridge.formats import hermes as fmt_hermes  # noqa: E402
+from parsebridge.formats import internlm as fmt_internlm  # noqa: E402
+from parsebridge.formats import jamba as fmt_jamba  # noqa: E402
+from parsebridge.formats import kimi_k2 as fmt_kimi  # noqa: E402
+from parsebridge.formats import llama3_json as fmt_llama  # noqa: E402
+from parsebridge.formats import minimax_m2 as fmt_minimax  # noqa: E402
+from parsebridge.formats import mistral as fmt_mistral  # noqa: E402
+from parsebridge.formats import phi4_mini as fmt_phi  # noqa: E402
+from parsebridge.formats import pythonic as fmt_pythonic  # noqa: E402
+from parsebridge.formats import qwen3_coder as fmt_qcoder  # noqa: E402
+from parsebridge.formats import seed_oss as fmt_seed  # noqa: E402
+from parsebridge.formats import step3 as fmt_step3  # noqa: E402
+from parsebridge.formats import xlam as fmt_xlam  # noqa: E402
+from parsebridge.formats._base import xml_value  # noqa: E402
+
 FIXTURES = ROOT / "src" / "parsebridge" / "conformance" / "fixtures"
 
 # --------------------------------------------------------------------------- tools
@@ -341,8 +362,9 @@ def R(
 
 
 def hermes(name: str, args: dict[str, Any], *, raw: str | None = None, ascii_only: bool = False) -> Span:
-    body = raw if raw is not None else J({"name": name, "arguments": args}, ascii_only)
-    return Span(f"<tool_call>\n{body}\n</tool_call>", C(name, args))
+    if raw is not None:
+        return Span(f"{fmt_hermes.START}\n{raw}\n{fmt_hermes.END}", C(name, args))
+    return Span(fmt_hermes.render_call(name, args, ascii_only=ascii_only), C(name, args))
 
 
 F = "hermes"
@@ -573,7 +595,7 @@ add(F, "empty-output", ("", None, []), tags=["empty-output"])
 
 
 def llama(name: str, args: dict[str, Any], key: str = "parameters", ascii_only: bool = False) -> Span:
-    return Span(J({"name": name, key: args}, ascii_only), C(name, args))
+    return Span(fmt_llama.render_call(name, args, key=key, ascii_only=ascii_only), C(name, args))
 
 
 F = "llama3_json"
@@ -699,8 +721,7 @@ add(F, "empty-output", ("", None, []), tags=["empty-output"])
 
 
 def mistral(*calls: tuple[str, dict[str, Any]], sep: str = " ") -> Span:
-    arr = "[" + ", ".join(J({"name": n, "arguments": a}) for n, a in calls) + "]"
-    return Span(f"[TOOL_CALLS]{sep}{arr}", *(C(n, a) for n, a in calls))
+    return Span(fmt_mistral.render(calls, sep=sep), *(C(n, a) for n, a in calls))
 
 
 F = "mistral"
@@ -834,28 +855,12 @@ add(
 # [func(a="x", b=1), other()]     (Llama 3.2 / Llama 4 pythonic)
 
 
-def py_lit(v: Any) -> str:
-    if v is True:
-        return "True"
-    if v is False:
-        return "False"
-    if v is None:
-        return "None"
-    if isinstance(v, str):
-        return J(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(py_lit(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{J(k)}: {py_lit(x)}" for k, x in v.items()) + "}"
-    return repr(v)
-
-
-def pycall(name: str, args: dict[str, Any]) -> str:
-    return f"{name}(" + ", ".join(f"{k}={py_lit(v)}" for k, v in args.items()) + ")"
+py_lit = fmt_pythonic.literal
+pycall = fmt_pythonic.render_call
 
 
 def pythonic(*calls: tuple[str, dict[str, Any]]) -> Span:
-    return Span("[" + ", ".join(pycall(n, a) for n, a in calls) + "]", *(C(n, a) for n, a in calls))
+    return Span(fmt_pythonic.render(calls), *(C(n, a) for n, a in calls))
 
 
 F = "pythonic"
@@ -980,13 +985,11 @@ DS_CALLS_BEGIN, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls
 DS_CALL_BEGIN, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
 
 
-def dsv3_call(name: str, args: dict[str, Any], raw: str | None = None) -> str:
-    return f"{DS_CALL_BEGIN}function{DS_SEP}{name}\n```json\n{raw if raw is not None else J(args)}\n```{DS_CALL_END}"
+dsv3_call = fmt_dsv3.render_call
 
 
 def dsv3(*calls: tuple[str, dict[str, Any]]) -> Span:
-    body = "\n".join(dsv3_call(n, a) for n, a in calls)
-    return Span(f"{DS_CALLS_BEGIN}{body}{DS_CALLS_END}", *(C(n, a) for n, a in calls))
+    return Span(fmt_dsv3.render(calls), *(C(n, a) for n, a in calls))
 
 
 F = "deepseek_v3"
@@ -1123,15 +1126,11 @@ add(
 # <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n</tool_call>
 
 
-def xml_val(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    return J(v)
+xml_val = xml_value
 
 
 def qcoder(name: str, args: dict[str, Any]) -> Span:
-    params = "".join(f"<parameter={k}>\n{xml_val(v)}\n</parameter>\n" for k, v in args.items())
-    return Span(f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>", C(name, args))
+    return Span(fmt_qcoder.render_call(name, args), C(name, args))
 
 
 F = "qwen3_coder"
@@ -1352,8 +1351,7 @@ add(
 
 
 def dsv31(*calls: tuple[str, dict[str, Any]]) -> Span:
-    body = "".join(f"{DS_CALL_BEGIN}{n}{DS_SEP}{J(a)}{DS_CALL_END}" for n, a in calls)
-    return Span(f"{DS_CALLS_BEGIN}{body}{DS_CALLS_END}", *(C(n, a) for n, a in calls))
+    return Span(fmt_dsv3.render_v31(calls), *(C(n, a) for n, a in calls))
 
 
 F = "deepseek_v31"
@@ -1415,11 +1413,7 @@ add(
 
 
 def kimi(*calls: tuple[str, dict[str, Any]], start: int = 0) -> Span:
-    body = "".join(
-        f"<|tool_call_begin|>functions.{n}:{start + i}<|tool_call_argument_begin|>{J(a)}<|tool_call_end|>"
-        for i, (n, a) in enumerate(calls)
-    )
-    return Span(f"<|tool_calls_section_begin|>{body}<|tool_calls_section_end|>", *(C(n, a) for n, a in calls))
+    return Span(fmt_kimi.render(calls, start=start), *(C(n, a) for n, a in calls))
 
 
 F = "kimi_k2"
@@ -1476,8 +1470,7 @@ add(
 
 
 def glm(name: str, args: dict[str, Any]) -> Span:
-    pairs = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{xml_val(v)}</arg_value>\n" for k, v in args.items())
-    return Span(f"<tool_call>{name}\n{pairs}</tool_call>", C(name, args))
+    return Span(fmt_glm.render_call(name, args), C(name, args))
 
 
 F = "glm45"
@@ -1555,9 +1548,7 @@ add(
 
 
 def granite(*calls: tuple[str, dict[str, Any]]) -> Span:
-    return Span(
-        "<|tool_call|>" + J([{"name": n, "arguments": a} for n, a in calls]), *(C(n, a) for n, a in calls)
-    )
+    return Span(fmt_granite.render(calls), *(C(n, a) for n, a in calls))
 
 
 F = "granite"
@@ -1607,7 +1598,7 @@ add(F, "empty-args", build(granite(("list_files", {}))), ("list_files",), ["sing
 
 
 def internlm(name: str, args: dict[str, Any], key: str = "parameters") -> Span:
-    return Span(f"<|action_start|><|plugin|>\n{J({'name': name, key: args})}<|action_end|>", C(name, args))
+    return Span(fmt_internlm.render_call(name, args, key=key), C(name, args))
 
 
 F = "internlm"
@@ -1654,7 +1645,7 @@ add(
 
 
 def xlam(*calls: tuple[str, dict[str, Any]]) -> str:
-    return J([{"name": n, "arguments": a} for n, a in calls])
+    return fmt_xlam.render(calls)
 
 
 F = "xlam"
@@ -1725,17 +1716,7 @@ add(
 
 
 def step3(*calls: tuple[str, dict[str, Any]]) -> Span:
-    parts = []
-    for n, a in calls:
-        params = "".join(
-            f'<steptml:parameter name="{k}">{xml_val(v)}</steptml:parameter>' for k, v in a.items()
-        )
-        parts.append(
-            f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{n}">{params}</steptml:invoke><｜tool_call_end｜>'
-        )
-    return Span(
-        "<｜tool_calls_begin｜>" + "".join(parts) + "<｜tool_calls_end｜>", *(C(n, a) for n, a in calls)
-    )
+    return Span(fmt_step3.render(calls), *(C(n, a) for n, a in calls))
 
 
 F = "step3"
@@ -1782,13 +1763,7 @@ add(
 
 
 def minimax(*calls: tuple[str, dict[str, Any]]) -> Span:
-    parts = []
-    for n, a in calls:
-        params = "".join(f'<parameter name="{k}">{xml_val(v)}</parameter>\n' for k, v in a.items())
-        parts.append(f'<invoke name="{n}">\n{params}</invoke>\n')
-    return Span(
-        "<minimax:tool_call>\n" + "".join(parts) + "</minimax:tool_call>", *(C(n, a) for n, a in calls)
-    )
+    return Span(fmt_minimax.render(calls), *(C(n, a) for n, a in calls))
 
 
 F = "minimax_m2"
@@ -1878,10 +1853,7 @@ H_NEXT = "<|start|>assistant"
 
 
 def harmony_call(name: str, args: dict[str, Any]) -> Span:
-    return Span(
-        f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{J(args)}<|call|>",
-        C(name, args),
-    )
+    return Span(fmt_harmony.render_call(name, args), C(name, args))
 
 
 F = "gpt_oss"
@@ -1897,7 +1869,7 @@ SGLANG_FIRST_MESSAGE_CALL = {
 
 
 def analysis(text: str) -> Span:
-    return Span(H_ANALYSIS.format(text) + H_NEXT)
+    return Span(fmt_harmony.render_analysis(text))
 
 
 add(
@@ -2002,10 +1974,7 @@ add(
 
 
 def jamba(*calls: tuple[str, dict[str, Any]], tag: str = "tool_calls") -> Span:
-    return Span(
-        f"<{tag}>" + J([{"name": n, "arguments": a} for n, a in calls]) + f"</{tag}>",
-        *(C(n, a) for n, a in calls),
-    )
+    return Span(fmt_jamba.render(calls, tag=tag), *(C(n, a) for n, a in calls))
 
 
 F = "jamba"
@@ -2047,9 +2016,7 @@ F = "phi4_mini"
 
 
 def phi(*calls: tuple[str, dict[str, Any]]) -> Span:
-    return Span(
-        "functools" + J([{"name": n, "arguments": a} for n, a in calls]), *(C(n, a) for n, a in calls)
-    )
+    return Span(fmt_phi.render(calls), *(C(n, a) for n, a in calls))
 
 
 add(F, "single", build(phi(("get_weather", {"location": "Redmond, WA"}))), tags=["single"])
@@ -2126,8 +2093,7 @@ add(F, "empty-args", build(jamba(("list_files", {}))), ("list_files",), ["single
 
 
 def seed(name: str, args: dict[str, Any]) -> Span:
-    params = "".join(f"<parameter={k}>{xml_val(v)}</parameter>\n" for k, v in args.items())
-    return Span(f"<seed:tool_call>\n<function={name}>\n{params}</function>\n</seed:tool_call>", C(name, args))
+    return Span(fmt_seed.render_call(name, args), C(name, args))
 
 
 F = "seed_oss"

@@ -34,10 +34,11 @@ output as the DeepSeek V3 template renders it (it wraps consecutive outputs in
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, ClassVar
 
+from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
+from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ._scan import (
     CLOSED,
     MARKER,
@@ -49,13 +50,6 @@ from ._scan import (
     match_marker,
     safe_end,
 )
-
-CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
-CALL_BEGIN = "<｜tool▁call▁begin｜>"
-SEP = "<｜tool▁sep｜>"
-CALL_END = "<｜tool▁call▁end｜>"
-CALLS_END = "<｜tool▁calls▁end｜>"
-OUTPUT_BEGIN, OUTPUT_END = "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -234,5 +228,4 @@ class DeepSeekV3ToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`` as the DeepSeek V3 template renders one output."""
-        body = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-        return f"{OUTPUT_BEGIN}{body}{OUTPUT_END}"
+        return _format_tool_result(tool_call_id, result)

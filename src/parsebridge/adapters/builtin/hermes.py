@@ -26,9 +26,10 @@ result is JSON-encoded).
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
+from ...formats.hermes import END, START
+from ...formats.hermes import format_tool_result as _format_tool_result
 from ._scan import (
     BROKEN,
     DONE,
@@ -42,7 +43,6 @@ from ._scan import (
     safe_end,
 )
 
-START, END = "<tool_call>", "</tool_call>"
 _MARKERS = (START, END)
 
 _CONTENT, _BODY_WAIT, _OBJECT, _OPAQUE_LIT, _OPAQUE_JSON, _RAW_ARGS, _SKIP = range(7)
@@ -143,5 +143,4 @@ class HermesToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``<tool_response>\\n…\\n</tool_response>`` as the Hermes/Qwen2.5 templates render it."""
-        body = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-        return f"<tool_response>\n{body}\n</tool_response>"
+        return _format_tool_result(tool_call_id, result)

@@ -27,9 +27,10 @@ the format has none).
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
+from ...formats._base import result_text
+from ...formats.llama3_json import TAG
 from ._scan import (
     BROKEN,
     DONE,
@@ -41,7 +42,6 @@ from ._scan import (
     match_marker,
 )
 
-TAG = "<|python_tag|>"
 _START, _TAG_WAIT, _OBJECT, _SEP, _CONTENT = range(5)
 
 
@@ -126,4 +126,4 @@ class Llama3JsonToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The ``ipython`` message content: a string verbatim, anything else as JSON."""
-        return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        return result_text(result)

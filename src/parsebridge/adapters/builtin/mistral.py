@@ -27,10 +27,11 @@ Malformed output (builtin policy, see `_scan`):
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, ClassVar
 
+from ...formats.mistral import ARGS, TOOL_CALLS
+from ...formats.mistral import format_tool_result as _format_tool_result
 from ._scan import (
     BROKEN,
     CLOSED,
@@ -44,7 +45,6 @@ from ._scan import (
     match_marker,
 )
 
-TOOL_CALLS, ARGS = "[TOOL_CALLS]", "[ARGS]"
 _MARKERS = (TOOL_CALLS,)
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -189,5 +189,4 @@ class MistralToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``[TOOL_RESULTS]{"call_id": …, "content": …}[/TOOL_RESULTS]`` (Mistral v3 tokenizer)."""
-        payload = {"call_id": tool_call_id, "content": result}
-        return f"[TOOL_RESULTS]{json.dumps(payload, ensure_ascii=False)}[/TOOL_RESULTS]"
+        return _format_tool_result(tool_call_id, result)

@@ -34,9 +34,10 @@ import json
 import re
 from typing import Any, ClassVar
 
+from ...formats._base import result_text
+from ...formats.pythonic import PY_END, PY_START
 from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker
 
-PY_START, PY_END = "<|python_start|>", "<|python_end|>"
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.]+")
 _PLAIN = re.compile(r"""[^'"()\[\]{}]+""")
@@ -258,4 +259,4 @@ class PythonicToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The ``ipython`` message content: a string verbatim, anything else as JSON."""
-        return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        return result_text(result)

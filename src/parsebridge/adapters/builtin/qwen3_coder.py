@@ -51,6 +51,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from ...formats.qwen3_coder import END, FN, FN_END, PARAM, PARAM_END, START
+from ...formats.qwen3_coder import format_tool_result as _format_tool_result
 from ...protocol.parsers import ToolSpec
 from ._scan import (
     JSON_WS,
@@ -64,9 +66,6 @@ from ._scan import (
     safe_end,
 )
 
-START, END = "<tool_call>", "</tool_call>"
-FN, FN_END = "<function=", "</function>"
-PARAM, PARAM_END = "<parameter=", "</parameter>"
 _IN_CALL = (PARAM, FN_END, END, START)
 _VALUE_ENDS = (PARAM_END, PARAM, FN_END)
 _TAIL_ENDS = (END, START)
@@ -313,5 +312,4 @@ class Qwen3CoderToolParser(BuiltinToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``<tool_response>\\n…\\n</tool_response>`` as the Qwen3-Coder template renders it."""
-        body = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-        return f"<tool_response>\n{body}\n</tool_response>"
+        return _format_tool_result(tool_call_id, result)

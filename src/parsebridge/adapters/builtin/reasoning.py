@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...formats import think
 from ...protocol import (
     InvalidSpecError,
     ReasoningBlock,
@@ -58,8 +59,8 @@ class ThinkTagReasoningParser(ReasoningParserBase):
 
     backend = "builtin"
     name = "think"
-    start_marker = "<think>"
-    end_marker = "</think>"
+    start_marker = think.START
+    end_marker = think.END
     started_by_default = False
 
     def __init__(
@@ -217,10 +218,11 @@ class Qwen3ReasoningParser(ThinkTagReasoningParser):
     """Qwen3: the output opens ``<think>`` itself (unless the prompt did)."""
 
     name = "qwen3"
+    started_by_default = think.QWEN3.starts_in_prompt
 
 
 class DeepSeekR1ReasoningParser(ThinkTagReasoningParser):
     """DeepSeek-R1: the template opens ``<think>``, so output starts inside reasoning."""
 
     name = "deepseek_r1"
-    started_by_default = True
+    started_by_default = think.DEEPSEEK_R1.starts_in_prompt

@@ -1,0 +1,14 @@
+"""DeepSeek V3.1: the V3 section markers with ``NAME<｜tool▁sep｜>{json}`` bodies (no fence)."""
+
+from __future__ import annotations
+
+from ._base import ToolFormat
+from .deepseek_v3 import MARKERS, format_tool_result, render_v31
+
+TOOL = ToolFormat(
+    family="deepseek_v31",
+    summary="`<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>` in the V3 section",
+    markers=MARKERS,
+    render=render_v31,
+    format_tool_result=format_tool_result,
+)

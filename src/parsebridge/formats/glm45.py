@@ -1,0 +1,23 @@
+"""GLM-4.5 / 4.6: ``<tool_call>NAME\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>…</tool_call>``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import ToolFormat, join_calls, xml_value
+
+START, END = "<tool_call>", "</tool_call>"
+KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
+
+
+def render_call(name: str, args: dict[str, Any]) -> str:
+    pairs = "".join(f"{KEY}{k}{KEY_END}\n{VALUE}{xml_value(v)}{VALUE_END}\n" for k, v in args.items())
+    return f"{START}{name}\n{pairs}{END}"
+
+
+TOOL = ToolFormat(
+    family="glm45",
+    summary="`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`",
+    markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
+    render=join_calls(render_call),
+)

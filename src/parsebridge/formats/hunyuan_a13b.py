@@ -1,0 +1,13 @@
+"""Tencent Hunyuan-A13B: ``<tool_calls>[{"name", "arguments"}, …]</tool_calls>`` (Jamba's shape)."""
+
+from __future__ import annotations
+
+from ._base import ToolFormat
+from .jamba import END, START, render
+
+TOOL = ToolFormat(
+    family="hunyuan_a13b",
+    summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`',
+    markers=(START, END),
+    render=render,
+)

@@ -1,0 +1,26 @@
+"""Kimi K2: ``<|tool_calls_section_begin|>`` with ``functions.NAME:IDX<|tool_call_argument_begin|>{json}`` calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import ToolFormat, dump_json
+
+SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
+
+
+def render(calls: Any, *, start: int = 0) -> str:
+    body = "".join(
+        f"{CALL_BEGIN}functions.{n}:{start + i}{ARG_BEGIN}{dump_json(a)}{CALL_END}"
+        for i, (n, a) in enumerate(calls)
+    )
+    return f"{SECTION_BEGIN}{body}{SECTION_END}"
+
+
+TOOL = ToolFormat(
+    family="kimi_k2",
+    summary="`<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>…`",
+    markers=(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END),
+    render=render,
+)

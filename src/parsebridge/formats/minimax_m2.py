@@ -1,0 +1,25 @@
+"""MiniMax-M2: ``<minimax:tool_call>`` with ``<invoke name=…><parameter name=…>`` calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import ToolFormat, xml_value
+
+START, END = "<minimax:tool_call>", "</minimax:tool_call>"
+
+
+def render(calls: Any) -> str:
+    parts = []
+    for n, a in calls:
+        params = "".join(f'<parameter name="{k}">{xml_value(v)}</parameter>\n' for k, v in a.items())
+        parts.append(f'<invoke name="{n}">\n{params}</invoke>\n')
+    return f"{START}\n" + "".join(parts) + END
+
+
+TOOL = ToolFormat(
+    family="minimax_m2",
+    summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`',
+    markers=(START, END),
+    render=render,
+)

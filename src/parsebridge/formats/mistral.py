@@ -1,0 +1,42 @@
+"""Mistral: ``[TOOL_CALLS]`` + a JSON array (pre-v11), ``[TOOL_CALLS]name[ARGS]{…}`` (v11+); ``[THINK]`` reasoning."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._base import ReasoningFormat, ToolFormat, dump_json
+
+TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
+TOOL_RESULTS, TOOL_RESULTS_END = "[TOOL_RESULTS]", "[/TOOL_RESULTS]"
+THINK, THINK_END = "[THINK]", "[/THINK]"
+
+
+def render(calls: Any, *, sep: str = " ", style: str = "array") -> str:
+    """`style`: ``array`` (``[TOOL_CALLS] [{…}]``), ``args`` (v11: ``[TOOL_CALLS]name[ARGS]{…}`` per call)."""
+    if style == "args":
+        return "".join(f"{TOOL_CALLS}{n}{ARGS}{dump_json(a)}" for n, a in calls)
+    arr = "[" + ", ".join(dump_json({"name": n, "arguments": a}) for n, a in calls) + "]"
+    return f"{TOOL_CALLS}{sep}{arr}"
+
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``[TOOL_RESULTS]{"call_id": …, "content": …}[/TOOL_RESULTS]`` (Mistral v3 tokenizer)."""
+    payload = {"call_id": tool_call_id, "content": result}
+    return f"{TOOL_RESULTS}{json.dumps(payload, ensure_ascii=False)}{TOOL_RESULTS_END}"
+
+
+TOOL = ToolFormat(
+    family="mistral",
+    summary="`[TOOL_CALLS]` + JSON array; `[TOOL_CALLS]name{…}` and `name[ARGS]{…}`",
+    markers=(TOOL_CALLS, ARGS),
+    render=render,
+    format_tool_result=format_tool_result,
+)
+
+REASONING = ReasoningFormat(
+    family="mistral",
+    summary="`[THINK]…[/THINK]` (Magistral)",
+    start=THINK,
+    end=THINK_END,
+)

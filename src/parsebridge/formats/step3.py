@@ -1,0 +1,27 @@
+"""StepFun Step-3: ``<｜tool_calls_begin｜>`` with ``<steptml:invoke name=…>`` calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import ToolFormat, xml_value
+
+CALLS_BEGIN, CALLS_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
+CALL_BEGIN, CALL_END, SEP = "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"
+INVOKE_END, PARAM_END = "</steptml:invoke>", "</steptml:parameter>"
+
+
+def render(calls: Any) -> str:
+    parts = []
+    for n, a in calls:
+        params = "".join(f'<steptml:parameter name="{k}">{xml_value(v)}{PARAM_END}' for k, v in a.items())
+        parts.append(f'{CALL_BEGIN}function{SEP}<steptml:invoke name="{n}">{params}{INVOKE_END}{CALL_END}')
+    return CALLS_BEGIN + "".join(parts) + CALLS_END
+
+
+TOOL = ToolFormat(
+    family="step3",
+    summary='`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="…">…`',
+    markers=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP),
+    render=render,
+)
