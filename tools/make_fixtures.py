@@ -3013,6 +3013,67 @@ def readme() -> str:
     return "\n".join(lines) + "\n"
 
 
+# =========================================================================== CASES AS DATA
+
+CASES_DIR = ROOT / "src" / "parsebridge" / "formats" / "cases"
+
+
+def _segment(family: str, seg: Any) -> str | Span:
+    """A YAML segment: ``{text}``, ``{calls, options}`` (rendered by the family's format) or ``{raw, expect}``."""
+    from parsebridge.formats import tool_format
+
+    if isinstance(seg, str):
+        return seg
+    if "text" in seg:
+        return str(seg["text"])
+    if "calls" in seg:
+        calls = [
+            (c[0], c[1]) if isinstance(c, list) else (c["name"], c.get("arguments", {})) for c in seg["calls"]
+        ]
+        text = tool_format(seg.get("format", family)).render(calls, **seg.get("options", {}))
+        return Span(text, *(C(n, a) for n, a in calls))
+    if "raw" in seg:
+        return Span(str(seg["raw"]), *seg.get("expect", []))
+    raise SystemExit(f"{family}: segment without text/calls/raw: {seg!r}")
+
+
+def load_case_files() -> None:
+    """Add every case of ``formats/cases/*.yaml`` (one file per kind and family) to CASES."""
+    import yaml
+
+    for path in sorted(CASES_DIR.glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        family, kind = doc["family"], doc.get("kind", "tool")
+        for case in doc["cases"]:
+            if "output" in case:
+                built: tuple[str, str | None, list[dict[str, Any]]] = (case["output"], None, [])
+            else:
+                built = build(*(_segment(family, seg) for seg in case["segments"]))
+            extra: dict[str, Any] = {}
+            for key in ("content", "calls"):
+                if key in case:
+                    extra[key] = case[key]
+            if kind == "reasoning" and "output" in case:
+                extra.setdefault("content", case.get("content"))
+            slug = case["slug"] if kind == "tool" else f"reasoning-{case['slug']}"
+            add(
+                family,
+                slug,
+                built,
+                tuple(case.get("tools", DEFAULT)) if kind == "tool" else None,
+                case.get("tags", []),
+                kind=kind,
+                reasoning=case.get("reasoning"),
+                reasoning_family=case.get("reasoning_family", doc.get("reasoning_family")),
+                started=case.get("started", False),
+                notes=case.get("notes", ""),
+                divergences=case.get("known_divergences"),
+                **extra,
+            )
+        if doc.get("summary"):
+            FORMATS[(kind, family)] = doc["summary"]
+
+
 def render() -> dict[str, str]:
     files: dict[str, list[str]] = {}
     seen: set[str] = set()
@@ -3027,6 +3088,7 @@ def render() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    load_case_files()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--check", action="store_true", help="fail if the fixture files differ from what would be written"
