@@ -35,7 +35,7 @@ MARKERS = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)
 
 TOOL = ToolFormat(
     family="deepseek_v3",
-    summary="`<｜tool▁calls▁begin｜>…<｜tool▁call▁end｜>`, V3 (` ```json ` fenced) bodies",
+    summary="`<｜tool▁calls▁begin｜>…<｜tool▁call▁end｜>`, V3 (` ```json ` fenced) and V3.1 bodies",
     markers=MARKERS,
     render=render,
     format_tool_result=format_tool_result,

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Regenerate the README's builtin-parsers table from the formats' `summary` lines.
+
+The table lists every parser the builtin backend registers (kind | name |
+format); the format column is the `summary` of the family's format in
+`parsebridge.formats`, so a new family shows up here when its parser and
+format are registered. The table sits between two marker comments in
+README.md.
+
+Run:  python tools/readme_tables.py            (rewrites the table)
+      python tools/readme_tables.py --check    (fails if the table is stale)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from parsebridge.adapters.builtin import REASONING_PARSERS, TOOL_PARSERS  # noqa: E402
+from parsebridge.formats import UnknownFormatError, reasoning_format, tool_format  # noqa: E402
+
+README = ROOT / "README.md"
+BEGIN, END = "<!-- builtin-parsers:begin (tools/readme_tables.py) -->", "<!-- builtin-parsers:end -->"
+
+#: Builtin parsers that are not one family's format (so no format module holds their summary).
+GENERIC = {
+    (
+        "reasoning",
+        "think",
+    ): 'any markers: `get_reasoning_parser("builtin:think", start="[THINK]", end="[/THINK]")`',
+}
+
+
+def _summary(kind: str, name: str) -> str:
+    if (kind, name) in GENERIC:
+        return GENERIC[(kind, name)]
+    try:
+        fmt = tool_format(name) if kind == "tool" else reasoning_format(name)
+    except UnknownFormatError:
+        raise SystemExit(
+            f"builtin {kind} parser {name!r} has no format in parsebridge.formats (add one)"
+        ) from None
+    return fmt.summary
+
+
+def builtin_table() -> str:
+    """The markdown table, one row per builtin parser (tools first, registry order)."""
+    rows = ["| kind | name | format |", "|---|---|---|"]
+    for kind, names in (("tool", TOOL_PARSERS), ("reasoning", REASONING_PARSERS)):
+        for name in names:
+            rows.append(f"| {kind} | `{name}` | {_summary(kind, name).replace('|', chr(92) + '|')} |")
+    return "\n".join(rows) + "\n"
+
+
+def render(readme: str) -> str:
+    """README text with the table between the markers replaced."""
+    head, sep, rest = readme.partition(BEGIN)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise SystemExit(f"README.md lacks the markers {BEGIN!r} … {END!r}")
+    return f"{head}{BEGIN}\n{builtin_table()}{END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail if the README's table is stale")
+    args = ap.parse_args(argv)
+    text = README.read_text(encoding="utf-8")
+    new = render(text)
+    if args.check:
+        if new != text:
+            print(
+                "README.md builtin-parsers table is stale: run python tools/readme_tables.py", file=sys.stderr
+            )
+            return 1
+        print("README.md builtin-parsers table up to date")
+        return 0
+    README.write_text(new, encoding="utf-8")
+    print("README.md builtin-parsers table written")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
