@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
 from .classes import DivergenceClass
 from .observation import Observation
 from .transcripts import Expected, KnownDivergence, Transcript
@@ -61,70 +62,28 @@ class Difference:
 
 # ---------------------------------------------------------------- markers
 
+
+def _known_markers() -> dict[str, tuple[str, ...]]:
+    """``kind:family`` → the markers of the family's format (`parsebridge.formats`), aliases included."""
+    out: dict[str, tuple[str, ...]] = {}
+    for family in tool_families():
+        fmt = tool_format(family)
+        for name in (family, *fmt.aliases):
+            out[f"tool:{name}"] = fmt.markers
+    for family in reasoning_families():
+        rfmt = reasoning_format(family)
+        for name in (family, *rfmt.aliases):
+            out[f"reasoning:{name}"] = rfmt.markers
+    return out
+
+
 #: Marker strings of each family's format (``kind:family``), checked in addition to `parser.markers`.
-KNOWN_MARKERS: dict[str, tuple[str, ...]] = {
-    "tool:hermes": ("<tool_call>", "</tool_call>"),
-    "tool:llama3_json": ("<|python_tag|>", "<|eom_id|>", "<|eot_id|>"),
-    "tool:mistral": ("[TOOL_CALLS]", "[ARGS]"),
-    "tool:pythonic": ("<|python_start|>", "<|python_end|>"),
-    "tool:deepseek_v3": (
-        "<｜tool▁calls▁begin｜>",
-        "<｜tool▁call▁begin｜>",
-        "<｜tool▁sep｜>",
-        "<｜tool▁call▁end｜>",
-        "<｜tool▁calls▁end｜>",
-    ),
-    "tool:deepseek_v31": (
-        "<｜tool▁calls▁begin｜>",
-        "<｜tool▁call▁begin｜>",
-        "<｜tool▁sep｜>",
-        "<｜tool▁call▁end｜>",
-        "<｜tool▁calls▁end｜>",
-    ),
-    "tool:qwen3_coder": (
-        "<tool_call>",
-        "</tool_call>",
-        "<function=",
-        "</function>",
-        "<parameter=",
-        "</parameter>",
-    ),
-    "tool:qwen3_xml": (
-        "<tool_call>",
-        "</tool_call>",
-        "<function=",
-        "</function>",
-        "<parameter=",
-        "</parameter>",
-    ),
-    "tool:kimi_k2": (
-        "<|tool_calls_section_begin|>",
-        "<|tool_calls_section_end|>",
-        "<|tool_call_begin|>",
-        "<|tool_call_argument_begin|>",
-        "<|tool_call_end|>",
-    ),
-    "tool:glm45": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
-    "tool:granite": ("<|tool_call|>",),
-    "tool:internlm": ("<|action_start|>", "<|plugin|>", "<|action_end|>"),
-    "tool:minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
-    "tool:gpt_oss": ("<|channel|>", "<|message|>", "<|call|>", "<|start|>", "<|end|>"),
-    "tool:jamba": ("<tool_calls>", "</tool_calls>"),
-    "tool:hunyuan_a13b": ("<tool_calls>", "</tool_calls>"),
-    "tool:seed_oss": ("<seed:tool_call>", "</seed:tool_call>"),
-    "reasoning:deepseek_r1": ("<think>", "</think>"),
-    "reasoning:qwen3": ("<think>", "</think>"),
-    "reasoning:qwen3_thinking": ("<think>", "</think>"),
-    "reasoning:glm45": ("<think>", "</think>"),
-    "reasoning:step3": ("<think>", "</think>"),
-    "reasoning:minimax_m2": ("<think>", "</think>"),
-    "reasoning:mistral": ("[THINK]", "[/THINK]"),
-    "reasoning:kimi_k2": ("◁think▷", "◁/think▷"),
-    "reasoning:gpt_oss": ("<|channel|>", "<|message|>", "<|start|>", "<|end|>"),
-}
+#: Taken from `parsebridge.formats`, the one home of each format.
+KNOWN_MARKERS: dict[str, tuple[str, ...]] = _known_markers()
 
 
 def family_markers(kind: str, family: str | None) -> tuple[str, ...]:
+    """The markers of `family`'s format (none for a family without a format module)."""
     return KNOWN_MARKERS.get(f"{kind}:{family}", ()) if family else ()
 
 

@@ -50,6 +50,12 @@ REASONING_FORMATS: dict[str, str] = {
     "deepseek_r1": "think:DEEPSEEK_R1",
     "qwen3_thinking": "think:QWEN3_THINKING",
     "mistral": "mistral:REASONING",
+    "glm45": "think:GLM45",
+    "step3": "think:STEP3",
+    "minimax_m2": "think:MINIMAX_M2",
+    "kimi_k2": "think:KIMI_K2",
+    "gpt_oss": "gpt_oss:REASONING",
+    "granite": "granite:REASONING",
 }
 
 

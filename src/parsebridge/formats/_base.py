@@ -54,6 +54,20 @@ class ToolFormat:
     #: Other family names that write exactly this format (e.g. qwen3_xml for qwen3_coder).
     aliases: tuple[str, ...] = ()
     notes: str = ""
+    #: The reasoning family whose block precedes the calls in this format (gpt-oss harmony).
+    reasoning_family: str | None = None
+    #: The same calls with their arguments given as text (adversarial corpora, benchmarks).
+    grammar: TextGrammar | None = None
+    #: Where plain text stays content around a call region (the round-trip suite draws text
+    #: only there): before the first call, after the last, between two calls.
+    content_before: bool = False
+    content_after: bool = False
+    content_between: bool = False
+    #: Several calls in one output are part of the format.
+    multi: bool = True
+    #: Argument values are text typed by the tool's JSON schema (XML-style formats): a round
+    #: trip needs typed tools, and string values without markup or surrounding whitespace.
+    typed_values: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ class ReasoningFormat:
     end: str
     #: True when the chat template opens reasoning in the prompt (output starts inside it).
     starts_in_prompt: bool = False
+    #: The parser must be told the prompt opened reasoning (it cannot tell from the output).
+    needs_started: bool = False
     #: Other marker texts that must never leak (e.g. harmony's channel headers).
     extra_markers: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -84,6 +100,66 @@ class ReasoningFormat:
             return content
         opened = self.starts_in_prompt if started is None else started
         return ("" if opened else self.start) + reasoning + self.end + content
+
+
+#: (function name, arguments as text, index of the call) → one call in the model's text.
+CallText = Callable[[str, str, int], str]
+
+
+@dataclass(frozen=True)
+class TextGrammar:
+    """A format's calls with their arguments given as *text*, not as an object.
+
+    Adversarial corpora and benchmarks need what a dict renderer cannot write:
+    arguments that are malformed, megabytes long or nested 10k deep (deeper
+    than `json` reads). `call` renders one call (XML-style formats expand a
+    JSON object into parameters and put anything else verbatim as the body),
+    `wrap` the region holding the rendered calls. `markers` start with the
+    region's start and end marker (cases repeat and truncate them).
+    """
+
+    markers: tuple[str, ...]
+    call: CallText
+    wrap: Callable[[list[str]], str]
+    #: Arguments travel as JSON text (not as per-parameter XML).
+    json_args: bool = True
+
+    def calls(self, items: Sequence[tuple[str, str]]) -> str:
+        """One region holding these (name, arguments text) calls."""
+        return self.wrap([self.call(n, a, i) for i, (n, a) in enumerate(items)])
+
+
+def object_call(key: str = "arguments") -> CallText:
+    """``{"name": NAME, "<key>": ARGS}`` with the arguments text spliced in verbatim."""
+    return lambda n, a, i: '{"name": ' + dump_json(n) + f', "{key}": ' + a + "}"
+
+
+def joined(sep: str, before: str = "", after: str = "") -> Callable[[list[str]], str]:
+    """A region: `before`, the calls joined by `sep`, `after`."""
+    return lambda calls: before + sep.join(calls) + after
+
+
+def _xml_params(args: str, param: Callable[[str, str], str]) -> str | None:
+    try:
+        value = json.loads(args)
+    except RecursionError:  # only a deep-nesting case is this deep: {"a": <the rest>}
+        key, _, rest = args.partition(": ")
+        return param(json.loads(key[1:]), rest[:-1])
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return "".join(param(k, v if isinstance(v, str) else dump_json(v)) for k, v in value.items())
+
+
+def xml_call(head: Callable[[str], str], tail: str, param: Callable[[str, str], str]) -> CallText:
+    """An XML-style call: a JSON object's members become parameters; other text is the body verbatim."""
+
+    def call(name: str, args: str, index: int) -> str:
+        params = _xml_params(args, param)
+        return head(name) + (params if params is not None else args) + tail
+
+    return call
 
 
 def join_calls(render_one: Callable[[str, dict[str, Any]], str], sep: str = "\n") -> Callable[..., str]:

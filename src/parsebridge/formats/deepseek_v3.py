@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json, result_text
+from ._base import TextGrammar, ToolFormat, dump_json, joined, result_text
 
 CALLS_BEGIN, CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
@@ -33,10 +33,24 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
 
 MARKERS = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)
 
+#: Region start first, then the call markers (the adversarial corpus repeats ``markers[1]``).
+GRAMMAR_MARKERS = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
+GRAMMAR = TextGrammar(
+    GRAMMAR_MARKERS,
+    lambda n, a, i: f"{CALL_BEGIN}function{SEP}{n}\n```json\n{a}\n```{CALL_END}",
+    joined("\n", CALLS_BEGIN, CALLS_END),
+)
+GRAMMAR_V31 = TextGrammar(
+    GRAMMAR_MARKERS, lambda n, a, i: f"{CALL_BEGIN}{n}{SEP}{a}{CALL_END}", joined("", CALLS_BEGIN, CALLS_END)
+)
+
 TOOL = ToolFormat(
     family="deepseek_v3",
     summary="`<｜tool▁calls▁begin｜>…<｜tool▁call▁end｜>`, V3 (` ```json ` fenced) and V3.1 bodies",
     markers=MARKERS,
     render=render,
     format_tool_result=format_tool_result,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._base import ToolFormat
-from .deepseek_v3 import MARKERS, format_tool_result, render_v31
+from .deepseek_v3 import GRAMMAR_V31, MARKERS, format_tool_result, render_v31
 
 TOOL = ToolFormat(
     family="deepseek_v31",
@@ -11,4 +11,7 @@ TOOL = ToolFormat(
     markers=MARKERS,
     render=render_v31,
     format_tool_result=format_tool_result,
+    grammar=GRAMMAR_V31,
+    content_before=True,
+    content_after=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, join_calls, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
 
 START, END = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
@@ -15,9 +15,21 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}{name}\n{pairs}{END}"
 
 
+GRAMMAR = TextGrammar(
+    (START, END, KEY, KEY_END, VALUE, VALUE_END),
+    xml_call(lambda n: f"{START}{n}\n", END, lambda k, v: f"{KEY}{k}{KEY_END}\n{VALUE}{v}{VALUE_END}\n"),
+    joined("\n"),
+    json_args=False,
+)
+
 TOOL = ToolFormat(
     family="glm45",
     summary="`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`",
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call),
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    content_between=True,
+    typed_values=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json, join_calls, result_text
+from ._base import TextGrammar, ToolFormat, dump_json, join_calls, joined, object_call, result_text
 
 START, END = "<tool_call>", "</tool_call>"
 RESPONSE_START, RESPONSE_END = "<tool_response>", "</tool_response>"
@@ -19,10 +19,18 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
     return f"{RESPONSE_START}\n{result_text(result)}\n{RESPONSE_END}"
 
 
+GRAMMAR = TextGrammar(
+    (START, END), lambda n, a, i: f"{START}\n" + object_call()(n, a, i) + f"\n{END}", joined("\n")
+)
+
 TOOL = ToolFormat(
     family="hermes",
     summary='`<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen2.5, Qwen3)',
     markers=(START, END),
     render=join_calls(render_call),
     format_tool_result=format_tool_result,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    content_between=True,
 )

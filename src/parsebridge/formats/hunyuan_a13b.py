@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from ._base import ToolFormat
-from .jamba import END, START, render
+from .jamba import END, GRAMMAR, START, render
 
 TOOL = ToolFormat(
     family="hunyuan_a13b",
     summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`',
     markers=(START, END),
     render=render,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
 )

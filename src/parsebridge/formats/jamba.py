@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
 
 START, END = "<tool_calls>", "</tool_calls>"
 
@@ -13,9 +13,14 @@ def render(calls: Any, *, tag: str = "tool_calls") -> str:
     return f"<{tag}>" + dump_json([{"name": n, "arguments": a} for n, a in calls]) + f"</{tag}>"
 
 
+GRAMMAR = TextGrammar((START, END), object_call(), joined(", ", f"{START}[", f"]{END}"))
+
 TOOL = ToolFormat(
     family="jamba",
     summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`',
     markers=(START, END),
     render=render,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json
+from ._base import TextGrammar, ToolFormat, dump_json, joined
 
 SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
@@ -18,9 +18,18 @@ def render(calls: Any, *, start: int = 0) -> str:
     return f"{SECTION_BEGIN}{body}{SECTION_END}"
 
 
+GRAMMAR = TextGrammar(
+    (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END),
+    lambda n, a, i: f"{CALL_BEGIN}functions.{n}:{i}{ARG_BEGIN}{a}{CALL_END}",
+    joined("", SECTION_BEGIN, SECTION_END),
+)
+
 TOOL = ToolFormat(
     family="kimi_k2",
     summary="`<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>…`",
     markers=(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END),
     render=render,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
 )

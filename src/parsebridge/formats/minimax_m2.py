@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, xml_value
+from ._base import TextGrammar, ToolFormat, joined, xml_call, xml_value
 
 START, END = "<minimax:tool_call>", "</minimax:tool_call>"
 
@@ -17,9 +17,25 @@ def render(calls: Any) -> str:
     return f"{START}\n" + "".join(parts) + END
 
 
+INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
+GRAMMAR = TextGrammar(
+    (START, END, INVOKE, INVOKE_END),
+    xml_call(
+        lambda n: f'{INVOKE}"{n}">\n',
+        f"{INVOKE_END}\n",
+        lambda k, v: f'<parameter name="{k}">{v}</parameter>\n',
+    ),
+    joined("", f"{START}\n", END),
+    json_args=False,
+)
+
 TOOL = ToolFormat(
     family="minimax_m2",
     summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`',
     markers=(START, END),
     render=render,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    typed_values=True,
 )

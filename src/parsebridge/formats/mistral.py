@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import ReasoningFormat, ToolFormat, dump_json
+from ._base import ReasoningFormat, TextGrammar, ToolFormat, dump_json, joined, object_call
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 TOOL_RESULTS, TOOL_RESULTS_END = "[TOOL_RESULTS]", "[/TOOL_RESULTS]"
@@ -26,12 +26,17 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
     return f"{TOOL_RESULTS}{json.dumps(payload, ensure_ascii=False)}{TOOL_RESULTS_END}"
 
 
+GRAMMAR = TextGrammar((TOOL_CALLS,), object_call(), joined(", ", f"{TOOL_CALLS} [", "]"))
+
 TOOL = ToolFormat(
     family="mistral",
     summary="`[TOOL_CALLS]` + JSON array; `[TOOL_CALLS]name{…}` and `name[ARGS]{…}`",
     markers=(TOOL_CALLS, ARGS),
     render=render,
     format_tool_result=format_tool_result,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
 )
 
 REASONING = ReasoningFormat(

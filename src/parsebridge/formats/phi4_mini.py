@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
 
 TAG = "functools"
 
@@ -13,9 +13,12 @@ def render(calls: Any) -> str:
     return TAG + dump_json([{"name": n, "arguments": a} for n, a in calls])
 
 
+GRAMMAR = TextGrammar((TAG,), object_call(), joined(", ", f"{TAG}[", "]"))
+
 TOOL = ToolFormat(
     family="phi4_mini",
     summary='`functools[{"name": …, "arguments": …}]`',
     markers=(TAG,),
     render=render,
+    grammar=GRAMMAR,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, join_calls, result_text, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
 
 START, END = "<tool_call>", "</tool_call>"
 FN, FN_END = "<function=", "</function>"
@@ -21,6 +21,15 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
     return f"<tool_response>\n{result_text(result)}\n</tool_response>"
 
 
+GRAMMAR = TextGrammar(
+    (START, END, FN, FN_END, PARAM, PARAM_END),
+    xml_call(
+        lambda n: f"{START}\n{FN}{n}>\n", f"{FN_END}\n{END}", lambda k, v: f"{PARAM}{k}>\n{v}\n{PARAM_END}\n"
+    ),
+    joined("\n"),
+    json_args=False,
+)
+
 TOOL = ToolFormat(
     family="qwen3_coder",
     summary="`<tool_call><function=NAME><parameter=P>…</parameter></function></tool_call>`, values typed by the tool schema",
@@ -28,4 +37,9 @@ TOOL = ToolFormat(
     render=join_calls(render_call),
     format_tool_result=format_tool_result,
     aliases=("qwen3_xml",),
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    content_between=True,
+    typed_values=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, join_calls, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
 
 START, END = "<seed:tool_call>", "</seed:tool_call>"
 
@@ -14,9 +14,25 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}\n<function={name}>\n{params}</function>\n{END}"
 
 
+GRAMMAR = TextGrammar(
+    (START, END, "<function=", "</function>"),
+    xml_call(
+        lambda n: f"{START}\n<function={n}>\n",
+        f"</function>\n{END}",
+        lambda k, v: f"<parameter={k}>{v}</parameter>\n",
+    ),
+    joined("\n"),
+    json_args=False,
+)
+
 TOOL = ToolFormat(
     family="seed_oss",
     summary="`<seed:tool_call><function=NAME><parameter=P>…</parameter></function></seed:tool_call>`",
     markers=(START, END),
     render=join_calls(render_call),
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    content_between=True,
+    typed_values=True,
 )

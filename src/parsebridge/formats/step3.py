@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, xml_value
+from ._base import TextGrammar, ToolFormat, joined, xml_call, xml_value
 
 CALLS_BEGIN, CALLS_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
 CALL_BEGIN, CALL_END, SEP = "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"
@@ -19,9 +19,25 @@ def render(calls: Any) -> str:
     return CALLS_BEGIN + "".join(parts) + CALLS_END
 
 
+INVOKE = "<steptml:invoke"
+GRAMMAR = TextGrammar(
+    (CALLS_BEGIN, CALLS_END, CALL_BEGIN, SEP, CALL_END, INVOKE, INVOKE_END),
+    xml_call(
+        lambda n: f'{CALL_BEGIN}function{SEP}{INVOKE} name="{n}">',
+        f"{INVOKE_END}{CALL_END}",
+        lambda k, v: f'<steptml:parameter name="{k}">{v}{PARAM_END}',
+    ),
+    joined("", CALLS_BEGIN, CALLS_END),
+    json_args=False,
+)
+
 TOOL = ToolFormat(
     family="step3",
     summary='`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="…">…`',
     markers=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP),
     render=render,
+    grammar=GRAMMAR,
+    content_before=True,
+    content_after=True,
+    typed_values=True,
 )

@@ -25,4 +25,35 @@ QWEN3_THINKING = ReasoningFormat(
     start=START,
     end=END,
     starts_in_prompt=True,
+    needs_started=True,
+)
+GLM45 = ReasoningFormat(
+    family="glm45",
+    summary="`<think>…</think>` (GLM-4.5: the model writes the start tag)",
+    start=START,
+    end=END,
+)
+STEP3 = ReasoningFormat(
+    family="step3",
+    summary="reasoning from the first token (no start tag) to `</think>`",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+)
+MINIMAX_M2 = ReasoningFormat(
+    family="minimax_m2",
+    summary="the template opens `<think>`; output holds `…</think>`",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    needs_started=True,
+)
+#: Kimi's older ◁think▷ tags, never content either.
+KIMI_START, KIMI_END = "◁think▷", "◁/think▷"
+KIMI_K2 = ReasoningFormat(
+    family="kimi_k2",
+    summary="`<think>…</think>` (Kimi K2 thinking)",
+    start=START,
+    end=END,
+    extra_markers=(KIMI_START, KIMI_END),
 )
