@@ -8,9 +8,10 @@ two runs (and two interpreters) parse byte-identical text.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from parsebridge.formats import deepseek_v3, hermes, llama3_json, think
 
 Kind = Literal["tool", "reasoning"]
 
@@ -103,29 +104,21 @@ class Format:
 
 
 def _hermes(calls: list[tuple[str, dict[str, Any]]], lead: str) -> str:
-    body = "".join(
-        f"<tool_call>\n{json.dumps({'name': n, 'arguments': a}, ensure_ascii=False)}\n</tool_call>\n"
-        for n, a in calls
-    )
-    return (lead + "\n" if lead else "") + body.rstrip("\n")
+    return (lead + "\n" if lead else "") + hermes.TOOL.render(calls)
 
 
 def _llama3(calls: list[tuple[str, dict[str, Any]]], lead: str) -> str:
     # Llama 3.x JSON tool calls: the output is the call(s) only, "; "-separated.
-    return "; ".join(json.dumps({"name": n, "parameters": a}, ensure_ascii=False) for n, a in calls)
+    return llama3_json.TOOL.render(calls)
 
 
 def _deepseek_v3(calls: list[tuple[str, dict[str, Any]]], lead: str) -> str:
-    body = "".join(
-        f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{n}\n```json\n{json.dumps(a, ensure_ascii=False)}\n```"
-        "<｜tool▁call▁end｜>"
-        for n, a in calls
-    )
-    return f"{lead}<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+    body = "".join(deepseek_v3.render_call(n, a) for n, a in calls)
+    return f"{lead}{deepseek_v3.CALLS_BEGIN}{body}{deepseek_v3.CALLS_END}"
 
 
 def _think(thought: str, answer: str, open_tag: bool) -> str:
-    return ("<think>\n" if open_tag else "") + thought + "\n</think>\n\n" + answer
+    return (f"{think.START}\n" if open_tag else "") + thought + f"\n{think.END}\n\n" + answer
 
 
 FORMATS: dict[str, Format] = {
@@ -164,12 +157,12 @@ def prose(n_chars: int) -> str:
 
 def long_tool_call(n_chars: int) -> str:
     """A hermes call whose `content` argument makes the output about `n_chars` long."""
-    head = '<tool_call>\n{"name": "write_file", "arguments": {"path": "essay.txt", "content": "'
-    tail = '"}}\n</tool_call>'
+    head = hermes.START + '\n{"name": "write_file", "arguments": {"path": "essay.txt", "content": "'
+    tail = '"}}\n' + hermes.END
     return head + prose(max(0, n_chars - len(head) - len(tail))) + tail
 
 
 def long_reasoning(n_chars: int) -> str:
     """A think-tag output whose reasoning makes it about `n_chars` long."""
-    head, tail = "<think>\n", "\n</think>\n\nDone."
+    head, tail = f"{think.START}\n", f"\n{think.END}\n\nDone."
     return head + prose(max(0, n_chars - len(head) - len(tail))) + tail

@@ -21,6 +21,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from parsebridge.formats import hermes
+
 from ._timing import Row, Sample, fmt_seconds, measure_pair, ratio
 
 CHUNK = 4
@@ -33,11 +35,8 @@ def hermes_long_arguments(size: int) -> str:
     text = ""
     while len(text) < size:
         i = len(items)
-        items.append({"id": i, "note": f'line {i}: "quoted" \\ é 😀 </tool_call>', "vals": [i, i * 2, None]})
-        text = "Let me run that.\n<tool_call>\n" + json.dumps(
-            {"name": "bulk_update", "arguments": {"items": items}}, ensure_ascii=False
-        )
-        text += "\n</tool_call>"
+        items.append({"id": i, "note": f'line {i}: "quoted" \\ é 😀 {hermes.END}', "vals": [i, i * 2, None]})
+        text = "Let me run that.\n" + hermes.render_call("bulk_update", {"items": items})
     return text
 
 
@@ -46,8 +45,8 @@ def hermes_many_calls(size: int) -> str:
     parts: list[str] = []
     total, i = 0, 0
     while total < size:
-        call = json.dumps({"name": f"tool_{i % 7}", "arguments": {"q": f"query {i}", "n": i, "ok": True}})
-        piece = f"Step {i}.\n<tool_call>\n{call}\n</tool_call>\n"
+        call = hermes.render_call(f"tool_{i % 7}", {"q": f"query {i}", "n": i, "ok": True}, ascii_only=True)
+        piece = f"Step {i}.\n{call}\n"
         parts.append(piece)
         total += len(piece)
         i += 1

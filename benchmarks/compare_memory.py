@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from parsebridge.formats import hermes, think
+
 from ._timing import Row
 
 SPECS = ["--reasoning-parser", "builtin:qwen3", "--tool-parser", "builtin:hermes"]
@@ -43,22 +45,22 @@ def make_log(path: Path, n: int) -> Path:
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
             city = cities[i % len(cities)]
-            call = json.dumps({"name": "get_weather", "arguments": {"city": city, "days": i % 9}})
+            args = {"city": city, "days": i % 9}
+            call = hermes.render_call("get_weather", args, ascii_only=True)
             kind = i % 5
             if kind == 0:
                 out = f"The weather in {city} should be mild today; request {i} needs no tool."
             elif kind == 1:
-                out = f"Let me check {city} for you.\n<tool_call>\n{call}\n</tool_call>"
+                out = f"Let me check {city} for you.\n{call}"
             elif kind == 2:
                 out = (
-                    f"<think>The user asks about {city}; I should call the tool (#{i}).</think>"
-                    f"<tool_call>\n{call}\n</tool_call>"
+                    f"{think.START}The user asks about {city}; I should call the tool (#{i}).{think.END}"
+                    f"{call}"
                 )
             elif kind == 3:
-                second = json.dumps({"name": "get_time", "arguments": {"city": city}})
-                out = f"<tool_call>\n{call}\n</tool_call>\n<tool_call>\n{second}\n</tool_call>"
+                out = hermes.TOOL.render([("get_weather", args), ("get_time", {"city": city})])
             else:
-                out = f"Trying {city}.<tool_call>\n{call[: 20 + i % 15]}"  # truncated mid-call
+                out = f"Trying {city}." + call[: len(hermes.START) + 21 + i % 15]  # truncated mid-call
             fh.write(json.dumps({"id": f"req-{i}", "output": out, "tools": _TOOLS[: 1 + i % 3]}) + "\n")
     return path
 
