@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from parsebridge.adapters.builtin import REASONING_PARSERS, TOOL_PARSERS  # noqa: E402
-from parsebridge.formats import UnknownFormatError, reasoning_format, tool_format  # noqa: E402
+from parsebridge.formats import UnknownFormatError, mistral, reasoning_format, tool_format  # noqa: E402
 
 README = ROOT / "README.md"
 BEGIN, END = "<!-- builtin-parsers:begin (tools/readme_tables.py) -->", "<!-- builtin-parsers:end -->"
@@ -31,7 +31,7 @@ GENERIC = {
     (
         "reasoning",
         "think",
-    ): 'any markers: `get_reasoning_parser("builtin:think", start="[THINK]", end="[/THINK]")`',
+    ): f'any markers: `get_reasoning_parser("builtin:think", start="{mistral.THINK}", end="{mistral.THINK_END}")`',
 }
 
 

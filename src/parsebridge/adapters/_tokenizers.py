@@ -39,6 +39,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..formats import qwen3_coder
+
 __all__ = [
     "ProbeTokenizer",
     "TokenChunk",
@@ -62,7 +64,7 @@ _CORPUS = [
     '[{"name": "search", "parameters": {"query": "vllm parsers", "limit": 10}}]',
     "Let me think step by step. First, we need the current time and location.",
     "def get_weather(city: str, unit: str = 'celsius') -> dict: return {}",
-    "<function=get_weather><parameter=city>Paris</parameter></function>",
+    f"{qwen3_coder.FN}get_weather>{qwen3_coder.PARAM}city>Paris{qwen3_coder.PARAM_END}{qwen3_coder.FN_END}",
     "Sure! Here is the answer: the temperature is 21 degrees today.",
     "true false null 0123456789 , : ; . ! ? ( ) [ ] { } < > / = _ - + * \n\t",
 ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ..formats import hermes, think
+
 
 class DivergenceClass(StrEnum):
     """A named way two readings of one output differ (used by reports, compare and fixtures)."""
@@ -43,7 +45,7 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     DivergenceClass.REASONING_LOST: "reasoning text present in the reference is missing",
     DivergenceClass.REASONING_MISPLACED: "reasoning landed in content, or content in reasoning",
     DivergenceClass.REASONING_DIFFERS: "reasoning differs from the reference",
-    DivergenceClass.MARKER_LEAKED: "format marker text (<tool_call>, </think>, …) shows up in content/reasoning",
+    DivergenceClass.MARKER_LEAKED: f"format marker text ({hermes.START}, {think.END}, …) shows up in content/reasoning",
     DivergenceClass.CALL_MISSING: "a tool call of the reference is missing",
     DivergenceClass.EXTRA_CALL: "a tool call the reference does not have",
     DivergenceClass.NAME_DIFFERS: "a tool call has a different function name",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...formats import REASONING_FORMATS, TOOL_FORMATS, reasoning_format, tool_format
+from ...formats import REASONING_FORMATS, TOOL_FORMATS, gpt_oss, qwen3_coder, reasoning_format, tool_format
 from ...protocol import family_table
 from ...protocol.families import Kind
 from ..checks import family_markers
@@ -52,10 +52,10 @@ FOREIGN_FRAGMENTS = (
     "[TOOL_",
     "[THI",
     "<function",
-    "<parameter=",
+    qwen3_coder.PARAM,
     "<arg_",
     "<|channel|",
-    "<|start|>assi",
+    gpt_oss.START + "assi",
     "◁thi",
     "<minimax:tool",
     "<seed:tool",
