@@ -27,7 +27,7 @@ def make_report():
         runner.run_targets([Target.explicit(tool="python:_confparsers:LosesContentInBigChunks")], ts[:2])
     )
     results += list(runner.run_targets([Target.explicit(reasoning="python:_confparsers:Think")], ts[2:]))
-    return build_report(
+    report = build_report(
         results,
         ts,
         backends={"python": "0.1.0", "vllm": None},
@@ -35,6 +35,36 @@ def make_report():
         chunkings=["oneshot", "char", "token-5"],
         timing={"wall_s": 1.0},
     )
+    report["roundtrip"] = ROUNDTRIP
+    return report
+
+
+#: A round-trip section as `roundtrip.run_roundtrip` writes it (one clean family, one diverging).
+ROUNDTRIP = {
+    "examples": 3,
+    "seed": "0",
+    "elapsed_s": 0.1,
+    "backends": {
+        "python": {
+            "hermes": {"spec": "python:x", "inputs": 3, "clean": 3, "escaped": 0, "errors": 0, "classes": {}},
+            "toycall": {
+                "spec": "python:y",
+                "inputs": 3,
+                "clean": 1,
+                "escaped": 0,
+                "errors": 0,
+                "classes": {"content_lost": 2},
+                "examples": {
+                    "content_lost": {
+                        "output": "<rt-probe>",
+                        "expected": {"content": "A", "tool_calls": []},
+                        "detail": "[random] lost",
+                    }
+                },
+            },
+        }
+    },
+}
 
 
 def test_report_json_has_the_contract_fields(tmp_path):
@@ -60,6 +90,8 @@ def test_report_json_has_the_contract_fields(tmp_path):
     assert data["summary"]["by_family"]["tool:toycall"]["python"]
     md = paths["md"].read_text()
     assert "| family | python | vllm |" in md and "content_lost" in md
+    assert data["roundtrip"]["backends"]["python"]["toycall"]["classes"] == {"content_lost": 2}
+    assert "## Round trip" in md and "| tool:toycall | 1/3: content_lost 2 |" in md
 
 
 def test_html_is_self_contained_and_escapes_model_output(tmp_path):
@@ -110,3 +142,7 @@ def test_html_renders_in_a_headless_browser(tmp_path):
         or 'data-transcript="nasty</script><!--"' not in dom
     )
     assert "&lt;script&gt;alert(1)" in dom and "<script>alert(1)" not in dom
+    # the round-trip section: a families × backends table of exact read-backs and classes
+    rt = dom.split('id="roundtrip"', 1)[1].split("</section>", 1)[0]
+    assert "hidden" not in rt.split(">", 1)[0]
+    assert "tool:toycall" in rt and "1/3" in rt and "content_lost 2" in rt and "rt-cell" in rt

@@ -123,6 +123,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="keep the frameworks' own log output (silenced by default: results say it all)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--roundtrip",
+        type=int,
+        default=12,
+        metavar="N",
+        help="round trip: N drawn examples per tool family rendered by its format and parsed back by "
+        "each backend, tallied in the report (default 12; 0: off; not with --tool-parser/--transcripts)",
+    )
+    p.add_argument("--roundtrip-seed", default="0", metavar="S", help="seed of the round-trip draws")
     p.set_defaults(func=cmd_conformance)
     sub = p.add_subparsers(dest="conformance_command", metavar="SUBCOMMAND")
     d = sub.add_parser(
@@ -298,6 +307,21 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     wall_s = time.perf_counter() - _T0
 
     _print_summary(console, results, backends, versions, ns.show)
+    roundtrip = None
+    if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
+        from .roundtrip import run_roundtrip, summary_lines
+
+        roundtrip = run_roundtrip(
+            [b for b in backends if b not in unavailable],
+            families=families or None,
+            examples=ns.roundtrip,
+            seed=ns.roundtrip_seed,
+        )
+        console.print(
+            f"[bold]round trip[/] ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
+        )
+        for line in summary_lines(roundtrip):
+            console.print("  " + escape(line))
     console.print(
         f"{len(transcripts)} transcripts × {len(backends)} backend(s) × {len(chunkings)} chunkings: "
         f"{len(results)} results in [bold]{wall_s:.1f} s[/] wall (run {run_s:.1f} s, framework imports included)"
@@ -318,6 +342,8 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
             },
         )
         report["parsers"] = parsers
+        if roundtrip is not None:
+            report["roundtrip"] = roundtrip
         paths = write_report(ns.report, report)
         console.print(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}")
     if not transcripts:

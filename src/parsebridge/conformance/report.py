@@ -21,7 +21,12 @@
   ``chunking``, ``status``, ``classes``, ``detail``, ``known`` (+
   ``known_reason``), ``differences`` [{class, detail, source, known, reason}],
   ``observed`` {mode, reasoning, content, tool_calls, fragments, anomalies,
-  error, elapsed_ms, chunks}, ``elapsed_ms``.
+  error, elapsed_ms, chunks}, ``elapsed_ms``;
+* ``roundtrip`` (when run) — drawn calls rendered by each tool family's
+  format and parsed back (`roundtrip`): ``examples``, ``seed``,
+  ``elapsed_s``, ``backends`` → backend → family → {spec, inputs, clean,
+  escaped, errors, classes (class → examples showing it), examples (class →
+  the shortest output seen, its expected reading, detail), unsupported}.
 """
 
 from __future__ import annotations
@@ -166,6 +171,10 @@ def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
             )
         if len(bad) > max_rows:
             out.append(f"\n… and {len(bad) - max_rows} more (see report.json).")
+    if report.get("roundtrip"):
+        from .roundtrip import render_markdown as roundtrip_markdown
+
+        out += ["", *roundtrip_markdown(report["roundtrip"])]
     out += ["", "## Divergence classes", ""]
     out += [f"- `{c}` — {d}" for c, d in report["classes"].items()]
     timing = report.get("timing") or {}
