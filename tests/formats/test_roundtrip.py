@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +28,7 @@ from parsebridge.conformance import roundtrip as rt
 from parsebridge.conformance.roundtrip import Example, Tally, check, draw_example
 
 _EXAMPLES = int(os.environ.get("PARSEBRIDGE_ROUNDTRIP_EXAMPLES", "0"))
-BUILTIN_EXAMPLES = _EXAMPLES or 25
+BUILTIN_EXAMPLES = _EXAMPLES or 20
 FRAMEWORK_EXAMPLES = _EXAMPLES or 10
 
 #: backend → family → tally, printed by conftest at the end of the session.
@@ -38,14 +38,28 @@ TALLIES: dict[str, dict[str, Tally]] = {}
 class HypothesisDraw:
     """`roundtrip.Draw` over hypothesis's interactive data (so failing examples shrink)."""
 
+    _strategies: ClassVar[dict[Any, st.SearchStrategy[Any]]] = {}  # built once: one per draw is slow
+
     def __init__(self, data: st.DataObject) -> None:
         self.data = data
 
     def integer(self, lo: int, hi: int) -> int:
-        return self.data.draw(st.integers(lo, hi))
+        key = ("int", lo, hi)
+        if key not in self._strategies:
+            self._strategies[key] = st.integers(lo, hi)
+        return self.data.draw(self._strategies[key])
+
+    def string(self, alphabet: str, lo: int, hi: int) -> str:
+        key = ("text", alphabet, lo, hi)
+        if key not in self._strategies:
+            self._strategies[key] = st.text(st.sampled_from(alphabet), min_size=lo, max_size=hi)
+        return self.data.draw(self._strategies[key])
 
     def choice(self, options: Any) -> Any:
-        return self.data.draw(st.sampled_from(list(options)))
+        key = ("choice", tuple(options))
+        if key not in self._strategies:
+            self._strategies[key] = st.sampled_from(key[1])
+        return self.data.draw(self._strategies[key])
 
 
 def _params(backends: tuple[str, ...]) -> list[Any]:

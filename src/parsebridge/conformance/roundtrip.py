@@ -43,6 +43,8 @@ class Draw(Protocol):
 
     def choice(self, options: Sequence[T]) -> T: ...
 
+    def string(self, alphabet: str, lo: int, hi: int) -> str: ...
+
 
 class RandomDraw:
     """Choices from a seeded `random.Random` (reproducible without hypothesis)."""
@@ -56,14 +58,17 @@ class RandomDraw:
     def choice(self, options: Sequence[T]) -> T:
         return options[self.rng.randrange(len(options))]
 
+    def string(self, alphabet: str, lo: int, hi: int) -> str:
+        return "".join(self.rng.choice(alphabet) for _ in range(self.rng.randint(lo, hi)))
+
 
 # ---------------------------------------------------------------- drawing an example
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 #: String characters of JSON-argument formats: escapes, quotes, unicode, astral emoji.
-JSON_CHARS = tuple("abcdefghZ7 \"\\\n\t/'{}:,éж漢😀")
+JSON_CHARS = "abcdefghZ7 \"\\\n\t/'{}:,éж漢😀"
 #: String characters of XML-style formats (values are text typed by the schema: no markup).
-TEXT_CHARS = tuple("abcdefghZ7 \"',.:-éж漢😀")
+TEXT_CHARS = "abcdefghZ7 \"',.:-éж漢😀"
 #: Words of the content around calls (no braces, brackets or angle brackets: never call syntax).
 WORDS = (
     "Sure",
@@ -87,7 +92,7 @@ FLOATS = (0.5, -2.25, 1024.75, 3.0, -0.125)
 
 def _name(d: Draw, taken: set[str]) -> str:
     while True:
-        name = d.choice(_LOWER) + "".join(d.choice(_LOWER + "_0123456789") for _ in range(d.integer(2, 10)))
+        name = d.choice(_LOWER) + d.string(_LOWER + "_0123456789", 2, 10)
         if name not in taken and name != "function":  # "function" is DeepSeek V3's call type word
             taken.add(name)
             return name
@@ -95,7 +100,7 @@ def _name(d: Draw, taken: set[str]) -> str:
 
 def _string(d: Draw, typed: bool) -> str:
     chars = TEXT_CHARS if typed else JSON_CHARS
-    body = "".join(d.choice(chars) for _ in range(d.integer(0, 12)))
+    body = d.string(chars, 0, 12)
     # text values are read without surrounding whitespace and typed by schema: start and end with a letter
     return d.choice(_LOWER) + body.strip() + d.choice(_LOWER) if typed else body
 

@@ -11,7 +11,14 @@ its renderer. Nothing here parses: parsing is the backends' job.
     text = fmt.render([("get_weather", {"city": "Paris"})])
     fmt.markers, fmt.format_tool_result("call_1", {"temp": 21})
 
-Modules load on first use; this package imports only the standard library.
+A tool format also carries `grammar` (its calls with arguments given as
+text, for the adversarial corpus: malformed, huge or 10k-deep arguments) and
+what a round trip may draw (`content_before/after/between`, `multi`,
+`typed_values`). The fixture cases are data in `formats/cases/`
+(`<kind>-<family>.yaml`, rendered by `parsebridge.formats.cases`).
+
+Modules load on first use; this package imports only the standard library
+(`formats.cases` reads YAML with pyyaml, when asked to).
 """
 
 from __future__ import annotations
