@@ -58,7 +58,11 @@ def test_every_preset_is_registered_and_builds():
             "<think>need a tool<|tool_calls_section_begin|>X",
             ("need a tool", "<|tool_calls_section_begin|>X"),
         ),
-        ("kimi_k2", "no thinking", (None, "no thinking")),
+        (
+            "kimi_k2",
+            "implicit start<|tool_calls_section_begin|>X",
+            ("implicit start", "<|tool_calls_section_begin|>X"),
+        ),
         ("glm45", "<think>a</think>\n<tool_call>f", ("a", "\n<tool_call>f")),
         ("glm45", "<think>a<tool_call>f</tool_call>", ("a", "<tool_call>f</tool_call>")),
         ("seed_oss", "<seed:think>a</seed:think>b", ("a", "b")),

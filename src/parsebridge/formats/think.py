@@ -56,10 +56,13 @@ KIMI = ReasoningFormat(
 )
 KIMI_K2 = ReasoningFormat(
     family="kimi_k2",
-    summary="`<think>…</think>` opened by the output; a tool section may end reasoning without `</think>`",
+    summary="Kimi K2 thinking / K2.5: thinking by default (output may start inside `<think>`); a tool section ends it",
     start=START,
     end=END,
+    starts_in_prompt=True,
     closers=(_kimi_k2.SECTION_BEGIN,),
+    aliases=("kimi_k25",),
+    notes="thinking=False (instruct mode): pass reasoning_started=False or the prompt.",
 )
 K2_HORIZON = ReasoningFormat(
     family="k2_horizon",
