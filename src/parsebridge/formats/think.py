@@ -85,9 +85,10 @@ GLM45 = ReasoningFormat(
 )
 SEED_OSS = ReasoningFormat(
     family="seed_oss",
-    summary="`<seed:think>…</seed:think>` opened by the output; `<seed:tool_call>` ends reasoning",
+    summary="Seed-OSS: output typically starts inside reasoning; `</seed:think>` or `<seed:tool_call>` ends it",
     start="<seed:think>",
     end="</seed:think>",
+    starts_in_prompt=True,
     closers=(_seed_oss.START,),
 )
 MINIMAX_M2 = ReasoningFormat(
