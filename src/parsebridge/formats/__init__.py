@@ -74,6 +74,8 @@ REASONING_FORMATS: dict[str, str] = {
     "gemma4": "think:GEMMA4",
     "apertus": "think:APERTUS",
     "iquest_q1": "think:IQUEST_Q1",
+    "hy_v3": "think:HY_V3",
+    "hy_v4": "think:HY_V4",
     "granite": "reasoning_wrapped:GRANITE",
     "hunyuan_a13b": "reasoning_wrapped:HUNYUAN_A13B",
     "ernie45": "reasoning_wrapped:ERNIE45",

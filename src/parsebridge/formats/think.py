@@ -3,6 +3,20 @@
 A think-tag family is data: its start/end markers, whether the chat template
 opens reasoning (the output then starts inside it), and the tool-section
 markers that end reasoning when a model calls a tool without closing it.
+
+Start state — where vLLM 0.33 and SGLang 0.5.23 disagree, and what we chose:
+vLLM's parser engine starts most families inside reasoning unless
+``enable_thinking``/``thinking`` is false, so marker-free output is
+reasoning; SGLang's detectors mostly start outside it unless forced. We take
+the start state from the chat template: ``starts_in_prompt`` is True only
+where the template opens the block when thinking is on (DeepSeek-R1, Step3,
+MiniMax-M2, Nemotron 3, Granite 4.2 thinking, Olmo 3 Think, PLaMo 3,
+MiniCPM-V, DeepSeek-V4, K2 Horizon, Holo2, IQuest) or where the model
+starts thinking without writing the start marker (Kimi K2 thinking / K2.5,
+Seed-OSS, as vLLM's parser tests describe them). Elsewhere (GLM, MiMo, Ling3,
+Poolside, Gemma 4, Apertus, DeepSeek-V3.1 with thinking off by default)
+the output opens the block itself. Callers that know better pass
+``reasoning_started=`` or the rendered ``prompt=``.
 """
 
 from __future__ import annotations
@@ -227,4 +241,19 @@ STEP3 = ReasoningFormat(
     end=END,
     starts_in_prompt=True,
     aliases=("step5", "gigachat35"),
+)
+HY_V3 = ReasoningFormat(
+    family="hy_v3",
+    summary="Hunyuan HY-V3: `<think>…</think>` opened by the output; thinking off unless reasoning_effort asks",
+    start=START,
+    end=END,
+    notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
+)
+HY_V4 = ReasoningFormat(
+    family="hy_v4",
+    summary="Hunyuan HY-V4: the template opens `<think>` (thinking on by default); `</think>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
 )

@@ -71,6 +71,8 @@ REASONING_PARSERS: dict[str, str] = {
             "cohere_command3",
             "cohere_command4",
             "iquest_q1",
+            "hy_v3",
+            "hy_v4",
         )
     },
 }

@@ -58,6 +58,8 @@ PRESETS: dict[str, str] = {
     "cohere_command3": "cohere_command3",
     "cohere_command4": "cohere_command4",
     "iquest_q1": "iquest_q1",
+    "hy_v3": "hy_v3",
+    "hy_v4": "hy_v4",
 }
 
 #: parsers that keep the reasoning in the message instead of splitting it off.
