@@ -218,3 +218,25 @@ def test_family_table_names_a_builtin_parser_that_exists():
     assert set(named) <= set(REASONING_PARSERS)
     spellings = [s for fam in rows for s in fam.spellings]
     assert len(spellings) == len(set(spellings))  # no alias names two reasoning families
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(PRESETS)),
+    reasoning=st.text(alphabet="ab é🙂\n<>/|", min_size=1, max_size=20),
+    content=st.text(alphabet="cd ü🐼\n", max_size=20),
+)
+def test_format_renderer_and_parser_agree(name, reasoning, content):
+    """What a family's format renders, its builtin parser reads back (markers defined once)."""
+    fmt = reasoning_format(PRESETS[name])
+    markers = (*fmt.markers, *fmt.closers)
+    if any(m in reasoning + content for m in markers):
+        return  # marker text inside the sample changes the reading by design
+    rp = pb.get_reasoning_parser(f"builtin:{name}")
+    for started in (True, False):
+        text = fmt.render_text(reasoning, content, started=started)
+        got = rp.parse(text, reasoning_started=started)
+        if name in KEEPS_REASONING:
+            assert got.content == ((fmt.start if started else "") + text or None)
+        else:
+            assert (got.reasoning, got.content) == (reasoning, content or None), (name, text)
