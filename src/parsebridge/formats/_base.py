@@ -87,10 +87,38 @@ class ReasoningFormat:
     aliases: tuple[str, ...] = ()
     notes: str = ""
     render: Callable[..., str] | None = field(default=None)
+    #: Other spellings that also open / close reasoning (granite's "Here's", effort variants).
+    alt_starts: tuple[str, ...] = ()
+    alt_ends: tuple[str, ...] = ()
+    #: Markers that end reasoning without an end marker and stay in the content
+    #: (a tool-call section opened straight from reasoning).
+    closers: tuple[str, ...] = ()
+    #: Markers wrapping the answer that are dropped from the content (``<answer>``, ``<|START_TEXT|>``).
+    content_wrappers: tuple[str, ...] = ()
+    #: A reply that did not think may open with a bare end marker (left over from the template): drop it.
+    drop_stray_end: bool = False
 
     @property
     def markers(self) -> tuple[str, ...]:
-        return tuple(m for m in (self.start, self.end, *self.extra_markers) if m)
+        every = (
+            self.start,
+            self.end,
+            *self.alt_starts,
+            *self.alt_ends,
+            *self.content_wrappers,
+            *self.extra_markers,
+        )
+        return tuple(m for m in every if m)
+
+    @property
+    def starts(self) -> tuple[str, ...]:
+        """Every text that opens reasoning (the canonical start marker first)."""
+        return (self.start, *self.alt_starts)
+
+    @property
+    def ends(self) -> tuple[str, ...]:
+        """Every text that closes reasoning (the canonical end marker first)."""
+        return (self.end, *self.alt_ends)
 
     def render_text(self, reasoning: str | None, content: str, *, started: bool | None = None) -> str:
         """Model output holding `reasoning` then `content` (start marker omitted when the prompt opened it)."""

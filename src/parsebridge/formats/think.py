@@ -1,7 +1,30 @@
-"""Think-tag reasoning: ``<think>…</think>`` (Qwen3, DeepSeek-R1 and many others)."""
+"""Think-tag reasoning: ``<think>…</think>`` (Qwen3, DeepSeek-R1 and many others).
+
+A think-tag family is data: its start/end markers, whether the chat template
+opens reasoning (the output then starts inside it), and the tool-section
+markers that end reasoning when a model calls a tool without closing it.
+
+Start state — where vLLM 0.33 and SGLang 0.5.23 disagree, and what we chose:
+vLLM's parser engine starts most families inside reasoning unless
+``enable_thinking``/``thinking`` is false, so marker-free output is
+reasoning; SGLang's detectors mostly start outside it unless forced. We take
+the start state from the chat template: ``starts_in_prompt`` is True only
+where the template opens the block when thinking is on (DeepSeek-R1, Step3,
+MiniMax-M2, Nemotron 3, Granite 4.2 thinking, Olmo 3 Think, PLaMo 3,
+MiniCPM-V, DeepSeek-V4, K2 Horizon, Holo2, IQuest) or where the model
+starts thinking without writing the start marker (Kimi K2 thinking / K2.5,
+Seed-OSS, as vLLM's parser tests describe them). Elsewhere (GLM, MiMo, Ling3,
+Poolside, Gemma 4, Apertus, DeepSeek-V3.1 with thinking off by default)
+the output opens the block itself. Callers that know better pass
+``reasoning_started=`` or the rendered ``prompt=``.
+"""
 
 from __future__ import annotations
 
+from . import glm45 as _glm45
+from . import kimi_k2 as _kimi_k2
+from . import minimax_m2 as _minimax_m2
+from . import seed_oss as _seed_oss
 from ._base import ReasoningFormat
 
 START, END = "<think>", "</think>"
@@ -27,33 +50,214 @@ QWEN3_THINKING = ReasoningFormat(
     starts_in_prompt=True,
     needs_started=True,
 )
-GLM45 = ReasoningFormat(
-    family="glm45",
-    summary="`<think>…</think>` (GLM-4.5: the model writes the start tag)",
-    start=START,
-    end=END,
+
+
+# --------------------------------------------------------------------------
+# More think-tag families: the same shape with their own markers, start state
+# and (for models that may open a tool section straight from reasoning) the
+# tool-section markers that end reasoning implicitly and stay in the content.
+# Tool markers come from the tool formats, so each is written down once.
+
+
+TOOL_CALL = _glm45.START  # ``<tool_call>``: Qwen/GLM/Nemotron-style tool sections
+DSML_TOOL_CALLS = "<｜DSML｜tool_calls>"  # DeepSeek-V4's DSML tool block
+DSML_CALLS = "<｜DSML｜ calls>"  # DeepSeek-V4.1's spelling
+
+KIMI_START, KIMI_END = "◁think▷", "◁/think▷"
+KIMI = ReasoningFormat(
+    family="kimi",
+    summary="`◁think▷…◁/think▷` (Kimi thinking / Kimi-VL), opened by the output",
+    start=KIMI_START,
+    end=KIMI_END,
 )
-STEP3 = ReasoningFormat(
-    family="step3",
-    summary="reasoning from the first token (no start tag) to `</think>`",
+KIMI_K2 = ReasoningFormat(
+    family="kimi_k2",
+    summary="Kimi K2 thinking / K2.5: thinking by default (output may start inside `<think>`); a tool section ends it",
     start=START,
     end=END,
     starts_in_prompt=True,
+    closers=(_kimi_k2.SECTION_BEGIN,),
+    extra_markers=(KIMI_START, KIMI_END),  # Kimi's older tags: never content either
+    aliases=("kimi_k25",),
+    notes="thinking=False (instruct mode): pass reasoning_started=False or the prompt.",
+)
+K2_HORIZON = ReasoningFormat(
+    family="k2_horizon",
+    summary="`<ifm|think…>…</ifm|think…>` (one pair per reasoning effort), opened by the template",
+    start="<ifm|think>",
+    end="</ifm|think>",
+    alt_starts=("<ifm|think_fast>", "<ifm|think_faster>"),
+    alt_ends=("</ifm|think_fast>", "</ifm|think_faster>"),
+    starts_in_prompt=True,
+    closers=("<ifm|tool_call",),
+    notes="K2 Horizon's template prefills the start token matching reasoning_effort; any of the three pairs is read.",
+)
+GLM45 = ReasoningFormat(
+    family="glm45",
+    summary="`<think>…</think>` opened by the output; `<tool_call>` ends reasoning implicitly",
+    start=START,
+    end=END,
+    closers=(TOOL_CALL,),
+    aliases=("glm47",),
+)
+SEED_OSS = ReasoningFormat(
+    family="seed_oss",
+    summary="Seed-OSS: output typically starts inside reasoning; `</seed:think>` or `<seed:tool_call>` ends it",
+    start="<seed:think>",
+    end="</seed:think>",
+    starts_in_prompt=True,
+    closers=(_seed_oss.START,),
 )
 MINIMAX_M2 = ReasoningFormat(
     family="minimax_m2",
-    summary="the template opens `<think>`; output holds `…</think>`",
+    summary="the template opens `<think>`; `</think>` (or a `<minimax:tool_call>` section) ends it",
     start=START,
     end=END,
     starts_in_prompt=True,
     needs_started=True,
+    closers=(_minimax_m2.START,),
 )
-#: Kimi's older ◁think▷ tags, never content either.
-KIMI_START, KIMI_END = "◁think▷", "◁/think▷"
-KIMI_K2 = ReasoningFormat(
-    family="kimi_k2",
-    summary="`<think>…</think>` (Kimi K2 thinking)",
+MINIMAX_M3 = ReasoningFormat(
+    family="minimax_m3",
+    summary="`<mm:think>…</mm:think>`; a non-thinking reply may open with a stray `</mm:think>` (dropped)",
+    start="<mm:think>",
+    end="</mm:think>",
+    drop_stray_end=True,
+    notes="thinking_mode=enabled prefills <mm:think> (pass reasoning_started=True or the prompt).",
+)
+NEMOTRON_V3 = ReasoningFormat(
+    family="nemotron_v3",
+    summary="Nemotron 3: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
     start=START,
     end=END,
-    extra_markers=(KIMI_START, KIMI_END),
+    starts_in_prompt=True,
+    closers=(TOOL_CALL,),
+    aliases=("nemotron_3", "nemotron"),
+)
+GRANITE_THINKING = ReasoningFormat(
+    family="granite_thinking",
+    summary="Granite 4.2 thinking: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    closers=(TOOL_CALL,),
+    aliases=("granite_thinking_parser",),
+)
+STEP3P5 = ReasoningFormat(
+    family="step3p5",
+    summary="Step 3.5: output starts inside reasoning; `</think>` or `<tool_call>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    closers=(TOOL_CALL,),
+)
+DEEPSEEK_V3 = ReasoningFormat(
+    family="deepseek_v3",
+    summary="DeepSeek-V3.1+: `thinking=True` ends the prompt with `<think>`; off by default",
+    start=START,
+    end=END,
+    notes="chat_template_kwargs thinking toggles the start state: pass reasoning_started or the prompt.",
+)
+HOLO2 = ReasoningFormat(
+    family="holo2",
+    summary="Holo2 (DeepSeek-V3 template, thinking on by default): output starts inside `<think>`",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+)
+DEEPSEEK_V4 = ReasoningFormat(
+    family="deepseek_v4",
+    summary="DeepSeek-V4: thinking on by default (template opens `<think>`); a DSML tool block ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    closers=(DSML_TOOL_CALLS,),
+)
+DEEPSEEK_V41 = ReasoningFormat(
+    family="deepseek_v41",
+    summary="DeepSeek-V4.1: as V4, with the `<｜DSML｜ calls>` tool block",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    closers=(DSML_CALLS,),
+)
+OLMO3 = ReasoningFormat(
+    family="olmo3",
+    summary="Olmo 3 Think: the template opens `<think>`; `</think>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+)
+MIMO = ReasoningFormat(
+    family="mimo",
+    summary="MiMo: `<think>…</think>` opened by the output; `<tool_call>` ends reasoning",
+    start=START,
+    end=END,
+    closers=(TOOL_CALL,),
+    aliases=("dots", "interns1", "nanbeige"),
+)
+POOLSIDE_V1 = ReasoningFormat(
+    family="poolside_v1",
+    summary="Poolside v1 (Laguna): `<think>…</think>` opened by the output, thinking opt-in",
+    start=START,
+    end=END,
+)
+MINICPMV = ReasoningFormat(
+    family="minicpmv",
+    summary="MiniCPM-V: the template opens `<think>` unless thinking is off; `<tool_call>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    closers=(TOOL_CALL,),
+)
+PLAMO3 = ReasoningFormat(
+    family="plamo3",
+    summary="PLaMo 3: the template opens `<|plamo:begin_think:plamo|>`; its end token closes it",
+    start="<|plamo:begin_think:plamo|>",
+    end="<|plamo:end_think:plamo|>",
+    starts_in_prompt=True,
+)
+GEMMA4 = ReasoningFormat(
+    family="gemma4",
+    summary="Gemma 4: a `<|channel>thought` channel closed by `<channel|>`, opened by the output",
+    start="<|channel>thought",
+    end="<channel|>",
+    notes="The channel's label line ('thought' and its newline) is part of the start marker, not reasoning.",
+)
+APERTUS = ReasoningFormat(
+    family="apertus",
+    summary="Apertus: `<|inner_prefix|>…<|inner_suffix|>` opened by the output",
+    start="<|inner_prefix|>",
+    end="<|inner_suffix|>",
+    aliases=("apertus2509",),
+)
+IQUEST_Q1 = ReasoningFormat(
+    family="iquest_q1",
+    summary="IQuest Q1: thinking on by default, output starts inside `<think>`",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+)
+STEP3 = ReasoningFormat(
+    family="step3",
+    summary="Step3: output starts inside reasoning; `</think>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    aliases=("step5", "gigachat35"),
+)
+HY_V3 = ReasoningFormat(
+    family="hy_v3",
+    summary="Hunyuan HY-V3: `<think>…</think>` opened by the output; thinking off unless reasoning_effort asks",
+    start=START,
+    end=END,
+    notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
+)
+HY_V4 = ReasoningFormat(
+    family="hy_v4",
+    summary="Hunyuan HY-V4: the template opens `<think>` (thinking on by default); `</think>` ends it",
+    start=START,
+    end=END,
+    starts_in_prompt=True,
+    notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
 )

@@ -35,6 +35,46 @@ REASONING_PARSERS: dict[str, str] = {
     "qwen3": "reasoning:Qwen3ReasoningParser",
     "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
     "think": "reasoning:ThinkTagReasoningParser",
+    # built from each family's ReasoningFormat (reasoning_presets.PRESETS)
+    **{
+        name: f"reasoning_presets:{name}"
+        for name in (
+            "qwen3_thinking",
+            "mistral",
+            "kimi",
+            "kimi_k2",
+            "kimi_k3",
+            "k2_horizon",
+            "glm45",
+            "seed_oss",
+            "minimax_m2",
+            "minimax_m2_append_think",
+            "minimax_m3",
+            "nemotron_v3",
+            "granite",
+            "granite_thinking",
+            "step3p5",
+            "deepseek_v3",
+            "holo2",
+            "deepseek_v4",
+            "deepseek_v41",
+            "ernie45",
+            "hunyuan_a13b",
+            "olmo3",
+            "mimo",
+            "ling3",
+            "poolside_v1",
+            "minicpmv",
+            "plamo3",
+            "gemma4",
+            "apertus",
+            "cohere_command3",
+            "cohere_command4",
+            "iquest_q1",
+            "hy_v3",
+            "hy_v4",
+        )
+    },
 }
 
 

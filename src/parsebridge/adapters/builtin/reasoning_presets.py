@@ -1,0 +1,155 @@
+"""Builtin reasoning parsers built from each family's `ReasoningFormat` (data, not a class per family).
+
+A family whose format is one start/end pair is served by the think-tag
+parser (`ThinkTagReasoningParser`) with its markers and start state; a
+family that also has alternative spellings, tool sections that close
+reasoning, answer wrappers or a stray leading end marker is served by
+`SectionReasoningParser`. `PRESETS` names each builtin parser and its
+format; `parser_class(name)` builds the class once (module attribute access
+works too, which is how the backend's name table loads them).
+
+`minimax_m2_append_think` is the one format that is not a split: the
+reasoning stays in the message, with the ``<think>`` the template wrote put
+back in front (`AppendThinkReasoningParser`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from ...formats import ReasoningFormat, reasoning_format
+from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
+from .reasoning import ThinkTagReasoningParser, started_from_prompt
+from .reasoning_sections import SectionReasoningParser
+
+#: builtin parser name → reasoning family (its format in `parsebridge.formats`).
+PRESETS: dict[str, str] = {
+    "qwen3_thinking": "qwen3_thinking",
+    "mistral": "mistral",
+    "kimi": "kimi",
+    "kimi_k2": "kimi_k2",
+    "kimi_k3": "kimi_k3",
+    "k2_horizon": "k2_horizon",
+    "glm45": "glm45",
+    "seed_oss": "seed_oss",
+    "minimax_m2": "minimax_m2",
+    "minimax_m2_append_think": "minimax_m2_append_think",
+    "minimax_m3": "minimax_m3",
+    "nemotron_v3": "nemotron_v3",
+    "granite": "granite",
+    "granite_thinking": "granite_thinking",
+    "step3p5": "step3p5",
+    "deepseek_v3": "deepseek_v3",
+    "holo2": "holo2",
+    "deepseek_v4": "deepseek_v4",
+    "deepseek_v41": "deepseek_v41",
+    "ernie45": "ernie45",
+    "hunyuan_a13b": "hunyuan_a13b",
+    "olmo3": "olmo3",
+    "mimo": "mimo",
+    "ling3": "mimo",
+    "poolside_v1": "poolside_v1",
+    "minicpmv": "minicpmv",
+    "plamo3": "plamo3",
+    "gemma4": "gemma4",
+    "apertus": "apertus",
+    "cohere_command3": "cohere_command3",
+    "cohere_command4": "cohere_command4",
+    "iquest_q1": "iquest_q1",
+    "hy_v3": "hy_v3",
+    "hy_v4": "hy_v4",
+}
+
+#: parsers that keep the reasoning in the message instead of splitting it off.
+KEEPS_REASONING = frozenset({"minimax_m2_append_think"})
+
+
+def is_plain_pair(fmt: ReasoningFormat) -> bool:
+    """Whether one start/end pair and a start state say everything about the format."""
+    return not (fmt.alt_starts or fmt.alt_ends or fmt.closers or fmt.content_wrappers or fmt.drop_stray_end)
+
+
+class AppendThinkReasoningParser(ReasoningParserBase):
+    """Keeps reasoning in the content: the start marker the template wrote is put back in front.
+
+    Both frameworks prepend ``<think>`` unconditionally; we do so when reasoning
+    has started (the default: the template opened it) and leave the output
+    verbatim when told it has not (``reasoning_started=False``, or a prompt
+    that closed the block), since then there is no marker to restore.
+    """
+
+    backend = "builtin"
+    format: ReasoningFormat
+
+    def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.started_by_default = self.format.starts_in_prompt if started is None else started
+        self.prompt = prompt
+        self.markers = self.format.markers
+
+    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
+        if reasoning_started is not None:
+            return reasoning_started
+        prompt = prompt if prompt is not None else self.prompt
+        if prompt is not None:
+            return started_from_prompt(prompt, self.format.start, self.format.end)
+        return self.started_by_default
+
+    def parse(
+        self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None
+    ) -> ReasoningParseResult:
+        prefix = self.format.start if self.is_started(reasoning_started, prompt) else ""
+        return ReasoningParseResult(content=(prefix + text) or None)
+
+    def stream(
+        self, *, reasoning_started: bool | None = None, prompt: str | None = None
+    ) -> ReasoningStreamBase:
+        return _AppendThinkStream(self.format.start if self.is_started(reasoning_started, prompt) else "")
+
+
+class _AppendThinkStream(ReasoningStreamBase):
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self._prefix = prefix
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        prefix, self._prefix = self._prefix, ""
+        return StreamDelta(content=prefix + text)
+
+    def _flush(self) -> StreamDelta:
+        prefix, self._prefix = self._prefix, ""
+        return StreamDelta(content=prefix)
+
+
+@functools.cache
+def parser_class(name: str) -> type[ReasoningParserBase]:
+    """The builtin parser class called `name`, built from its family's format."""
+    fmt = reasoning_format(PRESETS[name])
+    doc = f"{fmt.family}: {fmt.summary}."
+    if name in KEEPS_REASONING:
+        return type(
+            _class_name(name), (AppendThinkReasoningParser,), {"name": name, "format": fmt, "__doc__": doc}
+        )
+    if is_plain_pair(fmt):
+        attrs = {
+            "name": name,
+            "format": fmt,
+            "start_marker": fmt.start,
+            "end_marker": fmt.end,
+            "started_by_default": fmt.starts_in_prompt,
+            "__doc__": doc,
+        }
+        return type(_class_name(name), (ThinkTagReasoningParser,), attrs)
+    return type(_class_name(name), (SectionReasoningParser,), {"name": name, "format": fmt, "__doc__": doc})
+
+
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) + "ReasoningParser"
+
+
+def __getattr__(name: str) -> type[ReasoningParserBase]:
+    if name in PRESETS:
+        return parser_class(name)
+    raise AttributeError(name)

@@ -1,0 +1,279 @@
+"""Reasoning sections with more than one marker: alternatives, implicit closers, answer wrappers.
+
+`ThinkTagReasoningParser` reads one start/end pair. Many families need a
+little more, and all of it is data on their `ReasoningFormat`:
+
+* ``alt_starts`` / ``alt_ends`` — other spellings of the markers (Granite's
+  "Here's my thought process:", K2 Horizon's per-effort think tokens);
+* ``closers`` — a tool-call section opened straight from reasoning ends the
+  reasoning without an end marker; the closer stays in the content, where the
+  tool parser reads it (Kimi-K2's ``<|tool_calls_section_begin|>``, GLM's and
+  Nemotron's ``<tool_call>``, DeepSeek-V4's DSML block);
+* ``content_wrappers`` — markers around the answer that are not content
+  (Hunyuan's ``<answer>``, ERNIE's ``<response>``, Cohere's ``<|START_TEXT|>``);
+* ``drop_stray_end`` — a reply that did not think may open with a bare end
+  marker the template left behind (MiniMax-M3): it is dropped.
+
+Rules (shared with the think-tag parser, so both read a plain pair alike):
+leading whitespace and one start marker are consumed when the output opens
+with one; otherwise reasoning has started only when the prompt opened it (the
+family's default, `reasoning_started=`, or a `prompt=` whose last start marker
+is not closed). Reasoning runs to the first end marker or closer — earliest
+wins, the longest marker at a tie — or to the end of output (truncated).
+Content is the rest, verbatim, minus wrapper markers. Empty reasoning or
+content is None.
+
+Where the frameworks differ on the implicit closer: SGLang ends reasoning at
+the tool section only when no end marker follows anywhere; vLLM's grammar
+ends it at the first tool section. We follow vLLM — a stream cannot know
+whether an end marker will come, and stream ≡ one-shot is our contract.
+
+Streams hold back only a suffix that could still become a marker, and never
+rescan emitted text: linear in the output length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...formats import ReasoningFormat
+from ...protocol import (
+    ReasoningBlock,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+)
+
+
+class Markers:
+    """A set of marker texts searched together: earliest match first, the longest at a tie."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = tuple(sorted({t for t in texts if t}, key=len, reverse=True))
+        self.longest = max((len(t) for t in self.texts), default=0)
+        self._firsts = frozenset(t[0] for t in self.texts)
+
+    def find(self, text: str, begin: int = 0) -> tuple[int, str]:
+        """(index, marker) of the first marker at or after `begin`, or (-1, "")."""
+        best, found = -1, ""
+        for marker in self.texts:  # longest first: a later equal index never replaces it
+            at = text.find(marker, begin, best + len(marker) if best != -1 else len(text))
+            if at != -1 and (best == -1 or at < best):
+                best, found = at, marker
+        return best, found
+
+    def hold_from(self, text: str) -> int:
+        """Start of the longest suffix of `text` that is a proper prefix of some marker (len(text) if none)."""
+        size = len(text)
+        for at in range(max(0, size - self.longest + 1), size):
+            if text[at] in self._firsts:
+                tail = text[at:]
+                if any(len(m) > len(tail) and m.startswith(tail) for m in self.texts):
+                    return at
+        return size
+
+    def opens(self, text: str, at: int) -> str:
+        """The marker `text` has at index `at` (longest), or ""."""
+        for marker in self.texts:
+            if text.startswith(marker, at):
+                return marker
+        return ""
+
+    def could_open(self, text: str) -> bool:
+        """Whether `text` is a proper prefix of some marker."""
+        return any(len(m) > len(text) and m.startswith(text) for m in self.texts)
+
+
+def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool:
+    """Whether a prompt leaves the model inside an open reasoning block."""
+    opened = max(prompt.rfind(s) for s in starts)
+    return opened != -1 and opened > max(prompt.rfind(e) for e in ends)
+
+
+def unwrap(text: str, wrappers: Markers) -> str:
+    """`text` without its wrapper markers."""
+    if not wrappers.texts:
+        return text
+    out, pos = [], 0
+    while True:
+        at, marker = wrappers.find(text, pos)
+        if at == -1:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:at])
+        pos = at + len(marker)
+
+
+class SectionReasoningParser(ReasoningParserBase):
+    """Reasoning described by a `ReasoningFormat` (subclasses set `format` and `name`)."""
+
+    backend = "builtin"
+    name = "sections"
+    format: ReasoningFormat
+
+    def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        fmt = self.format
+        self.started_by_default = fmt.starts_in_prompt if started is None else started
+        self.prompt = prompt
+        self.starts = Markers(fmt.starts)
+        self.ends = Markers(fmt.ends)
+        self.stops = Markers((*fmt.ends, *fmt.closers))
+        self.wrappers = Markers(fmt.content_wrappers)
+        self.markers = fmt.markers
+
+    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
+        """Resolve the start state: explicit flag, then a prompt, then the family's default."""
+        if reasoning_started is not None:
+            return reasoning_started
+        prompt = prompt if prompt is not None else self.prompt
+        if prompt is not None:
+            return started_from_prompt(prompt, self.format.starts, self.format.ends)
+        return self.started_by_default
+
+    def parse(
+        self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None
+    ) -> ReasoningParseResult:
+        started = self.is_started(reasoning_started, prompt)
+        lead = len(text) - len(text.lstrip())
+        opener = self.starts.opens(text, lead)
+        if not opener:
+            stray = self.ends.opens(text, lead) if self.format.drop_stray_end and not started else ""
+            if stray or not started:
+                rest = text[lead + len(stray) :] if stray else text
+                return ReasoningParseResult(content=unwrap(rest, self.wrappers) or None)
+        begin = lead + len(opener) if opener else 0
+        at, stop = self.stops.find(text, begin)
+        if at == -1:
+            reasoning, rest, end = text[begin:], "", len(text)
+        else:
+            closed_by_end = stop in self.format.ends
+            end = at + len(stop) if closed_by_end else at
+            reasoning, rest = text[begin:at], text[end:]
+        content = unwrap(rest, self.wrappers) or None
+        if not reasoning:
+            return ReasoningParseResult(content=content)
+        block = ReasoningBlock(
+            content=reasoning,
+            start_marker=opener or None,
+            end_marker=stop if at != -1 and stop in self.format.ends else None,
+            start_index=lead if opener else 0,
+            end_index=end,
+        )
+        return ReasoningParseResult(reasoning=reasoning, content=content, block=block)
+
+    def has_reasoning(self, text: str) -> bool:
+        return self.parse(text).reasoning is not None
+
+    def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> SectionStream:
+        return SectionStream(self, self.is_started(reasoning_started, prompt))
+
+
+class SectionStream(ReasoningStreamBase):
+    """Incremental twin of `SectionReasoningParser.parse` (same result at any chunking)."""
+
+    def __init__(self, parser: SectionReasoningParser, started: bool) -> None:
+        super().__init__()
+        self._p = parser
+        self._started = started
+        self._stray = parser.format.drop_stray_end and not started
+        self._phase = "lead"  # lead → reasoning → content
+        self._held = ""
+        self._pos = 0  # output characters consumed before `_held`
+        self._lead_ws = 0
+        self._opener = ""
+        self._block_start = 0
+        self._end_marker: str | None = None
+        self._block_end = -1
+        self._reasoning: list[str] = []
+
+    def pending_text(self) -> str:
+        return self._held
+
+    def _take(self, size: int) -> str:
+        out, self._held = self._held[:size], self._held[size:]
+        self._pos += size
+        return out
+
+    def _step(self, final: bool) -> StreamDelta:
+        reasoning = content = ""
+        if self._phase == "lead":
+            self._lead(final)
+        if self._phase == "reasoning":
+            reasoning = self._scan_reasoning(final)
+        if self._phase == "content":
+            content = self._scan_content(final)
+        return StreamDelta(reasoning=reasoning, content=content)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._held += text
+        return self._step(final=False)
+
+    def _flush(self) -> StreamDelta:
+        delta = self._step(final=True)
+        if self._reasoning:
+            self.block = ReasoningBlock(
+                content="".join(self._reasoning),
+                start_marker=self._opener or None,
+                end_marker=self._end_marker,
+                start_index=self._block_start,
+                end_index=self._block_end if self._block_end != -1 else self._pos,
+            )
+        return delta
+
+    def _lead(self, final: bool) -> None:
+        """Decide how the output opens: a start marker, a stray end marker, or text."""
+        tail = self._held[self._lead_ws :]
+        self._lead_ws += len(tail) - len(tail.lstrip())
+        lead = self._lead_ws
+        opener = self._p.starts.opens(self._held, lead)
+        if opener:
+            self._opener = opener
+            self._block_start = self._pos + lead
+            self._take(lead + len(opener))
+            self._phase = "reasoning"
+            return
+        stray = self._p.ends.opens(self._held, lead) if self._stray else ""
+        if stray:
+            self._take(lead + len(stray))
+            self._phase = "content"
+            return
+        rest = self._held[lead:]
+        if not final and (self._p.starts.could_open(rest) or (self._stray and self._p.ends.could_open(rest))):
+            return  # whitespace, or a prefix of a marker: wait
+        self._phase = "reasoning" if self._started else "content"
+
+    def _scan_reasoning(self, final: bool) -> str:
+        held = self._held
+        at, stop = self._p.stops.find(held)
+        hold = len(held) if final else self._p.stops.hold_from(held)
+        if at != -1 and at < hold:
+            part = self._take(at)
+            if stop in self._p.format.ends:
+                self._take(len(stop))
+                self._end_marker = stop
+            self._block_end = self._pos
+            self._phase = "content"
+        else:
+            part = self._take(hold)
+        if part:
+            self._reasoning.append(part)
+        return part
+
+    def _scan_content(self, final: bool) -> str:
+        wrappers = self._p.wrappers
+        if not wrappers.texts:
+            return self._take(len(self._held))
+        out: list[str] = []
+        while True:
+            held = self._held
+            at, marker = wrappers.find(held)
+            hold = len(held) if final else wrappers.hold_from(held)
+            if at != -1 and at < hold:
+                out.append(self._take(at))
+                self._take(len(marker))
+                continue
+            out.append(self._take(hold))
+            return "".join(out)
