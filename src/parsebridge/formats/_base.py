@@ -81,6 +81,9 @@ class ReasoningFormat:
     #: True when the chat template opens reasoning in the prompt (output starts inside it).
     starts_in_prompt: bool = False
     #: The parser must be told the prompt opened reasoning (it cannot tell from the output).
+    #: False for formats whose reading keeps the reasoning inside the content
+    #: (append-think): generic reasoning/content corpora do not apply to them.
+    splits_reasoning: bool = True
     needs_started: bool = False
     #: Other marker texts that must never leak (e.g. harmony's channel headers).
     extra_markers: tuple[str, ...] = ()

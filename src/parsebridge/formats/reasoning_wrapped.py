@@ -110,5 +110,6 @@ MINIMAX_M2_APPEND_THINK = ReasoningFormat(
     end=END,
     starts_in_prompt=True,
     render=_render_append_think,
+    splits_reasoning=False,
     aliases=("minimax_append_think",),
 )

@@ -194,7 +194,7 @@ MIMO = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
-    aliases=("dots", "interns1", "nanbeige"),
+    aliases=("dots", "interns1", "nanbeige", "ling3"),
 )
 POOLSIDE_V1 = ReasoningFormat(
     family="poolside_v1",

@@ -154,6 +154,8 @@ def _reasoning_grammars() -> list[Grammar]:
     out = []
     for family in REASONING_FORMATS:
         fmt = reasoning_format(family)
+        if not fmt.splits_reasoning:
+            continue  # its expected reading is not reasoning + content
         out.append(
             Grammar(
                 "reasoning",
