@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json
+from ._base import ToolFormat, dump_json, result_text
 
 TAG = "functools"
 
@@ -13,9 +13,15 @@ def render(calls: Any) -> str:
     return TAG + dump_json([{"name": n, "arguments": a} for n, a in calls])
 
 
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """The result as the tool message's content (the template adds the turn; the format has no id)."""
+    return result_text(result)
+
+
 TOOL = ToolFormat(
     family="phi4_mini",
     summary='`functools[{"name": …, "arguments": …}]`',
     markers=(TAG,),
     render=render,
+    format_tool_result=format_tool_result,
 )
