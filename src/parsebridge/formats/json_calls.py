@@ -10,9 +10,9 @@ FENCE, FENCE_LANG = "```", "json"
 
 
 def render(calls: Any, *, array: bool | None = None, fence: bool = False, key: str = "arguments") -> str:
-    """One object for one call, an array for several (or as `array` says); `fence` wraps it in ```json."""
+    """One object for one call (unless `array`), an array for several; `fence` wraps it in ```json."""
     objs = [{"name": n, key: a} for n, a in calls]
-    body = dump_json(objs if (array or (array is None and len(objs) != 1)) else objs[0])
+    body = dump_json(objs[0] if len(objs) == 1 and not array else objs)
     return f"{FENCE}{FENCE_LANG}\n{body}\n{FENCE}" if fence else body
 
 

@@ -166,6 +166,8 @@ class KeyedReader:
                 st._pos += 1
             elif self.phase == _K_COLON and c == ":":
                 st._pos += 1
+                self.phase = _K_VALUE_WAIT
+            elif self.phase == _K_VALUE_WAIT:  # the value starts here (whitespace skipped)
                 self.phase = _K_VALUE
                 self.args_state = 1
                 self._raw = JsonRaw(self.markers)
@@ -276,6 +278,10 @@ class JsonCallsStream(BuiltinToolStream):
                 self._pos += len(found)
             self._state = _BODY_WAIT
             return True
+        if state == _AFTER and self._region.end is None:  # the value closed the region
+            self._structure()
+            self._state = _CONTENT
+            return True
         if state in (_BODY_WAIT, _ELEM_WAIT, _ELEM_SEP, _AFTER):
             if not self._skip_ws():
                 return False
@@ -314,10 +320,7 @@ class JsonCallsStream(BuiltinToolStream):
                 self._state = _CONTENT
             return True
         if state == _AFTER:
-            if region.end is None:
-                self._structure()
-                self._state = _CONTENT
-            elif at_end_marker:
+            if at_end_marker:
                 self._close_region()
             else:
                 self._state = _SKIP
