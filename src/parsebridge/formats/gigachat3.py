@@ -1,4 +1,4 @@
-"""GigaChat 3: ``function call<|role_sep|>\\n{"name": …, "arguments": …}`` after the content."""
+"""GigaChat 3: ``<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{"name": …, "arguments": …}`` after the content."""
 
 from __future__ import annotations
 
@@ -13,8 +13,12 @@ MESSAGE_SEP, EOS = "<|message_sep|>", "</s>"
 
 
 def render(calls: Any, *, token: bool = False) -> str:
-    """One call per turn in the format; several are rendered one after another."""
-    head = CALL_TOKEN if token else CALL_PREFIX + "\n"
+    """The content's closing ``<|message_sep|>`` and the call header, then the call object.
+
+    One call per turn in the format; several are rendered one after another.
+    With `token`, the single ``<|function_call|>`` token follows the content directly.
+    """
+    head = CALL_TOKEN if token else MESSAGE_SEP + "\n\n" + CALL_PREFIX + "\n"
     return "\n".join(head + dump_json({"name": n, "arguments": a}) for n, a in calls)
 
 
