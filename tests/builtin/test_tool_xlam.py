@@ -44,6 +44,13 @@ def test_not_calls() -> None:
     jp.check(P, 'text before [{"name": "a"}]', 'text before [{"name": "a"}]', [])  # bare arrays only lead
 
 
+def test_bare_array_after_think_end() -> None:
+    """Without a reasoning parser, the array may lead right after </think>; the thinking stays content."""
+    text = '<think>Weather first.</think>\n[{"name": "a", "arguments": {"x": 1}}]'
+    jp.check(P, text, "<think>Weather first.</think>\n", [("a", {"x": 1}, None)])
+    jp.check(P, "<think>x</think> [1, 2]", "<think>x</think> [1, 2]", [])
+
+
 def test_truncated_and_invalid() -> None:
     jp.check(P, '[{"name": "a", "arguments": {"x": "y', None, [("a", {}, '{"x": "y')])
     jp.check(P, '[{"name": "a", "arguments": "x=1"}]', None, [("a", {}, '"x=1"')])

@@ -75,6 +75,9 @@ class JsonCallsSpec:
     leading: Region | None = None
     #: wrapper markers that are structure, not content (e.g. Cohere's response tags).
     drop: tuple[str, ...] = ()
+    #: markers after which a bare value may lead again (kept in the content), e.g. ``</think>``
+    #: when no reasoning parser ran first.
+    relead: tuple[str, ...] = ()
     reader: type[Any] = ObjectReader
 
     @property
@@ -192,7 +195,7 @@ class JsonCallsStream(BuiltinToolStream):
         super().__init__(parser)
         spec = self.spec
         self._by_start = {r.start: r for r in spec.regions}
-        self._starts = tuple(self._by_start) + spec.drop
+        self._starts = tuple(self._by_start) + spec.drop + spec.relead
         self._state = _START if spec.leading is not None else _CONTENT
         self._region = spec.leading or spec.regions[0]
         self._reader: Any = None
@@ -240,6 +243,11 @@ class JsonCallsStream(BuiltinToolStream):
             if found is None:
                 return False
             region = self._by_start.get(found)
+            if found in self.spec.relead:  # content, after which a bare value may lead
+                self._content(found)
+                self._pos += len(found)
+                self._state = _START
+                return True
             if region is None:  # a wrapper marker: structure
                 self._pos += len(found)
                 self._structure()

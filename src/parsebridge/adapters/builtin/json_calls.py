@@ -3,7 +3,8 @@
 What API gateways accept from models without a dedicated format: one call
 object or an array of call objects, either as the whole output (it must open
 the output, after whitespace) or in a Markdown fence (````` ```json … ``` `````
-or ````` ``` … ``` `````) anywhere, with text around the fence as content.
+or ````` ``` … ``` `````) anywhere, with text around the fence as content. A bare
+value may also lead right after ``</think>`` (when no reasoning parser ran first).
 "parameters" is accepted as a synonym of "arguments".
 
 Malformed output (see `_jsoncalls`): a leading JSON value that is not a call (a
@@ -19,11 +20,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.json_calls import FENCE, FENCE_LANG
+from ...formats.think import END as THINK_END
 from ._jsoncalls import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(
     regions=(Region(FENCE, FENCE, shape=ANY, openers=(FENCE_LANG,)),),
     leading=Region("", shape=ANY),
+    relead=(THINK_END,),
 )
 
 

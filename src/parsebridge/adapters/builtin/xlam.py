@@ -4,13 +4,14 @@ The forms the format admits (those vLLM's xlam handler reads): the array as
 the whole output (it must open the output, after whitespace), in a Markdown
 fence (````` ```json … ``` ````` or ````` ``` … ``` `````) anywhere, after ``[TOOL_CALLS]``,
 or between ``<tool_call>`` and ``</tool_call>``. Text around a fenced or marked
-array is content. "parameters" is accepted as a synonym of "arguments".
+array is content. When no reasoning parser ran first, a bare array may also
+lead right after ``</think>`` (the thinking stays content), as vLLM's handler reads it.
+"parameters" is accepted as a synonym of "arguments".
 
 Malformed output (see `_jsoncalls`): a fence or marker whose body is not a call
 array (a code block, ``[1, 2]``) is content verbatim, and so is a leading array
 whose first element has no name. vLLM skips elements without "arguments"; we
-keep them with ``{}`` (builtin rule 5: missing arguments → ``{}``). vLLM also
-looks for the array inside ``</think>`` … — reasoning is the reasoning parser's.
+keep them with ``{}`` (builtin rule 5: missing arguments → ``{}``).
 
 `format_tool_result`: the result as the tool message's content (no id).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...formats.think import END as THINK_END
 from ...formats.xlam import FENCE, FENCE_LANG, TAG_END, TAG_START, TOOL_CALLS
 from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
@@ -29,6 +31,7 @@ SPEC = JsonCallsSpec(
         Region(TAG_START, TAG_END, shape=ARRAY),
     ),
     leading=Region("", shape=ARRAY),
+    relead=(THINK_END,),
 )
 
 
