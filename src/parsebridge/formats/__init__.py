@@ -49,6 +49,13 @@ TOOL_FORMATS: dict[str, str] = {
     "hunyuan_a13b": "hunyuan_a13b:TOOL",
     "phi4_mini": "phi4_mini:TOOL",
     "seed_oss": "seed_oss:TOOL",
+    # JSON-payload formats (tools-a)
+    "granite_20b_fc": "granite:TOOL_20B_FC",
+    "json": "json_calls:TOOL",
+    "cohere": "cohere:TOOL",
+    "longcat": "longcat:TOOL",
+    "gigachat3": "gigachat3:TOOL",
+    "apertus": "apertus:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -1,12 +1,17 @@
-"""IBM Granite 3.x: ``<|tool_call|>`` + a JSON array of calls."""
+"""IBM Granite: 3.x ``<|tool_call|>`` + a JSON array of calls; granite-20b-functioncalling ``<function_call> {json}``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._base import ReasoningFormat, TextGrammar, ToolFormat, dump_json, joined, object_call
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call, result_text
 
 TAG = "<|tool_call|>"
+#: Granite 3.1+ may write the marker as plain text instead of the special token.
+TEXT_TAG = "<tool_call>"
+#: granite-20b-functioncalling: one marker per call object, no closing marker.
+FC_TAG = "<function_call>"
+ROLE_START, ROLE_END, TURN_END = "<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"
 
 
 def render(calls: Any) -> str:
@@ -15,28 +20,29 @@ def render(calls: Any) -> str:
 
 GRAMMAR = TextGrammar((TAG,), object_call(), joined(", ", f"{TAG}[", "]"))
 
+
+def render_fc(calls: Any, *, sep: str = "\n") -> str:
+    return sep.join(f"{FC_TAG} " + dump_json({"name": n, "arguments": a}) for n, a in calls)
+
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """The Granite 3.x template's tool turn: ``<|start_of_role|>tool<|end_of_role|>…<|end_of_text|>`` (no id)."""
+    return f"{ROLE_START}tool{ROLE_END}{result_text(result)}{TURN_END}"
+
+
 TOOL = ToolFormat(
     family="granite",
-    summary='`<|tool_call|>[{"name": …, "arguments": …}]`',
+    summary='`<|tool_call|>[{"name": …, "arguments": …}]` (Granite 3.x; `<tool_call>` as text too)',
     markers=(TAG,),
     render=render,
     grammar=GRAMMAR,
+    format_tool_result=format_tool_result,
 )
 
-THOUGHT, RESPONSE = "Here is my thought process:", "Here is my response:"
-
-
-def render_reasoning(reasoning: str | None, content: str, *, started: bool | None = None) -> str:
-    """Granite 3.2 thinking: the thought-process heading, the reasoning, the response heading, the answer."""
-    if reasoning is None:
-        return content
-    return f"{THOUGHT}\n{reasoning}\n{RESPONSE}\n{content}"
-
-
-REASONING = ReasoningFormat(
-    family="granite",
-    summary="`Here is my thought process:` … `Here is my response:` … (Granite 3.2)",
-    start=THOUGHT,
-    end=RESPONSE,
-    render=render_reasoning,
+TOOL_20B_FC = ToolFormat(
+    family="granite_20b_fc",
+    summary='`<function_call> {"name": …, "arguments": …}` per call (granite-20b-functioncalling)',
+    markers=(FC_TAG,),
+    render=render_fc,
+    format_tool_result=format_tool_result,
 )

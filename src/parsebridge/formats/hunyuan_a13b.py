@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from ._base import ToolFormat
-from .jamba import END, GRAMMAR, START, render
+from .jamba import END, GRAMMAR, START, format_tool_result, render
 
 TOOL = ToolFormat(
     family="hunyuan_a13b",
-    summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`',
+    summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>` (Jamba\'s shape)',
     markers=(START, END),
     render=render,
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
+    format_tool_result=format_tool_result,
 )

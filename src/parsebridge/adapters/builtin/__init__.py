@@ -29,6 +29,18 @@ TOOL_PARSERS: dict[str, str] = {
     "pythonic": "pythonic:PythonicToolParser",
     "deepseek_v3": "deepseek_v3:DeepSeekV3ToolParser",
     "qwen3_coder": "qwen3_coder:Qwen3CoderToolParser",
+    # JSON-payload formats (one machine, `_jsoncalls`)
+    "granite": "granite:GraniteToolParser",
+    "granite_20b_fc": "granite:GraniteFcToolParser",
+    "jamba": "jamba:JambaToolParser",
+    "phi4_mini": "phi4_mini:Phi4MiniToolParser",
+    "xlam": "xlam:XlamToolParser",
+    "internlm": "internlm:InternlmToolParser",
+    "json": "json_calls:JsonToolParser",
+    "cohere": "cohere:CohereToolParser",
+    "longcat": "longcat:LongcatToolParser",
+    "gigachat3": "gigachat3:GigaChat3ToolParser",
+    "apertus": "apertus:ApertusToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {

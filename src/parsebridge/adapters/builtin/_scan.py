@@ -446,6 +446,8 @@ class ObjectReader:
     """
 
     ARG_KEYS: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
+    #: keys naming the function (Cohere writes "tool_name"); the first one seen counts.
+    NAME_KEYS: ClassVar[tuple[str, ...]] = ("name",)
 
     def __init__(self, markers: Sequence[str]) -> None:
         self.markers = tuple(markers)
@@ -505,7 +507,7 @@ class ObjectReader:
                 self.phase = _VALUE_WAIT
             else:  # _VALUE_WAIT
                 key = self._key
-                if key == "name" and self.name is None:
+                if key in self.NAME_KEYS and self.name is None:
                     self._role = _NAME
                 elif key in self.ARG_KEYS and self.args_state == 0:
                     self._role = _ARGS

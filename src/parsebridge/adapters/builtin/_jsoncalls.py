@@ -1,0 +1,425 @@
+"""One incremental machine for the JSON-payload tool formats: a marker, a JSON value, maybe an end marker.
+
+Granite, Jamba/Hunyuan-A13B, Phi-4-mini, xLAM, InternLM, Cohere, LongCat,
+GigaChat 3, Apertus and the generic gateway ``json`` format all write their
+calls the same way underneath: an opening marker (or nothing, at the start
+of the output), then either a JSON array of call objects or one call object,
+then an optional closing marker. They differ only in those markers, in the
+keys of a call object and in a few wrapper tokens; each is a `JsonCallsSpec`
+here and a thin subclass in its own module (with the format's details in its
+docstring).
+
+The machine (content → region → value → elements → after) streams: a call
+is announced when its name string closes and its arguments are streamed raw
+as they arrive (JSON string state is tracked, so markers inside strings do
+not end anything). Policy for malformed regions, on top of `_scan`'s:
+
+* a region whose first element yields no name (not JSON, a plain JSON answer,
+  an empty ``[]``-less body) is content verbatim, markers included;
+  ``[]`` (an empty call list) is structure;
+* in an array that already produced a call, a nameless element is content
+  (verbatim, in place) and the array goes on; a character that cannot
+  continue the array ends it: the rest of the region up to its end marker is
+  ignored (or, for formats without an end marker, the rest is content);
+* the end marker cutting an element (missing ``}``/``]``) ends the element:
+  named → kept (arguments flagged unless already a complete object);
+* end of output inside an element: named → kept, unnamed → content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ._scan import (
+    BROKEN,
+    CLOSED,
+    DONE,
+    EOB,
+    MARKER,
+    MORE,
+    NEED,
+    STOP,
+    BuiltinToolParser,
+    BuiltinToolStream,
+    JsonRaw,
+    ObjectReader,
+    find_markers,
+    loads_or_none,
+    match_marker,
+    safe_end,
+)
+
+ARRAY, OBJECT, ANY = "array", "object", "any"
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where calls live: `start` marker (``""`` = a bare value at the start of the output)."""
+
+    start: str
+    #: closing marker; None when the JSON value's own end closes the region.
+    end: str | None = None
+    #: what the value may be: a call array, one call object, or either.
+    shape: str = ARRAY
+    #: optional text right after `start` (after whitespace), e.g. ``json`` after a ``` fence.
+    openers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JsonCallsSpec:
+    """A JSON-payload format: its regions, wrapper markers dropped from content, its call reader."""
+
+    regions: tuple[Region, ...]
+    #: a bare JSON value at the very start of the output (after whitespace) is a region too.
+    leading: Region | None = None
+    #: wrapper markers that are structure, not content (e.g. Cohere's response tags).
+    drop: tuple[str, ...] = ()
+    #: markers after which a bare value may lead again (kept in the content), e.g. ``</think>``
+    #: when no reasoning parser ran first.
+    relead: tuple[str, ...] = ()
+    reader: type[Any] = ObjectReader
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        found: list[str] = []
+        for r in self.regions:
+            found += [m for m in (r.start, r.end) if m and m not in found]
+        return tuple(found) + tuple(m for m in self.drop if m not in found)
+
+
+def match_option(buf: str, i: int, options: tuple[str, ...], final: bool) -> str | None:
+    """The longest option starting at `buf[i]`; MORE while a longer one may still complete."""
+    rest = buf[i:]
+    if not final and any(len(rest) < len(o) and o.startswith(rest) for o in options):
+        return MORE
+    best = None
+    for o in options:
+        if rest.startswith(o) and (best is None or len(o) > len(best)):
+            best = o
+    return best
+
+
+# --- a call object keyed by its name: {"get_weather": {"city": "Paris"}} (Apertus) ---------------
+
+_K_WAIT, _K_KEY, _K_COLON, _K_VALUE_WAIT, _K_VALUE, _K_AFTER = range(6)
+
+
+class KeyedReader:
+    """Reads ``{"NAME": arguments}`` after its ``{``, with `ObjectReader`'s step protocol.
+
+    The single key is the function name (announced when its string closes),
+    its value the arguments (streamed raw). A second key breaks the object.
+    """
+
+    def __init__(self, markers: tuple[str, ...]) -> None:
+        self.markers = markers
+        self._firsts = frozenset(m[0] for m in markers)
+        self.phase = _K_WAIT
+        self.name: str | None = None
+        self.args_state = 0
+        self.marker: str | None = None
+        self._raw = JsonRaw(markers)
+        self._tok: list[str] = []
+
+    def step(self, st: BuiltinToolStream) -> str:
+        while True:
+            if self.phase == _K_KEY:
+                start = st._pos
+                end, why = self._raw.scan(st._buf, start, (), st._final, stop_at_close=True)
+                st._pos = end
+                if why != CLOSED:
+                    self._tok.append(st._buf[start:end])
+                    return NEED
+                self._tok.append(st._buf[start : end - 1])
+                name = loads_or_none('"' + "".join(self._tok) + '"')
+                if not isinstance(name, str):
+                    return BROKEN
+                self.name = name
+                st._commit(name)
+                self.phase = _K_COLON
+                continue
+            if self.phase == _K_VALUE:
+                start = st._pos
+                end, why = self._raw.scan(st._buf, start, self.markers, st._final, stops=",}")
+                st._pos = end
+                st._args(st._buf[start:end])
+                if why == STOP:
+                    self.args_state = 2
+                    self.phase = _K_AFTER
+                    continue
+                if why == MARKER:
+                    self.marker = self._raw.marker
+                    return MARKER
+                return NEED
+            if not st._skip_ws():
+                return NEED
+            c = st._buf[st._pos]
+            if c in self._firsts:
+                found = match_marker(st._buf, st._pos, self.markers, st._final)
+                if found == MORE:
+                    return NEED
+                if found is not None:
+                    self.marker = found
+                    return MARKER
+            if self.phase == _K_WAIT and c == '"':
+                self.phase = _K_KEY
+                self._raw = JsonRaw(self.markers)
+                self._raw.in_str = True
+                st._pos += 1
+            elif self.phase == _K_COLON and c == ":":
+                st._pos += 1
+                self.phase = _K_VALUE_WAIT
+            elif self.phase == _K_VALUE_WAIT:  # the value starts here (whitespace skipped)
+                self.phase = _K_VALUE
+                self.args_state = 1
+                self._raw = JsonRaw(self.markers)
+            elif self.phase in (_K_WAIT, _K_AFTER) and c == "}":
+                st._pos += 1
+                return DONE
+            else:
+                return BROKEN
+
+
+# --- the machine -------------------------------------------------------------------------------
+
+_START, _CONTENT, _OPENER, _BODY_WAIT, _ELEM_WAIT, _OBJECT, _ELEM_SEP, _AFTER, _SKIP = range(9)
+
+
+class JsonCallsStream(BuiltinToolStream):
+    """Incremental machine for one `JsonCallsSpec` (set by the subclass)."""
+
+    spec: ClassVar[JsonCallsSpec]
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        spec = self.spec
+        self._by_start = {r.start: r for r in spec.regions}
+        self._starts = tuple(self._by_start) + spec.drop + spec.relead
+        self._state = _START if spec.leading is not None else _CONTENT
+        self._region = spec.leading or spec.regions[0]
+        self._reader: Any = None
+        self._array = False
+        self._first_index = -1
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _open(self, region: Region, pos: int) -> None:
+        self._begin_span(pos)
+        self._region = region
+        self._first_index = self._index
+
+    def _region_calls(self) -> int:
+        return self._index - self._first_index
+
+    def _end_marker_at(self) -> str | None:
+        """MORE / the region's end marker / None at the cursor (the cursor is on a character)."""
+        end = self._region.end
+        if end is None or self._buf[self._pos] != end[0]:
+            return None
+        return match_marker(self._buf, self._pos, (end,), self._final)
+
+    def _close_region(self) -> None:
+        """The region's end marker is at the cursor: consume it; the region was structure."""
+        end = self._region.end
+        assert end is not None
+        self._pos += len(end)
+        self._structure()
+        self._state = _CONTENT
+
+    def _give_up(self) -> None:
+        """The value cannot continue at the cursor."""
+        if self._span is not None:
+            self._reject(self._pos)
+        if self._region_calls() and self._region.end is not None:
+            self._state = _SKIP
+        else:
+            self._state = _CONTENT
+
+    # -- the step ---------------------------------------------------------------------------------
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _CONTENT:
+            found = self._outside(self._starts)
+            if found is None:
+                return False
+            region = self._by_start.get(found)
+            if found in self.spec.relead:  # content, after which a bare value may lead
+                self._content(found)
+                self._pos += len(found)
+                self._state = _START
+                return True
+            if region is None:  # a wrapper marker: structure
+                self._pos += len(found)
+                self._structure()
+                return True
+            self._open(region, self._pos)
+            self._pos += len(found)
+            self._state = _OPENER if region.openers else _BODY_WAIT
+            return True
+        if state == _START:
+            start = self._pos
+            more = self._skip_ws()
+            self._content(buf[start : self._pos])
+            if not more:
+                return False
+            lead = self.spec.leading
+            assert lead is not None
+            marker = match_marker(buf, self._pos, self._starts, self._final)
+            if marker == MORE:
+                return False
+            c = buf[self._pos]
+            if marker is not None:  # a marked region (e.g. ``[TOOL_CALLS]``) is not a bare value
+                self._state = _CONTENT
+            elif (c == "[" and lead.shape != OBJECT) or (c == "{" and lead.shape != ARRAY):
+                self._open(lead, self._pos)
+                self._state = _BODY_WAIT
+            else:
+                self._state = _CONTENT
+            return True
+        if state == _OPENER:
+            if not self._skip_ws() and not self._final:
+                return False
+            found = match_option(buf, self._pos, self._region.openers, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                self._pos += len(found)
+            self._state = _BODY_WAIT
+            return True
+        if state == _AFTER and self._region.end is None:  # the value closed the region
+            self._structure()
+            self._state = _CONTENT
+            return True
+        if state in (_BODY_WAIT, _ELEM_WAIT, _ELEM_SEP, _AFTER):
+            if not self._skip_ws():
+                return False
+            found = self._end_marker_at()
+            if found == MORE:
+                return False
+            return self._at_char(state, buf[self._pos], found is not None)
+        if state == _OBJECT:
+            return self._object_step()
+        # _SKIP: ignore the rest of a broken region up to its end marker
+        end = self._region.end
+        assert end is not None
+        j, which = find_markers(buf, self._pos, (end,))
+        if which is None:
+            self._pos = safe_end(buf, self._pos, (end,), self._final)
+            return False
+        self._pos = j
+        self._close_region()
+        return True
+
+    def _at_char(self, state: int, c: str, at_end_marker: bool) -> bool:
+        region = self._region
+        if state == _BODY_WAIT:
+            if at_end_marker:  # an empty region: not a call
+                self._pos += len(region.end or "")
+                self._reject(self._pos)
+                self._state = _CONTENT
+            elif c == "[" and region.shape != OBJECT:
+                self._pos += 1
+                self._array = True
+                self._state = _ELEM_WAIT
+            elif c == "{" and region.shape != ARRAY:
+                self._open_object(False)
+            else:
+                self._reject(self._pos)
+                self._state = _CONTENT
+            return True
+        if state == _AFTER:
+            if at_end_marker:
+                self._close_region()
+            else:
+                self._state = _SKIP
+            return True
+        if at_end_marker:  # the end marker where an element or separator belongs: close leniently
+            if self._region_calls():
+                self._close_region()
+            else:
+                self._give_up()
+            return True
+        if state == _ELEM_WAIT and c == "{":
+            self._begin_span(self._pos)
+            self._open_object(True)
+        elif c == "]" and (state == _ELEM_SEP or self._span is not None or self._region_calls()):
+            self._pos += 1
+            if self._span is not None:  # `[]`: an empty call list is structure
+                self._drop_span()
+                self._structure()
+            self._state = _AFTER
+        elif state == _ELEM_SEP and c == ",":
+            self._pos += 1
+            self._state = _ELEM_WAIT
+        else:
+            self._give_up()
+        return True
+
+    def _open_object(self, in_array: bool) -> None:
+        self._pos += 1
+        self._array = in_array
+        end = self._region.end
+        self._reader = self.spec.reader((end,) if end else ())
+        self._state = _OBJECT
+
+    def _object_step(self) -> bool:
+        r = self._reader.step(self)
+        if r == NEED:
+            return False
+        named = self._in_call
+        if named:
+            self._end_call(self._pos)
+        if r == DONE:
+            if not named:
+                self._reject(self._pos)
+                if not (self._array and self._region_calls()):
+                    self._state = _CONTENT
+                    return True
+            self._state = _ELEM_SEP if self._array else _AFTER
+        elif r == MARKER:
+            if named or self._region_calls():
+                self._reject(self._pos)  # an unnamed element after calls: content, in place
+                self._close_region()
+            else:
+                self._give_up()
+        else:  # BROKEN
+            self._give_up()
+        return True
+
+
+class JsonCallsParser(BuiltinToolParser):
+    """Base of the JSON-payload parsers; subclasses set `name`, `stream_class` (with its spec)."""
+
+    stream_class: ClassVar[type[JsonCallsStream]]
+
+    def has_tool_calls(self, text: str) -> bool:
+        """A region start anywhere, or (formats with bare calls) a leading ``[``/``{``."""
+        spec = self.stream_class.spec
+        if any(r.start in text for r in spec.regions):
+            return True
+        lead = spec.leading
+        if lead is None:
+            return False
+        head = text.lstrip(" \t\r\n")[:1]
+        return (head == "[" and lead.shape != OBJECT) or (head == "{" and lead.shape != ARRAY)
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        from ...formats import tool_format
+
+        return tool_format(self.family_format).format_tool_result(tool_call_id, result)
+
+    #: the `formats` family whose tool-result message this parser uses.
+    family_format: ClassVar[str] = ""
+
+
+__all__ = [
+    "ANY",
+    "ARRAY",
+    "EOB",
+    "OBJECT",
+    "JsonCallsParser",
+    "JsonCallsSpec",
+    "JsonCallsStream",
+    "KeyedReader",
+    "Region",
+]

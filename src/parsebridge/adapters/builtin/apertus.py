@@ -1,0 +1,36 @@
+"""Swiss AI Apertus tool calls: ``<|tools_prefix|>[{"get_weather": {"city": "Bern"}}, ...]<|tools_suffix|>``.
+
+A JSON array between ``<|tools_prefix|>`` and ``<|tools_suffix|>`` whose items are
+single-key objects: the key is the function name, its value the arguments.
+Text around the block is content.
+
+Malformed output (see `_jsoncalls`): a block whose body is not such an array is
+content verbatim; an item with a second key ends the array (the rest of the
+block is ignored); the suffix cutting an item ends the call (kept, arguments
+flagged unless complete); a missing suffix at end of output keeps the calls
+read (vLLM makes the suffix optional too; SGLang then returns the block as text).
+
+`format_tool_result`: the result as the tool message's content (JSON; no id).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...formats.apertus import END, START
+from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, KeyedReader, Region
+
+SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),), reader=KeyedReader)
+
+
+class ApertusToolStream(JsonCallsStream):
+    spec = SPEC
+
+
+class ApertusToolParser(JsonCallsParser):
+    """Apertus ``<|tools_prefix|>`` name-keyed arrays (builtin, incremental)."""
+
+    name = "apertus"
+    markers: ClassVar[tuple[str, ...]] = SPEC.markers
+    stream_class = ApertusToolStream
+    family_format = "apertus"

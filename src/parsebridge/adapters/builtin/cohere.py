@@ -1,0 +1,63 @@
+"""Cohere Command tool calls: Command A ``<|START_ACTION|>[…]<|END_ACTION|>``, Command R ``Action: ```json […]````.
+
+Each call is ``{"tool_call_id": "0", "tool_name": …, "parameters": {…}}``;
+"name" and "arguments" are accepted as synonyms, ``tool_call_id`` is ignored
+(the OpenAI id is ours). Command A (vLLM ``cohere_command3``/``cohere_command4``,
+SGLang ``cohere_command4``) wraps its answer in ``<|START_RESPONSE|>…<|END_RESPONSE|>``:
+those tags are structure and never reach the content. Command R/R+ writes
+``Action:`` and a ```json-fenced array instead; both are read. Thinking
+(``<|START_THINKING|>``) is the reasoning parser's.
+
+Malformed output (see `_jsoncalls`): an action block whose body is not a call
+array is content verbatim (SGLang returns only the text before it); the end
+marker cutting a call object ends it (named → kept, arguments flagged unless
+complete). "Action:" followed by anything but a call array is prose.
+
+`format_tool_result`: Command A's ``<|START_TOOL_RESULT|>[{"tool_call_id": id,
+"results": {"0": result}, "is_error": null}]<|END_TOOL_RESULT|>`` (a non-object
+result becomes ``{"result": …}``: documents are objects).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...formats.cohere import (
+    ACTION_PREFIX,
+    END_ACTION,
+    END_RESPONSE,
+    FENCE,
+    FENCE_LANG,
+    START_ACTION,
+    START_RESPONSE,
+)
+from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from ._scan import ObjectReader
+
+
+class CohereObjectReader(ObjectReader):
+    NAME_KEYS: ClassVar[tuple[str, ...]] = ("tool_name", "name")
+    ARG_KEYS: ClassVar[tuple[str, ...]] = ("parameters", "arguments")
+
+
+SPEC = JsonCallsSpec(
+    regions=(
+        Region(START_ACTION, END_ACTION, shape=ARRAY),
+        Region(ACTION_PREFIX, FENCE, shape=ARRAY, openers=(FENCE + FENCE_LANG, FENCE)),
+    ),
+    drop=(START_RESPONSE, END_RESPONSE),
+    reader=CohereObjectReader,
+)
+
+
+class CohereToolStream(JsonCallsStream):
+    spec = SPEC
+
+
+class CohereToolParser(JsonCallsParser):
+    """Cohere Command A/R action blocks (builtin, incremental)."""
+
+    name = "cohere"
+    markers: ClassVar[tuple[str, ...]] = (START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE)
+    stream_class = CohereToolStream
+    family_format = "cohere"

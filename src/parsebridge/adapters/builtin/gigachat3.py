@@ -1,0 +1,40 @@
+"""GigaChat 3 tool calls: ``function call<|role_sep|>\\n{"name": ..., "arguments": {...}}``.
+
+The content comes first (optionally closed by ``<|message_sep|>``), then the
+call header ``function call<|role_sep|>`` (or the single token
+``<|function_call|>``) and one JSON call object; a trailing ``</s>`` or
+``<|message_sep|>`` is structure, not content. "parameters" is accepted as a
+synonym of "arguments".
+
+Malformed output (see `_jsoncalls`): a header not followed by a call object is
+content verbatim; an object that breaks after its name keeps the call and the
+rest is content; at end of output a named call is kept (arguments flagged
+unless complete).
+
+`format_tool_result`: the result as the function-result message's content (JSON; no id).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...formats.gigachat3 import CALL_PREFIX, CALL_TOKEN, EOS, MESSAGE_SEP
+from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+
+SPEC = JsonCallsSpec(
+    regions=(Region(CALL_PREFIX, shape=OBJECT), Region(CALL_TOKEN, shape=OBJECT)),
+    drop=(MESSAGE_SEP, EOS),
+)
+
+
+class GigaChat3ToolStream(JsonCallsStream):
+    spec = SPEC
+
+
+class GigaChat3ToolParser(JsonCallsParser):
+    """GigaChat 3 ``function call<|role_sep|>`` JSON (builtin, incremental)."""
+
+    name = "gigachat3"
+    markers: ClassVar[tuple[str, ...]] = SPEC.markers
+    stream_class = GigaChat3ToolStream
+    family_format = "gigachat3"

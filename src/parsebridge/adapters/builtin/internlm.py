@@ -1,0 +1,37 @@
+"""InternLM 2.5 / Intern-S1 tool calls: ``<|action_start|><|plugin|>\\n{"name": ..., "parameters": {...}}<|action_end|>``.
+
+One call object per block; "arguments" is accepted as a synonym of
+"parameters". SGLang's detector (``interns1``) expects a space between the two
+opening tokens, vLLM's none: whitespace there is allowed. Text around blocks is
+content.
+
+Malformed output (see `_jsoncalls`): ``<|action_start|>`` followed by anything
+but ``<|plugin|>`` and a call object (e.g. ``<|interpreter|>`` code) is content
+verbatim; ``<|action_end|>`` cutting the object ends the call (named → kept,
+arguments flagged unless complete).
+
+`format_tool_result`: InternLM's plugin-result turn,
+``<|im_start|>environment name=<|plugin|>\\n{result}<|im_end|>``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...formats.internlm import ACTION_END, ACTION_START, PLUGIN
+from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+
+SPEC = JsonCallsSpec(regions=(Region(ACTION_START, ACTION_END, shape=OBJECT, openers=(PLUGIN,)),))
+
+
+class InternlmToolStream(JsonCallsStream):
+    spec = SPEC
+
+
+class InternlmToolParser(JsonCallsParser):
+    """InternLM ``<|action_start|><|plugin|>`` blocks (builtin, incremental)."""
+
+    name = "internlm"
+    markers: ClassVar[tuple[str, ...]] = (ACTION_START, PLUGIN, ACTION_END)
+    stream_class = InternlmToolStream
+    family_format = "internlm"

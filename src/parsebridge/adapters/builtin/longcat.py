@@ -1,0 +1,34 @@
+"""Meituan LongCat-Flash tool calls: ``<longcat_tool_call>{"name": ..., "arguments": {...}}</longcat_tool_call>``.
+
+Hermes's format with its own tags (vLLM's longcat parser is its Hermes parser
+with these markers): one call object per block, text around blocks is content,
+"parameters" accepted as a synonym of "arguments".
+
+Malformed output (see `_jsoncalls`): a block whose body yields no name is content
+verbatim; the end tag cutting the object ends the call (named → kept, arguments
+flagged unless complete); text between the object and the end tag is ignored.
+
+`format_tool_result`: ``<longcat_tool_response>{result}</longcat_tool_response>``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...formats.longcat import END, START
+from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+
+SPEC = JsonCallsSpec(regions=(Region(START, END, shape=OBJECT),))
+
+
+class LongcatToolStream(JsonCallsStream):
+    spec = SPEC
+
+
+class LongcatToolParser(JsonCallsParser):
+    """LongCat ``<longcat_tool_call>`` blocks (builtin, incremental)."""
+
+    name = "longcat"
+    markers: ClassVar[tuple[str, ...]] = SPEC.markers
+    stream_class = LongcatToolStream
+    family_format = "longcat"
