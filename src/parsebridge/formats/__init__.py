@@ -42,6 +42,10 @@ TOOL_FORMATS: dict[str, str] = {
     "hunyuan_a13b": "hunyuan_a13b:TOOL",
     "phi4_mini": "phi4_mini:TOOL",
     "seed_oss": "seed_oss:TOOL",
+    # DSML (tools-b)
+    "deepseek_v32": "deepseek_v32:TOOL",
+    "deepseek_v4": "deepseek_v4:TOOL",
+    "deepseek_v41": "deepseek_v41:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".
@@ -50,6 +54,7 @@ REASONING_FORMATS: dict[str, str] = {
     "deepseek_r1": "think:DEEPSEEK_R1",
     "qwen3_thinking": "think:QWEN3_THINKING",
     "mistral": "mistral:REASONING",
+    "gpt_oss": "gpt_oss:REASONING",
 }
 
 

@@ -29,12 +29,22 @@ TOOL_PARSERS: dict[str, str] = {
     "pythonic": "pythonic:PythonicToolParser",
     "deepseek_v3": "deepseek_v3:DeepSeekV3ToolParser",
     "qwen3_coder": "qwen3_coder:Qwen3CoderToolParser",
+    # special-token section formats (tools-b)
+    "kimi_k2": "kimi_k2:KimiK2ToolParser",
+    "deepseek_v31": "deepseek_v3:DeepSeekV31ToolParser",
+    "deepseek_v32": "deepseek_v32:DeepSeekV32ToolParser",
+    "deepseek_v4": "deepseek_v32:DeepSeekV4ToolParser",
+    "deepseek_v41": "deepseek_v32:DeepSeekV41ToolParser",
+    "step3": "step3:Step3ToolParser",
+    "gpt_oss": "gpt_oss:GptOssToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
     "qwen3": "reasoning:Qwen3ReasoningParser",
     "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
     "think": "reasoning:ThinkTagReasoningParser",
+    # harmony (tools-b): one format for reasoning, content and calls
+    "gpt_oss": "gpt_oss:GptOssReasoningParser",
 }
 
 
