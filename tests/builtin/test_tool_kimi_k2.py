@@ -86,12 +86,26 @@ def test_unrecoverable_is_content() -> None:
 def test_invalid_and_truncated() -> None:
     check(section(call("a", "[1, 2]")), None, [("a", {}, "[1, 2]")])
     check(section(call("a", '{"x": 1,}')), None, [("a", {}, '{"x": 1,}')])
-    check(SECTION_BEGIN + CALL_BEGIN + "functions.get:0" + ARG_BEGIN + '{"a": [1', None, [("get", {}, '{"a": [1')])
+    check(
+        SECTION_BEGIN + CALL_BEGIN + "functions.get:0" + ARG_BEGIN + '{"a": [1',
+        None,
+        [("get", {}, '{"a": [1')],
+    )
     check(SECTION_BEGIN + call("a", '{"x": 1}'), None, [("a", {"x": 1}, None)])
-    check("x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge", "x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge", [])
+    check(
+        "x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge",
+        "x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge",
+        [],
+    )
     # a new call marker inside a call's arguments ends it
     check(
-        SECTION_BEGIN + CALL_BEGIN + "functions.a:0" + ARG_BEGIN + '{"x": ' + call("b", "{}", 1) + SECTION_END,
+        SECTION_BEGIN
+        + CALL_BEGIN
+        + "functions.a:0"
+        + ARG_BEGIN
+        + '{"x": '
+        + call("b", "{}", 1)
+        + SECTION_END,
         None,
         [("a", {}, '{"x":'), ("b", {}, None)],
     )
@@ -116,14 +130,27 @@ def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
             calls = draw(st.lists(st.tuples(names, json_args(MARKERS)), min_size=1, max_size=3))
             rendered = [call(n, draw(dumps_style)(a), i) for i, (n, a) in enumerate(calls)]
             gap = draw(st.sampled_from(["", "\n"]))
-            items.append(("call", (calls[0][0], calls[0][1], SECTION_BEGIN + gap.join(rendered) + SECTION_END)))
+            items.append(
+                ("call", (calls[0][0], calls[0][1], SECTION_BEGIN + gap.join(rendered) + SECTION_END))
+            )
             items.extend(("call", (n, a, "")) for n, a in calls[1:])
         else:
             valid = False
-            items.append(("text", draw(st.sampled_from([section(call("", "{}", 1, "")), ARG_BEGIN, SECTION_END]))))
+            items.append(
+                ("text", draw(st.sampled_from([section(call("", "{}", 1, "")), ARG_BEGIN, SECTION_END])))
+            )
     if draw(st.booleans()):
         valid = False
-        items.append(("text", draw(st.sampled_from([SECTION_BEGIN + CALL_BEGIN + "functions.t:0" + ARG_BEGIN + "{", CALL_BEGIN]))))
+        items.append(
+            (
+                "text",
+                draw(
+                    st.sampled_from(
+                        [SECTION_BEGIN + CALL_BEGIN + "functions.t:0" + ARG_BEGIN + "{", CALL_BEGIN]
+                    )
+                ),
+            )
+        )
     text = "".join(v[2] if k == "call" else v for k, v in items)
     return text, (items if valid else None)
 

@@ -46,6 +46,7 @@ TOOL_FORMATS: dict[str, str] = {
     "deepseek_v32": "deepseek_v32:TOOL",
     "deepseek_v4": "deepseek_v4:TOOL",
     "deepseek_v41": "deepseek_v41:TOOL",
+    "kimi_k3": "kimi_k3:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

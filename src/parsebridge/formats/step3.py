@@ -23,7 +23,17 @@ def render(calls: Any) -> str:
 TOOL = ToolFormat(
     family="step3",
     summary='`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="…">…`',
-    markers=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP, INVOKE_OPEN, INVOKE_END, PARAM_OPEN, PARAM_END),
+    markers=(
+        CALLS_BEGIN,
+        CALLS_END,
+        CALL_BEGIN,
+        CALL_END,
+        SEP,
+        INVOKE_OPEN,
+        INVOKE_END,
+        PARAM_OPEN,
+        PARAM_END,
+    ),
     render=render,
     notes="format_tool_result: the result text as the tool message's content (no wrapper verified for Step-3).",
 )

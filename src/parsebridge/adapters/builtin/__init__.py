@@ -37,6 +37,7 @@ TOOL_PARSERS: dict[str, str] = {
     "deepseek_v41": "deepseek_v32:DeepSeekV41ToolParser",
     "step3": "step3:Step3ToolParser",
     "gpt_oss": "gpt_oss:GptOssToolParser",
+    "kimi_k3": "kimi_k3:KimiK3ToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {

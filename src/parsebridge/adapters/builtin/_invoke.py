@@ -36,6 +36,7 @@ from typing import Any
 from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,14 @@ class Dialect:
     head_begin: str = ""
     head_end: str = ""
     call_end: str = ""
+    #: what ends an open tag, and the attributes naming the function and a parameter
+    tag_end: str = ">"
+    name_attr: str = "name"
+    key_attr: str = "name"
+    #: attribute values escape ``"`` and ``&`` as ``&quot;``/``&amp;`` (Kimi K3)
+    unescape: bool = False
+    #: markers around plain content that are dropped (Kimi K3's response channel)
+    unwrap: tuple[str, ...] = ()
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -64,14 +73,23 @@ class Dialect:
             self.param_open,
             self.param_close,
             *extra,
+            *self.unwrap,
         )
 
 
-def tag_attrs(tag: str) -> dict[str, str]:
-    """``name="x" string="true"`` → {"name": "x", "string": "true"} (first occurrence wins)."""
+def tag_attrs(tag: str, unescape: bool = False) -> dict[str, str]:
+    """`` name="x" string="true"`` → {"name": "x", "string": "true"} (first occurrence wins).
+
+    Only a tag that is nothing but attributes counts: anything else gives {}.
+    """
     out: dict[str, str] = {}
+    if not _TAG.match(tag):
+        return out
     for m in _ATTR.finditer(tag):
-        out.setdefault(m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        if unescape:
+            value = value.replace("&quot;", '"').replace("&amp;", "&")
+        out.setdefault(m.group(1), value)
     return out
 
 
@@ -98,8 +116,8 @@ class InvokeStream(BuiltinToolStream):
         self._stray_ws: list[str] = []
         wrapper = tuple(m for m in (d.head_begin, d.head_end, d.call_end) if m)
         self._breakers = (d.section_end, *d.section_begins, d.invoke_open, *wrapper)
-        self._in_section_markers = (*d.section_begins, d.invoke_open, d.section_end, *wrapper)
-        self._outside_markers = (*d.section_begins, d.invoke_open, *wrapper)
+        self._in_section_markers = (*d.section_begins, d.invoke_open, d.section_end, *wrapper, *d.unwrap)
+        self._outside_markers = (*d.section_begins, d.invoke_open, *wrapper, *d.unwrap)
         self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
         self._opaque_ends = (d.invoke_close, *self._breakers)
@@ -108,6 +126,13 @@ class InvokeStream(BuiltinToolStream):
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:
         """Collect an open tag's text up to ``>``: True at ``>`` (consumed), None on more, False at ``<``."""
+        end = self._d.tag_end
+        if end != ">":  # a special-token tag end: the tag runs to it
+            j, which = find_markers(self._buf, self._pos, (end,))
+            stop = j if which is not None else safe_end(self._buf, self._pos, (end,), self._final)
+            self._tag.append(self._buf[self._pos : stop])
+            self._pos = stop + (len(end) if which is not None else 0)
+            return True if which is not None else None
         buf = self._buf
         n = len(buf)
         i = self._pos
@@ -190,6 +215,9 @@ class InvokeStream(BuiltinToolStream):
             elif which == d.head_begin:
                 self._begin_span(self._pos - len(which))
                 self._state = _HEAD
+            elif which in d.unwrap:
+                if self._span is None:
+                    self._structure()
             elif self._span is None:  # a lone wrapper marker: structure after a call, else content
                 if (self._in_section and self._section_named) or (self._ws_mode and self._seen_structure):
                     self._structure()
@@ -210,7 +238,7 @@ class InvokeStream(BuiltinToolStream):
                 return False
             tag = "".join(self._tag)
             if state == _OPEN_TAG:
-                name = tag_attrs(tag).get("name", "").strip() if done else ""
+                name = tag_attrs(tag, d.unescape).get(d.name_attr, "").strip() if done else ""
                 if not name:
                     self._state = _OPAQUE
                     return True
@@ -224,11 +252,11 @@ class InvokeStream(BuiltinToolStream):
                 else:
                     self._state = _PARAMS
                 return True
-            attrs = tag_attrs(tag) if done else {}
-            pname = attrs.get("name")
+            attrs = tag_attrs(tag, d.unescape) if done else {}
+            pname = attrs.get(d.key_attr)
             self._pname, self._pattrs, self._value = pname, attrs, []
             if pname is None:
-                self._inline_content(d.param_open + tag + (">" if done else ""))
+                self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
             self._state = _VALUE
             return True
         if state == _PARAMS:

@@ -307,4 +307,3 @@ class GptOssReasoningParser(ReasoningParserBase):
 
     def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> GptOssReasoningStream:
         return GptOssReasoningStream()
-
