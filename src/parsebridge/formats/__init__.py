@@ -47,6 +47,7 @@ TOOL_FORMATS: dict[str, str] = {
     "deepseek_v4": "deepseek_v4:TOOL",
     "deepseek_v41": "deepseek_v41:TOOL",
     "kimi_k3": "kimi_k3:TOOL",
+    "plamo3": "plamo3:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -38,6 +38,7 @@ TOOL_PARSERS: dict[str, str] = {
     "step3": "step3:Step3ToolParser",
     "gpt_oss": "gpt_oss:GptOssToolParser",
     "kimi_k3": "kimi_k3:KimiK3ToolParser",
+    "plamo3": "plamo3:Plamo3ToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
