@@ -48,6 +48,7 @@ TOOL_FORMATS: dict[str, str] = {
     "deepseek_v41": "deepseek_v41:TOOL",
     "kimi_k3": "kimi_k3:TOOL",
     "plamo3": "plamo3:TOOL",
+    "inkling": "inkling:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

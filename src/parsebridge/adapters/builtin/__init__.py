@@ -39,6 +39,7 @@ TOOL_PARSERS: dict[str, str] = {
     "gpt_oss": "gpt_oss:GptOssToolParser",
     "kimi_k3": "kimi_k3:KimiK3ToolParser",
     "plamo3": "plamo3:Plamo3ToolParser",
+    "inkling": "inkling:InklingToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
