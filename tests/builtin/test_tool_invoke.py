@@ -29,8 +29,9 @@ from parsebridge.adapters.builtin.deepseek_v32 import (
     DeepSeekV41ToolParser,
 )
 from parsebridge.adapters.builtin.kimi_k3 import KimiK3ToolParser
+from parsebridge.adapters.builtin.minicpm5 import MiniCPM5ToolParser
 from parsebridge.adapters.builtin.step3 import Step3ToolParser
-from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41, kimi_k3, step3
+from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41, kimi_k3, minicpm5, step3
 from parsebridge.protocol.parsers import ToolParserBase
 
 DSML = [
@@ -38,7 +39,7 @@ DSML = [
     (DeepSeekV4ToolParser, deepseek_v4),
     (DeepSeekV41ToolParser, deepseek_v41),
 ]
-ALL = [*(cls for cls, _ in DSML), Step3ToolParser, KimiK3ToolParser]
+ALL = [*(cls for cls, _ in DSML), Step3ToolParser, KimiK3ToolParser, MiniCPM5ToolParser]
 
 # values that survive both value rules unchanged (strings that are not JSON literals, JSON values)
 text_values = st.text(
@@ -156,6 +157,7 @@ def test_dsml_v4_alt_openers_and_format_results() -> None:
         "builtin:deepseek_v41",
         "builtin:step3",
         "builtin:kimi_k3",
+        "builtin:minicpm5",
     }
 
 
@@ -234,6 +236,8 @@ def _render_for(cls: Any) -> Any:
         return step3.TOOL.render
     if cls is KimiK3ToolParser:
         return kimi_k3.TOOL.render
+    if cls is MiniCPM5ToolParser:
+        return minicpm5.TOOL.render
     return {c: f for c, f in DSML}[cls].TOOL.render
 
 
@@ -317,3 +321,25 @@ def test_kimi_k3_channels_types_and_escapes() -> None:
     cut = k.TOOLS_OPEN + f'{k.CALL_OPEN} tool="f" ind'
     check(p, cut, cut, [])
     assert p.format_tool_result("c", {"x": 1}) == '{"x": 1}'
+
+
+# --- MiniCPM 5 --------------------------------------------------------------------------------
+
+
+def test_minicpm5_bare_calls_cdata_and_types() -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {"type": "object", "properties": {"s": {"type": "string"}}},
+            },
+        }
+    ]
+    p = MiniCPM5ToolParser(tools=tools)
+    text = 'Hi <function name="f"><param name="s"> 7 </param><param name="n">7</param></function>'
+    text += '<function name="g"><param name="c"><![CDATA[a\n</b>]]></param></function>'
+    check(p, text, "Hi ", [("f", {"s": " 7 ", "n": 7}, None), ("g", {"c": "a\n</b>"}, None)])
+    prose = "use <functions> like <function>this"
+    check(p, prose, prose, [])
+    assert p.format_tool_result("c", "ok") == "ok"

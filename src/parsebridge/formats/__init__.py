@@ -49,6 +49,7 @@ TOOL_FORMATS: dict[str, str] = {
     "kimi_k3": "kimi_k3:TOOL",
     "plamo3": "plamo3:TOOL",
     "inkling": "inkling:TOOL",
+    "minicpm5": "minicpm5:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -40,6 +40,7 @@ TOOL_PARSERS: dict[str, str] = {
     "kimi_k3": "kimi_k3:KimiK3ToolParser",
     "plamo3": "plamo3:Plamo3ToolParser",
     "inkling": "inkling:InklingToolParser",
+    "minicpm5": "minicpm5:MiniCPM5ToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {

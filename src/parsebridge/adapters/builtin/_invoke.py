@@ -67,7 +67,7 @@ class Dialect:
         extra = tuple(m for m in (self.head_begin, self.head_end, self.call_end) if m)
         return (
             *self.section_begins,
-            self.section_end,
+            *((self.section_end,) if self.section_end else ()),
             self.invoke_open,
             self.invoke_close,
             self.param_open,
@@ -115,8 +115,9 @@ class InvokeStream(BuiltinToolStream):
         self._started = False  # a parameter tag was seen in the current call
         self._stray_ws: list[str] = []
         wrapper = tuple(m for m in (d.head_begin, d.head_end, d.call_end) if m)
-        self._breakers = (d.section_end, *d.section_begins, d.invoke_open, *wrapper)
-        self._in_section_markers = (*d.section_begins, d.invoke_open, d.section_end, *wrapper, *d.unwrap)
+        section_end = (d.section_end,) if d.section_end else ()  # "": bare invokes only (MiniCPM 5)
+        self._breakers = (*section_end, *d.section_begins, d.invoke_open, *wrapper)
+        self._in_section_markers = (*d.section_begins, d.invoke_open, *section_end, *wrapper, *d.unwrap)
         self._outside_markers = (*d.section_begins, d.invoke_open, *wrapper, *d.unwrap)
         self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
@@ -195,7 +196,7 @@ class InvokeStream(BuiltinToolStream):
             if which is None:
                 return False
             self._pos += len(which)
-            if which == d.section_end:
+            if which == d.section_end and which:
                 self._in_section = False
                 if self._section_named:
                     self._structure()
