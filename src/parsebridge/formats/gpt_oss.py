@@ -85,7 +85,7 @@ TOOL = ToolFormat(
     markers=(CHANNEL, MESSAGE, END, CALL, START, CONSTRAIN),
     render=join_calls(render_call, sep=""),
     format_tool_result=format_tool_result,
-    aliases=("openai", "harmony", "gpt-oss"),
+    aliases=("openai", "harmony"),
 )
 
 REASONING = ReasoningFormat(
@@ -94,6 +94,6 @@ REASONING = ReasoningFormat(
     start=CHANNEL + "analysis" + MESSAGE,
     end=END,
     extra_markers=(START, CALL, RETURN, CONSTRAIN, MESSAGE, CHANNEL),
-    aliases=("openai_gptoss", "harmony", "gpt-oss"),
+    aliases=("openai_gptoss", "harmony"),
     render=render_reasoning,
 )

@@ -72,7 +72,7 @@ class DeepSeekV32ToolParser(InvokeToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The tool result as this DeepSeek version's encoding script renders one."""
-        return self._result(tool_call_id, result)  # type: ignore[no-any-return]
+        return self._result(tool_call_id, result)
 
 
 class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
@@ -90,4 +90,4 @@ class DeepSeekV41ToolParser(DeepSeekV32ToolParser):
     name = "deepseek_v41"
     dialect = _dialect(deepseek_v41.TAGS)
     markers: ClassVar[tuple[str, ...]] = dialect.markers
-    _result = staticmethod(deepseek_v41.format_tool_result)
+    _result = staticmethod(deepseek_v4.format_tool_result)  # V4.1 renders results like V4
