@@ -56,6 +56,14 @@ TOOL_FORMATS: dict[str, str] = {
     "longcat": "longcat:TOOL",
     "gigachat3": "gigachat3:TOOL",
     "apertus": "apertus:TOOL",
+    # DSML (tools-b)
+    "deepseek_v32": "deepseek_v32:TOOL",
+    "deepseek_v4": "deepseek_v4:TOOL",
+    "deepseek_v41": "deepseek_v41:TOOL",
+    "kimi_k3": "kimi_k3:TOOL",
+    "plamo3": "plamo3:TOOL",
+    "inkling": "inkling:TOOL",
+    "minicpm5": "minicpm5:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -1,10 +1,18 @@
-"""OpenAI gpt-oss "harmony": channels for reasoning (analysis), content (final) and calls (commentary)."""
+"""OpenAI gpt-oss "harmony": channels for reasoning (analysis), content (final) and calls (commentary).
+
+A message is ``[<|start|>ROLE]<|channel|>CHANNEL[ to=RECIPIENT][ <|constrain|>TYPE]<|message|>BODY``
+ended by ``<|end|>``, ``<|call|>`` (a tool call) or ``<|return|>`` (end of the
+turn). The first message of an output has no ``<|start|>assistant``: the
+prompt wrote it. A recipient may also sit in the role part
+(``<|start|>assistant to=functions.f<|channel|>commentary json<|message|>``).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ._base import ReasoningFormat, TextGrammar, ToolFormat, dump_json, join_calls, joined
+from ._base import ReasoningFormat, TextGrammar, ToolFormat, dump_json, join_calls, joined, result_text
 
 CHANNEL, MESSAGE, END, CALL, START, CONSTRAIN = (
     "<|channel|>",
@@ -14,8 +22,36 @@ CHANNEL, MESSAGE, END, CALL, START, CONSTRAIN = (
     "<|start|>",
     "<|constrain|>",
 )
+RETURN = "<|return|>"
 ANALYSIS = CHANNEL + "analysis" + MESSAGE + "{}" + END
 NEXT = START + "assistant"
+#: what ends a message body (the first two also open the next message)
+BODY_ENDS = (END, CALL, RETURN, START, CHANNEL)
+HEADER_OPENS = (START, CHANNEL)
+FUNCTIONS = "functions."
+
+_HEADER = re.compile(
+    r"(?:<\|start\|>\s*assistant)?\s*(?:to=([^\s<]+)\s*)?"
+    r"(?:<\|channel\|>\s*([A-Za-z_]+)\s*)?(?:to=([^\s<]+)\s*)?"
+    r"(?:(?:<\|constrain\|>\s*)?([A-Za-z0-9_./-]+)\s*)?\Z"
+)
+
+
+def read_header(header: str) -> tuple[str | None, str | None] | None:
+    """(channel, recipient) of a well-formed message header, else None.
+
+    `header` is the text from the message's opening marker up to ``<|message|>``.
+    Well formed: ``[<|start|>assistant][ to=R]<|channel|>CHANNEL[ to=R][ [<|constrain|>]TYPE]``.
+    """
+    m = _HEADER.match(header)
+    if m is None or not header.startswith(("<|start|>", "<|channel|>")):
+        return None
+    return m.group(2), m.group(3) or m.group(1)
+
+
+def call_name(recipient: str) -> str:
+    """``functions.NAME`` → NAME; any other recipient (a built-in tool such as ``browser.search``) as is."""
+    return recipient[len(FUNCTIONS) :] if recipient.startswith(FUNCTIONS) else recipient
 
 
 def render_call(name: str, args: dict[str, Any]) -> str:
@@ -33,6 +69,23 @@ GRAMMAR = TextGrammar(
     joined(NEXT),
 )
 
+
+def render_reasoning(reasoning: str | None, content: str, *, started: bool | None = None) -> str:
+    """An analysis message (when there is reasoning) then a final message holding `content`."""
+    head = render_analysis(reasoning) if reasoning is not None else ""
+    return f"{head}{CHANNEL}final{MESSAGE}{content}"
+
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """A tool message as harmony renders it; the tool's name is not known here, so the id stands in.
+
+    ``<|start|>functions.NAME to=assistant<|channel|>commentary<|message|>{result}<|end|>``;
+    pass the function name as `tool_call_id` to get the exact header.
+    """
+    name = call_name(tool_call_id)
+    return f"{START}functions.{name} to=assistant{CHANNEL}commentary{MESSAGE}{result_text(result)}{END}"
+
+
 TOOL = ToolFormat(
     family="gpt_oss",
     summary="harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`",
@@ -40,23 +93,16 @@ TOOL = ToolFormat(
     render=join_calls(render_call, sep=""),
     grammar=GRAMMAR,
     reasoning_family="gpt_oss",
+    format_tool_result=format_tool_result,
+    aliases=("openai", "harmony"),
 )
-
-ANALYSIS_START, FINAL_START = CHANNEL + "analysis" + MESSAGE, CHANNEL + "final" + MESSAGE
-
-
-def render_reasoning(reasoning: str | None, content: str, *, started: bool | None = None) -> str:
-    """An analysis message, then the final message holding the content."""
-    if reasoning is None:
-        return FINAL_START + content
-    return f"{ANALYSIS_START}{reasoning}{END}{NEXT}{FINAL_START}{content}"
-
 
 REASONING = ReasoningFormat(
     family="gpt_oss",
-    summary="harmony: the `analysis` channel is reasoning, the `final` channel content",
-    start=ANALYSIS_START,
+    summary="harmony: `<|channel|>analysis<|message|>…<|end|>` is reasoning, the `final` channel is content",
+    start=CHANNEL + "analysis" + MESSAGE,
     end=END,
-    extra_markers=(FINAL_START, NEXT, CHANNEL, MESSAGE, START),
+    extra_markers=(START, CALL, RETURN, CONSTRAIN, MESSAGE, CHANNEL, CHANNEL + "final" + MESSAGE, NEXT),
+    aliases=("openai_gptoss", "harmony"),
     render=render_reasoning,
 )

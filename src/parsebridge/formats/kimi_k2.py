@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined
+from ._base import TextGrammar, ToolFormat, dump_json, joined, result_text
 
 SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
@@ -24,6 +24,12 @@ GRAMMAR = TextGrammar(
     joined("", SECTION_BEGIN, SECTION_END),
 )
 
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``## Return of {id}\\n{result}``: how the Kimi K2 chat template opens a tool message's content."""
+    return f"## Return of {tool_call_id}\n{result_text(result)}"
+
+
 TOOL = ToolFormat(
     family="kimi_k2",
     summary="`<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{…}<|tool_call_end|>…`",
@@ -32,4 +38,5 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
+    format_tool_result=format_tool_result,
 )

@@ -6,6 +6,7 @@ from typing import Any
 
 from ._base import TextGrammar, ToolFormat, joined, xml_call, xml_value
 
+INVOKE_OPEN, PARAM_OPEN = "<steptml:invoke", "<steptml:parameter"
 CALLS_BEGIN, CALLS_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
 CALL_BEGIN, CALL_END, SEP = "<｜tool_call_begin｜>", "<｜tool_call_end｜>", "<｜tool_sep｜>"
 INVOKE_END, PARAM_END = "</steptml:invoke>", "</steptml:parameter>"
@@ -34,10 +35,21 @@ GRAMMAR = TextGrammar(
 TOOL = ToolFormat(
     family="step3",
     summary='`<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="…">…`',
-    markers=(CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP),
+    markers=(
+        CALLS_BEGIN,
+        CALLS_END,
+        CALL_BEGIN,
+        CALL_END,
+        SEP,
+        INVOKE_OPEN,
+        INVOKE_END,
+        PARAM_OPEN,
+        PARAM_END,
+    ),
     render=render,
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
     typed_values=True,
+    notes="format_tool_result: the result text as the tool message's content (no wrapper verified for Step-3).",
 )

@@ -41,6 +41,18 @@ TOOL_PARSERS: dict[str, str] = {
     "longcat": "longcat:LongcatToolParser",
     "gigachat3": "gigachat3:GigaChat3ToolParser",
     "apertus": "apertus:ApertusToolParser",
+    # special-token section formats (tools-b)
+    "kimi_k2": "kimi_k2:KimiK2ToolParser",
+    "deepseek_v31": "deepseek_v3:DeepSeekV31ToolParser",
+    "deepseek_v32": "deepseek_v32:DeepSeekV32ToolParser",
+    "deepseek_v4": "deepseek_v32:DeepSeekV4ToolParser",
+    "deepseek_v41": "deepseek_v32:DeepSeekV41ToolParser",
+    "step3": "step3:Step3ToolParser",
+    "gpt_oss": "gpt_oss:GptOssToolParser",
+    "kimi_k3": "kimi_k3:KimiK3ToolParser",
+    "plamo3": "plamo3:Plamo3ToolParser",
+    "inkling": "inkling:InklingToolParser",
+    "minicpm5": "minicpm5:MiniCPM5ToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
@@ -87,6 +99,8 @@ REASONING_PARSERS: dict[str, str] = {
             "hy_v4",
         )
     },
+    # harmony (tools-b): one format for reasoning, content and calls
+    "gpt_oss": "gpt_oss:GptOssReasoningParser",
 }
 
 

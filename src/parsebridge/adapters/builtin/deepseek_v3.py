@@ -229,3 +229,9 @@ class DeepSeekV3ToolParser(BuiltinToolParser):
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`` as the DeepSeek V3 template renders one output."""
         return _format_tool_result(tool_call_id, result)
+
+
+class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
+    """DeepSeek V3.1 ``NAME<｜tool▁sep｜>{json}`` calls: the V3 machine, which reads both bodies."""
+
+    name = "deepseek_v31"

@@ -1,0 +1,323 @@
+"""Shared machine of the ``<…invoke name="NAME"><…parameter name="K">V</…parameter></…invoke>`` formats.
+
+DeepSeek's DSML (V3.2, V4, V4.1) and StepFun's steptml (Step-3) write a
+call as an XML-ish *invoke* element holding one *parameter* element per
+argument, inside a section marker. They differ only in marker texts, in the
+wrapper each call gets (Step-3 puts ``<｜tool_call_begin｜>function<｜tool_sep｜>``
+before and ``<｜tool_call_end｜>`` after every invoke) and in how a value's
+text becomes JSON (a ``string="true|false"`` attribute vs the tool schema),
+so one machine (`InvokeStream`) reads them all, configured by a `Dialect`.
+
+Reading rules (the format parsers' docstrings add their value rules):
+
+* the call is announced when the invoke's open tag is complete; its arguments
+  JSON is built as parameters close: ``{"K": V`` then ``, "K": V`` then ``}`` at
+  ``</…invoke>`` (a self-closing ``<…invoke name="x"/>`` is a call with ``{}``);
+* a parameter value is the text up to ``</…parameter>`` (a missing close is
+  tolerated: the next parameter or the invoke's close ends it);
+* a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
+  section or (Step-3) the call wrapper's end closes the arguments normally.
+
+Malformed output (builtin policy, see `_scan`): an invoke without a ``name``
+attribute stays in the content verbatim; a section holding no named call is
+content, markers included; stray text between parameters is content, shown in
+place; a parameter tag without a name is content with its value. At end of
+output inside a call, an open parameter is finished but the object is not, so
+the arguments are flagged unless no parameter had started (then ``{}``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+
+_ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The marker texts of one invoke format."""
+
+    section_begins: tuple[str, ...]
+    section_end: str
+    invoke_open: str  # followed by attributes and ``>`` (or ``/>``)
+    invoke_close: str
+    param_open: str
+    param_close: str
+    #: Step-3's per-call wrapper: head_begin TYPE head_end <invoke…> call_end ("" when none).
+    head_begin: str = ""
+    head_end: str = ""
+    call_end: str = ""
+    #: what ends an open tag, and the attributes naming the function and a parameter
+    tag_end: str = ">"
+    name_attr: str = "name"
+    key_attr: str = "name"
+    #: attribute values escape ``"`` and ``&`` as ``&quot;``/``&amp;`` (Kimi K3)
+    unescape: bool = False
+    #: markers around plain content that are dropped (Kimi K3's response channel)
+    unwrap: tuple[str, ...] = ()
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        extra = tuple(m for m in (self.head_begin, self.head_end, self.call_end) if m)
+        return (
+            *self.section_begins,
+            *((self.section_end,) if self.section_end else ()),
+            self.invoke_open,
+            self.invoke_close,
+            self.param_open,
+            self.param_close,
+            *extra,
+            *self.unwrap,
+        )
+
+
+def tag_attrs(tag: str, unescape: bool = False) -> dict[str, str]:
+    """`` name="x" string="true"`` → {"name": "x", "string": "true"} (first occurrence wins).
+
+    Only a tag that is nothing but attributes counts: anything else gives {}.
+    """
+    out: dict[str, str] = {}
+    if not _TAG.match(tag):
+        return out
+    for m in _ATTR.finditer(tag):
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        if unescape:
+            value = value.replace("&quot;", '"').replace("&amp;", "&")
+        out.setdefault(m.group(1), value)
+    return out
+
+
+_OUTSIDE, _HEAD, _OPEN_TAG, _PARAMS, _PARAM_TAG, _VALUE, _OPAQUE = range(7)
+
+
+class InvokeStream(BuiltinToolStream):
+    """Incremental invoke machine; the parser supplies `dialect` and `convert`."""
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        d: Dialect = parser.dialect  # type: ignore[attr-defined]
+        self._d = d
+        self._state = _OUTSIDE
+        self._in_section = False
+        self._section_named = False
+        self._tag: list[str] = []
+        self._fn = ""
+        self._pname: str | None = None
+        self._pattrs: dict[str, str] = {}
+        self._value: list[str] = []
+        self._nparams = 0
+        self._started = False  # a parameter tag was seen in the current call
+        self._stray_ws: list[str] = []
+        wrapper = tuple(m for m in (d.head_begin, d.head_end, d.call_end) if m)
+        section_end = (d.section_end,) if d.section_end else ()  # "": bare invokes only (MiniCPM 5)
+        self._breakers = (*section_end, *d.section_begins, d.invoke_open, *wrapper)
+        self._in_section_markers = (*d.section_begins, d.invoke_open, *section_end, *wrapper, *d.unwrap)
+        self._outside_markers = (*d.section_begins, d.invoke_open, *wrapper, *d.unwrap)
+        self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
+        self._value_ends = (d.param_close, d.param_open, d.invoke_close)
+        self._opaque_ends = (d.invoke_close, *self._breakers)
+        self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _read_tag(self) -> bool | None:
+        """Collect an open tag's text up to ``>``: True at ``>`` (consumed), None on more, False at ``<``."""
+        end = self._d.tag_end
+        if end != ">":  # a special-token tag end: the tag runs to it
+            j, which = find_markers(self._buf, self._pos, (end,))
+            stop = j if which is not None else safe_end(self._buf, self._pos, (end,), self._final)
+            self._tag.append(self._buf[self._pos : stop])
+            self._pos = stop + (len(end) if which is not None else 0)
+            return True if which is not None else None
+        buf = self._buf
+        n = len(buf)
+        i = self._pos
+        while i < n and buf[i] not in "<>":
+            i += 1
+        self._tag.append(buf[self._pos : i])
+        self._pos = i
+        if i == n:
+            return None
+        if buf[i] == ">":
+            self._pos += 1
+            return True
+        return False
+
+    def _stray(self, text: str) -> None:
+        """Text between parameters: content in place; whitespace waits to see if more text follows."""
+        body = text.rstrip()
+        if not body:
+            if text:
+                self._stray_ws.append(text)
+            return
+        self._inline_content("".join(self._stray_ws) + body)
+        self._stray_ws = [text[len(body) :]] if len(body) < len(text) else []
+
+    def _close_args(self) -> None:
+        self._args("{}" if self._nparams == 0 else "}", hold_ws=False)
+
+    def _end_invoke(self) -> None:
+        """The invoke is over (closed or cut by a breaker): close the arguments, end the call."""
+        self._close_args()
+        self._end_call(self._pos)
+        self._state = _OUTSIDE
+
+    def _finish_value(self) -> None:
+        text = "".join(self._value)
+        self._value = []
+        if self._pname is None:
+            self._inline_content(text)
+            return
+        value = self.parser.convert(self._fn, self._pname, self._pattrs, text)  # type: ignore[attr-defined]
+        key = json.dumps(self._pname, ensure_ascii=False)
+        sep = "{" if self._nparams == 0 else ", "
+        self._args(f"{sep}{key}: {json.dumps(value, ensure_ascii=False)}", hold_ws=False)
+        self._nparams += 1
+
+    # -- the machine ------------------------------------------------------------------------------
+    def _step(self) -> bool:
+        state, buf, d = self._state, self._buf, self._d
+        if state == _OUTSIDE:
+            markers = self._in_section_markers if self._in_section else self._outside_markers
+            if self._span is not None:  # a section whose first call is not decided yet
+                j, which = find_markers(buf, self._pos, markers)
+                stop = j if which is not None else safe_end(buf, self._pos, markers, self._final)
+                if buf[self._pos : stop].strip():
+                    self._reject(self._pos)
+                    return True
+                self._pos = stop
+            else:
+                which = self._outside(markers)
+            if which is None:
+                return False
+            self._pos += len(which)
+            if which == d.section_end and which:
+                self._in_section = False
+                if self._section_named:
+                    self._structure()
+                elif self._span is not None:
+                    self._reject(self._pos)
+                else:
+                    self._content(which)
+            elif which in d.section_begins:
+                self._begin_span(self._pos - len(which))
+                if not self._in_section or not self._section_named:
+                    self._in_section = True
+                    self._section_named = False
+            elif which == d.invoke_open:
+                self._begin_span(self._pos - len(which))
+                self._tag = []
+                self._state = _OPEN_TAG
+            elif which == d.head_begin:
+                self._begin_span(self._pos - len(which))
+                self._state = _HEAD
+            elif which in d.unwrap:
+                if self._span is None:
+                    self._structure()
+            elif self._span is None:  # a lone wrapper marker: structure after a call, else content
+                if (self._in_section and self._section_named) or (self._ws_mode and self._seen_structure):
+                    self._structure()
+                else:
+                    self._content(which)
+            return True
+        if state == _HEAD:  # Step-3's call type ("function") up to the separator
+            j, which = find_markers(buf, self._pos, self._head_ends)
+            if which is None:
+                self._pos = safe_end(buf, self._pos, self._head_ends, self._final)
+                return False
+            self._pos = j + (len(which) if which == d.head_end else 0)
+            self._state = _OUTSIDE
+            return True
+        if state in (_OPEN_TAG, _PARAM_TAG):
+            done = self._read_tag()
+            if done is None:
+                return False
+            tag = "".join(self._tag)
+            if state == _OPEN_TAG:
+                name = tag_attrs(tag, d.unescape).get(d.name_attr, "").strip() if done else ""
+                if not name:
+                    self._state = _OPAQUE
+                    return True
+                self._fn = name
+                self._nparams = 0
+                self._started = False
+                self._commit(name)
+                self._section_named = self._section_named or self._in_section
+                if tag.rstrip().endswith("/"):
+                    self._end_invoke()
+                else:
+                    self._state = _PARAMS
+                return True
+            attrs = tag_attrs(tag, d.unescape) if done else {}
+            pname = attrs.get(d.key_attr)
+            self._pname, self._pattrs, self._value = pname, attrs, []
+            if pname is None:
+                self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
+            self._state = _VALUE
+            return True
+        if state == _PARAMS:
+            j, which = find_markers(buf, self._pos, self._param_markers)
+            stop = j if which is not None else safe_end(buf, self._pos, self._param_markers, self._final)
+            self._stray(buf[self._pos : stop])
+            self._pos = stop
+            if which is None:
+                return False
+            self._stray_ws = []  # whitespace before a tag is layout
+            if which == d.param_open:
+                self._pos += len(which)
+                self._tag = []
+                self._started = True
+                self._state = _PARAM_TAG
+                return True
+            if which == d.invoke_close:
+                self._pos += len(which)
+            self._end_invoke()
+            return True
+        if state == _VALUE:
+            j, which = find_markers(buf, self._pos, self._value_ends)
+            stop = j if which is not None else safe_end(buf, self._pos, self._value_ends, self._final)
+            self._value.append(buf[self._pos : stop])
+            self._pos = stop
+            if which is None:
+                return False
+            self._finish_value()
+            if which == d.param_close:
+                self._pos += len(which)
+                if self._pname is None:
+                    self._inline_content(which)
+            self._state = _PARAMS
+            return True
+        # _OPAQUE: an unnamed invoke, content up to its close (or a breaker)
+        j, which = find_markers(buf, self._pos, self._opaque_ends)
+        if which is None:
+            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
+            return False
+        self._pos = j + (len(which) if which == d.invoke_close else 0)
+        self._reject(self._pos)
+        self._state = _OUTSIDE
+        return True
+
+    def _at_end(self) -> None:
+        if not self._in_call:
+            if self._state == _OUTSIDE and self._span is not None and self._section_named:
+                self._drop_span()
+            return
+        if self._state == _VALUE:
+            self._finish_value()
+        if not self._started:
+            self._close_args()
+
+
+class InvokeToolParser(BuiltinToolParser):
+    """Base of the invoke formats: a `dialect` and a value rule."""
+
+    dialect: Dialect
+    stream_class = InvokeStream
+
+    def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
+        raise NotImplementedError

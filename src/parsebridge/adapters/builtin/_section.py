@@ -1,0 +1,202 @@
+"""Shared machine of the special-token section formats with raw JSON arguments (Kimi K2, PLaMo 3).
+
+A section marker holds calls ``CALL_BEGIN head ARG_BEGIN {json} [ARGS_END] CALL_END``;
+the formats differ in their marker texts and in how the head names the
+function (Kimi K2: ``functions.NAME:IDX``; PLaMo 3: the name between name
+markers), so one machine (`SectionJsonStream`) reads them, configured by a
+`SectionDialect`. The name is announced at ARG_BEGIN; arguments stream raw up
+to their closing brace (marker text inside a JSON string is data).
+
+Malformed output (builtin policy, see `_scan`):
+
+* section and call markers with whitespace between them are structure; other text between
+  calls inside a section is content; a bare call without the section is accepted;
+* a call whose head yields no name stays in the content verbatim, markers included; a
+  section without any named call is content too;
+* arguments that are not a JSON object → call kept, ``invalid_arguments`` = the raw text;
+  text after the arguments up to CALL_END is ignored;
+* a new call/section marker inside a call ends it (as if truncated);
+* end of output inside a call: named → kept, arguments flagged unless complete; unnamed →
+  content. `drop` markers (end-of-turn tokens) are never text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ._scan import (
+    CLOSED,
+    MARKER,
+    MORE,
+    BuiltinToolParser,
+    BuiltinToolStream,
+    JsonRaw,
+    find_markers,
+    match_marker,
+    safe_end,
+)
+
+
+@dataclass(frozen=True)
+class SectionDialect:
+    """The marker texts of one section format, and how a call's head names the function."""
+
+    section_begin: str
+    section_end: str
+    call_begin: str
+    arg_begin: str
+    call_end: str
+    name_from_head: Callable[[str], str | None]
+    args_end: str = ""
+    drop: tuple[str, ...] = ()
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        extra = (self.args_end,) if self.args_end else ()
+        return (
+            self.section_begin,
+            self.call_begin,
+            self.arg_begin,
+            *extra,
+            self.call_end,
+            self.section_end,
+            *self.drop,
+        )
+
+
+_OUTSIDE, _HEAD, _ARGS_WAIT, _ARGS, _TAIL = range(5)
+
+
+class SectionJsonStream(BuiltinToolStream):
+    """Incremental machine of a section of calls with raw JSON arguments (see the module docstring)."""
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        d: SectionDialect = parser.dialect  # type: ignore[attr-defined]
+        self._d = d
+        args_end = (d.args_end,) if d.args_end else ()
+        self._breakers = (d.call_end, d.call_begin, d.section_end, d.section_begin, *args_end)
+        self._head_ends = (d.arg_begin, *self._breakers)
+        self._state = _OUTSIDE
+        self._in_section = False
+        self._section_named = False
+        self._head: list[str] = []
+        self._raw = JsonRaw(self._breakers)
+
+    def _outside_markers(self) -> tuple[str, ...]:
+        d = self._d
+        if self._in_section:
+            return (d.section_begin, d.call_begin, d.section_end, *d.drop)
+        return (d.section_begin, d.call_begin, *d.drop)
+
+    def _stop_call(self, marker: str) -> None:
+        """At a breaker marker inside a call (cursor on it)."""
+        if marker == self._d.args_end:  # the arguments end, the call goes on
+            self._pos += len(marker)
+            self._state = _TAIL
+            return
+        if marker == self._d.call_end:
+            self._pos += len(marker)
+        if self._in_call:
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
+        self._state = _OUTSIDE
+
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _OUTSIDE:
+            markers = self._outside_markers()
+            if self._span is not None:  # a section whose first call is not decided yet
+                j, which = find_markers(buf, self._pos, markers)
+                stop = j if which is not None else safe_end(buf, self._pos, markers, self._final)
+                if buf[self._pos : stop].strip():
+                    self._reject(self._pos)
+                    return True
+                self._pos = stop
+            else:
+                which = self._outside(markers)
+            if which is None:
+                return False
+            if which in self._d.drop:  # end-of-turn tokens: never text
+                self._pos += len(which)
+                if self._span is None:
+                    self._structure()
+                return True
+            if which == self._d.section_end:
+                self._pos += len(which)
+                self._in_section = False
+                if self._section_named:
+                    self._structure()
+                elif self._span is not None:
+                    self._reject(self._pos)
+                else:
+                    self._content(which)
+                return True
+            self._begin_span(self._pos)
+            self._pos += len(which)
+            if which == self._d.section_begin:
+                if not self._in_section or not self._section_named:
+                    self._in_section = True
+                    self._section_named = False
+            else:
+                self._head = []
+                self._state = _HEAD
+            return True
+        if state == _HEAD:
+            j, which = find_markers(buf, self._pos, self._head_ends)
+            stop = j if which is not None else safe_end(buf, self._pos, self._head_ends, self._final)
+            self._head.append(buf[self._pos : stop])
+            self._pos = stop
+            if which is None:
+                return False
+            if which != self._d.arg_begin:
+                self._stop_call(which)
+                return True
+            self._pos += len(which)
+            name = self._d.name_from_head("".join(self._head))
+            if name is None:
+                self._state = _TAIL
+            else:
+                self._commit(name)
+                self._section_named = self._section_named or self._in_section
+                self._state = _ARGS_WAIT
+            return True
+        if state == _ARGS_WAIT:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, self._breakers, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                self._stop_call(found)
+                return True
+            self._raw = JsonRaw(self._breakers)
+            self._state = _ARGS
+            return True
+        if state == _ARGS:
+            start = self._pos
+            end, why = self._raw.scan(buf, start, self._breakers, self._final, stop_at_close=True)
+            self._args(buf[start:end])
+            self._pos = end
+            if why == CLOSED:
+                self._state = _TAIL
+                return True
+            if why == MARKER:
+                assert self._raw.marker is not None
+                self._stop_call(self._raw.marker)
+                return True
+            return False
+        # _TAIL: named → ignore up to the call end; unnamed → content at the call end
+        j, which = find_markers(buf, self._pos, self._breakers)
+        if which is None:
+            self._pos = safe_end(buf, self._pos, self._breakers, self._final)
+            return False
+        self._pos = j
+        self._stop_call(which)
+        return True
+
+    def _at_end(self) -> None:
+        if self._state == _OUTSIDE and self._span is not None and self._section_named:
+            self._drop_span()

@@ -1,0 +1,309 @@
+"""OpenAI gpt-oss "harmony": tool calls (`GptOssToolParser`) and reasoning (`GptOssReasoningParser`).
+
+A harmony output is a sequence of messages::
+
+    <|channel|>analysis<|message|>Need the weather.<|end|>
+    <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>
+    <|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>
+
+Each message: a header (``<|start|>ROLE`` and/or ``<|channel|>CHANNEL``, an
+optional ``to=RECIPIENT`` in either part, an optional ``<|constrain|>TYPE``)
+up to ``<|message|>``, then a body up to ``<|end|>``, ``<|call|>`` or
+``<|return|>`` — or up to the next ``<|start|>``/``<|channel|>`` or the end of
+output (a missing end marker is tolerated). The markers are special tokens,
+so they end a body wherever they appear (a JSON string cannot hold them).
+
+What each message means (both parsers):
+
+* a recipient (``to=functions.NAME`` → call NAME; another recipient such as
+  ``browser.search`` → a call named by the whole recipient) → a tool call whose
+  arguments are the body (raw JSON, streamed as it arrives);
+* channel ``analysis`` without a recipient → reasoning;
+* anything else (``final``, ``commentary`` without a recipient — a preamble —, an
+  unknown channel) → content, the body only;
+* text outside any message → content, verbatim; stray end markers → dropped;
+* a header that is not harmony's (``[<|start|>assistant][ to=R]<|channel|>WORD[ to=R][ [<|constrain|>]TYPE]``)
+  or that never reaches ``<|message|>`` is text: content verbatim, markers included.
+
+The tool parser drops reasoning bodies (SGLang's gpt-oss detector does the
+same; vLLM routes them to reasoning): chain the gpt_oss reasoning parser to
+keep them. The reasoning parser takes out analysis bodies as reasoning,
+unwraps content messages, and passes call messages through verbatim (headers
+included) as content, so the tool parser after it still sees them; alone, a
+call stays visible as text. Several analysis messages are joined with "\\n".
+
+Malformed output (builtin policy): a call body that is not a JSON object →
+call kept with ``invalid_arguments``; a header cut off by the end of output is
+content (its recipient may be cut too); a body cut off → kept (arguments
+flagged unless complete).
+vLLM parses harmony by token ids (openai-harmony); SGLang's detector only
+recognises a call after ``<|start|>assistant<|channel|>commentary`` and so
+misses a call in the output's first message.
+
+`format_tool_result`: ``<|start|>functions.NAME to=assistant<|channel|>commentary<|message|>…<|end|>``
+(the harmony tool message; pass the function name as the id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...formats.gpt_oss import (
+    BODY_ENDS,
+    CALL,
+    CHANNEL,
+    END,
+    HEADER_OPENS,
+    MESSAGE,
+    RETURN,
+    START,
+    call_name,
+    format_tool_result,
+    read_header,
+)
+from ...protocol import (
+    ReasoningBlock,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    ReasoningStreamBase,
+    StreamDelta,
+)
+from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+
+_STRAY_ENDS = (END, CALL, RETURN)
+_OUTSIDE_MARKERS = (*HEADER_OPENS, *_STRAY_ENDS)
+_HEADER_ENDS = (MESSAGE, *_STRAY_ENDS, START)
+_MARKERS = (START, CHANNEL, MESSAGE, END, CALL, RETURN)
+
+_CALL, _REASON, _CONTENT = "call", "reason", "content"
+
+
+def message_kind(channel: str | None, recipient: str | None) -> str:
+    if recipient:
+        return _CALL
+    return _REASON if channel == "analysis" else _CONTENT
+
+
+# --- tool calls ----------------------------------------------------------------------------
+
+_OUTSIDE, _HEADER, _BODY = range(3)
+
+
+class GptOssToolStream(BuiltinToolStream):
+    """Incremental harmony machine for calls and content."""
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        self._state = _OUTSIDE
+        self._header: list[str] = []
+        self._header_at = 0
+        self._kind = _CONTENT
+
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _OUTSIDE:
+            which = self._outside(_OUTSIDE_MARKERS)
+            if which is None:
+                return False
+            if which in _STRAY_ENDS:
+                self._pos += len(which)
+                self._structure()
+                return True
+            self._header = [which]
+            self._header_at = self._base + self._pos  # absolute
+            self._pos += len(which)
+            self._state = _HEADER
+            return True
+        if state == _HEADER:
+            j, which = find_markers(buf, self._pos, _HEADER_ENDS)
+            stop = j if which is not None else safe_end(buf, self._pos, _HEADER_ENDS, self._final)
+            self._header.append(buf[self._pos : stop])
+            self._pos = stop
+            if which is None:
+                return False
+            if which != MESSAGE:  # a header that never reached its body: text, verbatim
+                self._content("".join(self._header))
+                self._state = _OUTSIDE
+                return True
+            self._pos += len(MESSAGE)
+            info = read_header("".join(self._header))
+            if info is None:  # not a harmony header: text, and its body too
+                self._content("".join(self._header) + MESSAGE)
+                self._kind = _CONTENT
+                self._state = _BODY
+                return True
+            channel, recipient = info
+            self._kind = message_kind(channel, recipient)
+            self._structure()
+            if self._kind == _CALL:
+                assert recipient is not None
+                self._commit(call_name(recipient), self._header_at - self._base)
+            self._state = _BODY
+            return True
+        # _BODY
+        j, which = find_markers(buf, self._pos, BODY_ENDS)
+        stop = j if which is not None else safe_end(buf, self._pos, BODY_ENDS, self._final)
+        piece = buf[self._pos : stop]
+        if self._kind == _CALL:
+            self._args(piece)
+        elif self._kind == _CONTENT:
+            self._content(piece)
+        self._pos = stop
+        if which is None:
+            return False
+        if which in _STRAY_ENDS:
+            self._pos += len(which)
+        if self._kind == _CALL:
+            self._end_call(self._pos)
+        else:
+            self._structure()
+        self._state = _OUTSIDE
+        return True
+
+    def _at_end(self) -> None:
+        if self._state == _HEADER:  # cut off before its body: text (a recipient may be cut too)
+            self._content("".join(self._header))
+
+
+class GptOssToolParser(BuiltinToolParser):
+    """Harmony ``commentary to=functions.NAME`` calls (builtin, incremental)."""
+
+    name = "gpt_oss"
+    markers: ClassVar[tuple[str, ...]] = _MARKERS
+    stream_class = GptOssToolStream
+
+    def has_tool_calls(self, text: str) -> bool:
+        return " to=" in text and MESSAGE in text
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The harmony tool message (pass the function name as the id)."""
+        return format_tool_result(tool_call_id, result)
+
+
+# --- reasoning -------------------------------------------------------------------------------
+
+
+class GptOssReasoningStream(ReasoningStreamBase):
+    """Incremental harmony machine for reasoning and content; call messages pass through verbatim."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = ""
+        self._consumed = 0  # absolute offset of _held[0]
+        self._state = _OUTSIDE
+        self._header: list[str] = []
+        self._header_at = 0
+        self._kind = _CONTENT
+        self._reasoning_parts: list[str] = []
+        self._analysis_count = 0
+        self._block_start: int | None = None
+        self._block_end: int | None = None
+
+    def pending_text(self) -> str:
+        return ("".join(self._header) if self._state == _HEADER else "") + self._held
+
+    def _take(self, size: int) -> str:
+        out, self._held = self._held[:size], self._held[size:]
+        self._consumed += size
+        return out
+
+    def _run(self, final: bool) -> StreamDelta:
+        reasoning: list[str] = []
+        content: list[str] = []
+        while True:
+            held = self._held
+            if self._state == _OUTSIDE:
+                j, which = find_markers(held, 0, _OUTSIDE_MARKERS)
+                stop = j if which is not None else safe_end(held, 0, _OUTSIDE_MARKERS, final)
+                content.append(self._take(stop))
+                if which is None:
+                    break
+                if which in _STRAY_ENDS:
+                    self._take(len(which))
+                    continue
+                self._header_at = self._consumed
+                self._header = [self._take(len(which))]
+                self._state = _HEADER
+            elif self._state == _HEADER:
+                j, which = find_markers(held, 0, _HEADER_ENDS)
+                stop = j if which is not None else safe_end(held, 0, _HEADER_ENDS, final)
+                self._header.append(self._take(stop))
+                if which is None:
+                    if final:
+                        content.append("".join(self._header))
+                    break
+                if which != MESSAGE:
+                    content.append("".join(self._header))
+                    self._state = _OUTSIDE
+                    continue
+                self._header.append(self._take(len(MESSAGE)))
+                header = "".join(self._header)
+                info = read_header(header[: -len(MESSAGE)])
+                self._kind = _CONTENT if info is None else message_kind(*info)
+                if self._kind == _CALL or info is None:
+                    content.append(header)
+                elif self._kind == _REASON:
+                    if self._analysis_count:
+                        reasoning.append("\n")
+                        self._reasoning_parts.append("\n")
+                    self._analysis_count += 1
+                    if self._block_start is None:
+                        self._block_start = self._header_at
+                self._state = _BODY
+            else:
+                j, which = find_markers(held, 0, BODY_ENDS)
+                stop = j if which is not None else safe_end(held, 0, BODY_ENDS, final)
+                piece = self._take(stop)
+                if self._kind == _REASON:
+                    if piece:
+                        reasoning.append(piece)
+                        self._reasoning_parts.append(piece)
+                else:
+                    content.append(piece)
+                if which is None:
+                    if final and self._kind == _REASON:
+                        self._block_end = self._consumed
+                    break
+                if which in _STRAY_ENDS:
+                    end = self._take(len(which))
+                    if self._kind == _CALL:
+                        content.append(end)
+                if self._kind == _REASON:
+                    self._block_end = self._consumed
+                self._state = _OUTSIDE
+        return StreamDelta(reasoning="".join(reasoning), content="".join(content))
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._held += text
+        return self._run(final=False)
+
+    def _flush(self) -> StreamDelta:
+        delta = self._run(final=True)
+        if self._reasoning_parts and self._block_start is not None:
+            self.block = ReasoningBlock(
+                content="".join(self._reasoning_parts),
+                start_marker=None,
+                end_marker=None,
+                start_index=self._block_start,
+                end_index=self._block_end if self._block_end is not None else self._consumed,
+                located=False,  # the block's markers are a whole header, not one marker
+            )
+        return delta
+
+
+class GptOssReasoningParser(ReasoningParserBase):
+    """Harmony analysis channel = reasoning, final channel = content (builtin, incremental)."""
+
+    backend = "builtin"
+    name = "gpt_oss"
+    markers: ClassVar[tuple[str, ...]] = _MARKERS
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        """One shot = the stream fed once (harmony needs no start state: channels say it)."""
+        s = self.stream()
+        s.feed(text if isinstance(text, str) else str(text))
+        return s.finish()
+
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> GptOssReasoningStream:
+        return GptOssReasoningStream()

@@ -1,0 +1,73 @@
+"""Kimi K3 "XTML" tool calls: ``<|open|>call tool="NAME" index="I"<|sep|>`` elements in a ``tools`` channel.
+
+::
+
+    <|open|>response<|sep|>Running it.<|close|>response<|sep|>
+    <|open|>tools<|sep|>
+      <|open|>call tool="python" index="1"<|sep|>
+        <|open|>argument key="code" type="string"<|sep|>print(1)<|close|>argument<|sep|>
+        <|open|>argument key="opts" type="object"<|sep|>{"a": 1}<|close|>argument<|sep|>
+      <|close|>call<|sep|>
+    <|close|>tools<|sep|>
+
+Read by the shared invoke machine (`_invoke`): the call element is the
+invoke, ``tool`` names it, ``key`` names an argument, open tags end at
+``<|sep|>``; attribute values are unescaped (``&quot;`` → ``"``, ``&amp;`` →
+``&``). The ``response`` channel's markers (and ``<|close|>message<|sep|>``)
+are dropped: its text is the content.
+
+Value rule: ``type="string"`` → the raw text (never unescaped: the template
+writes it raw); any other type (or none) → ``json.loads`` of the stripped
+text, the text itself when that is not JSON (vLLM and SGLang decode the same
+way and keep the text on failure).
+
+A ``<|open|>think<|sep|>`` block is not read here (it is reasoning: chain a
+kimi_k3 reasoning parser); alone, it stays in the content.
+
+Malformed output: see `_invoke` (a call without ``tool`` → content; truncated →
+kept, flagged unless no argument started).
+
+`format_tool_result`: the result text (no Kimi K3 tool-message wrapper could be verified).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ...formats import kimi_k3 as fmt
+from ...formats._base import result_text
+from ._invoke import Dialect, InvokeToolParser
+from ._scan import is_invalid, loads_or_none
+
+
+class KimiK3ToolParser(InvokeToolParser):
+    """Kimi K3 XTML tool calls (builtin, incremental)."""
+
+    name = "kimi_k3"
+    dialect = Dialect(
+        section_begins=(fmt.TOOLS_OPEN,),
+        section_end=fmt.TOOLS_CLOSE,
+        invoke_open=fmt.CALL_OPEN,
+        invoke_close=fmt.CALL_CLOSE,
+        param_open=fmt.ARG_OPEN,
+        param_close=fmt.ARG_CLOSE,
+        tag_end=fmt.SEP,
+        name_attr="tool",
+        key_attr="key",
+        unescape=True,
+        unwrap=(fmt.RESPONSE_OPEN, fmt.RESPONSE_CLOSE, fmt.MESSAGE_CLOSE),
+    )
+    markers: ClassVar[tuple[str, ...]] = dialect.markers
+
+    def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
+        if attrs.get("type", "").strip() == "string":
+            return text
+        value = loads_or_none(text.strip())
+        return text if is_invalid(value) else value
+
+    def has_tool_calls(self, text: str) -> bool:
+        return fmt.TOOLS_OPEN in text or fmt.CALL_OPEN in text
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The result text (a non-string result JSON-encoded)."""
+        return result_text(result)

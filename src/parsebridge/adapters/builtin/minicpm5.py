@@ -1,0 +1,70 @@
+"""MiniCPM 5 tool calls: bare ``<function name="NAME"><param name="K">V</param></function>`` elements.
+
+::
+
+    Let me check.<function name="get_weather"><param name="city">北京</param><param name="days">3</param></function>
+
+Read by the shared invoke machine (`_invoke`) with no section marker: every
+``<function name=…>`` element is a call. A value wrapped in
+``<![CDATA[…]]>`` is that raw text.
+
+Value rule: a parameter declared in `tools` with a type that includes
+"string" → the text (CDATA unwrapped, nothing stripped); declared with
+another type, or undeclared → ``json.loads`` of the stripped text, the text
+itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
+parser additionally renames some tool names for one benchmark's tools — we
+do neither: arguments and names are what the model wrote.)
+
+Malformed output: see `_invoke` (a function without a name → content; truncated →
+kept, flagged unless no parameter started).
+
+`format_tool_result`: the result text (no MiniCPM 5 tool-message wrapper could be verified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...formats import minicpm5 as fmt
+from ...formats._base import result_text
+from ...protocol.parsers import ToolSpec
+from ._invoke import Dialect, InvokeToolParser
+from ._scan import is_invalid, loads_or_none
+from .qwen3_coder import schema_types
+
+
+class MiniCPM5ToolParser(InvokeToolParser):
+    """MiniCPM 5 ``<function name=…>`` elements (builtin, incremental)."""
+
+    name = "minicpm5"
+    dialect = Dialect(
+        section_begins=(),
+        section_end="",
+        invoke_open=fmt.FUNCTION_OPEN,
+        invoke_close=fmt.FUNCTION_CLOSE,
+        param_open=fmt.PARAM_OPEN,
+        param_close=fmt.PARAM_CLOSE,
+    )
+    markers: ClassVar[tuple[str, ...]] = dialect.markers
+
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.param_types = schema_types(self.tools)
+
+    def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
+        stripped = text.strip()
+        if stripped.startswith(fmt.CDATA_OPEN) and stripped.endswith(fmt.CDATA_CLOSE):
+            return stripped[len(fmt.CDATA_OPEN) : len(stripped) - len(fmt.CDATA_CLOSE)]
+        types = self.param_types.get(function, {}).get(param)
+        if types and "string" in types:
+            return text
+        value = loads_or_none(stripped)
+        return text if is_invalid(value) else value
+
+    def has_tool_calls(self, text: str) -> bool:
+        return fmt.FUNCTION_OPEN in text
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The result text (a non-string result JSON-encoded)."""
+        return result_text(result)

@@ -1,0 +1,75 @@
+"""StepFun Step-3 tool calls: steptml invoke elements in a ``<｜tool_calls_begin｜>`` section.
+
+::
+
+    <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">
+    <steptml:parameter name="city">Paris</steptml:parameter>
+    </steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>
+
+Read by the shared invoke machine (`_invoke`): the per-call wrapper
+``<｜tool_call_begin｜>TYPE<｜tool_sep｜>`` … ``<｜tool_call_end｜>`` is structure
+(the TYPE, always "function", is not checked: SGLang skips a call whose type
+is not "function", vLLM does not look).
+
+Value rule (the text stripped, as both frameworks do): a parameter declared in
+`tools` with a type that includes "string" → the text; declared with another
+type → ``json.loads`` of the text, the text itself when that is not JSON;
+undeclared (or no tools) → JSON when the text is a JSON value, else the text
+(SGLang's fallback; vLLM keeps undeclared values as strings — the fixtures
+declare their tools, so both agree there).
+
+Malformed output: see `_invoke` (unnamed invoke → content; a section without a
+named invoke → content; truncated → kept, flagged unless no parameter started).
+
+`format_tool_result`: the result text, unwrapped — the content of the tool
+message; no Step-3 wrapper for tool output could be verified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...formats import step3 as fmt
+from ...formats._base import result_text
+from ...protocol.parsers import ToolSpec
+from ._invoke import Dialect, InvokeToolParser
+from ._scan import is_invalid, loads_or_none
+from .qwen3_coder import schema_types
+
+
+class Step3ToolParser(InvokeToolParser):
+    """Step-3 steptml invokes (builtin, incremental)."""
+
+    name = "step3"
+    dialect = Dialect(
+        section_begins=(fmt.CALLS_BEGIN,),
+        section_end=fmt.CALLS_END,
+        invoke_open=fmt.INVOKE_OPEN,
+        invoke_close=fmt.INVOKE_END,
+        param_open=fmt.PARAM_OPEN,
+        param_close=fmt.PARAM_END,
+        head_begin=fmt.CALL_BEGIN,
+        head_end=fmt.SEP,
+        call_end=fmt.CALL_END,
+    )
+    markers: ClassVar[tuple[str, ...]] = dialect.markers
+
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.param_types = schema_types(self.tools)
+
+    def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
+        text = text.strip()
+        types = self.param_types.get(function, {}).get(param)
+        if types and "string" in types:
+            return text
+        value = loads_or_none(text)
+        return text if is_invalid(value) else value
+
+    def has_tool_calls(self, text: str) -> bool:
+        return fmt.CALLS_BEGIN in text or fmt.INVOKE_OPEN in text
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The result text (a non-string result JSON-encoded), as the tool message's content."""
+        return result_text(result)

@@ -1,0 +1,176 @@
+"""builtin:kimi_k2 — functions.NAME:IDX calls in a section, streaming equivalence, malformed policy."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from _streaming import (
+    EXAMPLES,
+    assert_no_text_lost,
+    assert_streams_like_oneshot,
+    check_soup,
+    chunk_plan,
+    dumps_style,
+    expected_content,
+    json_args,
+    max_held,
+    names,
+    noise,
+    norm,
+    random_chunkings,
+    ws,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parsebridge.adapters.builtin.kimi_k2 import KimiK2ToolParser, name_from_id
+from parsebridge.formats.kimi_k2 import ARG_BEGIN, CALL_BEGIN, CALL_END, SECTION_BEGIN, SECTION_END
+
+P = KimiK2ToolParser()
+MARKERS = (SECTION_BEGIN, CALL_BEGIN, ARG_BEGIN, CALL_END, SECTION_END)
+
+
+def call(name: str, args: str, idx: int = 0, prefix: str = "functions.") -> str:
+    return f"{CALL_BEGIN}{prefix}{name}:{idx}{ARG_BEGIN}{args}{CALL_END}"
+
+
+def section(*calls: str, sep: str = "") -> str:
+    return SECTION_BEGIN + sep.join(calls) + SECTION_END
+
+
+def check(text: str, content: str | None, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:
+    result = assert_streams_like_oneshot(P, text, random_chunkings(text, seed=len(text)))
+    assert norm(result) == (content, calls)
+
+
+def test_identity_and_result_format() -> None:
+    assert P.spec == "builtin:kimi_k2"
+    assert P.format_tool_result("functions.f:0", {"a": 1}) == '## Return of functions.f:0\n{"a": 1}'
+
+
+def test_name_from_id() -> None:
+    assert name_from_id("functions.get_weather:0") == "get_weather"
+    assert name_from_id(" functions.a.b:12 ") == "a.b"
+    assert name_from_id("search:3") == "search"
+    assert name_from_id("search") == "search"
+    for bad in ("", "3", "functions.:1", "two words:0"):
+        assert name_from_id(bad) is None, bad
+
+
+def test_one_and_several() -> None:
+    check(section(call("get", '{"city": "Rome"}')), None, [("get", {"city": "Rome"}, None)])
+    text = "Let me look.\n" + section(call("a", '{"x": 1}'), call("b", "{}", 1), sep="\n") + "\nDone"
+    check(text, "Let me look.\n\nDone", [("a", {"x": 1}, None), ("b", {}, None)])
+    check(call("bare", ' {"k": [1, 2]} '), None, [("bare", {"k": [1, 2]}, None)])
+
+
+def test_no_call() -> None:
+    check("hello", "hello", [])
+    check("", None, [])
+    check("a <|tool_call", "a <|tool_call", [])
+
+
+def test_unicode_nested_marker_in_string() -> None:
+    args = {"s": 'a"b\\c 😀 漢 ' + CALL_END + SECTION_END, "n": {"l": [1, {"z": None}]}}
+    check(section(call("f", json.dumps(args, ensure_ascii=False))), None, [("f", args, None)])
+
+
+def test_unrecoverable_is_content() -> None:
+    bad = call("", "{}", 3, prefix="")
+    check(section(bad), section(bad), [])
+    check(SECTION_BEGIN + SECTION_END, SECTION_BEGIN + SECTION_END, [])
+    check(section(call("a", "{}"), bad), bad, [("a", {}, None)])
+
+
+def test_invalid_and_truncated() -> None:
+    check(section(call("a", "[1, 2]")), None, [("a", {}, "[1, 2]")])
+    check(section(call("a", '{"x": 1,}')), None, [("a", {}, '{"x": 1,}')])
+    check(
+        SECTION_BEGIN + CALL_BEGIN + "functions.get:0" + ARG_BEGIN + '{"a": [1',
+        None,
+        [("get", {}, '{"a": [1')],
+    )
+    check(SECTION_BEGIN + call("a", '{"x": 1}'), None, [("a", {"x": 1}, None)])
+    check(
+        "x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge",
+        "x" + SECTION_BEGIN + CALL_BEGIN + "functions.ge",
+        [],
+    )
+    # a new call marker inside a call's arguments ends it
+    check(
+        SECTION_BEGIN
+        + CALL_BEGIN
+        + "functions.a:0"
+        + ARG_BEGIN
+        + '{"x": '
+        + call("b", "{}", 1)
+        + SECTION_END,
+        None,
+        [("a", {}, '{"x":'), ("b", {}, None)],
+    )
+
+
+def test_never_raises() -> None:
+    for text in [SECTION_END * 2, ARG_BEGIN, CALL_BEGIN * 3, "\ud800" + CALL_BEGIN + "\x00", CALL_END + "{"]:
+        assert_streams_like_oneshot(P, text)
+
+
+@st.composite
+def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
+    items: list[tuple[str, Any]] = []
+    valid = True
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["text", "ws", "section", "bad"]))
+        if kind == "text":
+            items.append(("text", draw(noise)))
+        elif kind == "ws":
+            items.append(("text", draw(ws)))
+        elif kind == "section":
+            calls = draw(st.lists(st.tuples(names, json_args(MARKERS)), min_size=1, max_size=3))
+            rendered = [call(n, draw(dumps_style)(a), i) for i, (n, a) in enumerate(calls)]
+            gap = draw(st.sampled_from(["", "\n"]))
+            items.append(
+                ("call", (calls[0][0], calls[0][1], SECTION_BEGIN + gap.join(rendered) + SECTION_END))
+            )
+            items.extend(("call", (n, a, "")) for n, a in calls[1:])
+        else:
+            valid = False
+            items.append(
+                ("text", draw(st.sampled_from([section(call("", "{}", 1, "")), ARG_BEGIN, SECTION_END])))
+            )
+    if draw(st.booleans()):
+        valid = False
+        items.append(
+            (
+                "text",
+                draw(
+                    st.sampled_from(
+                        [SECTION_BEGIN + CALL_BEGIN + "functions.t:0" + ARG_BEGIN + "{", CALL_BEGIN]
+                    )
+                ),
+            )
+        )
+    text = "".join(v[2] if k == "call" else v for k, v in items)
+    return text, (items if valid else None)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_hypothesis_streaming_equals_oneshot(data: st.DataObject) -> None:
+    text, items = data.draw(outputs())
+    one = assert_streams_like_oneshot(P, text, [data.draw(chunk_plan(text))])
+    assert_no_text_lost(P, text, (*MARKERS, "functions."), structural='{}[]:,"\\0123456789')
+    if items is not None:
+        assert norm(one) == (expected_content(items), [(v[0], v[1], None) for k, v in items if k == "call"])
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_hypothesis_soup(data: st.DataObject) -> None:
+    check_soup(P, data, (*MARKERS, "functions.", "f:0", ":1"))
+
+
+def test_stream_holds_little() -> None:
+    """Linear streaming: a long call never makes the stream hold more than its markers and id."""
+    assert max_held(P, section(call("f", json.dumps({"s": "x" * 20000})))) < 128
