@@ -51,7 +51,7 @@ FOREIGN_FRAGMENTS = (
     "<|python_",
     "[TOOL_",
     "[THI",
-    "<function",
+    qwen3_coder.FN[:-1],  # "<function"
     qwen3_coder.PARAM,
     "<arg_",
     "<|channel|",
