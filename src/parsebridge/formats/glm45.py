@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, join_calls, xml_value
+from ._base import ToolFormat, join_calls, result_text, xml_value
 
 START, END = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
@@ -15,9 +15,16 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}{name}\n{pairs}{END}"
 
 
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``<tool_response>\\n…\\n</tool_response>``: the GLM-4.5 chat template's tool message body (after ``<|observation|>``)."""
+    return f"<tool_response>\n{result_text(result)}\n</tool_response>"
+
+
 TOOL = ToolFormat(
     family="glm45",
-    summary="`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`",
+    summary="`<tool_call>NAME\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>…</tool_call>`, values typed by the tool schema",
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call),
+    format_tool_result=format_tool_result,
+    aliases=("glm", "glm4_5"),
 )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, xml_value
+from ._base import ToolFormat, result_text, xml_value
 
 START, END = "<minimax:tool_call>", "</minimax:tool_call>"
+INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
+PARAM, PARAM_END = "<parameter name=", "</parameter>"
 
 
 def render(calls: Any) -> str:
@@ -17,9 +19,15 @@ def render(calls: Any) -> str:
     return f"{START}\n" + "".join(parts) + END
 
 
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``<response>…</response>``: how the MiniMax-M2 chat template renders each tool message (inside its ``tool`` turn)."""
+    return f"<response>{result_text(result)}</response>"
+
+
 TOOL = ToolFormat(
     family="minimax_m2",
-    summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`',
-    markers=(START, END),
+    summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`, values typed by the tool schema',
+    markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
     render=render,
+    format_tool_result=format_tool_result,
 )

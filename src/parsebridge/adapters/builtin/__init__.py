@@ -29,6 +29,10 @@ TOOL_PARSERS: dict[str, str] = {
     "pythonic": "pythonic:PythonicToolParser",
     "deepseek_v3": "deepseek_v3:DeepSeekV3ToolParser",
     "qwen3_coder": "qwen3_coder:Qwen3CoderToolParser",
+    # XML-ish tagged-parameter formats (tools-c)
+    "glm45": "glm45:Glm45ToolParser",
+    "minimax_m2": "minimax_m2:MinimaxM2ToolParser",
+    "seed_oss": "seed_oss:SeedOssToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
