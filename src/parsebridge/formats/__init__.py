@@ -42,6 +42,11 @@ TOOL_FORMATS: dict[str, str] = {
     "hunyuan_a13b": "hunyuan_a13b:TOOL",
     "phi4_mini": "phi4_mini:TOOL",
     "seed_oss": "seed_oss:TOOL",
+    # XML-ish tagged-parameter formats (tools-c)
+    "glm47": "glm47:TOOL",
+    "iquest_q1": "iquest_q1:TOOL",
+    "dots": "dots:TOOL",
+    "minicpm5": "minicpm5:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -33,6 +33,9 @@ TOOL_PARSERS: dict[str, str] = {
     "glm45": "glm45:Glm45ToolParser",
     "minimax_m2": "minimax_m2:MinimaxM2ToolParser",
     "seed_oss": "seed_oss:SeedOssToolParser",
+    "iquest_q1": "iquest_q1:IQuestQ1ToolParser",
+    "dots": "dots:DotsToolParser",
+    "minicpm5": "minicpm5:MiniCPM5ToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
