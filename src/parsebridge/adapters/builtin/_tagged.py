@@ -21,12 +21,14 @@ subclass). The machine is the same as qwen3_coder's (which predates it):
   newline removed; string-typed values stream as JSON string fragments,
   others are emitted when the parameter closes;
 * a missing value close is tolerated (the next parameter, the call's close
-  or the block's close ends it); stray text between parameters or calls is
-  not part of a call and is shown as content, in place, verbatim;
+  or the block's close ends it); stray text between parameters or calls,
+  a parameter head that is not one, and a key without a value are not part
+  of a call and are shown as content, in place, verbatim;
 * a new block start (or, in multi-call blocks, a new call open) closes an
   unclosed call;
 * at end of output inside a call, an open parameter is finished but the
-  object is not, so the arguments are flagged unless no parameter started.
+  object is not, so the arguments are flagged unless no parameter started;
+  a key cut off before its value is kept in the flagged text (``{"k": ``).
 
 Names are the tag's text stripped of whitespace and one pair of quotes;
 a name holding whitespace, quotes, brackets or braces is not a name (so a
@@ -84,6 +86,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._opened = False
         self._closed = False
         self._key = ""
+        self._key_raw = ""
         self._vtypes: frozenset[str] | None = None
         self._vstream = False
         self._vfirst = True
@@ -101,7 +104,7 @@ class TaggedCallStream(BuiltinToolStream):
             if cls.param_name_close == ">"
             else (
                 cls.param_name_close,
-                *(m for m in (cls.value_open, cls.param_open, cls.end, cls.call_close) if m),
+                *(m for m in (cls.value_open, cls.param_open, cls.end, cls.call_close, cls.start) if m),
             )
         )
         self._in_call_markers = tuple(
@@ -270,7 +273,8 @@ class TaggedCallStream(BuiltinToolStream):
             found = match_marker(buf, self._pos, (cls.value_open,), self._final)
             if found == MORE:
                 return False
-            if found is None:  # a key without a value: dropped
+            if found is None:  # a key without a value is no argument: its text is shown as content
+                self._inline_content(self._key_raw)
                 self._state = _PARAMS
                 return True
             self._pos += len(found)
@@ -333,15 +337,19 @@ class TaggedCallStream(BuiltinToolStream):
             self._pos = end
             return False
         self._head.append(buf[self._pos : j])
-        key = "".join(self._head).strip(JSON_WS)
+        raw = "".join(self._head)
+        key = raw.strip(JSON_WS)
         if cls.param_name_close == ">":
             key = clean_name(key) or ""
         self._head = []
         self._pos = j
         if which != cls.param_name_close or not key:
-            self._state = _PARAMS  # not a parameter head: what follows is read as stray text / tags
+            # not a parameter head: shown as content; what follows is read as stray text / tags
+            self._inline_content(cls.param_open + raw)
+            self._state = _PARAMS
             return True
         self._pos += len(which)
+        self._key_raw = cls.param_open + raw + which
         if cls.value_open is None:
             self._open_value(key)
             self._state = _PVALUE
@@ -351,8 +359,16 @@ class TaggedCallStream(BuiltinToolStream):
         return True
 
     def _at_end(self) -> None:
-        if self._state == _PVALUE and self._in_call:
+        if not self._in_call:
+            return
+        if self._state == _PVALUE:
             self._finish_value()
+        elif self._state in (_PNAME, _VWAIT):  # cut off after a key: keep it in the flagged arguments
+            key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
+            if key:
+                self._args(
+                    ("{" if not self._opened else ", ") + json.dumps(key, ensure_ascii=False) + ": ", False
+                )
 
 
 class TaggedCallParser(BuiltinToolParser):
