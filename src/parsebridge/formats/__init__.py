@@ -47,6 +47,8 @@ TOOL_FORMATS: dict[str, str] = {
     "iquest_q1": "iquest_q1:TOOL",
     "dots": "dots:TOOL",
     "minicpm5": "minicpm5:TOOL",
+    "gemma4": "gemma4:TOOL",
+    "functiongemma": "functiongemma:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

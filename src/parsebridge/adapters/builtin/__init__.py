@@ -36,6 +36,8 @@ TOOL_PARSERS: dict[str, str] = {
     "iquest_q1": "iquest_q1:IQuestQ1ToolParser",
     "dots": "dots:DotsToolParser",
     "minicpm5": "minicpm5:MiniCPM5ToolParser",
+    "gemma4": "gemma4:Gemma4ToolParser",
+    "functiongemma": "gemma4:FunctionGemmaToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
