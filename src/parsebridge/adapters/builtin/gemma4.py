@@ -21,9 +21,10 @@ marker; a syntax error inside the arguments (a key without ``:``, a stray
 character) switches to passing the rest of the block's text through
 verbatim, so the call is kept with `invalid_arguments` (the converted prefix
 plus the raw rest); an end marker (or a new block) before the arguments
-close ends the call there, flagged; text between the closing ``}`` and the
-end marker is content, in place. A string delimiter inside a string cannot
-be written, and end markers inside a string are text (rule 6).
+close ends the call there, flagged, even inside a string (the markers are
+special tokens, so they end the block wherever they appear, as in both
+frameworks); ``key:`` with no value is an empty string; text between the
+closing ``}`` and the end marker is content, in place.
 
 Where the frameworks differ: vLLM's gemma4 also accepts ``<turn|>`` as the
 end marker and, without any block, a bare ``call:NAME{…}`` in the text;
@@ -101,6 +102,7 @@ class GemmaCallStream(BuiltinToolStream):
         self._stack: list[str] = []
         self._need_comma = False
         self._blocks = (self.start, self.end)
+        self._str_ends = (self.delim, self.start, self.end)
 
     # -- helpers ------------------------------------------------------------------------------
     def _emit(self, text: str) -> None:
@@ -206,13 +208,16 @@ class GemmaCallStream(BuiltinToolStream):
         if state == _KEY:
             return self._read_key()
         if state == _STR:
-            j, which = find_markers(buf, self._pos, (self.delim,))
-            end = j if which is not None else safe_end(buf, self._pos, (self.delim,), self._final)
+            j, which = find_markers(buf, self._pos, self._str_ends)
+            end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
             if end > self._pos:
                 self._emit(json.dumps(buf[self._pos : end], ensure_ascii=False)[1:-1])
             self._pos = end
             if which is None:
                 return False
+            if which != self.delim:  # the block ends inside the string: the call ends, flagged
+                self._stop_at(which)
+                return True
             self._pos += len(self.delim)
             self._emit('"')
             self._state = _AFTER
@@ -274,6 +279,9 @@ class GemmaCallStream(BuiltinToolStream):
             self._open("}", _KEYWAIT)
         elif buf[self._pos] == "[":
             self._open("]", _ARRWAIT)
+        elif buf[self._pos] in ",}" and self._stack[-1] == "}" and self._state == _VALWAIT:
+            self._emit('""')  # `key:` with nothing after it: an empty string
+            self._state = _AFTER
         elif buf[self._pos] in ",}]":
             self._state = _RAW
         else:
