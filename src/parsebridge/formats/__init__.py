@@ -64,6 +64,12 @@ TOOL_FORMATS: dict[str, str] = {
     "plamo3": "plamo3:TOOL",
     "inkling": "inkling:TOOL",
     "minicpm5": "minicpm5:TOOL",
+    # XML-ish tagged-parameter formats (tools-c)
+    "glm47": "glm47:TOOL",
+    "iquest_q1": "iquest_q1:TOOL",
+    "dots": "dots:TOOL",
+    "gemma4": "gemma4:TOOL",
+    "functiongemma": "functiongemma:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
 
 START, END = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
@@ -22,9 +22,15 @@ GRAMMAR = TextGrammar(
     json_args=False,
 )
 
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``<tool_response>\\n…\\n</tool_response>``: the GLM-4.5 chat template's tool message body (after ``<|observation|>``)."""
+    return f"<tool_response>\n{result_text(result)}\n</tool_response>"
+
+
 TOOL = ToolFormat(
     family="glm45",
-    summary="`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`",
+    summary="`<tool_call>NAME\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>…</tool_call>`, values typed by the tool schema",
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call),
     grammar=GRAMMAR,
@@ -32,4 +38,6 @@ TOOL = ToolFormat(
     content_after=True,
     content_between=True,
     typed_values=True,
+    format_tool_result=format_tool_result,
+    aliases=("glm", "glm4_5"),
 )

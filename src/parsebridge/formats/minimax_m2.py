@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, joined, xml_call, xml_value
+from ._base import TextGrammar, ToolFormat, joined, result_text, xml_call, xml_value
 
 START, END = "<minimax:tool_call>", "</minimax:tool_call>"
+INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
+PARAM, PARAM_END = "<parameter name=", "</parameter>"
 
 
 def render(calls: Any) -> str:
@@ -17,7 +19,6 @@ def render(calls: Any) -> str:
     return f"{START}\n" + "".join(parts) + END
 
 
-INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
 GRAMMAR = TextGrammar(
     (START, END, INVOKE, INVOKE_END),
     xml_call(
@@ -29,13 +30,20 @@ GRAMMAR = TextGrammar(
     json_args=False,
 )
 
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``<response>…</response>``: how the MiniMax-M2 chat template renders each tool message (inside its ``tool`` turn)."""
+    return f"<response>{result_text(result)}</response>"
+
+
 TOOL = ToolFormat(
     family="minimax_m2",
-    summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`',
-    markers=(START, END),
+    summary='`<minimax:tool_call><invoke name="…"><parameter name="…">…</parameter></invoke></minimax:tool_call>`, values typed by the tool schema',
+    markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
     render=render,
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
     typed_values=True,
+    format_tool_result=format_tool_result,
 )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
 
 START, END = "<seed:tool_call>", "</seed:tool_call>"
+FN, FN_END = "<function=", "</function>"
+PARAM, PARAM_END = "<parameter=", "</parameter>"
 
 
 def render_call(name: str, args: dict[str, Any]) -> str:
@@ -15,7 +17,7 @@ def render_call(name: str, args: dict[str, Any]) -> str:
 
 
 GRAMMAR = TextGrammar(
-    (START, END, "<function=", "</function>"),
+    (START, END, FN, FN_END),
     xml_call(
         lambda n: f"{START}\n<function={n}>\n",
         f"</function>\n{END}",
@@ -25,14 +27,21 @@ GRAMMAR = TextGrammar(
     json_args=False,
 )
 
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """The result text as is: the Seed-OSS chat template puts a tool message's content verbatim in a ``tool`` turn."""
+    return result_text(result)
+
+
 TOOL = ToolFormat(
     family="seed_oss",
-    summary="`<seed:tool_call><function=NAME><parameter=P>…</parameter></function></seed:tool_call>`",
-    markers=(START, END),
+    summary="`<seed:tool_call><function=NAME><parameter=P>…</parameter></function></seed:tool_call>`, values typed by the tool schema",
+    markers=(START, END, FN, FN_END, PARAM, PARAM_END),
     render=join_calls(render_call),
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
     content_between=True,
     typed_values=True,
+    format_tool_result=format_tool_result,
 )

@@ -53,6 +53,14 @@ TOOL_PARSERS: dict[str, str] = {
     "plamo3": "plamo3:Plamo3ToolParser",
     "inkling": "inkling:InklingToolParser",
     "minicpm5": "minicpm5:MiniCPM5ToolParser",
+    # XML-ish tagged-parameter formats (tools-c)
+    "glm45": "glm45:Glm45ToolParser",
+    "minimax_m2": "minimax_m2:MinimaxM2ToolParser",
+    "seed_oss": "seed_oss:SeedOssToolParser",
+    "iquest_q1": "iquest_q1:IQuestQ1ToolParser",
+    "dots": "dots:DotsToolParser",
+    "gemma4": "gemma4:Gemma4ToolParser",
+    "functiongemma": "gemma4:FunctionGemmaToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {

@@ -60,11 +60,12 @@ from ._scan import (
     BuiltinToolParser,
     BuiltinToolStream,
     find_markers,
-    is_invalid,
-    loads_or_none,
     match_marker,
     safe_end,
 )
+from ._values import convert_value, schema_types
+
+__all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
 
 _IN_CALL = (PARAM, FN_END, END, START)
 _VALUE_ENDS = (PARAM_END, PARAM, FN_END)
@@ -72,52 +73,6 @@ _TAIL_ENDS = (END, START)
 
 _CONTENT, _WAIT_FN, _FN_NAME, _OPAQUE, _PARAMS, _PNAME, _PVALUE, _TAIL, _STRAY = range(9)
 _HEAD_END = re.compile(r"[>\n<]")
-_OBVIOUS = re.compile(r"-?\d|[\[{]|(?:true|false|null)\Z")
-
-
-def schema_types(tools: Sequence[ToolSpec]) -> dict[str, dict[str, frozenset[str]]]:
-    """function name → parameter → declared JSON-schema types (empty set: declared, no type)."""
-    out: dict[str, dict[str, frozenset[str]]] = {}
-    for tool in tools:
-        fn = tool.get("function", tool) if isinstance(tool, dict) else None
-        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-            continue
-        params = fn.get("parameters")
-        props = params.get("properties") if isinstance(params, dict) else None
-        types: dict[str, frozenset[str]] = {}
-        for pname, schema in (props or {}).items() if isinstance(props, dict) else ():
-            types[str(pname)] = _types_of(schema)
-        out[fn["name"]] = types
-    return out
-
-
-def _types_of(schema: Any) -> frozenset[str]:
-    if not isinstance(schema, dict):
-        return frozenset()
-    t = schema.get("type")
-    found: set[str] = set()
-    if isinstance(t, str):
-        found.add(t)
-    elif isinstance(t, list):
-        found.update(x for x in t if isinstance(x, str))
-    for key in ("anyOf", "oneOf"):
-        for sub in schema.get(key) or ():
-            found |= _types_of(sub)
-    return frozenset(found)
-
-
-def convert_value(text: str, types: frozenset[str] | None) -> Any:
-    """A parameter's text → its JSON value, by the module docstring's rule."""
-    if types and "string" in types:
-        return text
-    stripped = text.strip()
-    if not types:
-        if not _OBVIOUS.match(stripped):
-            return text
-        value = loads_or_none(stripped)
-        return text if is_invalid(value) or isinstance(value, str) else value
-    value = loads_or_none(stripped)
-    return text if is_invalid(value) else value
 
 
 class Qwen3CoderToolStream(BuiltinToolStream):

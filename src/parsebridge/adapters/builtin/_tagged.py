@@ -1,0 +1,382 @@
+"""One incremental machine for the XML-ish tagged-parameter formats.
+
+Several families write a call as a name plus parameters between tags, and
+differ only in the tag texts:
+
+=============  ========================  ===================  ==========================================
+family         block                     call                 parameter
+=============  ========================  ===================  ==========================================
+glm45 / glm47  ``<tool_call>…</…>``      NAME right after it  ``<arg_key>k</arg_key><arg_value>v</arg_value>``
+minimax_m2     ``<minimax:tool_call>``   ``<invoke name=…>``  ``<parameter name="k">v</parameter>``
+seed_oss       ``<seed:tool_call>``      ``<function=NAME>``  ``<parameter=k>v</parameter>``
+=============  ========================  ===================  ==========================================
+
+A format is a `TagSpec` (class attributes of a `TaggedCallStream`
+subclass). The machine is the same as qwen3_coder's (which predates it):
+
+* the call is announced when its name is complete; a block without a
+  readable name stays in the content verbatim;
+* parameter values are typed by the tool schema (`_values.convert_value`);
+  a value is the text between its tags with ONE leading and ONE trailing
+  newline removed; string-typed values stream as JSON string fragments,
+  others are emitted when the parameter closes;
+* a missing value close is tolerated (the next parameter, the call's close
+  or the block's close ends it); stray text between parameters or calls,
+  a parameter head that is not one, and a key without a value are not part
+  of a call and are shown as content, in place, verbatim;
+* a new block start (or, in multi-call blocks, a new call open) closes an
+  unclosed call;
+* at end of output inside a call, an open parameter is finished but the
+  object is not, so the arguments are flagged unless no parameter started;
+  a key cut off before its value is kept in the flagged text (``{"k": ``).
+
+Names are the tag's text stripped of whitespace and one pair of quotes;
+a name holding whitespace, quotes, brackets or braces is not a name (so a
+JSON body inside a block is content, not a call named ``{"name"…``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...formats import qwen3_coder as _qwen3_coder
+from ...protocol.parsers import ToolSpec
+from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
+from ._values import ParamTypes, convert_value, is_string_typed, schema_types
+
+_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY = range(9)
+_NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
+
+
+def clean_name(text: str) -> str | None:
+    """A tag's name text → the name (whitespace and one pair of quotes removed), None if not a name."""
+    name = text.strip(JSON_WS)
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+        name = name[1:-1].strip(JSON_WS)
+    return name if _NAME_OK.match(name) else None
+
+
+class TaggedCallStream(BuiltinToolStream):
+    """Incremental machine for one `TagSpec` (see the module docstring)."""
+
+    #: block start/end (``start=None``: a call opens straight from content, as in MiniCPM's ``<function``).
+    start: ClassVar[str | None] = None
+    end: ClassVar[str | None] = None
+    #: call open before its name (None: the name follows the block start directly, GLM style).
+    call_open: ClassVar[str | None] = None
+    #: call close (None: the block end closes the call).
+    call_close: ClassVar[str | None] = None
+    #: what ends a call name opened by `call_open`.
+    call_name_close: ClassVar[str] = ">"
+    param_open: ClassVar[str] = _qwen3_coder.PARAM
+    param_name_close: ClassVar[str] = ">"
+    #: a separate value open after the key (GLM's ``<arg_value>``), else None.
+    value_open: ClassVar[str | None] = None
+    param_close: ClassVar[str] = _qwen3_coder.PARAM_END
+
+    def __init__(self, parser: TaggedCallParser) -> None:
+        super().__init__(parser)
+        cls = type(self)
+        self._types_by_fn: ParamTypes = parser.param_types
+        self._state = _CONTENT
+        self._head: list[str] = []
+        self._types: dict[str, frozenset[str]] = {}
+        self._opened = False
+        self._closed = False
+        self._key = ""
+        self._key_raw = ""
+        self._vtypes: frozenset[str] | None = None
+        self._vstream = False
+        self._vfirst = True
+        self._vheld = ""
+        self._vparts: list[str] = []
+        self._stray_back = _PARAMS
+        self._starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
+        self._name_ends = (
+            ("\n", cls.param_open, *(m for m in (cls.end, cls.start) if m))
+            if cls.call_open is None
+            else (cls.call_name_close, "\n", "<")
+        )
+        self._pname_ends = (
+            (cls.param_name_close, "\n", "<")
+            if cls.param_name_close == ">"
+            else (
+                cls.param_name_close,
+                *(m for m in (cls.value_open, cls.param_open, cls.end, cls.call_close, cls.start) if m),
+            )
+        )
+        self._in_call_markers = tuple(
+            m for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open) if m
+        )
+        self._block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
+        self._value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
+        self._opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
+
+    # -- arguments object ------------------------------------------------------------------------
+    def _close_object(self) -> None:
+        if not self._closed:
+            self._args("}" if self._opened else "{}", hold_ws=False)
+            self._opened = self._closed = True
+
+    def _close_call(self, pos: int) -> None:
+        if self._in_call:
+            self._close_object()
+            self._end_call(pos)
+
+    def _open_value(self, pname: str) -> None:
+        self._args(
+            ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
+        )
+        self._opened = True
+        self._vtypes = self._types.get(pname)
+        self._vstream = self._streams_strings() and is_string_typed(self._vtypes)
+        if self._vstream:
+            self._args('"', hold_ws=False)
+        self._vfirst = True
+        self._vheld = ""
+        self._vparts = []
+
+    def _streams_strings(self) -> bool:
+        return True
+
+    def _unwrap(self, text: str) -> str:
+        """A complete non-streamed value's text before typing (formats may undo an escaping)."""
+        return text
+
+    def _value(self, piece: str) -> None:
+        if not piece:
+            return
+        if self._vfirst:
+            self._vfirst = False
+            if piece.startswith("\n"):
+                piece = piece[1:]
+        piece = self._vheld + piece
+        self._vheld = ""
+        if piece.endswith("\n"):
+            piece, self._vheld = piece[:-1], "\n"
+        if not piece:
+            return
+        if self._vstream:
+            self._args(json.dumps(piece, ensure_ascii=False)[1:-1], hold_ws=False)
+        else:
+            self._vparts.append(piece)
+
+    def _finish_value(self) -> None:
+        self._vheld = ""
+        if self._vstream:
+            self._args('"', hold_ws=False)
+        else:
+            value = convert_value(self._unwrap("".join(self._vparts)), self._vtypes)
+            self._vparts = []
+            self._args(json.dumps(value, ensure_ascii=False), hold_ws=False)
+        self._state = _PARAMS
+
+    def _named(self, name: str) -> None:
+        self._commit(name)
+        self._types = self._types_by_fn.get(name, {})
+        self._opened = self._closed = False
+        self._state = _PARAMS
+
+    def _after_call(self) -> int:
+        return _BLOCK if type(self).start else _CONTENT
+
+    # -- the machine ------------------------------------------------------------------------------
+    def _step(self) -> bool:
+        state, buf, cls = self._state, self._buf, type(self)
+        if state == _CONTENT:
+            found = self._outside(self._starts)
+            if found is None:
+                return False
+            self._begin_span(self._pos)
+            self._pos += len(found)
+            self._head = []
+            if cls.start is None:
+                self._state = _NAME
+            else:
+                self._state = _NAME if cls.call_open is None else _BLOCK
+            return True
+        if state == _BLOCK:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, self._block_markers, self._final)
+            if found == MORE:
+                return False
+            if found == cls.call_open:
+                self._begin_span(self._pos)
+                self._pos += len(found)
+                self._head = []
+                self._state = _NAME
+            elif found is not None:  # block end or a new block
+                if self._span is not None:
+                    self._state = _OPAQUE
+                    return True
+                if found == cls.end:
+                    self._pos += len(found)
+                    self._structure()
+                self._state = _CONTENT
+            elif self._span is not None:
+                self._state = _OPAQUE
+            else:
+                self._stray_back = _BLOCK
+                self._inline_content(buf[self._pos])
+                self._pos += 1
+                self._state = _STRAY
+            return True
+        if state == _NAME:
+            if cls.call_open is None and not self._head and not self._skip_ws():
+                return False
+            return self._read_name()
+        if state == _PARAMS:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, self._in_call_markers, self._final)
+            if found == MORE:
+                return False
+            if found == cls.param_open:
+                self._pos += len(found)
+                self._head = []
+                self._state = _PNAME
+            elif found is not None and found == cls.call_close:
+                self._pos += len(found)
+                self._close_call(self._pos)
+                self._state = self._after_call()
+            elif found is not None and found == cls.end:
+                self._pos += len(found)
+                self._close_call(self._pos)
+                self._state = _CONTENT
+            elif found is not None:  # a new block or call: this call ends unclosed
+                self._close_call(self._pos)
+                self._state = _CONTENT if found == cls.start else self._after_call()
+            else:
+                self._stray_back = _PARAMS
+                self._inline_content(buf[self._pos])
+                self._pos += 1
+                self._state = _STRAY
+            return True
+        if state == _STRAY:
+            j = buf.find("<", self._pos)
+            end = len(buf) if j < 0 else j
+            self._inline_content(buf[self._pos : end])
+            self._pos = end
+            if j < 0:
+                return False
+            self._state = self._stray_back
+            return True
+        if state == _PNAME:
+            return self._read_pname()
+        if state == _VWAIT:
+            if not self._skip_ws():
+                return False
+            assert cls.value_open is not None
+            found = match_marker(buf, self._pos, (cls.value_open,), self._final)
+            if found == MORE:
+                return False
+            if found is None:  # a key without a value is no argument: its text is shown as content
+                self._inline_content(self._key_raw)
+                self._state = _PARAMS
+                return True
+            self._pos += len(found)
+            self._open_value(self._key)
+            self._state = _PVALUE
+            return True
+        if state == _PVALUE:
+            j, which = find_markers(buf, self._pos, self._value_ends)
+            if which is None:
+                end = safe_end(buf, self._pos, self._value_ends, self._final)
+                self._value(buf[self._pos : end])
+                self._pos = end
+                return False
+            self._value(buf[self._pos : j])
+            self._pos = j + (len(which) if which == cls.param_close else 0)
+            self._finish_value()
+            return True
+        # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
+        j, which = find_markers(buf, self._pos, self._opaque_ends)
+        if which is None:
+            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
+            return False
+        self._pos = j + (len(which) if which != cls.start else 0)
+        self._reject(self._pos)
+        self._state = _CONTENT
+        return True
+
+    def _read_name(self) -> bool:
+        buf, cls = self._buf, type(self)
+        j, which = find_markers(buf, self._pos, self._name_ends)
+        if which is None:
+            end = safe_end(buf, self._pos, self._name_ends, self._final)
+            if end > self._pos:
+                self._head.append(buf[self._pos : end])
+            self._pos = end
+            return False
+        self._head.append(buf[self._pos : j])
+        name = clean_name("".join(self._head))
+        self._head = []
+        self._pos = j
+        if cls.call_open is not None:
+            if which != cls.call_name_close or name is None:
+                self._state = _OPAQUE
+                return True
+            self._pos += len(which)
+        elif name is None:
+            self._state = _OPAQUE
+            return True
+        elif which == "\n":
+            self._pos += 1
+        self._named(name)
+        return True
+
+    def _read_pname(self) -> bool:
+        buf, cls = self._buf, type(self)
+        j, which = find_markers(buf, self._pos, self._pname_ends)
+        if which is None:
+            end = safe_end(buf, self._pos, self._pname_ends, self._final)
+            self._head.append(buf[self._pos : end])
+            self._pos = end
+            return False
+        self._head.append(buf[self._pos : j])
+        raw = "".join(self._head)
+        key = raw.strip(JSON_WS)
+        if cls.param_name_close == ">":
+            key = clean_name(key) or ""
+        self._head = []
+        self._pos = j
+        if which != cls.param_name_close or not key:
+            # not a parameter head: shown as content; what follows is read as stray text / tags
+            self._inline_content(cls.param_open + raw)
+            self._state = _PARAMS
+            return True
+        self._pos += len(which)
+        self._key_raw = cls.param_open + raw + which
+        if cls.value_open is None:
+            self._open_value(key)
+            self._state = _PVALUE
+        else:
+            self._key = key
+            self._state = _VWAIT
+        return True
+
+    def _at_end(self) -> None:
+        if not self._in_call:
+            return
+        if self._state == _PVALUE:
+            self._finish_value()
+        elif self._state in (_PNAME, _VWAIT):  # cut off after a key: keep it in the flagged arguments
+            key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
+            if key:
+                self._args(
+                    ("{" if not self._opened else ", ") + json.dumps(key, ensure_ascii=False) + ": ", False
+                )
+
+
+class TaggedCallParser(BuiltinToolParser):
+    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format."""
+
+    stream_class: ClassVar[type[BuiltinToolStream]] = TaggedCallStream
+
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.param_types = schema_types(self.tools)

@@ -1,0 +1,77 @@
+"""Schema-typed parameter values, shared by the XML-ish formats (qwen3_coder, seed_oss, glm45, minimax_m2, …).
+
+These formats write each argument as raw text between tags, so the text's
+JSON type comes from the tool's schema:
+
+* P declared with a JSON-schema type that includes "string" → the text as is;
+* P declared with other types (integer, number, boolean, object, array, null) → ``json.loads``
+  of the stripped text when it is valid JSON, else the text as a string;
+* P undeclared (or declared without a type) → obvious JSON literals (numbers, true/false/null,
+  objects, arrays) are decoded, anything else stays a string.
+
+NaN/Infinity are never decoded (they are not JSON).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ...protocol.parsers import ToolSpec
+from ._scan import is_invalid, loads_or_none
+
+_OBVIOUS = re.compile(r"-?\d|[\[{]|(?:true|false|null)\Z")
+
+#: function name → parameter → declared JSON-schema types (empty set: declared, no type).
+ParamTypes = dict[str, dict[str, frozenset[str]]]
+
+
+def schema_types(tools: Sequence[ToolSpec]) -> ParamTypes:
+    """function name → parameter → declared JSON-schema types (empty set: declared, no type)."""
+    out: ParamTypes = {}
+    for tool in tools:
+        fn = tool.get("function", tool) if isinstance(tool, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            continue
+        params = fn.get("parameters")
+        props = params.get("properties") if isinstance(params, dict) else None
+        types: dict[str, frozenset[str]] = {}
+        for pname, schema in (props or {}).items() if isinstance(props, dict) else ():
+            types[str(pname)] = _types_of(schema)
+        out[fn["name"]] = types
+    return out
+
+
+def _types_of(schema: Any) -> frozenset[str]:
+    if not isinstance(schema, dict):
+        return frozenset()
+    t = schema.get("type")
+    found: set[str] = set()
+    if isinstance(t, str):
+        found.add(t)
+    elif isinstance(t, list):
+        found.update(x for x in t if isinstance(x, str))
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or ():
+            found |= _types_of(sub)
+    return frozenset(found)
+
+
+def is_string_typed(types: frozenset[str] | None) -> bool:
+    """Declared as (possibly) a string: its text is the value and can stream as a JSON string."""
+    return bool(types) and "string" in (types or ())
+
+
+def convert_value(text: str, types: frozenset[str] | None) -> Any:
+    """A parameter's text → its JSON value, by the module docstring's rule."""
+    if types and "string" in types:
+        return text
+    stripped = text.strip()
+    if not types:
+        if not _OBVIOUS.match(stripped):
+            return text
+        value = loads_or_none(stripped)
+        return text if is_invalid(value) or isinstance(value, str) else value
+    value = loads_or_none(stripped)
+    return text if is_invalid(value) else value

@@ -1,0 +1,385 @@
+"""Gemma 4 and FunctionGemma tool calls: Gemma's own argument syntax, converted to JSON as it streams.
+
+Format (Gemma 4 chat template)::
+
+    <|tool_call>call:NAME{key:<|"|>text<|"|>,count:5,flag:true,opt:null,obj:{k:<|"|>v<|"|>},list:[1,<|"|>a<|"|>]}<tool_call|>
+
+FunctionGemma writes the same syntax as
+``<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>``.
+
+Arguments are an object with bare keys; a value is a string between the
+string delimiters (verbatim: no escapes exist, so quotes and backslashes are
+text), an object ``{…}``, a list ``[…]`` or a bare scalar (a JSON number,
+``true``/``false``/``null``; any other bare text is a string, stripped).
+Each call has its own block; text outside blocks is content. The arguments
+JSON is built incrementally: keys, punctuation and string fragments are
+emitted as they arrive, a bare scalar when its terminator arrives.
+
+Malformed output (builtin policy, see `_scan`): a block that does not start
+with ``call:NAME{`` (NAME a plain name) stays content verbatim up to its end
+marker; a syntax error inside the arguments (a key without ``:``, a stray
+character) switches to passing the rest of the block's text through
+verbatim, so the call is kept with `invalid_arguments` (the converted prefix
+plus the raw rest); an end marker (or a new block) before the arguments
+close ends the call there, flagged, even inside a string (the markers are
+special tokens, so they end the block wherever they appear, as in both
+frameworks); ``key:`` with no value is an empty string; text between the
+closing ``}`` and the end marker is content, in place.
+
+Where the frameworks differ: vLLM's gemma4 also accepts ``<turn|>`` as the
+end marker and, without any block, a bare ``call:NAME{…}`` in the text;
+SGLang takes only the block. We read only the block: a bare ``call:`` in
+prose is more likely text than a call, and the template always writes the
+markers. Both frameworks keep unknown bare values as strings, as we do.
+
+`format_tool_result`: ``<|tool_response>response:NAME{…}<tool_response|>``
+(FunctionGemma: ``<start_function_response>…<end_function_response>``); these
+formats have no call ids, so the function name is passed as `tool_call_id`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from ...formats import functiongemma as _fg
+from ...formats import gemma4 as _g4
+from ._scan import (
+    MORE,
+    BuiltinToolParser,
+    BuiltinToolStream,
+    find_markers,
+    is_invalid,
+    loads_or_none,
+    match_marker,
+    safe_end,
+)
+from ._tagged import clean_name
+
+(
+    _CONTENT,
+    _HEAD,
+    _NAME,
+    _KEYWAIT,
+    _KEY,
+    _VALWAIT,
+    _ARRWAIT,
+    _STR,
+    _BARE,
+    _AFTER,
+    _TAIL,
+    _RAW,
+    _OPAQUE,
+    _TAILTEXT,
+) = range(14)
+_NAME_END = re.compile(r"[{<\n]")
+_KEY_STOP = re.compile(r"[:{}\[\],<\n]")
+_BARE_STOP = re.compile(r"[,}\]<\n]")
+
+
+def bare_json(text: str) -> str:
+    """A bare scalar's text → JSON: numbers and true/false/null as such, anything else a string."""
+    stripped = text.strip()
+    value = loads_or_none(stripped)
+    if is_invalid(value) or isinstance(value, str | dict | list):
+        value = stripped
+    return json.dumps(value, ensure_ascii=False)
+
+
+class GemmaCallStream(BuiltinToolStream):
+    """Incremental machine for ``START call:NAME{args} END`` blocks (see the module docstring)."""
+
+    start: ClassVar[str] = _g4.START
+    end: ClassVar[str] = _g4.END
+    delim: ClassVar[str] = _g4.STRING
+
+    def __init__(self, parser: BuiltinToolParser) -> None:
+        super().__init__(parser)
+        self._state = _CONTENT
+        self._tok: list[str] = []
+        self._key_delims: list[int] = []  # where string delimiters stood in the key being read
+        self._stack: list[str] = []
+        self._need_comma = False
+        self._blocks = (self.start, self.end)
+        self._str_ends = (self.delim, self.start, self.end)
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _emit(self, text: str) -> None:
+        self._args(text, hold_ws=False)
+
+    def _comma(self) -> None:
+        if self._need_comma:
+            self._need_comma = False
+            self._emit(", ")
+
+    def _stop_at(self, marker: str) -> None:
+        """An end marker or a new block inside the call: the call ends here."""
+        if marker == self.end:
+            self._pos += len(marker)
+        self._end_call(self._pos)
+        self._state = _CONTENT
+
+    def _close(self, c: str) -> None:
+        self._stack.pop()
+        self._emit(c)
+        self._pos += 1
+        self._state = _AFTER if self._stack else _TAIL
+
+    def _block_marker(self) -> str | None:
+        """MORE, END/START at the cursor, or None."""
+        return match_marker(self._buf, self._pos, self._blocks, self._final)
+
+    # -- the machine ----------------------------------------------------------------------------
+    def _step(self) -> bool:
+        state, buf = self._state, self._buf
+        if state == _CONTENT:
+            if self._outside((self.start,)) is None:
+                return False
+            self._begin_span(self._pos)
+            self._pos += len(self.start)
+            self._tok = []
+            self._state = _HEAD
+            return True
+        if state == _HEAD:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, (_g4.CALL,), self._final)
+            if found == MORE:
+                return False
+            if found is None:
+                self._state = _OPAQUE
+            else:
+                self._pos += len(found)
+                self._state = _NAME
+            return True
+        if state == _NAME:
+            m = _NAME_END.search(buf, self._pos)
+            if m is None:
+                self._tok.append(buf[self._pos :])
+                self._pos = len(buf)
+                return False
+            self._tok.append(buf[self._pos : m.start()])
+            name = clean_name("".join(self._tok))
+            self._tok = []
+            self._pos = m.start()
+            if m.group() != "{" or name is None:
+                self._state = _OPAQUE
+                return True
+            self._pos += 1
+            self._commit(name)
+            self._stack = ["}"]
+            self._need_comma = False
+            self._emit("{")
+            self._state = _KEYWAIT
+            return True
+        if state in (_KEYWAIT, _VALWAIT, _ARRWAIT, _AFTER, _TAIL):
+            if not self._skip_ws():
+                return False
+            found = self._block_marker()
+            if found == MORE:
+                return False
+            if found is not None:
+                self._stop_at(found)
+                return True
+            c = buf[self._pos]
+            if state == _TAIL:  # text after the arguments closed, before the end marker: content
+                self._end_call(self._pos)
+                self._state = _TAILTEXT
+                return True
+            if state == _AFTER:
+                if c == ",":
+                    self._pos += 1
+                    self._need_comma = True
+                    self._state = _KEYWAIT if self._stack[-1] == "}" else _VALWAIT
+                elif c == self._stack[-1]:
+                    self._close(c)
+                else:
+                    self._state = _RAW
+                return True
+            if (state == _KEYWAIT and c == "}") or (state == _ARRWAIT and c == "]"):
+                self._close(c)
+            elif state == _KEYWAIT:
+                self._tok, self._key_delims = [], []
+                self._state = _KEY
+            else:
+                return self._value_start()
+            return True
+        if state == _KEY:
+            return self._read_key()
+        if state == _STR:
+            j, which = find_markers(buf, self._pos, self._str_ends)
+            end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
+            if end > self._pos:
+                self._emit(json.dumps(buf[self._pos : end], ensure_ascii=False)[1:-1])
+            self._pos = end
+            if which is None:
+                return False
+            if which != self.delim:  # the block ends inside the string: the call ends, flagged
+                self._stop_at(which)
+                return True
+            self._pos += len(self.delim)
+            self._emit('"')
+            self._state = _AFTER
+            return True
+        if state == _BARE:
+            m = _BARE_STOP.search(buf, self._pos)
+            if m is None:
+                self._tok.append(buf[self._pos :])
+                self._pos = len(buf)
+                return False
+            self._tok.append(buf[self._pos : m.start()])
+            self._pos = m.start()
+            self._emit(bare_json("".join(self._tok)))
+            self._tok = []
+            self._state = _AFTER
+            return True
+        if state == _TAILTEXT:
+            j, which = find_markers(buf, self._pos, self._blocks)
+            end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
+            self._inline_content(buf[self._pos : end])
+            self._pos = end
+            if which is None:
+                return False
+            if which == self.end:
+                self._pos += len(which)
+                self._structure()
+            self._state = _CONTENT
+            return True
+        if state == _RAW:  # a syntax error: the rest of the block's text goes into the arguments verbatim
+            j, which = find_markers(buf, self._pos, self._blocks)
+            end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
+            if end > self._pos:
+                self._emit(buf[self._pos : end])
+            self._pos = end
+            if which is None:
+                return False
+            self._stop_at(which)
+            return True
+        # _OPAQUE: not a call; the block is content, verbatim, up to and including its end marker
+        j, which = find_markers(buf, self._pos, self._blocks)
+        if which is None:
+            self._pos = safe_end(buf, self._pos, self._blocks, self._final)
+            return False
+        self._pos = j + (len(which) if which == self.end else 0)
+        self._reject(self._pos)
+        self._state = _CONTENT
+        return True
+
+    def _value_start(self) -> bool:
+        buf = self._buf
+        if buf[self._pos] == "<" and match_marker(buf, self._pos, (self.delim,), self._final) == MORE:
+            return False  # maybe a string delimiter: wait for more text
+        self._comma()
+        if buf.startswith(self.delim, self._pos):
+            self._pos += len(self.delim)
+            self._emit('"')
+            self._state = _STR
+        elif buf[self._pos] == "{":
+            self._open("}", _KEYWAIT)
+        elif buf[self._pos] == "[":
+            self._open("]", _ARRWAIT)
+        elif buf[self._pos] in ",}" and self._stack[-1] == "}" and self._state == _VALWAIT:
+            self._emit('""')  # `key:` with nothing after it: an empty string
+            self._state = _AFTER
+        elif buf[self._pos] in ",}]":
+            self._state = _RAW
+        else:
+            self._tok = []
+            self._state = _BARE
+        return True
+
+    def _open(self, closer: str, state: int) -> None:
+        self._stack.append(closer)
+        self._emit("{" if closer == "}" else "[")
+        self._pos += 1
+        self._need_comma = False
+        self._state = state
+
+    def _read_key(self) -> bool:
+        buf = self._buf
+        while True:
+            m = _KEY_STOP.search(buf, self._pos)
+            if m is None:
+                self._tok.append(buf[self._pos :])
+                self._pos = len(buf)
+                return False
+            self._tok.append(buf[self._pos : m.start()])
+            self._pos = m.start()
+            c = m.group()
+            if c == "<":
+                found = match_marker(buf, self._pos, (self.delim, *self._blocks), self._final)
+                if found == MORE:
+                    return False
+                if found == self.delim:  # a quoted key: the delimiters are not part of it
+                    self._pos += len(found)
+                    self._key_delims.append(len(self._tok))
+                    self._tok.append("")
+                    continue
+                if found is not None:
+                    self._flush_key()
+                    self._stop_at(found)
+                    return True
+                self._tok.append("<")
+                self._pos += 1
+                continue
+            key = "".join(self._tok).strip()
+            for at in self._key_delims:
+                self._tok[at] = self.delim
+            raw = "".join(self._tok)
+            self._tok, self._key_delims = [], []
+            if c != ":" or not key:
+                self._comma()
+                self._emit(raw)  # not a key: verbatim, and the rest of the block with it
+                self._state = _RAW
+                return True
+            self._pos += 1
+            self._comma()
+            self._emit(json.dumps(key, ensure_ascii=False) + ": ")
+            self._state = _VALWAIT
+            return True
+
+    def _at_end(self) -> None:
+        if not (self._in_call and self._tok):
+            return
+        if self._state == _BARE:
+            self._emit(bare_json("".join(self._tok)))
+        elif self._state == _KEY:
+            self._flush_key()
+        self._tok = []
+
+    def _flush_key(self) -> None:
+        """A key cut off (end of output, end marker): kept verbatim in the (flagged) arguments."""
+        for at in self._key_delims:
+            self._tok[at] = self.delim
+        self._comma()
+        self._emit("".join(self._tok))
+        self._tok, self._key_delims = [], []
+
+
+class Gemma4ToolParser(BuiltinToolParser):
+    """Gemma 4 ``<|tool_call>call:NAME{…}<tool_call|>`` calls (builtin, incremental)."""
+
+    name = "gemma4"
+    markers = (_g4.START, _g4.END, _g4.STRING)
+    stream_class = GemmaCallStream
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """``<|tool_response>response:NAME{…}<tool_response|>`` (pass the function name as `tool_call_id`)."""
+        return _g4.format_tool_result(tool_call_id, result)
+
+
+class FunctionGemmaToolStream(GemmaCallStream):
+    start, end, delim = _fg.START, _fg.END, _fg.STRING
+
+
+class FunctionGemmaToolParser(BuiltinToolParser):
+    """FunctionGemma ``<start_function_call>call:NAME{…}<end_function_call>`` calls (builtin, incremental)."""
+
+    name = "functiongemma"
+    markers = (_fg.START, _fg.END, _fg.STRING)
+    stream_class = FunctionGemmaToolStream
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """``<start_function_response>response:NAME{…}<end_function_response>`` (function name as `tool_call_id`)."""
+        return _fg.format_tool_result(tool_call_id, result)

@@ -1,0 +1,57 @@
+"""GLM-4.5 / 4.6 / 4.7 / 5 tool calls (one parser reads both layouts).
+
+Format (GLM-4.5 / 4.6 chat template)::
+
+    <tool_call>NAME
+    <arg_key>K</arg_key>
+    <arg_value>V</arg_value>
+    </tool_call>
+
+GLM-4.7 / GLM-5 write the same tags without the newlines
+(``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>``),
+so the name ends at the first newline, ``<arg_key>`` or ``</tool_call>``,
+whichever comes first; whitespace between tags is ignored. Values are typed
+by the tool schema (`_values`; strings verbatim, the template writes other
+types as JSON) and a value keeps its inner text except ONE leading and ONE
+trailing newline.
+
+Malformed output (the shared `_tagged` machine): ``<tool_call>`` whose name
+is missing or not a name (e.g. a JSON body) stays content verbatim up to its
+``</tool_call>``; a key with no ``<arg_value>`` is dropped; a missing
+``</arg_value>`` is ended by the next ``<arg_key>`` or ``</tool_call>``; a
+name cut off by the end of output (no terminator yet) is content.
+
+Where the frameworks differ: SGLang's ``glm45`` needs the newline after the
+name and its ``glm47`` reads the name up to ``<arg_key>``; vLLM uses one
+parser for both names. We accept both layouts under both names: nothing in
+either template makes the other layout mean something else.
+
+`format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, the
+body the GLM-4.5 template writes after ``<|observation|>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...formats.glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END
+from ...formats.glm45 import format_tool_result as _format_tool_result
+from ._tagged import TaggedCallParser, TaggedCallStream
+
+
+class Glm45ToolStream(TaggedCallStream):
+    start, end = START, END
+    param_open, param_name_close = KEY, KEY_END
+    value_open, param_close = VALUE, VALUE_END
+
+
+class Glm45ToolParser(TaggedCallParser):
+    """GLM ``<tool_call>NAME<arg_key>…`` calls (builtin, incremental)."""
+
+    name = "glm45"
+    markers = (START, END, KEY, KEY_END, VALUE, VALUE_END)
+    stream_class = Glm45ToolStream
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """``<tool_response>\\n…\\n</tool_response>`` as the GLM-4.5 template renders it."""
+        return _format_tool_result(tool_call_id, result)

@@ -1,0 +1,52 @@
+"""MiniMax-M2 tool calls.
+
+Format (MiniMax-M2 chat template)::
+
+    <minimax:tool_call>
+    <invoke name="NAME">
+    <parameter name="P">VALUE</parameter>
+    </invoke>
+    <invoke name="…">…</invoke>
+    </minimax:tool_call>
+
+One block holds any number of ``<invoke>`` calls. Names are the attribute's
+text without its quotes. Values are typed by the tool schema (`_values`;
+strings verbatim, other types written as JSON), with ONE leading and ONE
+trailing newline removed.
+
+Malformed output (the shared `_tagged` machine): a block whose first invoke
+has no readable name stays content verbatim up to ``</minimax:tool_call>``;
+stray text between invokes or parameters is content, in place; a missing
+``</parameter>`` is ended by the next ``<parameter name=`` or ``</invoke>``;
+a missing ``</invoke>`` is ended by the next ``<invoke name=`` or the block's
+end.
+
+`format_tool_result`: ``<response>{result}</response>``, as the MiniMax-M2
+template renders each tool message inside its tool turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...formats.minimax_m2 import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
+from ...formats.minimax_m2 import format_tool_result as _format_tool_result
+from ._tagged import TaggedCallParser, TaggedCallStream
+
+
+class MinimaxM2ToolStream(TaggedCallStream):
+    start, end = START, END
+    call_open, call_close = INVOKE, INVOKE_END
+    param_open, param_close = PARAM, PARAM_END
+
+
+class MinimaxM2ToolParser(TaggedCallParser):
+    """MiniMax-M2 ``<invoke name=…><parameter name=…>`` calls (builtin, incremental)."""
+
+    name = "minimax_m2"
+    markers = (START, END, INVOKE, INVOKE_END, PARAM, PARAM_END)
+    stream_class = MinimaxM2ToolStream
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """``<response>…</response>`` as the MiniMax-M2 template renders it."""
+        return _format_tool_result(tool_call_id, result)

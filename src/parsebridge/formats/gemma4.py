@@ -1,0 +1,48 @@
+"""Gemma 4: ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,flag:true,obj:{…},list:[…]}<tool_call|>``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._base import ToolFormat, join_calls
+
+START, END = "<|tool_call>", "<tool_call|>"
+STRING = '<|"|>'
+CALL = "call:"
+RESULT_START, RESULT_END = "<|tool_response>", "<tool_response|>"
+
+
+def render_value(value: Any, delim: str = STRING) -> str:
+    """A value in Gemma's argument syntax: strings between delimiters, bare keys, JSON scalars."""
+    if isinstance(value, str):
+        return f"{delim}{value}{delim}"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{render_value(v, delim)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(render_value(v, delim) for v in value) + "]"
+    return json.dumps(value)
+
+
+def render_call(name: str, args: dict[str, Any]) -> str:
+    return f"{START}{CALL}{name}{render_value(args)}{END}"
+
+
+def format_tool_result(tool_call_id: str, result: Any) -> str:
+    """``<|tool_response>response:NAME{…}<tool_response|>`` as the Gemma 4 template writes a tool result.
+
+    Gemma has no call ids: pass the function's name as `tool_call_id`. A
+    mapping result is written in the argument syntax, anything else as
+    ``{value:…}``.
+    """
+    body = result if isinstance(result, dict) else {"value": result}
+    return f"{RESULT_START}response:{tool_call_id}{render_value(body)}{RESULT_END}"
+
+
+TOOL = ToolFormat(
+    family="gemma4",
+    summary='`<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,obj:{…},list:[…]}<tool_call|>` (Gemma\'s own argument syntax)',
+    markers=(START, END, STRING),
+    render=join_calls(render_call, sep=""),
+    format_tool_result=format_tool_result,
+)
