@@ -83,6 +83,8 @@ class RequestShape:
     force_reasoning: bool | None
     stream_reasoning: bool
     tokenizer: Any
+    #: Whether the server runs the tool parser for this shape (worked out once, by the first session).
+    tool_active: bool | None = None
 
 
 class Session:
@@ -91,10 +93,16 @@ class Session:
     def __init__(self, api: SglangApi, shape: RequestShape) -> None:
         self.api = api
         self.shape = shape
-        self.tool_active = api.tool_parsing_active(shape.tool_name, shape.tools, shape.tool_choice)
+        active = shape.tool_active
+        if active is None:
+            active = shape.tool_active = api.tool_parsing_active(
+                shape.tool_name, shape.tools, shape.tool_choice
+            )
+        self.tool_active = active
         self._reasoning: Any = None
         self._tools: Any = None
         self._answer_started = False
+        self._template = False
 
     # ------------------------------------------------------------------ construction
 
@@ -182,6 +190,8 @@ class Session:
         if s.reasoning_name:
             if self._reasoning is None:
                 self._reasoning = self.reasoning_parser(stream=True)
+                detector = getattr(self._reasoning, "detector", None)
+                self._template = type(detector).__name__ == "ResponseTemplateReasoningDetector"
             r_text, normal = self._reasoning.parse_stream_chunk(delta)
             if finished and self.api.has_stream_end:
                 end_r, end_n = self._reasoning.parse_stream_end()
@@ -189,7 +199,8 @@ class Session:
                 normal = (normal or "") + (end_n or "")
             out.reasoning = r_text or ""
             delta = normal or ""
-            self._answer_started = self._answer_started_in(self._reasoning)
+            if self._template:  # checked per chunk only for the detectors that have the state
+                self._answer_started = self._answer_started_in(self._reasoning)
         if s.tool_name and self.tool_active and not self._answer_started:
             if self._tools is None:
                 self._tools = self.tool_parser(stream=True)
