@@ -78,6 +78,7 @@ class SteppedReasoningStream(ReasoningStreamBase):
         super().__init__()
         self._stepper = stepper
         self._markers = markers
+        self._feed = stepper.feed  # type: ignore[method-assign]  # one call less per chunk
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         return self._stepper.feed(text, token_ids)

@@ -232,16 +232,26 @@ class StreamDelta(_Model):
 # what callers construct themselves is still validated.
 
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's own slot descriptors, called directly (no attribute lookup per store).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+#: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
+#: assignment never changes it (extra fields are forbidden).
+_ALL_SET: dict[type, set[str]] = {}
 
 
 def _raw(cls: type[_M], values: dict[str, Any]) -> _M:
     """An instance of `cls` whose fields are exactly `values` (every field, already valid)."""
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(values))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    fields_set = _ALL_SET.get(cls)
+    if fields_set is None:
+        fields_set = _ALL_SET[cls] = set(values)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 

@@ -11,13 +11,22 @@ import json
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..protocol import BackendError, ParsebridgeError, ParseResult, StreamDelta
 from ._choice import ChoiceStream
 
-if TYPE_CHECKING:
-    from .processor import RequestProcessor
+
+class RequestProcessor(Protocol):
+    """What a `ChunkStream` needs of its request (`processor.RequestProcessor`; no import circle)."""
+
+    request_id: str
+    created: int
+    model: str
+    processor: Any
+
+    def choice_stream(self) -> ChoiceStream: ...
+
 
 log = logging.getLogger("parsebridge")
 

@@ -239,21 +239,25 @@ class _Stepper:
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
         self.session = _wrap(engine.label, "construct", lambda: engine.session(reasoning_started))
-        self._step = self.session.step
+        self._step = self.session.step_parts
         self.pending: str | None = None
         self.text_seen: list[str] = []
 
     def _run(self, text: str, finished: bool) -> StreamDelta:
         # `call_framework` inlined: no closure per chunk.
         try:
-            raw = self._step(text, finished)
+            reasoning, content, calls = self._step(text, finished)
         except BackendError:
             raise
         except Exception as exc:
             raise BackendError(
                 "sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
             ) from exc
-        return to_stream_delta(raw)
+        return make_delta(
+            content,
+            reasoning,
+            [make_call_delta(c.index, c.id, c.name, c.arguments) for c in calls] if calls else None,
+        )
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`token_ids` are ignored: SGLang's parsers take text only."""
