@@ -41,7 +41,7 @@ from ..protocol import (
 )
 from ..protocol.errors import StreamStateError
 from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
-from ..protocol.streams import DeltaAccumulator
+from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 OnError = Literal["raise", "fallback"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
@@ -110,6 +110,14 @@ class _GuardedStream:
         self._tail = DeltaAccumulator()
         # Bound once: the per-chunk path is one call into the parser and a branch or two.
         self._inner_feed = inner.feed
+        #: Who records a fed delta on the common path: our accumulator, or nobody (the parser's feed does).
+        self._add: Any = self._acc.add if self._own else None
+        if guard.max_held is None and type(inner).feed is _StreamBase.feed:
+            # A protocol stream with the stock life cycle: its `feed` is `_feed` + record. Call
+            # `_feed` and record into its accumulator here (one frame less per chunk); flush and
+            # finish still go through the stream, and this guard refuses feed after flush itself.
+            self._inner_feed = inner._feed
+            self._add = self._acc.add
         self._limit = guard.max_held
 
     @property
@@ -152,8 +160,9 @@ class _GuardedStream:
         else:
             limit = self._limit
             if limit is None:
-                if self._own:
-                    self._acc.add(delta)
+                add = self._add
+                if add is not None:
+                    add(delta)
                 return delta  # the common path: nothing held to measure, nothing to merge
             held = self._held_size()
             if held > limit:
