@@ -1,4 +1,4 @@
-"""Builtin streaming is linear: an 8k vs a 64k transcript at ~4-character chunks.
+"""Builtin parsing is linear: streamed 8k vs 64k at ~4-character chunks, and one-shot 1 MB vs 8 MB.
 
 `python -m benchmarks.builtin_linear [--quick]` prints min/median per size and
 the ratio big/small, per transcript shape; a linear stream gives ≈ 8 (the
@@ -132,11 +132,83 @@ def rows(quick: bool) -> list[Row]:
     return out
 
 
+#: One-shot sizes (characters): the issue measured 1 MB 1.5 s, 5 MB 12.3 s through the CLI.
+ONESHOT_SIZES = (1_000_000, 8_000_000)
+ONESHOT_TARGET = 10.0
+
+
+def hermes_long_arguments_fast(size: int) -> str:
+    """One call whose arguments fill ~`size` chars, built in one `json.dumps` (for MB sizes)."""
+    item = {"note": 'line: "quoted" \\ é 😀 </tool_call>', "vals": [1, 2, None]}
+    n = max(1, size // len(json.dumps(item, ensure_ascii=False)))
+    body = json.dumps({"name": "bulk_update", "arguments": {"items": [item] * n}}, ensure_ascii=False)
+    return "Let me run that.\n<tool_call>\n" + body + "\n</tool_call>"
+
+
+ONESHOT_SHAPES: list[tuple[str, str, Callable[[int], str]]] = [
+    ("builtin:hermes", "many calls", hermes_many_calls),
+    ("builtin:hermes", "long arguments", hermes_long_arguments_fast),
+]
+
+
+def oneshot_rows(quick: bool) -> list[Row]:
+    """One-shot `parse` at 1 MB and 8 MB (quick: 125 kB / 1 MB): growth ≈ 8 when linear.
+
+    The figure is the ratio of process CPU time (minimum of alternated runs):
+    a run of tens of seconds on a shared machine is preempted far more than
+    a run of one second, which inflates the wall-clock ratio without any
+    extra work; the wall-clock ratio is in the raw column beside it.
+    """
+    small, big = (125_000, 1_000_000) if quick else ONESHOT_SIZES
+    repeat = 2
+    import parsebridge as pb
+
+    out: list[Row] = []
+    for spec, shape, build in ONESHOT_SHAPES:
+        parse = pb.get_tool_parser(spec).parse
+        texts = (build(small), build(big))
+        wall = (Sample(f"{len(texts[0]) / 1e6:.1f} MB"), Sample(f"{len(texts[1]) / 1e6:.1f} MB"))
+        cpu = [float("inf"), float("inf")]
+        for _ in range(repeat):
+            for k, text in enumerate(texts):
+                gc.collect()
+                w0, c0 = time.perf_counter(), time.process_time()
+                parse(text)
+                cpu[k] = min(cpu[k], time.process_time() - c0)
+                wall[k].runs.append(time.perf_counter() - w0)
+        growth = cpu[1] / cpu[0] if cpu[0] else float("inf")
+        size_ratio = len(texts[1]) / len(texts[0])
+        out.append(
+            Row(
+                "scaling",
+                f"{spec} one-shot {shape}: {big / 1e6:g} MB / {small / 1e6:g} MB CPU-time ratio",
+                growth,
+                "x",
+                target=f"≤ {ONESHOT_TARGET:g} (linear ≈ {size_ratio:.1f})",
+                met=None if quick else growth <= ONESHOT_TARGET,
+                detail={
+                    "small": wall[0].as_dict(),
+                    "big": wall[1].as_dict(),
+                    "cpu_s": cpu,
+                    "wall_ratio": ratio(wall[1], wall[0]),
+                    "chars": [len(t) for t in texts],
+                },
+                raw=" · ".join(
+                    f"{x.label}: CPU {fmt_seconds(c)}, wall min {fmt_seconds(x.min)}"
+                    for x, c in zip(wall, cpu, strict=True)
+                )
+                + f" · wall-clock ratio {ratio(wall[1], wall[0]):.2f}",
+            )
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.builtin_linear", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="2k/16k, fewer repeats")
+    ap.add_argument("--oneshot", action="store_true", help="also one-shot parse at 1 MB and 8 MB")
     ns = ap.parse_args(argv)
-    for row in rows(ns.quick):
+    for row in rows(ns.quick) + (oneshot_rows(ns.quick) if ns.oneshot else []):
         small, big = row.detail["small"], row.detail["big"]
         print(row.name)
         for s in (small, big):
@@ -145,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         verdict = "" if row.met is None else ("  (met)" if row.met else "  (NOT met)")
         print(f"  ratio {row.value:.2f}  target {row.target}{verdict}")
-        print(f"  CPU-time ratio {row.detail['cpu_ratio']:.2f} (robust to machine load)")
+        print(f"  CPU-time ratio {row.detail.get('cpu_ratio', row.value):.2f} (robust to machine load)")
     return 0
 
 

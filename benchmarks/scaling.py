@@ -116,6 +116,7 @@ def run(quick: bool) -> list[Row]:
     rows: list[Row] = []
     if "builtin" in SETTINGS.backends:
         rows.extend(builtin_linear.rows(quick))
+        rows.extend(builtin_linear.oneshot_rows(quick))
     for backend in SETTINGS.backends:
         if not installed(backend):
             rows.append(skip_row(SECTION, f"{backend}: per-doubling series", "not installed"))

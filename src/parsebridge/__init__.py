@@ -10,24 +10,57 @@ imported the first time a spec names that backend.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .adapters import (
-    Backend,
-    BackendInfo,
-    backend_names,
-    get_backend,
-    get_pipeline,
-    get_reasoning_parser,
-    get_tool_parser,
-    list_backends,
-    parser_names,
-)
-from .protocol import *  # noqa: F403  (the protocol is the public vocabulary)
 from .protocol import __all__ as _protocol_all
 
+if TYPE_CHECKING:
+    from .adapters import (
+        Backend as Backend,
+    )
+    from .adapters import (
+        BackendInfo as BackendInfo,
+    )
+    from .adapters import (
+        backend_names as backend_names,
+    )
+    from .adapters import (
+        get_backend as get_backend,
+    )
+    from .adapters import (
+        get_pipeline as get_pipeline,
+    )
+    from .adapters import (
+        get_reasoning_parser as get_reasoning_parser,
+    )
+    from .adapters import (
+        get_tool_parser as get_tool_parser,
+    )
+    from .adapters import (
+        list_backends as list_backends,
+    )
+    from .adapters import (
+        parser_names as parser_names,
+    )
+    from .protocol import *  # noqa: F403  (the protocol is the public vocabulary)
+
+_ADAPTER_NAMES = (
+    "Backend",
+    "BackendInfo",
+    "backend_names",
+    "get_backend",
+    "get_pipeline",
+    "get_reasoning_parser",
+    "get_tool_parser",
+    "list_backends",
+    "parser_names",
+)
+# Everything loads on first touch (PEP 562), so `import parsebridge` costs almost nothing:
+# the protocol's pydantic models and the adapters load when something is parsed.
 _LAZY = {
+    **{name: ("parsebridge.protocol", name) for name in _protocol_all},
+    **{name: ("parsebridge.adapters", name) for name in _ADAPTER_NAMES},
     "compare": ("parsebridge.compare", "compare"),
     "OutputProcessor": ("parsebridge.serving", "OutputProcessor"),
     "add_parser_arguments": ("parsebridge.flags", "add_parser_arguments"),
@@ -37,7 +70,6 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    # Heavier helpers load on first touch so `import parsebridge` stays cheap.
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'parsebridge' has no attribute {name!r}")
@@ -48,17 +80,8 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
-    *_protocol_all,
-    *_LAZY,
-    "Backend",
-    "BackendInfo",
-    "__version__",
-    "backend_names",
-    "get_backend",
-    "get_pipeline",
-    "get_reasoning_parser",
-    "get_tool_parser",
-    "list_backends",
-    "parser_names",
-]
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+__all__ = [*_LAZY, "__version__"]

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..protocol import ReasoningBlock
+from ..protocol.models import make_block
 
 #: Attribute names under which framework reasoning parsers keep their markers
 #: (vLLM: start_token/end_token…; SGLang detectors: think_start_token/think_end_token).
@@ -55,7 +56,7 @@ def locate_reasoning(
         idx = text.find(reasoning)
         start = None
     if idx == -1:
-        return ReasoningBlock(content=reasoning, start_index=0, end_index=len(text), located=False)
+        return make_block(reasoning, None, None, 0, len(text), False)
     use_start = start_marker if start is not None and start + len(start_marker or "") == idx else None
     begin = idx - len(use_start) if use_start else idx
     stop = idx + len(reasoning)
@@ -65,14 +66,7 @@ def locate_reasoning(
     if end_marker and text.startswith(end_marker, stop):
         use_end = end_marker
         stop += len(end_marker)
-    return ReasoningBlock(
-        content=reasoning,
-        start_marker=use_start,
-        end_marker=use_end,
-        start_index=begin,
-        end_index=stop,
-        located=True,
-    )
+    return make_block(reasoning, use_start, use_end, begin, stop, True)
 
 
 def reasoning_markers(parser: Any) -> tuple[str | None, str | None]:

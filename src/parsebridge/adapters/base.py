@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import abc
 import importlib
-import importlib.metadata
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,6 +70,8 @@ class Backend(abc.ABC):
 
             return __version__
         try:
+            import importlib.metadata  # lazy: importlib.metadata pulls in email/zipfile/csv (~15 ms)
+
             return importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             return None

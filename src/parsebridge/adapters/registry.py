@@ -8,7 +8,6 @@ backends join through the ``parsebridge.backends`` entry-point group.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +47,8 @@ def backend_table() -> dict[str, str]:
     """Backend name → ``module:Class``: the known ones, then entry points."""
     table = dict(KNOWN_BACKENDS)
     try:
+        import importlib.metadata  # lazy: heavy, and only needed to look plugins up
+
         eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     except Exception:  # broken metadata must not break the built-in backends
         eps = ()  # type: ignore[assignment]
@@ -69,7 +70,7 @@ def get_backend(name: str) -> Backend:
             raise UnknownBackendError(name, table)
         module_name, _, class_name = target.partition(":")
         try:
-            backend = getattr(importlib.import_module(module_name), class_name)()
+            made: Backend = getattr(importlib.import_module(module_name), class_name)()
         except Exception as exc:
             # The backend's own module is broken or missing (not its framework:
             # backends import frameworks lazily and report that via require()).
@@ -79,8 +80,8 @@ def get_backend(name: str) -> Backend:
                 f"pip install --force-reinstall {module_name.split('.')[0]}",
                 f"{type(exc).__name__}: {exc}",
             ) from exc
-        _instances[key] = backend
-        return backend
+        _instances[key] = made
+        return made
 
 
 def backend_names() -> list[str]:
@@ -230,7 +231,7 @@ def get_pipeline(
                 return GuardedPipeline(pipe, on_error, max_held=options.get("max_held"))
     rp = get_reasoning_parser(reasoning, on_error=on_error, **options) if reasoning is not None else None
     tp = get_tool_parser(tool, tools, on_error=on_error, **options) if tool is not None else None
-    return Pipeline(rp, tp, reasoning_started=reasoning_started)  # type: ignore[arg-type]
+    return Pipeline(rp, tp, reasoning_started=reasoning_started)
 
 
 def _reset_caches() -> None:

@@ -40,7 +40,8 @@ from ..protocol import (
     ToolStream,
 )
 from ..protocol.errors import StreamStateError
-from ..protocol.streams import DeltaAccumulator
+from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
+from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 OnError = Literal["raise", "fallback"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
@@ -103,8 +104,21 @@ class _GuardedStream:
         self._done = False
         inner_acc = getattr(inner, "accumulator", None)
         self._own = not isinstance(inner_acc, DeltaAccumulator)
-        self._acc: DeltaAccumulator = DeltaAccumulator() if self._own else inner_acc
+        self._acc: DeltaAccumulator = (
+            inner_acc if isinstance(inner_acc, DeltaAccumulator) else DeltaAccumulator()
+        )
         self._tail = DeltaAccumulator()
+        # Bound once: the per-chunk path is one call into the parser and a branch or two.
+        self._inner_feed = inner.feed
+        #: Who records a fed delta on the common path: our accumulator, or nobody (the parser's feed does).
+        self._add: Any = self._acc.add if self._own else None
+        if guard.max_held is None and type(inner).feed is _StreamBase.feed:
+            # A protocol stream with the stock life cycle: its `feed` is `_feed` + record. Call
+            # `_feed` and record into its accumulator here (one frame less per chunk); flush and
+            # finish still go through the stream, and this guard refuses feed after flush itself.
+            self._inner_feed = inner._feed
+            self._add = self._acc.add
+        self._limit = guard.max_held
 
     @property
     def broken(self) -> bool:
@@ -132,29 +146,33 @@ class _GuardedStream:
                 pending = getter() or ""
             except Exception:  # the parser is already broken; recover what we can
                 pending = ""
-        return StreamDelta(content=pending + text)
+        return make_delta(pending + text)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if self._done:
             raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
         if self._broken:
-            return self._record(StreamDelta(content=text))
+            return self._record(make_delta(text))
         try:
-            delta = self._inner.feed(text, token_ids)
+            delta: StreamDelta = self._inner_feed(text, token_ids)
         except Exception as exc:
             delta = self._break(exc, "stream.feed", text)
         else:
-            limit = self._guard.max_held
-            if limit is not None:
-                held = self._held_size()
-                if held > limit:
-                    err = BufferLimitError(
-                        self._guard.backend,
-                        self._guard.name,
-                        "stream.feed",
-                        f"holds back {held} > {limit} chars",
-                    )
-                    delta = delta.merged(self._break(err, "stream.feed", ""))
+            limit = self._limit
+            if limit is None:
+                add = self._add
+                if add is not None:
+                    add(delta)
+                return delta  # the common path: nothing held to measure, nothing to merge
+            held = self._held_size()
+            if held > limit:
+                err = BufferLimitError(
+                    self._guard.backend,
+                    self._guard.name,
+                    "stream.feed",
+                    f"holds back {held} > {limit} chars",
+                )
+                delta = delta.merged(self._break(err, "stream.feed", ""))
         return self._record(delta)
 
     def _held_size(self) -> int:
@@ -166,10 +184,10 @@ class _GuardedStream:
 
     def flush(self) -> StreamDelta:
         if self._done:
-            return StreamDelta()
+            return make_delta()
         self._done = True
         if self._broken:
-            return StreamDelta()
+            return make_delta()
         try:
             delta = self._inner.flush()
         except Exception as exc:
@@ -189,7 +207,7 @@ class GuardedToolStream(_GuardedStream):
         if not self._broken and not self._own:
             return self._inner.finish()  # type: ignore[no-any-return]
         calls = self._acc.tool_calls()
-        return ToolParseResult(content=self._merged_content(self._acc.content), tool_calls=calls)
+        return make_tool_result(self._merged_content(self._acc.content), calls)
 
 
 class GuardedReasoningStream(_GuardedStream):
@@ -201,9 +219,7 @@ class GuardedReasoningStream(_GuardedStream):
         block = getattr(self._inner, "block", None)
         if block is None and reasoning is not None:
             block = ReasoningBlock(content=reasoning, located=False)
-        return ReasoningParseResult(
-            reasoning=reasoning, content=self._merged_content(self._acc.content), block=block
-        )
+        return make_reasoning_result(reasoning, self._merged_content(self._acc.content), block)
 
 
 class GuardedToolParser(_Guard):

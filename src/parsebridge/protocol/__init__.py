@@ -1,8 +1,15 @@
 """The protocol in the middle of the bridge: models, parser protocols, specs, errors.
 
 This package imports only pydantic and the standard library, so anything
-can depend on it without pulling in a framework.
+can depend on it without pulling in a framework. Its names load on first
+use (PEP 562): the pydantic models cost more to import than many parses, and
+`import parsebridge` should not pay for them until something is parsed.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     BackendError,
@@ -16,47 +23,104 @@ from .errors import (
     UnknownBackendError,
     UnknownParserError,
 )
-from .families import Family, FamilyTable, family_table, load_table
-from .models import (
-    ParseResult,
-    ReasoningBlock,
-    ReasoningParseResult,
-    StreamDelta,
-    ToolCall,
-    ToolCallDelta,
-    ToolParseResult,
-    new_call_id,
-    parse_arguments,
-)
-from .parsers import (
-    DynamoReasoningParser,
-    DynamoToolCallParser,
-    ReasoningParser,
-    ReasoningParserBase,
-    ReasoningStream,
-    ToolParser,
-    ToolParserBase,
-    ToolSpec,
-    ToolStream,
-    tool_names,
-)
-from .pipeline import Pipeline, PipelineStream
-from .spec import (
-    DEFAULT_BACKEND,
-    ParserBackend,
-    ParserSpec,
-    ReasoningParserConfig,
-    ToolCallParserConfig,
-    normalize_name,
-)
-from .streams import (
-    BufferedReasoningStream,
-    BufferedToolStream,
-    DeltaAccumulator,
-    ReasoningStreamBase,
-    ToolStreamBase,
-    result_as_delta,
-)
+
+if TYPE_CHECKING:
+    from .families import Family, FamilyTable, family_table, load_table
+    from .models import (
+        ParseResult,
+        ReasoningBlock,
+        ReasoningParseResult,
+        StreamDelta,
+        ToolCall,
+        ToolCallDelta,
+        ToolParseResult,
+        new_call_id,
+        parse_arguments,
+    )
+    from .parsers import (
+        DynamoReasoningParser,
+        DynamoToolCallParser,
+        ReasoningParser,
+        ReasoningParserBase,
+        ReasoningStream,
+        ToolParser,
+        ToolParserBase,
+        ToolSpec,
+        ToolStream,
+        tool_names,
+    )
+    from .pipeline import Pipeline, PipelineStream
+    from .spec import (
+        DEFAULT_BACKEND,
+        ParserBackend,
+        ParserSpec,
+        ReasoningParserConfig,
+        ToolCallParserConfig,
+        normalize_name,
+    )
+    from .streams import (
+        BufferedReasoningStream,
+        BufferedToolStream,
+        DeltaAccumulator,
+        ReasoningStreamBase,
+        ToolStreamBase,
+        result_as_delta,
+    )
+
+#: Name → submodule that defines it, imported on first access.
+_LAZY: dict[str, str] = {
+    "BufferedReasoningStream": "streams",
+    "BufferedToolStream": "streams",
+    "DEFAULT_BACKEND": "spec",
+    "DeltaAccumulator": "streams",
+    "DynamoReasoningParser": "parsers",
+    "DynamoToolCallParser": "parsers",
+    "Family": "families",
+    "FamilyTable": "families",
+    "ParseResult": "models",
+    "ParserBackend": "spec",
+    "ParserSpec": "spec",
+    "Pipeline": "pipeline",
+    "PipelineStream": "pipeline",
+    "ReasoningBlock": "models",
+    "ReasoningParseResult": "models",
+    "ReasoningParser": "parsers",
+    "ReasoningParserBase": "parsers",
+    "ReasoningParserConfig": "spec",
+    "ReasoningStream": "parsers",
+    "ReasoningStreamBase": "streams",
+    "StreamDelta": "models",
+    "ToolCall": "models",
+    "ToolCallDelta": "models",
+    "ToolCallParserConfig": "spec",
+    "ToolParseResult": "models",
+    "ToolParser": "parsers",
+    "ToolParserBase": "parsers",
+    "ToolSpec": "parsers",
+    "ToolStream": "parsers",
+    "ToolStreamBase": "streams",
+    "family_table": "families",
+    "load_table": "families",
+    "new_call_id": "models",
+    "normalize_name": "spec",
+    "parse_arguments": "models",
+    "result_as_delta": "streams",
+    "tool_names": "parsers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "DEFAULT_BACKEND",

@@ -6,7 +6,6 @@ and know nothing from a framework escaped untranslated.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -23,6 +22,8 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     pool = list(candidates)
     lowered = {c.lower().replace("-", "_"): c for c in pool}
     wanted = name.lower().replace("-", "_")
+    import difflib  # lazy: only an error message needs it
+
     hits = difflib.get_close_matches(wanted, list(lowered), n=n, cutoff=0.5)
     prefix = [c for key, c in lowered.items() if wanted and key.startswith(wanted)]
     out: list[str] = []

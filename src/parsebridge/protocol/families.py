@@ -9,10 +9,8 @@ format" on every backend.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Literal
 
 from .spec import normalize_name
@@ -86,6 +84,8 @@ class FamilyTable:
 
 def load_table(text: str) -> FamilyTable:
     """Parse the TOML table (exposed so tests and users can load their own)."""
+    import tomllib  # lazy: read once, on first use of the table
+
     data = tomllib.loads(text)
     families: list[Family] = []
     for kind in KINDS:
@@ -99,5 +99,7 @@ def load_table(text: str) -> FamilyTable:
 @cache
 def family_table() -> FamilyTable:
     """The table shipped with parsebridge."""
+    from importlib import resources
+
     text = resources.files(__package__).joinpath("families.toml").read_text(encoding="utf-8")
     return load_table(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +40,12 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    # defer_build: the validator (and pydantic's plugin scan) is built on first
+    # validation, not at import — `import parsebridge` stays cheap.
+    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
+
+
+_M = TypeVar("_M", bound=_Model)
 
 
 class ReasoningBlock(_Model):
@@ -215,3 +220,100 @@ class StreamDelta(_Model):
             reasoning=self.reasoning + other.reasoning,
             tool_calls=calls,
         )
+
+
+# ---------------------------------------------------------------------- hot path
+#
+# A stream returns a `StreamDelta` per chunk. Validating one costs more than
+# many framework parsers spend on the chunk, and everything a backend puts in
+# a delta or result is already typed (str, int, dict, lists of models). These
+# build the same public models without running validation: same type, same
+# fields, equal to the validated model. Only for values of the right types;
+# what callers construct themselves is still validated.
+
+_new = object.__new__
+# BaseModel's own slot descriptors, called directly (no attribute lookup per store).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+#: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
+#: assignment never changes it (extra fields are forbidden).
+_ALL_SET: dict[type, set[str]] = {}
+
+
+def _raw(cls: type[_M], values: dict[str, Any]) -> _M:
+    """An instance of `cls` whose fields are exactly `values` (every field, already valid)."""
+    model = _new(cls)
+    _set_dict(model, values)
+    fields_set = _ALL_SET.get(cls)
+    if fields_set is None:
+        fields_set = _ALL_SET[cls] = set(values)
+    _set_fields_set(model, fields_set)
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
+
+
+def make_delta(
+    content: str = "", reasoning: str = "", tool_calls: list[ToolCallDelta] | None = None
+) -> StreamDelta:
+    """A `StreamDelta` built without validation (the per-chunk path)."""
+    return _raw(
+        StreamDelta,
+        {"content": content, "reasoning": reasoning, "tool_calls": [] if tool_calls is None else tool_calls},
+    )
+
+
+def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
+    """A `ToolCallDelta` built without validation (the per-chunk path)."""
+    return _raw(ToolCallDelta, {"index": index, "id": id, "name": name, "arguments": arguments})
+
+
+def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_text: str = "") -> ToolCall:
+    """`ToolCall.from_arguments_text` without validation: JSON parsed, invalid text kept verbatim."""
+    parsed, invalid = parse_arguments(arguments_text)
+    return _raw(
+        ToolCall,
+        {
+            "id": id or new_call_id(),
+            "name": name,
+            "arguments": parsed,
+            "raw_text": raw_text,
+            "invalid_arguments": invalid,
+        },
+    )
+
+
+def make_tool_result(content: str | None, tool_calls: list[ToolCall]) -> ToolParseResult:
+    """A `ToolParseResult` built without validation."""
+    return _raw(ToolParseResult, {"content": content, "tool_calls": tool_calls})
+
+
+def make_reasoning_result(
+    reasoning: str | None, content: str | None, block: ReasoningBlock | None
+) -> ReasoningParseResult:
+    """A `ReasoningParseResult` built without validation."""
+    return _raw(ReasoningParseResult, {"reasoning": reasoning, "content": content, "block": block})
+
+
+def make_block(
+    content: str,
+    start_marker: str | None,
+    end_marker: str | None,
+    start_index: int,
+    end_index: int,
+    located: bool,
+) -> ReasoningBlock:
+    """A `ReasoningBlock` built without validation."""
+    return _raw(
+        ReasoningBlock,
+        {
+            "content": content,
+            "start_marker": start_marker,
+            "end_marker": end_marker,
+            "start_index": start_index,
+            "end_index": end_index,
+            "located": located,
+        },
+    )

@@ -96,7 +96,7 @@ def _split_python_target(rest: str, spec: str) -> tuple[str, str]:
 class _ParserConfig(BaseModel):
     """The seed design's four fields; `to_spec()` turns them into a config string."""
 
-    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+    model_config = ConfigDict(extra="forbid", use_enum_values=True, defer_build=True)
 
     backend: ParserBackend | str = ParserBackend.BUILTIN
     parser_name: str | None = None

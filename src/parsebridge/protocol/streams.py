@@ -22,7 +22,10 @@ from .models import (
     ToolCall,
     ToolCallDelta,
     ToolParseResult,
-    parse_arguments,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
 )
 
 
@@ -94,14 +97,7 @@ class DeltaAccumulator:
                 self.anomalies.append(f"call {index}: id sent {state.ids_seen} times")
             if state.names_seen > 1:
                 self.anomalies.append(f"call {index}: name sent {state.names_seen} times")
-            args_text = "".join(state.arguments)
-            parsed, invalid = parse_arguments(args_text)
-            fields: dict[str, object] = {"name": state.name or "", "arguments": parsed}
-            if invalid is not None:
-                fields["invalid_arguments"] = invalid
-            if state.id is not None:
-                fields["id"] = state.id
-            calls.append(ToolCall.model_validate(fields))
+            calls.append(make_tool_call(state.name or "", "".join(state.arguments), state.id))
         return calls
 
     def arguments_text(self, index: int) -> str:
@@ -125,7 +121,7 @@ class _StreamBase(abc.ABC):
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta: ...
 
     def _flush(self) -> StreamDelta:
-        return StreamDelta()
+        return make_delta()
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """Feed the next chunk; return what may be shown now."""
@@ -138,7 +134,7 @@ class _StreamBase(abc.ABC):
     def flush(self) -> StreamDelta:
         """End of output: return whatever was held back. Later calls return an empty delta."""
         if self._flushed:
-            return StreamDelta()
+            return make_delta()
         self._flushed = True
         delta = self._flush()
         self._acc.add(delta)
@@ -159,7 +155,7 @@ class ToolStreamBase(_StreamBase):
     def finish(self) -> ToolParseResult:
         """Flush, then return everything streamed assembled into one result."""
         self.flush()
-        return ToolParseResult(content=self._acc.content, tool_calls=self._acc.tool_calls())
+        return make_tool_result(self._acc.content, self._acc.tool_calls())
 
 
 class ReasoningStreamBase(_StreamBase):
@@ -173,7 +169,7 @@ class ReasoningStreamBase(_StreamBase):
         block = self.block
         if block is None and reasoning is not None:
             block = ReasoningBlock(content=reasoning, located=False)
-        return ReasoningParseResult(reasoning=reasoning, content=self._acc.content, block=block)
+        return make_reasoning_result(reasoning, self._acc.content, block)
 
 
 class BufferedToolStream(ToolStreamBase):
@@ -190,7 +186,7 @@ class BufferedToolStream(ToolStreamBase):
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._chunks.append(text)
-        return StreamDelta()
+        return make_delta()
 
     def _flush(self) -> StreamDelta:
         return result_as_delta(self._parser.parse("".join(self._chunks)))
@@ -207,7 +203,7 @@ class BufferedReasoningStream(ReasoningStreamBase):
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._chunks.append(text)
-        return StreamDelta()
+        return make_delta()
 
     def _flush(self) -> StreamDelta:
         result = self._parser.parse("".join(self._chunks), reasoning_started=self._started)

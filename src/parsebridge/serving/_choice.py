@@ -26,6 +26,7 @@ from ..protocol import (
     new_call_id,
 )
 from ..protocol.errors import StreamStateError
+from ..protocol.models import make_call_delta, make_delta
 from ..protocol.streams import DeltaAccumulator
 
 log = logging.getLogger("parsebridge")
@@ -155,7 +156,7 @@ class ChoiceStream:
                 pending = getter() or ""
             except Exception:  # already broken; recover what we can
                 pending = ""
-        return StreamDelta(content=pending + text)
+        return make_delta(pending + text)
 
     def _run(
         self, fn: Callable[[], StreamDelta], owner: Any, call: str, text: str, stage: Any
@@ -171,24 +172,32 @@ class ChoiceStream:
             return delta
         stage = self._stage
         content = delta.content
-        out = self._run(
-            lambda: stage.feed(content, token_ids), self._owners[1], "stream.feed", content, stage
-        )
-        return StreamDelta(reasoning=delta.reasoning, content=out.content, tool_calls=out.tool_calls)
+        try:
+            out = stage.feed(content, token_ids)
+        except Exception as exc:
+            out = self._fail(exc, self._owners[1], "stream.feed", content, stage)
+        return make_delta(out.content, delta.reasoning, out.tool_calls)
 
     def _chain(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        # Failures are caught inline (no closure per chunk: this runs per token).
         if self._broken:
-            return StreamDelta(content=text)
+            return make_delta(text)
         if self._pipeline is not None:
             pipe = self._pipeline
-            return self._run(lambda: pipe.feed(text, token_ids), self._owners[1], "stream.feed", text, pipe)
+            try:
+                return pipe.feed(text, token_ids)
+            except Exception as exc:
+                return self._fail(exc, self._owners[1], "stream.feed", text, pipe)
         if self._reasoning is not None:
             rs = self._reasoning
-            r = self._run(lambda: rs.feed(text, token_ids), self._owners[0], "stream.feed", text, rs)
+            try:
+                r = rs.feed(text, token_ids)
+            except Exception as exc:
+                r = self._fail(exc, self._owners[0], "stream.feed", text, rs)
             # Token ids belong to the whole chunk: pass them on only when it went through untouched.
             ids = token_ids if (not r.reasoning and r.content == text) else None
             return self._through_stage(r, ids)
-        return self._through_stage(StreamDelta(content=text), token_ids)
+        return self._through_stage(make_delta(text), token_ids)
 
     def _delta_of(self, text: str, token_ids: Sequence[int] | None) -> tuple[str, Sequence[int] | None]:
         """Cumulative engines send everything so far: keep only what is new."""
@@ -220,7 +229,7 @@ class ChoiceStream:
         if self.cumulative:
             text, token_ids = self._delta_of(text, token_ids)
         if not text and not token_ids:
-            return StreamDelta()
+            return make_delta()
         return self._emit(self._chain(text, token_ids))
 
     def flush(self) -> StreamDelta:
@@ -255,6 +264,10 @@ class ChoiceStream:
 
     # ----------------------------------------------------------------- normalising
     def _emit(self, delta: StreamDelta) -> StreamDelta:
+        if not delta.tool_calls:  # most chunks: text only, nothing to renumber
+            out = make_delta(delta.content, delta.reasoning)
+            self._acc.add(out)
+            return out
         calls: list[ToolCallDelta] = []
         for d in delta.tool_calls:
             state = self._calls.get(d.index)
@@ -270,11 +283,7 @@ class ChoiceStream:
                 call_id = d.id or (orphan.id if orphan else None) or new_call_id()
                 self._orphans.pop(d.index, None)
                 state = self._calls[d.index] = _Call(len(self._calls), call_id, d.name)
-                calls.append(
-                    ToolCallDelta(
-                        index=state.index, id=state.id, name=state.name, arguments=held + d.arguments
-                    )
-                )
+                calls.append(make_call_delta(state.index, state.id, state.name, held + d.arguments))
                 continue
             if d.name is not None and d.name != state.name:
                 log.debug(
@@ -286,10 +295,10 @@ class ChoiceStream:
                 )
             if d.arguments:
                 if calls and calls[-1].index == state.index:
-                    calls[-1].arguments += d.arguments
+                    calls[-1].__dict__["arguments"] += d.arguments  # our own fresh delta
                 else:
-                    calls.append(ToolCallDelta(index=state.index, arguments=d.arguments))
-        out = StreamDelta(content=delta.content, reasoning=delta.reasoning, tool_calls=calls)
+                    calls.append(make_call_delta(state.index, None, None, d.arguments))
+        out = make_delta(delta.content, delta.reasoning, calls)
         self._acc.add(out)
         return out
 

@@ -25,26 +25,37 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
-    BackendError,
-    ParsebridgeError,
     ParseResult,
     ParserSpec,
     Pipeline,
     ReasoningParserConfig,
     ReasoningParseResult,
-    StreamDelta,
     ToolCallParserConfig,
     ToolSpec,
 )
 from ..protocol.streams import DeltaAccumulator
 from ._choice import ChoiceStream, OnError, _TextStage, as_backend_error
+from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
+
+# Re-exported: these lived here before the chunk-level code moved to `_chunks`.
+__all__ = [
+    "SSE_DONE",
+    "ChoiceOutput",
+    "ChunkStream",
+    "EngineOutput",
+    "OutputProcessor",
+    "RequestProcessor",
+    "ToolChoice",
+    "error_body",
+    "sse",
+]
 from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
 
 log = logging.getLogger("parsebridge")
@@ -53,27 +64,6 @@ ToolChoice = str | dict[str, Any] | None
 ForcedFormat = Literal["json", "native"]
 ReasoningSource = str | ParserSpec | ReasoningParserConfig | Any
 ToolSource = str | ParserSpec | ToolCallParserConfig | Any
-SSE_DONE = "data: [DONE]\n\n"
-
-
-def sse(obj: dict[str, Any]) -> str:
-    """One server-sent event carrying a JSON object (``data: {...}\\n\\n``)."""
-    return f"data: {json.dumps(obj, ensure_ascii=False, separators=(',', ':'))}\n\n"
-
-
-def error_body(exc: BaseException, request_id: str | None = None) -> dict[str, Any]:
-    """An OpenAI-style error object (``{"error": {...}}``), what vLLM/SGLang send mid-stream."""
-    err: dict[str, Any] = {
-        "message": str(exc),
-        "type": "parser_error" if isinstance(exc, ParsebridgeError) else "internal_error",
-        "param": None,
-        "code": 500,
-    }
-    if isinstance(exc, BackendError):
-        err["backend"], err["parser"] = exc.backend, exc.parser
-    if request_id:
-        err["request_id"] = request_id
-    return {"error": err}
 
 
 @dataclass(frozen=True)
@@ -614,188 +604,3 @@ class RequestProcessor:
     def stream(self, n: int = 1) -> ChunkStream:
         """Chunk-level streaming state for `n` choices."""
         return ChunkStream(self, n)
-
-
-class ChunkStream:
-    """Engine chunks in, ``chat.completion.chunk`` dicts out, in the convention clients rely on.
-
-    Per choice: a role chunk first (once); then reasoning, content and
-    tool-call deltas (per call a first delta with index, id, type and name,
-    then argument-only fragments); `finish()` flushes what the parsers held
-    back and ends with an empty delta carrying `finish_reason`. No other
-    chunk has an empty delta.
-    """
-
-    def __init__(self, request: RequestProcessor, n: int = 1) -> None:
-        if n < 1:
-            raise ValueError("n must be at least 1")
-        self.request = request
-        self.n = n
-        self._choices: dict[int, ChoiceStream] = {}
-        self._role_sent: set[int] = set()
-        self._finished: dict[int, str] = {}
-
-    @property
-    def request_id(self) -> str:
-        return self.request.request_id
-
-    def choice(self, index: int = 0) -> ChoiceStream:
-        """The per-choice state (created on first use)."""
-        if not 0 <= index < self.n:
-            raise IndexError(f"choice index {index} out of range for n={self.n}")
-        state = self._choices.get(index)
-        if state is None:
-            state = self._choices[index] = self.request.choice_stream()
-        return state
-
-    def _chunk(self, index: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {
-            "id": self.request.request_id,
-            "object": "chat.completion.chunk",
-            "created": self.request.created,
-            "model": self.request.model,
-            "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
-        }
-
-    def _role(self, index: int) -> list[dict[str, Any]]:
-        if index in self._role_sent:
-            return []
-        self._role_sent.add(index)
-        return [self._chunk(index, {"role": "assistant", "content": ""})]
-
-    def chunks_of(self, index: int, delta: StreamDelta) -> list[dict[str, Any]]:
-        """A normalised delta as chunks: reasoning, content, then one chunk per call fragment."""
-        out: list[dict[str, Any]] = []
-        if delta.reasoning:
-            out.append(self._chunk(index, {self.request.processor.reasoning_key: delta.reasoning}))
-        if delta.content:
-            out.append(self._chunk(index, {"content": delta.content}))
-        for d in delta.tool_calls:
-            entry: dict[str, Any] = {"index": d.index}
-            if d.id is not None:
-                entry["id"] = d.id
-                entry["type"] = "function"
-                entry["function"] = {"name": d.name, "arguments": d.arguments}
-            else:
-                entry["function"] = {"arguments": d.arguments}
-            out.append(self._chunk(index, {"tool_calls": [entry]}))
-        return out
-
-    def start(self) -> list[dict[str, Any]]:
-        """Role chunks for every choice now (otherwise each is sent before its choice's first output)."""
-        return [c for i in range(self.n) for c in self._role(i)]
-
-    def feed(
-        self, text: str, token_ids: Sequence[int] | None = None, *, index: int = 0
-    ) -> list[dict[str, Any]]:
-        """The next engine output of choice `index` → chunks to send (maybe none)."""
-        if index in self._finished:
-            raise ParsebridgeError(f"choice {index} of request {self.request_id} already finished")
-        out = self._role(index)
-        out += self.chunks_of(index, self.choice(index).feed(text, token_ids))
-        return out
-
-    def finish(self, finish_reason: str | None = None, *, index: int | None = None) -> list[dict[str, Any]]:
-        """End of output for choice `index` (None: every choice): flushed deltas, then the final chunk."""
-        out: list[dict[str, Any]] = []
-        for i in range(self.n) if index is None else [index]:
-            if i in self._finished:
-                continue
-            out += self._role(i)
-            state = self.choice(i)
-            out += self.chunks_of(i, state.flush())
-            reason = state.finish_reason(finish_reason)
-            self._finished[i] = reason
-            out.append(self._chunk(i, {}, reason))
-        return out
-
-    def usage_chunk(self, usage: dict[str, Any]) -> dict[str, Any]:
-        """The trailing usage chunk (``choices: []``) of ``stream_options.include_usage``."""
-        return {
-            "id": self.request.request_id,
-            "object": "chat.completion.chunk",
-            "created": self.request.created,
-            "model": self.request.model,
-            "choices": [],
-            "usage": usage,
-        }
-
-    def error_event(self, exc: BaseException) -> dict[str, Any]:
-        """The in-band error object that ends a stream whose parser failed under ``on_error="raise"``."""
-        return error_body(exc, self.request_id)
-
-    @property
-    def finished(self) -> bool:
-        return len(self._finished) == self.n
-
-    def result(self, index: int = 0) -> ParseResult:
-        """What a client assembled for choice `index` from everything sent."""
-        return self.choice(index).result()
-
-    # ------------------------------------------------------------------ SSE drivers
-    def sse(
-        self,
-        outputs: Iterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
-        *,
-        usage: dict[str, Any] | None = None,
-    ) -> Iterator[str]:
-        """Drive the whole stream: SSE lines, ending with ``data: [DONE]``; parser errors end it in-band."""
-        try:
-            for item in outputs:
-                out = _engine_output(item)
-                for chunk in self.feed(out.text, out.token_ids, index=out.index):
-                    yield sse(chunk)
-                if out.finish_reason is not None:
-                    for chunk in self.finish(out.finish_reason, index=out.index):
-                        yield sse(chunk)
-            for chunk in self.finish():
-                yield sse(chunk)
-            if usage is not None:
-                yield sse(self.usage_chunk(usage))
-        except ParsebridgeError as exc:
-            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
-            yield sse(self.error_event(exc))
-        yield SSE_DONE
-
-    async def asse(
-        self,
-        outputs: AsyncIterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
-        *,
-        usage: dict[str, Any] | None = None,
-    ) -> AsyncIterator[str]:
-        """`sse` for an async engine."""
-        try:
-            async for item in outputs:
-                out = _engine_output(item)
-                for chunk in self.feed(out.text, out.token_ids, index=out.index):
-                    yield sse(chunk)
-                if out.finish_reason is not None:
-                    for chunk in self.finish(out.finish_reason, index=out.index):
-                        yield sse(chunk)
-            for chunk in self.finish():
-                yield sse(chunk)
-            if usage is not None:
-                yield sse(self.usage_chunk(usage))
-        except ParsebridgeError as exc:
-            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
-            yield sse(self.error_event(exc))
-        yield SSE_DONE
-
-
-@dataclass
-class EngineOutput:
-    """One engine step for one choice: new text (or all text, with `cumulative`), token ids, finish."""
-
-    text: str
-    token_ids: Sequence[int] | None = None
-    index: int = 0
-    finish_reason: str | None = None
-
-
-def _engine_output(item: EngineOutput | str | tuple[str, Sequence[int] | None]) -> EngineOutput:
-    if isinstance(item, EngineOutput):
-        return item
-    if isinstance(item, str):
-        return EngineOutput(item)
-    text, ids = item
-    return EngineOutput(text, ids)

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...protocol import StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
-from ...protocol.models import new_call_id
+from ...protocol.models import make_call_delta, make_delta, make_tool_result, new_call_id
 from ...protocol.parsers import ToolParserBase
 from ...protocol.streams import ToolStreamBase
 
@@ -268,8 +268,8 @@ class BuiltinToolStream(ToolStreamBase):
     def _take(self) -> StreamDelta:
         self._seal()
         if not self._out_content and not self._out_calls:
-            return StreamDelta()
-        delta = StreamDelta(content="".join(self._out_content), tool_calls=self._out_calls)
+            return make_delta()
+        delta = make_delta("".join(self._out_content), "", self._out_calls)
         self._out_content = []
         self._out_calls = []
         return delta
@@ -343,7 +343,7 @@ class BuiltinToolStream(ToolStreamBase):
         self._args_held = []
         self._call_start = start
         self._seal()
-        self._out_calls.append(ToolCallDelta(index=self._index, id=new_call_id(), name=name))
+        self._out_calls.append(make_call_delta(self._index, new_call_id(), name, ""))
 
     def _args(self, text: str, hold_ws: bool = True) -> None:
         """An argument fragment of the current call; a trailing whitespace run waits (dropped at end)."""
@@ -360,14 +360,16 @@ class BuiltinToolStream(ToolStreamBase):
             held, self._args_held = self._args_held, []
         if not (self._out_calls and self._out_calls[-1].index == self._index):
             self._seal()
-            self._out_calls.append(ToolCallDelta(index=self._index))
+            self._out_calls.append(make_call_delta(self._index, None, None, ""))
         self._arg_parts.extend(held)
         self._arg_parts.append(text)
 
     def _seal(self) -> None:
         """Join the pending argument fragments into the last delta (one join per chunk: linear)."""
         if self._arg_parts:
-            self._out_calls[-1].arguments += "".join(self._arg_parts)
+            # Straight into the field: the delta is ours and not yet handed out (no validation to run).
+            fields = self._out_calls[-1].__dict__
+            fields["arguments"] += "".join(self._arg_parts)
             self._arg_parts = []
 
     def _end_call(self, pos: int) -> None:
@@ -420,10 +422,10 @@ class BuiltinToolParser(ToolParserBase):
         s = self.stream()
         s.feed(text)
         result = s.finish()
-        calls: list[ToolCall] = []
-        for call, (start, end) in zip(result.tool_calls, s.call_spans, strict=False):
-            calls.append(call.model_copy(update={"raw_text": text[start:end]}))
-        return ToolParseResult(content=result.content, tool_calls=calls)
+        calls: list[ToolCall] = result.tool_calls
+        for call, (start, end) in zip(calls, s.call_spans, strict=False):
+            call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
+        return make_tool_result(result.content, calls)
 
 
 # --- JSON call objects: {"name": ..., "arguments": ...} ---------------------------------------

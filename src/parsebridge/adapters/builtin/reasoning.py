@@ -32,12 +32,12 @@ from typing import Any
 from ...formats import think
 from ...protocol import (
     InvalidSpecError,
-    ReasoningBlock,
     ReasoningParserBase,
     ReasoningParseResult,
     ReasoningStreamBase,
     StreamDelta,
 )
+from ...protocol.models import make_block, make_delta, make_reasoning_result
 
 
 def held_prefix(buffer: str, marker: str) -> int:
@@ -98,7 +98,7 @@ class ThinkTagReasoningParser(ReasoningParserBase):
         lead = len(text) - len(text.lstrip())
         has_start = text.startswith(self.start_marker, lead)
         if not (started or has_start):
-            return ReasoningParseResult(content=text or None)
+            return make_reasoning_result(None, text or None, None)
         begin = lead + len(self.start_marker) if has_start else 0
         stop = text.find(self.end_marker, begin)
         if stop == -1:
@@ -107,15 +107,16 @@ class ThinkTagReasoningParser(ReasoningParserBase):
             end = stop + len(self.end_marker)
             reasoning, content = text[begin:stop], text[end:]
         if not reasoning:
-            return ReasoningParseResult(content=content or None)
-        block = ReasoningBlock(
-            content=reasoning,
-            start_marker=self.start_marker if has_start else None,
-            end_marker=self.end_marker if stop != -1 else None,
-            start_index=lead if has_start else 0,
-            end_index=end,
+            return make_reasoning_result(None, content or None, None)
+        block = make_block(
+            reasoning,
+            self.start_marker if has_start else None,
+            self.end_marker if stop != -1 else None,
+            lead if has_start else 0,
+            end,
+            True,
         )
-        return ReasoningParseResult(reasoning=reasoning, content=content or None, block=block)
+        return make_reasoning_result(reasoning, content or None, block)
 
     def has_reasoning(self, text: str) -> bool:
         return self.parse(text).reasoning is not None
@@ -148,6 +149,18 @@ class ThinkTagStream(ReasoningStreamBase):
         return self._held
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        # Fast paths (most chunks): nothing held, and the chunk cannot hold or end a marker.
+        if not self._held:
+            phase = self._phase
+            if phase == "content":
+                self._pos += len(text)
+                return make_delta(text)
+            if phase == "reasoning" and self._end[0] not in text:
+                # No first character of the end marker: no marker, no marker prefix to hold back.
+                self._pos += len(text)
+                if text:
+                    self._reasoning_parts.append(text)
+                return make_delta("", text)
         self._held += text
         reasoning: list[str] = []
         content: list[str] = []
@@ -157,7 +170,7 @@ class ThinkTagStream(ReasoningStreamBase):
             reasoning.append(self._scan_reasoning(final=False))
         if self._phase == "content" and self._held:
             content.append(self._take(len(self._held)))
-        return StreamDelta(reasoning="".join(reasoning), content="".join(content))
+        return make_delta("".join(content), "".join(reasoning))
 
     def _flush(self) -> StreamDelta:
         if self._phase == "lead":
@@ -166,14 +179,15 @@ class ThinkTagStream(ReasoningStreamBase):
         content = self._take(len(self._held)) if self._phase == "content" else ""
         if self._reasoning_parts:
             whole = "".join(self._reasoning_parts)
-            self.block = ReasoningBlock(
-                content=whole,
-                start_marker=self._start if self._start_seen else None,
-                end_marker=self._end if self._phase == "content" and self._closed else None,
-                start_index=self._block_start,
-                end_index=self._block_end if self._closed else self._pos,
+            self.block = make_block(
+                whole,
+                self._start if self._start_seen else None,
+                self._end if self._phase == "content" and self._closed else None,
+                self._block_start,
+                self._block_end if self._closed else self._pos,
+                True,
             )
-        return StreamDelta(reasoning=reasoning, content=content)
+        return make_delta(content, reasoning)
 
     def _take(self, size: int) -> str:
         out, self._held = self._held[:size], self._held[size:]

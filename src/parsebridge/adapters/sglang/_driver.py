@@ -83,6 +83,8 @@ class RequestShape:
     force_reasoning: bool | None
     stream_reasoning: bool
     tokenizer: Any
+    #: Whether the server runs the tool parser for this shape (worked out once, by the first session).
+    tool_active: bool | None = None
 
 
 class Session:
@@ -91,10 +93,16 @@ class Session:
     def __init__(self, api: SglangApi, shape: RequestShape) -> None:
         self.api = api
         self.shape = shape
-        self.tool_active = api.tool_parsing_active(shape.tool_name, shape.tools, shape.tool_choice)
+        active = shape.tool_active
+        if active is None:
+            active = shape.tool_active = api.tool_parsing_active(
+                shape.tool_name, shape.tools, shape.tool_choice
+            )
+        self.tool_active = active
         self._reasoning: Any = None
         self._tools: Any = None
         self._answer_started = False
+        self._template = False
 
     # ------------------------------------------------------------------ construction
 
@@ -177,19 +185,28 @@ class Session:
 
     def step(self, delta: str, finished: bool) -> RawDelta:
         """One engine chunk (`finished`: it is the last one, carrying the finish reason)."""
+        reasoning, content, calls = self.step_parts(delta, finished)
+        return RawDelta(reasoning, content, calls)
+
+    def step_parts(self, delta: str, finished: bool) -> tuple[str, str, list[RawCallDelta]]:
+        """`step` as (reasoning, content, call fragments): the per-chunk path, no object per chunk."""
         s = self.shape
-        out = RawDelta()
+        reasoning = ""
+        calls: list[RawCallDelta] = []
         if s.reasoning_name:
             if self._reasoning is None:
                 self._reasoning = self.reasoning_parser(stream=True)
+                detector = getattr(self._reasoning, "detector", None)
+                self._template = type(detector).__name__ == "ResponseTemplateReasoningDetector"
             r_text, normal = self._reasoning.parse_stream_chunk(delta)
             if finished and self.api.has_stream_end:
                 end_r, end_n = self._reasoning.parse_stream_end()
                 r_text = (r_text or "") + (end_r or "")
                 normal = (normal or "") + (end_n or "")
-            out.reasoning = r_text or ""
+            reasoning = r_text or ""
             delta = normal or ""
-            self._answer_started = self._answer_started_in(self._reasoning)
+            if self._template:  # checked per chunk only for the detectors that have the state
+                self._answer_started = self._answer_started_in(self._reasoning)
         if s.tool_name and self.tool_active and not self._answer_started:
             if self._tools is None:
                 self._tools = self.tool_parser(stream=True)
@@ -198,18 +215,18 @@ class Session:
                 end_text, end_items = self._tools.parse_stream_end()
                 normal = (normal or "") + (end_text or "")
                 items = [*items, *end_items]
-            out.content = normal or ""
+            content = normal or ""
             for item in items:
                 if item.name:
                     call_id: str | None = self.api.call_id(s.tool_name, item.name, item.tool_index)
                     name: str | None = item.name
                 else:
                     call_id = name = None
-                out.calls.append(RawCallDelta(item.tool_index, call_id, name, item.parameters or ""))
+                calls.append(RawCallDelta(item.tool_index, call_id, name, item.parameters or ""))
             if finished:
                 rest = self.api.unstreamed_arguments(self._tools)
                 if rest is not None:
-                    out.calls.append(RawCallDelta(rest[0], None, None, rest[1]))
+                    calls.append(RawCallDelta(rest[0], None, None, rest[1]))
         else:
-            out.content = delta
-        return out
+            content = delta
+        return reasoning, content, calls

@@ -31,16 +31,23 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ...protocol import (
+    BackendError,
     ParseResult,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
     ToolCall,
-    ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
+)
+from ...protocol.models import (
+    make_call_delta,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
 )
 from .. import _tokenizers
 from .._common import locate_reasoning, none_if_empty, reasoning_markers
@@ -66,16 +73,15 @@ def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
 
 def to_tool_call(call: RawCall) -> ToolCall:
     """A one-shot call: SGLang's id, parameters JSON parsed, invalid JSON kept verbatim."""
-    return ToolCall.from_arguments_text(call.name, call.arguments, id=call.id)
+    return make_tool_call(call.name, call.arguments, call.id)
 
 
 def to_stream_delta(raw: RawDelta) -> StreamDelta:
-    return StreamDelta(
-        content=raw.content,
-        reasoning=raw.reasoning,
-        tool_calls=[
-            ToolCallDelta(index=c.index, id=c.id, name=c.name, arguments=c.arguments) for c in raw.calls
-        ],
+    calls = raw.calls
+    return make_delta(
+        raw.content,
+        raw.reasoning,
+        [make_call_delta(c.index, c.id, c.name, c.arguments) for c in calls] if calls else None,
     )
 
 
@@ -131,6 +137,7 @@ class SglangEngine:
         self._tokenizer: Any = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
+        self._shapes: dict[bool | None, RequestShape] = {}
         # Construct once now: a parser that cannot be built fails at creation, typed.
         _wrap(self.label, "construct", lambda: self.session(None).construct())
 
@@ -184,7 +191,14 @@ class SglangEngine:
         )
 
     def session(self, reasoning_started: bool | None) -> Session:
-        shape = RequestShape(
+        """A fresh per-request session; its request shape is worked out once per start state."""
+        shape = self._shapes.get(reasoning_started)
+        if shape is None:
+            shape = self._shapes[reasoning_started] = self._shape(reasoning_started)
+        return Session(self.api, shape)
+
+    def _shape(self, reasoning_started: bool | None) -> RequestShape:
+        return RequestShape(
             tool_name=self.tool_name,
             reasoning_name=self.reasoning_name,
             tools=self.tools,
@@ -194,7 +208,6 @@ class SglangEngine:
             stream_reasoning=self.stream_reasoning,
             tokenizer=self._sglang_tokenizer(),
         )
-        return Session(self.api, shape)
 
     def markers(self) -> tuple[str | None, str | None]:
         if self._markers is None:
@@ -226,12 +239,25 @@ class _Stepper:
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
         self.session = _wrap(engine.label, "construct", lambda: engine.session(reasoning_started))
+        self._step = self.session.step_parts
         self.pending: str | None = None
         self.text_seen: list[str] = []
 
     def _run(self, text: str, finished: bool) -> StreamDelta:
-        raw = _wrap(self.engine.label, "parse_stream_chunk", lambda: self.session.step(text, finished))
-        return to_stream_delta(raw)
+        # `call_framework` inlined: no closure per chunk.
+        try:
+            reasoning, content, calls = self._step(text, finished)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError(
+                "sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
+            ) from exc
+        return make_delta(
+            content,
+            reasoning,
+            [make_call_delta(c.index, c.id, c.name, c.arguments) for c in calls] if calls else None,
+        )
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`token_ids` are ignored: SGLang's parsers take text only."""
@@ -241,7 +267,7 @@ class _Stepper:
         previous = self.pending
         if previous is None:
             self.pending = text
-            return StreamDelta()
+            return make_delta()
         # `pending` moves on only once the held chunk went through, so that a
         # failure reports it (see `pending_text`) and the guard adds `text`.
         delta = self._run(previous, False)
@@ -250,9 +276,9 @@ class _Stepper:
 
     def flush(self) -> StreamDelta:
         if self.end == "empty_chunk":
-            return self._run("", True) if self.text_seen else StreamDelta()
+            return self._run("", True) if self.text_seen else make_delta()
         if self.pending is None:
-            return StreamDelta()  # nothing was generated
+            return make_delta()  # nothing was generated
         delta = self._run(self.pending, True)
         self.pending = None
         return delta
@@ -286,9 +312,7 @@ class SglangToolParser(ToolParserBase):
 
     def parse(self, text: str) -> ToolParseResult:
         raw = self.engine.oneshot(text, None, "parse_non_stream")
-        return ToolParseResult(
-            content=none_if_empty(raw.content), tool_calls=[to_tool_call(c) for c in raw.calls]
-        )
+        return make_tool_result(none_if_empty(raw.content), [to_tool_call(c) for c in raw.calls])
 
     def has_tool_calls(self, text: str) -> bool:
         """SGLang's own `has_tool_call` (a marker test: true on a partial call too)."""
@@ -336,10 +360,8 @@ class SglangReasoningParser(ReasoningParserBase):
         raw = self.engine.oneshot(text, reasoning_started, "parse_non_stream")
         reasoning = none_if_empty(raw.reasoning)
         start, end = self.engine.markers()
-        return ReasoningParseResult(
-            reasoning=reasoning,
-            content=none_if_empty(raw.content),
-            block=locate_reasoning(text, reasoning, start, end),
+        return make_reasoning_result(
+            reasoning, none_if_empty(raw.content), locate_reasoning(text, reasoning, start, end)
         )
 
     def stream(

@@ -80,21 +80,30 @@ class NativeSession:
         prompt_token_ids: list[int],
         chat_template_kwargs: dict[str, Any] | None,
     ) -> None:
-        from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
-
         self.api = api
         self.request = request
         self.prompt_token_ids = prompt_token_ids
+        self._parser_cls = parser_cls
         # Built as the server's _make_parser does: tokenizer, request tools, template kwargs.
         self.parser = parser_cls(
             tokenizer, request.tools, chat_template_kwargs=dict(chat_template_kwargs or {}), model_config=None
         )
-        self.processor = ChatStreamProcessor(
-            request, self.parser, enable_auto_tools=True, parser_cls=parser_cls
-        )
-        # The server drops calls when the request has no tools or tool_choice
-        # forbids them; parsebridge reports what the parser found.
-        self.processor.keep_tool_calls = True
+        self._processor: Any = None  # streaming only: a one-shot parse never builds it
+
+    @property
+    def processor(self) -> Any:
+        """vLLM's per-request ChatStreamProcessor, built on the first streamed chunk."""
+        if self._processor is None:
+            from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+
+            processor = ChatStreamProcessor(
+                self.request, self.parser, enable_auto_tools=True, parser_cls=self._parser_cls
+            )
+            # The server drops calls when the request has no tools or tool_choice
+            # forbids them; parsebridge reports what the parser found.
+            processor.keep_tool_calls = True
+            self._processor = processor
+        return self._processor
 
     def oneshot(self, text: str, token_ids: Sequence[int]) -> RawResult:
         self.parser.set_prompt_token_ids(self.prompt_token_ids)
@@ -113,12 +122,12 @@ class NativeSession:
         return RawResult(reasoning, content, raw)
 
     def step(self, text: str, token_ids: Sequence[int], finished: bool) -> Any:
-        if not text and not token_ids and not self.processor.num_output_tokens and not finished:
+        processor = self._processor or self.processor
+        if not text and not token_ids and not processor.num_output_tokens and not finished:
             return None  # the server skips empty chunks before any token (chunked prefill)
-        result = self.processor.step(
-            text, list(token_ids), "stop" if finished else None, self.prompt_token_ids
-        )
-        return result.delta
+        # `token_ids` is the stepper's own fresh list (never reused): no second copy.
+        ids = token_ids if isinstance(token_ids, list) else list(token_ids)
+        return processor.step(text, ids, "stop" if finished else None, self.prompt_token_ids).delta
 
 
 class ServingLoopSession:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...protocol import StreamDelta, ToolCall, ToolCallDelta
+from ...protocol import StreamDelta, ToolCall
+from ...protocol.models import make_call_delta, make_delta, make_tool_call
 from .._common import locate_reasoning, none_if_empty, reasoning_markers
 from ._driver import RawCall, _fn
 
@@ -19,29 +20,28 @@ __all__ = ["locate_reasoning", "none_if_empty", "reasoning_markers", "to_stream_
 
 
 def to_tool_call(call: RawCall, source_text: str | None = None) -> ToolCall:
-    fields: dict[str, Any] = {}
-    if call.id:
-        fields["id"] = call.id
-    return ToolCall.from_arguments_text(call.name, call.arguments or "", **fields)
+    return make_tool_call(call.name, call.arguments or "", call.id or None)
 
 
 def to_stream_delta(api: Any, delta: Any) -> StreamDelta:
     """A vLLM `DeltaMessage` (or None) as a parsebridge `StreamDelta`."""
     if delta is None:
-        return StreamDelta()
-    calls = []
-    for tc in getattr(delta, "tool_calls", None) or ():
-        name, args = _fn(tc)
-        calls.append(
-            ToolCallDelta(
-                index=getattr(tc, "index", 0) or 0,
-                id=getattr(tc, "id", None) or None,
-                name=name or None,
-                arguments=args or "",
+        return make_delta()
+    calls = None
+    tool_calls = getattr(delta, "tool_calls", None)
+    if tool_calls:
+        calls = []
+        for tc in tool_calls:
+            name, args = _fn(tc)
+            calls.append(
+                make_call_delta(
+                    getattr(tc, "index", 0) or 0,
+                    getattr(tc, "id", None) or None,
+                    name or None,
+                    args if isinstance(args, str) else "",
+                )
             )
-        )
-    return StreamDelta(
-        content=getattr(delta, "content", None) or "",
-        reasoning=api.delta_reasoning(delta) or "",
-        tool_calls=calls,
-    )
+    reasoning = getattr(delta, "reasoning", None)
+    if reasoning is None:
+        reasoning = getattr(delta, "reasoning_content", None)
+    return make_delta(getattr(delta, "content", None) or "", reasoning or "", calls)

@@ -34,6 +34,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
+from ...protocol.models import make_delta, make_reasoning_result, make_tool_result
 from .._stepped import (
     END_OF_STREAM_CHOICES,
     EndOfStream,
@@ -100,6 +101,7 @@ class VllmEngine:
         )
         self._parser_cls: type | None = None
         self._request: Any = None
+        self._started_prompt: list[int] | None = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         # Construct once now: a parser that cannot be built fails at creation, typed.
@@ -121,15 +123,15 @@ class VllmEngine:
 
         Validating a ChatCompletionRequest costs about as much as parsing a
         short output (benchmarks/overhead.py), so it is validated once per
-        engine and each session gets a shallow copy: parsing only reads the
-        request (`adjust_request`, which writes, runs before generation and
-        parsebridge never calls it).
+        engine and shared by every session, as a server shares one request
+        between its choices: parsing only reads the request (`adjust_request`,
+        which writes, runs before generation and parsebridge never calls it).
         """
         if self._request is None:
             self._request = self.api.make_request(
                 self.tools or None, self.tool_choice, self.chat_template_kwargs, **self.request_fields
             )
-        return self._request.model_copy()
+        return self._request
 
     def _native_cls(self) -> type:
         with self._lock:
@@ -204,9 +206,10 @@ class VllmEngine:
         if prompt is not None:
             return self.encode(prompt)
         if reasoning_started:
-            start, _ = self.markers()
-            if start:
-                return self.encode(start)
+            if self._started_prompt is None:
+                start, _ = self.markers()
+                self._started_prompt = self.encode(start) if start else []
+            return list(self._started_prompt)  # encoded once per engine; each session its own list
         return []
 
     def encode(self, text: str) -> list[int]:
@@ -244,12 +247,20 @@ class _Stepper:
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
         self.call = "parse_delta" if isinstance(self.session, NativeSession) else "extract_*_streaming"
+        self._step = self.session.step
+        self._api = engine.api
         self.pending: tuple[str, list[int]] | None = None
         self.text_seen: list[str] = []
 
     def _run(self, text: str, ids: list[int], finished: bool) -> StreamDelta:
-        raw = _wrap(self.engine.label, self.call, lambda: self.session.step(text, ids, finished))
-        return to_stream_delta(self.engine.api, raw)
+        # `call_framework` inlined: no closure per chunk.
+        try:
+            raw = self._step(text, ids, finished)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError("vllm", self.engine.label, self.call, f"{type(exc).__name__}: {exc}") from exc
+        return to_stream_delta(self._api, raw)
 
     def feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         ids = list(token_ids) if token_ids is not None else self.engine.encode(text)
@@ -258,7 +269,7 @@ class _Stepper:
             return self._run(text, ids, False)
         previous, self.pending = self.pending, (text, ids)
         if previous is None:
-            return StreamDelta()
+            return make_delta()
         try:
             return self._run(previous[0], previous[1], False)
         except BaseException:
@@ -271,10 +282,10 @@ class _Stepper:
     def flush(self) -> StreamDelta:
         if self.end == "empty_chunk":
             if not self.text_seen:
-                return StreamDelta()
+                return make_delta()
             return self._run("", [], True)
         if self.pending is None:
-            return StreamDelta()  # nothing was generated: the server sends an empty final chunk
+            return make_delta()  # nothing was generated: the server sends an empty final chunk
         text, ids = self.pending
         self.pending = None
         return self._run(text, ids, True)
@@ -308,9 +319,7 @@ class VllmToolParser(ToolParserBase):
 
     def parse(self, text: str) -> ToolParseResult:
         raw = self.engine.oneshot(text, [], "extract_tool_calls")
-        return ToolParseResult(
-            content=none_if_empty(raw.content), tool_calls=[to_tool_call(c, text) for c in raw.calls]
-        )
+        return make_tool_result(none_if_empty(raw.content), [to_tool_call(c, text) for c in raw.calls])
 
     def has_tool_calls(self, text: str) -> bool:
         return bool(self.parse(text).tool_calls)
@@ -354,10 +363,8 @@ class VllmReasoningParser(ReasoningParserBase):
         raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "extract_reasoning")
         reasoning = none_if_empty(raw.reasoning)
         start, end = self.engine.markers()
-        return ReasoningParseResult(
-            reasoning=reasoning,
-            content=none_if_empty(raw.content),
-            block=locate_reasoning(text, reasoning, start, end),
+        return make_reasoning_result(
+            reasoning, none_if_empty(raw.content), locate_reasoning(text, reasoning, start, end)
         )
 
     def stream(

@@ -1,0 +1,245 @@
+"""Chunk-level streaming: engine outputs in, ``chat.completion.chunk`` dicts and SSE lines out.
+
+Split from `processor` (which builds the per-request state): this is the
+per-token path of a server, so `ChunkStream.feed` does one dict lookup, one
+parser feed and builds chunks only for non-empty deltas.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..protocol import BackendError, ParsebridgeError, ParseResult, StreamDelta
+from ._choice import ChoiceStream
+
+
+class RequestProcessor(Protocol):
+    """What a `ChunkStream` needs of its request (`processor.RequestProcessor`; no import circle)."""
+
+    request_id: str
+    created: int
+    model: str
+    processor: Any
+
+    def choice_stream(self) -> ChoiceStream: ...
+
+
+log = logging.getLogger("parsebridge")
+
+SSE_DONE = "data: [DONE]\n\n"
+
+
+def sse(obj: dict[str, Any]) -> str:
+    """One server-sent event carrying a JSON object (``data: {...}\\n\\n``)."""
+    return f"data: {json.dumps(obj, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+def error_body(exc: BaseException, request_id: str | None = None) -> dict[str, Any]:
+    """An OpenAI-style error object (``{"error": {...}}``), what vLLM/SGLang send mid-stream."""
+    err: dict[str, Any] = {
+        "message": str(exc),
+        "type": "parser_error" if isinstance(exc, ParsebridgeError) else "internal_error",
+        "param": None,
+        "code": 500,
+    }
+    if isinstance(exc, BackendError):
+        err["backend"], err["parser"] = exc.backend, exc.parser
+    if request_id:
+        err["request_id"] = request_id
+    return {"error": err}
+
+
+class ChunkStream:
+    """Engine chunks in, ``chat.completion.chunk`` dicts out, in the convention clients rely on.
+
+    Per choice: a role chunk first (once); then reasoning, content and
+    tool-call deltas (per call a first delta with index, id, type and name,
+    then argument-only fragments); `finish()` flushes what the parsers held
+    back and ends with an empty delta carrying `finish_reason`. No other
+    chunk has an empty delta.
+    """
+
+    def __init__(self, request: RequestProcessor, n: int = 1) -> None:
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        self.request = request
+        self.n = n
+        self._choices: dict[int, ChoiceStream] = {}
+        self._role_sent: set[int] = set()
+        self._finished: dict[int, str] = {}
+
+    @property
+    def request_id(self) -> str:
+        return self.request.request_id
+
+    def choice(self, index: int = 0) -> ChoiceStream:
+        """The per-choice state (created on first use)."""
+        if not 0 <= index < self.n:
+            raise IndexError(f"choice index {index} out of range for n={self.n}")
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = self.request.choice_stream()
+        return state
+
+    def _chunk(self, index: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {
+            "id": self.request.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.request.created,
+            "model": self.request.model,
+            "choices": [{"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+        }
+
+    def _role(self, index: int) -> list[dict[str, Any]]:
+        if index in self._role_sent:
+            return []
+        self._role_sent.add(index)
+        return [self._chunk(index, {"role": "assistant", "content": ""})]
+
+    def chunks_of(self, index: int, delta: StreamDelta) -> list[dict[str, Any]]:
+        """A normalised delta as chunks: reasoning, content, then one chunk per call fragment."""
+        out: list[dict[str, Any]] = []
+        if delta.reasoning:
+            out.append(self._chunk(index, {self.request.processor.reasoning_key: delta.reasoning}))
+        if delta.content:
+            out.append(self._chunk(index, {"content": delta.content}))
+        for d in delta.tool_calls:
+            entry: dict[str, Any] = {"index": d.index}
+            if d.id is not None:
+                entry["id"] = d.id
+                entry["type"] = "function"
+                entry["function"] = {"name": d.name, "arguments": d.arguments}
+            else:
+                entry["function"] = {"arguments": d.arguments}
+            out.append(self._chunk(index, {"tool_calls": [entry]}))
+        return out
+
+    def start(self) -> list[dict[str, Any]]:
+        """Role chunks for every choice now (otherwise each is sent before its choice's first output)."""
+        return [c for i in range(self.n) for c in self._role(i)]
+
+    def feed(
+        self, text: str, token_ids: Sequence[int] | None = None, *, index: int = 0
+    ) -> list[dict[str, Any]]:
+        """The next engine output of choice `index` → chunks to send (maybe none)."""
+        state = self._choices.get(index)
+        if state is not None and index in self._role_sent and index not in self._finished:
+            # The per-token path: a choice under way; chunks only for a non-empty delta.
+            delta = state.feed(text, token_ids)
+            if delta.content or delta.reasoning or delta.tool_calls:
+                return self.chunks_of(index, delta)
+            return []
+        if index in self._finished:
+            raise ParsebridgeError(f"choice {index} of request {self.request_id} already finished")
+        out = self._role(index)
+        out += self.chunks_of(index, self.choice(index).feed(text, token_ids))
+        return out
+
+    def finish(self, finish_reason: str | None = None, *, index: int | None = None) -> list[dict[str, Any]]:
+        """End of output for choice `index` (None: every choice): flushed deltas, then the final chunk."""
+        out: list[dict[str, Any]] = []
+        for i in range(self.n) if index is None else [index]:
+            if i in self._finished:
+                continue
+            out += self._role(i)
+            state = self.choice(i)
+            out += self.chunks_of(i, state.flush())
+            reason = state.finish_reason(finish_reason)
+            self._finished[i] = reason
+            out.append(self._chunk(i, {}, reason))
+        return out
+
+    def usage_chunk(self, usage: dict[str, Any]) -> dict[str, Any]:
+        """The trailing usage chunk (``choices: []``) of ``stream_options.include_usage``."""
+        return {
+            "id": self.request.request_id,
+            "object": "chat.completion.chunk",
+            "created": self.request.created,
+            "model": self.request.model,
+            "choices": [],
+            "usage": usage,
+        }
+
+    def error_event(self, exc: BaseException) -> dict[str, Any]:
+        """The in-band error object that ends a stream whose parser failed under ``on_error="raise"``."""
+        return error_body(exc, self.request_id)
+
+    @property
+    def finished(self) -> bool:
+        return len(self._finished) == self.n
+
+    def result(self, index: int = 0) -> ParseResult:
+        """What a client assembled for choice `index` from everything sent."""
+        return self.choice(index).result()
+
+    # ------------------------------------------------------------------ SSE drivers
+    def sse(
+        self,
+        outputs: Iterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> Iterator[str]:
+        """Drive the whole stream: SSE lines, ending with ``data: [DONE]``; parser errors end it in-band."""
+        try:
+            for item in outputs:
+                out = _engine_output(item)
+                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                    yield sse(chunk)
+                if out.finish_reason is not None:
+                    for chunk in self.finish(out.finish_reason, index=out.index):
+                        yield sse(chunk)
+            for chunk in self.finish():
+                yield sse(chunk)
+            if usage is not None:
+                yield sse(self.usage_chunk(usage))
+        except ParsebridgeError as exc:
+            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
+            yield sse(self.error_event(exc))
+        yield SSE_DONE
+
+    async def asse(
+        self,
+        outputs: AsyncIterable[EngineOutput | str | tuple[str, Sequence[int] | None]],
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> AsyncIterator[str]:
+        """`sse` for an async engine."""
+        try:
+            async for item in outputs:
+                out = _engine_output(item)
+                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                    yield sse(chunk)
+                if out.finish_reason is not None:
+                    for chunk in self.finish(out.finish_reason, index=out.index):
+                        yield sse(chunk)
+            for chunk in self.finish():
+                yield sse(chunk)
+            if usage is not None:
+                yield sse(self.usage_chunk(usage))
+        except ParsebridgeError as exc:
+            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
+            yield sse(self.error_event(exc))
+        yield SSE_DONE
+
+
+@dataclass
+class EngineOutput:
+    """One engine step for one choice: new text (or all text, with `cumulative`), token ids, finish."""
+
+    text: str
+    token_ids: Sequence[int] | None = None
+    index: int = 0
+    finish_reason: str | None = None
+
+
+def _engine_output(item: EngineOutput | str | tuple[str, Sequence[int] | None]) -> EngineOutput:
+    if isinstance(item, EngineOutput):
+        return item
+    if isinstance(item, str):
+        return EngineOutput(item)
+    text, ids = item
+    return EngineOutput(text, ids)
