@@ -213,15 +213,20 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
     result = stream.finish()
     if jsonl is not None:
         jsonl.write("\n  ],\n" if deltas else "],\n")
-        jsonl.write('  "result": ' + _indented(result.model_dump(mode="json")) + ",\n")
-        jsonl.write('  "message": ' + _indented(result.to_openai_message()) + "\n}\n")
+        jsonl.write('  "result": ')
+        _write_indented(jsonl, result.model_dump(mode="json"))
+        jsonl.write(',\n  "message": ')
+        _write_indented(jsonl, result.to_openai_message())
+        jsonl.write("\n}\n")
     else:
         _show_result(result, deltas)
     return 0
 
 
-def _indented(obj: Any) -> str:
-    return json.dumps(obj, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+def _write_indented(out: IO[str], obj: Any) -> None:
+    """`obj` as indented JSON nested one level, written piece by piece (no copy of a long content)."""
+    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
+        out.write(piece.replace("\n", "\n  ") if "\n" in piece else piece)
 
 
 def _quiet_framework_logs() -> None:

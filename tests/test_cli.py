@@ -1,0 +1,363 @@
+"""The `parsebridge` command as a new user meets it, through the real entry point in a subprocess.
+
+Each test is one thing that went wrong on a fresh clone (issue 15): model
+text read as markup, silent typos, bad inputs without a file name, exit
+codes that disagreed with `--help`, tables cut in pipes, a broken pipe.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import parsebridge
+
+SRC = str(Path(parsebridge.__file__).resolve().parent.parent)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "PARSEBRIDGE_FRAMEWORK_LOGS")}
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def pb(*args: str, cwd: Path, stdin: bytes | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsebridge", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env=_env(**env),
+        timeout=300,
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
+
+
+def no_traceback(p: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in p.stderr and "Traceback" not in p.stdout, p.stderr
+
+
+# ---------------------------------------------------------------- 1: model text is never markup
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Use [bold]x[/bold] here", "[INST] hi [/INST]", "a [/TOOL_CALLS] b", "[/]", "[red]x"],
+)
+def test_parse_prints_model_text_verbatim(tmp_path: Path, text: str) -> None:
+    (tmp_path / "out.txt").write_text(text, encoding="utf-8")
+    p = pb("parse", "--tool-parser", "builtin:hermes", "out.txt", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 0
+    assert text in p.stdout
+
+
+def test_parse_shows_markup_in_calls_and_reasoning_verbatim(tmp_path: Path) -> None:
+    out = '<think>[b]why[/b]</think>[/INST]<tool_call>{"name": "f", "arguments": {"x": "[/]"}}</tool_call>'
+    (tmp_path / "out.txt").write_text(out, encoding="utf-8")
+    p = pb("parse", "--tool-parser", "hermes", "--reasoning-parser", "qwen3", "out.txt", cwd=tmp_path)
+    no_traceback(p)
+    assert "[b]why[/b]" in p.stdout and "[/INST]" in p.stdout and '{"x": "[/]"}' in p.stdout
+
+
+def test_binary_stdin_is_a_usage_error_naming_stdin(tmp_path: Path) -> None:
+    blob = bytes(range(256)) * 8 + b"[/INST]\xf0\x28"
+    p = pb("parse", "--tool-parser", "hermes", "-", cwd=tmp_path, stdin=blob)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert "<stdin>: not UTF-8 text" in p.stderr and "offset 128" in p.stderr
+
+
+# ---------------------------------------------------------------- 4: typos are usage errors
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("conformance", "--backend", "vlm"), "Did you mean 'vllm'?"),
+        (("conformance", "--family", "hermez"), "Did you mean 'hermes'"),
+        (("conformance", "--transcript", "hermes-singel"), "did you mean 'hermes-single'"),
+        (("compare", "--bundled", "--family", "hermez"), "Did you mean 'hermes'"),
+        (("compare", "--bundled", "--family", "hermes", "--backends", "vlm"), "Did you mean 'vllm'?"),
+        (("parse", "--tool-parser", "vlm:hermes", "x.txt"), "Did you mean 'vllm'?"),
+        (("list", "--backend", "vlm"), "Did you mean 'vllm'?"),
+    ],
+)
+def test_typos_exit_2_with_a_suggestion(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    (tmp_path / "x.txt").write_text("hi", encoding="utf-8")
+    p = pb(*args, *(("-q",) if args[0] == "conformance" else ()), cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2, p.stderr
+    assert says in p.stderr
+
+
+def test_conformance_strict_with_unknown_backend_does_not_pass_quietly(tmp_path: Path) -> None:
+    p = pb("conformance", "-q", "--backend", "vlm", "--strict", cwd=tmp_path)
+    assert p.returncode == 2 and "unsupported" not in p.stdout
+
+
+def test_empty_transcripts_file_is_an_error_not_a_family(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    p = pb("conformance", "-q", "--transcripts", "empty.jsonl", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "empty.jsonl: no transcripts in it" in p.stderr and "tool:" not in p.stdout
+
+
+# ---------------------------------------------------------------- 5: chunk sizes
+
+
+@pytest.mark.parametrize("size", ["0", "-3", "x"])
+def test_bad_chunk_size_is_rejected_by_the_argument_parser(tmp_path: Path, size: str) -> None:
+    (tmp_path / "o.txt").write_text("Hello world", encoding="utf-8")
+    p = pb("parse", "--tool-parser", "hermes", "--stream", "--chunk-size", size, "o.txt", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert "--chunk-size" in p.stderr and "range()" not in p.stderr
+
+
+def test_streamed_output_keeps_every_character(tmp_path: Path) -> None:
+    (tmp_path / "o.txt").write_text("Hello, wörld! " * 7, encoding="utf-8")
+    p = pb(
+        "parse", "--tool-parser", "hermes", "--stream", "--chunk-size", "3", "--json", "o.txt", cwd=tmp_path
+    )
+    data = json.loads(p.stdout)
+    assert data["result"]["content"] == "Hello, wörld! " * 7
+    assert "".join(d.get("content", "") for d in data["deltas"]) == "Hello, wörld! " * 7
+
+
+# ---------------------------------------------------------------- 6: errors name the file; exit codes
+
+
+def test_binary_file_names_the_file_and_position(tmp_path: Path) -> None:
+    (tmp_path / "out.bin").write_bytes(b"line one\nline two \xf0\x9f\n")
+    p = pb("parse", "--tool-parser", "hermes", "out.bin", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert "out.bin: not UTF-8 text (byte 0xf0 at offset 18, line 2)" in p.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [("[", "bad.json: not JSON (Expecting value at line 2, column 1)"), ('{"a": 1}', "expected a JSON list")],
+)
+def test_bad_tools_file_is_a_usage_error_either_way(tmp_path: Path, content: str, says: str) -> None:
+    (tmp_path / "bad.json").write_text(content + "\n", encoding="utf-8")
+    (tmp_path / "o.txt").write_text("hi", encoding="utf-8")
+    for cmd in (
+        ("parse", "--tool-parser", "hermes", "--tools", "bad.json", "o.txt"),
+        ("compare", "--bundled", "--family", "hermes", "--tools", "bad.json"),
+    ):
+        p = pb(*cmd, cwd=tmp_path)
+        no_traceback(p)
+        assert p.returncode == 2, (cmd, p.stderr)
+        assert says in p.stderr
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ("conformance", "-q", "--transcripts", "missing.jsonl"),
+        ("compare", "missing.jsonl", "--family", "hermes"),
+        ("parse", "--tool-parser", "hermes", "missing.txt"),
+    ],
+)
+def test_missing_input_files_exit_2_as_the_help_says(tmp_path: Path, cmd: tuple[str, ...]) -> None:
+    p = pb(*cmd, cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert "missing." in p.stderr
+    assert "2    usage error" in pb(cmd[0], "--help", cwd=tmp_path).stdout
+
+
+def test_binary_transcripts_name_the_file(tmp_path: Path) -> None:
+    (tmp_path / "log.jsonl").write_bytes(b'{"output": "hi"}\n\xff\xfe\n')
+    for cmd in (
+        ("conformance", "-q", "--transcripts", "log.jsonl", "--tool-parser", "hermes"),
+        ("compare", "log.jsonl", "--family", "hermes"),
+    ):
+        p = pb(*cmd, cwd=tmp_path)
+        no_traceback(p)
+        assert p.returncode == 2 and "log.jsonl: not UTF-8 text" in p.stderr
+
+
+def test_a_backend_that_raises_exits_1_not_2(tmp_path: Path) -> None:
+    (tmp_path / "raising.py").write_text(
+        "class Boom:\n    def parse(self, text):\n        raise RuntimeError('kaput')\n", encoding="utf-8"
+    )
+    (tmp_path / "o.txt").write_text("hi", encoding="utf-8")
+    p = pb(
+        "parse", "--tool-parser", "python:raising:Boom", "o.txt", cwd=tmp_path, PYTHONPATH=f"{SRC}:{tmp_path}"
+    )
+    no_traceback(p)
+    assert p.returncode == 1
+    assert "python:raising:Boom raised in parse" in p.stderr and "kaput" in p.stderr
+
+
+def test_every_help_lists_the_same_exit_statuses(tmp_path: Path) -> None:
+    for cmd in ((), ("parse",), ("list",), ("compare",), ("conformance",)):
+        text = pb(*cmd, "--help", cwd=tmp_path).stdout
+        assert "2    usage error" in text and "141" in text, cmd
+
+
+# ---------------------------------------------------------------- 10: pipes
+
+
+def test_tables_are_not_cut_at_80_columns_in_a_pipe(tmp_path: Path) -> None:
+    p = pb("compare", "--bundled", "--family", "hermes", "--backends", "builtin", cwd=tmp_path)
+    assert p.returncode == 0
+    assert "builtin:qwen3 + builtin:hermes" in p.stdout
+    assert "…" not in p.stdout.replace("(stream …", "")
+    lst = pb("list", cwd=tmp_path)
+    assert "tools/install_framework.py vllm-latest" in lst.stdout and "install_fr…" not in lst.stdout
+
+
+def test_output_closed_early_is_quiet(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parsebridge", "compare", "--schema"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head` that has already gone: every write meets a closed pipe
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+    assert proc.returncode in (0, 141)
+
+
+# ---------------------------------------------------------------- 11: the single-backend hint
+
+
+def test_single_backend_hint_says_what_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parsebridge.compare import render
+
+    summary = type("S", (), {"pairs": [], "backends": {"builtin": None}})()
+    monkeypatch.setattr(render, "_installed", lambda fw: True)
+    hint = render.single_backend_hint(summary)  # type: ignore[arg-type]
+    assert hint is not None and "install" not in hint.replace("installed", "") and "--backends" in hint
+    monkeypatch.setattr(render, "_installed", lambda fw: False)
+    assert "install vLLM or SGLang" in (render.single_backend_hint(summary) or "")  # type: ignore[arg-type]
+
+
+@pytest.mark.framework
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="needs vLLM")
+def test_compare_builtin_only_with_frameworks_installed(tmp_path: Path) -> None:
+    p = pb("compare", "--bundled", "--family", "hermes", "--backends", "builtin", cwd=tmp_path)
+    assert p.returncode == 0
+    assert "install vLLM or SGLang" not in p.stdout and "installed here" in p.stdout
+
+
+# ---------------------------------------------------------------- 9: framework logs
+
+
+@pytest.mark.framework
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="needs vLLM")
+def test_vllm_logs_stay_out_of_parse_output(tmp_path: Path) -> None:
+    (tmp_path / "o.txt").write_text(
+        'Hi <tool_call>{"name": "f", "arguments": {}}</tool_call>', encoding="utf-8"
+    )
+    quiet = pb("parse", "--tool-parser", "vllm:hermes", "o.txt", cwd=tmp_path)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "Cannot determine" not in quiet.stdout + quiet.stderr
+    loud = pb("parse", "--tool-parser", "vllm:hermes", "--framework-logs", "o.txt", cwd=tmp_path)
+    assert "Cannot determine if tools should be extracted" in loud.stdout + loud.stderr
+
+
+# ---------------------------------------------------------------- 15: list
+
+
+def test_list_counts_parsers_and_shows_aliases_apart(tmp_path: Path) -> None:
+    from parsebridge.adapters.builtin import TOOL_PARSERS
+
+    p = pb("list", "--backend", "builtin", cwd=tmp_path)
+    row = next(line for line in p.stdout.splitlines() if line.startswith("│ builtin"))
+    assert f"│ {len(TOOL_PARSERS)} (+" in row
+    assert f"builtin tool parsers ({len(TOOL_PARSERS)}): " in p.stdout
+    assert "also accepted (family names):" in p.stdout and "qwen25 → hermes" in p.stdout
+    data = json.loads(pb("list", "--backend", "builtin", "--json", cwd=tmp_path).stdout)
+    builtin = data["backends"][0]
+    assert len(builtin["tool_parsers"]) == len(TOOL_PARSERS)
+    assert builtin["tool_aliases"]["qwen25"] == "hermes"
+    assert not set(builtin["tool_aliases"]) & set(builtin["tool_parsers"])
+
+
+# ---------------------------------------------------------------- issue 13: bounded memory
+
+
+def test_streamed_parse_memory_does_not_grow_with_the_deltas(tmp_path: Path, monkeypatch) -> None:
+    """`parse --stream --json` writes deltas as they come: peak memory is a small multiple of the input.
+
+    Holding every delta (the old way) cost ~23× the input at 256-character
+    chunks and ~290× at 4; the result itself (content, calls) is the floor.
+    """
+    import tracemalloc
+
+    from parsebridge.cli import main
+
+    unit = "Some content here. " * 50 + '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    big = tmp_path / "big.txt"
+    big.write_text(unit * (5_000_000 // len(unit)), encoding="utf-8")
+    size = big.stat().st_size
+    sink = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    monkeypatch.setattr(sys, "stdout", sink)
+    tracemalloc.start()
+    try:
+        rc = main(
+            [
+                "parse",
+                "--tool-parser",
+                "builtin:hermes",
+                "--stream",
+                "--json",
+                "--chunk-size",
+                "256",
+                str(big),
+            ]
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        sink.close()
+    assert rc == 0
+    assert peak < 12 * size, f"peak {peak / size:.1f}× the input"
+
+
+def test_input_is_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader never asks the file for more than one block, whatever its size."""
+    from parsebridge import _cli_io
+
+    big = tmp_path / "big.txt"
+    big.write_text("é" * 300_000, encoding="utf-8")
+    asked: list[int] = []
+    real_open = open
+
+    class Spy:
+        def __init__(self, fh):  # type: ignore[no-untyped-def]
+            self.fh = fh
+
+        def read(self, n: int = -1) -> bytes:
+            asked.append(n)
+            return self.fh.read(n)
+
+        def close(self) -> None:
+            self.fh.close()
+
+    monkeypatch.setattr(_cli_io, "open", lambda p, m: Spy(real_open(p, m)), raising=False)
+    pieces = list(_cli_io.iter_text(str(big), block=4096))
+    assert "".join(pieces) == "é" * 300_000
+    assert asked and all(0 < n <= 4096 for n in asked)
+    assert max(len(p) for p in pieces) <= 4096
