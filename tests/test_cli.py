@@ -361,3 +361,60 @@ def test_input_is_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "".join(pieces) == "é" * 300_000
     assert asked and all(0 < n <= 4096 for n in asked)
     assert max(len(p) for p in pieces) <= 4096
+
+
+@pytest.mark.framework
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="needs vLLM")
+def test_vllm_logs_stay_out_of_the_python_api(tmp_path: Path) -> None:
+    script = (
+        "import logging, parsebridge as pb\n"
+        "print(pb.get_tool_parser('vllm:hermes').parse('hi').content)\n"
+        "logging.getLogger('vllm').setLevel(logging.INFO)  # logging config brings them back\n"
+        "pb.get_tool_parser('vllm:hermes').parse('hi')\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=_env(), timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("hi\n")
+    first, _, rest = (p.stdout + p.stderr).partition("hi\n")
+    assert "Cannot determine" not in first
+    assert "Cannot determine if tools should be extracted" in rest
+
+
+# ---------------------------------------------------------------- 8: harmony stubs
+
+
+@pytest.mark.framework
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="needs vLLM")
+def test_vllm_harmony_stubs_are_unsupported_with_the_reason(tmp_path: Path) -> None:
+    from parsebridge.adapters.vllm._compat import get_api
+    from parsebridge.adapters.vllm.parsers import refuse_stub
+
+    if "openai" not in parsebridge.get_backend("vllm").tool_parser_names():
+        pytest.skip("this vLLM release registers no `openai` tool parser")
+    report = tmp_path / "rep"
+    p = pb(
+        "conformance",
+        "-q",
+        "--backend",
+        "vllm",
+        "--family",
+        "gpt_oss",
+        "--chunking",
+        "oneshot",
+        "--report",
+        str(report),
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    results = json.loads((report / "report.json").read_text())["results"]
+    assert results and not [r for r in results if r["status"] == "error"]
+    stubbed = [r for r in results if "is a stub" in (r.get("detail") or "")]
+    try:
+        refuse_stub("tool", "openai", get_api().tool_parser_class("openai"))
+    except parsebridge.ParserUnsupportedError:
+        assert stubbed and all(r["status"] == "unsupported" for r in stubbed)
+        assert "HarmonyParser" in stubbed[0]["detail"]
+    else:
+        assert not stubbed  # a release with a real openai parser runs it

@@ -178,7 +178,9 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         io.exists_or_fail(ns.input)
     tools = io.load_tools(ns.tools)
     text = None if ns.stream else io.read_text(ns.input)
-    if not ns.framework_logs:
+    if ns.framework_logs:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # the adapters then leave the frameworks' logs alone
+    else:
         _quiet_framework_logs()
     pipe = get_pipeline(
         ns.reasoning_parser,

@@ -130,12 +130,15 @@ def quiet_framework_logs() -> None:
     (a malformed call, a request without tools), so by default their
     loggers print nothing below CRITICAL. Explicit choices win: the
     ``PARSEBRIDGE_FRAMEWORK_LOGS=1`` environment variable, ``VLLM_LOGGING_LEVEL``
-    (vLLM configures its logger from it at import), or a level already set
-    on the ``sglang`` logger.
+    (vLLM configures its logger from it when it sets up logging), or a level
+    already set on the ``vllm`` / ``sglang`` logger — set one, e.g.
+    ``logging.getLogger("vllm").setLevel(logging.INFO)``, to bring them back.
     """
     if os.environ.get(FRAMEWORK_LOGS_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
         return
-    os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")
-    sglang = logging.getLogger("sglang")
-    if sglang.level == logging.NOTSET:
-        sglang.setLevel(logging.CRITICAL)
+    if "VLLM_LOGGING_LEVEL" not in os.environ:
+        os.environ["VLLM_LOGGING_LEVEL"] = "CRITICAL"
+    for name in ("vllm", "sglang"):
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.CRITICAL)

@@ -55,6 +55,41 @@ def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     return call_framework("vllm", spec_name, call, fn)
 
 
+#: The one-shot extraction method of each kind, newest name first.
+_EXTRACT_METHODS = {
+    "tool": ("extract_tool_calls",),
+    "reasoning": ("extract_reasoning", "extract_reasoning_content"),
+}
+
+
+def refuse_stub(kind: str, name: str | None, cls: type | None) -> None:
+    """`ParserUnsupportedError` for a vLLM parser class whose extraction only raises NotImplementedError.
+
+    vLLM 0.33 registers `openai` / `openai_gptoss` (gpt-oss) as capability
+    stubs: its server parses harmony output with `HarmonyParser` on the
+    token ids of the harmony encoding, never through these classes. Calling
+    them can only fail, so they are reported as unsupported, with vLLM's reason.
+    """
+    if cls is None or name is None:
+        return
+    for method in _EXTRACT_METHODS[kind]:
+        code = getattr(getattr(cls, method, None), "__code__", None)
+        if code is None:
+            continue
+        if set(code.co_names) == {"NotImplementedError"}:
+            from ...protocol import ParserUnsupportedError
+
+            said = next((c for c in code.co_consts if isinstance(c, str) and len(c) > 20), "")
+            raise ParserUnsupportedError(
+                "vllm",
+                name,
+                f"vLLM's {cls.__name__} is a stub whose {method} only raises NotImplementedError"
+                + (f" ({said.strip()!r})" if said else "")
+                + "; vLLM's server parses this format with HarmonyParser on the model's token ids instead",
+            )
+        return
+
+
 class VllmEngine:
     """Everything needed to open vLLM sessions for one (reasoning, tool) parser pair."""
 
@@ -95,6 +130,8 @@ class VllmEngine:
             if reasoning_name
             else None
         )
+        refuse_stub("tool", tool_name, self.tool_cls)
+        refuse_stub("reasoning", reasoning_name, self.reasoning_cls)
         self.tokenizer = _wrap(
             self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or "")
         )
