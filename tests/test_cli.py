@@ -418,3 +418,82 @@ def test_vllm_harmony_stubs_are_unsupported_with_the_reason(tmp_path: Path) -> N
         assert "HarmonyParser" in stubbed[0]["detail"]
     else:
         assert not stubbed  # a release with a real openai parser runs it
+
+
+# ---------------------------------------------------------------- 12: the compare page in a browser
+
+_MEASURE = """<script>
+window.addEventListener("load", () => {
+  const over = [];
+  for (const d of document.querySelectorAll("details.transcript[open]")) {
+    const box = d.getBoundingClientRect();
+    for (const t of d.querySelectorAll("table")) {
+      const r = t.getBoundingClientRect();
+      if (r.right > box.right + 0.5 || t.scrollWidth > t.clientWidth + 1) over.push(d.querySelector("summary").textContent);
+    }
+  }
+  document.body.setAttribute("data-open", document.querySelectorAll("details.transcript[open]").length);
+  document.body.setAttribute("data-overflow", over.join("|") || "none");
+});
+</script></body>"""
+
+
+@pytest.mark.timeout(240)
+def test_compare_page_tables_stay_inside_their_box_at_1400px(tmp_path: Path) -> None:
+    import shutil
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    log = tmp_path / "log.jsonl"
+    long_call = (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "'
+        + "Llanfairpwllgwyngyll" * 6
+        + '"}}</tool_call>'
+    )
+    log.write_text(
+        json.dumps(
+            {
+                "id": "wide",
+                "family": "hermes",
+                "output": "Checking. " * 30 + long_call,
+                "expected": {"content": "x", "tool_calls": []},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    p = pb(
+        "compare",
+        "log.jsonl",
+        "--tool-parser",
+        "builtin:hermes",
+        "--tool-parser",
+        "hermes",
+        "--format",
+        "html",
+        "-o",
+        "page.html",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    page = tmp_path / "page.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE), encoding="utf-8")
+    proc = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,900",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=200,
+    )
+    assert 'data-open="1"' in proc.stdout, proc.stderr[-2000:]
+    assert 'data-overflow="none"' in proc.stdout

@@ -276,6 +276,11 @@ def _installed(backend: str) -> bool:
 # ---------------------------------------------------------------- html
 
 _EXTRA_CSS = """
+details.transcript { overflow-x: auto; }
+details.transcript table.cmp { width: 100%; table-layout: fixed; }
+details.transcript table.cmp td { min-width: 0; max-width: none; overflow-wrap: anywhere; }
+table.cmp th:nth-child(1) { width: 15%; } table.cmp th:nth-child(2) { width: 12%; }
+table.cmp th.expected { width: 5.5rem; }
 tr.hot td { background: #fff3e0; }
 td.ok { color: var(--pass); } td.bad { color: var(--fail); font-weight: 600; }
 .pairs td.rate { font-weight: 600; }
@@ -320,7 +325,7 @@ def _transcript_html(d: dict[str, Any]) -> str:
     wrong = {x["a"] for x in d.get("against_expected", [])}
     scored = d.get("expected") is not None
     head = "<tr><th>spec</th><th>modes</th><th>reasoning</th><th>content</th><th>tool calls</th>"
-    head += "<th>expected</th></tr>" if scored else "</tr>"
+    head += "<th class='expected'>expected</th></tr>" if scored else "</tr>"
     body = []
     for spec, modes, r in rows_of(d):
         hot = any(f"{spec}/{m}" in differing for m in modes)
