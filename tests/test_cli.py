@@ -497,3 +497,70 @@ def test_compare_page_tables_stay_inside_their_box_at_1400px(tmp_path: Path) -> 
     )
     assert 'data-open="1"' in proc.stdout, proc.stderr[-2000:]
     assert 'data-overflow="none"' in proc.stdout
+
+
+# ---------------------------------------------------------------- 13: what the docs cite exists
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_help_texts_and_readme_say_it_in_place_not_design_sections(tmp_path: Path) -> None:
+    for cmd in (
+        (),
+        ("list",),
+        ("parse",),
+        ("compare",),
+        ("conformance",),
+        ("conformance", "diff"),
+        ("conformance", "support"),
+    ):
+        text = pb(*cmd, "--help", cwd=tmp_path).stdout
+        assert "usage:" in text and "§" not in text, cmd
+    example = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "openai_server.py"), "--help"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert "usage:" in example.stdout and "§" not in example.stdout
+    assert "§" not in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_example_server_docstring_command_is_runnable(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util as iu
+    import shlex
+
+    spec = iu.spec_from_file_location("openai_server_example", ROOT / "examples" / "openai_server.py")
+    assert spec is not None and spec.loader is not None
+    module = iu.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    doc = module.__doc__ or ""
+    command = doc.split("python examples/openai_server.py", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
+    argv = shlex.split(command)
+    ns = module.make_arg_parser().parse_args(argv)
+    assert (ROOT / ns.transcripts).is_file(), ns.transcripts
+    first = json.loads((ROOT / ns.transcripts).read_text(encoding="utf-8").splitlines()[0])
+    assert {"id", "output"} <= set(first)
+
+
+# ---------------------------------------------------------------- 14: the side-by-side install
+
+
+def test_all_install_puts_every_no_deps_install_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolving pip run after a `--no-deps` framework install prints its GPU requirements as ERROR lines."""
+    import importlib.util as iu
+
+    spec = iu.spec_from_file_location("install_framework", ROOT / "tools" / "install_framework.py")
+    assert spec is not None and spec.loader is not None
+    tool = iu.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(tool, "_pip", lambda *args: calls.append(args))
+    pairs = tool.resolve("all")
+    assert {fw for fw, _ in pairs} == {"vllm", "sglang"}
+    tool.install(pairs)
+    kinds = ["no-deps" if "--no-deps" in c else "resolve" for c in calls]
+    assert kinds == ["resolve"] * len(pairs) + ["no-deps"] * len(pairs)
+    assert all("-c" in c for c in calls if "--no-deps" not in c)
