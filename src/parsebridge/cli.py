@@ -107,8 +107,6 @@ def _cmd_list(ns: argparse.Namespace) -> int:
     for i in infos:
         status = io.plain("available") if i.available else io.plain(f"unavailable: {i.reason or ''}")
         status.stylize("green" if i.available else "red", 0, 9 if i.available else 11)
-        if not i.available and i.install:
-            status.append(f"\ninstall: {i.install}", style="dim")
         t.add_row(
             io.plain(i.name),
             status,
@@ -117,6 +115,9 @@ def _cmd_list(ns: argparse.Namespace) -> int:
             _count(i.reasoning_parsers, i, ns.brief, "reasoning"),
         )
     console.print(t)
+    for i in infos:
+        if not i.available and i.install:
+            console.print(io.plain(f"install {i.name}: {i.install}"), style="dim", soft_wrap=True)
     if not ns.brief:
         for i in infos:
             if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
