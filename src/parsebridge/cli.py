@@ -201,26 +201,26 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         return 0
     stream = pipe.stream()
     deltas = 0
-    jsonl: IO[str] | None = sys.stdout if ns.json else None
-    if jsonl is not None:
-        jsonl.write('{\n  "deltas": [')
+    json_out: IO[str] | None = sys.stdout if ns.json else None
+    if json_out is not None:
+        json_out.write('{\n  "deltas": [')
     for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
         d = stream.feed(piece) if piece is not None else stream.flush()
         if not d:
             continue
-        if jsonl is not None:
-            jsonl.write(
+        if json_out is not None:
+            json_out.write(
                 ("\n    " if not deltas else ",\n    ") + json.dumps(d.to_openai(), ensure_ascii=False)
             )
         deltas += 1
     result = stream.finish()
-    if jsonl is not None:
-        jsonl.write("\n  ],\n" if deltas else "],\n")
-        jsonl.write('  "result": ')
-        _write_indented(jsonl, result.model_dump(mode="json"))
-        jsonl.write(',\n  "message": ')
-        _write_indented(jsonl, result.to_openai_message())
-        jsonl.write("\n}\n")
+    if json_out is not None:
+        json_out.write("\n  ],\n" if deltas else "],\n")
+        json_out.write('  "result": ')
+        _write_indented(json_out, result.model_dump(mode="json"))
+        json_out.write(',\n  "message": ')
+        _write_indented(json_out, result.to_openai_message())
+        json_out.write("\n}\n")
     else:
         _show_result(result, deltas)
     return 0

@@ -102,7 +102,7 @@ def test_timeout_works_in_a_plain_script_and_exits_quietly(tmp_path):
         "import parsebridge as pb\n"
         "print('script body ran')\n"
         "tp = pb.get_tool_parser('builtin:hermes', on_error='fallback', timeout=5.0, max_held=65536)\n"
-        "res = tp.parse('Hi<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>')\n"
+        'res = tp.parse(\'Hi<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>\')\n'
         "print(res.content, res.tool_calls[0].name, res.tool_calls[0].arguments)\n"
         "slow = pb.get_tool_parser('python:_slowparsers:Slow', timeout=1.0, on_error='fallback')\n"
         "print(slow.parse('SLOW input').content)\n",
