@@ -42,8 +42,9 @@ exit status (every subcommand):
   1    the run failed: a parser raised (BackendError), or --strict / --fail-on-diff found
        failures or differences
   2    usage error: a bad option, an unknown backend, parser, family or transcript id, a
-       framework that is not installed, or an input file that is missing, unreadable, empty
-       or malformed (the message names the file and the position)
+       framework that is not installed, an input file that is missing, unreadable, not
+       UTF-8 or malformed, or a transcripts file without transcripts (the message names the
+       file and the position; an empty model output to `parse` is valid)
   130  interrupted (Ctrl-C)
   141  the output pipe closed early (e.g. `| head`); nothing is reported"""
 
