@@ -63,29 +63,34 @@ _EXTRACT_METHODS = {
 
 
 def refuse_stub(kind: str, name: str | None, cls: type | None) -> None:
-    """`ParserUnsupportedError` for a vLLM parser class whose extraction only raises NotImplementedError.
+    """`ParserUnsupportedError` for a vLLM harmony capability stub, with vLLM's own reason.
 
-    vLLM 0.33 registers `openai` / `openai_gptoss` (gpt-oss) as capability
-    stubs: its server parses harmony output with `HarmonyParser` on the
-    token ids of the harmony encoding, never through these classes. Calling
-    them can only fail, so they are reported as unsupported, with vLLM's reason.
+    vLLM 0.33 registers `openai` / `openai_gptoss` (gpt-oss) as stubs whose
+    extraction methods only raise NotImplementedError pointing at
+    `HarmonyParser`: its server parses harmony output with that, on the
+    token ids of the harmony encoding, never through these classes. Only a
+    method the class defines itself, raising nothing but NotImplementedError
+    with a message naming HarmonyParser, counts (an inherited abstract
+    default, as in parsers vLLM drives another way, does not).
     """
     if cls is None or name is None:
         return
     for method in _EXTRACT_METHODS[kind]:
-        code = getattr(getattr(cls, method, None), "__code__", None)
+        own = next((vars(c)[method] for c in cls.__mro__ if method in vars(c)), None)
+        code = getattr(own, "__code__", None)
         if code is None:
             continue
-        if set(code.co_names) == {"NotImplementedError"}:
+        said = next((c for c in code.co_consts if isinstance(c, str) and "HarmonyParser" in c), None)
+        defined_here = method in vars(cls)
+        if defined_here and said and set(code.co_names) == {"NotImplementedError"}:
             from ...protocol import ParserUnsupportedError
 
-            said = next((c for c in code.co_consts if isinstance(c, str) and len(c) > 20), "")
             raise ParserUnsupportedError(
                 "vllm",
                 name,
-                f"vLLM's {cls.__name__} is a stub whose {method} only raises NotImplementedError"
-                + (f" ({said.strip()!r})" if said else "")
-                + "; vLLM's server parses this format with HarmonyParser on the model's token ids instead",
+                f"vLLM's {cls.__name__} is a stub whose {method} only raises NotImplementedError "
+                f"({said.strip()!r}); vLLM's server parses this format with HarmonyParser on the "
+                "model's token ids instead",
             )
         return
 
