@@ -1,11 +1,12 @@
 """A small OpenAI-compatible ``/v1/chat/completions`` server over a scripted fake engine.
 
-The "engine" replays a transcript's raw output (design §5 JSONL: ``id``,
-``output``, ``tools``, ``expected``, ``reasoning_started_in_prompt``, …) in
-chunks, and parsebridge's `OutputProcessor` turns it into OpenAI responses,
+The "engine" replays a transcript's raw output (a JSON Lines file, one
+object per line with ``id`` and ``output``, optionally ``tools``,
+``expected``, ``reasoning_started_in_prompt``, … — the format of
+``parsebridge conformance --transcripts``) in chunks, and parsebridge's `OutputProcessor` turns it into OpenAI responses,
 streamed (SSE) or not. Any OpenAI client can talk to it::
 
-    python examples/openai_server.py --transcripts src/parsebridge/conformance/fixtures/tool.jsonl \\
+    python examples/openai_server.py --transcripts src/parsebridge/conformance/fixtures/tool-hermes.jsonl \\
         --reasoning-parser builtin:qwen3 --tool-call-parser builtin:hermes --port 8000
 
 The transcript is chosen per request by the ``X-Transcript-Id`` header, else by
@@ -225,7 +226,13 @@ def build_app(
 def make_arg_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parsebridge.add_parser_arguments(ap)  # (1) the parser-selection flags
-    ap.add_argument("--transcripts", type=Path, required=True, help="JSONL file of transcripts (design §5)")
+    ap.add_argument(
+        "--transcripts",
+        type=Path,
+        required=True,
+        help="JSON Lines file of transcripts: one object per line with id and output "
+        "(optionally tools, expected, reasoning_started_in_prompt)",
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--model", default="parsebridge-fake")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parsebridge import (
+    ReasoningBlock,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
@@ -189,3 +190,47 @@ class ChainFrameworkBackend(FakeFrameworkBackend):
 
     def create_pipeline(self, reasoning: Any, tool: Any, **options: Any) -> ExplodingChain:
         return ExplodingChain()
+
+
+class SeedToolParser:
+    """Exactly the seed design's Dynamo protocol: no `parse`, no `stream`."""
+
+    def parse_tool_calls(self, text: str) -> list[ToolCall]:
+        calls = []
+        for line in text.splitlines(keepends=True):
+            if line.startswith("CALL "):
+                name, _, args = line[5:].strip().partition(" ")
+                calls.append(ToolCall.from_arguments_text(name, args or "{}", raw_text=line))
+        return calls
+
+    def has_tool_calls(self, text: str) -> bool:
+        return "CALL " in text
+
+    def format_tool_result(self, tool_call_id: str, result: object) -> str:
+        return f"RESULT {tool_call_id}: {result}"
+
+
+class SeedDictToolParser:
+    """The Dynamo protocol returning plain dicts (no raw_text): content cannot be separated."""
+
+    def parse_tool_calls(self, text: str) -> list[dict]:
+        return [{"name": "f", "arguments": '{"a": 1}'}] if "CALL" in text else []
+
+
+class SeedReasoningParser:
+    """Exactly the seed design's reasoning protocol: `parse_reasoning` and `has_reasoning`."""
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        start, end = text.find("<r>"), text.find("</r>")
+        if start == -1 or end == -1:
+            return None
+        return ReasoningBlock(
+            content=text[start + 3 : end],
+            start_marker="<r>",
+            end_marker="</r>",
+            start_index=start,
+            end_index=end + 4,
+        )
+
+    def has_reasoning(self, text: str) -> bool:
+        return "<r>" in text

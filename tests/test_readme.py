@@ -3,6 +3,10 @@
 Blocks that need a framework (they name ``vllm:`` or ``sglang:`` specs in
 code that runs) are skipped unless that framework is installed; a block
 preceded by ``<!-- readme: no-test -->`` is illustration only.
+
+A backend swap the README advertises on a line, ``"builtin:hermes" ...  # or
+"vllm:hermes", "sglang:hermes"``, is run too: the block once more with the
+line's first spec replaced by each alternative, for every installed backend.
 """
 
 from __future__ import annotations
@@ -28,13 +32,51 @@ def _blocks() -> list[tuple[int, str]]:
     return out
 
 
+_SPEC = re.compile(r"""["'](\w+:[\w.:-]+)["']""")
+
+
+def _swaps(code: str) -> list[tuple[str, str]]:
+    """(spec, alternative) for each ``# or "A", "B"`` comment after a quoted spec."""
+    out = []
+    for line in code.splitlines():
+        live, sep, comment = line.partition("#")
+        if not sep or not comment.strip().startswith("or "):
+            continue
+        first = _SPEC.search(live)
+        alternatives = _SPEC.findall(comment)
+        if first and alternatives:
+            out.extend((first.group(1), alt) for alt in alternatives)
+    return out
+
+
+def _cases() -> list[tuple[int, str, str | None]]:
+    out: list[tuple[int, str, str | None]] = []
+    for line, code in _blocks():
+        out.append((line, code, None))
+        for spec, alt in _swaps(code):
+            out.append((line, code.replace(f'"{spec}"', f'"{alt}"', 1), alt))
+    return out
+
+
 def _needs(code: str) -> list[str]:
     live = "\n".join(line.split("#", 1)[0] for line in code.splitlines())
     return [fw for fw in ("vllm", "sglang") if f'"{fw}:' in live or f"'{fw}:" in live]
 
 
-@pytest.mark.parametrize(("line", "code"), _blocks(), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
-def test_readme_python_example_runs(line, code, tmp_path, monkeypatch):
+def _id(value: object) -> str:
+    if isinstance(value, int):
+        return f"line{value}"
+    return value if isinstance(value, str) and ":" in value and "\n" not in value else ""
+
+
+def test_readme_advertised_swaps_are_found():
+    """The swap comments are really picked up (a regex that matched nothing would test nothing)."""
+    swaps = [alt for _, _, alt in _cases() if alt]
+    assert "vllm:hermes" in swaps and "sglang:hermes" in swaps
+
+
+@pytest.mark.parametrize(("line", "code", "swap"), _cases(), ids=_id)
+def test_readme_python_example_runs(line, code, swap, tmp_path, monkeypatch):
     for fw in _needs(code):
         if importlib.util.find_spec(fw) is None:
             pytest.skip(f"README example at line {line} needs {fw}, which is not installed")

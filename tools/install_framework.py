@@ -74,14 +74,24 @@ def _pip(*args: str) -> None:
 
 
 def install(pairs: list[tuple[str, str]]) -> None:
+    """Every requirements file first, then every framework with `--no-deps`.
+
+    The order matters for side-by-side installs (`all`): a framework
+    installed `--no-deps` declares GPU requirements (CUDA torch, …) that are
+    deliberately absent, and every later resolving `pip install` would print
+    them as resolver ERROR lines. `--no-deps` installs check nothing, so
+    putting them last keeps the whole install quiet; `pip check` still lists
+    those declared requirements, which the parsers never import.
+    """
     env = dict(os.environ)
     constraints = REQ_DIR / "constraints.txt"
+    start = time.monotonic()
     for fw, version in pairs:
-        start = time.monotonic()
-        req = REQ_DIR / f"{fw}-{version}.txt"
-        _pip("-c", str(constraints), "-r", str(req))
+        _pip("-c", str(constraints), "-r", str(REQ_DIR / f"{fw}-{version}.txt"))
+    for fw, version in pairs:
         _pip("--no-deps", f"{fw}=={version}")
-        print(f"installed {fw}=={version} parsers-only in {time.monotonic() - start:.0f}s", flush=True)
+    names = ", ".join(f"{fw}=={version}" for fw, version in pairs)
+    print(f"installed {names} parsers-only in {time.monotonic() - start:.0f}s", flush=True)
     os.environ.update(env)
 
 

@@ -2,24 +2,26 @@
 
 Subcommands: `list` (backends, parsers, families), `parse` (one output
 through a reasoning and/or tool parser), and, from the conformance package,
-`conformance` and `compare`. Exit status: 0 on success, 2 on a usage or spec
-error (unknown backend/parser, missing framework), 1 on other failures.
+`conformance` and `compare`. Exit statuses are the same for every
+subcommand and listed in `parsebridge --help` (`_cli_io.EXIT_STATUS_HELP`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
+import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
 
+from . import _cli_io as io
 from ._version import __version__
 from .adapters import get_pipeline, list_backends
 from .adapters.base import BackendInfo
-from .protocol import ParsebridgeError, ParseResult, StreamDelta, family_table
+from .protocol import BackendError, ParsebridgeError, ParseResult, family_table
 
 #: Subcommands contributed by other modules: (module, register function).
 _PLUGINS: tuple[tuple[str, str], ...] = (
@@ -28,24 +30,67 @@ _PLUGINS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _console(stderr: bool = False) -> Any:
-    from rich.console import Console
+class UsageError(ParsebridgeError, ValueError):
+    """The command line asks for something that cannot run as given (exit 2)."""
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1 (a chunk size of 0 or less would lose the output)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 # ---------------------------------------------------------------- list
 
 
+def family_aliases(info: BackendInfo, kind: str) -> dict[str, str]:
+    """Names that reach one of this backend's parsers only through the family table: name → parser.
+
+    A spec's name is looked up among the backend's own parsers first, then
+    among family names and aliases, so these are accepted too (and show up
+    in "did you mean" lists) without being parsers of their own.
+    """
+    from .protocol.spec import normalize_name
+
+    own = info.tool_parsers if kind == "tool" else info.reasoning_parsers
+    by_norm = {normalize_name(n): n for n in own}
+    out: dict[str, str] = {}
+    for fam in family_table().of_kind(kind):  # type: ignore[arg-type]
+        target = fam.parser_for(info.name)
+        if target is None or normalize_name(target) not in by_norm:
+            continue
+        for alias in (fam.name, *fam.aliases):
+            if normalize_name(alias) not in by_norm:
+                out.setdefault(alias, by_norm[normalize_name(target)])
+    return dict(sorted(out.items()))
+
+
 def _cmd_list(ns: argparse.Namespace) -> int:
     infos = list_backends(with_parsers=not ns.brief)
     if ns.backend:
+        known = [i.name for i in infos]
+        for b in ns.backend:
+            if b not in known:
+                from .protocol import UnknownBackendError
+
+                raise UnknownBackendError(b, known)
         infos = [i for i in infos if i.name in ns.backend]
     table = family_table()
     if ns.json:
+        backends = []
+        for i in infos:
+            entry = vars(i).copy()
+            entry["tool_aliases"] = family_aliases(i, "tool")
+            entry["reasoning_aliases"] = family_aliases(i, "reasoning")
+            backends.append(entry)
         out = {
             "parsebridge": __version__,
-            "backends": [vars(i) for i in infos],
+            "backends": backends,
             "families": [
                 {"kind": f.kind, "name": f.name, "aliases": list(f.aliases), "parsers": f.parsers}
                 for f in table
@@ -55,135 +100,178 @@ def _cmd_list(ns: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    console = _console()
+    console = io.console()
     t = Table(title="Backends", title_justify="left")
     for col in ("backend", "status", "version", "tool parsers", "reasoning parsers"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for i in infos:
-        status = "[green]available[/]" if i.available else f"[red]unavailable[/]: {i.reason or ''}"
-        if not i.available and i.install:
-            status += f"\n[dim]install: {i.install}[/]"
+        status = io.plain("available") if i.available else io.plain(f"unavailable: {i.reason or ''}")
+        status.stylize("green" if i.available else "red", 0, 9 if i.available else 11)
         t.add_row(
-            i.name,
+            io.plain(i.name),
             status,
-            i.version or "",
-            _count(i.tool_parsers, i, ns.brief),
-            _count(i.reasoning_parsers, i, ns.brief),
+            io.plain(i.version or ""),
+            _count(i.tool_parsers, i, ns.brief, "tool"),
+            _count(i.reasoning_parsers, i, ns.brief, "reasoning"),
         )
     console.print(t)
+    for i in infos:
+        if not i.available and i.install:
+            console.print(io.plain(f"install {i.name}: {i.install}"), style="dim", soft_wrap=True)
     if not ns.brief:
         for i in infos:
-            if i.available and (i.tool_parsers or i.reasoning_parsers):
-                console.print(f"\n[bold]{i.name}[/] tool parsers: {', '.join(i.tool_parsers)}")
-                console.print(f"[bold]{i.name}[/] reasoning parsers: {', '.join(i.reasoning_parsers)}")
+            if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
+                continue
+            for kind, names in (("tool", i.tool_parsers), ("reasoning", i.reasoning_parsers)):
+                console.print(io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"))
+                aliases = family_aliases(i, kind)
+                if aliases:
+                    listed = ", ".join(f"{a} → {p}" for a, p in aliases.items())
+                    console.print(io.plain(f"  also accepted (family names): {listed}"), style="dim")
     for kind in ("tool", "reasoning"):
         ft = Table(title=f"\n{kind} families (family → each backend's parser name)", title_justify="left")
         backends = [i.name for i in infos if i.name != "python"]
-        ft.add_column("family")
+        ft.add_column("family", overflow="fold")
         for b in backends:
-            ft.add_column(b)
-        ft.add_column("aliases", style="dim")
+            ft.add_column(b, overflow="fold")
+        ft.add_column("aliases", style="dim", overflow="fold")
         for fam in table.of_kind(kind):  # type: ignore[arg-type]
-            ft.add_row(fam.name, *(fam.parser_for(b) or "-" for b in backends), ", ".join(fam.aliases))
+            ft.add_row(
+                io.plain(fam.name),
+                *(io.plain(fam.parser_for(b) or "-") for b in backends),
+                io.plain(", ".join(fam.aliases)),
+            )
         console.print(ft)
     return 0
 
 
-def _count(names: list[str], info: BackendInfo, brief: bool) -> str:
+def _count(names: list[str], info: BackendInfo, brief: bool, kind: str) -> str:
     if info.name == "python":
         return "any module:Class"
     if not info.available:
         return "-"
-    return "(not listed with --brief)" if brief else str(len(names))
+    if brief:
+        return "(not listed with --brief)"
+    aliases = family_aliases(info, kind)
+    return f"{len(names)}" + (f" (+{len(aliases)} family names)" if aliases else "")
 
 
 # ---------------------------------------------------------------- parse
 
 
-def _read_input(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text(encoding="utf-8")
-
-
-def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
-    if not path:
-        return None
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, dict) and "tools" in data:
-        data = data["tools"]
-    if not isinstance(data, list):
-        raise ParsebridgeError(f"{path}: expected a JSON list of OpenAI tool definitions")
-    return data
-
-
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
+    """Re-cut decoded blocks into pieces of `size` characters (the last may be shorter)."""
+    rest = ""
+    for block in blocks:
+        text = rest + block if rest else block
+        cut = len(text) - len(text) % size
+        for i in range(0, cut, size):
+            yield text[i : i + size]
+        rest = text[cut:]
+    if rest:
+        yield rest
 
 
 def _cmd_parse(ns: argparse.Namespace) -> int:
     if not (ns.tool_parser or ns.reasoning_parser):
-        raise ParsebridgeError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
-    text = _read_input(ns.input)
+        raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
+    if ns.input != "-":
+        io.exists_or_fail(ns.input)
+    tools = io.load_tools(ns.tools)
+    text = None if ns.stream else io.read_text(ns.input)
+    if ns.framework_logs:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # the adapters then leave the frameworks' logs alone
+    else:
+        _quiet_framework_logs()
     pipe = get_pipeline(
         ns.reasoning_parser,
         ns.tool_parser,
-        tools=_load_tools(ns.tools),
+        tools=tools,
         reasoning_started=True if ns.reasoning_started else None,
         on_error=ns.on_error,
     )
-    deltas: list[StreamDelta] = []
-    if ns.stream:
-        stream = pipe.stream()
-        for chunk in _chunks(text, ns.chunk_size):
-            d = stream.feed(chunk)
-            if d:
-                deltas.append(d)
-        d = stream.flush()
-        if d:
-            deltas.append(d)
-        result = stream.finish()
-    else:
+    if text is not None:
         result = pipe.parse(text)
-    if ns.json:
-        out: dict[str, Any] = {
-            "result": result.model_dump(mode="json"),
-            "message": result.to_openai_message(),
-        }
-        if ns.stream:
-            out["deltas"] = [d.to_openai() for d in deltas]
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        del text
+        if ns.json:
+            out = {"result": result.model_dump(mode="json"), "message": result.to_openai_message()}
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+        else:
+            _show_result(result, None)
+        return 0
+    stream = pipe.stream()
+    deltas = 0
+    json_out: IO[str] | None = sys.stdout if ns.json else None
+    if json_out is not None:
+        json_out.write('{\n  "deltas": [')
+    for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
+        d = stream.feed(piece) if piece is not None else stream.flush()
+        if not d:
+            continue
+        if json_out is not None:
+            json_out.write(
+                ("\n    " if not deltas else ",\n    ") + json.dumps(d.to_openai(), ensure_ascii=False)
+            )
+        deltas += 1
+    result = stream.finish()
+    if json_out is not None:
+        json_out.write("\n  ],\n" if deltas else "],\n")
+        json_out.write('  "result": ')
+        _write_indented(json_out, result.model_dump(mode="json"))
+        json_out.write(',\n  "message": ')
+        _write_indented(json_out, result.to_openai_message())
+        json_out.write("\n}\n")
     else:
-        _show_result(result, deltas if ns.stream else None)
+        _show_result(result, deltas)
     return 0
 
 
-def _show_result(result: ParseResult, deltas: list[StreamDelta] | None) -> None:
+def _write_indented(out: IO[str], obj: Any) -> None:
+    """`obj` as indented JSON nested one level, written piece by piece (no copy of a long content)."""
+    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
+        out.write(piece.replace("\n", "\n  ") if "\n" in piece else piece)
+
+
+def _quiet_framework_logs() -> None:
+    from .adapters._common import quiet_framework_logs
+
+    quiet_framework_logs()
+
+
+def _show_result(result: ParseResult, deltas: int | None) -> None:
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
-    console = _console()
+    console = io.console()
     if result.reasoning is not None:
-        console.print(Panel(result.reasoning, title="reasoning", title_align="left", border_style="magenta"))
-    console.print(
-        Panel(
-            result.content if result.content is not None else "[dim](none)[/]",
-            title="content",
-            title_align="left",
+        console.print(
+            Panel(
+                io.plain(result.reasoning),
+                title="reasoning",
+                title_align="left",
+                border_style="magenta",
+                expand=console.is_terminal,
+            )
         )
-    )
+    content = io.plain(result.content) if result.content is not None else Text("(none)", style="dim")
+    console.print(Panel(content, title="content", title_align="left", expand=console.is_terminal))
     if result.tool_calls:
         t = Table(title="tool calls", title_justify="left")
         for col in ("#", "id", "name", "arguments"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for i, call in enumerate(result.tool_calls):
-            args = call.arguments_json if call.valid else f"[red]invalid:[/] {call.invalid_arguments}"
-            t.add_row(str(i), call.id, call.name, args)
+            if call.valid:
+                args = io.plain(call.arguments_json)
+            else:
+                args = Text("invalid: ", style="red")
+                args.append(str(call.invalid_arguments))
+            t.add_row(str(i), io.plain(call.id), io.plain(call.name), args)
         console.print(t)
     else:
-        console.print("[dim]no tool calls[/]")
+        console.print(Text("no tool calls", style="dim"))
     if deltas is not None:
-        console.print(f"[dim]{len(deltas)} non-empty deltas streamed[/]")
+        console.print(Text(f"{deltas} non-empty deltas streamed", style="dim"))
 
 
 # ---------------------------------------------------------------- main
@@ -193,26 +281,51 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="parsebridge",
         description="One protocol over vLLM's, SGLang's and builtin reasoning and tool-call parsers.",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"parsebridge {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    lp = sub.add_parser("list", help="backends, their parsers, and the family table")
+    lp = sub.add_parser(
+        "list",
+        help="backends, their parsers, and the family table",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     lp.add_argument("--backend", action="append", help="only this backend (repeatable)")
     lp.add_argument("--brief", action="store_true", help="do not import frameworks to list parser names")
     lp.add_argument("--json", action="store_true", help="machine-readable output")
     lp.set_defaults(func=_cmd_list)
 
-    pp = sub.add_parser("parse", help="parse one model output")
+    pp = sub.add_parser(
+        "parse",
+        help="parse one model output",
+        description="Parse one raw model output (UTF-8 text) one-shot, or streamed in chunks. "
+        "The input is read in blocks, so --stream handles outputs of any size in bounded memory.",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
     pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
     pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
     pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
     pp.add_argument("--reasoning-started", action="store_true", help="the prompt already opened reasoning")
     pp.add_argument("--stream", action="store_true", help="feed the output in chunks through a stream")
-    pp.add_argument("--chunk-size", type=int, default=4, help="characters per chunk with --stream")
+    pp.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="characters per chunk with --stream (4)",
+    )
     pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
     pp.add_argument("--json", action="store_true", help="machine-readable output")
+    pp.add_argument(
+        "--framework-logs",
+        action="store_true",
+        help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
+    )
     pp.set_defaults(func=_cmd_parse)
 
     for module, func in _PLUGINS:
@@ -226,19 +339,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _pipe_closed() -> int:
+    """Stdout's reader went away (`| head`): stop quietly, and keep Python's exit flush quiet too."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return io.EXIT_PIPE_CLOSED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(argv)
     try:
-        return int(ns.func(ns) or 0)
-    except ParsebridgeError as exc:
-        _console(stderr=True).print(f"[red]error:[/] {exc}")
-        return 2
-    except (OSError, ValueError) as exc:
-        _console(stderr=True).print(f"[red]error:[/] {exc}")
-        return 1
+        code = int(ns.func(ns) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
     except KeyboardInterrupt:
-        return 130
+        return io.EXIT_INTERRUPTED
+    except BackendError as exc:
+        io.print_error(exc)
+        return io.EXIT_FAILED
+    except ParsebridgeError as exc:
+        io.print_error(exc)
+        return io.EXIT_USAGE
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        io.print_error(f"{exc.filename}: {exc.strerror}" if exc.filename else exc)
+        return io.EXIT_USAGE
+    except Exception as exc:  # never a bare traceback; PARSEBRIDGE_DEBUG=1 shows it
+        if os.environ.get("PARSEBRIDGE_DEBUG"):
+            raise
+        io.print_error(f"{type(exc).__name__}: {exc} (set PARSEBRIDGE_DEBUG=1 for the traceback)")
+        return io.EXIT_FAILED
 
 
 if __name__ == "__main__":

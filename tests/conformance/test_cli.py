@@ -74,11 +74,15 @@ def test_usage_errors_exit_two(tfile):
     )
 
 
-def test_strict_with_nothing_to_run_fails(tmp_path):
+def test_strict_with_nothing_to_run_fails(tfile):
+    assert run("--transcripts", tfile, "--kind", "reasoning", "--strict") == 1
+
+
+def test_empty_transcripts_file_is_a_usage_error(tmp_path, capsys):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    assert run("--transcripts", str(empty), "--strict") == 1
-    assert run("--transcripts", str(empty)) == 0
+    assert run("--transcripts", str(empty), "--strict") == 2
+    assert "empty.jsonl: no transcripts in it" in capsys.readouterr().err
 
 
 def test_family_run_on_a_toy_backend(toy_backends, toy_table, tmp_path):

@@ -45,12 +45,13 @@ def _layer(module: str) -> str | None:
 #: package root; `_version` is a leaf every layer may read.
 ALLOWED = {
     "_version": {"_version"},
+    "_cli_io": {"_cli_io", "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
     "policy": {"policy", "protocol", "_version"},
     "adapters": {"adapters", "protocol", "formats", "policy", "_version"},
-    "conformance": {"conformance", "protocol", "formats", "adapters", "policy", "_version"},
-    "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version"},
+    "conformance": {"conformance", "protocol", "formats", "adapters", "policy", "_version", "_cli_io"},
+    "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", "_cli_io"},
     "flags": {"flags", "protocol", "adapters", "policy"},
     "serving": {"serving", "flags", "protocol", "adapters", "policy", "_version"},
 }

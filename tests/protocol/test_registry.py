@@ -107,7 +107,43 @@ def test_python_backend_reports_missing_methods():
     with pytest.raises(pb.ParserProtocolError) as info:
         pb.get_tool_parser("python:_userparsers:NoParse")
     assert info.value.missing == ["parse"]
-    assert "missing parse" in str(info.value)
+    assert "missing parse" in str(info.value) and "parse_tool_calls" in str(info.value)
+
+
+def test_python_backend_accepts_exactly_the_seed_tool_protocol():
+    """A class with only parse_tool_calls/has_tool_calls/format_tool_result gets parse and stream derived."""
+    tp = pb.get_tool_parser("python:_userparsers:SeedToolParser")
+    text = 'hello\nCALL f {"a": 1}\nbye\n'
+    res = tp.parse(text)
+    assert res.content == "hello\nbye\n"
+    assert [(c.name, c.arguments) for c in res.tool_calls] == [("f", {"a": 1})]
+    assert [c.name for c in tp.parse_tool_calls(text)] == ["f"]
+    assert tp.has_tool_calls("CALL x") and not tp.has_tool_calls("nothing")
+    assert tp.format_tool_result("call_1", 5) == "RESULT call_1: 5"
+    stream = tp.stream()
+    for piece in (text[:7], text[7:15], text[15:]):
+        stream.feed(piece)
+    final = stream.finish()
+    assert final.content == "hello\nbye\n" and [c.arguments for c in final.tool_calls] == [{"a": 1}]
+
+
+def test_seed_tool_protocol_without_raw_text_keeps_calls_and_no_guessed_content():
+    res = pb.get_tool_parser("python:_userparsers:SeedDictToolParser").parse("x CALL y")
+    assert res.content is None and [(c.name, c.arguments) for c in res.tool_calls] == [("f", {"a": 1})]
+    assert pb.get_tool_parser("python:_userparsers:SeedDictToolParser").parse("plain").content == "plain"
+
+
+def test_python_backend_accepts_exactly_the_seed_reasoning_protocol():
+    rp = pb.get_reasoning_parser("python:_userparsers:SeedReasoningParser")
+    r = rp.parse("<r>think</r>answer")
+    assert (r.reasoning, r.content) == ("think", "answer")
+    assert r.block is not None and (r.block.start_index, r.block.end_index) == (0, 12)
+    assert rp.parse("no reasoning").content == "no reasoning" and rp.parse("no reasoning").reasoning is None
+    assert rp.has_reasoning("<r>") and rp.parse_reasoning("<r>a</r>").content == "a"
+    stream = rp.stream()
+    for piece in ("<r>th", "ink</", "r>ans", "wer"):
+        stream.feed(piece)
+    assert stream.finish().content == "answer"
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -80,3 +82,49 @@ def test_builtin_streams_stay_under_a_small_limit():
     for ch in "a long chain of thought</think>and the answer" * 3:
         s.feed(ch)
     assert s.finish().reasoning.startswith("a long chain")
+
+
+def _run_script(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "plain_script.py"
+    script.write_text(body, encoding="utf-8")
+    env = dict(os.environ)
+    src = str(Path(pb.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join([src, str(Path(__file__).parent), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_timeout_works_in_a_plain_script_and_exits_quietly(tmp_path):
+    """No `if __name__ == "__main__":` guard: the worker must not re-run the script, and exit is silent."""
+    p = _run_script(
+        tmp_path,
+        "import parsebridge as pb\n"
+        "print('script body ran')\n"
+        "tp = pb.get_tool_parser('builtin:hermes', on_error='fallback', timeout=5.0, max_held=65536)\n"
+        'res = tp.parse(\'Hi<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>\')\n'
+        "print(res.content, res.tool_calls[0].name, res.tool_calls[0].arguments)\n"
+        "slow = pb.get_tool_parser('python:_slowparsers:Slow', timeout=1.0, on_error='fallback')\n"
+        "print(slow.parse('SLOW input').content)\n",
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["script body ran", "Hi f {'a': 1}", "SLOW input"]
+    # Only the documented fallback log (logger `parsebridge`): no worker bootstrap traceback, no EOFError,
+    # no "Exception ignored in … __del__" at exit.
+    assert p.stderr.startswith("parser error, falling back to plain content: python:_slowparsers:Slow")
+    for noise in ("Exception ignored", "bootstrapping", "EOFError", "__del__"):
+        assert noise not in p.stderr
+
+
+def test_options_the_worker_cannot_receive_are_a_typed_error(tmp_path):
+    p = _run_script(
+        tmp_path,
+        "import parsebridge as pb\n"
+        "class LocalTokenizer:\n    pass\n"
+        "try:\n"
+        "    pb.get_tool_parser('builtin:hermes', timeout=5.0, tokenizer=LocalTokenizer())\n"
+        "except pb.ParsebridgeError as exc:\n"
+        "    print(type(exc).__name__, 'LocalTokenizer' in str(exc))\n",
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "BackendError True"

@@ -10,6 +10,8 @@ reasoning string is located in the parsed text (with its markers) to give a
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 import re
 from typing import Any
 
@@ -98,6 +100,7 @@ def import_first(*names: str) -> Any:
     dependency behind "old path not found" (design §7), so only a missing
     module that *is* (a parent of) the candidate moves on to the next one.
     """
+    quiet_framework_logs()
     last: Exception | None = None
     for name in names:
         try:
@@ -108,3 +111,28 @@ def import_first(*names: str) -> Any:
             last = exc
     assert last is not None
     raise last
+
+
+#: Set to 1 to keep the frameworks' own log output (parsebridge quiets it by default).
+FRAMEWORK_LOGS_ENV = "PARSEBRIDGE_FRAMEWORK_LOGS"
+
+
+def quiet_framework_logs() -> None:
+    """Keep vLLM's and SGLang's log lines out of parsebridge's output, unless asked for.
+
+    Framework parsers log an error for what parsebridge reports as data
+    (a malformed call, a request without tools), so by default their
+    loggers print nothing below CRITICAL. Explicit choices win: the
+    ``PARSEBRIDGE_FRAMEWORK_LOGS=1`` environment variable, ``VLLM_LOGGING_LEVEL``
+    (vLLM configures its logger from it when it sets up logging), or a level
+    already set on the ``vllm`` / ``sglang`` logger — set one, e.g.
+    ``logging.getLogger("vllm").setLevel(logging.INFO)``, to bring them back.
+    """
+    if os.environ.get(FRAMEWORK_LOGS_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+        return
+    if "VLLM_LOGGING_LEVEL" not in os.environ:
+        os.environ["VLLM_LOGGING_LEVEL"] = "CRITICAL"
+    for name in ("vllm", "sglang"):
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.CRITICAL)

@@ -1,9 +1,14 @@
 """`python:package.module:Class` — a user's own parser class, checked at load time.
 
-A class is accepted when it has `parse` (the least a parser can do); the
-other protocol methods are derived when absent, exactly as
-`ToolParserBase` / `ReasoningParserBase` derive them. A class that lacks
-`parse` is rejected with `ParserProtocolError` naming what is missing.
+A class is accepted when it has `parse`, or when it implements the seed
+design's Dynamo protocol instead (tool: `parse_tool_calls`, with
+`has_tool_calls`/`format_tool_result` optional; reasoning:
+`parse_reasoning`, with `has_reasoning` optional) — the contract the project
+is named after. What the class lacks is derived: from `parse` as
+`ToolParserBase` / `ReasoningParserBase` do; from the Dynamo methods,
+`parse` (content is the text outside the calls' `raw_text` spans, or outside
+the reasoning block's indices) and a buffered `stream()`. A class with
+neither is rejected with `ParserProtocolError` naming what is missing.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from ..protocol import (
     InvalidSpecError,
     ParserProtocolError,
     ParserSpec,
+    ReasoningBlock,
     ReasoningParser,
     ReasoningParserBase,
     ReasoningParseResult,
     ReasoningStream,
+    ToolCall,
     ToolParser,
     ToolParserBase,
     ToolParseResult,
@@ -29,8 +36,9 @@ from ..protocol import (
 )
 from .base import Backend
 
-_TOOL_REQUIRED = ("parse",)
-_REASONING_REQUIRED = ("parse",)
+#: Either method is enough; the first is preferred when both exist.
+_TOOL_ENTRY = ("parse", "parse_tool_calls")
+_REASONING_ENTRY = ("parse", "parse_reasoning")
 
 
 def load_class(target: str) -> type:
@@ -53,8 +61,61 @@ def load_class(target: str) -> type:
     return cls
 
 
-def _missing(cls: type, required: Sequence[str]) -> list[str]:
-    return [m for m in required if not callable(getattr(cls, m, None))]
+def _check_entry(cls: type, target: str, kind: str, entry: Sequence[str]) -> None:
+    """`ParserProtocolError` unless `cls` has one of the entry methods (`parse` or the Dynamo one)."""
+    if any(callable(getattr(cls, m, None)) for m in entry):
+        return
+    err = ParserProtocolError(target, kind, [entry[0]])
+    err.args = (f"{err} A class implementing the Dynamo protocol ({entry[1]}, …) is accepted too.",)
+    raise err
+
+
+def calls_from(items: Any) -> list[ToolCall]:
+    """`parse_tool_calls` output as ToolCalls: ToolCall objects, or dicts with name and arguments."""
+    out: list[ToolCall] = []
+    for item in items or ():
+        if isinstance(item, ToolCall):
+            out.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("arguments"), str):
+            raw = item.get("raw_text", "")
+            call = ToolCall.from_arguments_text(str(item.get("name", "")), item["arguments"], raw_text=raw)
+            out.append(call.model_copy(update={"id": item["id"]}) if item.get("id") else call)
+        else:
+            out.append(ToolCall.model_validate(item))
+    return out
+
+
+def content_outside(text: str, calls: Sequence[ToolCall]) -> str | None:
+    """The text outside the calls' `raw_text` spans (searched in order).
+
+    A call without a `raw_text` found in the text leaves no way to tell
+    content from call markup; the content is then None rather than text that
+    may hold the call (implement `parse` to say where content is).
+    """
+    if not calls:
+        return text or None
+    parts: list[str] = []
+    pos = 0
+    for call in calls:
+        at = text.find(call.raw_text, pos) if call.raw_text else -1
+        if at == -1:
+            return None
+        parts.append(text[pos:at])
+        pos = at + len(call.raw_text)
+    parts.append(text[pos:])
+    content = "".join(parts)
+    return content if content.strip() else None
+
+
+def reasoning_result(text: str, block: Any) -> ReasoningParseResult:
+    """`parse_reasoning` output as a full result: content is the text outside the block's indices."""
+    if block is None:
+        return ReasoningParseResult(content=text or None)
+    if not isinstance(block, ReasoningBlock):
+        block = ReasoningBlock.model_validate(block)
+    start, end = block.start_index, block.end_index
+    content = text[:start] + text[end:] if block.located and 0 <= start <= end <= len(text) else None
+    return ReasoningParseResult(reasoning=block.content, content=content or None, block=block)
 
 
 def _construct(cls: type, kwargs: dict[str, Any]) -> Any:
@@ -79,6 +140,9 @@ class _UserToolParser(ToolParserBase):
         self.markers = tuple(getattr(user, "markers", ()) or ())
 
     def parse(self, text: str) -> ToolParseResult:
+        if not callable(getattr(self.user, "parse", None)):  # the Dynamo protocol only
+            calls = calls_from(self.user.parse_tool_calls(text))
+            return ToolParseResult(content=content_outside(text, calls), tool_calls=calls)
         result = self.user.parse(text)
         return result if isinstance(result, ToolParseResult) else ToolParseResult.model_validate(result)
 
@@ -89,7 +153,7 @@ class _UserToolParser(ToolParserBase):
 
     def parse_tool_calls(self, text: str) -> list[Any]:
         if callable(getattr(self.user, "parse_tool_calls", None)):
-            return list(self.user.parse_tool_calls(text))
+            return calls_from(self.user.parse_tool_calls(text))
         return super().parse_tool_calls(text)
 
     def has_tool_calls(self, text: str) -> bool:
@@ -111,9 +175,17 @@ class _UserReasoningParser(ReasoningParserBase):
         self.name = target
         self.user = user
         self.markers = tuple(getattr(user, "markers", ()) or ())
-        self._takes_started = "reasoning_started" in _params(user.parse)
+        self._has_parse = callable(getattr(user, "parse", None))
+        entry = user.parse if self._has_parse else user.parse_reasoning
+        self._takes_started = "reasoning_started" in _params(entry)
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        if not self._has_parse:  # the Dynamo protocol only
+            if self._takes_started:
+                return reasoning_result(
+                    text, self.user.parse_reasoning(text, reasoning_started=reasoning_started)
+                )
+            return reasoning_result(text, self.user.parse_reasoning(text))
         if self._takes_started:
             result = self.user.parse(text, reasoning_started=reasoning_started)
         else:
@@ -128,6 +200,21 @@ class _UserReasoningParser(ReasoningParserBase):
                 return self.user.stream(reasoning_started=reasoning_started)  # type: ignore[no-any-return]
             return self.user.stream()  # type: ignore[no-any-return]
         return super().stream(reasoning_started=reasoning_started)
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        if callable(getattr(self.user, "parse_reasoning", None)):
+            block = self.user.parse_reasoning(text)
+            return (
+                block
+                if block is None or isinstance(block, ReasoningBlock)
+                else ReasoningBlock.model_validate(block)
+            )
+        return super().parse_reasoning(text)
+
+    def has_reasoning(self, text: str) -> bool:
+        if callable(getattr(self.user, "has_reasoning", None)):
+            return bool(self.user.has_reasoning(text))
+        return super().has_reasoning(text)
 
 
 def _params(fn: Any) -> set[str]:
@@ -154,16 +241,12 @@ class PythonBackend(Backend):
         cls = load_class(name)
         if issubclass(cls, ToolParserBase):
             return cls(tools=tools, **options)  # type: ignore[no-any-return]
-        missing = _missing(cls, _TOOL_REQUIRED)
-        if missing:
-            raise ParserProtocolError(f"python:{name}", "tool", missing)
+        _check_entry(cls, f"python:{name}", "tool", _TOOL_ENTRY)
         return _UserToolParser(name, _construct(cls, {"tools": tools, **options}), tools)
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         cls = load_class(name)
         if issubclass(cls, ReasoningParserBase):
             return cls(**options)  # type: ignore[no-any-return]
-        missing = _missing(cls, _REASONING_REQUIRED)
-        if missing:
-            raise ParserProtocolError(f"python:{name}", "reasoning", missing)
+        _check_entry(cls, f"python:{name}", "reasoning", _REASONING_ENTRY)
         return _UserReasoningParser(name, _construct(cls, options))

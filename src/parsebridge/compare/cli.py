@@ -32,11 +32,17 @@ what runs on each transcript:
   --family NAME [--backends B,...]        each backend's parser for the family (family table)
   neither                                 each transcript's own family, on every available backend
 
-output (--format json, design §10): one object per transcript, then a summary object;
-  `parsebridge compare --schema` prints the JSON schema of both.
+output (--format json): one object per transcript, then a summary object. A transcript's
+  object has `transcript` (its id), `results[SPEC][MODE]` (MODE: oneshot, stream,
+  stream:token-5, …; each {status, reasoning, content, tool_calls}) and
+  `differences[{class, a, b, detail}]`; `parsebridge compare --schema` prints the JSON schema.
 
-exit status: 0 done; 1 --fail-on-diff and some difference (or other failure);
-  2 usage error (unknown spec/family/backend, framework missing); 130 interrupted (use --resume).
+exit status:
+  0    done
+  1    --fail-on-diff and some difference, or a parser raised
+  2    usage error: unknown spec, family or backend, framework not installed, or an input
+       file that is missing, empty, not UTF-8 or malformed (the message names it)
+  130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
 
 
@@ -181,6 +187,7 @@ def _looks_like_path(arg: str) -> bool:
 
 def sources(ns: argparse.Namespace) -> list[_Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
+    from .._cli_io import InputFileError
     from ..conformance.transcripts import (
         bundled_transcripts,
         iter_transcripts,
@@ -200,12 +207,13 @@ def sources(ns: argparse.Namespace) -> list[_Source]:
             items = load_transcripts([path])
             out.append(_Source(str(path), items, len(items)))
         elif path.is_file():
+            if path.stat().st_size == 0:
+                raise InputFileError(f"{arg}: empty file (expected transcripts or one raw output)")
             jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-            out.append(_Source(str(path), iter_transcripts(path), count_lines(path) if jsonl else None))
+            items = _named_errors(arg, iter_transcripts(path))
+            out.append(_Source(str(path), items, count_lines(path) if jsonl else None))
         elif _looks_like_path(arg):
-            raise ParsebridgeError(
-                f"no such file: {arg} (to compare a literal output, quote text with spaces)"
-            )
+            raise InputFileError(f"no such file: {arg} (to compare a literal output, quote text with spaces)")
         else:
             texts += 1
             tid = "text" if texts == 1 else f"text-{texts}"
@@ -217,6 +225,17 @@ def sources(ns: argparse.Namespace) -> list[_Source]:
             raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
         out.append(_Source("bundled", items, len(items)))
     return out
+
+
+def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
+    """`items`, with a non-UTF-8 file turned into a usage error that names it."""
+    from .._cli_io import InputFileError
+
+    try:
+        yield from items
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise InputFileError(f"{label}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8") from None
 
 
 def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:
@@ -305,8 +324,14 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.schema:
         print(json.dumps(compare_json_schema(), indent=2))
         return 0
-    if not ns.framework_logs:
+    if ns.framework_logs:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
+    else:
         _quiet_frameworks()
+    for fam in _split(ns.family):
+        from ..conformance.cli import check_family
+
+        check_family(fam)
     if ns.resume and (not ns.output or ns.format != "json"):
         raise ParsebridgeError("--resume needs --format json and --output FILE (the file it continues)")
     if ns.jobs < 0:
@@ -431,13 +456,6 @@ def _brief(summary: Any, path: str) -> None:
 
 
 def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
-    if not path:
-        return None
-    from ..protocol import ParsebridgeError
+    from .._cli_io import load_tools
 
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, dict) and "tools" in data:
-        data = data["tools"]
-    if not isinstance(data, list):
-        raise ParsebridgeError(f"{path}: expected a JSON list of OpenAI tool definitions")
-    return data
+    return load_tools(path)

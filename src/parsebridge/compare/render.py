@@ -111,11 +111,14 @@ def print_table(
     """Side-by-side readings of the given transcripts, then the summary tables."""
     from rich.console import Console
 
+    from .._cli_io import PIPE_WIDTH
+    from .._cli_io import console as cli_console
+
     if path:
         with open(path, "w", encoding="utf-8") as fh:
-            _print(Console(file=fh, width=160, highlight=False), summary, lines, all_shown)
+            _print(Console(file=fh, width=PIPE_WIDTH, highlight=False), summary, lines, all_shown)
     else:
-        _print(Console(highlight=False), summary, lines, all_shown)
+        _print(cli_console(), summary, lines, all_shown)
 
 
 def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
@@ -135,7 +138,7 @@ def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_show
         for col in ("spec", "modes", "reasoning", "content", "tool calls"):
             t.add_column(col, overflow="fold")
         if d.get("expected") is not None:
-            t.add_column("expected")
+            t.add_column("expected", overflow="fold")
         for spec, modes, r in rows_of(d):
             hot = any(f"{spec}/{m}" in differing for m in modes)
             style = "red" if hot else ""
@@ -197,7 +200,7 @@ def _print_summary(console: Any, s: CompareSummary) -> None:
             "stream agree",
             "classes (transcripts)",
         ):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for p in sorted(pairs, key=lambda p: (p.rate, p.a, p.b))[:30]:
             colour = "green" if p.agree == p.transcripts else "yellow"
             t.add_row(
@@ -214,7 +217,7 @@ def _print_summary(console: Any, s: CompareSummary) -> None:
     if s.specs:
         t = Table(title="per spec", title_justify="left")
         for col in ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for st in s.specs[:40]:
             t.add_row(
                 escape(st.spec),
@@ -228,7 +231,7 @@ def _print_summary(console: Any, s: CompareSummary) -> None:
     if s.classes:
         t = Table(title="divergence classes", title_justify="left")
         for col in ("class", "transcripts", "meaning"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for c, n in s.classes.items():
             t.add_row(c, str(n), _describe(c))
         console.print(t)
@@ -248,15 +251,36 @@ def single_backend_hint(s: CompareSummary) -> str | None:
     """Why nothing was compared across backends, when only one (builtin) could run."""
     if s.pairs or list(s.backends) != ["builtin"]:
         return None
+    installed = [fw for fw in ("vllm", "sglang") if _installed(fw)]
+    if installed:
+        return (
+            "only the builtin backend ran, so there is nothing to compare it with; "
+            f"{' and '.join(installed)} {'is' if len(installed) == 1 else 'are'} installed here: "
+            f"add {', '.join(installed)} to --backends (or leave --backends out) to compare"
+        )
     return (
         "only the builtin backend ran here, so there is nothing to compare it with: install vLLM or SGLang "
         "parsers (python tools/install_framework.py vllm-latest) and run the same command again"
     )
 
 
+def _installed(backend: str) -> bool:
+    from ..adapters import get_backend
+
+    try:
+        return get_backend(backend).unavailable_reason() is None
+    except Exception:  # a broken backend module counts as not installed
+        return False
+
+
 # ---------------------------------------------------------------- html
 
 _EXTRA_CSS = """
+details.transcript { overflow-x: auto; }
+details.transcript table.cmp { width: 100%; table-layout: fixed; }
+details.transcript table.cmp td { min-width: 0; max-width: none; overflow-wrap: anywhere; }
+table.cmp th:nth-child(1) { width: 15%; } table.cmp th:nth-child(2) { width: 12%; }
+table.cmp th.expected { width: 5.5rem; }
 tr.hot td { background: #fff3e0; }
 td.ok { color: var(--pass); } td.bad { color: var(--fail); font-weight: 600; }
 .pairs td.rate { font-weight: 600; }
@@ -301,7 +325,7 @@ def _transcript_html(d: dict[str, Any]) -> str:
     wrong = {x["a"] for x in d.get("against_expected", [])}
     scored = d.get("expected") is not None
     head = "<tr><th>spec</th><th>modes</th><th>reasoning</th><th>content</th><th>tool calls</th>"
-    head += "<th>expected</th></tr>" if scored else "</tr>"
+    head += "<th class='expected'>expected</th></tr>" if scored else "</tr>"
     body = []
     for spec, modes, r in rows_of(d):
         hot = any(f"{spec}/{m}" in differing for m in modes)

@@ -9,6 +9,7 @@ with none, the suite runs.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -39,14 +40,17 @@ STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupporte
 
 EPILOG = """\
 exit status:
-  0  the suite ran (whatever the results), or --strict and no result is fail/error
-  1  --strict and at least one result is fail or error (or nothing was run)
-  2  usage error: unknown backend, chunking, family or transcript file problem
+  0    the suite ran (whatever the results), or --strict and no result is fail/error
+  1    --strict and at least one result is fail or error (or nothing was run)
+  2    usage error: unknown backend, chunking, family or transcript id; a transcript
+       file that is missing, empty, not UTF-8 or malformed (the message names it)
+  130  interrupted; 141 the output pipe closed early (e.g. `| head`)
 
-statuses (design §10): pass = matches expected and every invariant holds;
+statuses: pass = matches expected and every invariant holds;
 diverge = a streaming invariant broke (stream differs from one-shot, …) or only
 documented divergences remain; fail = wrong against expected; unsupported = the
-backend has no parser for the family or is not installed; error = the backend raised.
+backend has no parser for the family, is not installed, or the parser cannot run
+without a model checkpoint (the reason is given); error = the backend raised.
 
 chunkings: oneshot, whole, char[-K], token[-K], random[-SEED]; 'default' =
 oneshot,char,token,token-5,token-20,random-0; 'all' adds whole, token-2, random-1..2.
@@ -218,35 +222,92 @@ def _backend_meta(
     return versions, unavailable, shapes, parsers
 
 
+def check_family(name: str) -> None:
+    """A usage error with suggestions when `name` is no family or alias of the family table."""
+    from ..protocol import InvalidSpecError, family_table
+    from ..protocol.errors import closest
+
+    table = family_table()
+    if table.get("tool", name) is not None or table.get("reasoning", name) is not None:
+        return
+    names = sorted({n for f in table for n in (f.name, *f.aliases)})
+    hint = closest(name, names)
+    did = f" Did you mean {', '.join(map(repr, hint))}?" if hint else ""
+    raise InvalidSpecError(
+        f"unknown family {name!r}.{did} Families: {', '.join(sorted({f.name for f in table}))}."
+    )
+
+
+def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
+    from ..protocol.errors import closest
+
+    parts = []
+    for u in unknown:
+        hint = closest(u, have)
+        parts.append(f"{u!r}" + (f" (did you mean {', '.join(map(repr, hint))}?)" if hint else ""))
+    where = " among the selected transcripts" if filtered else ""
+    return f"no transcript with id {', '.join(parts)}{where}"
+
+
+def load_transcript_files(paths: Sequence[str]) -> list[Any]:
+    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error."""
+    from .._cli_io import InputFileError, exists_or_fail
+    from .transcripts import load_transcripts
+
+    out: list[Any] = []
+    for path in paths:
+        p = exists_or_fail(path)
+        try:
+            got = load_transcripts([p])
+        except UnicodeDecodeError as exc:
+            raise InputFileError(
+                f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start : exc.start + 1].hex()} "
+                f"at offset {exc.start} of a block); transcripts are UTF-8"
+            ) from None
+        if not got or (not p.is_dir() and p.stat().st_size == 0):
+            raise InputFileError(
+                f"{p}: no transcripts in it (empty file or directory; expected JSON Lines, YAML, "
+                "or a text file holding one raw output)"
+            )
+        out.extend(got)
+    return out
+
+
 def cmd_conformance(ns: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.markup import escape
 
-    from ..protocol import ParsebridgeError, family_table
+    from .._cli_io import console as term_console
+    from ..adapters import get_backend
+    from ..protocol import InvalidSpecError, ParsebridgeError
     from .chunking import parse_chunkings
     from .parallel import default_jobs, run_units
     from .report import build_report, write_report
     from .runner import Runner, plan_explicit, target_for
-    from .transcripts import bundled_transcripts, load_transcripts, select, validate_transcripts
+    from .transcripts import bundled_transcripts, select, validate_transcripts
 
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = term_console()
+    err = term_console(stderr=True)
     chunkings = parse_chunkings(_split(ns.chunking) or None)
     families = _split(ns.family)
     for f in families:
-        if family_table().get("tool", f) is None and family_table().get("reasoning", f) is None:
-            raise ParsebridgeError(f"unknown family {f!r}; see `parsebridge list`")
+        check_family(f)
     kinds = [ns.kind] if ns.kind else None
     if ns.transcripts:
-        loaded = load_transcripts(ns.transcripts)
+        loaded = load_transcript_files(ns.transcripts)
         for problem in validate_transcripts(loaded, strict=False):
             err.print(f"[yellow]warning:[/] {escape(problem)}")
         transcripts = list(select(loaded, families=families or None, kinds=kinds))
     else:
         transcripts = bundled_transcripts(families or None, kinds)
     if ns.transcript:
-        wanted = set(_split(ns.transcript))
-        transcripts = [t for t in transcripts if t.id in wanted]
+        wanted = _split(ns.transcript)
+        have = {t.id for t in transcripts}
+        unknown = [w for w in wanted if w not in have]
+        if unknown:
+            raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
+        transcripts = [t for t in transcripts if t.id in set(wanted)]
+    for b in _split(ns.backend):
+        get_backend(b)  # an unknown name is a usage error with suggestions; a missing framework is not
 
     runner = Runner(chunkings)
     pairs = None
@@ -261,7 +322,9 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     requested = explicit or list(DEFAULT_BACKENDS)
     versions, unavailable, shapes, parsers = _backend_meta(requested)
     backends = requested if explicit else [b for b in requested if b not in unavailable]
-    if not ns.verbose:
+    if ns.verbose:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
+    else:
         _quiet_frameworks()
     for b in requested:
         if b in unavailable:
@@ -374,6 +437,7 @@ def _cell(counts: Counter[str]) -> str:
 def _print_summary(
     console: Any, results: Sequence[Any], backends: Sequence[str], versions: dict[str, Any], show: int
 ) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
@@ -382,11 +446,11 @@ def _print_summary(
         per[f"{r.kind}:{r.family}"][r.backend][r.status] += 1
         totals[r.backend][r.status] += 1
     table = Table(title="conformance: family × backend", title_justify="left")
-    table.add_column("family")
+    table.add_column("family", overflow="fold")
     for b in backends:
-        table.add_column(f"{b} {versions.get(b) or ''}".strip())
+        table.add_column(escape(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
     for fam in sorted(per):
-        table.add_row(fam, *(_cell(per[fam][b]) for b in backends))
+        table.add_row(escape(fam), *(_cell(per[fam][b]) for b in backends))
     table.add_section()
     table.add_row("[bold]total[/]", *(_cell(totals[b]) for b in backends))
     console.print(table)
@@ -397,7 +461,6 @@ def _print_summary(
         (r for r in results if r.status in order and not r.known),
         key=lambda r: (order[r.status], r.backend, r.transcript, r.chunking),
     )
-    from rich.markup import escape
 
     for r in bad[:show]:
         detail = r.detail if len(r.detail) <= 200 else r.detail[:199] + "…"

@@ -27,6 +27,7 @@ from ..protocol import (
     BackendNotInstalledError,
     DeltaAccumulator,
     ParserSpec,
+    ParserUnsupportedError,
     StreamDelta,
     UnknownBackendError,
     UnknownParserError,
@@ -193,7 +194,12 @@ class Subject:
         return self.reasoning.stream(reasoning_started=started, transcript=tid)
 
 
-_UNSUPPORTED_ERRORS = (BackendNotInstalledError, UnknownParserError, UnknownBackendError)
+_UNSUPPORTED_ERRORS = (
+    BackendNotInstalledError,
+    UnknownParserError,
+    UnknownBackendError,
+    ParserUnsupportedError,
+)
 
 
 def _unsupported_reason(exc: BaseException) -> str | None:

@@ -12,16 +12,29 @@ plain content, like any other parser error.
 Costs (see README "Runaway protection"): a process start plus the
 framework's import on first use, and one pipe round trip per call. Calls to
 one budgeted parser are serialised, since one child serves them all.
+
+The child is a fresh interpreter started with `subprocess` (not
+`multiprocessing`'s spawn, which re-imports the parent's ``__main__``: a
+plain script without ``if __name__ == "__main__":`` would run again in the
+child and fail). It gets the parent's ``sys.path`` and the parser's
+arguments over the pipe, so a budget works from a script, a notebook or
+``python -c`` alike. Children are stopped when their parser is collected or
+at interpreter exit, silently.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import multiprocessing
+import json
+import pickle
+import signal
+import subprocess
+import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from ..protocol import (
@@ -100,6 +113,42 @@ def _serve(
         conn.send(("ok", value))
 
 
+#: What the child interpreter runs: the parent's sys.path first, then `child_main` on the pipe.
+_CHILD_CODE = (
+    "import sys, json; sys.path[:0] = json.loads(sys.argv[2]); "
+    "from parsebridge.policy.budget import child_main; child_main(int(sys.argv[1]))"
+)
+
+
+def child_main(fd: int) -> None:
+    """Entry point of a worker interpreter: read the parser's arguments, then serve calls."""
+    with contextlib.suppress(ValueError, OSError):  # Ctrl-C is the parent's to handle
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn = Connection(fd)
+    try:
+        args = conn.recv()
+    except (EOFError, OSError):
+        return
+    except Exception as exc:  # an argument the child cannot unpickle (a class only the parent has)
+        conn.send(("err", f"cannot receive the parser's arguments: {type(exc).__name__}: {exc}"))
+        return
+    _serve(conn, *args)
+
+
+def _stop(proc: subprocess.Popen[bytes], conn: Connection) -> None:
+    """Stop a worker and close its pipe; safe at interpreter exit (no module globals needed)."""
+    try:  # noqa: SIM105 - `contextlib` may already be torn down when this runs at exit
+        conn.close()
+    except Exception:
+        pass
+    try:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(5)
+    except Exception:
+        pass
+
+
 class _Worker:
     """One child process serving one parser; restarted after a timeout."""
 
@@ -119,23 +168,56 @@ class _Worker:
         self._lock = threading.Lock()
         self._conn: Connection | None = None
         self._proc: Any = None
+        self._finalizer: weakref.finalize | None = None
         self.generation = 0  # bumps on every restart; streams of an old child are dead
         self._ids = itertools.count(1)
 
     def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once torch or threads are loaded
-        parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(child, *self._args), daemon=True, name="parsebridge-budget")
-        proc.start()
+        parent, child = Pipe()
+        fd = child.fileno()
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD_CODE, str(fd), json.dumps(sys.path)],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            parent.close()
+            child.close()
+            raise BackendError(
+                self.backend, self.name, "start", f"cannot start a worker process: {exc}"
+            ) from exc
         child.close()
         self._conn, self._proc = parent, proc
+        self._finalizer = weakref.finalize(self, _stop, proc, parent)
         self.generation += 1
+        try:
+            parent.send(self._args)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            self._kill()
+            raise InvalidSpecError(
+                f"{self.backend}:{self.name}: timeout= runs the parser in a worker process, and its "
+                f"options cannot be sent there: {exc}"
+            ) from exc
+        except OSError as exc:
+            self._kill()
+            raise BackendError(self.backend, self.name, "start", f"worker died: {exc}") from exc
         if not parent.poll(STARTUP_TIMEOUT):
             self._kill()
             raise ParseTimeoutError(
                 self.backend, self.name, "start", f"worker not ready in {STARTUP_TIMEOUT}s"
             )
-        status, value = parent.recv()
+        try:
+            status, value = parent.recv()
+        except (EOFError, OSError) as exc:
+            code = proc.poll()
+            self._kill()
+            raise BackendError(
+                self.backend,
+                self.name,
+                "start",
+                f"the worker process exited before it was ready (exit code {code}); its stderr above says why",
+            ) from exc
         if status == "invalid":
             self._kill()
             raise InvalidSpecError(f"{self.backend}:{self.name}: {value}")
@@ -144,12 +226,11 @@ class _Worker:
             raise BackendError(self.backend, self.name, "construct", value)
 
     def _kill(self) -> None:
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.join(5)
-        if self._conn is not None:
-            self._conn.close()
+        finalizer = getattr(self, "_finalizer", None)
+        if finalizer is not None:
+            finalizer()  # runs `_stop` once; later calls do nothing
         self._conn = self._proc = None
+        self._finalizer = None
 
     def start(self) -> None:
         """Start the child now, so a parser that cannot be built fails at creation."""
@@ -189,10 +270,6 @@ class _Worker:
 
     def close(self) -> None:
         with self._lock:
-            self._kill()
-
-    def __del__(self) -> None:  # best effort: daemonic children die with the parent anyway
-        with contextlib.suppress(Exception):
             self._kill()
 
 

@@ -128,3 +128,17 @@ class ParseTimeoutError(BackendError):
 
 class BufferLimitError(BackendError):
     """A stream held back more text than its `max_held` limit allows."""
+
+
+class ParserUnsupportedError(ParsebridgeError, LookupError):
+    """The backend registers this parser, but it cannot parse here; the message says why.
+
+    E.g. a framework's capability stub whose methods only raise (its server
+    parses that format another way). Conformance reports it `unsupported`.
+    """
+
+    def __init__(self, backend: str, parser: str, reason: str) -> None:
+        self.backend = backend
+        self.parser = parser
+        self.reason = reason
+        super().__init__(f"{backend}:{parser} cannot parse here: {reason}")

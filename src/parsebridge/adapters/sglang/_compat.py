@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .._common import import_first, version_tuple
+from .._common import import_first, quiet_framework_logs, version_tuple
 
 _lock = threading.Lock()
 _api: SglangApi | None = None
@@ -66,6 +66,7 @@ class SglangApi:
     """The installed SGLang's parser API, resolved once per process."""
 
     def __init__(self) -> None:
+        quiet_framework_logs()  # before the first import: vLLM configures its logger then
         import sglang
 
         self.sglang = sglang

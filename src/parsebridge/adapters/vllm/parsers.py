@@ -56,6 +56,46 @@ def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     return call_framework("vllm", spec_name, call, fn)
 
 
+#: The one-shot extraction method of each kind, newest name first.
+_EXTRACT_METHODS = {
+    "tool": ("extract_tool_calls",),
+    "reasoning": ("extract_reasoning", "extract_reasoning_content"),
+}
+
+
+def refuse_stub(kind: str, name: str | None, cls: type | None) -> None:
+    """`ParserUnsupportedError` for a vLLM harmony capability stub, with vLLM's own reason.
+
+    vLLM 0.33 registers `openai` / `openai_gptoss` (gpt-oss) as stubs whose
+    extraction methods only raise NotImplementedError pointing at
+    `HarmonyParser`: its server parses harmony output with that, on the
+    token ids of the harmony encoding, never through these classes. Only a
+    method the class defines itself, raising nothing but NotImplementedError
+    with a message naming HarmonyParser, counts (an inherited abstract
+    default, as in parsers vLLM drives another way, does not).
+    """
+    if cls is None or name is None:
+        return
+    for method in _EXTRACT_METHODS[kind]:
+        own = next((vars(c)[method] for c in cls.__mro__ if method in vars(c)), None)
+        code = getattr(own, "__code__", None)
+        if code is None:
+            continue
+        said = next((c for c in code.co_consts if isinstance(c, str) and "HarmonyParser" in c), None)
+        defined_here = method in vars(cls)
+        if defined_here and said and set(code.co_names) == {"NotImplementedError"}:
+            from ...protocol import ParserUnsupportedError
+
+            raise ParserUnsupportedError(
+                "vllm",
+                name,
+                f"vLLM's {cls.__name__} is a stub whose {method} only raises NotImplementedError "
+                f"({said.strip()!r}); vLLM's server parses this format with HarmonyParser on the "
+                "model's token ids instead",
+            )
+        return
+
+
 class VllmEngine:
     """Everything needed to open vLLM sessions for one (reasoning, tool) parser pair."""
 
@@ -96,6 +136,8 @@ class VllmEngine:
             if reasoning_name
             else None
         )
+        refuse_stub("tool", tool_name, self.tool_cls)
+        refuse_stub("reasoning", reasoning_name, self.reasoning_cls)
         self.tokenizer = _wrap(
             self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or "")
         )

@@ -1,0 +1,186 @@
+"""Terminal output and input files shared by the `parsebridge` subcommands.
+
+Three rules every command keeps: model text (and anything quoting it, such as
+an error message) is printed as plain text, never read as Rich markup — a
+transcript containing ``[/INST]`` must print as itself — and output that goes
+to a file or a pipe is not cut to 80 columns (names and spec strings are
+what people grep for), and an input file that cannot be used is a usage
+error naming the file and the position, never a bare codec or JSON message.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from .protocol import ParsebridgeError
+
+
+class InputFileError(ParsebridgeError, ValueError):
+    """An input file named on the command line is missing, unreadable, empty or malformed (exit 2)."""
+
+
+#: Width used when the output is not a terminal: wide enough that no table
+#: cell is cut; tables still only take the width their content needs.
+PIPE_WIDTH = 1000
+
+#: Exit statuses of every subcommand (also in `parsebridge --help`).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_PIPE_CLOSED = 141
+
+EXIT_STATUS_HELP = """\
+exit status (every subcommand):
+  0    success
+  1    the run failed: a parser raised (BackendError), or --strict / --fail-on-diff found
+       failures or differences
+  2    usage error: a bad option, an unknown backend, parser, family or transcript id, a
+       framework that is not installed, an input file that is missing, unreadable, not
+       UTF-8 or malformed, or a transcripts file without transcripts (the message names the
+       file and the position; an empty model output to `parse` is valid)
+  130  interrupted (Ctrl-C)
+  141  the output pipe closed early (e.g. `| head`); nothing is reported"""
+
+
+def width_for(stream: IO[str] | None) -> int | None:
+    """None (Rich's own choice) on a terminal or when COLUMNS says; else `PIPE_WIDTH`."""
+    if stream is None or "COLUMNS" in os.environ:
+        return None
+    try:
+        if stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        pass
+    return PIPE_WIDTH
+
+
+def console(stderr: bool = False, file: IO[str] | None = None) -> Any:
+    """A Rich console for CLI output: no highlighting, full width off a terminal."""
+    from rich.console import Console
+
+    target = file if file is not None else (sys.stderr if stderr else sys.stdout)
+    return Console(
+        file=file,
+        stderr=stderr,
+        highlight=False,
+        soft_wrap=False,
+        width=width_for(target),
+    )
+
+
+def plain(text: object) -> Any:
+    """`text` as a Rich renderable that is never parsed as markup."""
+    from rich.text import Text
+
+    return Text(str(text))
+
+
+def print_error(message: object, *, prefix: str = "error:") -> None:
+    """``error: MESSAGE`` on stderr; the message is printed verbatim."""
+    from rich.text import Text
+
+    line = Text()
+    line.append(prefix, style="red")
+    line.append(" " + str(message))
+    console(stderr=True).print(line, soft_wrap=True)
+
+
+# ---------------------------------------------------------------- input files
+
+#: Bytes read per block: memory for reading stays flat whatever the input size.
+READ_BLOCK = 1 << 20
+
+
+def _label(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def _open_binary(path: str) -> IO[bytes]:
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a directory, not a file") from None
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
+    """The UTF-8 text of a file (``-``: stdin), decoded block by block.
+
+    Bytes that are not UTF-8 raise `InputFileError` with the byte, its offset
+    and line, so a binary file is named instead of a codec traceback.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    fh = _open_binary(path)
+    consumed = 0  # bytes handed to the decoder before the current block
+    lines = 0
+    try:
+        while True:
+            data = fh.read(block)
+            pending = decoder.getstate()[0]
+            try:
+                text = decoder.decode(data, final=not data)
+            except UnicodeDecodeError as exc:
+                buf = pending + data
+                offset = consumed - len(pending) + exc.start
+                line = lines + buf[: exc.start].count(b"\n") + 1
+                bad = buf[exc.start : exc.start + 1].hex()
+                raise InputFileError(
+                    f"{_label(path)}: not UTF-8 text (byte 0x{bad} at offset {offset}, line {line}); "
+                    "parsebridge reads model output as UTF-8"
+                ) from None
+            if text:
+                yield text
+            if not data:
+                return
+            consumed += len(data)
+            lines += data.count(b"\n")
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+
+
+def read_text(path: str) -> str:
+    """The whole UTF-8 text of a file (``-``: stdin), with `iter_text`'s errors."""
+    return "".join(iter_text(path))
+
+
+def load_tools(path: str | None) -> list[dict[str, Any]] | None:
+    """OpenAI tool definitions from a JSON file: a list, or an object with a ``tools`` list."""
+    if not path:
+        return None
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputFileError(f"{_label(path)}: not JSON ({msg} at {where})") from None
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
+        raise InputFileError(
+            f"{_label(path)}: expected a JSON list of OpenAI tool definitions "
+            '([{"type": "function", "function": {"name": …, "parameters": …}}, …]) '
+            'or an object with a "tools" list'
+        )
+    return data
+
+
+def exists_or_fail(path: str | os.PathLike[str]) -> Path:
+    """`path` as a Path when it exists, else `InputFileError` (a usage error)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputFileError(f"{p}: no such file or directory")
+    return p
