@@ -129,12 +129,17 @@ def iter_compare(
     chunkings: Sequence[str] | None = None,
     jobs: int = 1,
     ordered: bool = True,
+    executor: str = "local",
+    address: str | None = None,
 ) -> Iterator[TranscriptComparison]:
     """One `TranscriptComparison` per transcript, lazily (for logs too large to hold)."""
     plan = ComparePlan.build(
         specs, reasoning_parsers=reasoning_parsers, family=family, backends=backends, chunkings=chunkings
     )
-    for line, _ in run_comparisons(as_transcripts(transcripts), plan, jobs=jobs, ordered=ordered):
+    runs = run_comparisons(
+        as_transcripts(transcripts), plan, jobs=jobs, ordered=ordered, executor=executor, address=address
+    )
+    for line, _ in runs:
         yield TranscriptComparison.model_validate_json(line)
 
 
@@ -149,6 +154,8 @@ def compare(
     jobs: int = 1,
     top: int = 10,
     progress: Callable[[int], None] | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> CompareResult:
     """Compare parsers on transcripts; the same structures as ``parsebridge compare --format json``.
 
@@ -164,6 +171,13 @@ def compare(
     they are readings with ``status: "error"`` and ``backend_error``
     differences. Bad specs raise `InvalidSpecError` before any work.
 
+    `executor`: ``"local"`` (this process, or `jobs` forked processes) or
+    ``"ray"`` (`jobs` Ray actors, 0: one per CPU, on the cluster at
+    `address`, or on a local runtime started for the call; needs
+    ``pip install 'parsebridge[ray]'``, else `RayUnavailableError`).
+    The comparisons and the summary are the same either way; with
+    ``"ray"`` the comparisons keep the input order too.
+
         >>> r = pb.compare(text, ["builtin:hermes", "vllm:hermes"])
         >>> r.summary.pairs[0].rate, r.comparisons[0].differences
     """
@@ -173,7 +187,8 @@ def compare(
     start = time.perf_counter()
     builder = SummaryBuilder(plan.modes, top=top)
     out: list[TranscriptComparison] = []
-    for line, rec in run_comparisons(as_transcripts(transcripts), plan, jobs=jobs):
+    runs = run_comparisons(as_transcripts(transcripts), plan, jobs=jobs, executor=executor, address=address)
+    for line, rec in runs:
         builder.add(rec)
         out.append(TranscriptComparison.model_validate_json(line))
         if progress is not None:

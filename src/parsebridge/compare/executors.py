@@ -23,6 +23,7 @@ from itertools import islice
 from typing import Any
 
 from ..conformance.transcripts import Transcript
+from ..protocol import ParsebridgeError
 from .comparer import Comparer
 from .plan import ComparePlan
 from .summary import Compact, compact
@@ -46,16 +47,16 @@ def _init_worker(plan: ComparePlan) -> None:
     _WORKER = Comparer(plan)
 
 
-def _finish(d: dict[str, Any]) -> Done:
+def finish(d: dict[str, Any]) -> Done:
     return json.dumps(d, ensure_ascii=False), compact(d)
 
 
 def _work(batch: list[Transcript]) -> list[Done]:
     assert _WORKER is not None
-    return [_finish(_WORKER.compare(t)) for t in batch]
+    return [finish(_WORKER.compare(t)) for t in batch]
 
 
-def _batched(items: Iterable[Transcript], n: int) -> Iterator[list[Transcript]]:
+def batched(items: Iterable[Transcript], n: int) -> Iterator[list[Transcript]]:
     it = iter(items)
     while batch := list(islice(it, n)):
         yield batch
@@ -87,21 +88,46 @@ def run_comparisons(
     jobs: int = 1,
     ordered: bool = True,
     batch: int = BATCH,
+    executor: str = "local",
+    address: str | None = None,
+    quiet: bool = True,
 ) -> Iterator[Done]:
     """(JSON line, compact record) per transcript; in input order unless `ordered` is False.
 
-    ``jobs == 1`` runs in this process. Otherwise a process pool with at
-    most ``jobs × INFLIGHT`` batches in flight: input is read only as fast as
-    results are consumed, so memory stays flat however long the log is.
+    ``executor="local"``: ``jobs == 1`` runs in this process, otherwise a
+    process pool of `jobs` workers (0: one per CPU). ``executor="ray"``:
+    `jobs` Ray actors (0: one per CPU of the cluster) on the cluster at
+    `address`, or on a local runtime started for the run. Either way input
+    is read only as fast as results are consumed, so memory stays flat
+    however long the log is. A wrong executor, or Ray missing, raises here,
+    before any input is read.
     """
+    if executor == "ray":
+        from . import ray_executor
+
+        ray_executor.require_ray()
+        return ray_executor.run(
+            transcripts, plan, workers=jobs, ordered=ordered, batch=batch, address=address, quiet=quiet
+        )
+    if executor != "local":
+        raise ParsebridgeError(f"unknown executor {executor!r}; executors: {', '.join(EXECUTORS)}")
+    if address:
+        raise ParsebridgeError("an address is for the ray executor (executor='ray')")
+    return _run_local(transcripts, plan, jobs=jobs, ordered=ordered, batch=batch)
+
+
+def _run_local(
+    transcripts: Iterable[Transcript], plan: ComparePlan, *, jobs: int, ordered: bool, batch: int
+) -> Iterator[Done]:
+    """This process (``jobs == 1``) or a pool of forked processes with bounded batches in flight."""
     jobs = (os.cpu_count() or 1) if jobs <= 0 else jobs
     if jobs == 1:
         comparer = Comparer(plan)
         for t in transcripts:
-            yield _finish(comparer.compare(t))
+            yield finish(comparer.compare(t))
         return
     _warm(plan)
-    batches = _batched(transcripts, batch)
+    batches = batched(transcripts, batch)
     ex = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_init_worker, initargs=(plan,))
     pending: deque[Future[list[Done]]] = deque()
     try:
