@@ -43,9 +43,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..conformance.runner import Target
-from ..conformance.transcripts import Transcript, iter_transcripts, transcript_from
+from ..conformance.transcripts import Transcript, transcript_from
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import BATCH, INFLIGHT, Done, run_comparisons
+from .logs import iter_log
 from .models import CompareSummary, TranscriptComparison
 from .plan import (
     ComparePlan,
@@ -106,13 +107,14 @@ TranscriptsLike = (
 
 
 def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
-    """Lazily: a `str` is one raw output, a `Path` a transcript file, a dict a transcript object."""
+    """Lazily: a `str` is one raw output, a `Path` a transcript file (``.gz``: gzipped JSON Lines),
+    a dict a transcript object."""
     items: Iterable[Any] = [source] if isinstance(source, (str, Path, Transcript, dict)) else source
     for n, item in enumerate(items, 1):
         if isinstance(item, Transcript):
             yield item
         elif isinstance(item, Path):
-            yield from iter_transcripts(item)
+            yield from iter_log(item)
         elif isinstance(item, str):
             yield transcript_from({"output": item}, "text" if n == 1 else f"text-{n}")
         else:

@@ -101,6 +101,31 @@ class _Pair:
         )
 
 
+class _Earlier:
+    """Orders transcript ids backwards, so among equal scores the top-N keeps the smallest ids.
+
+    Ties are broken by id, not by arrival, so the summary is the same whatever order the
+    results came back in (``--unordered``, a process pool, Ray workers).
+    """
+
+    __slots__ = ("tid",)
+
+    def __init__(self, tid: str) -> None:
+        self.tid = tid
+
+    def __lt__(self, other: _Earlier) -> bool:
+        return self.tid > other.tid
+
+    def __gt__(self, other: _Earlier) -> bool:
+        return self.tid < other.tid
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Earlier) and self.tid == other.tid
+
+    def __hash__(self) -> int:
+        return hash(self.tid)
+
+
 class SummaryBuilder:
     """Aggregates compact records into a `CompareSummary`; memory bounded by specs² + top-N.
 
@@ -123,7 +148,7 @@ class SummaryBuilder:
         self.backend_pairs: dict[tuple[str, str], _Pair] = {}
         self.classes: dict[str, int] = {}
         self.unsupported: dict[str, int] = {}
-        self._heap: list[tuple[int, int, str, tuple[str, ...], str]] = []
+        self._heap: list[tuple[int, _Earlier, str, tuple[str, ...], str]] = []
         self.first: list[str] = []
         self._order: dict[str, int] = {}
 
@@ -135,7 +160,6 @@ class SummaryBuilder:
         return st
 
     def add(self, rec: Compact, line: str = "") -> None:
-        seq = self.transcripts
         self.transcripts += 1
         if not rec.specs:
             self.not_run += 1
@@ -184,7 +208,7 @@ class SummaryBuilder:
         if line and len(self.first) < self.keep:
             self.first.append(line)
         if self.top and rec.score:
-            item = (rec.score, -seq, rec.transcript, tuple(sorted(present)), line)
+            item = (rec.score, _Earlier(rec.transcript), rec.transcript, tuple(sorted(present)), line)
             if len(self._heap) < self.top:
                 heapq.heappush(self._heap, item)
             elif item > self._heap[0]:
