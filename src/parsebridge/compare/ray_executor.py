@@ -105,7 +105,13 @@ def _connect(ray: ModuleType, address: str | None, workers: int, quiet: bool) ->
             )
     except Exception as exc:  # ConnectionError, a bad address, no room for the object store…
         where = f"the Ray cluster at {address}" if address else "a local Ray runtime"
-        raise RayExecutorError(f"could not start or reach {where}: {exc}") from exc
+        hint = ""
+        if address and address != "auto" and os.environ.get("RAY_AUTH_MODE") is None:
+            hint = (
+                " (a cluster that checks tokens needs RAY_AUTH_MODE=token and its token for an explicit"
+                " address; on the head node, --address auto)"
+            )
+        raise RayExecutorError(f"could not start or reach {where}: {exc}{hint}") from exc
     return True
 
 
