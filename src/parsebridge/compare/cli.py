@@ -118,7 +118,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="ADDR",
         help="with --executor ray: an existing Ray cluster (host:port, or auto); default: a local runtime",
     )
-    p.add_argument("--unordered", action="store_true", help="write results as they finish (with --jobs)")
+    p.add_argument(
+        "--unordered",
+        action="store_true",
+        help="write results as they finish (with --jobs or --executor ray)",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
