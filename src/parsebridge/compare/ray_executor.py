@@ -97,7 +97,8 @@ def _connect(ray: ModuleType, address: str | None, workers: int, quiet: bool) ->
         if address:
             ray.init(address=address, **common)
         else:
-            ray.init(
+            ray.init(  # "local": a new runtime of our own, even beside a running one
+                address="local",
                 num_cpus=max(workers, min(LOCAL_CPUS, os.cpu_count() or 1)),
                 object_store_memory=LOCAL_OBJECT_STORE,
                 include_dashboard=False,
