@@ -1,7 +1,8 @@
 """`python -m benchmarks [--quick] [--only SECTION] [--python FW=EXE] [--out FILE]`: every figure, one command.
 
 Sections (each a module with `run(quick: bool) -> list[Row]`):
-import_cost, overhead, scaling, throughput, suite_cost. A section whose
+import_cost, overhead, scaling, throughput, suite_cost, adversarial,
+compare_ray (compare --jobs 1 / --jobs 2 / --executor ray). A section whose
 backends are not installed reports what it could measure and says so.
 
 vLLM and SGLang usually live in separate virtualenvs (they pin different
@@ -30,9 +31,9 @@ from typing import Any
 from ._backends import BACKENDS, SETTINGS
 from ._timing import Row
 
-SECTIONS = ("import_cost", "overhead", "scaling", "throughput", "suite_cost", "adversarial")
+SECTIONS = ("import_cost", "overhead", "scaling", "throughput", "suite_cost", "adversarial", "compare_ray")
 #: The `Row.section` names, in table order (module import_cost → "import", suite_cost → "suite").
-ROW_SECTIONS = ("import", "overhead", "scaling", "throughput", "suite")
+ROW_SECTIONS = ("import", "overhead", "scaling", "throughput", "suite", "compare")
 #: Sections a framework interpreter runs for its framework (suite_cost runs subprocesses itself).
 DELEGATED = ("import_cost", "overhead", "scaling", "throughput")
 

@@ -139,10 +139,10 @@ ONESHOT_TARGET = 10.0
 
 def hermes_long_arguments_fast(size: int) -> str:
     """One call whose arguments fill ~`size` chars, built in one `json.dumps` (for MB sizes)."""
-    item = {"note": 'line: "quoted" \\ é 😀 </tool_call>', "vals": [1, 2, None]}
+    item = {"note": f'line: "quoted" \\ é 😀 {hermes.END}', "vals": [1, 2, None]}
     n = max(1, size // len(json.dumps(item, ensure_ascii=False)))
     body = json.dumps({"name": "bulk_update", "arguments": {"items": [item] * n}}, ensure_ascii=False)
-    return "Let me run that.\n<tool_call>\n" + body + "\n</tool_call>"
+    return f"Let me run that.\n{hermes.START}\n{body}\n{hermes.END}"
 
 
 ONESHOT_SHAPES: list[tuple[str, str, Callable[[int], str]]] = [

@@ -123,11 +123,15 @@ def _cmd_list(ns: argparse.Namespace) -> int:
             if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
                 continue
             for kind, names in (("tool", i.tool_parsers), ("reasoning", i.reasoning_parsers)):
-                console.print(io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"))
+                console.print(
+                    io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"), soft_wrap=True
+                )
                 aliases = family_aliases(i, kind)
                 if aliases:
                     listed = ", ".join(f"{a} → {p}" for a, p in aliases.items())
-                    console.print(io.plain(f"  also accepted (family names): {listed}"), style="dim")
+                    console.print(
+                        io.plain(f"  also accepted (family names): {listed}"), style="dim", soft_wrap=True
+                    )
     for kind in ("tool", "reasoning"):
         ft = Table(title=f"\n{kind} families (family → each backend's parser name)", title_justify="left")
         backends = [i.name for i in infos if i.name != "python"]

@@ -3,7 +3,8 @@
 A product of its own beside `conformance` (whose runner and divergence
 classes it reuses): `engine` runs the comparisons, `models` is the JSON
 contract, `render` the table/HTML views, `cli` the ``parsebridge compare``
-command.
+command; `executors` and `ray_executor` run the comparisons locally or on
+a Ray cluster (Ray itself is imported only for ``executor="ray"``).
 
 `pb.compare(...)` is the function `engine.compare`. This package has the same
 name, so importing it would replace that attribute of `parsebridge`; the
@@ -18,8 +19,16 @@ import types
 from typing import Any
 
 from .engine import CompareResult, compare, iter_compare, run_comparisons
+from .ray_executor import RayExecutorError, RayUnavailableError
 
-__all__ = ["CompareResult", "compare", "iter_compare", "run_comparisons"]
+__all__ = [
+    "CompareResult",
+    "RayExecutorError",
+    "RayUnavailableError",
+    "compare",
+    "iter_compare",
+    "run_comparisons",
+]
 
 
 class _CallableModule(types.ModuleType):

@@ -18,9 +18,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
+from .logs import count_lines, is_gzip  # light (stdlib only); count_lines is also this module's API
+
 EPILOG = """\
 inputs (any number, read in order):
-  FILE        transcripts: JSON Lines (.jsonl/.ndjson/.json), YAML, or any other file = one raw output
+  FILE        transcripts: JSON Lines (.jsonl/.ndjson/.json; .gz: gzipped JSON Lines), YAML,
+              or any other file = one raw output
+  'GLOB'      every file it matches, in sorted order (a log in parts: 'logs/chat-*.jsonl.gz')
   -           standard input: JSON Lines if it starts with '{', else one raw output
   TEXT        an argument that is not a file is itself one raw output
   --bundled   the transcripts shipped with parsebridge (with --family: only that family's);
@@ -31,6 +35,12 @@ what runs on each transcript:
                                           kind combines with each of the other)
   --family NAME [--backends B,...]        each backend's parser for the family (family table)
   neither                                 each transcript's own family, on every available backend
+
+where it runs:
+  (default)                 this process, or --jobs N worker processes on this machine
+  --executor ray            Ray workers (pip install 'parsebridge[ray]'): a local Ray runtime, or
+    [--address ADDR]        the cluster at ADDR (`ray start --head` prints it); --jobs N workers
+                            (default: one per CPU of the cluster). Same records and summary.
 
 output (--format json): one object per transcript, then a summary object. A transcript's
   object has `transcript` (its id), `results[SPEC][MODE]` (MODE: oneshot, stream,
@@ -95,9 +105,30 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
     p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
     p.add_argument(
-        "--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (0: one per CPU; default 1)"
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (0: one per CPU; default 1); with --executor ray: Ray workers "
+        "(default: one per CPU of the cluster)",
     )
-    p.add_argument("--unordered", action="store_true", help="write results as they finish (with --jobs)")
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where comparisons run: this machine (default) or Ray workers (parsebridge[ray])",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: an existing Ray cluster (host:port, or auto); default: a local runtime",
+    )
+    p.add_argument(
+        "--unordered",
+        action="store_true",
+        help="write results as they finish (with --jobs or --executor ray)",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
@@ -143,17 +174,7 @@ class _Source:
         self.label, self.items, self.count, self.raw = label, items, count, raw
 
 
-_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt")
-
-
-def count_lines(path: Path) -> int:
-    """Lines in a file, read in 1 MiB blocks (a 100k-line log takes milliseconds, memory stays flat)."""
-    n, last = 0, b"\n"
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            n += block.count(b"\n")
-            last = block[-1:]
-    return n + (last != b"\n")
+_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
 
 
 def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
@@ -185,16 +206,20 @@ def _looks_like_path(arg: str) -> bool:
     return not any(ch.isspace() for ch in arg) and (arg.lower().endswith(_PATHLIKE_SUFFIXES) or os.sep in arg)
 
 
+def _file_source(path: Path) -> _Source:
+    """One file: JSONL (gzip too) streamed with a cheap line count for the progress bar."""
+    from .logs import inner_suffix, iter_log
+
+    jsonl = inner_suffix(path) in (".jsonl", ".ndjson") or is_gzip(path)
+    return _Source(str(path), _named_errors(str(path), iter_log(path)), count_lines(path) if jsonl else None)
+
+
 def sources(ns: argparse.Namespace) -> list[_Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
     from .._cli_io import InputFileError
-    from ..conformance.transcripts import (
-        bundled_transcripts,
-        iter_transcripts,
-        load_transcripts,
-        transcript_from,
-    )
+    from ..conformance.transcripts import bundled_transcripts, load_transcripts, transcript_from
     from ..protocol import ParsebridgeError
+    from .logs import expand, is_glob
 
     out: list[_Source] = []
     texts = 0
@@ -209,9 +234,9 @@ def sources(ns: argparse.Namespace) -> list[_Source]:
         elif path.is_file():
             if path.stat().st_size == 0:
                 raise InputFileError(f"{arg}: empty file (expected transcripts or one raw output)")
-            jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-            items = _named_errors(arg, iter_transcripts(path))
-            out.append(_Source(str(path), items, count_lines(path) if jsonl else None))
+            out.append(_file_source(path))
+        elif is_glob(arg) and not any(ch.isspace() for ch in arg) and (matched := expand(arg)):
+            out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
         elif _looks_like_path(arg):
             raise InputFileError(f"no such file: {arg} (to compare a literal output, quote text with spaces)")
         else:
@@ -334,8 +359,19 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         check_family(fam)
     if ns.resume and (not ns.output or ns.format != "json"):
         raise ParsebridgeError("--resume needs --format json and --output FILE (the file it continues)")
-    if ns.jobs < 0:
+    if ns.jobs is not None and ns.jobs < 0:
         raise ParsebridgeError("--jobs must be 0 (one per CPU) or more")
+    if ns.address and ns.executor != "ray":
+        raise ParsebridgeError("--address is for --executor ray")
+    jobs = ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1)
+    if ns.executor == "ray":
+        from .ray_executor import RayUnavailableError, require_ray
+
+        try:
+            require_ray()  # before any output file is opened
+        except RayUnavailableError as exc:  # printed plainly: rich markup would eat "[ray]"
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     specs_given = bool(ns.tool_parser or ns.reasoning_parser)
     srcs = sources(ns)
     if not specs_given and not ns.family and any(s.raw for s in srcs):
@@ -382,8 +418,17 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         task = None
         n = 0
         try:
-            for line, rec in run_comparisons(transcripts(), plan, jobs=ns.jobs, ordered=not ns.unordered):
-                if bar is not None and task is None:  # started after the pool forked (no live thread then)
+            runs = run_comparisons(
+                transcripts(),
+                plan,
+                jobs=jobs,
+                ordered=not ns.unordered,
+                executor=ns.executor,
+                address=ns.address,
+                quiet=not ns.framework_logs,
+            )
+            for line, rec in runs:
+                if bar is not None and task is None:  # started after the pool forked / Ray started
                     bar.start()
                     stack.callback(bar.stop)
                     task = bar.add_task("compare", total=total, rate="…")

@@ -1,0 +1,182 @@
+"""One transcript through every spec of a plan: readings, differences, scoring against `expected`.
+
+Nothing here runs a parser by itself: the conformance `Runner` builds and
+caches parsers and produces the observations, exactly as the suite does, so
+`compare` and `parsebridge conformance` can never disagree about what a
+backend did. A `Comparer` lives once per worker process (or Ray actor).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from ..conformance.checks import check_expected, compare_observations
+from ..conformance.observation import Observation
+from ..conformance.runner import Result, Runner, Subject, Target, target_for
+from ..conformance.transcripts import Transcript
+from .plan import ComparePlan, mode_names
+
+#: Parser objects each worker keeps (keyed by specs and tools list); logs may carry many tools lists.
+SUBJECT_CACHE = 128
+
+
+# ---------------------------------------------------------------- one transcript
+
+
+class _BoundedRunner(Runner):
+    """The conformance runner with a bounded (LRU) parser cache, so a log with many tools lists stays flat."""
+
+    def __init__(self, chunkings: Sequence[str], limit: int = SUBJECT_CACHE) -> None:
+        super().__init__(chunkings)
+        self._lru: OrderedDict[tuple[Any, ...], Subject | BaseException] = OrderedDict()
+        self._limit = limit
+
+    def subject(self, target: Target, tools: Sequence[dict[str, Any]]) -> Subject:
+        key = (target.reasoning_spec, target.tool_spec, json.dumps(tools, sort_keys=True, default=str))
+        cached = self._lru.get(key)
+        if cached is None:
+            try:
+                cached = Subject(target, tools, **self.parser_options)
+            except Exception as exc:
+                cached = exc
+            self._lru[key] = cached
+            if len(self._lru) > self._limit:
+                self._lru.popitem(last=False)
+        else:
+            self._lru.move_to_end(key)
+        if isinstance(cached, BaseException):
+            raise cached
+        return cached
+
+
+def _reading(obs: Observation | None, result: Result) -> dict[str, Any]:
+    if obs is None:
+        return {
+            "reasoning": None,
+            "content": None,
+            "tool_calls": [],
+            "chunking": result.chunking,
+            "status": result.status if result.status == "unsupported" else "error",
+            "error": result.reason,
+        }
+    calls = [
+        {
+            "name": c.get("name"),
+            "arguments": c.get("arguments", {}),
+            "invalid_arguments": c.get("invalid_arguments"),
+        }
+        for c in obs.tool_calls
+    ]
+    return {
+        "reasoning": obs.reasoning,
+        "content": obs.content,
+        "tool_calls": calls,
+        "chunking": obs.chunking,
+        "status": "ok" if obs.error is None else "error",
+        "error": obs.error,
+    }
+
+
+def _diff(cls: str, a: str, b: str, detail: str) -> dict[str, str]:
+    return {"class": cls, "a": a, "b": b, "detail": detail}
+
+
+class Comparer:
+    """Compares one transcript at a time; holds the runner (parser cache) of one process."""
+
+    def __init__(self, plan: ComparePlan) -> None:
+        self.plan = plan
+        self.runner = _BoundedRunner(plan.chunkings)
+        self.chunkings = self.runner.chunkings
+        self.modes = mode_names(self.chunkings)
+        self._mode_of = {v: k for k, v in self.modes.items()}
+        self._unsupported = dict(plan.unsupported)
+
+    def targets_for(self, t: Transcript) -> tuple[list[Target], dict[str, str]]:
+        if self.plan.targets and not self._own_family(t):
+            return list(self.plan.targets), dict(self._unsupported)
+        if not t.family:
+            return [], {"*": "the transcript names no family: give parser specs or --family"}
+        targets, unsupported = [], {}
+        for b in self.plan.backends:
+            target = target_for(t, b, self.runner.table)
+            if target.unsupported:
+                unsupported[b] = target.unsupported
+            else:
+                targets.append(target)
+        return targets, unsupported
+
+    def _own_family(self, t: Transcript) -> bool:
+        """With ``--family``: is this transcript of that family (so its own reasoning family applies too)?"""
+        if not self.plan.families or not t.family:
+            return False
+        fam = t.resolve_family(self.runner.table)
+        return fam is not None and (fam.kind, fam.name) in self.plan.families
+
+    def compare(self, t: Transcript) -> dict[str, Any]:
+        """The `TranscriptComparison` of one transcript, as a JSON-ready dict."""
+        targets, unsupported = self.targets_for(t)
+        results: dict[str, dict[str, Any]] = {}
+        observed: dict[str, dict[str, Observation]] = {}
+        differences: list[dict[str, str]] = []
+        markers: dict[str, tuple[str, ...]] = {}
+        expected_ok: dict[str, dict[str, bool]] = {}
+        against: list[dict[str, str]] = []
+        for target in targets:
+            rows = self.runner.run_transcript(target, t, self.chunkings, explicit=self.plan.explicit)
+            if rows and all(r.status == "unsupported" for r in rows):
+                unsupported[target.backend if not self.plan.explicit else target.label] = rows[0].reason or ""
+                continue
+            label = target.label
+            results[label] = {}
+            observed[label] = {}
+            for r in rows:
+                mode = self._mode_of[r.chunking]
+                results[label][mode] = _reading(r.observation, r)
+                if r.observation is not None:
+                    observed[label][mode] = r.observation
+                for d in r.verdict.differences:  # within one spec: stream vs one-shot, invariants, errors
+                    if d.source == "stream":
+                        differences.append(
+                            _diff(d.cls.value, f"{label}/oneshot", f"{label}/{mode}", d.detail)
+                        )
+                    elif d.source in ("invariant", "backend"):
+                        differences.append(_diff(d.cls.value, f"{label}/{mode}", f"{label}/{mode}", d.detail))
+            markers[label] = self._markers(t, target)
+            expected = t.expected_for(target.backend)
+            if expected is not None:
+                expected_ok[label] = {}
+                for mode, obs in observed[label].items():
+                    wrong = check_expected(obs, expected, markers=markers[label]) if obs.ok else None
+                    expected_ok[label][mode] = wrong == []
+                    for d in wrong or ():
+                        against.append(_diff(d.cls.value, f"{label}/{mode}", "expected", d.detail))
+        for a, b in combinations(list(observed), 2):
+            both = tuple(dict.fromkeys(markers[a] + markers[b]))
+            for mode in self.modes:
+                oa, ob = observed[a].get(mode), observed[b].get(mode)
+                if oa is None or ob is None:
+                    continue
+                for d in compare_observations(oa, ob, markers=both):
+                    differences.append(_diff(d.cls.value, f"{a}/{mode}", f"{b}/{mode}", d.detail))
+        return {
+            "type": "transcript",
+            "transcript": t.id,
+            "family": t.family,
+            "specs": list(results),
+            "results": results,
+            "differences": differences,
+            "expected": expected_ok if t.expected is not None or t.expected_by_backend else None,
+            "against_expected": against,
+            "unsupported": unsupported,
+        }
+
+    def _markers(self, t: Transcript, target: Target) -> tuple[str, ...]:
+        try:
+            return self.runner.markers_for(t, self.runner.subject(target, t.tools))
+        except Exception:
+            return ()

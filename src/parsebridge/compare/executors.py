@@ -1,0 +1,152 @@
+"""Executors: where the per-transcript comparisons run.
+
+``local`` (the default) runs in this process (``jobs=1``) or in a pool of
+forked worker processes (``jobs>1``); ``ray`` runs them in Ray actors on a
+local runtime or an existing cluster (`ray_executor`, imported only when
+asked for). Every executor takes a lazy stream of transcripts, sends it in
+blocks of `BATCH` with at most ``workers × INFLIGHT`` blocks in flight (so
+the driver never holds the log) and yields ``(JSON line, Compact)`` per
+transcript, built by the same `Comparer`: the records and the summary are
+the same whichever executor ran them.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import islice
+from typing import Any
+
+from ..conformance.transcripts import Transcript
+from ..protocol import ParsebridgeError
+from .comparer import Comparer
+from .plan import ComparePlan
+from .summary import Compact, compact
+
+#: Batches in flight per worker: enough to keep workers busy, few enough to keep memory flat.
+INFLIGHT = 4
+#: Transcripts per task sent to a worker (amortises inter-process overhead).
+BATCH = 16
+#: The executors `run_comparisons` knows.
+EXECUTORS = ("local", "ray")
+
+Done = tuple[str, Compact]
+
+_WORKER: Comparer | None = None
+
+
+def _init_worker(plan: ComparePlan) -> None:
+    global _WORKER
+    # Ctrl-C goes to the whole process group: the parent decides, workers must not die mid-batch noisily.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER = Comparer(plan)
+
+
+def finish(d: dict[str, Any]) -> Done:
+    return json.dumps(d, ensure_ascii=False), compact(d)
+
+
+def _work(batch: list[Transcript]) -> list[Done]:
+    assert _WORKER is not None
+    return [finish(_WORKER.compare(t)) for t in batch]
+
+
+def batched(items: Iterable[Transcript], n: int) -> Iterator[list[Transcript]]:
+    it = iter(items)
+    while batch := list(islice(it, n)):
+        yield batch
+
+
+def _context() -> Any:
+    # fork: workers inherit imported frameworks (vLLM/torch take ~8 s to import) and the spec caches.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _warm(plan: ComparePlan) -> None:
+    """Import each framework's parser registry in the parent, so forked workers share one import
+    (vLLM/SGLang take seconds of CPU each) instead of paying it once per worker."""
+    from ..adapters import parser_names
+
+    backends = {t.backend for t in plan.targets} | set(plan.backends)
+    for b in sorted(backends - {"builtin", "python"}):
+        try:
+            parser_names(b, "tool")
+        except Exception:  # unavailable here: the workers will report it per transcript
+            continue
+
+
+def run_comparisons(
+    transcripts: Iterable[Transcript],
+    plan: ComparePlan,
+    *,
+    jobs: int = 1,
+    ordered: bool = True,
+    batch: int = BATCH,
+    executor: str = "local",
+    address: str | None = None,
+    quiet: bool = True,
+) -> Iterator[Done]:
+    """(JSON line, compact record) per transcript; in input order unless `ordered` is False.
+
+    ``executor="local"``: ``jobs == 1`` runs in this process, otherwise a
+    process pool of `jobs` workers (0: one per CPU). ``executor="ray"``:
+    `jobs` Ray actors (0: one per CPU of the cluster) on the cluster at
+    `address`, or on a local runtime started for the run. Either way input
+    is read only as fast as results are consumed, so memory stays flat
+    however long the log is. A wrong executor, or Ray missing, raises here,
+    before any input is read.
+    """
+    if executor == "ray":
+        from . import ray_executor
+
+        ray_executor.require_ray()
+        return ray_executor.run(
+            transcripts, plan, workers=jobs, ordered=ordered, batch=batch, address=address, quiet=quiet
+        )
+    if executor != "local":
+        raise ParsebridgeError(f"unknown executor {executor!r}; executors: {', '.join(EXECUTORS)}")
+    if address:
+        raise ParsebridgeError("an address is for the ray executor (executor='ray')")
+    return _run_local(transcripts, plan, jobs=jobs, ordered=ordered, batch=batch)
+
+
+def _run_local(
+    transcripts: Iterable[Transcript], plan: ComparePlan, *, jobs: int, ordered: bool, batch: int
+) -> Iterator[Done]:
+    """This process (``jobs == 1``) or a pool of forked processes with bounded batches in flight."""
+    jobs = (os.cpu_count() or 1) if jobs <= 0 else jobs
+    if jobs == 1:
+        comparer = Comparer(plan)
+        for t in transcripts:
+            yield finish(comparer.compare(t))
+        return
+    _warm(plan)
+    batches = batched(transcripts, batch)
+    ex = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_init_worker, initargs=(plan,))
+    pending: deque[Future[list[Done]]] = deque()
+    try:
+        for b in islice(batches, jobs * INFLIGHT):
+            pending.append(ex.submit(_work, b))
+        while pending:
+            if ordered:
+                done = [pending.popleft()]
+            else:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                done = [f for f in pending if f in finished]
+                for f in done:
+                    pending.remove(f)
+            for fut in done:
+                nxt = next(batches, None)
+                if nxt is not None:
+                    pending.append(ex.submit(_work, nxt))
+                yield from fut.result()
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)

@@ -1,0 +1,241 @@
+"""What `compare` runs on each transcript: explicit specs, families, backends and chunkings.
+
+`ComparePlan` is checked once up front (a typo fails before any work) and is
+picklable: it is what every worker, a local process or a Ray actor, is
+built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..conformance.chunking import Chunking, parse_chunkings
+from ..conformance.runner import Target, target_for
+from ..conformance.transcripts import Transcript
+from ..protocol import InvalidSpecError, ParserSpec, family_table
+from .defaults import DEFAULT_COMPARE_CHUNKINGS
+
+SpecLike = str | Target
+
+
+# ---------------------------------------------------------------- what to compare
+
+
+def _canon(spec: str) -> str:
+    return str(ParserSpec.parse(spec))
+
+
+def _target(tool: str | None, reasoning: str | None) -> Target:
+    return Target.explicit(
+        tool=_canon(tool) if tool else None, reasoning=_canon(reasoning) if reasoning else None
+    )
+
+
+def _split_label(text: str) -> tuple[str | None, str | None]:
+    """``"R + T"`` (or ``R+T``) → (reasoning, tool); a single spec is a tool spec."""
+    if "+" in text:
+        r, _, t = text.partition("+")
+        return (r.strip() or None), (t.strip() or None)
+    return None, text.strip()
+
+
+def targets_from(
+    specs: Sequence[SpecLike] | None = None, reasoning_parsers: Sequence[str] | None = None
+) -> list[Target]:
+    """Explicit targets from tool specs and reasoning specs (the CLI's repeated flags).
+
+    Pairing: equal counts are zipped (the i-th reasoning parser with the i-th
+    tool parser); one of either kind is combined with every one of the
+    other; only one kind gives single-parser targets. A spec may also be a
+    whole pipeline, ``"builtin:qwen3 + vllm:hermes"`` (reasoning + tool), or
+    a `Target`. Duplicates are dropped.
+    """
+    tools: list[Target | str] = []
+    for s in specs or ():
+        if isinstance(s, Target):
+            tools.append(s)
+        else:
+            reasoning, tool = _split_label(s)
+            tools.append(_target(tool, reasoning) if reasoning else (tool or ""))
+    reasons = [_canon(r) for r in reasoning_parsers or ()]
+    plain = [t for t in tools if isinstance(t, str)]
+    fixed = [t for t in tools if isinstance(t, Target)]
+    out: list[Target] = list(fixed)
+    if plain and reasons:
+        if len(plain) == len(reasons):
+            out += [_target(t, r) for t, r in zip(plain, reasons, strict=True)]
+        elif len(reasons) == 1:
+            out += [_target(t, reasons[0]) for t in plain]
+        elif len(plain) == 1:
+            out += [_target(plain[0], r) for r in reasons]
+        else:
+            raise InvalidSpecError(
+                f"{len(plain)} tool parsers and {len(reasons)} reasoning parsers: give equal numbers "
+                "(paired in order), or one of either kind (combined with each of the other)"
+            )
+    else:
+        out += [_target(t, None) for t in plain]
+        out += [_target(None, r) for r in reasons]
+    seen: dict[str, Target] = {}
+    for t in out:
+        seen.setdefault(t.label, t)
+    return list(seen.values())
+
+
+def available_backends() -> list[str]:
+    """Backends of the family table that can run here (frameworks installed), in table order."""
+    from ..adapters import get_backend
+
+    out = []
+    for name in family_table().backends():
+        try:
+            if get_backend(name).is_available():
+                out.append(name)
+        except Exception:  # a third-party backend whose module is broken: not available
+            continue
+    return out
+
+
+def resolve_families(families: Sequence[str]) -> tuple[str | None, str | None]:
+    """``--family`` names (comma/``+`` separated) → (tool family, reasoning family), canonical names."""
+    table = family_table()
+    tool_fam = reasoning_fam = None
+    for item in families:
+        for name in (n.strip() for n in item.replace("+", ",").split(",")):
+            if not name:
+                continue
+            t, r = table.get("tool", name), table.get("reasoning", name)
+            if t is None and r is None:
+                known = ", ".join(sorted({f.name for f in table}))
+                raise InvalidSpecError(f"unknown family {name!r}; families: {known}")
+            tool_fam = t.name if t is not None else tool_fam
+            reasoning_fam = (
+                r.name if r is not None and (t is None or reasoning_fam is None) else reasoning_fam
+            )
+    return tool_fam, reasoning_fam
+
+
+def family_targets(families: Sequence[str], backends: Sequence[str]) -> tuple[list[Target], dict[str, str]]:
+    """Each backend's parsers for the named families (a tool family and/or a reasoning family).
+
+    Returns the runnable targets and, per backend that lacks a parser, why.
+    """
+    table = family_table()
+    tool_fam, reasoning_fam = resolve_families(families)
+    probe = Transcript(
+        id="family",
+        output="",
+        family=tool_fam or reasoning_fam,
+        kind="tool" if tool_fam else "reasoning",
+        reasoning_family=reasoning_fam if tool_fam else None,
+    )
+    targets, unsupported = [], {}
+    for b in backends:
+        target = target_for(probe, b, table)
+        if target.unsupported:
+            unsupported[b] = target.unsupported
+        else:
+            targets.append(target)
+    return targets, unsupported
+
+
+def mode_names(chunkings: Sequence[Chunking]) -> dict[str, str]:
+    """MODE → chunking name: ``oneshot``, ``stream`` (first streamed), ``stream:NAME`` (the others)."""
+    out: dict[str, str] = {}
+    for c in chunkings:
+        if not c.streamed:
+            out["oneshot"] = c.name
+        elif "stream" not in out:
+            out["stream"] = c.name
+        else:
+            out[f"stream:{c.name}"] = c.name
+    return out
+
+
+@dataclass(frozen=True)
+class ComparePlan:
+    """What every transcript is run through; picklable, sent once to each worker.
+
+    `targets` set: those for every transcript (explicit specs or ``--family``).
+    Empty: each transcript's own family, on each of `backends` (via the family table).
+    """
+
+    targets: tuple[Target, ...] = ()
+    unsupported: tuple[tuple[str, str], ...] = ()
+    backends: tuple[str, ...] = ()
+    chunkings: tuple[str, ...] = ("oneshot", *DEFAULT_COMPARE_CHUNKINGS)
+    explicit: bool = True
+    #: ``--family`` given: (kind, family) pairs; a transcript of that family also gets its own
+    #: reasoning family's parser (a hermes transcript whose prompt opened ``<think>``).
+    families: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        specs: Sequence[SpecLike] | None = None,
+        *,
+        reasoning_parsers: Sequence[str] | None = None,
+        family: str | Sequence[str] | None = None,
+        backends: Sequence[str] | None = None,
+        chunkings: Sequence[str] | None = None,
+        validate: bool = True,
+    ) -> ComparePlan:
+        """Check specs, families, backends and chunkings up front (a typo fails before any work)."""
+        from ..adapters import get_backend, resolve
+
+        names = list(chunkings) if chunkings else list(DEFAULT_COMPARE_CHUNKINGS)
+        parsed = parse_chunkings(names)
+        if not any(not c.streamed for c in parsed):
+            parsed.insert(0, parse_chunkings(["oneshot"])[0])
+        else:
+            parsed.sort(key=lambda c: c.streamed)
+        chunk_names = tuple(c.name for c in parsed)
+        if backends:
+            for b in backends:
+                get_backend(b)  # unknown backend → error listing the known ones
+        targets = targets_from(specs, reasoning_parsers)
+        if targets:
+            if family or backends:
+                raise InvalidSpecError("give parser specs, or --family/--backends, not both")
+            if validate:
+                from ..adapters.python_backend import load_class
+
+                for t in targets:
+                    for kind, spec in (("reasoning", t.reasoning_spec), ("tool", t.tool_spec)):
+                        if spec:
+                            backend, name = resolve(kind, spec)  # type: ignore[arg-type]
+                            if backend.name == "python":
+                                load_class(name)  # a typo in module:Class fails now, not per transcript
+            return cls(tuple(targets), chunkings=chunk_names, explicit=True)
+        chosen = list(backends) if backends else available_backends()
+        if backends and validate:
+            for b in backends:
+                get_backend(b).require()  # asked for by name: say how to install it
+        if family:
+            fams = [family] if isinstance(family, str) else list(family)
+            found, unsupported = family_targets(fams, chosen)
+            if not found:
+                raise InvalidSpecError(
+                    "no backend here has a parser for "
+                    + ", ".join(fams)
+                    + "".join(f"\n  {b}: {why}" for b, why in unsupported.items())
+                )
+            tool_fam, reasoning_fam = resolve_families(fams)
+            named = tuple((k, f) for k, f in (("tool", tool_fam), ("reasoning", reasoning_fam)) if f)
+            return cls(
+                tuple(found),
+                tuple(unsupported.items()),
+                tuple(chosen),
+                chunk_names,
+                explicit=False,
+                families=named,
+            )
+        return cls((), (), tuple(chosen), chunk_names, explicit=False)
+
+    def parsed_chunkings(self) -> list[Chunking]:
+        return parse_chunkings(list(self.chunkings))
+
+    @property
+    def modes(self) -> dict[str, str]:
+        return mode_names(self.parsed_chunkings())
