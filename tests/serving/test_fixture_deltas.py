@@ -97,7 +97,10 @@ def test_delta_convention(backend: str, transcript: Transcript) -> None:
             f"{backend} has no parser for family {transcript.family!r}/{transcript.reasoning_family!r}"
         )
     # fallback: a backend that raises must still leave a well-formed stream (the policy is checked here too)
-    proc = OutputProcessor(reasoning_spec, tool_spec, tools=transcript.tools, on_error="fallback")
+    try:
+        proc = OutputProcessor(reasoning_spec, tool_spec, tools=transcript.tools, on_error="fallback")
+    except pb.ParserUnsupportedError as exc:  # the framework's parser cannot run here (e.g. vLLM harmony stubs)
+        pytest.skip(f"{backend}: {exc}")
     started = transcript.reasoning_started_in_prompt or None
     expected = transcript.expected_for(backend)
     known = {d.backend for d in transcript.known_divergences}
