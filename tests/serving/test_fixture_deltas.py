@@ -99,7 +99,7 @@ def test_delta_convention(backend: str, transcript: Transcript) -> None:
     # fallback: a backend that raises must still leave a well-formed stream (the policy is checked here too)
     try:
         proc = OutputProcessor(reasoning_spec, tool_spec, tools=transcript.tools, on_error="fallback")
-    except pb.ParserUnsupportedError as exc:  # the framework's parser cannot run here (e.g. vLLM harmony stubs)
+    except pb.ParserUnsupportedError as exc:  # e.g. vLLM's harmony stubs cannot run here
         pytest.skip(f"{backend}: {exc}")
     started = transcript.reasoning_started_in_prompt or None
     expected = transcript.expected_for(backend)
