@@ -168,7 +168,7 @@ class _Worker:
         self._lock = threading.Lock()
         self._conn: Connection | None = None
         self._proc: Any = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
         self.generation = 0  # bumps on every restart; streams of an old child are dead
         self._ids = itertools.count(1)
 
