@@ -30,4 +30,5 @@ TOOL = ToolFormat(
     markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
     render=render,
     format_tool_result=format_tool_result,
+    typed_values=True,
 )

@@ -26,4 +26,5 @@ TOOL = ToolFormat(
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call, sep=""),
     format_tool_result=format_tool_result,
+    typed_values=True,
 )
