@@ -208,3 +208,27 @@ def max_held(parser: ToolParserBase, text: str, chunk: int = 4) -> int:
         most = max(most, len(s.pending_text()), len(s._buf))
     s.finish()
     return most
+
+
+#: One tool whose parameters cover every JSON-schema type, for the schema-typed XML formats.
+TYPED_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "typed",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "s": {"type": "string"},
+                    "i": {"type": "integer"},
+                    "n": {"type": "number"},
+                    "b": {"type": "boolean"},
+                    "o": {"type": "object"},
+                    "a": {"type": "array"},
+                    "u": {"type": ["string", "null"]},
+                    "x": {"description": "no type"},
+                },
+            },
+        },
+    }
+]

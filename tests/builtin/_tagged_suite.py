@@ -14,6 +14,7 @@ from typing import Any
 
 from _streaming import (
     EXAMPLES,
+    TYPED_TOOLS,
     assert_no_text_lost,
     assert_streams_like_oneshot,
     check_soup,
@@ -30,28 +31,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin._scan import BuiltinToolParser
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "typed",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "s": {"type": "string"},
-                    "i": {"type": "integer"},
-                    "n": {"type": "number"},
-                    "b": {"type": "boolean"},
-                    "o": {"type": "object"},
-                    "a": {"type": "array"},
-                    "u": {"type": ["string", "null"]},
-                    "x": {"description": "no type"},
-                },
-            },
-        },
-    }
-]
 
 Calls = list[tuple[str, dict[str, Any], str | None]]
 
@@ -75,7 +54,7 @@ class Tagged:
 
     @property
     def parser(self) -> BuiltinToolParser:
-        return self.parser_class(tools=TOOLS)
+        return self.parser_class(tools=TYPED_TOOLS)
 
 
 def check(t: Tagged, text: str, content: str | None, calls: Calls) -> None:

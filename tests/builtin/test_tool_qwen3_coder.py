@@ -7,6 +7,7 @@ from typing import Any
 
 from _streaming import (
     EXAMPLES,
+    TYPED_TOOLS,
     assert_no_text_lost,
     assert_streams_like_oneshot,
     check_soup,
@@ -24,28 +25,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.qwen3_coder import Qwen3CoderToolParser, convert_value
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "typed",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "s": {"type": "string"},
-                    "i": {"type": "integer"},
-                    "n": {"type": "number"},
-                    "b": {"type": "boolean"},
-                    "o": {"type": "object"},
-                    "a": {"type": "array"},
-                    "u": {"type": ["string", "null"]},
-                    "x": {"description": "no type"},
-                },
-            },
-        },
-    }
-]
-P = Qwen3CoderToolParser(tools=TOOLS)
+P = Qwen3CoderToolParser(tools=TYPED_TOOLS)
 MARKERS = ("<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>")
 
 
