@@ -11,7 +11,7 @@ live here once. Nothing here imports a framework.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..protocol import (
     BackendError,
@@ -44,25 +44,62 @@ def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T])
 
 
 class Stepper(Protocol):
-    """One framework session stepped chunk by chunk (see each adapter's `_Stepper`)."""
+    """One framework session stepped chunk by chunk (see each adapter's `_Stepper`).
+
+    The per-chunk path is the stepper's `feed` itself, with nothing around it:
+    once `attach`ed to a stream's accumulator it records every delta it returns
+    there, refuses chunks after `flush` (`StreamStateError`), and raises only
+    parsebridge errors (what the framework raises arrives as `BackendError`).
+    `flush` returns the last delta for the stream to record.
+    """
 
     text_seen: list[str]
 
-    def feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta: ...
+    def attach(self, acc: DeltaAccumulator) -> None: ...
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta: ...
     def flush(self) -> StreamDelta: ...
     def pending_text(self) -> str: ...
 
 
+def closed_error() -> StreamStateError:
+    return StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+
+
+def record_into(acc: DeltaAccumulator) -> Callable[[str, str, list[Any] | None], None]:
+    """`acc.add` for a delta given as parts, with the common text-only case as one or two appends."""
+    content_append, reasoning_append, add_calls = (
+        acc.content_parts.append,
+        acc.reasoning_parts.append,
+        acc.add_calls,
+    )
+
+    def record(content: str, reasoning: str, calls: list[Any] | None) -> None:
+        if content:
+            content_append(content)
+        if reasoning:
+            reasoning_append(reasoning)
+        if calls:
+            add_calls(calls)
+
+    return record
+
+
 class SteppedToolStream(ToolStreamBase):
-    """A tool-call stream: every chunk through the stepper."""
+    """A tool-call stream: every chunk through the stepper (whose `feed` is this stream's)."""
+
+    #: The guard may hand out `feed` as is under on_error="raise" (see `Stepper`).
+    feed_raises_typed = True
 
     def __init__(self, stepper: Stepper) -> None:
         super().__init__()
         self._stepper = stepper
-        self._feed = stepper.feed  # type: ignore[method-assign]  # one call less per chunk
+        stepper.attach(self._acc)
+        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
+
+    _feed = feed  # never called: `feed` above replaces the base's feed-and-record
 
     def _flush(self) -> StreamDelta:
         return self._stepper.flush()
@@ -74,14 +111,19 @@ class SteppedToolStream(ToolStreamBase):
 class SteppedReasoningStream(ReasoningStreamBase):
     """A reasoning stream; at the end the block is located in the text that was fed."""
 
+    feed_raises_typed = True
+
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
         super().__init__()
         self._stepper = stepper
         self._markers = markers
-        self._feed = stepper.feed  # type: ignore[method-assign]  # one call less per chunk
+        stepper.attach(self._acc)
+        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
+
+    _feed = feed  # never called: `feed` above replaces the base's feed-and-record
 
     def _flush(self) -> StreamDelta:
         delta = self._stepper.flush()
@@ -97,22 +139,22 @@ class SteppedReasoningStream(ReasoningStreamBase):
 class SteppedPipelineStream:
     """Reasoning and tools through one framework session, as one server request."""
 
+    feed_raises_typed = True
+
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
         self._stepper = stepper
         self._markers = markers
         self._acc = DeltaAccumulator()
         self._done = False
+        stepper.attach(self._acc)
+        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if self._done:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
-        delta = self._stepper.feed(text, token_ids)
-        self._acc.add(delta)
-        return delta
+        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
 
     def flush(self) -> StreamDelta:
         if self._done:

@@ -108,17 +108,62 @@ class _GuardedStream:
             inner_acc if isinstance(inner_acc, DeltaAccumulator) else DeltaAccumulator()
         )
         self._tail = DeltaAccumulator()
-        # Bound once: the per-chunk path is one call into the parser and a branch or two.
-        self._inner_feed = inner.feed
-        #: Who records a fed delta on the common path: our accumulator, or nobody (the parser's feed does).
-        self._add: Any = self._acc.add if self._own else None
-        if guard.max_held is None and type(inner).feed is _StreamBase.feed:
-            # A protocol stream with the stock life cycle: its `feed` is `_feed` + record. Call
-            # `_feed` and record into its accumulator here (one frame less per chunk); flush and
-            # finish still go through the stream, and this guard refuses feed after flush itself.
-            self._inner_feed = inner._feed
-            self._add = self._acc.add
         self._limit = guard.max_held
+        # The general path is the `feed` method. While the stream is healthy, open and has no
+        # `max_held` to measure, an instance attribute shadows it with the fast path built
+        # here; flushing or breaking the stream removes it (`_slow_path`).
+        stock = type(inner).feed is _StreamBase.feed
+        #: Who records a fed delta: our accumulator (own), the guard on behalf of a stock
+        #: protocol stream, or nobody (a stream whose own `feed` records).
+        self._add: Any = self._acc.add if (self._own or stock) else None
+        # A stock protocol stream's `feed` is `_feed` + record: call `_feed` and record here
+        # (one frame less per chunk); this guard refuses feed after flush itself.
+        self._inner_feed = inner._feed if stock else inner.feed
+        if self._limit is None:
+            self.feed = self._fast_feed()  # type: ignore[method-assign]
+
+    def _fast_feed(self) -> Any:
+        """The per-chunk path: one call into the parser; what it raises goes to `_failed`."""
+        inner_feed, add = self._inner_feed, self._add
+        if (
+            add is None
+            and self._guard.on_error == "raise"
+            and getattr(self._inner, "feed_raises_typed", False)
+        ):
+            # The stream records itself and raises only parsebridge errors (framework errors
+            # arrive as `BackendError` already): under "raise" there is nothing left to do.
+            return inner_feed
+        failed = self._failed
+        if add is None:
+
+            def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+                try:
+                    return inner_feed(text, token_ids)  # type: ignore[no-any-return]
+                except Exception as exc:
+                    return failed(exc, text)
+
+            return feed
+
+        def feed_and_record(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            try:
+                delta: StreamDelta = inner_feed(text, token_ids)
+            except Exception as exc:
+                return failed(exc, text)
+            add(delta)
+            return delta
+
+        return feed_and_record
+
+    def _slow_path(self) -> None:
+        """From now on every call takes the `feed` method (flushed, or fallen back to content)."""
+        self.__dict__.pop("feed", None)
+
+    def _failed(self, exc: Exception, text: str) -> StreamDelta:
+        if isinstance(exc, StreamStateError):
+            raise exc
+        delta = self._break(exc, "stream.feed", text)  # raises under "raise"
+        self._slow_path()
+        return self._record(delta)
 
     @property
     def broken(self) -> bool:
@@ -149,6 +194,7 @@ class _GuardedStream:
         return make_delta(pending + text)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """The general path (see `_fast_feed` for the one most chunks take)."""
         if self._done:
             raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
         if self._broken:
@@ -156,24 +202,21 @@ class _GuardedStream:
         try:
             delta: StreamDelta = self._inner_feed(text, token_ids)
         except Exception as exc:
-            delta = self._break(exc, "stream.feed", text)
-        else:
-            limit = self._limit
-            if limit is None:
-                add = self._add
-                if add is not None:
-                    add(delta)
-                return delta  # the common path: nothing held to measure, nothing to merge
+            if isinstance(exc, StreamStateError):
+                raise
+            return self._record(self._break(exc, "stream.feed", text))
+        if self._add is not None:
+            self._add(delta)
+        limit = self._limit
+        if limit is not None:
             held = self._held_size()
             if held > limit:
                 err = BufferLimitError(
-                    self._guard.backend,
-                    self._guard.name,
-                    "stream.feed",
-                    f"holds back {held} > {limit} chars",
+                    self._guard.backend, self._guard.name, "stream.feed", f"holds back {held} > {limit} chars"
                 )
-                delta = delta.merged(self._break(err, "stream.feed", ""))
-        return self._record(delta)
+                # The parser's own part is recorded above; what it held is released as content.
+                return delta.merged(self._record(self._break(err, "stream.feed", "")))
+        return delta
 
     def _held_size(self) -> int:
         getter = getattr(self._inner, "pending_text", None)
@@ -186,6 +229,7 @@ class _GuardedStream:
         if self._done:
             return make_delta()
         self._done = True
+        self._slow_path()
         if self._broken:
             return make_delta()
         try:

@@ -47,20 +47,27 @@ class DeltaAccumulator:
     name); conformance turns these into divergence classes.
     """
 
-    __slots__ = ("_calls", "_content", "_reasoning", "anomalies")
+    __slots__ = ("_calls", "anomalies", "content_parts", "reasoning_parts")
 
     def __init__(self) -> None:
-        self._content: list[str] = []
-        self._reasoning: list[str] = []
+        #: Text fragments in arrival order. A stream's fused per-chunk path appends its
+        #: text here directly (one list append instead of `add`); call deltas go through `add`.
+        self.content_parts: list[str] = []
+        self.reasoning_parts: list[str] = []
         self._calls: dict[int, _CallState] = {}
         self.anomalies: list[str] = []
 
     def add(self, delta: StreamDelta) -> None:
         if delta.content:
-            self._content.append(delta.content)
+            self.content_parts.append(delta.content)
         if delta.reasoning:
-            self._reasoning.append(delta.reasoning)
-        for d in delta.tool_calls:
+            self.reasoning_parts.append(delta.reasoning)
+        if delta.tool_calls:
+            self.add_calls(delta.tool_calls)
+
+    def add_calls(self, calls: Sequence[ToolCallDelta]) -> None:
+        """Record tool-call fragments (the part of `add` that is not text)."""
+        for d in calls:
             state = self._calls.get(d.index)
             if state is None:
                 state = self._calls[d.index] = _CallState(d.index)
@@ -81,11 +88,11 @@ class DeltaAccumulator:
 
     @property
     def content(self) -> str | None:
-        return "".join(self._content) or None
+        return "".join(self.content_parts) or None
 
     @property
     def reasoning(self) -> str | None:
-        return "".join(self._reasoning) or None
+        return "".join(self.reasoning_parts) or None
 
     def tool_calls(self) -> list[ToolCall]:
         calls: list[ToolCall] = []

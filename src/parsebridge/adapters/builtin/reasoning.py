@@ -148,19 +148,26 @@ class ThinkTagStream(ReasoningStreamBase):
     def pending_text(self) -> str:
         return self._held
 
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         # Fast paths (most chunks): nothing held, and the chunk cannot hold or end a marker.
-        if not self._held:
+        # They record into the accumulator themselves (the base's `feed` would call `add`).
+        if not self._held and not self._flushed:
             phase = self._phase
             if phase == "content":
                 self._pos += len(text)
+                if text:
+                    self._acc.content_parts.append(text)
                 return make_delta(text)
             if phase == "reasoning" and self._end[0] not in text:
                 # No first character of the end marker: no marker, no marker prefix to hold back.
                 self._pos += len(text)
                 if text:
                     self._reasoning_parts.append(text)
+                    self._acc.reasoning_parts.append(text)
                 return make_delta("", text)
+        return super().feed(text, token_ids)
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._held += text
         reasoning: list[str] = []
         content: list[str] = []

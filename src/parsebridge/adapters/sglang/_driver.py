@@ -65,13 +65,6 @@ class RawResult:
 
 
 @dataclass
-class RawDelta:
-    reasoning: str = ""
-    content: str = ""
-    calls: list[RawCallDelta] = field(default_factory=list)
-
-
-@dataclass
 class RequestShape:
     """What one request looks like to the server's parsing code."""
 
@@ -183,21 +176,38 @@ class Session:
                 held += buffer
         return held
 
-    def step(self, delta: str, finished: bool) -> RawDelta:
-        """One engine chunk (`finished`: it is the last one, carrying the finish reason)."""
-        reasoning, content, calls = self.step_parts(delta, finished)
-        return RawDelta(reasoning, content, calls)
+    def _stream_reasoning_parser(self) -> Any:
+        if self._reasoning is None:
+            self._reasoning = self.reasoning_parser(stream=True)
+            detector = getattr(self._reasoning, "detector", None)
+            self._template = type(detector).__name__ == "ResponseTemplateReasoningDetector"
+        return self._reasoning
+
+    def stream_lane(self) -> tuple[str | None, Any]:
+        """("reasoning" | "tools", the parser's `parse_stream_chunk`) when a non-final chunk is that one
+        call and nothing else (a request with only that parser), else (None, None).
+
+        The parser is the session's own (built now rather than on the first chunk), so
+        `step_parts` on the final chunk continues it.
+        """
+        s = self.shape
+        if s.reasoning_name and not s.tool_name:
+            # With no tool parser the response-template state gates nothing.
+            return "reasoning", self._stream_reasoning_parser().parse_stream_chunk
+        if s.tool_name and not s.reasoning_name and self.tool_active:
+            if self._tools is None:
+                self._tools = self.tool_parser(stream=True)
+            return "tools", self._tools.parse_stream_chunk
+        return None, None
 
     def step_parts(self, delta: str, finished: bool) -> tuple[str, str, list[RawCallDelta]]:
-        """`step` as (reasoning, content, call fragments): the per-chunk path, no object per chunk."""
+        """One engine chunk (`finished`: the last one, carrying the finish reason) as (reasoning, content, call fragments)."""
         s = self.shape
         reasoning = ""
         calls: list[RawCallDelta] = []
         if s.reasoning_name:
             if self._reasoning is None:
-                self._reasoning = self.reasoning_parser(stream=True)
-                detector = getattr(self._reasoning, "detector", None)
-                self._template = type(detector).__name__ == "ResponseTemplateReasoningDetector"
+                self._stream_reasoning_parser()
             r_text, normal = self._reasoning.parse_stream_chunk(delta)
             if finished and self.api.has_stream_end:
                 end_r, end_n = self._reasoning.parse_stream_end()

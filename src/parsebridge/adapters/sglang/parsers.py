@@ -32,12 +32,14 @@ from typing import Any, TypeVar
 
 from ...protocol import (
     BackendError,
+    DeltaAccumulator,
     ParseResult,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
     ToolCall,
+    ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
@@ -58,9 +60,11 @@ from .._stepped import (
     SteppedReasoningStream,
     SteppedToolStream,
     call_framework,
+    closed_error,
+    record_into,
 )
 from ._compat import SglangApi, get_api
-from ._driver import RawCall, RawDelta, RequestShape, Session
+from ._driver import RawCall, RequestShape, Session
 
 TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
 T = TypeVar("T")
@@ -74,15 +78,6 @@ def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
 def to_tool_call(call: RawCall) -> ToolCall:
     """A one-shot call: SGLang's id, parameters JSON parsed, invalid JSON kept verbatim."""
     return make_tool_call(call.name, call.arguments, call.id)
-
-
-def to_stream_delta(raw: RawDelta) -> StreamDelta:
-    calls = raw.calls
-    return make_delta(
-        raw.content,
-        raw.reasoning,
-        [make_call_delta(c.index, c.id, c.name, c.arguments) for c in calls] if calls else None,
-    )
 
 
 class SglangEngine:
@@ -229,7 +224,12 @@ class SglangEngine:
 
 
 class _Stepper:
-    """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention."""
+    """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention.
+
+    A non-final chunk of a request with one parser (reasoning only, or tools
+    only) is one framework call: `feed` makes it itself (`_lane`); the final
+    chunk, and requests with both parsers, take `Session.step_parts`.
+    """
 
     def __init__(
         self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
@@ -240,46 +240,112 @@ class _Stepper:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
         self.session = _wrap(engine.label, "construct", lambda: engine.session(reasoning_started))
         self._step = self.session.step_parts
+        kind, call = _wrap(engine.label, "construct", self.session.stream_lane)
+        self._reasoning_lane = call if kind == "reasoning" else None
+        self._tool_lane = call if kind == "tools" else None
+        self._hold = self.end == "last_chunk"
         self.pending: str | None = None
         self.text_seen: list[str] = []
+        self.closed = False
+        self.attach(DeltaAccumulator())
 
-    def _run(self, text: str, finished: bool) -> StreamDelta:
+    def attach(self, acc: DeltaAccumulator) -> None:
+        self._record = record_into(acc)
+        self._content_append = acc.content_parts.append
+        self._reasoning_append = acc.reasoning_parts.append
+
+    def _run(self, text: str, finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
+        """One engine chunk through the session: (content, reasoning, call deltas or None)."""
         # `call_framework` inlined: no closure per chunk.
         try:
-            reasoning, content, calls = self._step(text, finished)
+            lane = self._reasoning_lane
+            if lane is not None and not finished:
+                reasoning, content = lane(text)
+                return content or "", reasoning or "", None
+            lane = self._tool_lane
+            if lane is not None and not finished:
+                content, items = lane(text)
+                return content or "", "", self._call_deltas(items) if items else None
+            reasoning, content, raw_calls = self._step(text, finished)
         except BackendError:
             raise
         except Exception as exc:
             raise BackendError(
                 "sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
             ) from exc
-        return make_delta(
-            content,
-            reasoning,
-            [make_call_delta(c.index, c.id, c.name, c.arguments) for c in calls] if calls else None,
+        calls = (
+            [make_call_delta(c.index, c.id, c.name, c.arguments) for c in raw_calls] if raw_calls else None
         )
+        return content, reasoning, calls
+
+    def _call_deltas(self, items: list[Any]) -> list[ToolCallDelta]:
+        """The server's tool-call deltas for one chunk's items (an item with a name opens a call)."""
+        api, tool_name = self.session.api, self.engine.tool_name
+        out = []
+        for item in items:
+            if item.name:
+                out.append(
+                    make_call_delta(
+                        item.tool_index,
+                        api.call_id(tool_name, item.name, item.tool_index),
+                        item.name,
+                        item.parameters or "",
+                    )
+                )
+            else:
+                out.append(make_call_delta(item.tool_index, None, None, item.parameters or ""))
+        return out
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`token_ids` are ignored: SGLang's parsers take text only."""
+        if self.closed:
+            raise closed_error()
         self.text_seen.append(text)
-        if self.end == "empty_chunk":
-            return self._run(text, False)
-        previous = self.pending
-        if previous is None:
-            self.pending = text
-            return make_delta()
+        hold = self._hold
+        if hold:
+            chunk = self.pending
+            if chunk is None:
+                self.pending = text
+                return make_delta()
+        else:
+            chunk = text
         # `pending` moves on only once the held chunk went through, so that a
         # failure reports it (see `pending_text`) and the guard adds `text`.
-        delta = self._run(previous, False)
-        self.pending = text
-        return delta
+        lane = self._reasoning_lane
+        if lane is None:
+            content, reasoning, calls = self._run(chunk, False)
+            if hold:
+                self.pending = text
+            self._record(content, reasoning, calls)
+            return make_delta(content, reasoning, calls)
+        # Reasoning only (most reasoning streams): one framework call, two appends, one delta.
+        try:
+            reasoning, content = lane(chunk)
+        except Exception as exc:
+            raise self._error(exc) from exc
+        if hold:
+            self.pending = text
+        if reasoning:
+            self._reasoning_append(reasoning)
+        else:
+            reasoning = ""
+        if content:
+            self._content_append(content)
+        else:
+            content = ""
+        return make_delta(content, reasoning)
+
+    def _error(self, exc: Exception) -> BackendError:
+        return BackendError("sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}")
 
     def flush(self) -> StreamDelta:
-        if self.end == "empty_chunk":
-            return self._run("", True) if self.text_seen else make_delta()
+        """The final chunk (recorded by the stream, not here)."""
+        self.closed = True
+        if not self._hold:
+            return make_delta(*self._run("", True)) if self.text_seen else make_delta()
         if self.pending is None:
             return make_delta()  # nothing was generated
-        delta = self._run(self.pending, True)
+        delta = make_delta(*self._run(self.pending, True))
         self.pending = None
         return delta
 

@@ -25,11 +25,13 @@ from typing import Any, TypeVar
 
 from ...protocol import (
     BackendError,
+    DeltaAccumulator,
     ParseResult,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
+    ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
@@ -42,11 +44,13 @@ from .._stepped import (
     SteppedReasoningStream,
     SteppedToolStream,
     call_framework,
+    closed_error,
+    record_into,
 )
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
-from ._translate import locate_reasoning, none_if_empty, reasoning_markers, to_stream_delta, to_tool_call
+from ._translate import call_deltas, locate_reasoning, none_if_empty, reasoning_markers, to_tool_call
 
 T = TypeVar("T")
 
@@ -280,7 +284,12 @@ class VllmEngine:
 
 
 class _Stepper:
-    """One vLLM session fed chunk by chunk, with the chosen end-of-stream convention."""
+    """One vLLM session fed chunk by chunk, with the chosen end-of-stream convention.
+
+    On 0.33+ a chunk is one `ChatStreamProcessor.step` (the processor is built
+    with the stream), its `DeltaMessage` read field by field here; older
+    releases step the re-stated serving loop (`ServingLoopSession.step`).
+    """
 
     def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
         self.engine = engine
@@ -288,49 +297,96 @@ class _Stepper:
         self.end: EndOfStream = end_of_stream or engine.end_of_stream
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
-        self.call = "parse_delta" if isinstance(self.session, NativeSession) else "extract_*_streaming"
-        self._step = self.session.step
-        self._api = engine.api
+        session = self.session
+        self.call = "parse_delta" if isinstance(session, NativeSession) else "extract_*_streaming"
+        self._step = session.step
+        self._native: Any = None
+        if isinstance(session, NativeSession):
+            self._processor = _wrap(engine.label, "construct", lambda: session.processor)
+            self._native = self._processor.step
+            self._prompt_ids = session.prompt_token_ids
+        self._reasoning_field = engine.api.delta_reasoning_field
+        self._hold = self.end == "last_chunk"
         self.pending: tuple[str, list[int]] | None = None
         self.text_seen: list[str] = []
+        self.closed = False
+        self._record = record_into(DeltaAccumulator())
 
-    def _run(self, text: str, ids: list[int], finished: bool) -> StreamDelta:
+    def attach(self, acc: DeltaAccumulator) -> None:
+        self._record = record_into(acc)
+
+    def _run(self, text: str, ids: list[int], finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
+        """One engine chunk: (content, reasoning, call deltas or None)."""
         # `call_framework` inlined: no closure per chunk.
         try:
-            raw = self._step(text, ids, finished)
+            native = self._native
+            if native is not None and (text or ids or finished or self._processor.num_output_tokens):
+                delta = native(text, ids, "stop" if finished else None, self._prompt_ids).delta
+            else:  # older releases; and the empty chunk before any token, which the server skips
+                delta = self._step(text, ids, finished)
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError("vllm", self.engine.label, self.call, f"{type(exc).__name__}: {exc}") from exc
-        return to_stream_delta(self._api, raw)
+            raise self._error(exc) from exc
+        if delta is None:
+            return "", "", None
+        tool_calls = delta.tool_calls
+        return (
+            delta.content or "",
+            getattr(delta, self._reasoning_field) or "",
+            call_deltas(tool_calls) if tool_calls else None,
+        )
 
-    def feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if self.closed:
+            raise closed_error()
         ids = list(token_ids) if token_ids is not None else self.engine.encode(text)
         self.text_seen.append(text)
-        if self.end == "empty_chunk":
-            return self._run(text, ids, False)
+        if not self._hold:
+            content, reasoning, calls = self._run(text, ids, False)
+            self._record(content, reasoning, calls)
+            return make_delta(content, reasoning, calls)
         previous, self.pending = self.pending, (text, ids)
         if previous is None:
             return make_delta()
+        native = self._native
         try:
-            return self._run(previous[0], previous[1], False)
+            if native is not None and (previous[0] or previous[1] or self._processor.num_output_tokens):
+                # 0.33+, the common case: one processor step, its DeltaMessage read here.
+                try:
+                    delta = native(previous[0], previous[1], None, self._prompt_ids).delta
+                except Exception as exc:
+                    raise self._error(exc) from exc
+                if delta is None:
+                    return make_delta()
+                content = delta.content or ""
+                reasoning = getattr(delta, self._reasoning_field) or ""
+                tool_calls = delta.tool_calls
+                calls = call_deltas(tool_calls) if tool_calls else None
+            else:
+                content, reasoning, calls = self._run(previous[0], previous[1], False)
         except BaseException:
             # The failing chunk is `previous`; `text` is the caller's. Under the
             # fallback policy the guard shows pending_text() + text, so the
             # held-back chunk must be what pending_text() reports now.
             self.pending = previous
             raise
+        self._record(content, reasoning, calls)
+        return make_delta(content, reasoning, calls)
+
+    def _error(self, exc: Exception) -> BackendError:
+        return BackendError("vllm", self.engine.label, self.call, f"{type(exc).__name__}: {exc}")
 
     def flush(self) -> StreamDelta:
-        if self.end == "empty_chunk":
-            if not self.text_seen:
-                return make_delta()
-            return self._run("", [], True)
+        """The final chunk (recorded by the stream, not here)."""
+        self.closed = True
+        if not self._hold:
+            return make_delta(*self._run("", [], True)) if self.text_seen else make_delta()
         if self.pending is None:
             return make_delta()  # nothing was generated: the server sends an empty final chunk
         text, ids = self.pending
         self.pending = None
-        return self._run(text, ids, True)
+        return make_delta(*self._run(text, ids, True))
 
     def pending_text(self) -> str:
         return self.pending[0] if self.pending else ""
