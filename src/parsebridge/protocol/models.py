@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +43,19 @@ class _Model(BaseModel):
     # defer_build: the validator (and pydantic's plugin scan) is built on first
     # validation, not at import — `import parsebridge` stays cheap.
     model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, item: str) -> Any:
+            # Models built on the hot path (`_raw`, `make_delta`, …) set only `__dict__`;
+            # pydantic's three bookkeeping slots read as what they would hold: every field
+            # set (one shared set per class), no extra fields (forbidden), no private state
+            # (none is declared). Only reached when a slot is unset; validated models never are.
+            if item == "__pydantic_fields_set__":
+                return _all_fields_set(type(self))
+            if item == "__pydantic_extra__" or item == "__pydantic_private__":
+                return None
+            return super().__getattr__(item)
 
 
 _M = TypeVar("_M", bound=_Model)
@@ -232,31 +245,25 @@ class StreamDelta(_Model):
 # what callers construct themselves is still validated.
 
 _new = object.__new__
-
-
-# BaseModel's own slot descriptors, called directly (no attribute lookup per store). Measured
-# faster than plain stores on a look-alike class followed by `__class__` assignment.
+#: BaseModel's `__dict__` slot descriptor, called directly: a hot-path model is `_new` plus
+#: this one store (the bookkeeping slots stay unset, see `_Model.__getattr__`).
 _set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 #: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
 #: assignment never changes it (extra fields are forbidden).
 _ALL_SET: dict[type, set[str]] = {}
-_DELTA_FIELDS = {"content", "reasoning", "tool_calls"}
-_CALL_DELTA_FIELDS = {"index", "id", "name", "arguments"}
+
+
+def _all_fields_set(cls: type) -> set[str]:
+    fields_set = _ALL_SET.get(cls)
+    if fields_set is None:
+        fields_set = _ALL_SET[cls] = set(cls.model_fields)  # type: ignore[attr-defined]
+    return fields_set
 
 
 def _raw(cls: type[_M], values: dict[str, Any]) -> _M:
     """An instance of `cls` whose fields are exactly `values` (every field, already valid)."""
-    fields_set = _ALL_SET.get(cls)
-    if fields_set is None:
-        fields_set = _ALL_SET[cls] = set(values)
     model = _new(cls)
     _set_dict(model, values)
-    _set_fields_set(model, fields_set)
-    _set_extra(model, None)
-    _set_private(model, None)
     return model
 
 
@@ -269,9 +276,6 @@ def make_delta(
         delta,
         {"content": content, "reasoning": reasoning, "tool_calls": [] if tool_calls is None else tool_calls},
     )
-    _set_fields_set(delta, _DELTA_FIELDS)
-    _set_extra(delta, None)
-    _set_private(delta, None)
     return delta
 
 
@@ -279,9 +283,6 @@ def make_call_delta(index: int, id: str | None, name: str | None, arguments: str
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
     delta = _new(ToolCallDelta)
     _set_dict(delta, {"index": index, "id": id, "name": name, "arguments": arguments})
-    _set_fields_set(delta, _CALL_DELTA_FIELDS)
-    _set_extra(delta, None)
-    _set_private(delta, None)
     return delta
 
 

@@ -14,12 +14,13 @@ This is the only module that imports SGLang, always inside functions.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -198,18 +199,18 @@ class SglangApi:
             fields["tool_choice"] = tool_choice
         return self.ChatCompletionRequest.model_validate(fields)
 
-    def new_function_call_parser(
+    def function_call_parser_factory(
         self, tools: list[Any], name: str, *, tokenizer: Any = None, tool_choice: Any = None
-    ) -> Any:
+    ) -> Callable[[], Any]:
         """`FunctionCallParser(tools, name, …)` with the keywords this release takes and the server passes."""
         kwargs: dict[str, Any] = {}
         if tokenizer is not None and "tokenizer" in self.fc_accepts:
             kwargs["tokenizer"] = tokenizer
         if tool_choice is not None and "tool_choice" in self.fc_accepts:
             kwargs["tool_choice"] = tool_choice
-        return self.FunctionCallParser(tools, name, **kwargs)
+        return functools.partial(self.FunctionCallParser, tools, name, **kwargs)
 
-    def new_reasoning_parser(
+    def reasoning_parser_factory(
         self,
         name: str,
         *,
@@ -218,7 +219,7 @@ class SglangApi:
         request: Any = None,
         tokenizer: Any = None,
         tool_call_parser_active: bool = False,
-    ) -> Any:
+    ) -> Callable[[], Any]:
         """`ReasoningParser(name, stream_reasoning, …)` with the keywords this release takes."""
         kwargs: dict[str, Any] = {"stream_reasoning": stream_reasoning}
         if force_reasoning is not None and "force_reasoning" in self.rp_accepts:
@@ -229,7 +230,7 @@ class SglangApi:
             kwargs["tokenizer"] = tokenizer
         if tool_call_parser_active and "tool_call_parser_active" in self.rp_accepts:
             kwargs["tool_call_parser_active"] = True
-        return self.ReasoningParser(name, **kwargs)
+        return functools.partial(self.ReasoningParser, name, **kwargs)
 
     # ------------------------------------------------------------------ serving decisions
 
@@ -282,9 +283,9 @@ class SglangApi:
         if lowered in ("iquest_q1", "minimax-m3", "hunyuan"):
             return None
         try:
-            detector = self.new_reasoning_parser(
+            detector = self.reasoning_parser_factory(
                 name, stream_reasoning=True, force_reasoning=None, tokenizer=tokenizer
-            ).detector
+            )().detector
         except Exception:
             return False
         default = getattr(detector, "reasoning_default", None)

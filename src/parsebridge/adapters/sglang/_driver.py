@@ -31,6 +31,7 @@ The session returns raw tuples; `parsers` turns them into parsebridge models.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,9 @@ class RequestShape:
     tokenizer: Any
     #: Whether the server runs the tool parser for this shape (worked out once, by the first session).
     tool_active: bool | None = None
+    #: Parser constructors with this shape's keywords bound, by (kind, stream): worked out once
+    #: (which keywords the release takes), so each request only calls one.
+    factories: dict[tuple[str, bool], Callable[[], Any]] = field(default_factory=dict)
 
 
 class Session:
@@ -100,9 +104,15 @@ class Session:
     # ------------------------------------------------------------------ construction
 
     def reasoning_parser(self, *, stream: bool) -> Any:
+        factory = self.shape.factories.get(("reasoning", stream))
+        if factory is None:
+            factory = self.shape.factories["reasoning", stream] = self._reasoning_factory(stream)
+        return factory()
+
+    def _reasoning_factory(self, stream: bool) -> Callable[[], Any]:
         s = self.shape
         assert s.reasoning_name is not None
-        return self.api.new_reasoning_parser(
+        return self.api.reasoning_parser_factory(
             s.reasoning_name,
             stream_reasoning=s.stream_reasoning if stream else False,
             force_reasoning=s.force_reasoning,
@@ -112,6 +122,12 @@ class Session:
         )
 
     def tool_parser(self, *, stream: bool) -> Any:
+        factory = self.shape.factories.get(("tools", stream))
+        if factory is None:
+            factory = self.shape.factories["tools", stream] = self._tool_factory(stream)
+        return factory()
+
+    def _tool_factory(self, stream: bool) -> Callable[[], Any]:
         s = self.shape
         assert s.tool_name is not None
         # One-shot passes the request's tool_choice where the release takes it (with no tools the
@@ -119,7 +135,7 @@ class Session:
         choice = None
         if not stream:
             choice = s.tool_choice if s.tools else getattr(s.request, "tool_choice", None)
-        return self.api.new_function_call_parser(
+        return self.api.function_call_parser_factory(
             s.tools, s.tool_name, tokenizer=s.tokenizer, tool_choice=choice
         )
 

@@ -217,10 +217,13 @@ class SglangEngine:
         return self._markers
 
     def oneshot(self, text: str, reasoning_started: bool | None, call: str) -> Any:
-        def run() -> Any:
+        # `_wrap` inlined (no closure): a one-shot parse is what a server pays per request.
+        try:
             return self.session(reasoning_started).oneshot(text)
-
-        return _wrap(self.label, call, run)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError("sglang", self.label, call, f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Stepper:
@@ -238,21 +241,101 @@ class _Stepper:
         self.end: EndOfStream = end_of_stream or engine.end_of_stream
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
-        self.session = _wrap(engine.label, "construct", lambda: engine.session(reasoning_started))
+        try:
+            self.session = engine.session(reasoning_started)
+            kind, call = self.session.stream_lane()
+        except Exception as exc:
+            raise BackendError("sglang", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
         self._step = self.session.step_parts
-        kind, call = _wrap(engine.label, "construct", self.session.stream_lane)
         self._reasoning_lane = call if kind == "reasoning" else None
         self._tool_lane = call if kind == "tools" else None
         self._hold = self.end == "last_chunk"
         self.pending: str | None = None
         self.text_seen: list[str] = []
         self.closed = False
-        self.attach(DeltaAccumulator())
 
     def attach(self, acc: DeltaAccumulator) -> None:
-        self._record = record_into(acc)
-        self._content_append = acc.content_parts.append
-        self._reasoning_append = acc.reasoning_parts.append
+        """Record into `acc`; a request with one parser gets its own per-chunk `feed`."""
+        if self._reasoning_lane is not None:
+            self.feed = self._reasoning_feed(acc)  # type: ignore[method-assign]
+        elif self._tool_lane is not None:
+            self.feed = self._tool_feed(acc)  # type: ignore[method-assign]
+        else:
+            self._record = record_into(acc)
+
+    def _reasoning_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """`feed` for a request with only a reasoning parser: every name it needs bound once here.
+
+        Per chunk: one framework call, its text appended to the accumulator, one delta.
+        """
+        stepper, lane, hold = self, self._reasoning_lane, self._hold
+        assert lane is not None
+        seen, r_append, c_append = self.text_seen.append, acc.reasoning_parts.append, acc.content_parts.append
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if stepper.closed:
+                raise closed_error()
+            seen(text)
+            if hold:
+                chunk = stepper.pending
+                if chunk is None:
+                    stepper.pending = text
+                    return make_delta()
+            else:
+                chunk = text
+            try:
+                reasoning, content = lane(chunk)
+            except Exception as exc:
+                raise stepper._error(exc) from exc
+            if hold:
+                # `pending` moves on only once the held chunk went through (see `pending_text`).
+                stepper.pending = text
+            if reasoning:
+                r_append(reasoning)
+            else:
+                reasoning = ""
+            if content:
+                c_append(content)
+            else:
+                content = ""
+            return make_delta(content, reasoning)
+
+        return feed
+
+    def _tool_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """`feed` for a request with only a tool parser (see `_reasoning_feed`)."""
+        stepper, lane, hold = self, self._tool_lane, self._hold
+        assert lane is not None
+        seen, c_append, add_calls = self.text_seen.append, acc.content_parts.append, acc.add_calls
+        call_deltas = self._call_deltas
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if stepper.closed:
+                raise closed_error()
+            seen(text)
+            if hold:
+                chunk = stepper.pending
+                if chunk is None:
+                    stepper.pending = text
+                    return make_delta()
+            else:
+                chunk = text
+            try:
+                content, items = lane(chunk)
+                calls = call_deltas(items) if items else None
+            except Exception as exc:
+                raise stepper._error(exc) from exc
+            if hold:
+                stepper.pending = text
+            if content:
+                c_append(content)
+            else:
+                content = ""
+            if calls:
+                add_calls(calls)
+            return make_delta(content, "", calls)
+
+        return feed
 
     def _run(self, text: str, finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
         """One engine chunk through the session: (content, reasoning, call deltas or None)."""
@@ -311,29 +394,11 @@ class _Stepper:
             chunk = text
         # `pending` moves on only once the held chunk went through, so that a
         # failure reports it (see `pending_text`) and the guard adds `text`.
-        lane = self._reasoning_lane
-        if lane is None:
-            content, reasoning, calls = self._run(chunk, False)
-            if hold:
-                self.pending = text
-            self._record(content, reasoning, calls)
-            return make_delta(content, reasoning, calls)
-        # Reasoning only (most reasoning streams): one framework call, two appends, one delta.
-        try:
-            reasoning, content = lane(chunk)
-        except Exception as exc:
-            raise self._error(exc) from exc
+        content, reasoning, calls = self._run(chunk, False)
         if hold:
             self.pending = text
-        if reasoning:
-            self._reasoning_append(reasoning)
-        else:
-            reasoning = ""
-        if content:
-            self._content_append(content)
-        else:
-            content = ""
-        return make_delta(content, reasoning)
+        self._record(content, reasoning, calls)
+        return make_delta(content, reasoning, calls)
 
     def _error(self, exc: Exception) -> BackendError:
         return BackendError("sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}")

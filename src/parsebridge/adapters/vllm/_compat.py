@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -214,15 +214,27 @@ class VllmApi:
             request.tool_choice = tool_choice
         return request
 
-    def make_tool_call_id(self) -> str:
+    @cached_property
+    def _tool_call_id_maker(self) -> Callable[[], str]:
         for mod in ("vllm.renderers.chat_utils", "vllm.entrypoints.chat_utils"):
             try:
-                return importlib.import_module(mod).make_tool_call_id()
+                return importlib.import_module(mod).make_tool_call_id  # type: ignore[no-any-return]
             except (ModuleNotFoundError, AttributeError):
                 continue
         from ...protocol import new_call_id
 
-        return new_call_id()
+        return new_call_id
+
+    def make_tool_call_id(self) -> str:
+        """A call id the way this release's server mints one (the helper is looked up once)."""
+        return self._tool_call_id_maker()
+
+    @cached_property
+    def filter_parallel_tool_calls(self) -> Callable[[list[Any], Any], list[Any]]:
+        """The server's `maybe_filter_parallel_tool_calls` (0.33+ serving utils), looked up once."""
+        from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
+
+        return maybe_filter_parallel_tool_calls  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ deltas
 

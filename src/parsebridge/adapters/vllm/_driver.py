@@ -45,9 +45,21 @@ class RawResult:
     calls: list[RawCall] = field(default_factory=list)
 
 
+def _fields(obj: Any) -> dict[str, Any] | None:
+    """An object's attributes as a dict where it has one (pydantic models, dataclasses)."""
+    attrs = getattr(obj, "__dict__", None)
+    return attrs if isinstance(attrs, dict) else None
+
+
 def _fn(tc: Any) -> tuple[str | None, str | None]:
-    fn = getattr(tc, "function", None)
+    # Attributes are read from `__dict__` where there is one: vLLM 0.33 returns bare
+    # `FunctionCall`s (no `function`, no `id`), and a missing attribute on a pydantic
+    # model costs an exception inside pydantic's `__getattr__`.
+    attrs = _fields(tc)
+    fn = attrs.get("function") if attrs is not None else getattr(tc, "function", None)
     if fn is None:
+        if attrs is not None:
+            return attrs.get("name"), attrs.get("arguments")
         return getattr(tc, "name", None), getattr(tc, "arguments", None)
     if isinstance(fn, dict):
         return fn.get("name"), fn.get("arguments")
@@ -58,9 +70,9 @@ def _raw_calls(calls: Sequence[Any] | None) -> list[RawCall]:
     out = []
     for tc in calls or ():
         name, args = _fn(tc)
-        out.append(
-            RawCall(getattr(tc, "id", None), name or "", args if isinstance(args, str) else json.dumps(args))
-        )
+        attrs = _fields(tc)
+        call_id = attrs.get("id") if attrs is not None else getattr(tc, "id", None)
+        out.append(RawCall(call_id, name or "", args if isinstance(args, str) else json.dumps(args)))
     return out
 
 
@@ -107,14 +119,16 @@ class NativeSession:
 
     def oneshot(self, text: str, token_ids: Sequence[int]) -> RawResult:
         self.parser.set_prompt_token_ids(self.prompt_token_ids)
+        # `token_ids` is the caller's fresh list (never reused): no second copy.
+        ids = token_ids if isinstance(token_ids, list) else list(token_ids)
         reasoning, content, calls = self.parser.parse(
-            text, self.request, enable_auto_tools=True, model_output_token_ids=list(token_ids)
+            text, self.request, enable_auto_tools=True, model_output_token_ids=ids
         )
         if not self.request.include_reasoning:
             reasoning = None
-        from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
-
-        kept = maybe_filter_parallel_tool_calls(list(calls or []), self.request)
+        if not calls:
+            return RawResult(reasoning, content, [])
+        kept = self.api.filter_parallel_tool_calls(list(calls), self.request)
         raw = _raw_calls(kept)
         for call in raw:  # the server fills ids the parser left empty
             if not call.id:

@@ -18,6 +18,7 @@ empty.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import threading
 from collections.abc import Callable, Sequence
@@ -148,6 +149,7 @@ class VllmEngine:
         self._parser_cls: type | None = None
         self._request: Any = None
         self._started_prompt: list[int] | None = None
+        self._encoder: Callable[[str], list[int]] | None = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         # Construct once now: a parser that cannot be built fails at creation, typed.
@@ -195,29 +197,29 @@ class VllmEngine:
                 self._parser_cls = cls
             return self._parser_cls
 
-    def session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
-        def build() -> NativeSession | ServingLoopSession:
-            request = self.request()
-            if self.native:
-                return NativeSession(
-                    self.api,
-                    self._native_cls(),
-                    self.tokenizer,
-                    request,
-                    prompt_token_ids,
-                    self.chat_template_kwargs,
-                )
-            return ServingLoopSession(
+    def _new_session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
+        request = self._request or self.request()
+        if self.native:
+            return NativeSession(
                 self.api,
-                self.tool_cls,
-                self.reasoning_cls,
+                self._parser_cls or self._native_cls(),
                 self.tokenizer,
                 request,
                 prompt_token_ids,
                 self.chat_template_kwargs,
             )
+        return ServingLoopSession(
+            self.api,
+            self.tool_cls,
+            self.reasoning_cls,
+            self.tokenizer,
+            request,
+            prompt_token_ids,
+            self.chat_template_kwargs,
+        )
 
-        return _wrap(self.label, "construct", build)
+    def session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
+        return _wrap(self.label, "construct", lambda: self._new_session(prompt_token_ids))
 
     # ------------------------------------------------------------------ prompt / tokens
 
@@ -258,16 +260,22 @@ class VllmEngine:
             return list(self._started_prompt)  # encoded once per engine; each session its own list
         return []
 
+    def _make_encoder(self) -> Callable[[str], list[int]]:
+        """text → ids with this engine's tokenizer, chosen once (the Mistral test imports vLLM modules)."""
+        tokenizer = self.tokenizer
+        if _mistral.is_mistral(tokenizer):
+            self._encoder = functools.partial(_mistral.encode, tokenizer)
+        else:
+            self._encoder = functools.partial(_tokenizer.encode_ids, tokenizer)
+        return self._encoder
+
     def encode(self, text: str) -> list[int]:
         """Token ids for text the caller gave without ids (typed error if the tokenizer refuses it,
         e.g. lone surrogates, which no engine could have produced)."""
-
-        def run() -> list[int]:
-            if _mistral.is_mistral(self.tokenizer):
-                return _mistral.encode(self.tokenizer, text)
-            return _tokenizer.encode_ids(self.tokenizer, text)
-
-        return _wrap(self.label, "tokenize", run)
+        try:
+            return (self._encoder or self._make_encoder())(text)
+        except Exception as exc:
+            raise BackendError("vllm", self.label, "tokenize", f"{type(exc).__name__}: {exc}") from exc
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         """`text` as the engine would stream it with this tokenizer, `per` tokens a chunk."""
@@ -278,9 +286,18 @@ class VllmEngine:
     # ------------------------------------------------------------------ one-shot
 
     def oneshot(self, text: str, prompt_ids: list[int], call: str) -> RawResult:
-        session = self.session(prompt_ids)
-        ids = self.encode(text)
-        return _wrap(self.label, call, lambda: session.oneshot(text, ids))
+        # No closures, one frame per step: a one-shot parse is what a server pays per request.
+        stage = "construct"
+        try:
+            session = self._new_session(prompt_ids)
+            stage = "tokenize"
+            ids = (self._encoder or self._make_encoder())(text)
+            stage = call
+            return session.oneshot(text, ids)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError("vllm", self.label, stage, f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Stepper:
@@ -310,10 +327,53 @@ class _Stepper:
         self.pending: tuple[str, list[int]] | None = None
         self.text_seen: list[str] = []
         self.closed = False
-        self._record = record_into(DeltaAccumulator())
 
     def attach(self, acc: DeltaAccumulator) -> None:
+        """Record into `acc`; on 0.33+ the stream gets the per-chunk `feed` built here."""
         self._record = record_into(acc)
+        if self._native is not None:
+            self.feed = self._native_feed()  # type: ignore[method-assign]
+
+    def _native_feed(self) -> Callable[..., StreamDelta]:
+        """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here."""
+        stepper, step, processor, prompt_ids = self, self._native, self._processor, self._prompt_ids
+        field, hold, record = self._reasoning_field, self._hold, self._record
+        seen, encode = self.text_seen.append, self.engine.encode
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if stepper.closed:
+                raise closed_error()
+            ids = list(token_ids) if token_ids is not None else encode(text)
+            seen(text)
+            previous = None
+            if hold:
+                previous = stepper.pending
+                stepper.pending = (text, ids)
+                if previous is None:
+                    return make_delta()
+                text, ids = previous
+            if not (text or ids or processor.num_output_tokens):
+                return make_delta()  # the empty chunk before any token, which the server skips
+            try:
+                delta = step(text, ids, None, prompt_ids).delta
+            except BaseException as exc:
+                if hold:
+                    # The failing chunk is the held one: under the fallback policy the guard
+                    # shows pending_text() + the caller's text, so it must still be pending.
+                    stepper.pending = previous
+                if isinstance(exc, Exception):
+                    raise stepper._error(exc) from exc
+                raise
+            if delta is None:
+                return make_delta()
+            content = delta.content or ""
+            reasoning = getattr(delta, field) or ""
+            tool_calls = delta.tool_calls
+            calls = call_deltas(tool_calls) if tool_calls else None
+            record(content, reasoning, calls)
+            return make_delta(content, reasoning, calls)
+
+        return feed
 
     def _run(self, text: str, ids: list[int], finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
         """One engine chunk: (content, reasoning, call deltas or None)."""
@@ -349,22 +409,8 @@ class _Stepper:
         previous, self.pending = self.pending, (text, ids)
         if previous is None:
             return make_delta()
-        native = self._native
         try:
-            if native is not None and (previous[0] or previous[1] or self._processor.num_output_tokens):
-                # 0.33+, the common case: one processor step, its DeltaMessage read here.
-                try:
-                    delta = native(previous[0], previous[1], None, self._prompt_ids).delta
-                except Exception as exc:
-                    raise self._error(exc) from exc
-                if delta is None:
-                    return make_delta()
-                content = delta.content or ""
-                reasoning = getattr(delta, self._reasoning_field) or ""
-                tool_calls = delta.tool_calls
-                calls = call_deltas(tool_calls) if tool_calls else None
-            else:
-                content, reasoning, calls = self._run(previous[0], previous[1], False)
+            content, reasoning, calls = self._run(previous[0], previous[1], False)
         except BaseException:
             # The failing chunk is `previous`; `text` is the caller's. Under the
             # fallback policy the guard shows pending_text() + text, so the
