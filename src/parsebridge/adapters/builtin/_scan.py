@@ -64,16 +64,26 @@ def find_markers(buf: str, start: int, markers: Sequence[str]) -> tuple[int, str
 
 
 def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
-    """How far text from `start` can be released without cutting a possible marker prefix."""
+    """How far text from `start` can be released without cutting a possible marker prefix.
+
+    Only a tail that starts with a marker's first character can be a prefix of it, so each
+    marker costs one `find` in the last `len(marker) - 1` characters on the common path
+    (a tail with no marker character in it), however long the marker.
+    """
     end = len(buf)
     if final:
         return end
     hold = 0
+    find = buf.find
     for m in markers:
-        for k in range(min(len(m) - 1, end - start), hold, -1):
-            if buf.endswith(m[:k]):
-                hold = k
+        first = m[0]
+        p = find(first, max(start, end - len(m) + 1))
+        # The earliest tail that is a proper prefix of `m` is the longest one to hold back.
+        while p != -1 and end - p > hold:
+            if m.startswith(buf[p:]):
+                hold = end - p
                 break
+            p = find(first, p + 1)
     return end - hold
 
 
