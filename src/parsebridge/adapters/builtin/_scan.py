@@ -53,6 +53,17 @@ def match_marker(buf: str, i: int, markers: Sequence[str], final: bool) -> str |
     return MORE if partial else None
 
 
+_FIRSTS: dict[tuple[str, ...], str] = {}
+
+
+def first_chars(markers: tuple[str, ...]) -> str:
+    """The distinct first characters of `markers` (cached per marker set)."""
+    got = _FIRSTS.get(markers)
+    if got is None:
+        got = _FIRSTS[markers] = "".join(sorted({m[0] for m in markers}))
+    return got
+
+
 def find_markers(buf: str, start: int, markers: Sequence[str]) -> tuple[int, str | None]:
     """Earliest occurrence of any marker at or after `start`: (index, marker) or (-1, None)."""
     best, which = -1, None
@@ -248,6 +259,31 @@ class BuiltinToolStream(ToolStreamBase):
     # -- life cycle ---------------------------------------------------------------------------
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         keep = self._pos
+        if keep == len(self._buf) and text and self._span is None:
+            firsts = self._content_firsts()
+            if firsts is not None and not any(c in text for c in firsts):
+                # Plain content (most chunks outside calls): no marker can start in this chunk
+                # and nothing is held, so the step would release it whole as content.
+                self._base += keep
+                self._buf = text
+                self._pos = len(text)
+                self._content(text)
+                return self._take()
+            raw = self._args_scanner()
+            if raw is not None and (
+                ('"' not in text and "\\" not in text)
+                if raw.in_str
+                else raw.plain.fullmatch(text) is not None
+            ) and not raw.esc:
+                # Most chunks of a call's arguments: the machine is scanning them raw, nothing
+                # is left over, and this chunk changes no scanner state (inside a string: no
+                # quote or backslash; outside: no structural or marker character). The scan
+                # would consume it whole and hand it to `_args`: do exactly that.
+                self._base += keep
+                self._buf = text
+                self._pos = len(text)
+                self._args(text)
+                return self._take()
         if self._span is not None:
             if self._span < keep:
                 self._span_parts.append(self._buf[self._span : keep])
@@ -291,6 +327,24 @@ class BuiltinToolStream(ToolStreamBase):
         return "".join(self._pending_ws) + "".join(self._span_parts) + self._buf[self._span :]
 
     # -- format hooks ---------------------------------------------------------------------------
+    def _content_firsts(self) -> str | None:
+        """In a state that releases text as content up to the next marker (via `_outside` or
+        wholesale): the first characters of the markers that could end it; else None.
+
+        A format returns them only where its step, on a chunk containing none of them with
+        nothing held, does nothing but `_content(chunk)`: `_feed` then skips the step.
+        """
+        return None
+
+    def _args_scanner(self) -> JsonRaw | None:
+        """The scanner reading the current named call's arguments raw (each scanned piece goes
+        to `_args` as it is), when that is what the machine is doing now; else None.
+
+        A format returns it only in a state whose step, on a chunk the scanner consumes whole,
+        does nothing but `_args(chunk)`: `_feed` then skips the step (see there).
+        """
+        return None
+
     def _step(self) -> bool:
         """Consume what can be decided; False when more text is needed (or none is left)."""
         raise NotImplementedError
@@ -473,6 +527,12 @@ class ObjectReader:
         self._tok: list[str] = []
         self._key: str | None = None
         self._early_args: list[str] = []
+
+    def args_scanner(self) -> JsonRaw | None:
+        """The raw scanner while it streams the arguments of a named call (see `_args_scanner`)."""
+        if self.phase == _VALUE and self._role == _ARGS and self.name is not None:
+            return self._raw
+        return None
 
     def _marker_at(self, st: BuiltinToolStream) -> str | None:
         found = match_marker(st._buf, st._pos, self.markers, st._final) if self.markers else None

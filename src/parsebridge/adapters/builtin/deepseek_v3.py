@@ -47,6 +47,7 @@ from ._scan import (
     BuiltinToolStream,
     JsonRaw,
     find_markers,
+    first_chars,
     match_marker,
     safe_end,
 )
@@ -88,6 +89,12 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._commit(name)
         self._section_named = self._section_named or self._in_section
         self._state = _ARGS_WAIT
+
+    def _content_firsts(self) -> str | None:
+        return first_chars(self._outside_markers()) if self._state == _OUTSIDE else None
+
+    def _args_scanner(self) -> JsonRaw | None:
+        return self._raw if self._state == _ARGS else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf

@@ -39,11 +39,13 @@ from ._scan import (
     JsonRaw,
     ObjectReader,
     find_markers,
+    first_chars,
     match_marker,
     safe_end,
 )
 
 _MARKERS = (START, END)
+_START_FIRSTS = first_chars((START,))
 
 _CONTENT, _BODY_WAIT, _OBJECT, _OPAQUE_LIT, _OPAQUE_JSON, _RAW_ARGS, _SKIP = range(7)
 
@@ -66,6 +68,13 @@ class HermesToolStream(BuiltinToolStream):
         else:
             self._reject(self._pos)
         self._state = _CONTENT
+
+    def _content_firsts(self) -> str | None:
+        return _START_FIRSTS if self._state == _CONTENT else None
+
+    def _args_scanner(self) -> JsonRaw | None:
+        reader = self._reader
+        return reader.args_scanner() if self._state == _OBJECT and reader is not None else None
 
     def _step(self) -> bool:
         state = self._state

@@ -38,6 +38,7 @@ from ._scan import (
     MORE,
     BuiltinToolParser,
     BuiltinToolStream,
+    JsonRaw,
     ObjectReader,
     match_marker,
 )
@@ -58,6 +59,12 @@ class Llama3JsonToolStream(BuiltinToolStream):
         self._pos += 1
         self._reader = ObjectReader(())
         self._state = _OBJECT
+
+    def _content_firsts(self) -> str | None:
+        return "" if self._state == _CONTENT else None  # after the calls, everything is content
+
+    def _args_scanner(self) -> JsonRaw | None:
+        return self._reader.args_scanner() if self._state == _OBJECT else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
