@@ -21,6 +21,11 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
+#: The C scanner behind `json.loads`, called directly: arguments are parsed once per call on
+#: every one-shot path, and `loads` adds two Python frames and a whitespace regex around it.
+_scan_json = json.JSONDecoder().scan_once
+
+
 def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     """Arguments text → (dict, None), or ({}, verbatim text) when it is not a JSON object.
 
@@ -30,13 +35,15 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     stripped = text.strip()
     if not stripped:
         return {}, None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
+    if stripped[0] != "{":  # only an object can be arguments
         return {}, text
-    if isinstance(value, dict):
-        return value, None
-    return {}, text
+    try:
+        value, end = _scan_json(stripped, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return {}, text
+    if end != len(stripped) or not isinstance(value, dict):
+        return {}, text
+    return value, None
 
 
 class _Model(BaseModel):

@@ -104,10 +104,13 @@ class Session:
     # ------------------------------------------------------------------ construction
 
     def reasoning_parser(self, *, stream: bool) -> Any:
+        return self.reasoning_parser_factory(stream=stream)()
+
+    def reasoning_parser_factory(self, *, stream: bool) -> Callable[[], Any]:
         factory = self.shape.factories.get(("reasoning", stream))
         if factory is None:
             factory = self.shape.factories["reasoning", stream] = self._reasoning_factory(stream)
-        return factory()
+        return factory
 
     def _reasoning_factory(self, stream: bool) -> Callable[[], Any]:
         s = self.shape

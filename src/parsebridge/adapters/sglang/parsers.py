@@ -133,6 +133,8 @@ class SglangEngine:
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         self._shapes: dict[bool | None, RequestShape] = {}
+        #: One-shot reasoning parser constructors by start state (a reasoning-only `parse`).
+        self.reasoning_factories: dict[bool | None, Callable[[], Any]] = {}
         # Construct once now: a parser that cannot be built fails at creation, typed.
         _wrap(self.label, "construct", lambda: self.session(None).construct())
 
@@ -191,6 +193,12 @@ class SglangEngine:
         if shape is None:
             shape = self._shapes[reasoning_started] = self._shape(reasoning_started)
         return Session(self.api, shape)
+
+    def reasoning_factory(self, reasoning_started: bool | None) -> Callable[[], Any]:
+        """The one-shot reasoning parser's constructor for this start state (kept in `reasoning_factories`)."""
+        factory = self.session(reasoning_started).reasoning_parser_factory(stream=False)
+        self.reasoning_factories[reasoning_started] = factory
+        return factory
 
     def _shape(self, reasoning_started: bool | None) -> RequestShape:
         return RequestShape(
@@ -488,12 +496,21 @@ class SglangReasoningParser(ReasoningParserBase):
         return self.engine.tokenizer
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
-        raw = self.engine.oneshot(text, reasoning_started, "parse_non_stream")
-        reasoning = none_if_empty(raw.reasoning)
-        start, end = self.engine.markers()
-        return make_reasoning_result(
-            reasoning, none_if_empty(raw.content), locate_reasoning(text, reasoning, start, end)
-        )
+        # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
+        # (what `Session.oneshot` does for it), made here without a session.
+        engine = self.engine
+        try:
+            make = engine.reasoning_factories.get(reasoning_started) or engine.reasoning_factory(reasoning_started)
+            reasoning, content = make().parse_non_stream(text)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError(
+                "sglang", engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
+            ) from exc
+        reasoning = reasoning or None
+        start, end = engine.markers()
+        return make_reasoning_result(reasoning, content or None, locate_reasoning(text, reasoning, start, end))
 
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any

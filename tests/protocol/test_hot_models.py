@@ -1,0 +1,110 @@
+"""Models built on the hot path behave as the validated models a caller would build.
+
+`make_delta` & co. store only `__dict__` (pydantic's bookkeeping slots stay
+unset and read through `_Model.__getattr__`). Everything a caller can do with
+a model must not tell the two apart: equality both ways, dumps, repr, copies,
+pickling, assignment, use inside another model, and a typo still raising
+AttributeError.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from parsebridge.protocol import (
+    ReasoningBlock,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolParseResult,
+)
+from parsebridge.protocol.models import (
+    make_block,
+    make_call_delta,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
+)
+
+
+def _call() -> ToolCall:
+    return make_tool_call("get_weather", '{"city": "Paris"}', "call_1", "<tool_call>…</tool_call>")
+
+
+PAIRS: list[tuple[str, Callable[[], BaseModel], Callable[[], BaseModel]]] = [
+    (
+        "delta",
+        lambda: make_delta("hi", "why", [make_call_delta(0, "call_1", "f", '{"a"')]),
+        lambda: StreamDelta(
+            content="hi", reasoning="why", tool_calls=[ToolCallDelta(index=0, id="call_1", name="f", arguments='{"a"')]
+        ),
+    ),
+    ("empty delta", make_delta, StreamDelta),
+    ("call delta", lambda: make_call_delta(1, None, None, "x"), lambda: ToolCallDelta(index=1, arguments="x")),
+    (
+        "tool call",
+        _call,
+        lambda: ToolCall(
+            id="call_1", name="get_weather", arguments={"city": "Paris"}, raw_text="<tool_call>…</tool_call>"
+        ),
+    ),
+    (
+        "tool result",
+        lambda: make_tool_result("text", [_call()]),
+        lambda: ToolParseResult(
+            content="text",
+            tool_calls=[
+                ToolCall(
+                    id="call_1", name="get_weather", arguments={"city": "Paris"}, raw_text="<tool_call>…</tool_call>"
+                )
+            ],
+        ),
+    ),
+    (
+        "reasoning result",
+        lambda: make_reasoning_result("r", "c", make_block("r", "<think>", "</think>", 0, 16, True)),
+        lambda: ReasoningParseResult(
+            reasoning="r",
+            content="c",
+            block=ReasoningBlock(
+                content="r", start_marker="<think>", end_marker="</think>", start_index=0, end_index=16
+            ),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "hot", "validated"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_hot_model_is_indistinguishable(label: str, hot: Callable[[], Any], validated: Callable[[], Any]) -> None:
+    a, b = hot(), validated()
+    assert type(a) is type(b)
+    assert a == b and b == a
+    assert a.model_dump() == b.model_dump()
+    assert a.model_dump_json() == b.model_dump_json()
+    assert repr(a) == repr(b)
+    for clone in (copy.copy(a), copy.deepcopy(a), a.model_copy(), pickle.loads(pickle.dumps(a))):
+        assert clone == b
+    assert type(a).model_validate(a.model_dump()) == b
+    assert a.model_extra is None
+    assert set(a.model_fields_set) == set(type(a).model_fields)
+    with pytest.raises(AttributeError):
+        _ = a.no_such_field
+
+
+def test_hot_model_assignment_and_nesting() -> None:
+    delta = make_delta("a")
+    delta.content = "b"
+    assert delta.content == "b" and delta == StreamDelta(content="b")
+    other = make_delta("c")
+    assert other.content == "c"  # the shared fields set is not state: assignment leaks nothing
+    result = ToolParseResult(content=None, tool_calls=[_call()])  # a hot model inside a validated one
+    assert result.tool_calls[0].arguments == {"city": "Paris"}
+    assert delta.model_copy(update={"reasoning": "r"}).reasoning == "r"
