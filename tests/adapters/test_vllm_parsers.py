@@ -170,3 +170,11 @@ def test_user_tokenizer_path(tmp_path: Path) -> None:
         assert [(c.name, c.arguments) for c in other.parse(TOOL_TEXT).tool_calls] == want
     obj = pb.get_tool_parser("vllm:hermes", tools=TOOLS, tokenizer=tp.tokenizer)
     assert obj.tokenizer is tp.tokenizer
+
+
+@pytest.mark.parametrize("end_of_stream", ["last_chunk", "empty_chunk"])
+def test_stream_token_ids_that_are_not_ids_fail_typed(end_of_stream: str) -> None:
+    """The per-chunk path raises parsebridge's error for a caller's bad ids, never a bare TypeError."""
+    stream = pb.get_tool_parser("vllm:hermes", tools=TOOLS).stream(end_of_stream=end_of_stream)
+    with pytest.raises(BackendError):
+        stream.feed("Hello", 5)  # type: ignore[arg-type]

@@ -44,11 +44,17 @@ PAIRS: list[tuple[str, Callable[[], BaseModel], Callable[[], BaseModel]]] = [
         "delta",
         lambda: make_delta("hi", "why", [make_call_delta(0, "call_1", "f", '{"a"')]),
         lambda: StreamDelta(
-            content="hi", reasoning="why", tool_calls=[ToolCallDelta(index=0, id="call_1", name="f", arguments='{"a"')]
+            content="hi",
+            reasoning="why",
+            tool_calls=[ToolCallDelta(index=0, id="call_1", name="f", arguments='{"a"')],
         ),
     ),
     ("empty delta", make_delta, StreamDelta),
-    ("call delta", lambda: make_call_delta(1, None, None, "x"), lambda: ToolCallDelta(index=1, arguments="x")),
+    (
+        "call delta",
+        lambda: make_call_delta(1, None, None, "x"),
+        lambda: ToolCallDelta(index=1, arguments="x"),
+    ),
     (
         "tool call",
         _call,
@@ -63,7 +69,10 @@ PAIRS: list[tuple[str, Callable[[], BaseModel], Callable[[], BaseModel]]] = [
             content="text",
             tool_calls=[
                 ToolCall(
-                    id="call_1", name="get_weather", arguments={"city": "Paris"}, raw_text="<tool_call>…</tool_call>"
+                    id="call_1",
+                    name="get_weather",
+                    arguments={"city": "Paris"},
+                    raw_text="<tool_call>…</tool_call>",
                 )
             ],
         ),
@@ -83,7 +92,9 @@ PAIRS: list[tuple[str, Callable[[], BaseModel], Callable[[], BaseModel]]] = [
 
 
 @pytest.mark.parametrize(("label", "hot", "validated"), PAIRS, ids=[p[0] for p in PAIRS])
-def test_hot_model_is_indistinguishable(label: str, hot: Callable[[], Any], validated: Callable[[], Any]) -> None:
+def test_hot_model_is_indistinguishable(
+    label: str, hot: Callable[[], Any], validated: Callable[[], Any]
+) -> None:
     a, b = hot(), validated()
     assert type(a) is type(b)
     assert a == b and b == a

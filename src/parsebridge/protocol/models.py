@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +24,7 @@ def new_call_id() -> str:
 
 #: The C scanner behind `json.loads`, called directly: arguments are parsed once per call on
 #: every one-shot path, and `loads` adds two Python frames and a whitespace regex around it.
-_scan_json = json.JSONDecoder().scan_once
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:

@@ -270,11 +270,15 @@ class BuiltinToolStream(ToolStreamBase):
                 self._content(text)
                 return self._take()
             raw = self._args_scanner()
-            if raw is not None and (
-                ('"' not in text and "\\" not in text)
-                if raw.in_str
-                else raw.plain.fullmatch(text) is not None
-            ) and not raw.esc:
+            if (
+                raw is not None
+                and (
+                    ('"' not in text and "\\" not in text)
+                    if raw.in_str
+                    else raw.plain.fullmatch(text) is not None
+                )
+                and not raw.esc
+            ):
                 # Most chunks of a call's arguments: the machine is scanning them raw, nothing
                 # is left over, and this chunk changes no scanner state (inside a string: no
                 # quote or backslash; outside: no structural or marker character). The scan

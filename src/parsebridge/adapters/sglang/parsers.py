@@ -500,7 +500,9 @@ class SglangReasoningParser(ReasoningParserBase):
         # (what `Session.oneshot` does for it), made here without a session.
         engine = self.engine
         try:
-            make = engine.reasoning_factories.get(reasoning_started) or engine.reasoning_factory(reasoning_started)
+            make = engine.reasoning_factories.get(reasoning_started) or engine.reasoning_factory(
+                reasoning_started
+            )
             reasoning, content = make().parse_non_stream(text)
         except BackendError:
             raise
@@ -510,7 +512,9 @@ class SglangReasoningParser(ReasoningParserBase):
             ) from exc
         reasoning = reasoning or None
         start, end = engine.markers()
-        return make_reasoning_result(reasoning, content or None, locate_reasoning(text, reasoning, start, end))
+        return make_reasoning_result(
+            reasoning, content or None, locate_reasoning(text, reasoning, start, end)
+        )
 
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any

@@ -343,7 +343,12 @@ class _Stepper:
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
             if stepper.closed:
                 raise closed_error()
-            ids = list(token_ids) if token_ids is not None else encode(text)
+            try:  # a caller's ids that are not a sequence of ints fail typed, as a framework error would
+                ids = list(token_ids) if token_ids is not None else encode(text)
+            except BackendError:
+                raise
+            except Exception as exc:
+                raise stepper._error(exc) from exc
             seen(text)
             previous = None
             if hold:
@@ -400,7 +405,12 @@ class _Stepper:
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if self.closed:
             raise closed_error()
-        ids = list(token_ids) if token_ids is not None else self.engine.encode(text)
+        try:
+            ids = list(token_ids) if token_ids is not None else self.engine.encode(text)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
         self.text_seen.append(text)
         if not self._hold:
             content, reasoning, calls = self._run(text, ids, False)
