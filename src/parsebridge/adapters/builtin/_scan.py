@@ -260,33 +260,32 @@ class BuiltinToolStream(ToolStreamBase):
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         keep = self._pos
         if keep == len(self._buf) and text and self._span is None:
+            # Shortcuts: nothing is held, and this chunk cannot change the machine's state, so
+            # its step would hand it whole to `_content` (plain content: no marker's first
+            # character in it) or to `_args` (inside a call's raw arguments: no quote or
+            # backslash in a string, only plain characters outside one). Do exactly that.
+            emit: Any = None
             firsts = self._content_firsts()
-            if firsts is not None and not any(c in text for c in firsts):
-                # Plain content (most chunks outside calls): no marker can start in this chunk
-                # and nothing is held, so the step would release it whole as content.
+            if firsts is not None:
+                if not any(c in text for c in firsts):
+                    emit = self._content
+            else:
+                raw = self._args_scanner()
+                if (
+                    raw is not None
+                    and not raw.esc
+                    and (
+                        ('"' not in text and "\\" not in text)
+                        if raw.in_str
+                        else raw.plain.fullmatch(text) is not None
+                    )
+                ):
+                    emit = self._args
+            if emit is not None:
                 self._base += keep
                 self._buf = text
                 self._pos = len(text)
-                self._content(text)
-                return self._take()
-            raw = self._args_scanner()
-            if (
-                raw is not None
-                and (
-                    ('"' not in text and "\\" not in text)
-                    if raw.in_str
-                    else raw.plain.fullmatch(text) is not None
-                )
-                and not raw.esc
-            ):
-                # Most chunks of a call's arguments: the machine is scanning them raw, nothing
-                # is left over, and this chunk changes no scanner state (inside a string: no
-                # quote or backslash; outside: no structural or marker character). The scan
-                # would consume it whole and hand it to `_args`: do exactly that.
-                self._base += keep
-                self._buf = text
-                self._pos = len(text)
-                self._args(text)
+                emit(text)
                 return self._take()
         if self._span is not None:
             if self._span < keep:

@@ -104,12 +104,17 @@ class Session:
     # ------------------------------------------------------------------ construction
 
     def reasoning_parser(self, *, stream: bool) -> Any:
-        return self.reasoning_parser_factory(stream=stream)()
+        return self.parser_factory("reasoning", stream)()
 
-    def reasoning_parser_factory(self, *, stream: bool) -> Callable[[], Any]:
-        factory = self.shape.factories.get(("reasoning", stream))
+    def tool_parser(self, *, stream: bool) -> Any:
+        return self.parser_factory("tools", stream)()
+
+    def parser_factory(self, kind: str, stream: bool) -> Callable[[], Any]:
+        """The constructor of this shape's "reasoning" or "tools" parser, worked out once per shape."""
+        factory = self.shape.factories.get((kind, stream))
         if factory is None:
-            factory = self.shape.factories["reasoning", stream] = self._reasoning_factory(stream)
+            build = self._reasoning_factory if kind == "reasoning" else self._tool_factory
+            factory = self.shape.factories[kind, stream] = build(stream)
         return factory
 
     def _reasoning_factory(self, stream: bool) -> Callable[[], Any]:
@@ -123,12 +128,6 @@ class Session:
             tokenizer=s.tokenizer,
             tool_call_parser_active=self.tool_active,
         )
-
-    def tool_parser(self, *, stream: bool) -> Any:
-        factory = self.shape.factories.get(("tools", stream))
-        if factory is None:
-            factory = self.shape.factories["tools", stream] = self._tool_factory(stream)
-        return factory()
 
     def _tool_factory(self, stream: bool) -> Callable[[], Any]:
         s = self.shape

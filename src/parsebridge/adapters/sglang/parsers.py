@@ -133,8 +133,6 @@ class SglangEngine:
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         self._shapes: dict[bool | None, RequestShape] = {}
-        #: One-shot reasoning parser constructors by start state (a reasoning-only `parse`).
-        self.reasoning_factories: dict[bool | None, Callable[[], Any]] = {}
         # Construct once now: a parser that cannot be built fails at creation, typed.
         _wrap(self.label, "construct", lambda: self.session(None).construct())
 
@@ -193,12 +191,6 @@ class SglangEngine:
         if shape is None:
             shape = self._shapes[reasoning_started] = self._shape(reasoning_started)
         return Session(self.api, shape)
-
-    def reasoning_factory(self, reasoning_started: bool | None) -> Callable[[], Any]:
-        """The one-shot reasoning parser's constructor for this start state (kept in `reasoning_factories`)."""
-        factory = self.session(reasoning_started).reasoning_parser_factory(stream=False)
-        self.reasoning_factories[reasoning_started] = factory
-        return factory
 
     def _shape(self, reasoning_started: bool | None) -> RequestShape:
         return RequestShape(
@@ -347,23 +339,13 @@ class _Stepper:
 
     def _run(self, text: str, finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
         """One engine chunk through the session: (content, reasoning, call deltas or None)."""
-        # `call_framework` inlined: no closure per chunk.
+        # Non-final chunks of a single-parser request never come here (see `attach`).
         try:
-            lane = self._reasoning_lane
-            if lane is not None and not finished:
-                reasoning, content = lane(text)
-                return content or "", reasoning or "", None
-            lane = self._tool_lane
-            if lane is not None and not finished:
-                content, items = lane(text)
-                return content or "", "", self._call_deltas(items) if items else None
             reasoning, content, raw_calls = self._step(text, finished)
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError(
-                "sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise self._error(exc) from exc
         calls = (
             [make_call_delta(c.index, c.id, c.name, c.arguments) for c in raw_calls] if raw_calls else None
         )
@@ -497,12 +479,10 @@ class SglangReasoningParser(ReasoningParserBase):
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
-        # (what `Session.oneshot` does for it), made here without a session.
+        # (what `Session.oneshot` does for it, without its raw result).
         engine = self.engine
         try:
-            make = engine.reasoning_factories.get(reasoning_started) or engine.reasoning_factory(
-                reasoning_started
-            )
+            make = engine.session(reasoning_started).parser_factory("reasoning", False)
             reasoning, content = make().parse_non_stream(text)
         except BackendError:
             raise

@@ -286,12 +286,11 @@ class VllmEngine:
     # ------------------------------------------------------------------ one-shot
 
     def oneshot(self, text: str, prompt_ids: list[int], call: str) -> RawResult:
-        # No closures, one frame per step: a one-shot parse is what a server pays per request.
+        # No closures: a one-shot parse is what a server pays per request.
         stage = "construct"
         try:
             session = self._new_session(prompt_ids)
-            stage = "tokenize"
-            ids = (self._encoder or self._make_encoder())(text)
+            ids = self.encode(text)  # its own typed error ("tokenize")
             stage = call
             return session.oneshot(text, ids)
         except BackendError:
@@ -384,11 +383,7 @@ class _Stepper:
         """One engine chunk: (content, reasoning, call deltas or None)."""
         # `call_framework` inlined: no closure per chunk.
         try:
-            native = self._native
-            if native is not None and (text or ids or finished or self._processor.num_output_tokens):
-                delta = native(text, ids, "stop" if finished else None, self._prompt_ids).delta
-            else:  # older releases; and the empty chunk before any token, which the server skips
-                delta = self._step(text, ids, finished)
+            delta = self._step(text, ids, finished)
         except BackendError:
             raise
         except Exception as exc:
