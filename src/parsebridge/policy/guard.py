@@ -107,7 +107,8 @@ class _GuardedStream:
         self._acc: DeltaAccumulator = (
             inner_acc if isinstance(inner_acc, DeltaAccumulator) else DeltaAccumulator()
         )
-        self._tail = DeltaAccumulator()
+        #: What was passed through as content after the parser broke (made when it breaks).
+        self._tail: DeltaAccumulator | None = None
         self._limit = guard.max_held
         # The general path is the `feed` method. While the stream is healthy, open and has no
         # `max_held` to measure, an instance attribute shadows it with the fast path built
@@ -176,6 +177,8 @@ class _GuardedStream:
 
     def _record(self, delta: StreamDelta) -> StreamDelta:
         if self._broken:
+            if self._tail is None:
+                self._tail = DeltaAccumulator()
             self._tail.add(delta)
         elif self._own:
             self._acc.add(delta)
@@ -238,8 +241,24 @@ class _GuardedStream:
             delta = self._break(exc, "stream.flush", "")
         return self._record(delta)
 
+    def _finished_by_inner(self) -> Any:
+        """The inner stream's own `finish()` when the stream is healthy and records itself, else None.
+
+        Its flush and result in one call (the common end of a stream); a failure in it
+        is handled as a failing flush, and the caller then assembles the result.
+        """
+        if self._done or self._broken or self._own:
+            return None
+        self._done = True
+        self._slow_path()
+        try:
+            return self._inner.finish()
+        except Exception as exc:
+            self._record(self._break(exc, "stream.flush", ""))  # raises under "raise"
+            return None
+
     def _merged_content(self, content: str | None) -> str | None:
-        tail = self._tail.content
+        tail = self._tail.content if self._tail is not None else None
         if tail is None:
             return content
         return (content or "") + tail
@@ -247,6 +266,9 @@ class _GuardedStream:
 
 class GuardedToolStream(_GuardedStream):
     def finish(self) -> ToolParseResult:
+        result = self._finished_by_inner()
+        if result is not None:
+            return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
             return self._inner.finish()  # type: ignore[no-any-return]
@@ -256,6 +278,9 @@ class GuardedToolStream(_GuardedStream):
 
 class GuardedReasoningStream(_GuardedStream):
     def finish(self) -> ReasoningParseResult:
+        result = self._finished_by_inner()
+        if result is not None:
+            return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
             return self._inner.finish()  # type: ignore[no-any-return]
@@ -319,7 +344,9 @@ class GuardedReasoningParser(_Guard):
     ) -> ReasoningParseResult:
         """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state)."""
         try:
-            return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
+            if kwargs:
+                return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
+            return self.inner.parse(text, reasoning_started=reasoning_started)
         except Exception as exc:
             self._handle(exc, "parse", transcript)
             return ReasoningParseResult(content=text or None)
@@ -346,6 +373,9 @@ class GuardedReasoningParser(_Guard):
 
 class GuardedPipelineStream(_GuardedStream):
     def finish(self) -> ParseResult:
+        result = self._finished_by_inner()
+        if result is not None:
+            return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
             return self._inner.finish()  # type: ignore[no-any-return]

@@ -26,7 +26,8 @@ Restated from the installed release's ``sglang/srt/entrypoints/openai/serving_ch
   streamed of the last call's arguments with the detector's record of them
   and sends the rest.
 
-The session returns raw tuples; `parsers` turns them into parsebridge models.
+The session returns raw tuples (one-shot calls as parsebridge `ToolCall`s already);
+`parsers` turns the rest into parsebridge models.
 """
 
 from __future__ import annotations
@@ -35,17 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...protocol import ToolCall
+from ...protocol.models import make_tool_call
 from ._compat import SglangApi
-
-
-@dataclass
-class RawCall:
-    """A complete call from a one-shot parse."""
-
-    id: str
-    name: str
-    arguments: str
-    tool_index: int
 
 
 @dataclass
@@ -56,13 +49,6 @@ class RawCallDelta:
     id: str | None
     name: str | None
     arguments: str
-
-
-@dataclass
-class RawResult:
-    reasoning: str | None = None
-    content: str | None = None
-    calls: list[RawCall] = field(default_factory=list)
 
 
 @dataclass
@@ -158,7 +144,12 @@ class Session:
 
     # ------------------------------------------------------------------ one-shot
 
-    def oneshot(self, text: str) -> RawResult:
+    def oneshot(self, text: str) -> tuple[str | None, str | None, list[ToolCall]]:
+        """(reasoning, content, calls) as the server's message has them ("" reads as None).
+
+        Calls come out as parsebridge `ToolCall`s directly (arguments parsed, invalid
+        text kept verbatim): one object per call, nothing in between.
+        """
         s = self.shape
         reasoning: str | None = None
         answer_started = False
@@ -167,21 +158,21 @@ class Session:
             reasoning, text = parser.parse_non_stream(text)
             answer_started = self._answer_started_in(parser)
             text = text or ""
-        calls: list[RawCall] = []
+        calls: list[ToolCall] = []
         if s.tool_name and self.tool_active and not answer_started:
             parser = self.tool_parser(stream=False)
             if parser.has_tool_call(text):
                 text, items = parser.parse_non_stream(text)
+                call_id = self.api.call_id
                 for item in items:
                     calls.append(
-                        RawCall(
-                            id=self.api.call_id(s.tool_name, item.name, item.tool_index),
-                            name=item.name or "",
-                            arguments=item.parameters or "",
-                            tool_index=item.tool_index,
+                        make_tool_call(
+                            item.name or "",
+                            item.parameters or "",
+                            call_id(s.tool_name, item.name, item.tool_index),
                         )
                     )
-        return RawResult(reasoning=reasoning or None, content=text or None, calls=calls)
+        return reasoning or None, text or None, calls
 
     # ------------------------------------------------------------------ streaming
 

@@ -45,14 +45,15 @@ from ...protocol import (
     ToolSpec,
 )
 from ...protocol.models import (
+    alloc,
     make_call_delta,
     make_delta,
     make_reasoning_result,
-    make_tool_call,
     make_tool_result,
+    set_fields,
 )
 from .. import _tokenizers
-from .._common import locate_reasoning, none_if_empty, reasoning_markers
+from .._common import locate_reasoning, reasoning_markers
 from .._stepped import (
     END_OF_STREAM_CHOICES,
     EndOfStream,
@@ -64,7 +65,7 @@ from .._stepped import (
     record_into,
 )
 from ._compat import SglangApi, get_api
-from ._driver import RawCall, RequestShape, Session
+from ._driver import RequestShape, Session
 
 TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
 T = TypeVar("T")
@@ -73,11 +74,6 @@ T = TypeVar("T")
 def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     """Run an SGLang call; anything it raises becomes a `BackendError` with the original as cause."""
     return call_framework("sglang", spec_name, call, fn)
-
-
-def to_tool_call(call: RawCall) -> ToolCall:
-    """A one-shot call: SGLang's id, parameters JSON parsed, invalid JSON kept verbatim."""
-    return make_tool_call(call.name, call.arguments, call.id)
 
 
 class SglangEngine:
@@ -216,7 +212,9 @@ class SglangEngine:
                     self._markers = (None, None)
         return self._markers
 
-    def oneshot(self, text: str, reasoning_started: bool | None, call: str) -> Any:
+    def oneshot(
+        self, text: str, reasoning_started: bool | None, call: str
+    ) -> tuple[str | None, str | None, list[ToolCall]]:
         # `_wrap` inlined (no closure): a one-shot parse is what a server pays per request.
         try:
             return self.session(reasoning_started).oneshot(text)
@@ -266,7 +264,8 @@ class _Stepper:
     def _reasoning_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
         """`feed` for a request with only a reasoning parser: every name it needs bound once here.
 
-        Per chunk: one framework call, its text appended to the accumulator, one delta.
+        Per chunk: one framework call, its text appended to the accumulator, one delta
+        (`make_delta` inlined).
         """
         stepper, lane, hold = self, self._reasoning_lane, self._hold
         assert lane is not None
@@ -298,7 +297,9 @@ class _Stepper:
                 c_append(content)
             else:
                 content = ""
-            return make_delta(content, reasoning)
+            delta = alloc(StreamDelta)
+            set_fields(delta, {"content": content, "reasoning": reasoning, "tool_calls": []})
+            return delta
 
         return feed
 
@@ -333,7 +334,11 @@ class _Stepper:
                 content = ""
             if calls:
                 add_calls(calls)
-            return make_delta(content, "", calls)
+            else:
+                calls = []
+            delta = alloc(StreamDelta)
+            set_fields(delta, {"content": content, "reasoning": "", "tool_calls": calls})
+            return delta
 
         return feed
 
@@ -432,8 +437,8 @@ class SglangToolParser(ToolParserBase):
         return self.engine.tokenizer
 
     def parse(self, text: str) -> ToolParseResult:
-        raw = self.engine.oneshot(text, None, "parse_non_stream")
-        return make_tool_result(none_if_empty(raw.content), [to_tool_call(c) for c in raw.calls])
+        _, content, calls = self.engine.oneshot(text, None, "parse_non_stream")
+        return make_tool_result(content, calls)
 
     def has_tool_calls(self, text: str) -> bool:
         """SGLang's own `has_tool_call` (a marker test: true on a partial call too)."""
@@ -544,13 +549,14 @@ class SglangPipeline(Pipeline):
         return self.reasoning_started if reasoning_started is None else reasoning_started
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
-        raw = self.engine.oneshot(text, self._started(reasoning_started), "parse_non_stream")
-        reasoning = none_if_empty(raw.reasoning)
+        reasoning, content, calls = self.engine.oneshot(
+            text, self._started(reasoning_started), "parse_non_stream"
+        )
         start, end = self.engine.markers()
         return ParseResult(
             reasoning=reasoning,
-            content=none_if_empty(raw.content),
-            tool_calls=[to_tool_call(c) for c in raw.calls],
+            content=content,
+            tool_calls=calls,
             block=locate_reasoning(text, reasoning, start, end),
         )
 

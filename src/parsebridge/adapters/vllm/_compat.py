@@ -90,6 +90,12 @@ class VllmApi:
         return True
 
     @cached_property
+    def ChatStreamProcessor(self) -> Any:
+        """0.33+: the server's per-request stream driver (looked up once, not per stream)."""
+        module = importlib.import_module("vllm.entrypoints.openai.chat_completion.stream_processor")
+        return module.ChatStreamProcessor
+
+    @cached_property
     def serving(self) -> ServingBehaviour:
         v = self.version_tuple
         return ServingBehaviour(

@@ -106,9 +106,7 @@ class NativeSession:
     def processor(self) -> Any:
         """vLLM's per-request ChatStreamProcessor, built on the first streamed chunk."""
         if self._processor is None:
-            from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
-
-            processor = ChatStreamProcessor(
+            processor = self.api.ChatStreamProcessor(
                 self.request, self.parser, enable_auto_tools=True, parser_cls=self._parser_cls
             )
             # The server drops calls when the request has no tools or tool_choice

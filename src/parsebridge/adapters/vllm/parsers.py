@@ -37,7 +37,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.models import make_delta, make_reasoning_result, make_tool_result
+from ...protocol.models import alloc, make_delta, make_reasoning_result, make_tool_result, set_fields
 from .._stepped import (
     END_OF_STREAM_CHOICES,
     EndOfStream,
@@ -51,7 +51,14 @@ from .._stepped import (
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
-from ._translate import call_deltas, locate_reasoning, none_if_empty, reasoning_markers, to_tool_call
+from ._translate import (
+    call_deltas,
+    locate_reasoning,
+    native_call_deltas,
+    none_if_empty,
+    reasoning_markers,
+    to_tool_call,
+)
 
 T = TypeVar("T")
 
@@ -309,17 +316,25 @@ class _Stepper:
 
     def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
         self.engine = engine
-        self.session = engine.session(prompt_ids)
         self.end: EndOfStream = end_of_stream or engine.end_of_stream
         if self.end not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
-        session = self.session
-        self.call = "parse_delta" if isinstance(session, NativeSession) else "extract_*_streaming"
+        # `engine.session` and the processor without their `_wrap` closures: a stream's set-up is
+        # paid per request.
+        try:
+            session = self.session = engine._new_session(prompt_ids)
+            native = isinstance(session, NativeSession)
+            processor = session.processor if native else None
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError("vllm", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
+        self.call = "parse_delta" if native else "extract_*_streaming"
         self._step = session.step
         self._native: Any = None
-        if isinstance(session, NativeSession):
-            self._processor = _wrap(engine.label, "construct", lambda: session.processor)
-            self._native = self._processor.step
+        if native:
+            self._processor = processor
+            self._native = processor.step
             self._prompt_ids = session.prompt_token_ids
         self._reasoning_field = engine.api.delta_reasoning_field
         self._hold = self.end == "last_chunk"
@@ -329,15 +344,22 @@ class _Stepper:
 
     def attach(self, acc: DeltaAccumulator) -> None:
         """Record into `acc`; on 0.33+ the stream gets the per-chunk `feed` built here."""
+        self._acc = acc
         self._record = record_into(acc)
         if self._native is not None:
             self.feed = self._native_feed()  # type: ignore[method-assign]
 
     def _native_feed(self) -> Callable[..., StreamDelta]:
-        """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here."""
+        """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here.
+
+        The delta's text goes straight into the accumulator's parts and the `StreamDelta`
+        is built inline (`record_into` and `make_delta` without their frames).
+        """
         stepper, step, processor, prompt_ids = self, self._native, self._processor, self._prompt_ids
-        field, hold, record = self._reasoning_field, self._hold, self._record
+        field, hold, acc = self._reasoning_field, self._hold, self._acc
         seen, encode = self.text_seen.append, self.engine.encode
+        c_append, r_append, add_calls = acc.content_parts.append, acc.reasoning_parts.append, acc.add_calls
+        translate = native_call_deltas(self.engine.api)
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
             if stepper.closed:
@@ -370,12 +392,25 @@ class _Stepper:
                 raise
             if delta is None:
                 return make_delta()
-            content = delta.content or ""
-            reasoning = getattr(delta, field) or ""
+            content = delta.content
+            if content:
+                c_append(content)
+            else:
+                content = ""
+            reasoning = getattr(delta, field)
+            if reasoning:
+                r_append(reasoning)
+            else:
+                reasoning = ""
             tool_calls = delta.tool_calls
-            calls = call_deltas(tool_calls) if tool_calls else None
-            record(content, reasoning, calls)
-            return make_delta(content, reasoning, calls)
+            if tool_calls:
+                calls = translate(tool_calls)
+                add_calls(calls)
+            else:
+                calls = []
+            out = alloc(StreamDelta)
+            set_fields(out, {"content": content, "reasoning": reasoning, "tool_calls": calls})
+            return out
 
         return feed
 
