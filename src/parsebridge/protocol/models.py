@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -55,7 +55,7 @@ class _Model(BaseModel):
     if not TYPE_CHECKING:
 
         def __getattr__(self, item: str) -> Any:
-            # Models built on the hot path (`_raw`, `make_delta`, …) set only `__dict__`;
+            # Models built on the hot path (`make_delta` and the other `make_*`) set only `__dict__`;
             # pydantic's three bookkeeping slots read as what they would hold: every field
             # set (one shared set per class), no extra fields (forbidden), no private state
             # (none is declared). Only reached when a slot is unset; validated models never are.
@@ -64,9 +64,6 @@ class _Model(BaseModel):
             if item == "__pydantic_extra__" or item == "__pydantic_private__":
                 return None
             return super().__getattr__(item)
-
-
-_M = TypeVar("_M", bound=_Model)
 
 
 class ReasoningBlock(_Model):
@@ -268,13 +265,6 @@ def _all_fields_set(cls: type) -> set[str]:
     return fields_set
 
 
-def _raw(cls: type[_M], values: dict[str, Any]) -> _M:
-    """An instance of `cls` whose fields are exactly `values` (every field, already valid)."""
-    model = _new(cls)
-    _set_dict(model, values)
-    return model
-
-
 #: For per-chunk closures that inline `make_delta` (one Python frame less per chunk):
 #: ``delta = alloc(StreamDelta); set_fields(delta, {every field: its value})``.
 alloc = _new
@@ -284,7 +274,7 @@ set_fields = _set_dict
 def make_delta(
     content: str = "", reasoning: str = "", tool_calls: list[ToolCallDelta] | None = None
 ) -> StreamDelta:
-    """A `StreamDelta` built without validation (the per-chunk path: `_raw` inlined)."""
+    """A `StreamDelta` built without validation (the per-chunk path: two C calls)."""
     delta = _new(StreamDelta)
     _set_dict(
         delta,
@@ -303,8 +293,9 @@ def make_call_delta(index: int, id: str | None, name: str | None, arguments: str
 def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_text: str = "") -> ToolCall:
     """`ToolCall.from_arguments_text` without validation: JSON parsed, invalid text kept verbatim."""
     parsed, invalid = parse_arguments(arguments_text)
-    return _raw(
-        ToolCall,
+    call = _new(ToolCall)
+    _set_dict(
+        call,
         {
             "id": id or new_call_id(),
             "name": name,
@@ -313,18 +304,23 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
             "invalid_arguments": invalid,
         },
     )
+    return call
 
 
 def make_tool_result(content: str | None, tool_calls: list[ToolCall]) -> ToolParseResult:
-    """A `ToolParseResult` built without validation."""
-    return _raw(ToolParseResult, {"content": content, "tool_calls": tool_calls})
+    """A `ToolParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
+    result = _new(ToolParseResult)
+    _set_dict(result, {"content": content, "tool_calls": tool_calls})
+    return result
 
 
 def make_reasoning_result(
     reasoning: str | None, content: str | None, block: ReasoningBlock | None
 ) -> ReasoningParseResult:
-    """A `ReasoningParseResult` built without validation."""
-    return _raw(ReasoningParseResult, {"reasoning": reasoning, "content": content, "block": block})
+    """A `ReasoningParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
+    result = _new(ReasoningParseResult)
+    _set_dict(result, {"reasoning": reasoning, "content": content, "block": block})
+    return result
 
 
 def make_block(
@@ -335,9 +331,10 @@ def make_block(
     end_index: int,
     located: bool,
 ) -> ReasoningBlock:
-    """A `ReasoningBlock` built without validation."""
-    return _raw(
-        ReasoningBlock,
+    """A `ReasoningBlock` built without validation (`object.__new__` and one `__dict__` store)."""
+    block = _new(ReasoningBlock)
+    _set_dict(
+        block,
         {
             "content": content,
             "start_marker": start_marker,
@@ -347,3 +344,4 @@ def make_block(
             "located": located,
         },
     )
+    return block

@@ -475,8 +475,9 @@ class SglangReasoningParser(ReasoningParserBase):
         super().__init__(**options)
         self.name = name
         self.engine = SglangEngine(None, name, **options)
-        start, end = self.engine.markers()
+        start, end = self._marker_pair = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
+        self._oneshot_makers: dict[bool | None, Callable[[], Any]] = {}
 
     @property
     def tokenizer(self) -> Any:
@@ -485,9 +486,14 @@ class SglangReasoningParser(ReasoningParserBase):
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
         # (what `Session.oneshot` does for it, without its raw result).
+        # The constructor is looked up once per start state (no session object per parse).
         engine = self.engine
         try:
-            make = engine.session(reasoning_started).parser_factory("reasoning", False)
+            make = self._oneshot_makers.get(reasoning_started)
+            if make is None:
+                make = self._oneshot_makers[reasoning_started] = engine.session(
+                    reasoning_started
+                ).parser_factory("reasoning", False)
             reasoning, content = make().parse_non_stream(text)
         except BackendError:
             raise
@@ -496,7 +502,7 @@ class SglangReasoningParser(ReasoningParserBase):
                 "sglang", engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
             ) from exc
         reasoning = reasoning or None
-        start, end = engine.markers()
+        start, end = self._marker_pair
         return make_reasoning_result(
             reasoning, content or None, locate_reasoning(text, reasoning, start, end)
         )
