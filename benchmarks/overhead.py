@@ -10,6 +10,12 @@ minimum of several runs (the medians' ratio is in the detail and raw column).
 Targets: ≤ 10 % one-shot, ≤ 15 % streamed (per token). Quick mode checks no
 targets.
 
+Streamed rows also give the *delta floor*: the direct loop plus one
+`StreamDelta` built per chunk (the cheapest way parsebridge builds one), timed
+in the same rounds. A bridge whose `feed` returns a `StreamDelta` cannot cost
+less than that; it shows how much of a streamed figure the protocol itself
+takes, whatever the adapter does.
+
 Profile one case: ``python -m benchmarks.overhead vllm hermes [stream]``.
 """
 
@@ -19,6 +25,7 @@ import sys
 from collections.abc import Callable
 
 from ._backends import (
+    Chunk,
     DirectUnavailable,
     bridge_oneshot,
     bridge_stream,
@@ -30,7 +37,7 @@ from ._backends import (
     skip_row,
 )
 from ._corpus import FORMATS, Format
-from ._timing import Row, calibrate, describe, measure_pair, median_ratio, ratio
+from ._timing import Row, Sample, calibrate, describe, measure_many, median_ratio, ratio
 
 SECTION = "overhead"
 TARGETS = {"one-shot": 0.10, "streamed": 0.15}
@@ -40,17 +47,32 @@ FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
 Cases = dict[str, tuple[Callable[[], object], Callable[[], object]]]
 
 
-def _cases(backend: str, fmt: Format) -> tuple[Cases, str, int]:
-    """({mode: (through parsebridge, direct)}, spec, chunk count) for one backend and format, or ({}, why not, 0)."""
+def _delta_floor(direct_stream: Callable[[], object], chunked: list[list[Chunk]]) -> Callable[[], object]:
+    """The direct streamed run plus one `StreamDelta` per chunk, built as the adapters build it."""
+    from parsebridge.protocol.models import StreamDelta, alloc, set_fields
+
+    def run() -> None:
+        direct_stream()
+        for chunks in chunked:
+            for text, _ids in chunks:
+                delta = alloc(StreamDelta)
+                set_fields(delta, {"content": text, "reasoning": "", "tool_calls": []})
+
+    return run
+
+
+def _cases(backend: str, fmt: Format) -> tuple[Cases, str, int, Callable[[], object] | None]:
+    """({mode: (through parsebridge, direct)}, spec, chunk count, delta floor) for one backend
+    and format, or ({}, why not, 0, None)."""
     parser, spec = make_parser(backend, fmt)
     if parser is None:
-        return {}, spec, 0
+        return {}, spec, 0, None
     try:
         direct = direct_driver(backend, parser, fmt)
     except DirectUnavailable as exc:
-        return {}, f"{spec}: {exc}", 0
+        return {}, f"{spec}: {exc}", 0, None
     except Exception as exc:
-        return {}, f"{spec}: direct baseline failed to build: {type(exc).__name__}: {exc}", 0
+        return {}, f"{spec}: direct baseline failed to build: {type(exc).__name__}: {exc}", 0, None
     texts = fmt.transcripts
     chunked = [chunks_for(parser, t) for t in texts]
     one, many = bridge_oneshot(parser, fmt), bridge_stream(parser, fmt)
@@ -72,7 +94,7 @@ def _cases(backend: str, fmt: Format) -> tuple[Cases, str, int]:
             direct.stream(c)
 
     cases = {"one-shot": (pb_oneshot, direct_oneshot), "streamed": (pb_stream, direct_stream)}
-    return cases, spec, sum(len(c) for c in chunked)
+    return cases, spec, sum(len(c) for c in chunked), _delta_floor(direct_stream, chunked)
 
 
 def run(quick: bool) -> list[Row]:
@@ -86,9 +108,9 @@ def run(quick: bool) -> list[Row]:
         for family in families:
             fmt = FORMATS[family]
             try:
-                cases, spec, n_chunks = _cases(backend, fmt)
+                cases, spec, n_chunks, floor = _cases(backend, fmt)
             except Exception as exc:
-                cases, spec, n_chunks = {}, f"{backend}:{family}: {type(exc).__name__}: {exc}", 0
+                cases, spec, n_chunks, floor = {}, f"{backend}:{family}: {type(exc).__name__}: {exc}", 0, None
             if not cases:
                 rows.append(skip_row(SECTION, f"{backend}:{family}", spec))
                 continue
@@ -96,9 +118,12 @@ def run(quick: bool) -> list[Row]:
                 try:
                     through_pb(), direct()  # warm caches (tokenizer, regexes, lazy imports) for both
                     number = calibrate(direct, run_s)
-                    pb_s, direct_s = measure_pair(
-                        through_pb, direct, repeat=repeat, number=number, labels=("pb", "direct")
-                    )
+                    timed = {"pb": through_pb, "direct": direct}
+                    if mode == "streamed" and floor is not None:
+                        timed["delta floor"] = floor
+                    samples = measure_many(timed, repeat=repeat, numbers=dict.fromkeys(timed, number))
+                    pb_s, direct_s = samples["pb"], samples["direct"]
+                    floor_s: Sample | None = samples.get("delta floor")
                 except Exception as exc:
                     rows.append(skip_row(SECTION, f"{spec} {mode}", f"raised {type(exc).__name__}: {exc}"))
                     continue
@@ -116,7 +141,12 @@ def run(quick: bool) -> list[Row]:
                         met=None if quick else over <= target,
                         raw=describe(pb_s, direct_s)
                         + f" per {len(fmt.transcripts)} transcripts"
-                        + (f"; +{added_us:.1f}µs/chunk" if mode == "streamed" else ""),
+                        + (f"; +{added_us:.1f}µs/chunk" if mode == "streamed" else "")
+                        + (
+                            f"; delta floor +{(ratio(floor_s, direct_s) - 1) * 100:.1f} %"
+                            if floor_s is not None
+                            else ""
+                        ),
                         detail={
                             "backend": backend,
                             "family": family,
@@ -128,6 +158,14 @@ def run(quick: bool) -> list[Row]:
                             "direct": direct_s.as_dict(),
                             "ratio_min": ratio(pb_s, direct_s),
                             "ratio_median": median_ratio(pb_s, direct_s),
+                            **(
+                                {
+                                    "delta_floor": floor_s.as_dict(),
+                                    "delta_floor_pct": (ratio(floor_s, direct_s) - 1) * 100,
+                                }
+                                if floor_s is not None
+                                else {}
+                            ),
                         },
                     )
                 )
@@ -141,7 +179,7 @@ def _profile(argv: list[str]) -> int:
 
     backend, family = argv[0], argv[1]
     mode = "streamed" if len(argv) > 2 and argv[2].startswith("stream") else "one-shot"
-    cases, spec, _ = _cases(backend, FORMATS[family])
+    cases, spec, _, _ = _cases(backend, FORMATS[family])
     if not cases:
         print(spec, file=sys.stderr)
         return 1

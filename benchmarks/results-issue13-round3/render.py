@@ -1,12 +1,13 @@
 """Regenerate the results in docs/benchmarks.md and the README's benchmark figures from JSON.
 
-Run from the repository root: ``python benchmarks/results-issue13-round2/render.py``
+Run from the repository root: ``python benchmarks/results-issue13-round3/render.py``
 (``--check`` fails when either file differs from what the JSON gives; a test runs it).
 
 Inputs, all written by ``python -m benchmarks … --out``:
-this round's two overhead/import runs, its throughput run and its builtin
-scaling run (``*.json`` beside this file), and the previous round's figures
-(``benchmarks/results-issue13/``) as "before". Every number in the generated
+this round's two overhead/import runs and its throughput run (``*.json``
+beside this file), the previous round's builtin scaling run (the builtin
+parsers did not change this round), and the previous round's figures
+(``benchmarks/results-issue13-round2/``) as "before". Every number in the generated
 text comes from those files: the prose below is a template filled from them.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BEFORE = ROOT / "benchmarks" / "results-issue13"
+BEFORE = ROOT / "benchmarks" / "results-issue13-round2"
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._markdown import to_markdown  # noqa: E402
@@ -29,7 +30,7 @@ from benchmarks._markdown import to_markdown  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 README = ROOT / "README.md"
 DOC_HEADING = "## Results on this machine"
-BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round2/render.py) -->"
+BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round3/render.py) -->"
 END = "<!-- benchmark-figures:end -->"
 FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
 
@@ -63,7 +64,7 @@ class Runs:
         self.run1 = load(HERE / "overhead-import-run1.json")
         self.run2 = load(HERE / "overhead-import-run2.json")
         self.thr = load(HERE / "throughput.json")
-        self.scal = load(HERE / "scaling-builtin.json")
+        self.scal = load(BEFORE / "scaling-builtin.json")  # builtin parsers unchanged this round
         self.r1, self.r2, self.t, self.s = map(by_name, (self.run1, self.run2, self.thr, self.scal))
         self.before = by_name(load(BEFORE / "overhead-import-run2.json"))
         self.before_t = by_name(load(BEFORE / "throughput.json"))
@@ -89,6 +90,15 @@ class Runs:
             if r["detail"]["backend"] == backend and r["detail"]["mode"] == "streamed"
         ]
         return span(vals, " µs")
+
+    def delta_floor_span(self) -> str:
+        vals = [
+            r["detail"]["delta_floor_pct"]
+            for run in (self.r1, self.r2)
+            for r in self.overhead(run)
+            if "delta_floor_pct" in r["detail"]
+        ]
+        return span(vals, " %")
 
     def met_both(self) -> list[str]:
         names = [r["name"] for r in self.overhead(self.r1) if r.get("met")]
@@ -144,7 +154,7 @@ def readme_block(d: Runs) -> str:
         f"{d.run1['versions']['main'].get('sglang')} in one interpreter, Python "
         f"{d.run1['versions']['main'].get('python')}). Full tables, before/after and what "
         "changed: [docs/benchmarks.md](docs/benchmarks.md). This table is generated from the "
-        "runs' JSON by `python benchmarks/results-issue13-round2/render.py`.",
+        "runs' JSON by `python benchmarks/results-issue13-round3/render.py`.",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
@@ -198,7 +208,8 @@ def readme_block(d: Runs) -> str:
         f"| bridge overhead over the framework called directly ({d.overhead_count()} figures, two runs) | "
         f"vLLM one-shot {d.overhead_span('vllm', 'one-shot')}, streamed {d.overhead_span('vllm', 'streamed')}; "
         f"SGLang one-shot {d.overhead_span('sglang', 'one-shot')}, streamed "
-        f"{d.overhead_span('sglang', 'streamed')} | ≤ 10 % / ≤ 15 %: met on both runs by "
+        f"{d.overhead_span('sglang', 'streamed')} (one `StreamDelta` per chunk alone: "
+        f"{d.delta_floor_span()}) | ≤ 10 % / ≤ 15 %: met on both runs by "
         f"{len(met)} of {d.overhead_count()} |",
         "| `compare` driver peak memory, 20k transcripts (10 MB log), `--jobs 1` / `--jobs 2` / Ray | "
         + " / ".join(
@@ -213,9 +224,9 @@ def readme_block(d: Runs) -> str:
 
 def overhead_table(d: Runs) -> str:
     out = [
-        "| overhead figure (%, min ratio) | before (round 1, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
-        "| added per chunk / parse, run 1 | target |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| overhead figure (%, min ratio) | before (round 2, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
+        "| added per chunk / parse, run 1 | delta floor, run 1 / run 2 | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in d.overhead(d.r1):
         name = r["name"]
@@ -223,16 +234,18 @@ def overhead_table(d: Runs) -> str:
         added = r["detail"].get("added_us_per_chunk_or_transcript")
         b = d.before.get(name)
         r2 = d.r2.get(name)
+        floors = [x["detail"].get("delta_floor_pct") for x in (r, r2) if x]
+        floor = " / ".join(num(f) for f in floors) if any(f is not None for f in floors) else "—"
         out.append(
             f"| {name} | {num(b['value'] if b else None)} | {num(r['value'])} | "
             f"{num(r2['value'] if r2 else None)} | {num((med - 1) * 100 if med else None)} | "
-            f"{num(added, 2)} µs | {r.get('target', '')} |"
+            f"{num(added, 2)} µs | {floor} | {r.get('target', '')} |"
         )
     return "\n".join(out) + "\n"
 
 
 def throughput_table(d: Runs) -> str:
-    out = ["| throughput figure (×) | before (round 1) | now | target |", "|---|---:|---:|---|"]
+    out = ["| throughput figure (×) | before (round 2) | now | target |", "|---|---:|---:|---|"]
     for name, r in d.t.items():
         if (("speed" in name or "floor" in name) and "streamed" in name) or "fastest" in name:
             b = d.before_t.get(name)
@@ -259,6 +272,7 @@ def doc_section(d: Runs) -> str:
         "vllm_streamed": d.overhead_span("vllm", "streamed"),
         "sglang_oneshot": d.overhead_span("sglang", "one-shot"),
         "sglang_streamed": d.overhead_span("sglang", "streamed"),
+        "delta_floor": d.delta_floor_span(),
         "fastest": ", ".join(
             f"{f} {num(fastest[f]['value'])}× (was {num(before_fastest[f]['value']) if before_fastest[f] else '—'}×)"
             for f in FAMILIES
@@ -275,7 +289,7 @@ def doc_section(d: Runs) -> str:
         ("Overhead and import, run 1 (full table)", d.run1),
         ("Overhead and import, run 2 (the next run, same code)", d.run2),
         ("Throughput (builtin beside vLLM and SGLang, one process)", d.thr),
-        ("Scaling, builtin", d.scal),
+        ("Scaling, builtin (round 2's run: the builtin parsers did not change this round)", d.scal),
     ):
         if doc["rows"]:
             parts.append(f"### {title}\n\n" + to_markdown(doc) + "\n")
@@ -303,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         stale = [p.name for p, text in ((DOC, doc), (README, readme)) if p.read_text() != text]
         if stale:
             print(
-                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round2/render.py",
+                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round3/render.py",
                 file=sys.stderr,
             )
             return 1
