@@ -82,6 +82,22 @@ class ExplodesMidStream(ToolParserBase):
         return _MidStreamStream()
 
 
+class _EndStream(_MidStreamStream):
+    def _flush(self) -> StreamDelta:
+        if "?" in self._held:
+            raise ValueError("end of stream")
+        return super()._flush()
+
+
+class ExplodesAtEnd(ExplodesMidStream):
+    """Fails on its final flush when the held character is '?'."""
+
+    name = "explodes_at_end"
+
+    def stream(self) -> _EndStream:
+        return _EndStream()
+
+
 class Colon(ReasoningParserBase):
     """`reasoning::content` — the part before `::` is reasoning."""
 

@@ -226,6 +226,23 @@ def test_mid_stream_failure_raises_typed_error_by_default():
     assert info.value.call == "stream.feed" and isinstance(info.value.__cause__, KeyError)
 
 
+def test_failure_at_finish_falls_back_or_raises_typed():
+    """`finish()` on a healthy stream is the inner stream's own; a failure in it is a failing flush."""
+    ok = pb.get_tool_parser("python:_userparsers:ExplodesAtEnd").stream()
+    ok.feed("abc")
+    assert ok.finish().content == "abc" and not ok.broken
+    soft = pb.get_tool_parser("python:_userparsers:ExplodesAtEnd", on_error="fallback").stream()
+    assert soft.feed("ab?").content == "ab"
+    result = soft.finish()
+    assert soft.broken and result.content == "ab?"  # the held text is released, nothing lost
+    assert soft.finish().content == "ab?" and soft.flush().content == ""
+    hard = pb.get_tool_parser("python:_userparsers:ExplodesAtEnd").stream()
+    hard.feed("ab?")
+    with pytest.raises(pb.BackendError) as info:
+        hard.finish()
+    assert info.value.call == "stream.flush" and isinstance(info.value.__cause__, ValueError)
+
+
 def test_bad_policy_name_is_rejected():
     with pytest.raises(ValueError, match="on_error"):
         pb.get_tool_parser("python:_userparsers:CallLine", on_error="ignore")  # type: ignore[arg-type]

@@ -44,6 +44,8 @@ from ..protocol.models import make_delta, make_reasoning_result, make_tool_resul
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 OnError = Literal["raise", "fallback"]
+#: `_finished_by_inner` found the stream not its inner stream's to finish (or that failed).
+NOT_FINISHED: Any = object()
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
 log = logging.getLogger("parsebridge")
 
@@ -242,20 +244,21 @@ class _GuardedStream:
         return self._record(delta)
 
     def _finished_by_inner(self) -> Any:
-        """The inner stream's own `finish()` when the stream is healthy and records itself, else None.
+        """The inner stream's own `finish()` when the stream is healthy and records itself,
+        else `NOT_FINISHED`.
 
         Its flush and result in one call (the common end of a stream); a failure in it
         is handled as a failing flush, and the caller then assembles the result.
         """
         if self._done or self._broken or self._own:
-            return None
+            return NOT_FINISHED
         self._done = True
         self._slow_path()
         try:
             return self._inner.finish()
         except Exception as exc:
             self._record(self._break(exc, "stream.flush", ""))  # raises under "raise"
-            return None
+            return NOT_FINISHED
 
     def _merged_content(self, content: str | None) -> str | None:
         tail = self._tail.content if self._tail is not None else None
@@ -267,7 +270,7 @@ class _GuardedStream:
 class GuardedToolStream(_GuardedStream):
     def finish(self) -> ToolParseResult:
         result = self._finished_by_inner()
-        if result is not None:
+        if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
@@ -279,7 +282,7 @@ class GuardedToolStream(_GuardedStream):
 class GuardedReasoningStream(_GuardedStream):
     def finish(self) -> ReasoningParseResult:
         result = self._finished_by_inner()
-        if result is not None:
+        if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
@@ -374,7 +377,7 @@ class GuardedReasoningParser(_Guard):
 class GuardedPipelineStream(_GuardedStream):
     def finish(self) -> ParseResult:
         result = self._finished_by_inner()
-        if result is not None:
+        if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
         if not self._broken and not self._own:
