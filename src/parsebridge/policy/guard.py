@@ -44,7 +44,7 @@ from ..protocol.models import make_delta, make_reasoning_result, make_tool_resul
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 OnError = Literal["raise", "fallback"]
-#: `_finished_by_inner` found the stream not its inner stream's to finish (or that failed).
+#: `_finished_by_inner`: the inner stream did not finish this one (broken, or not recording itself).
 NOT_FINISHED: Any = object()
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
 log = logging.getLogger("parsebridge")
@@ -245,15 +245,16 @@ class _GuardedStream:
 
     def _finished_by_inner(self) -> Any:
         """The inner stream's own `finish()` when the stream is healthy and records itself,
-        else `NOT_FINISHED`.
+        else `NOT_FINISHED` (the caller then flushes and assembles the result itself).
 
-        Its flush and result in one call (the common end of a stream); a failure in it
-        is handled as a failing flush, and the caller then assembles the result.
+        Its flush and result in one call (the common end of a stream; after an earlier
+        `flush()` its flush is a no-op); a failure in it is handled as a failing flush.
         """
-        if self._done or self._broken or self._own:
+        if self._broken or self._own:
             return NOT_FINISHED
-        self._done = True
-        self._slow_path()
+        if not self._done:
+            self._done = True
+            self._slow_path()
         try:
             return self._inner.finish()
         except Exception as exc:
@@ -273,8 +274,6 @@ class GuardedToolStream(_GuardedStream):
         if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
-        if not self._broken and not self._own:
-            return self._inner.finish()  # type: ignore[no-any-return]
         calls = self._acc.tool_calls()
         return make_tool_result(self._merged_content(self._acc.content), calls)
 
@@ -285,8 +284,6 @@ class GuardedReasoningStream(_GuardedStream):
         if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
-        if not self._broken and not self._own:
-            return self._inner.finish()  # type: ignore[no-any-return]
         reasoning = self._acc.reasoning
         block = getattr(self._inner, "block", None)
         if block is None and reasoning is not None:
@@ -380,8 +377,6 @@ class GuardedPipelineStream(_GuardedStream):
         if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
-        if not self._broken and not self._own:
-            return self._inner.finish()  # type: ignore[no-any-return]
         return ParseResult(
             reasoning=self._acc.reasoning,
             content=self._merged_content(self._acc.content),

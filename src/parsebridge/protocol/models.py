@@ -249,10 +249,12 @@ class StreamDelta(_Model):
 # fields, equal to the validated model. Only for values of the right types;
 # what callers construct themselves is still validated.
 
-_new = object.__new__
-#: BaseModel's `__dict__` slot descriptor, called directly: a hot-path model is `_new` plus
-#: this one store (the bookkeeping slots stay unset, see `_Model.__getattr__`).
-_set_dict = BaseModel.__dict__["__dict__"].__set__
+#: A hot-path model is `alloc(cls)` plus one `set_fields(model, {every field: its value})`:
+#: `set_fields` is BaseModel's `__dict__` slot descriptor, called directly (the bookkeeping
+#: slots stay unset, see `_Model.__getattr__`). Per-chunk closures elsewhere call the two
+#: themselves (one Python frame less per chunk than `make_delta`).
+alloc = object.__new__
+set_fields = BaseModel.__dict__["__dict__"].__set__
 #: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
 #: assignment never changes it (extra fields are forbidden).
 _ALL_SET: dict[type, set[str]] = {}
@@ -265,18 +267,12 @@ def _all_fields_set(cls: type) -> set[str]:
     return fields_set
 
 
-#: For per-chunk closures that inline `make_delta` (one Python frame less per chunk):
-#: ``delta = alloc(StreamDelta); set_fields(delta, {every field: its value})``.
-alloc = _new
-set_fields = _set_dict
-
-
 def make_delta(
     content: str = "", reasoning: str = "", tool_calls: list[ToolCallDelta] | None = None
 ) -> StreamDelta:
     """A `StreamDelta` built without validation (the per-chunk path: two C calls)."""
-    delta = _new(StreamDelta)
-    _set_dict(
+    delta = alloc(StreamDelta)
+    set_fields(
         delta,
         {"content": content, "reasoning": reasoning, "tool_calls": [] if tool_calls is None else tool_calls},
     )
@@ -285,16 +281,16 @@ def make_delta(
 
 def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
-    delta = _new(ToolCallDelta)
-    _set_dict(delta, {"index": index, "id": id, "name": name, "arguments": arguments})
+    delta = alloc(ToolCallDelta)
+    set_fields(delta, {"index": index, "id": id, "name": name, "arguments": arguments})
     return delta
 
 
 def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_text: str = "") -> ToolCall:
     """`ToolCall.from_arguments_text` without validation: JSON parsed, invalid text kept verbatim."""
     parsed, invalid = parse_arguments(arguments_text)
-    call = _new(ToolCall)
-    _set_dict(
+    call = alloc(ToolCall)
+    set_fields(
         call,
         {
             "id": id or new_call_id(),
@@ -309,8 +305,8 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
 
 def make_tool_result(content: str | None, tool_calls: list[ToolCall]) -> ToolParseResult:
     """A `ToolParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
-    result = _new(ToolParseResult)
-    _set_dict(result, {"content": content, "tool_calls": tool_calls})
+    result = alloc(ToolParseResult)
+    set_fields(result, {"content": content, "tool_calls": tool_calls})
     return result
 
 
@@ -318,8 +314,8 @@ def make_reasoning_result(
     reasoning: str | None, content: str | None, block: ReasoningBlock | None
 ) -> ReasoningParseResult:
     """A `ReasoningParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
-    result = _new(ReasoningParseResult)
-    _set_dict(result, {"reasoning": reasoning, "content": content, "block": block})
+    result = alloc(ReasoningParseResult)
+    set_fields(result, {"reasoning": reasoning, "content": content, "block": block})
     return result
 
 
@@ -332,8 +328,8 @@ def make_block(
     located: bool,
 ) -> ReasoningBlock:
     """A `ReasoningBlock` built without validation (`object.__new__` and one `__dict__` store)."""
-    block = _new(ReasoningBlock)
-    _set_dict(
+    block = alloc(ReasoningBlock)
+    set_fields(
         block,
         {
             "content": content,

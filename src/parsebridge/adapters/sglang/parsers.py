@@ -188,6 +188,15 @@ class SglangEngine:
             shape = self._shapes[reasoning_started] = self._shape(reasoning_started)
         return Session(self.api, shape)
 
+    def parser_factory(self, reasoning_started: bool | None, kind: str, stream: bool) -> Callable[[], Any]:
+        """The request shape's "reasoning" or "tools" parser constructor (`Session.parser_factory`),
+        read from the shape's cache without making a session once it is there."""
+        shape = self._shapes.get(reasoning_started)
+        factory = shape.factories.get((kind, stream)) if shape is not None else None
+        if factory is None:
+            factory = self.session(reasoning_started).parser_factory(kind, stream)
+        return factory
+
     def _shape(self, reasoning_started: bool | None) -> RequestShape:
         return RequestShape(
             tool_name=self.tool_name,
@@ -475,9 +484,8 @@ class SglangReasoningParser(ReasoningParserBase):
         super().__init__(**options)
         self.name = name
         self.engine = SglangEngine(None, name, **options)
-        start, end = self._marker_pair = self.engine.markers()
+        start, end = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
-        self._oneshot_makers: dict[bool | None, Callable[[], Any]] = {}
 
     @property
     def tokenizer(self) -> Any:
@@ -486,14 +494,9 @@ class SglangReasoningParser(ReasoningParserBase):
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
         # (what `Session.oneshot` does for it, without its raw result).
-        # The constructor is looked up once per start state (no session object per parse).
         engine = self.engine
         try:
-            make = self._oneshot_makers.get(reasoning_started)
-            if make is None:
-                make = self._oneshot_makers[reasoning_started] = engine.session(
-                    reasoning_started
-                ).parser_factory("reasoning", False)
+            make = engine.parser_factory(reasoning_started, "reasoning", False)
             reasoning, content = make().parse_non_stream(text)
         except BackendError:
             raise
@@ -502,7 +505,7 @@ class SglangReasoningParser(ReasoningParserBase):
                 "sglang", engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
             ) from exc
         reasoning = reasoning or None
-        start, end = self._marker_pair
+        start, end = engine.markers()
         return make_reasoning_result(
             reasoning, content or None, locate_reasoning(text, reasoning, start, end)
         )

@@ -127,6 +127,8 @@ class VllmEngine:
         if end_of_stream not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
         self.api: VllmApi = get_api()
+        #: Streamed tool-call deltas → `ToolCallDelta`s, for this release's classes (built once).
+        self.translate_calls = native_call_deltas(self.api)
         self.tool_name = tool_name
         self.reasoning_name = reasoning_name
         self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
@@ -344,22 +346,21 @@ class _Stepper:
 
     def attach(self, acc: DeltaAccumulator) -> None:
         """Record into `acc`; on 0.33+ the stream gets the per-chunk `feed` built here."""
-        self._acc = acc
-        self._record = record_into(acc)
         if self._native is not None:
-            self.feed = self._native_feed()  # type: ignore[method-assign]
+            self.feed = self._native_feed(acc)  # type: ignore[method-assign]
+        else:
+            self._record = record_into(acc)
 
-    def _native_feed(self) -> Callable[..., StreamDelta]:
+    def _native_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
         """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here.
 
         The delta's text goes straight into the accumulator's parts and the `StreamDelta`
         is built inline (`record_into` and `make_delta` without their frames).
         """
         stepper, step, processor, prompt_ids = self, self._native, self._processor, self._prompt_ids
-        field, hold, acc = self._reasoning_field, self._hold, self._acc
-        seen, encode = self.text_seen.append, self.engine.encode
+        field, hold = self._reasoning_field, self._hold
+        seen, encode, translate = self.text_seen.append, self.engine.encode, self.engine.translate_calls
         c_append, r_append, add_calls = acc.content_parts.append, acc.reasoning_parts.append, acc.add_calls
-        translate = native_call_deltas(self.engine.api)
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
             if stepper.closed:
