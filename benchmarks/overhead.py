@@ -49,14 +49,16 @@ Cases = dict[str, tuple[Callable[[], object], Callable[[], object]]]
 
 def _delta_floor(direct_stream: Callable[[], object], chunked: list[list[Chunk]]) -> Callable[[], object]:
     """The direct streamed run plus one `StreamDelta` per chunk, built as the adapters build it."""
-    from parsebridge.protocol.models import StreamDelta, alloc, set_fields
+    from parsebridge.protocol.models import StreamDelta, alloc
 
     def run() -> None:
         direct_stream()
         for chunks in chunked:
             for text, _ids in chunks:
                 delta = alloc(StreamDelta)
-                set_fields(delta, {"content": text, "reasoning": "", "tool_calls": []})
+                delta.content = text
+                delta.reasoning = ""
+                delta.tool_calls = []
 
     return run
 

@@ -220,7 +220,9 @@ def test_tables_are_not_cut_at_80_columns_in_a_pipe(tmp_path: Path) -> None:
     assert "builtin:qwen3 + builtin:hermes" in p.stdout
     assert "…" not in p.stdout.replace("(stream …", "")
     lst = pb("list", cwd=tmp_path)
-    assert "tools/install_framework.py vllm-latest" in lst.stdout and "install_fr…" not in lst.stdout
+    assert lst.returncode == 0 and "…" not in lst.stdout
+    if "install_framework" in lst.stdout:  # the hint `list` gives where a framework is missing
+        assert "tools/install_framework.py vllm-latest" in lst.stdout
 
 
 def test_output_closed_early_is_quiet(tmp_path: Path) -> None:

@@ -9,12 +9,17 @@ as a JSON *string*.
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.dataclasses import dataclass
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 
 def new_call_id() -> str:
@@ -55,7 +60,7 @@ class _Model(BaseModel):
     if not TYPE_CHECKING:
 
         def __getattr__(self, item: str) -> Any:
-            # Models built on the hot path (`make_delta` and the other `make_*`) set only `__dict__`;
+            # Models built without validation (`make_tool_call` and the other `make_*`) set only `__dict__`;
             # pydantic's three bookkeeping slots read as what they would hold: every field
             # set (one shared set per class), no extra fields (forbidden), no private state
             # (none is declared). Only reached when a slot is unset; validated models never are.
@@ -176,7 +181,75 @@ class ParseResult(_Model):
         return "tool_calls" if self.tool_calls else "stop"
 
 
-class ToolCallDelta(_Model):
+class _SlottedModel:
+    """`BaseModel`'s everyday surface for the two per-chunk models.
+
+    `ToolCallDelta` and `StreamDelta` are made once per chunk, so they are
+    slotted pydantic dataclasses: a slot store costs a fraction of a model's
+    `__dict__`, and no dict is made per delta. Validation, JSON and schema
+    come from pydantic as for the other models; these methods give them the
+    names callers of a `BaseModel` use.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def _adapter(cls) -> TypeAdapter[Any]:
+        adapter = _ADAPTERS.get(cls)
+        if adapter is None:
+            adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+        return adapter
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        return cls._adapter().validate_python(obj)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes) -> Self:
+        return cls._adapter().validate_json(data)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        return cls._adapter().json_schema(**kwargs)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self._adapter().dump_python(self, **kwargs)  # type: ignore[no-any-return]
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self._adapter().dump_json(self, **kwargs).decode()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""
+        clone = alloc(type(self))
+        for name in self.model_fields:
+            setattr(clone, name, getattr(self, name))
+        if deep:
+            clone = copy.deepcopy(clone)
+        for name, value in (update or {}).items():
+            if name not in self.model_fields:
+                raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+            setattr(clone, name, value)
+        return clone
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return set(self.model_fields)
+
+    @property
+    def model_extra(self) -> None:
+        return None  # extra fields are forbidden
+
+    if TYPE_CHECKING:
+        model_fields: ClassVar[dict[str, FieldInfo]]
+
+
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+# defer_build: the validator is built on first validation, not at import.
+_DELTA_CONFIG = ConfigDict(extra="forbid", defer_build=True)
+
+
+@dataclass(slots=True, config=_DELTA_CONFIG)
+class ToolCallDelta(_SlottedModel):
     """A tool-call fragment in the OpenAI streaming convention.
 
     The first delta of a call carries `index`, `id` and `name` (and maybe the
@@ -204,7 +277,8 @@ class ToolCallDelta(_Model):
         return out
 
 
-class StreamDelta(_Model):
+@dataclass(slots=True, config=_DELTA_CONFIG)
+class StreamDelta(_SlottedModel):
     """What may be shown to the client after one chunk (or at the end of stream)."""
 
     content: str = ""
@@ -233,11 +307,11 @@ class StreamDelta(_Model):
                 calls[-1].arguments += d.arguments
             else:
                 calls.append(d.model_copy())
-        return StreamDelta(
-            content=self.content + other.content,
-            reasoning=self.reasoning + other.reasoning,
-            tool_calls=calls,
-        )
+        return make_delta(self.content + other.content, self.reasoning + other.reasoning, calls)
+
+
+for _cls in (ToolCallDelta, StreamDelta):
+    _cls.model_fields = _cls.__pydantic_fields__  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------- hot path
@@ -249,10 +323,11 @@ class StreamDelta(_Model):
 # fields, equal to the validated model. Only for values of the right types;
 # what callers construct themselves is still validated.
 
-#: A hot-path model is `alloc(cls)` plus one `set_fields(model, {every field: its value})`:
+#: A delta (`StreamDelta`, `ToolCallDelta`) is `alloc(cls)` plus a store per slot; per-chunk
+#: closures elsewhere do that themselves (one Python frame less per chunk than `make_delta`).
+#: A one-shot model is `alloc(cls)` plus one `set_fields(model, {every field: its value})`:
 #: `set_fields` is BaseModel's `__dict__` slot descriptor, called directly (the bookkeeping
-#: slots stay unset, see `_Model.__getattr__`). Per-chunk closures elsewhere call the two
-#: themselves (one Python frame less per chunk than `make_delta`).
+#: slots stay unset, see `_Model.__getattr__`).
 alloc = object.__new__
 set_fields = BaseModel.__dict__["__dict__"].__set__
 #: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
@@ -270,19 +345,21 @@ def _all_fields_set(cls: type) -> set[str]:
 def make_delta(
     content: str = "", reasoning: str = "", tool_calls: list[ToolCallDelta] | None = None
 ) -> StreamDelta:
-    """A `StreamDelta` built without validation (the per-chunk path: two C calls)."""
+    """A `StreamDelta` built without validation (the per-chunk path: one allocation, three slot stores)."""
     delta = alloc(StreamDelta)
-    set_fields(
-        delta,
-        {"content": content, "reasoning": reasoning, "tool_calls": [] if tool_calls is None else tool_calls},
-    )
+    delta.content = content
+    delta.reasoning = reasoning
+    delta.tool_calls = [] if tool_calls is None else tool_calls
     return delta
 
 
 def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
     delta = alloc(ToolCallDelta)
-    set_fields(delta, {"index": index, "id": id, "name": name, "arguments": arguments})
+    delta.index = index
+    delta.id = id
+    delta.name = name
+    delta.arguments = arguments
     return delta
 
 

@@ -295,7 +295,7 @@ class ChoiceStream:
                 )
             if d.arguments:
                 if calls and calls[-1].index == state.index:
-                    calls[-1].__dict__["arguments"] += d.arguments  # our own fresh delta
+                    calls[-1].arguments += d.arguments  # our own fresh delta
                 else:
                     calls.append(make_call_delta(state.index, None, None, d.arguments))
         out = make_delta(delta.content, delta.reasoning, calls)

@@ -434,9 +434,8 @@ class BuiltinToolStream(ToolStreamBase):
     def _seal(self) -> None:
         """Join the pending argument fragments into the last delta (one join per chunk: linear)."""
         if self._arg_parts:
-            # Straight into the field: the delta is ours and not yet handed out (no validation to run).
-            fields = self._out_calls[-1].__dict__
-            fields["arguments"] += "".join(self._arg_parts)
+            # The delta is ours and not yet handed out: joined straight into its field.
+            self._out_calls[-1].arguments += "".join(self._arg_parts)
             self._arg_parts = []
 
     def _end_call(self, pos: int) -> None:

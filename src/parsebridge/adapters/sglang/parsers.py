@@ -50,7 +50,6 @@ from ...protocol.models import (
     make_delta,
     make_reasoning_result,
     make_tool_result,
-    set_fields,
 )
 from .. import _tokenizers
 from .._common import locate_reasoning, reasoning_markers
@@ -307,7 +306,9 @@ class _Stepper:
             else:
                 content = ""
             delta = alloc(StreamDelta)
-            set_fields(delta, {"content": content, "reasoning": reasoning, "tool_calls": []})
+            delta.content = content
+            delta.reasoning = reasoning
+            delta.tool_calls = []
             return delta
 
         return feed
@@ -346,7 +347,9 @@ class _Stepper:
             else:
                 calls = []
             delta = alloc(StreamDelta)
-            set_fields(delta, {"content": content, "reasoning": "", "tool_calls": calls})
+            delta.content = content
+            delta.reasoning = ""
+            delta.tool_calls = calls
             return delta
 
         return feed

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...protocol import ToolCall, ToolCallDelta
-from ...protocol.models import alloc, make_call_delta, make_tool_call, set_fields
+from ...protocol.models import alloc, make_call_delta, make_tool_call
 from .._common import locate_reasoning, none_if_empty, reasoning_markers
 from ._driver import RawCall, _fn
 
@@ -73,15 +73,10 @@ def native_call_deltas(api: Any) -> Callable[[Sequence[Any]], list[ToolCallDelta
             else:
                 return call_deltas(tool_calls)
             delta = alloc(ToolCallDelta)
-            set_fields(
-                delta,
-                {
-                    "index": tc.index or 0,
-                    "id": tc.id or None,
-                    "name": name or None,
-                    "arguments": args if isinstance(args, str) else "",
-                },
-            )
+            delta.index = tc.index or 0
+            delta.id = tc.id or None
+            delta.name = name or None
+            delta.arguments = args if isinstance(args, str) else ""
             out.append(delta)
         return out
 

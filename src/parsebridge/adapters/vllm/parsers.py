@@ -37,7 +37,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.models import alloc, make_delta, make_reasoning_result, make_tool_result, set_fields
+from ...protocol.models import alloc, make_delta, make_reasoning_result, make_tool_result
 from .._stepped import (
     END_OF_STREAM_CHOICES,
     EndOfStream,
@@ -410,7 +410,9 @@ class _Stepper:
             else:
                 calls = []
             out = alloc(StreamDelta)
-            set_fields(out, {"content": content, "reasoning": reasoning, "tool_calls": calls})
+            out.content = content
+            out.reasoning = reasoning
+            out.tool_calls = calls
             return out
 
         return feed
