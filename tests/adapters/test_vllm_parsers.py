@@ -178,3 +178,43 @@ def test_stream_token_ids_that_are_not_ids_fail_typed(end_of_stream: str) -> Non
     stream = pb.get_tool_parser("vllm:hermes", tools=TOOLS).stream(end_of_stream=end_of_stream)
     with pytest.raises(BackendError):
         stream.feed("Hello", 5)  # type: ignore[arg-type]
+
+
+def test_stream_translates_every_shape_of_call_delta(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One vLLM call per chunk is built inline; several calls, a call without a function and a
+    parser's own objects take the generic path: all arrive as the same `ToolCallDelta`s."""
+    from types import SimpleNamespace
+
+    from parsebridge.protocol import ToolCallDelta
+
+    tp = pb.get_tool_parser("vllm:hermes", tools=TOOLS)
+    api = tp.inner.engine.api
+    tool, fn = api.DeltaToolCall, api.DeltaFunctionCall
+    script = [
+        [tool(index=0, id="call_a", function=fn(name="get_weather", arguments=""))],  # one, inline
+        [tool(index=0, function=fn(arguments='{"city": "Paris"}'))],
+        [  # two in one chunk
+            tool(index=1, id="call_b", function=fn(name="get_weather", arguments='{"city"')),
+            tool(index=1, function=fn(arguments=': "Rome"}')),
+        ],
+        [tool(index=2, id="call_c", function=None)],  # no function
+        [SimpleNamespace(index=2, id=None, function=SimpleNamespace(name="f", arguments="{}"))],  # foreign
+    ]
+    steps = iter(script)
+
+    def fake_step(self: object, *args: object, **kwargs: object) -> object:
+        calls = next(steps, None)
+        return SimpleNamespace(delta=SimpleNamespace(content=None, reasoning=None, tool_calls=calls))
+
+    monkeypatch.setattr(api.ChatStreamProcessor, "step", fake_step)
+    stream = tp.stream(end_of_stream="empty_chunk")
+    got = [d for chunk in ("a", "b", "c", "d", "e") for d in stream.feed(chunk, [1]).tool_calls]
+    assert got == [
+        ToolCallDelta(index=0, id="call_a", name="get_weather", arguments=""),
+        ToolCallDelta(index=0, arguments='{"city": "Paris"}'),
+        ToolCallDelta(index=1, id="call_b", name="get_weather", arguments='{"city"'),
+        ToolCallDelta(index=1, arguments=': "Rome"}'),
+        ToolCallDelta(index=2, id="call_c"),
+        ToolCallDelta(index=2, name="f", arguments="{}"),
+    ]
+    assert all(type(d) is ToolCallDelta for d in got)

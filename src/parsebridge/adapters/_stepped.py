@@ -16,9 +16,11 @@ from typing import Any, Literal, Protocol, TypeVar
 from ..protocol import (
     BackendError,
     DeltaAccumulator,
+    ParsebridgeError,
     ParseResult,
     ReasoningStreamBase,
     StreamDelta,
+    ToolParseResult,
     ToolStreamBase,
 )
 from ..protocol.errors import StreamStateError
@@ -54,6 +56,8 @@ class Stepper(Protocol):
     """
 
     text_seen: list[str]
+    #: (backend, parser label) for errors raised at the end of the stream.
+    spec: tuple[str, str]
 
     def attach(self, acc: DeltaAccumulator) -> None: ...
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta: ...
@@ -84,11 +88,25 @@ def record_into(acc: DeltaAccumulator) -> Callable[[str, str, list[Any] | None],
     return record
 
 
+def finish_typed(stepper: Stepper, finish: Callable[[], T]) -> T:
+    """`finish` with anything but a parsebridge error raised as `BackendError` (call "stream.flush"),
+    as the guard would raise it."""
+    try:
+        return finish()
+    except ParsebridgeError:
+        raise
+    except Exception as exc:
+        backend, label = stepper.spec
+        raise BackendError(backend, label, "stream.flush", f"{type(exc).__name__}: {exc}") from exc
+
+
 class SteppedToolStream(ToolStreamBase):
     """A tool-call stream: every chunk through the stepper (whose `feed` is this stream's)."""
 
-    #: The guard may hand out `feed` as is under on_error="raise" (see `Stepper`).
-    feed_raises_typed = True
+    #: Under on_error="raise" the guard hands this stream out as is: it records itself,
+    #: refuses feed after flush, and raises nothing but parsebridge errors (see `Stepper`).
+    guard_complete = True
+    broken = False
 
     def __init__(self, stepper: Stepper) -> None:
         super().__init__()
@@ -104,6 +122,9 @@ class SteppedToolStream(ToolStreamBase):
     def _flush(self) -> StreamDelta:
         return self._stepper.flush()
 
+    def finish(self) -> ToolParseResult:
+        return finish_typed(self._stepper, super().finish)
+
     def pending_text(self) -> str:
         return self._stepper.pending_text()
 
@@ -111,7 +132,8 @@ class SteppedToolStream(ToolStreamBase):
 class SteppedReasoningStream(ReasoningStreamBase):
     """A reasoning stream; at the end the block is located in the text that was fed."""
 
-    feed_raises_typed = True
+    guard_complete = True  # see `SteppedToolStream`
+    broken = False
 
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
         super().__init__()
@@ -126,6 +148,9 @@ class SteppedReasoningStream(ReasoningStreamBase):
     _feed = feed  # never called: `feed` above replaces the base's feed-and-record
 
     def _flush(self) -> StreamDelta:
+        return finish_typed(self._stepper, self._flush_and_locate)
+
+    def _flush_and_locate(self) -> StreamDelta:
         delta = self._stepper.flush()
         reasoning = (self._acc.reasoning or "") + delta.reasoning
         start, end = self._markers()
@@ -139,7 +164,8 @@ class SteppedReasoningStream(ReasoningStreamBase):
 class SteppedPipelineStream:
     """Reasoning and tools through one framework session, as one server request."""
 
-    feed_raises_typed = True
+    guard_complete = True  # see `SteppedToolStream`
+    broken = False
 
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
         self._stepper = stepper
@@ -165,6 +191,9 @@ class SteppedPipelineStream:
         return delta
 
     def finish(self) -> ParseResult:
+        return finish_typed(self._stepper, self._finish)
+
+    def _finish(self) -> ParseResult:
         self.flush()
         start, end = self._markers()
         reasoning = self._acc.reasoning

@@ -89,6 +89,16 @@ class _Guard:
             raise err from (exc if err is not exc else exc.__cause__)
         log.warning("parser error, falling back to plain content: %s", err, exc_info=exc)
 
+    def _as_is(self, stream: Any) -> bool:
+        """Whether a stream is handed out without a guard around it.
+
+        Under "raise" with no `max_held` to measure, a stream that says it is
+        `guard_complete` (it records itself, refuses feed after flush, and raises
+        nothing but parsebridge errors, framework errors typed) would get nothing
+        from the guard but two more objects and a layer at its end.
+        """
+        return self.on_error == "raise" and self.max_held is None and getattr(stream, "guard_complete", False)
+
     def __getattr__(self, item: str) -> Any:
         # Anything beyond the protocol (tools, markers, tokenizer…) comes from the parser.
         return getattr(self.inner, item)
@@ -128,14 +138,6 @@ class _GuardedStream:
     def _fast_feed(self) -> Any:
         """The per-chunk path: one call into the parser; what it raises goes to `_failed`."""
         inner_feed, add = self._inner_feed, self._add
-        if (
-            add is None
-            and self._guard.on_error == "raise"
-            and getattr(self._inner, "feed_raises_typed", False)
-        ):
-            # The stream records itself and raises only parsebridge errors (framework errors
-            # arrive as `BackendError` already): under "raise" there is nothing left to do.
-            return inner_feed
         failed = self._failed
         if add is None:
 
@@ -321,11 +323,13 @@ class GuardedToolParser(_Guard):
         except Exception as exc:
             raise self._error(exc, "format_tool_result", None) from exc
 
-    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> GuardedToolStream:
+    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> ToolStream:
         try:
             inner: ToolStream = self.inner.stream(**kwargs)
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
+        if self._as_is(inner):
+            return inner
         return GuardedToolStream(self, inner, transcript)
 
 
@@ -363,11 +367,13 @@ class GuardedReasoningParser(_Guard):
 
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
-    ) -> GuardedReasoningStream:
+    ) -> ReasoningStream:
         try:
             inner: ReasoningStream = self.inner.stream(reasoning_started=reasoning_started, **kwargs)
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
+        if self._as_is(inner):
+            return inner
         return GuardedReasoningStream(self, inner, transcript)
 
 
@@ -413,9 +419,12 @@ class GuardedPipeline(_Guard):
             self._handle(exc, "parse", transcript)
             return ParseResult(content=text or None)
 
-    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> GuardedPipelineStream:
+    def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
+        """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
         try:
             inner = self.inner.stream(**kwargs)
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
+        if self._as_is(inner):
+            return inner
         return GuardedPipelineStream(self, inner, transcript)

@@ -10,7 +10,7 @@ parse.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -47,7 +47,7 @@ class DeltaAccumulator:
     name); conformance turns these into divergence classes.
     """
 
-    __slots__ = ("_calls", "anomalies", "content_parts", "reasoning_parts")
+    __slots__ = ("_anomalies", "_calls", "_unread", "add_calls", "content_parts", "reasoning_parts")
 
     def __init__(self) -> None:
         #: Text fragments in arrival order. A stream's fused per-chunk path appends its
@@ -55,7 +55,13 @@ class DeltaAccumulator:
         self.content_parts: list[str] = []
         self.reasoning_parts: list[str] = []
         self._calls: dict[int, _CallState] = {}
-        self.anomalies: list[str] = []
+        self._anomalies: list[str] = []
+        #: Call deltas recorded but not yet assembled into `_calls` (see `add_calls`).
+        self._unread: list[ToolCallDelta] = []
+        #: Record tool-call fragments (the part of `add` that is not text). Per chunk this is
+        #: one list `extend`; they are assembled when something reads them (`tool_calls()`,
+        #: `arguments_text()`, `anomalies`), in one pass at the end instead of one per chunk.
+        self.add_calls: Callable[[Iterable[ToolCallDelta]], None] = self._unread.extend
 
     def add(self, delta: StreamDelta) -> None:
         if delta.content:
@@ -65,26 +71,37 @@ class DeltaAccumulator:
         if delta.tool_calls:
             self.add_calls(delta.tool_calls)
 
-    def add_calls(self, calls: Sequence[ToolCallDelta]) -> None:
-        """Record tool-call fragments (the part of `add` that is not text)."""
-        for d in calls:
-            state = self._calls.get(d.index)
+    def _assemble(self) -> None:
+        """Fold the recorded call deltas into per-call state, in arrival order."""
+        unread = self._unread
+        if not unread:
+            return
+        calls, anomalies = self._calls, self._anomalies
+        for d in unread:
+            state = calls.get(d.index)
             if state is None:
-                state = self._calls[d.index] = _CallState(d.index)
+                state = calls[d.index] = _CallState(d.index)
                 if d.id is None and d.name is None:
-                    self.anomalies.append(f"call {d.index}: first delta carries neither id nor name")
+                    anomalies.append(f"call {d.index}: first delta carries neither id nor name")
             if d.id is not None:
                 state.ids_seen += 1
                 if state.id is not None and state.id != d.id:
-                    self.anomalies.append(f"call {d.index}: id changed from {state.id!r} to {d.id!r}")
+                    anomalies.append(f"call {d.index}: id changed from {state.id!r} to {d.id!r}")
                 state.id = d.id
             if d.name is not None:
                 state.names_seen += 1
                 if state.name is not None and state.name != d.name:
-                    self.anomalies.append(f"call {d.index}: name changed from {state.name!r} to {d.name!r}")
+                    anomalies.append(f"call {d.index}: name changed from {state.name!r} to {d.name!r}")
                 state.name = d.name
             if d.arguments:
                 state.arguments.append(d.arguments)
+        unread.clear()  # in place: `add_calls` is bound to this list
+
+    @property
+    def anomalies(self) -> list[str]:
+        """What a client would find wrong in the stream so far."""
+        self._assemble()
+        return self._anomalies
 
     @property
     def content(self) -> str | None:
@@ -95,20 +112,22 @@ class DeltaAccumulator:
         return "".join(self.reasoning_parts) or None
 
     def tool_calls(self) -> list[ToolCall]:
+        self._assemble()
         calls: list[ToolCall] = []
         for index in sorted(self._calls):
             state = self._calls[index]
             if state.name is None:
-                self.anomalies.append(f"call {index}: never named")
+                self._anomalies.append(f"call {index}: never named")
             if state.ids_seen > 1:
-                self.anomalies.append(f"call {index}: id sent {state.ids_seen} times")
+                self._anomalies.append(f"call {index}: id sent {state.ids_seen} times")
             if state.names_seen > 1:
-                self.anomalies.append(f"call {index}: name sent {state.names_seen} times")
+                self._anomalies.append(f"call {index}: name sent {state.names_seen} times")
             calls.append(make_tool_call(state.name or "", "".join(state.arguments), state.id))
         return calls
 
     def arguments_text(self, index: int) -> str:
         """The joined argument fragments of call `index` (as streamed)."""
+        self._assemble()
         state = self._calls.get(index)
         return "".join(state.arguments) if state else ""
 

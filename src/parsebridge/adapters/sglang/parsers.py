@@ -407,6 +407,10 @@ class _Stepper:
         self._record(content, reasoning, calls)
         return make_delta(content, reasoning, calls)
 
+    @property
+    def spec(self) -> tuple[str, str]:
+        return "sglang", self.engine.label
+
     def _error(self, exc: Exception) -> BackendError:
         return BackendError("sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}")
 

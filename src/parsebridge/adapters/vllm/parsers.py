@@ -54,7 +54,6 @@ from ._driver import NativeSession, RawResult, ServingLoopSession
 from ._translate import (
     call_deltas,
     locate_reasoning,
-    native_call_deltas,
     none_if_empty,
     reasoning_markers,
     to_tool_call,
@@ -128,7 +127,6 @@ class VllmEngine:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
         self.api: VllmApi = get_api()
         #: Streamed tool-call deltas → `ToolCallDelta`s, for this release's classes (built once).
-        self.translate_calls = native_call_deltas(self.api)
         self.tool_name = tool_name
         self.reasoning_name = reasoning_name
         self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
@@ -359,7 +357,9 @@ class _Stepper:
         """
         stepper, step, processor, prompt_ids = self, self._native, self._processor, self._prompt_ids
         field, hold = self._reasoning_field, self._hold
-        seen, encode, translate = self.text_seen.append, self.engine.encode, self.engine.translate_calls
+        seen, encode, api = self.text_seen.append, self.engine.encode, self.engine.api
+        # vLLM's own delta classes (None before 0.33's module layout: every call then goes generic).
+        tool_cls, fn_cls = getattr(api, "DeltaToolCall", None), getattr(api, "DeltaFunctionCall", None)
         c_append, r_append, add_calls = acc.content_parts.append, acc.reasoning_parts.append, acc.add_calls
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
@@ -405,7 +405,22 @@ class _Stepper:
                 reasoning = ""
             tool_calls = delta.tool_calls
             if tool_calls:
-                calls = translate(tool_calls)
+                # One call of vLLM's own classes (every argument fragment is one): its fields read
+                # as attributes and its `ToolCallDelta` built here, no `getattr(…, default)` probing.
+                if (
+                    len(tool_calls) == 1
+                    and type(tc := tool_calls[0]) is tool_cls
+                    and type(fn := tc.function) is fn_cls
+                ):
+                    call = alloc(ToolCallDelta)
+                    call.index = tc.index or 0
+                    call.id = tc.id or None
+                    call.name = fn.name or None
+                    args = fn.arguments
+                    call.arguments = args if isinstance(args, str) else ""
+                    calls = [call]
+                else:
+                    calls = call_deltas(tool_calls)
                 add_calls(calls)
             else:
                 calls = []
@@ -462,6 +477,10 @@ class _Stepper:
             raise
         self._record(content, reasoning, calls)
         return make_delta(content, reasoning, calls)
+
+    @property
+    def spec(self) -> tuple[str, str]:
+        return "vllm", self.engine.label
 
     def _error(self, exc: Exception) -> BackendError:
         return BackendError("vllm", self.engine.label, self.call, f"{type(exc).__name__}: {exc}")
