@@ -71,7 +71,76 @@ class _Model(BaseModel):
             return super().__getattr__(item)
 
 
-class ReasoningBlock(_Model):
+class _SlottedModel:
+    """`BaseModel`'s everyday surface for the small models made on the hot path.
+
+    `ToolCallDelta` and `StreamDelta` are made once per chunk and
+    `ReasoningBlock` once per parse, so they are slotted pydantic dataclasses:
+    a slot store costs a fraction of a model's `__dict__`, and no dict is made
+    per object. Validation, JSON and schema
+    come from pydantic as for the other models; these methods give them the
+    names callers of a `BaseModel` use.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def _adapter(cls) -> TypeAdapter[Any]:
+        adapter = _ADAPTERS.get(cls)
+        if adapter is None:
+            adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+        return adapter
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        return cls._adapter().validate_python(obj)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes) -> Self:
+        return cls._adapter().validate_json(data)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        return cls._adapter().json_schema(**kwargs)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self._adapter().dump_python(self, **kwargs)  # type: ignore[no-any-return]
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self._adapter().dump_json(self, **kwargs).decode()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""
+        clone = alloc(type(self))
+        for name in self.model_fields:
+            setattr(clone, name, getattr(self, name))
+        if deep:
+            clone = copy.deepcopy(clone)
+        for name, value in (update or {}).items():
+            if name not in self.model_fields:
+                raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+            setattr(clone, name, value)
+        return clone
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return set(self.model_fields)
+
+    @property
+    def model_extra(self) -> None:
+        return None  # extra fields are forbidden
+
+    if TYPE_CHECKING:
+        model_fields: ClassVar[dict[str, FieldInfo]]
+
+
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+# defer_build: the validator is built on first validation, not at import.
+_SLOTTED_CONFIG = ConfigDict(extra="forbid", defer_build=True)
+
+
+@dataclass(slots=True, config=_SLOTTED_CONFIG)
+class ReasoningBlock(_SlottedModel):
     """One span of reasoning in a model output.
 
     `start_index`/`end_index` delimit the whole block *including* its markers
@@ -181,74 +250,7 @@ class ParseResult(_Model):
         return "tool_calls" if self.tool_calls else "stop"
 
 
-class _SlottedModel:
-    """`BaseModel`'s everyday surface for the two per-chunk models.
-
-    `ToolCallDelta` and `StreamDelta` are made once per chunk, so they are
-    slotted pydantic dataclasses: a slot store costs a fraction of a model's
-    `__dict__`, and no dict is made per delta. Validation, JSON and schema
-    come from pydantic as for the other models; these methods give them the
-    names callers of a `BaseModel` use.
-    """
-
-    __slots__ = ()
-
-    @classmethod
-    def _adapter(cls) -> TypeAdapter[Any]:
-        adapter = _ADAPTERS.get(cls)
-        if adapter is None:
-            adapter = _ADAPTERS[cls] = TypeAdapter(cls)
-        return adapter
-
-    @classmethod
-    def model_validate(cls, obj: Any) -> Self:
-        return cls._adapter().validate_python(obj)  # type: ignore[no-any-return]
-
-    @classmethod
-    def model_validate_json(cls, data: str | bytes) -> Self:
-        return cls._adapter().validate_json(data)  # type: ignore[no-any-return]
-
-    @classmethod
-    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
-        return cls._adapter().json_schema(**kwargs)
-
-    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
-        return self._adapter().dump_python(self, **kwargs)  # type: ignore[no-any-return]
-
-    def model_dump_json(self, **kwargs: Any) -> str:
-        return self._adapter().dump_json(self, **kwargs).decode()
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""
-        clone = alloc(type(self))
-        for name in self.model_fields:
-            setattr(clone, name, getattr(self, name))
-        if deep:
-            clone = copy.deepcopy(clone)
-        for name, value in (update or {}).items():
-            if name not in self.model_fields:
-                raise AttributeError(f"{type(self).__name__} has no field {name!r}")
-            setattr(clone, name, value)
-        return clone
-
-    @property
-    def model_fields_set(self) -> set[str]:
-        return set(self.model_fields)
-
-    @property
-    def model_extra(self) -> None:
-        return None  # extra fields are forbidden
-
-    if TYPE_CHECKING:
-        model_fields: ClassVar[dict[str, FieldInfo]]
-
-
-_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
-# defer_build: the validator is built on first validation, not at import.
-_DELTA_CONFIG = ConfigDict(extra="forbid", defer_build=True)
-
-
-@dataclass(slots=True, config=_DELTA_CONFIG)
+@dataclass(slots=True, config=_SLOTTED_CONFIG)
 class ToolCallDelta(_SlottedModel):
     """A tool-call fragment in the OpenAI streaming convention.
 
@@ -277,7 +279,7 @@ class ToolCallDelta(_SlottedModel):
         return out
 
 
-@dataclass(slots=True, config=_DELTA_CONFIG)
+@dataclass(slots=True, config=_SLOTTED_CONFIG)
 class StreamDelta(_SlottedModel):
     """What may be shown to the client after one chunk (or at the end of stream)."""
 
@@ -310,7 +312,7 @@ class StreamDelta(_SlottedModel):
         return make_delta(self.content + other.content, self.reasoning + other.reasoning, calls)
 
 
-for _cls in (ToolCallDelta, StreamDelta):
+for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
     _cls.model_fields = _cls.__pydantic_fields__  # type: ignore[union-attr]
 
 
@@ -404,17 +406,12 @@ def make_block(
     end_index: int,
     located: bool,
 ) -> ReasoningBlock:
-    """A `ReasoningBlock` built without validation (`object.__new__` and one `__dict__` store)."""
+    """A `ReasoningBlock` built without validation (one allocation, a store per slot)."""
     block = alloc(ReasoningBlock)
-    set_fields(
-        block,
-        {
-            "content": content,
-            "start_marker": start_marker,
-            "end_marker": end_marker,
-            "start_index": start_index,
-            "end_index": end_index,
-            "located": located,
-        },
-    )
+    block.content = content
+    block.start_marker = start_marker
+    block.end_marker = end_marker
+    block.start_index = start_index
+    block.end_index = end_index
+    block.located = located
     return block
