@@ -1,13 +1,12 @@
 """Regenerate the results in docs/benchmarks.md and the README's benchmark figures from JSON.
 
-Run from the repository root: ``python benchmarks/results-issue13-round3/render.py``
+Run from the repository root: ``python benchmarks/results-issue13-round4/render.py``
 (``--check`` fails when either file differs from what the JSON gives; a test runs it).
 
 Inputs, all written by ``python -m benchmarks … --out``:
-this round's two overhead/import runs and its throughput run (``*.json``
-beside this file), the previous round's builtin scaling run (the builtin
-parsers did not change this round), and the previous round's figures
-(``benchmarks/results-issue13-round2/``) as "before". Every number in the generated
+this round's two overhead/import runs, its throughput run and its builtin
+scaling run (``*.json`` beside this file), and the previous round's figures
+(``benchmarks/results-issue13-round3/``) as "before". Every number in the generated
 text comes from those files: the prose below is a template filled from them.
 """
 
@@ -22,7 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BEFORE = ROOT / "benchmarks" / "results-issue13-round2"
+BEFORE = ROOT / "benchmarks" / "results-issue13-round3"
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._markdown import to_markdown  # noqa: E402
@@ -30,7 +29,7 @@ from benchmarks._markdown import to_markdown  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 README = ROOT / "README.md"
 DOC_HEADING = "## Results on this machine"
-BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round3/render.py) -->"
+BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round4/render.py) -->"
 END = "<!-- benchmark-figures:end -->"
 FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
 
@@ -64,7 +63,7 @@ class Runs:
         self.run1 = load(HERE / "overhead-import-run1.json")
         self.run2 = load(HERE / "overhead-import-run2.json")
         self.thr = load(HERE / "throughput.json")
-        self.scal = load(BEFORE / "scaling-builtin.json")  # builtin parsers unchanged this round
+        self.scal = load(HERE / "scaling-builtin.json")
         self.r1, self.r2, self.t, self.s = map(by_name, (self.run1, self.run2, self.thr, self.scal))
         self.before = by_name(load(BEFORE / "overhead-import-run2.json"))
         self.before_t = by_name(load(BEFORE / "throughput.json"))
@@ -91,10 +90,10 @@ class Runs:
         ]
         return span(vals, " µs")
 
-    def delta_floor_span(self) -> str:
+    def delta_floor_span(self, runs: tuple[dict[str, dict[str, Any]], ...] | None = None) -> str:
         vals = [
             r["detail"]["delta_floor_pct"]
-            for run in (self.r1, self.r2)
+            for run in runs or (self.r1, self.r2)
             for r in self.overhead(run)
             if "delta_floor_pct" in r["detail"]
         ]
@@ -154,7 +153,7 @@ def readme_block(d: Runs) -> str:
         f"{d.run1['versions']['main'].get('sglang')} in one interpreter, Python "
         f"{d.run1['versions']['main'].get('python')}). Full tables, before/after and what "
         "changed: [docs/benchmarks.md](docs/benchmarks.md). This table is generated from the "
-        "runs' JSON by `python benchmarks/results-issue13-round3/render.py`.",
+        "runs' JSON by `python benchmarks/results-issue13-round4/render.py`.",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
@@ -224,7 +223,7 @@ def readme_block(d: Runs) -> str:
 
 def overhead_table(d: Runs) -> str:
     out = [
-        "| overhead figure (%, min ratio) | before (round 2, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
+        "| overhead figure (%, min ratio) | before (round 3, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
         "| added per chunk / parse, run 1 | delta floor, run 1 / run 2 | target |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -245,7 +244,7 @@ def overhead_table(d: Runs) -> str:
 
 
 def throughput_table(d: Runs) -> str:
-    out = ["| throughput figure (×) | before (round 2) | now | target |", "|---|---:|---:|---|"]
+    out = ["| throughput figure (×) | before (round 3) | now | target |", "|---|---:|---:|---|"]
     for name, r in d.t.items():
         if (("speed" in name or "floor" in name) and "streamed" in name) or "fastest" in name:
             b = d.before_t.get(name)
@@ -264,6 +263,8 @@ def doc_section(d: Runs) -> str:
         "versions": ", ".join(f"{k} {v}" for k, v in d.run1["versions"]["main"].items() if v),
         "import_spans": span([d.import_ms(d.r1), d.import_ms(d.r2)], " ms"),
         "met_both": ", ".join(f"`{n}`" for n in d.met_both()) or "none",
+        "missed_any": ", ".join(f"`{r['name']}`" for r in d.overhead(d.r1) if r["name"] not in d.met_both())
+        or "none",
         "met_count": len(d.met_both()),
         "overhead_count": d.overhead_count(),
         "vllm_chunk": d.per_chunk_span("vllm"),
@@ -273,6 +274,7 @@ def doc_section(d: Runs) -> str:
         "sglang_oneshot": d.overhead_span("sglang", "one-shot"),
         "sglang_streamed": d.overhead_span("sglang", "streamed"),
         "delta_floor": d.delta_floor_span(),
+        "before_delta_floor": d.delta_floor_span((d.before,)),
         "fastest": ", ".join(
             f"{f} {num(fastest[f]['value'])}× (was {num(before_fastest[f]['value']) if before_fastest[f] else '—'}×)"
             for f in FAMILIES
@@ -289,7 +291,7 @@ def doc_section(d: Runs) -> str:
         ("Overhead and import, run 1 (full table)", d.run1),
         ("Overhead and import, run 2 (the next run, same code)", d.run2),
         ("Throughput (builtin beside vLLM and SGLang, one process)", d.thr),
-        ("Scaling, builtin (round 2's run: the builtin parsers did not change this round)", d.scal),
+        ("Scaling, builtin", d.scal),
     ):
         if doc["rows"]:
             parts.append(f"### {title}\n\n" + to_markdown(doc) + "\n")
@@ -317,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         stale = [p.name for p, text in ((DOC, doc), (README, readme)) if p.read_text() != text]
         if stale:
             print(
-                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round3/render.py",
+                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round4/render.py",
                 file=sys.stderr,
             )
             return 1
