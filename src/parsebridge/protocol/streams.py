@@ -45,6 +45,10 @@ class DeltaAccumulator:
     `anomalies` records what a client would find wrong in the stream (a call
     announced twice, a fragment for a call never announced, a call with no
     name); conformance turns these into divergence classes.
+
+    Tool-call deltas are kept as the stream returned them and read at the end,
+    so a delta is the stream's record: change a copy (`model_copy()`), not a
+    delta a stream handed out.
     """
 
     __slots__ = ("_anomalies", "_calls", "_unread", "add_calls", "content_parts", "reasoning_parts")
