@@ -1,10 +1,11 @@
 """Models built on the hot path behave as the validated models a caller would build.
 
-`make_delta` & co. store only `__dict__` (pydantic's bookkeeping slots stay
-unset and read through `_Model.__getattr__`). Everything a caller can do with
-a model must not tell the two apart: equality both ways, dumps, repr, copies,
-pickling, assignment, use inside another model, and a typo still raising
-AttributeError.
+`make_tool_call` & co. store only `__dict__` (pydantic's bookkeeping slots
+stay unset and read through `_Model.__getattr__`); `make_delta`,
+`make_call_delta` and `make_block` store the slots of a slotted pydantic
+dataclass. Everything a caller can do with a model must not tell the two
+apart: equality both ways, dumps, repr, copies, pickling, assignment, use
+inside another model, and a typo still raising AttributeError.
 """
 
 from __future__ import annotations

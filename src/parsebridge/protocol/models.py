@@ -77,9 +77,8 @@ class _SlottedModel:
     `ToolCallDelta` and `StreamDelta` are made once per chunk and
     `ReasoningBlock` once per parse, so they are slotted pydantic dataclasses:
     a slot store costs a fraction of a model's `__dict__`, and no dict is made
-    per object. Validation, JSON and schema
-    come from pydantic as for the other models; these methods give them the
-    names callers of a `BaseModel` use.
+    per object. Validation, JSON and schema come from pydantic as for the other
+    models; these methods give them the names callers of a `BaseModel` use.
     """
 
     __slots__ = ()
@@ -325,9 +324,10 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 # fields, equal to the validated model. Only for values of the right types;
 # what callers construct themselves is still validated.
 
-#: A delta (`StreamDelta`, `ToolCallDelta`) is `alloc(cls)` plus a store per slot; per-chunk
-#: closures elsewhere do that themselves (one Python frame less per chunk than `make_delta`).
-#: A one-shot model is `alloc(cls)` plus one `set_fields(model, {every field: its value})`:
+#: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `alloc(cls)` plus a
+#: store per slot; per-chunk closures elsewhere do that themselves (one Python frame less per
+#: chunk than `make_delta`). A `BaseModel` (`ToolCall`, the results) is `alloc(cls)` plus one
+#: `set_fields(model, {every field: its value})`:
 #: `set_fields` is BaseModel's `__dict__` slot descriptor, called directly (the bookkeeping
 #: slots stay unset, see `_Model.__getattr__`).
 alloc = object.__new__
