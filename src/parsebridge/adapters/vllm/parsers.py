@@ -126,7 +126,6 @@ class VllmEngine:
         if end_of_stream not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
         self.api: VllmApi = get_api()
-        #: Streamed tool-call deltas → `ToolCallDelta`s, for this release's classes (built once).
         self.tool_name = tool_name
         self.reasoning_name = reasoning_name
         self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
