@@ -357,8 +357,7 @@ class _Stepper:
         stepper, step, processor, prompt_ids = self, self._native, self._processor, self._prompt_ids
         field, hold = self._reasoning_field, self._hold
         seen, encode, api = self.text_seen.append, self.engine.encode, self.engine.api
-        # vLLM's own delta classes (None before 0.33's module layout: every call then goes generic).
-        tool_cls, fn_cls = getattr(api, "DeltaToolCall", None), getattr(api, "DeltaFunctionCall", None)
+        tool_cls, fn_cls = api.DeltaToolCall, api.DeltaFunctionCall  # vLLM's own delta classes
         c_append, r_append, add_calls = acc.content_parts.append, acc.reasoning_parts.append, acc.add_calls
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
