@@ -31,8 +31,9 @@ class FakeStepper:
         self.closed = False
         self.acc: DeltaAccumulator | None = None
 
-    def attach(self, acc: DeltaAccumulator) -> None:
+    def attach(self, acc: DeltaAccumulator) -> Any:
         self.acc = acc
+        return self.feed
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if self.closed:

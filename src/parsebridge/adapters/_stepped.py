@@ -48,18 +48,22 @@ def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T])
 class Stepper(Protocol):
     """One framework session stepped chunk by chunk (see each adapter's `_Stepper`).
 
-    The per-chunk path is the stepper's `feed` itself, with nothing around it:
-    once `attach`ed to a stream's accumulator it records every delta it returns
-    there, refuses chunks after `flush` (`StreamStateError`), and raises only
-    parsebridge errors (what the framework raises arrives as `BackendError`).
-    `flush` returns the last delta for the stream to record.
+    The per-chunk path is the `feed` that `attach` returns, with nothing around
+    it: it records every delta it returns in the stream's accumulator, refuses
+    chunks after `flush` (`StreamStateError`), and raises only parsebridge
+    errors (what the framework raises arrives as `BackendError`). `flush`
+    returns the last delta for the stream to record.
+
+    Only the stream holds that `feed`: a stepper that kept a closure over
+    itself would be a reference cycle, which keeps every finished stream and
+    the framework parser in it alive until the next garbage collection.
     """
 
     text_seen: list[str]
     #: (backend, parser label) for errors raised at the end of the stream.
     spec: tuple[str, str]
 
-    def attach(self, acc: DeltaAccumulator) -> None: ...
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]: ...
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta: ...
     def flush(self) -> StreamDelta: ...
     def pending_text(self) -> str: ...
@@ -111,11 +115,10 @@ class SteppedToolStream(ToolStreamBase):
     def __init__(self, stepper: Stepper) -> None:
         super().__init__()
         self._stepper = stepper
-        stepper.attach(self._acc)
-        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
+        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
+        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
 
     _feed = feed  # never called: `feed` above replaces the base's feed-and-record
 
@@ -139,11 +142,10 @@ class SteppedReasoningStream(ReasoningStreamBase):
         super().__init__()
         self._stepper = stepper
         self._markers = markers
-        stepper.attach(self._acc)
-        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
+        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
+        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
 
     _feed = feed  # never called: `feed` above replaces the base's feed-and-record
 
@@ -172,15 +174,14 @@ class SteppedPipelineStream:
         self._markers = markers
         self._acc = DeltaAccumulator()
         self._done = False
-        stepper.attach(self._acc)
-        self.feed = stepper.feed  # type: ignore[method-assign]  # the per-chunk path: no frame here
+        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
 
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self._stepper.feed(text, token_ids)  # shadowed per instance (see __init__)
+        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
 
     def flush(self) -> StreamDelta:
         if self._done:

@@ -192,22 +192,20 @@ class Session:
             self._template = type(detector).__name__ == "ResponseTemplateReasoningDetector"
         return self._reasoning
 
-    def stream_lane(self) -> tuple[str | None, Any]:
-        """("reasoning" | "tools", the parser's `parse_stream_chunk`) when a non-final chunk is that one
-        call and nothing else (a request with only that parser), else (None, None).
+    def tool_lane(self) -> Any:
+        """The tool parser's `parse_stream_chunk` when a non-final chunk is that one call and
+        nothing else (a request with only an active tool parser), else None.
 
         The parser is the session's own (built now rather than on the first chunk), so
-        `step_parts` on the final chunk continues it.
+        `step_parts` on the final chunk continues it. (A request with only a reasoning
+        parser has its own stream: `_reasoning_stream`.)
         """
         s = self.shape
-        if s.reasoning_name and not s.tool_name:
-            # With no tool parser the response-template state gates nothing.
-            return "reasoning", self._stream_reasoning_parser().parse_stream_chunk
         if s.tool_name and not s.reasoning_name and self.tool_active:
             if self._tools is None:
                 self._tools = self.tool_parser(stream=True)
-            return "tools", self._tools.parse_stream_chunk
-        return None, None
+            return self._tools.parse_stream_chunk
+        return None
 
     def step_parts(self, delta: str, finished: bool) -> tuple[str, str, list[RawCallDelta]]:
         """One engine chunk (`finished`: the last one, carrying the finish reason) as (reasoning, content, call fragments)."""

@@ -57,7 +57,6 @@ from .._stepped import (
     END_OF_STREAM_CHOICES,
     EndOfStream,
     SteppedPipelineStream,
-    SteppedReasoningStream,
     SteppedToolStream,
     call_framework,
     closed_error,
@@ -65,6 +64,7 @@ from .._stepped import (
 )
 from ._compat import SglangApi, get_api
 from ._driver import RequestShape, Session
+from ._reasoning_stream import SglangReasoningStream
 
 TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
 T = TypeVar("T")
@@ -235,9 +235,10 @@ class SglangEngine:
 class _Stepper:
     """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention.
 
-    A non-final chunk of a request with one parser (reasoning only, or tools
-    only) is one framework call: `feed` makes it itself (`_lane`); the final
-    chunk, and requests with both parsers, take `Session.step_parts`.
+    A non-final chunk of a request with only a tool parser is one framework
+    call: `feed` makes it itself (`_tool_feed`); the final chunk, and requests
+    with both parsers, take `Session.step_parts`. (A request with only a
+    reasoning parser has its own stream, `SglangReasoningStream`.)
     """
 
     def __init__(
@@ -249,72 +250,29 @@ class _Stepper:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
         try:
             self.session = engine.session(reasoning_started)
-            kind, call = self.session.stream_lane()
+            self._tool_lane = self.session.tool_lane()
         except Exception as exc:
             raise BackendError("sglang", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
         self._step = self.session.step_parts
-        self._reasoning_lane = call if kind == "reasoning" else None
-        self._tool_lane = call if kind == "tools" else None
         self._hold = self.end == "last_chunk"
         self.pending: str | None = None
         self.text_seen: list[str] = []
         self.closed = False
 
-    def attach(self, acc: DeltaAccumulator) -> None:
-        """Record into `acc`; a request with one parser gets its own per-chunk `feed`."""
-        if self._reasoning_lane is not None:
-            self.feed = self._reasoning_feed(acc)  # type: ignore[method-assign]
-        elif self._tool_lane is not None:
-            self.feed = self._tool_feed(acc)  # type: ignore[method-assign]
-        else:
-            self._record = record_into(acc)
-
-    def _reasoning_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
-        """`feed` for a request with only a reasoning parser: every name it needs bound once here.
-
-        Per chunk: one framework call, its text appended to the accumulator, one delta
-        (`make_delta` inlined).
-        """
-        stepper, lane, hold = self, self._reasoning_lane, self._hold
-        assert lane is not None
-        seen, r_append, c_append = self.text_seen.append, acc.reasoning_parts.append, acc.content_parts.append
-
-        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-            if stepper.closed:
-                raise closed_error()
-            seen(text)
-            if hold:
-                chunk = stepper.pending
-                if chunk is None:
-                    stepper.pending = text
-                    return make_delta()
-            else:
-                chunk = text
-            try:
-                reasoning, content = lane(chunk)
-            except Exception as exc:
-                raise stepper._error(exc) from exc
-            if hold:
-                # `pending` moves on only once the held chunk went through (see `pending_text`).
-                stepper.pending = text
-            if reasoning:
-                r_append(reasoning)
-            else:
-                reasoning = ""
-            if content:
-                c_append(content)
-            else:
-                content = ""
-            delta = alloc(StreamDelta)
-            delta.content = content
-            delta.reasoning = reasoning
-            delta.tool_calls = []
-            return delta
-
-        return feed
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """Record into `acc`; the stream's per-chunk `feed` (its own closure for a request with
+        only a tool parser). Not kept here: see `_stepped.Stepper`."""
+        if self._tool_lane is not None:
+            return self._tool_feed(acc)
+        self._record = record_into(acc)
+        return self.feed
 
     def _tool_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
-        """`feed` for a request with only a tool parser (see `_reasoning_feed`)."""
+        """`feed` for a request with only a tool parser: every name it needs bound once here.
+
+        Per chunk: one framework call, its text and call deltas recorded in the accumulator,
+        one delta (`make_delta` inlined).
+        """
         stepper, lane, hold = self, self._tool_lane, self._hold
         assert lane is not None
         seen, c_append, add_calls = self.text_seen.append, acc.content_parts.append, acc.add_calls
@@ -491,37 +449,55 @@ class SglangReasoningParser(ReasoningParserBase):
         super().__init__(**options)
         self.name = name
         self.engine = SglangEngine(None, name, **options)
-        start, end = self.engine.markers()
+        start, end = self._marker_pair = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
+        #: `ReasoningParser` constructors by (reasoning_started, stream), read with one dict lookup
+        #: per request (the engine works each out once; this skips its shape lookups).
+        self._makers: dict[tuple[bool | None, bool], Callable[[], Any]] = {}
 
     @property
     def tokenizer(self) -> Any:
         return self.engine.tokenizer
 
+    def _maker(self, reasoning_started: bool | None, stream: bool) -> Callable[[], Any]:
+        make = self._makers.get((reasoning_started, stream))
+        if make is None:
+            make = self._makers[reasoning_started, stream] = self.engine.parser_factory(
+                reasoning_started, "reasoning", stream
+            )
+        return make
+
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
         # (what `Session.oneshot` does for it, without its raw result).
-        engine = self.engine
         try:
-            make = engine.parser_factory(reasoning_started, "reasoning", False)
-            reasoning, content = make().parse_non_stream(text)
+            reasoning, content = self._maker(reasoning_started, False)().parse_non_stream(text)
         except BackendError:
             raise
         except Exception as exc:
             raise BackendError(
-                "sglang", engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
+                "sglang", self.engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
             ) from exc
-        reasoning = reasoning or None
-        start, end = engine.markers()
+        if not reasoning:
+            return make_reasoning_result(None, content or None, None)
+        start, end = self._marker_pair
         return make_reasoning_result(
             reasoning, content or None, locate_reasoning(text, reasoning, start, end)
         )
 
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
-    ) -> SteppedReasoningStream:
-        return SteppedReasoningStream(
-            _Stepper(self.engine, reasoning_started, end_of_stream), self.engine.markers
+    ) -> SglangReasoningStream:
+        engine = self.engine
+        end = end_of_stream or engine.end_of_stream
+        if end not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end!r}")
+        try:
+            parser = self._maker(reasoning_started, True)()
+        except Exception as exc:
+            raise BackendError("sglang", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
+        return SglangReasoningStream(
+            parser, end == "last_chunk", engine.api.has_stream_end, engine.label, self._marker_pair
         )
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:

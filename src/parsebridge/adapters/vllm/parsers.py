@@ -341,12 +341,13 @@ class _Stepper:
         self.text_seen: list[str] = []
         self.closed = False
 
-    def attach(self, acc: DeltaAccumulator) -> None:
-        """Record into `acc`; on 0.33+ the stream gets the per-chunk `feed` built here."""
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """Record into `acc`; the stream's per-chunk `feed` (on 0.33+ the closure built here).
+        Not kept here: see `_stepped.Stepper`."""
         if self._native is not None:
-            self.feed = self._native_feed(acc)  # type: ignore[method-assign]
-        else:
-            self._record = record_into(acc)
+            return self._native_feed(acc)
+        self._record = record_into(acc)
+        return self.feed
 
     def _native_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
         """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here.
