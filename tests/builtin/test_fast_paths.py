@@ -10,13 +10,15 @@ chunkings, with the shortcuts on and off, and compares delta by delta.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import parsebridge as pb
-from parsebridge.adapters.builtin._scan import BuiltinToolStream
 from parsebridge.conformance.transcripts import bundled_transcripts
 
 FAMILIES = ("hermes", "llama3_json", "deepseek_v3")
@@ -52,29 +54,78 @@ def test_shortcuts_hand_out_the_steps_deltas(family: str, monkeypatch: pytest.Mo
         for chunks in _chunkings(t.output):
             fast = _deltas(spec, t.tools, chunks)
             with monkeypatch.context() as m:
-                m.setattr(BuiltinToolStream, "_content_firsts", lambda self: None)
-                m.setattr(BuiltinToolStream, "_args_scanner", lambda self: None)
                 stream_cls = type(pb.get_tool_parser(spec).inner.stream())
-                m.setattr(stream_cls, "_content_firsts", lambda self: None)
-                m.setattr(stream_cls, "_args_scanner", lambda self: None)
+                m.setattr(stream_cls, "_fast_mode", lambda self: None)
                 slow = _deltas(spec, t.tools, chunks)
             assert fast == slow, (t.id, chunks)
             shortcut_hits += 1
     assert shortcut_hits > 0
 
 
-def test_shortcuts_are_taken() -> None:
+def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shortcuts run (so the comparison above compares two different paths)."""
     parser = pb.get_tool_parser("builtin:hermes").inner
     stream = parser.stream()
-    calls = {"content": 0, "args": 0}
-    for chunk in ["Hello ", "there. ", '<tool_call>{"name": "f", "arguments": {"q": "', "long ", "text"]:
-        before_content, before_args = stream._content_firsts(), stream._args_scanner()
+    full_steps: list[str] = []
+    step = type(stream)._feed
+
+    def counted(self: Any, text: str, token_ids: Any) -> Any:
+        full_steps.append(text)
+        return step(self, text, token_ids)
+
+    monkeypatch.setattr(type(stream), "_feed", counted)
+    chunks = [
+        "Hello ",
+        "there. ",
+        '<tool_call>{"name": "f", "arguments": {"q": "',
+        "long ",
+        "text",
+        '", "n": ',
+        "1",
+        "}}",
+    ]
+    for chunk in chunks:
         stream.feed(chunk)
-        if before_content is not None and "<" not in chunk:
-            calls["content"] += 1
-        if before_args is not None and '"' not in chunk:
-            calls["args"] += 1
-    assert calls == {"content": 2, "args": 2}
-    stream.feed('"}}</tool_call>')
-    assert stream.finish().tool_calls[0].arguments == {"q": "long text"}
+    # The first chunk (no state seen yet), the call's head and the object's close take the
+    # full step; the content, in-string and between-keys chunks do not.
+    assert full_steps == ["Hello ", chunks[2], "}}"]
+    assert stream.finish().tool_calls[0].arguments == {"q": "long text", "n": 1}
+
+
+# --- generated arguments: the in-place argument path against the full step --------------------
+
+_RENDER = {
+    "deepseek_v3": lambda name, args: (
+        "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>"
+        f"{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "hermes": lambda name, args: (
+        f'Sure.\n<tool_call>\n{{"name": "{name}", "arguments": {args}}}\n</tool_call>'
+    ),
+    "llama3_json": lambda name, args: f'{{"name": "{name}", "parameters": {args}}}',
+}
+#: Argument texts heavy in what the in-place path must get right: quotes, escapes, commas at
+#: several depths, brackets, marker characters inside and outside strings, trailing spaces.
+_PIECES = ['"', '\\"', "\\\\", ",", ":", " ", "{", "}", "[", "]", "<", "a", "1", "\n", '"k": ', '"v"']
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    family=st.sampled_from(sorted(_RENDER)),
+    body=st.lists(st.sampled_from(_PIECES), max_size=24).map("".join),
+    valid=st.booleans(),
+    data=st.data(),
+)
+def test_in_place_arguments_match_the_step(
+    family: str, body: str, valid: bool, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = json.dumps({"q": body, "n": [1, {"x": body}], "s": "a,b"}) if valid else "{" + body
+    text = _RENDER[family]("get_weather", args)
+    cuts = data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=40, unique=True).map(sorted))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True) if text[a:b]]
+    spec = f"builtin:{family}"
+    fast = _deltas(spec, [], chunks)
+    with monkeypatch.context() as m:
+        m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_fast_mode", lambda self: None)
+        slow = _deltas(spec, [], chunks)
+    assert fast == slow, chunks

@@ -32,8 +32,9 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ...protocol import StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
-from ...protocol.models import make_call_delta, make_delta, make_tool_result, new_call_id
+from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
+from ...protocol.errors import StreamStateError
+from ...protocol.models import alloc, make_call_delta, make_tool_result, new_call_id
 from ...protocol.parsers import ToolParserBase
 from ...protocol.streams import ToolStreamBase
 
@@ -61,6 +62,18 @@ def first_chars(markers: tuple[str, ...]) -> str:
     got = _FIRSTS.get(markers)
     if got is None:
         got = _FIRSTS[markers] = "".join(sorted({m[0] for m in markers}))
+    return got
+
+
+_SEARCHES: dict[str, Any] = {}
+
+
+def content_mode(firsts: str) -> Any:
+    """A `_fast_mode` for a state releasing content up to a marker starting with one of `firsts`:
+    the `search` of a regex finding any of them (none: finds nothing), cached per set."""
+    got = _SEARCHES.get(firsts)
+    if got is None:
+        got = _SEARCHES[firsts] = re.compile("[" + re.escape(firsts) + "]" if firsts else "(?!)").search
     return got
 
 
@@ -128,16 +141,18 @@ def is_invalid(value: Any) -> bool:
 EOB, STOP, CLOSED, MARKER, NEED = "eob", "stop", "closed", "marker", "need"
 
 _STR_RUN = re.compile(r'[^"\\]+')
-_PLAIN: dict[tuple[str, ...], tuple[frozenset[str], re.Pattern[str]]] = {}
+_PLAIN: dict[tuple[str, ...], tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]] = {}
 
 
-def _plain_for(markers: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str]]:
-    """(marker first characters, regex of a run needing no attention) — cached per marker set."""
+def _plain_for(markers: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]:
+    """(marker first characters, regex of a run needing no attention, regex of a `flat` run)
+    — cached per marker set."""
     got = _PLAIN.get(markers)
     if got is None:
-        firsts = frozenset(m[0] for m in markers)
-        plain = re.compile("[^" + re.escape('"{}[],' + "".join(sorted(firsts))) + "]+")
-        got = _PLAIN[markers] = (firsts, plain)
+        firsts = "".join(sorted({m[0] for m in markers}))
+        plain = re.compile("[^" + re.escape('"{}[],' + firsts) + "]+")
+        flat = re.compile("[^" + re.escape("{}[]\\" + firsts) + "]*")
+        got = _PLAIN[markers] = (frozenset(firsts), plain, flat)
     return got
 
 
@@ -150,14 +165,14 @@ class JsonRaw:
     `.marker`). Markers inside strings are ignored: that is rule 6.
     """
 
-    __slots__ = ("depth", "esc", "firsts", "in_str", "marker", "plain")
+    __slots__ = ("depth", "esc", "firsts", "flat", "in_str", "marker", "plain")
 
     def __init__(self, markers: Sequence[str] = ()) -> None:
         self.in_str = False
         self.esc = False
         self.depth = 0
         self.marker: str | None = None
-        self.firsts, self.plain = _plain_for(tuple(markers))
+        self.firsts, self.plain, self.flat = _plain_for(tuple(markers))
 
     def scan(
         self,
@@ -219,6 +234,11 @@ class JsonRaw:
         return i, EOB
 
 
+#: A `_fast_mode` for a state reading a named call's arguments raw: the scanner and the rest
+#: of the arguments its step passes to `scan` (markers, stops, stop_at_close).
+ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
+
+
 # --- the driver ------------------------------------------------------------------------------
 
 
@@ -233,9 +253,19 @@ class BuiltinToolStream(ToolStreamBase):
     re-concatenated per chunk, so total work stays linear.
     """
 
+    #: Under on_error="raise" with no `max_held` the guard hands this stream out as is: its
+    #: `feed` records, it refuses feed after flush, and what its machine raises arrives typed
+    #: as the guard would type it (`BackendError`, call "stream.feed"/"stream.flush").
+    guard_complete = True
+    broken = False
+
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__()
         self.parser = parser
+        #: What `feed` may do in place now (see `_fast_mode`); None until the first full step.
+        self._mode: Any = None
+        self._content_append = self._acc.content_parts.append
+        self._add_calls = self._acc.add_calls
         self._buf = ""
         self._pos = 0
         self._base = 0  # absolute offset of _buf[0]
@@ -257,45 +287,156 @@ class BuiltinToolStream(ToolStreamBase):
         self.call_spans: list[tuple[int, int]] = []
 
     # -- life cycle ---------------------------------------------------------------------------
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """Feed the next chunk; the delta is recorded here (see `guard_complete`).
+
+        Nothing held and the machine in a state `_mode` names: the chunk is handled
+        in place when the format's step would do nothing but hand it whole to
+        `_content` (no marker's first character in it) or to `_args` (its raw
+        scanner consumes it whole); else `_feed`, the machine itself.
+        """
+        if self._flushed:
+            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+        try:
+            mode = self._mode
+            if mode is not None and self._pos == len(self._buf) and self._span is None and text:
+                if mode.__class__ is tuple:
+                    raw = mode[0]
+                    # Consumed whole without a change of the scanner's state (no string opens
+                    # or closes), else scanned for real: whole when it ends at the chunk's end.
+                    if raw.in_str:
+                        whole = not raw.esc and '"' not in text and "\\" not in text
+                    else:
+                        whole = raw.plain.fullmatch(text) is not None
+                    if not whole and raw.depth and not raw.esc and raw.flat.fullmatch(text):
+                        # Inside a container, a chunk of strings, commas and colons (no
+                        # bracket, escape or marker character) only opens and closes
+                        # strings: `scan` would consume it whole, toggling `in_str` per quote.
+                        whole = True
+                        if text.count('"') & 1:
+                            raw.in_str = not raw.in_str
+                    if not whole:
+                        saved = raw.in_str, raw.esc, raw.depth
+                        whole = raw.scan(text, 0, mode[1], False, mode[2], mode[3])[1] == EOB
+                        if not whole:
+                            raw.in_str, raw.esc, raw.depth = saved
+                    if whole:
+                        self._base += self._pos
+                        self._buf = text
+                        self._pos = len(text)
+                        if self._args_held or text[-1] in JSON_WS:
+                            self._args(text)
+                            delta = self._take()
+                            if delta.tool_calls:
+                                self._add_calls(delta.tool_calls)
+                            return delta
+                        call = alloc(ToolCallDelta)  # `make_call_delta`, inline
+                        call.index = self._index
+                        call.id = call.name = None
+                        call.arguments = text
+                        delta = alloc(StreamDelta)
+                        delta.content = delta.reasoning = ""
+                        delta.tool_calls = calls = [call]
+                        self._add_calls(calls)
+                        return delta
+                elif mode(text) is None:
+                    self._base += self._pos
+                    self._buf = text
+                    self._pos = len(text)
+                    delta = alloc(StreamDelta)
+                    delta.reasoning = ""
+                    delta.tool_calls = []
+                    if self._ws_mode:
+                        self._content(text)
+                        delta.content = text = "".join(self._out_content)
+                        self._out_content = []
+                    else:
+                        delta.content = text
+                    if text:
+                        self._content_append(text)
+                    return delta
+            delta = self._feed(text, token_ids)
+            self._mode = self._fast_mode()  # the state may have changed
+        except ParsebridgeError:
+            raise
+        except Exception as exc:
+            raise self._typed(exc, "stream.feed") from exc
+        if delta.content:
+            self._content_append(delta.content)
+        if delta.tool_calls:
+            self._add_calls(delta.tool_calls)
+        return delta
+
+    def flush(self) -> StreamDelta:
+        """End of output (see `_StreamBase.flush`), with failures typed as the guard would."""
+        try:
+            return super().flush()
+        except ParsebridgeError:
+            raise
+        except Exception as exc:
+            raise self._typed(exc, "stream.flush") from exc
+
+    def finish(self) -> ToolParseResult:
+        """Flush and assemble (see `ToolStreamBase.finish`), with failures typed as the guard would."""
+        try:
+            return super().finish()
+        except ParsebridgeError:
+            raise
+        except Exception as exc:
+            raise self._typed(exc, "stream.flush") from exc
+
+    def _typed(self, exc: Exception, call: str) -> BackendError:
+        """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
+        parser = self.parser
+        return BackendError(
+            getattr(parser, "backend", "builtin"),
+            getattr(parser, "name", type(parser).__name__),
+            call,
+            f"{type(exc).__name__}: {exc}",
+        )
+
+    def _fast_mode(self) -> Any:
+        """What `feed` may do in place, with nothing held, in the machine's state now.
+
+        A format returns `content_mode(firsts)` only in a state whose step, on a chunk
+        holding none of the characters `firsts` with nothing held, does nothing but
+        `_content(chunk)`; an `ArgsScan` only in a state whose step, on a chunk that
+        scan consumes whole (EOB), does nothing but that scan and `_args(chunk)`; else
+        None. The state only changes in `_feed`, so `feed` asks after each full step.
+        """
+        return None
+
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        """The machine itself on the buffer (the reference `feed`'s shortcuts agree with)."""
         keep = self._pos
-        if keep == len(self._buf) and text and self._span is None:
-            # Shortcuts: nothing is held, and this chunk cannot change the machine's state, so
-            # its step would hand it whole to `_content` (plain content: no marker's first
-            # character in it) or to `_args` (inside a call's raw arguments: no quote or
-            # backslash in a string, only plain characters outside one). Do exactly that.
-            emit: Any = None
-            firsts = self._content_firsts()
-            if firsts is not None:
-                if not any(c in text for c in firsts):
-                    emit = self._content
-            else:
-                raw = self._args_scanner()
-                if (
-                    raw is not None
-                    and not raw.esc
-                    and (
-                        ('"' not in text and "\\" not in text)
-                        if raw.in_str
-                        else raw.plain.fullmatch(text) is not None
-                    )
-                ):
-                    emit = self._args
-            if emit is not None:
-                self._base += keep
-                self._buf = text
-                self._pos = len(text)
-                emit(text)
-                return self._take()
         if self._span is not None:
             if self._span < keep:
                 self._span_parts.append(self._buf[self._span : keep])
             self._span = max(0, self._span - keep)
-        self._buf = self._buf[keep:] + text
+            self._buf = self._buf[keep:] + text
+        elif keep == len(self._buf):
+            self._buf = text
+        else:
+            self._buf = self._buf[keep:] + text
         self._base += keep
         self._pos = 0
-        self._run()
-        return self._take()
+        step = self._step
+        while step():
+            pass
+        # `_take`, inline (one frame less on the path most structural chunks take)
+        if self._arg_parts:
+            self._seal()
+        delta = alloc(StreamDelta)
+        out = self._out_content
+        if out:
+            delta.content = "".join(out)
+            self._out_content = []
+        else:
+            delta.content = ""
+        delta.reasoning = ""
+        delta.tool_calls = self._out_calls
+        self._out_calls = []
+        return delta
 
     def _flush(self) -> StreamDelta:
         self._final = True
@@ -315,11 +456,18 @@ class BuiltinToolStream(ToolStreamBase):
             pass
 
     def _take(self) -> StreamDelta:
-        self._seal()
-        if not self._out_content and not self._out_calls:
-            return make_delta()
-        delta = make_delta("".join(self._out_content), "", self._out_calls)
-        self._out_content = []
+        """This chunk's output as one delta (the emission lists start empty again)."""
+        if self._arg_parts:
+            self._seal()
+        delta = alloc(StreamDelta)
+        out = self._out_content
+        if out:
+            delta.content = "".join(out)
+            self._out_content = []
+        else:
+            delta.content = ""
+        delta.reasoning = ""
+        delta.tool_calls = self._out_calls
         self._out_calls = []
         return delta
 
@@ -330,24 +478,6 @@ class BuiltinToolStream(ToolStreamBase):
         return "".join(self._pending_ws) + "".join(self._span_parts) + self._buf[self._span :]
 
     # -- format hooks ---------------------------------------------------------------------------
-    def _content_firsts(self) -> str | None:
-        """In a state that releases text as content up to the next marker (via `_outside` or
-        wholesale): the first characters of the markers that could end it; else None.
-
-        A format returns them only where its step, on a chunk containing none of them with
-        nothing held, does nothing but `_content(chunk)`: `_feed` then skips the step.
-        """
-        return None
-
-    def _args_scanner(self) -> JsonRaw | None:
-        """The scanner reading the current named call's arguments raw (each scanned piece goes
-        to `_args` as it is), when that is what the machine is doing now; else None.
-
-        A format returns it only in a state whose step, on a chunk the scanner consumes whole,
-        does nothing but `_args(chunk)`: `_feed` then skips the step (see there).
-        """
-        return None
-
     def _step(self) -> bool:
         """Consume what can be decided; False when more text is needed (or none is left)."""
         raise NotImplementedError
@@ -486,12 +616,16 @@ class BuiltinToolParser(ToolParserBase):
         """One shot = the incremental machine fed once, so both agree exactly."""
         text = text if isinstance(text, str) else str(text)
         s = self.stream()
-        s.feed(text)
-        result = s.finish()
-        calls: list[ToolCall] = result.tool_calls
+        # The stream's feed and finish without their error typing: a failure here is the
+        # guard's to report as a failing `parse`.
+        acc = s.accumulator
+        acc.add(s._feed(text, None))
+        s._flushed = True
+        acc.add(s._flush())
+        calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
-        return make_tool_result(result.content, calls)
+        return make_tool_result(acc.content, calls)
 
 
 # --- JSON call objects: {"name": ..., "arguments": ...} ---------------------------------------
@@ -530,10 +664,10 @@ class ObjectReader:
         self._key: str | None = None
         self._early_args: list[str] = []
 
-    def args_scanner(self) -> JsonRaw | None:
-        """The raw scanner while it streams the arguments of a named call (see `_args_scanner`)."""
+    def args_scanner(self) -> ArgsScan | None:
+        """The raw scan while it streams the arguments of a named call (an `ArgsScan`)."""
         if self.phase == _VALUE and self._role == _ARGS and self.name is not None:
-            return self._raw
+            return self._raw, self.markers, ",}]", False
         return None
 
     def _marker_at(self, st: BuiltinToolStream) -> str | None:

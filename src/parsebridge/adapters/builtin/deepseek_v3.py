@@ -43,11 +43,12 @@ from ._scan import (
     CLOSED,
     MARKER,
     MORE,
+    ArgsScan,
     BuiltinToolParser,
     BuiltinToolStream,
     JsonRaw,
+    content_mode,
     find_markers,
-    first_chars,
     match_marker,
     safe_end,
 )
@@ -56,6 +57,11 @@ _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
 _NAME_END = re.compile(r"[\n`{<]")
 _FENCE = re.compile(r"```[A-Za-z]*")
+_NON_WS = re.compile(r"[^ \t\r\n]")
+#: Every marker starts with it: text without it holds no marker and no marker prefix.
+_LT = "<"
+assert all(m.startswith(_LT) for m in (*_HEAD_ENDS, CALLS_BEGIN))
+_CONTENT_MODE = content_mode(_LT)
 
 _OUTSIDE, _HEAD, _NAME_LINE, _ARGS_WAIT, _ARGS, _TAIL, _OPAQUE = range(7)
 
@@ -71,6 +77,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._head: list[str] = []
         self._typed = False
         self._raw = JsonRaw(_BREAKERS)
+        self._args_mode: ArgsScan = (self._raw, _BREAKERS, "", True)
 
     def _outside_markers(self) -> tuple[str, ...]:
         return (CALLS_BEGIN, CALL_BEGIN, CALLS_END) if self._in_section else (CALLS_BEGIN, CALL_BEGIN)
@@ -90,22 +97,98 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._section_named = self._section_named or self._in_section
         self._state = _ARGS_WAIT
 
-    def _content_firsts(self) -> str | None:
-        return first_chars(self._outside_markers()) if self._state == _OUTSIDE else None
-
-    def _args_scanner(self) -> JsonRaw | None:
-        return self._raw if self._state == _ARGS else None
+    def _fast_mode(self) -> Any:
+        state = self._state
+        if state == _OUTSIDE:
+            return _CONTENT_MODE  # both outside marker sets start with "<"
+        return self._args_mode if state == _ARGS else None
 
     def _step(self) -> bool:
-        state, buf = self._state, self._buf
+        state, buf, pos = self._state, self._buf, self._pos
+        if state == _ARGS:
+            end, why = self._raw.scan(buf, pos, _BREAKERS, self._final, stop_at_close=True)
+            self._args(buf[pos:end])
+            self._pos = end
+            if why == CLOSED:
+                self._state = _TAIL
+                return True
+            if why == MARKER:
+                assert self._raw.marker is not None
+                self._stop_call(self._raw.marker)
+                return True
+            return False
+        if state == _NAME_LINE:
+            m = _NAME_END.search(buf, pos)
+            if m is None:
+                self._head.append(buf[pos:])
+                self._pos = len(buf)
+                return False
+            stop = m.start()
+            self._head.append(buf[pos:stop])
+            self._pos = stop
+            name = "".join(self._head).strip()
+            c = buf[stop]
+            if c == "<":
+                found = match_marker(buf, stop, _BREAKERS, self._final)
+                if found == MORE:
+                    return False
+                if found is None:  # a '<' inside the name line: keep reading
+                    self._head.append("<")
+                    self._pos += 1
+                    return True
+            if name:
+                self._name_known(name)
+            elif self._typed and c == "{":
+                self._name_known("function")
+            else:
+                self._state = _OPAQUE
+            return True
+        if state == _ARGS_WAIT:
+            m = _NON_WS.search(buf, pos)
+            if m is None:
+                self._pos = len(buf)
+                return False
+            pos = self._pos = m.start()
+            c = buf[pos]
+            if c == "`":
+                if len(buf) - pos < 3 and not self._final:
+                    return False
+                m = _FENCE.match(buf, pos)
+                if m is not None:
+                    if m.end() == len(buf) and not self._final:
+                        return False  # the language tag may go on
+                    self._pos = m.end()
+                    return True
+            elif c == _LT:
+                found = match_marker(buf, pos, _BREAKERS, self._final)
+                if found == MORE:
+                    return False
+                if found is not None:
+                    self._stop_call(found)
+                    return True
+            self._raw = raw = JsonRaw(_BREAKERS)
+            self._args_mode = (raw, _BREAKERS, "", True)
+            self._state = _ARGS
+            return True
+        if buf.find(_LT, pos) < 0:  # no marker and no marker prefix in the rest
+            if state == _OUTSIDE:
+                if self._span is None:
+                    self._content(buf[pos:])
+                elif buf[pos:].strip():
+                    self._reject(pos)
+                    return True
+            elif state == _HEAD:
+                self._head.append(buf[pos:])
+            self._pos = len(buf)
+            return False
         if state == _OUTSIDE:
             markers = self._outside_markers()
             if self._span is not None:  # a section whose first call is not decided yet
-                j, which = find_markers(buf, self._pos, markers)
-                stop = j if which is not None else safe_end(buf, self._pos, markers, self._final)
-                gap = buf[self._pos : stop]
+                j, which = find_markers(buf, pos, markers)
+                stop = j if which is not None else safe_end(buf, pos, markers, self._final)
+                gap = buf[pos:stop]
                 if gap.strip():
-                    self._reject(self._pos)
+                    self._reject(pos)
                     return True
                 self._pos = stop
             else:
@@ -133,9 +216,9 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                 self._state = _HEAD
             return True
         if state == _HEAD:
-            j, which = find_markers(buf, self._pos, _HEAD_ENDS)
-            stop = j if which is not None else safe_end(buf, self._pos, _HEAD_ENDS, self._final)
-            self._head.append(buf[self._pos : stop])
+            j, which = find_markers(buf, pos, _HEAD_ENDS)
+            stop = j if which is not None else safe_end(buf, pos, _HEAD_ENDS, self._final)
+            self._head.append(buf[pos:stop])
             self._pos = stop
             if which is None:
                 return False
@@ -151,68 +234,10 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
             else:
                 self._name_known(head)
             return True
-        if state == _NAME_LINE:
-            m = _NAME_END.search(buf, self._pos)
-            stop = m.start() if m else len(buf)
-            self._head.append(buf[self._pos : stop])
-            self._pos = stop
-            if m is None:
-                return False
-            name = "".join(self._head).strip()
-            c = buf[stop]
-            if c == "<":
-                found = match_marker(buf, stop, _BREAKERS, self._final)
-                if found == MORE:
-                    return False
-                if found is None:  # a '<' inside the name line: keep reading
-                    self._head.append("<")
-                    self._pos += 1
-                    return True
-            if name:
-                self._name_known(name)
-            elif self._typed and c == "{":
-                self._name_known("function")
-            else:
-                self._state = _OPAQUE
-            return True
-        if state == _ARGS_WAIT:
-            if not self._skip_ws():
-                return False
-            if buf[self._pos] == "`":
-                if len(buf) - self._pos < 3 and not self._final:
-                    return False
-                m = _FENCE.match(buf, self._pos)
-                if m is not None:
-                    if m.end() == len(buf) and not self._final:
-                        return False  # the language tag may go on
-                    self._pos = m.end()
-                    return True
-            found = match_marker(buf, self._pos, _BREAKERS, self._final)
-            if found == MORE:
-                return False
-            if found is not None:
-                self._stop_call(found)
-                return True
-            self._raw = JsonRaw(_BREAKERS)
-            self._state = _ARGS
-            return True
-        if state == _ARGS:
-            start = self._pos
-            end, why = self._raw.scan(buf, start, _BREAKERS, self._final, stop_at_close=True)
-            self._args(buf[start:end])
-            self._pos = end
-            if why == CLOSED:
-                self._state = _TAIL
-                return True
-            if why == MARKER:
-                assert self._raw.marker is not None
-                self._stop_call(self._raw.marker)
-                return True
-            return False
         # _TAIL (named: ignore up to the call end) / _OPAQUE (unnamed: content at the call end)
-        j, which = find_markers(buf, self._pos, _BREAKERS)
+        j, which = find_markers(buf, pos, _BREAKERS)
         if which is None:
-            self._pos = safe_end(buf, self._pos, _BREAKERS, self._final)
+            self._pos = safe_end(buf, pos, _BREAKERS, self._final)
             return False
         self._pos = j
         self._stop_call(which)

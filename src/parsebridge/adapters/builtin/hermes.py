@@ -38,6 +38,7 @@ from ._scan import (
     BuiltinToolStream,
     JsonRaw,
     ObjectReader,
+    content_mode,
     find_markers,
     first_chars,
     match_marker,
@@ -45,7 +46,7 @@ from ._scan import (
 )
 
 _MARKERS = (START, END)
-_START_FIRSTS = first_chars((START,))
+_CONTENT_MODE = content_mode(first_chars((START,)))
 
 _CONTENT, _BODY_WAIT, _OBJECT, _OPAQUE_LIT, _OPAQUE_JSON, _RAW_ARGS, _SKIP = range(7)
 
@@ -69,12 +70,12 @@ class HermesToolStream(BuiltinToolStream):
             self._reject(self._pos)
         self._state = _CONTENT
 
-    def _content_firsts(self) -> str | None:
-        return _START_FIRSTS if self._state == _CONTENT else None
-
-    def _args_scanner(self) -> JsonRaw | None:
+    def _fast_mode(self) -> Any:
+        state = self._state
+        if state == _CONTENT:
+            return _CONTENT_MODE
         reader = self._reader
-        return reader.args_scanner() if self._state == _OBJECT and reader is not None else None
+        return reader.args_scanner() if state == _OBJECT and reader is not None else None
 
     def _step(self) -> bool:
         state = self._state

@@ -38,11 +38,12 @@ from ._scan import (
     MORE,
     BuiltinToolParser,
     BuiltinToolStream,
-    JsonRaw,
     ObjectReader,
+    content_mode,
     match_marker,
 )
 
+_CONTENT_MODE = content_mode("")
 _START, _TAG_WAIT, _OBJECT, _SEP, _CONTENT = range(5)
 
 
@@ -60,11 +61,11 @@ class Llama3JsonToolStream(BuiltinToolStream):
         self._reader = ObjectReader(())
         self._state = _OBJECT
 
-    def _content_firsts(self) -> str | None:
-        return "" if self._state == _CONTENT else None  # after the calls, everything is content
-
-    def _args_scanner(self) -> JsonRaw | None:
-        return self._reader.args_scanner() if self._state == _OBJECT else None
+    def _fast_mode(self) -> Any:
+        state = self._state
+        if state == _CONTENT:
+            return _CONTENT_MODE  # after the calls, everything is content
+        return self._reader.args_scanner() if state == _OBJECT else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
