@@ -451,18 +451,19 @@ class SglangReasoningParser(ReasoningParserBase):
         self.engine = SglangEngine(None, name, **options)
         start, end = self._marker_pair = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
-        #: `ReasoningParser` constructors by (reasoning_started, stream), read with one dict lookup
-        #: per request (the engine works each out once; this skips its shape lookups).
-        self._makers: dict[tuple[bool | None, bool], Callable[[], Any]] = {}
+        #: `ReasoningParser` constructors by `reasoning_started`, one-shot and streaming, read with
+        #: one dict lookup per request (the engine works each out once; this skips its shape lookups).
+        self._makers: dict[bool, dict[bool | None, Callable[[], Any]]] = {False: {}, True: {}}
 
     @property
     def tokenizer(self) -> Any:
         return self.engine.tokenizer
 
     def _maker(self, reasoning_started: bool | None, stream: bool) -> Callable[[], Any]:
-        make = self._makers.get((reasoning_started, stream))
+        makers = self._makers[stream]
+        make = makers.get(reasoning_started)
         if make is None:
-            make = self._makers[reasoning_started, stream] = self.engine.parser_factory(
+            make = makers[reasoning_started] = self.engine.parser_factory(
                 reasoning_started, "reasoning", stream
             )
         return make
@@ -471,7 +472,8 @@ class SglangReasoningParser(ReasoningParserBase):
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
         # (what `Session.oneshot` does for it, without its raw result).
         try:
-            reasoning, content = self._maker(reasoning_started, False)().parse_non_stream(text)
+            make = self._makers[False].get(reasoning_started) or self._maker(reasoning_started, False)
+            reasoning, content = make().parse_non_stream(text)
         except BackendError:
             raise
         except Exception as exc:
