@@ -120,3 +120,14 @@ def test_hot_model_assignment_and_nesting() -> None:
     result = ToolParseResult(content=None, tool_calls=[_call()])  # a hot model inside a validated one
     assert result.tool_calls[0].arguments == {"city": "Paris"}
     assert delta.model_copy(update={"reasoning": "r"}).reasoning == "r"
+
+
+def test_call_ids_are_openai_style_and_fresh() -> None:
+    """`call_` + 24 lowercase hex (96 random bits), a new one every time."""
+    import re
+
+    from parsebridge.protocol import new_call_id
+
+    ids = [new_call_id() for _ in range(2000)]
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids)
+    assert len(set(ids)) == len(ids)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import json
-import uuid
 from collections.abc import Callable
+from os import urandom as _urandom
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 
 
 def new_call_id() -> str:
-    """A fresh OpenAI-style tool-call id (`call_` + 24 hex chars)."""
-    return "call_" + uuid.uuid4().hex[:24]
+    """A fresh OpenAI-style tool-call id (`call_` + 24 hex chars).
+
+    96 random bits from the OS, as `uuid4` draws them, without building a UUID
+    (about a fifth of its cost; builtin streams mint one per call).
+    """
+    return "call_" + _urandom(12).hex()
 
 
 #: The C scanner behind `json.loads`, called directly: arguments are parsed once per call on

@@ -29,7 +29,7 @@ from .models import (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _CallState:
     index: int
     id: str | None = None
@@ -81,24 +81,32 @@ class DeltaAccumulator:
         if not unread:
             return
         calls, anomalies = self._calls, self._anomalies
+        # Fragments of one call arrive in runs: its state is looked up once per run.
+        last: int | None = None
+        state = _CallState(-1)
         for d in unread:
-            state = calls.get(d.index)
-            if state is None:
-                state = calls[d.index] = _CallState(d.index)
-                if d.id is None and d.name is None:
-                    anomalies.append(f"call {d.index}: first delta carries neither id nor name")
-            if d.id is not None:
+            index = d.index
+            if index != last:
+                last = index
+                got = calls.get(index)
+                if got is None:
+                    got = calls[index] = _CallState(index)
+                    if d.id is None and d.name is None:
+                        anomalies.append(f"call {index}: first delta carries neither id nor name")
+                state = got
+            call_id, name, arguments = d.id, d.name, d.arguments
+            if call_id is not None:
                 state.ids_seen += 1
-                if state.id is not None and state.id != d.id:
-                    anomalies.append(f"call {d.index}: id changed from {state.id!r} to {d.id!r}")
-                state.id = d.id
-            if d.name is not None:
+                if state.id is not None and state.id != call_id:
+                    anomalies.append(f"call {index}: id changed from {state.id!r} to {call_id!r}")
+                state.id = call_id
+            if name is not None:
                 state.names_seen += 1
-                if state.name is not None and state.name != d.name:
-                    anomalies.append(f"call {d.index}: name changed from {state.name!r} to {d.name!r}")
-                state.name = d.name
-            if d.arguments:
-                state.arguments.append(d.arguments)
+                if state.name is not None and state.name != name:
+                    anomalies.append(f"call {index}: name changed from {state.name!r} to {name!r}")
+                state.name = name
+            if arguments:
+                state.arguments.append(arguments)
         unread.clear()  # in place: `add_calls` is bound to this list
 
     @property
