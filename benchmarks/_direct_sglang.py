@@ -4,8 +4,10 @@ The baseline of the overhead section: the same `FunctionCallParser` /
 `ReasoningParser` constructions per request (with the keywords the release
 takes: tokenizer, request, tool_choice for one-shot), `has_tool_call` then
 `parse_non_stream` one-shot, `parse_stream_chunk` per chunk and
-`parse_stream_end` on the last one when the release has it, call ids minted
-the server's way, and the server's end-of-stream check for unstreamed
+`parse_stream_end` on the last one when the release has it, call ids of the
+server's form (``call_`` + 24 random hex; drawn from `os.urandom` as the
+adapter draws them, not through `uuid4` as the server does, so minting ids is
+neither overhead nor a saving here), and the server's end-of-stream check for unstreamed
 arguments. Tools and the request are validated once, as a server holds them.
 What remains in the parsebridge timing is what the bridge adds.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import json
-import uuid
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,7 +79,7 @@ class SglangDirect:
 
     @staticmethod
     def _call_id() -> str:
-        return f"call_{uuid.uuid4().hex[:24]}"
+        return "call_" + os.urandom(12).hex()
 
     # ------------------------------------------------------------------ one-shot
 

@@ -19,12 +19,12 @@ import importlib
 import inspect
 import json
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...protocol.models import new_call_id
 from .._common import import_first, quiet_framework_logs, version_tuple
 
 _lock = threading.Lock()
@@ -308,7 +308,7 @@ class SglangApi:
             return f"functions.{name}:{tool_index}"
         if s.kimi_k3_ids and parser_name == "kimi_k3":
             return f"{name}:{tool_index}"
-        return f"call_{uuid.uuid4().hex[:24]}"
+        return new_call_id()  # the server's `call_` + 24 random hex, without building a UUID
 
     def unstreamed_arguments(self, parser: Any) -> tuple[int, str] | None:
         """(call index, argument text) the server sends at the end of a stream, if any."""

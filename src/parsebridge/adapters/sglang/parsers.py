@@ -49,6 +49,7 @@ from ...protocol.models import (
     make_call_delta,
     make_delta,
     make_reasoning_result,
+    make_tool_call,
     make_tool_result,
 )
 from .. import _tokenizers
@@ -404,15 +405,41 @@ class SglangToolParser(ToolParserBase):
     def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.name = name
-        self.engine = SglangEngine(name, None, tools=self.tools, **options)
+        self.engine = engine = SglangEngine(name, None, tools=self.tools, **options)
+        #: The one-shot `FunctionCallParser` constructor when the server runs the tool parser for
+        #: this request shape (tools declared, tool_choice not "none"…), else None: the text
+        #: stays content. Worked out once here, so `parse` needs no per-request session.
+        session = engine.session(None)
+        self._oneshot_make = session.parser_factory("tools", False) if session.tool_active else None
 
     @property
     def tokenizer(self) -> Any:
         return self.engine.tokenizer
 
     def parse(self, text: str) -> ToolParseResult:
-        _, content, calls = self.engine.oneshot(text, None, "parse_non_stream")
-        return make_tool_result(content, calls)
+        # A request with only a tool parser, as `Session.oneshot` runs it, without the session.
+        make = self._oneshot_make
+        if make is None:
+            return make_tool_result(text or None, [])
+        try:
+            parser = make()
+            if not parser.has_tool_call(text):
+                return make_tool_result(text or None, [])
+            text, items = parser.parse_non_stream(text)
+            call_id, name = self.engine.api.call_id, self.name
+            calls = [
+                make_tool_call(
+                    item.name or "", item.parameters or "", call_id(name, item.name, item.tool_index)
+                )
+                for item in items
+            ]
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError(
+                "sglang", self.engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
+            ) from exc
+        return make_tool_result(text or None, calls)
 
     def has_tool_calls(self, text: str) -> bool:
         """SGLang's own `has_tool_call` (a marker test: true on a partial call too)."""
