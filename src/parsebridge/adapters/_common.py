@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..protocol import ReasoningBlock
-from ..protocol.models import alloc, make_block
+from ..protocol.models import make_block
 
 #: Attribute names under which framework reasoning parsers keep their markers
 #: (vLLM: start_token/end_token…; SGLang detectors: think_start_token/think_end_token).
@@ -65,14 +65,7 @@ def locate_reasoning(
     if end_marker and text.startswith(end_marker, stop):
         use_end = end_marker
         stop += len(end_marker)
-    block = alloc(ReasoningBlock)  # `make_block`, inline
-    block.content = reasoning
-    block.start_marker = use_start
-    block.end_marker = use_end
-    block.start_index = begin
-    block.end_index = stop
-    block.located = True
-    return block
+    return make_block(reasoning, use_start, use_end, begin, stop, True)
 
 
 def _locate_searching(

@@ -42,7 +42,7 @@ def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T])
     except BackendError:
         raise
     except Exception as exc:
-        raise BackendError(backend, spec_name, call, f"{type(exc).__name__}: {exc}") from exc
+        raise BackendError.wrapping(backend, spec_name, call, exc) from exc
 
 
 class Stepper(Protocol):
@@ -101,7 +101,7 @@ def finish_typed(stepper: Stepper, finish: Callable[[], T]) -> T:
         raise
     except Exception as exc:
         backend, label = stepper.spec
-        raise BackendError(backend, label, "stream.flush", f"{type(exc).__name__}: {exc}") from exc
+        raise BackendError.wrapping(backend, label, "stream.flush", exc) from exc
 
 
 class SteppedToolStream(ToolStreamBase):

@@ -103,6 +103,11 @@ class BackendError(ParsebridgeError, RuntimeError):
         where = f" on transcript {transcript!r}" if transcript else ""
         super().__init__(f"{backend}:{parser} raised in {call}{where}: {message}")
 
+    @classmethod
+    def wrapping(cls, backend: str, parser: str, call: str, exc: BaseException) -> BackendError:
+        """The error for `exc` raised by a backend's `call` (raise it ``from exc``)."""
+        return cls(backend, parser, call, f"{type(exc).__name__}: {exc}")
+
 
 class ParserProtocolError(InvalidSpecError, TypeError):
     """A user class loaded by `python:` does not implement the parser protocol."""

@@ -93,9 +93,7 @@ class SglangReasoningStream(ReasoningStreamBase):
             try:
                 reasoning, content = lane(chunk)
             except Exception as exc:
-                raise BackendError(
-                    "sglang", label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
-                ) from exc
+                raise BackendError.wrapping("sglang", label, "parse_stream_chunk", exc) from exc
             if hold:
                 # `pending` moves on only once the held chunk went through (see `pending_text`).
                 pending = text
@@ -132,9 +130,7 @@ class SglangReasoningStream(ReasoningStreamBase):
                     reasoning = (reasoning or "") + (end_reasoning or "")
                     content = (content or "") + (end_content or "")
             except Exception as exc:
-                raise BackendError(
-                    "sglang", label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}"
-                ) from exc
+                raise BackendError.wrapping("sglang", label, "parse_stream_chunk", exc) from exc
             pending = None
             return reasoning or "", content or ""
 
@@ -171,7 +167,7 @@ class SglangReasoningStream(ReasoningStreamBase):
         except ParsebridgeError:
             raise
         except Exception as exc:  # our own end-of-stream code: typed as the guard would type it
-            raise BackendError("sglang", self._label, "stream.flush", f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("sglang", self._label, "stream.flush", exc) from exc
 
     def finish(self) -> ReasoningParseResult:
         """Flush, then the result a client assembled (the block located in what was fed)."""

@@ -230,7 +230,7 @@ class SglangEngine:
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError("sglang", self.label, call, f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("sglang", self.label, call, exc) from exc
 
 
 class _Stepper:
@@ -253,7 +253,7 @@ class _Stepper:
             self.session = engine.session(reasoning_started)
             self._tool_lane = self.session.tool_lane()
         except Exception as exc:
-            raise BackendError("sglang", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("sglang", engine.label, "construct", exc) from exc
         self._step = self.session.step_parts
         self._hold = self.end == "last_chunk"
         self.pending: str | None = None
@@ -371,7 +371,7 @@ class _Stepper:
         return "sglang", self.engine.label
 
     def _error(self, exc: Exception) -> BackendError:
-        return BackendError("sglang", self.engine.label, "parse_stream_chunk", f"{type(exc).__name__}: {exc}")
+        return BackendError.wrapping("sglang", self.engine.label, "parse_stream_chunk", exc)
 
     def flush(self) -> StreamDelta:
         """The final chunk (recorded by the stream, not here)."""
@@ -436,9 +436,7 @@ class SglangToolParser(ToolParserBase):
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError(
-                "sglang", self.engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise BackendError.wrapping("sglang", self.engine.label, "parse_non_stream", exc) from exc
         return make_tool_result(text or None, calls)
 
     def has_tool_calls(self, text: str) -> bool:
@@ -504,9 +502,7 @@ class SglangReasoningParser(ReasoningParserBase):
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError(
-                "sglang", self.engine.label, "parse_non_stream", f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise BackendError.wrapping("sglang", self.engine.label, "parse_non_stream", exc) from exc
         if not reasoning:
             return make_reasoning_result(None, content or None, None)
         start, end = self._marker_pair
@@ -524,7 +520,7 @@ class SglangReasoningParser(ReasoningParserBase):
         try:
             parser = self._maker(reasoning_started, True)()
         except Exception as exc:
-            raise BackendError("sglang", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("sglang", engine.label, "construct", exc) from exc
         return SglangReasoningStream(
             parser, end == "last_chunk", engine.api.has_stream_end, engine.label, self._marker_pair
         )

@@ -281,7 +281,7 @@ class VllmEngine:
         try:
             return (self._encoder or self._make_encoder())(text)
         except Exception as exc:
-            raise BackendError("vllm", self.label, "tokenize", f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("vllm", self.label, "tokenize", exc) from exc
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         """`text` as the engine would stream it with this tokenizer, `per` tokens a chunk."""
@@ -302,7 +302,7 @@ class VllmEngine:
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError("vllm", self.label, stage, f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("vllm", self.label, stage, exc) from exc
 
 
 class _Stepper:
@@ -327,7 +327,7 @@ class _Stepper:
         except BackendError:
             raise
         except Exception as exc:
-            raise BackendError("vllm", engine.label, "construct", f"{type(exc).__name__}: {exc}") from exc
+            raise BackendError.wrapping("vllm", engine.label, "construct", exc) from exc
         self.call = "parse_delta" if native else "extract_*_streaming"
         self._step = session.step
         self._native: Any = None
@@ -482,7 +482,7 @@ class _Stepper:
         return "vllm", self.engine.label
 
     def _error(self, exc: Exception) -> BackendError:
-        return BackendError("vllm", self.engine.label, self.call, f"{type(exc).__name__}: {exc}")
+        return BackendError.wrapping("vllm", self.engine.label, self.call, exc)
 
     def flush(self) -> StreamDelta:
         """The final chunk (recorded by the stream, not here)."""
