@@ -423,20 +423,7 @@ class BuiltinToolStream(ToolStreamBase):
         step = self._step
         while step():
             pass
-        # `_take`, inline (one frame less on the path most structural chunks take)
-        if self._arg_parts:
-            self._seal()
-        delta = alloc(StreamDelta)
-        out = self._out_content
-        if out:
-            delta.content = "".join(out)
-            self._out_content = []
-        else:
-            delta.content = ""
-        delta.reasoning = ""
-        delta.tool_calls = self._out_calls
-        self._out_calls = []
-        return delta
+        return self._take()
 
     def _flush(self) -> StreamDelta:
         self._final = True
