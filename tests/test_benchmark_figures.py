@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RENDER = ROOT / "benchmarks" / "results-issue13-round4" / "render.py"
+RENDER = ROOT / "benchmarks" / "results-issue13-round5" / "render.py"
 
 
 def test_benchmark_figures_match_the_runs() -> None:

@@ -1,12 +1,12 @@
 """Regenerate the results in docs/benchmarks.md and the README's benchmark figures from JSON.
 
-Run from the repository root: ``python benchmarks/results-issue13-round4/render.py``
+Run from the repository root: ``python benchmarks/results-issue13-round5/render.py``
 (``--check`` fails when either file differs from what the JSON gives; a test runs it).
 
 Inputs, all written by ``python -m benchmarks … --out``:
 this round's two overhead/import runs, its throughput run and its builtin
 scaling run (``*.json`` beside this file), and the previous round's figures
-(``benchmarks/results-issue13-round3/``) as "before". Every number in the generated
+(``benchmarks/results-issue13-round4/``) as "before". Every number in the generated
 text comes from those files: the prose below is a template filled from them.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-BEFORE = ROOT / "benchmarks" / "results-issue13-round3"
+BEFORE = ROOT / "benchmarks" / "results-issue13-round4"
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._markdown import to_markdown  # noqa: E402
@@ -29,7 +29,7 @@ from benchmarks._markdown import to_markdown  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 README = ROOT / "README.md"
 DOC_HEADING = "## Results on this machine"
-BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round4/render.py) -->"
+BEGIN = "<!-- benchmark-figures:begin (benchmarks/results-issue13-round5/render.py) -->"
 END = "<!-- benchmark-figures:end -->"
 FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
 
@@ -155,7 +155,7 @@ def readme_block(d: Runs) -> str:
         f"{d.run1['versions']['main'].get('sglang')} in one interpreter, Python "
         f"{d.run1['versions']['main'].get('python')}). Full tables, before/after and what "
         "changed: [docs/benchmarks.md](docs/benchmarks.md). This table is generated from the "
-        "runs' JSON by `python benchmarks/results-issue13-round4/render.py`.",
+        "runs' JSON by `python benchmarks/results-issue13-round5/render.py`.",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
@@ -225,7 +225,7 @@ def readme_block(d: Runs) -> str:
 
 def overhead_table(d: Runs) -> str:
     out = [
-        "| overhead figure (%, min ratio) | before (round 3, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
+        "| overhead figure (%, min ratio) | before (round 4, run 2) | run 1 | run 2 | run 1 medians' ratio − 1 "
         "| added per chunk / parse, run 1 | delta floor, run 1 / run 2 | target |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -246,7 +246,7 @@ def overhead_table(d: Runs) -> str:
 
 
 def throughput_table(d: Runs) -> str:
-    out = ["| throughput figure (×) | before (round 3) | now | target |", "|---|---:|---:|---|"]
+    out = ["| throughput figure (×) | before (round 4) | now | target |", "|---|---:|---:|---|"]
     for name, r in d.t.items():
         if (("speed" in name or "floor" in name) and "streamed" in name) or "fastest" in name:
             b = d.before_t.get(name)
@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         stale = [p.name for p, text in ((DOC, doc), (README, readme)) if p.read_text() != text]
         if stale:
             print(
-                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round4/render.py",
+                f"stale: {', '.join(stale)}: run python benchmarks/results-issue13-round5/render.py",
                 file=sys.stderr,
             )
             return 1
