@@ -283,6 +283,10 @@ def doc_section(d: Runs) -> str:
             if fastest[f]
         ),
         "floors": ", ".join(f"{f} {num(d.floor(f))}× (was {num(d.floor(f, d.before_t))}×)" for f in FAMILIES),
+        "before_missed": sum(
+            1 for r in d.before.values() if r["section"] == "overhead" and r.get("met") is False
+        ),
+        "before_ds_v3": num(before_fastest["deepseek_v3"]["value"]) if before_fastest["deepseek_v3"] else "—",
     }
     parts = [
         narrative.format(**values),
