@@ -189,7 +189,9 @@ def test_stream_translates_every_shape_of_call_delta(monkeypatch: pytest.MonkeyP
 
     tp = pb.get_tool_parser("vllm:hermes", tools=TOOLS)
     if not tp.inner.engine.native:
-        pytest.skip("this vLLM release has no ChatStreamProcessor: its streams step the serving-loop restatement")
+        pytest.skip(
+            "this vLLM release has no ChatStreamProcessor: its streams step the serving-loop restatement"
+        )
     api = tp.inner.engine.api
     tool, fn = api.DeltaToolCall, api.DeltaFunctionCall
     script = [
