@@ -1,11 +1,12 @@
 """The builtin tool driver's per-chunk shortcuts change nothing a client sees.
 
-`BuiltinToolStream._feed` skips the format's step for a chunk of plain
-content (`_content_firsts`) or a chunk inside a call's raw arguments
-(`_args_scanner`). Each shortcut must hand out exactly the deltas the step
-would have: same fragments, same order, same call indices and names. This
-streams every bundled transcript of the formats that take them, at several
-chunkings, with the shortcuts on and off, and compares delta by delta.
+`BuiltinToolStream.feed` skips the format's step for a chunk of plain
+content or a chunk inside a call's raw arguments (`_fast_mode`), and formats
+that declare `_idle_when_empty` stop stepping once a chunk is consumed. Each
+shortcut must hand out exactly the deltas the step would have: same
+fragments, same order, same call indices and names. This streams every
+bundled transcript of the formats that take them, at several chunkings, with
+the shortcuts on and off, and compares delta by delta.
 """
 
 from __future__ import annotations
@@ -66,12 +67,14 @@ def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """The shortcuts run (so the comparison above compares two different paths)."""
     parser = pb.get_tool_parser("builtin:hermes").inner
     stream = parser.stream()
-    full_steps: list[str] = []
-    step = type(stream)._feed
+    stepped: list[bool] = []
+    feed = type(stream)._feed
 
-    def counted(self: Any, text: str, token_ids: Any) -> Any:
-        full_steps.append(text)
-        return step(self, text, token_ids)
+    def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
+        # `_feed("")` after a chunk taken in place only builds the delta (held whitespace).
+        if text:
+            stepped.append(True)
+        return feed(self, text, token_ids, final)
 
     monkeypatch.setattr(type(stream), "_feed", counted)
     chunks = [
@@ -84,8 +87,12 @@ def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         "1",
         "}}",
     ]
+    full_steps: list[str] = []
     for chunk in chunks:
+        stepped.clear()
         stream.feed(chunk)
+        if stepped:
+            full_steps.append(chunk)
     # The first chunk (no state seen yet), the call's head and the object's close take the
     # full step; the content, in-string and between-keys chunks do not.
     assert full_steps == ["Hello ", chunks[2], "}}"]
@@ -128,4 +135,107 @@ def test_in_place_arguments_match_the_step(
     with monkeypatch.context() as m:
         m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_fast_mode", lambda self: None)
         slow = _deltas(spec, [], chunks)
+    assert fast == slow, chunks
+
+
+# --- stopping the step loop once a chunk is consumed (`_idle_when_empty`) -----------------------
+
+_IDLE = ("hermes", "deepseek_v3")
+#: Marker-heavy pieces: markers whole (as tokenizers emit them), cut, doubled, in strings, unclosed.
+_SOUP = {
+    "deepseek_v3": [
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁call▁begin｜>",
+        "<｜tool▁sep｜>",
+        "<｜tool▁call▁end｜>",
+        "<｜tool▁calls▁end｜>",
+        "<｜tool▁ca",
+        "function",
+        "get_weather",
+        "\n",
+        "```json\n",
+        "```",
+        '{"q": "<｜tool▁call▁end｜>"}',
+        "{",
+        "}",
+        '"',
+        " ",
+        "x",
+    ],
+    "hermes": [
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_",
+        '{"name": "f", "arguments": ',
+        '{"name": ',
+        '"f"',
+        '"arguments": ',
+        '{"q": "</tool_call>"}',
+        "{",
+        "}",
+        '"',
+        ",",
+        " ",
+        "\n",
+        "x",
+    ],
+}
+
+
+def _observed(spec: str, chunks: list[str]) -> list[Any]:
+    """Every delta, and what the stream holds back after each chunk (the guard reads that)."""
+    stream = pb.get_tool_parser(spec).inner.stream()
+    seen: list[Any] = []
+    for chunk in chunks:
+        delta = stream.feed(chunk).to_openai()
+        for call in delta.get("tool_calls", ()):
+            call.pop("id", None)
+        seen.append((delta, stream.pending_text()))
+    result = stream.finish()
+    seen.append((result.content, [(c.name, c.arguments, c.invalid_arguments) for c in result.tool_calls]))
+    return seen
+
+
+def _idle_off(monkeypatch: pytest.MonkeyPatch, spec: str) -> Any:
+    m = monkeypatch.context()
+    ctx = m.__enter__()
+    ctx.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_idle_when_empty", False)
+    return m
+
+
+@pytest.mark.parametrize("family", _IDLE)
+def test_idle_formats_declare_it(family: str) -> None:
+    assert type(pb.get_tool_parser(f"builtin:{family}").inner.stream())._idle_when_empty
+
+
+@pytest.mark.parametrize("family", _IDLE)
+def test_stopping_at_a_consumed_chunk_changes_nothing_bundled(
+    family: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = f"builtin:{family}"
+    for t in bundled_transcripts(families=[family], kinds=["tool"]):
+        for chunks in _chunkings(t.output):
+            fast = _observed(spec, chunks)
+            m = _idle_off(monkeypatch, spec)
+            try:
+                slow = _observed(spec, chunks)
+            finally:
+                m.__exit__(None, None, None)
+            assert fast == slow, (t.id, chunks)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(family=st.sampled_from(_IDLE), data=st.data())
+def test_stopping_at_a_consumed_chunk_changes_nothing_soup(
+    family: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks are whole soup pieces (markers arrive as one chunk, as tokenizers send them)."""
+    chunks = data.draw(st.lists(st.sampled_from(_SOUP[family]), max_size=30))
+    spec = f"builtin:{family}"
+    fast = _observed(spec, chunks)
+    m = _idle_off(monkeypatch, spec)
+    try:
+        slow = _observed(spec, chunks)
+    finally:
+        m.__exit__(None, None, None)
     assert fast == slow, chunks

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
 from ...protocol.errors import StreamStateError
-from ...protocol.models import alloc, make_call_delta, make_tool_result, new_call_id
+from ...protocol.models import alloc, make_call_delta, make_delta, make_tool_result, new_call_id
 from ...protocol.parsers import ToolParserBase
 from ...protocol.streams import ToolStreamBase
 
@@ -258,6 +258,11 @@ class BuiltinToolStream(ToolStreamBase):
     #: as the guard would type it (`BackendError`, call "stream.feed"/"stream.flush").
     guard_complete = True
     broken = False
+    #: True when the format's step does nothing and returns False on an empty rest of the
+    #: buffer (before the end of output): `_feed` then stops stepping once the chunk is
+    #: consumed instead of calling the step once more to hear that (tests/builtin/test_fast_paths.py
+    #: compares both ways delta by delta).
+    _idle_when_empty = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__()
@@ -325,11 +330,10 @@ class BuiltinToolStream(ToolStreamBase):
                         self._buf = text
                         self._pos = len(text)
                         if self._args_held or text[-1] in JSON_WS:
-                            self._args(text)
-                            delta = self._take()
-                            if delta.tool_calls:
-                                self._add_calls(delta.tool_calls)
-                            return delta
+                            self._args(text)  # whitespace to hold or to release: `_args` decides
+                            # The chunk is consumed; by the `ArgsScan` contract a step on the
+                            # empty rest does nothing, so this only builds and records the delta.
+                            return self._feed("", None)
                         call = alloc(ToolCallDelta)  # `make_call_delta`, inline
                         call.index = self._index
                         call.id = call.name = None
@@ -361,16 +365,15 @@ class BuiltinToolStream(ToolStreamBase):
             raise
         except Exception as exc:
             raise self._typed(exc, "stream.feed") from exc
-        if delta.content:
-            self._content_append(delta.content)
-        if delta.tool_calls:
-            self._add_calls(delta.tool_calls)
         return delta
 
     def flush(self) -> StreamDelta:
         """End of output (see `_StreamBase.flush`), with failures typed as the guard would."""
+        if self._flushed:
+            return make_delta()
+        self._flushed = True
         try:
-            return super().flush()
+            return self._feed("", None, final=True)  # records its delta
         except ParsebridgeError:
             raise
         except Exception as exc:
@@ -406,56 +409,67 @@ class BuiltinToolStream(ToolStreamBase):
         """
         return None
 
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        """The machine itself on the buffer (the reference `feed`'s shortcuts agree with)."""
+    def _feed(self, text: str, token_ids: Sequence[int] | None, final: bool = False) -> StreamDelta:
+        """The machine itself on the buffer, and the delta it makes, recorded in the accumulator.
+
+        `feed`'s shortcuts agree with it. With `final`, the end of output: the machine
+        runs without waiting for more, then settles a truncated call (`_at_end`, rules
+        2 and 4) and the held whitespace. It records its delta itself (this is the path
+        of every chunk that needs a step, so the recording is not a frame of its own):
+        it is called only by this class's `feed`, `flush` and `parse`, never by the base
+        class's `feed`/`flush`, which would record it again.
+        """
         keep = self._pos
-        if self._span is not None:
-            if self._span < keep:
-                self._span_parts.append(self._buf[self._span : keep])
-            self._span = max(0, self._span - keep)
-            self._buf = self._buf[keep:] + text
-        elif keep == len(self._buf):
+        buf = self._buf
+        span = self._span
+        if span is not None:
+            if span < keep:
+                self._span_parts.append(buf[span:keep])
+            self._span = span - keep if span > keep else 0
+            self._buf = buf[keep:] + text
+        elif keep == len(buf):
             self._buf = text
         else:
-            self._buf = self._buf[keep:] + text
+            self._buf = buf[keep:] + text
         self._base += keep
         self._pos = 0
         step = self._step
-        while step():
-            pass
-        return self._take()
-
-    def _flush(self) -> StreamDelta:
-        self._final = True
-        self._run()
-        self._at_end()
-        if self._span is not None:
-            self._reject(len(self._buf))
-        if self._in_call:
-            self._end_call(len(self._buf))
-        if self._pending_ws and not self._seen_structure:
-            self._out_content.extend(self._pending_ws)
-        self._pending_ws = []
-        return self._take()
-
-    def _run(self) -> None:
-        while self._step():
-            pass
-
-    def _take(self) -> StreamDelta:
-        """This chunk's output as one delta (the emission lists start empty again)."""
+        if final:
+            self._final = True
+            while step():
+                pass
+            self._at_end()
+            if self._span is not None:
+                self._reject(len(self._buf))
+            if self._in_call:
+                self._end_call(len(self._buf))
+            if self._pending_ws and not self._seen_structure:
+                self._out_content.extend(self._pending_ws)
+            self._pending_ws = []
+        elif self._idle_when_empty:
+            while step() and self._pos < len(self._buf):
+                pass
+        else:
+            while step():
+                pass
         if self._arg_parts:
             self._seal()
         delta = alloc(StreamDelta)
         out = self._out_content
         if out:
-            delta.content = "".join(out)
+            delta.content = content = "".join(out)
             self._out_content = []
+            self._content_append(content)
         else:
             delta.content = ""
         delta.reasoning = ""
-        delta.tool_calls = self._out_calls
-        self._out_calls = []
+        calls = self._out_calls
+        if calls:
+            delta.tool_calls = calls
+            self._out_calls = []
+            self._add_calls(calls)
+        else:
+            delta.tool_calls = []  # never the list the machine appends to next
         return delta
 
     def pending_text(self) -> str:
@@ -470,7 +484,7 @@ class BuiltinToolStream(ToolStreamBase):
         raise NotImplementedError
 
     def _at_end(self) -> None:
-        """End of output after the final `_run`: settle a truncated call (the driver does the rest)."""
+        """End of output after the final steps: settle a truncated call (the driver does the rest)."""
 
     # -- emission ---------------------------------------------------------------------------------
     def _content(self, text: str) -> None:
@@ -606,9 +620,9 @@ class BuiltinToolParser(ToolParserBase):
         # The stream's feed and finish without their error typing: a failure here is the
         # guard's to report as a failing `parse`.
         acc = s.accumulator
-        acc.add(s._feed(text, None))
+        s._feed(text, None)  # records its delta
         s._flushed = True
-        acc.add(s._flush())
+        s._feed("", None, final=True)
         calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place

@@ -69,6 +69,8 @@ _OUTSIDE, _HEAD, _NAME_LINE, _ARGS_WAIT, _ARGS, _TAIL, _OPAQUE = range(7)
 class DeepSeekV3ToolStream(BuiltinToolStream):
     """Incremental DeepSeek V3/V3.1 machine."""
 
+    _idle_when_empty = True  # every state's step on an empty rest: nothing, False
+
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         self._state = _OUTSIDE

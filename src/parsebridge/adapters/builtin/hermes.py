@@ -54,6 +54,8 @@ _CONTENT, _BODY_WAIT, _OBJECT, _OPAQUE_LIT, _OPAQUE_JSON, _RAW_ARGS, _SKIP = ran
 class HermesToolStream(BuiltinToolStream):
     """Incremental hermes machine: content ↔ block, with an `ObjectReader` for the body."""
 
+    _idle_when_empty = True  # every state's step (and the reader's) on an empty rest: nothing, False
+
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         self._state = _CONTENT
