@@ -262,6 +262,7 @@ def doc_section(d: Runs) -> str:
     before_fastest = {f: d.fastest(f, d.before_t) for f in FAMILIES}
     values = {
         "date": d.run1.get("date", "?"),
+        "throughput_date": d.thr.get("date", "?"),
         "versions": ", ".join(f"{k} {v}" for k, v in d.run1["versions"]["main"].items() if v),
         "import_spans": span([d.import_ms(d.r1), d.import_ms(d.r2)], " ms"),
         "met_both": ", ".join(f"`{n}`" for n in d.met_both()) or "none",

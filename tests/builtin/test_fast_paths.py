@@ -196,15 +196,18 @@ def _observed(spec: str, chunks: list[str]) -> list[Any]:
     return seen
 
 
-def _idle_off(monkeypatch: pytest.MonkeyPatch, spec: str) -> Any:
-    m = monkeypatch.context()
-    ctx = m.__enter__()
-    ctx.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_idle_when_empty", False)
-    return m
+def _both_ways(monkeypatch: pytest.MonkeyPatch, spec: str, chunks: list[str]) -> tuple[Any, Any]:
+    """What `_observed` sees with the format's `_idle_when_empty`, and with it switched off."""
+    idle = _observed(spec, chunks)
+    with monkeypatch.context() as m:
+        m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_idle_when_empty", False)
+        stepping = _observed(spec, chunks)
+    return idle, stepping
 
 
 @pytest.mark.parametrize("family", _IDLE)
 def test_idle_formats_declare_it(family: str) -> None:
+    """The comparisons below compare two paths only while these formats take the shortcut."""
     assert type(pb.get_tool_parser(f"builtin:{family}").inner.stream())._idle_when_empty
 
 
@@ -215,13 +218,8 @@ def test_stopping_at_a_consumed_chunk_changes_nothing_bundled(
     spec = f"builtin:{family}"
     for t in bundled_transcripts(families=[family], kinds=["tool"]):
         for chunks in _chunkings(t.output):
-            fast = _observed(spec, chunks)
-            m = _idle_off(monkeypatch, spec)
-            try:
-                slow = _observed(spec, chunks)
-            finally:
-                m.__exit__(None, None, None)
-            assert fast == slow, (t.id, chunks)
+            idle, stepping = _both_ways(monkeypatch, spec, chunks)
+            assert idle == stepping, (t.id, chunks)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -231,11 +229,5 @@ def test_stopping_at_a_consumed_chunk_changes_nothing_soup(
 ) -> None:
     """Chunks are whole soup pieces (markers arrive as one chunk, as tokenizers send them)."""
     chunks = data.draw(st.lists(st.sampled_from(_SOUP[family]), max_size=30))
-    spec = f"builtin:{family}"
-    fast = _observed(spec, chunks)
-    m = _idle_off(monkeypatch, spec)
-    try:
-        slow = _observed(spec, chunks)
-    finally:
-        m.__exit__(None, None, None)
-    assert fast == slow, chunks
+    idle, stepping = _both_ways(monkeypatch, f"builtin:{family}", chunks)
+    assert idle == stepping, chunks
