@@ -45,9 +45,9 @@ from ._scan import (
     JsonRaw,
     ObjectReader,
     find_markers,
-    loads_or_none,
     match_marker,
     safe_end,
+    string_body,
 )
 
 ARRAY, OBJECT, ANY = "array", "object", "any"
@@ -132,7 +132,7 @@ class KeyedReader:
                     self._tok.append(st._buf[start:end])
                     return NEED
                 self._tok.append(st._buf[start : end - 1])
-                name = loads_or_none('"' + "".join(self._tok) + '"')
+                name = string_body("".join(self._tok))
                 if not isinstance(name, str):
                     return BROKEN
                 self.name = name
@@ -164,8 +164,7 @@ class KeyedReader:
                     return MARKER
             if self.phase == _K_WAIT and c == '"':
                 self.phase = _K_KEY
-                self._raw = JsonRaw(self.markers)
-                self._raw.in_str = True
+                self._raw.reset(in_str=True)
                 st._pos += 1
             elif self.phase == _K_COLON and c == ":":
                 st._pos += 1
@@ -173,7 +172,7 @@ class KeyedReader:
             elif self.phase == _K_VALUE_WAIT:  # the value starts here (whitespace skipped)
                 self.phase = _K_VALUE
                 self.args_state = 1
-                self._raw = JsonRaw(self.markers)
+                self._raw.reset()
             elif self.phase in (_K_WAIT, _K_AFTER) and c == "}":
                 st._pos += 1
                 return DONE

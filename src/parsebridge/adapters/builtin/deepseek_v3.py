@@ -168,8 +168,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                 if found is not None:
                     self._stop_call(found)
                     return True
-            self._raw = raw = JsonRaw(_BREAKERS)
-            self._args_mode = (raw, _BREAKERS, "", True)
+            self._raw.reset()  # `_args_mode` holds this scanner
             self._state = _ARGS
             return True
         if buf.find(_LT, pos) < 0:  # no marker and no marker prefix in the rest
