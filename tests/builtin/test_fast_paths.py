@@ -231,3 +231,119 @@ def test_stopping_at_a_consumed_chunk_changes_nothing_soup(
     chunks = data.draw(st.lists(st.sampled_from(_SOUP[family]), max_size=30))
     idle, stepping = _both_ways(monkeypatch, f"builtin:{family}", chunks)
     assert idle == stepping, chunks
+
+
+# --- quiet states: keys and names of JSON call objects collected in place (`Quiet`) --------------
+
+_SOUP["llama3_json"] = [
+    "<|python_tag|>",
+    '{"name": ',
+    '"f"',
+    '"get_',
+    "weather",
+    '"',
+    '", "parameters": ',
+    '"parameters": ',
+    '{"q": "x"}',
+    "{",
+    "}",
+    "; ",
+    ",",
+    " ",
+    "\\",
+    "x",
+    ' {"na',
+]
+_SOUP["hermes"] = [
+    *_SOUP["hermes"],
+    '{"na',
+    'me": "get',
+    "_weather",
+    '", "argu',
+    "ments",
+    '"other": "',
+    "\\",
+    'ok <tool_call>{"na',
+]
+_SOUP["deepseek_v3"] = [
+    *_SOUP["deepseek_v3"],
+    "```",
+    "json",
+    "js`",
+    "get",
+    "_",
+    "\n\n",
+    "fun",
+    "ction",
+    "ok<｜tool▁call▁begin｜>fun",
+]
+
+
+def _with_and_without_shortcuts(
+    monkeypatch: pytest.MonkeyPatch, spec: str, chunks: list[str]
+) -> tuple[Any, Any]:
+    fast = _observed(spec, chunks)
+    with monkeypatch.context() as m:
+        m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_fast_mode", lambda self: None)
+        slow = _observed(spec, chunks)
+    return fast, slow
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(family=st.sampled_from(FAMILIES), data=st.data())
+def test_shortcuts_change_nothing_soup(
+    family: str, data: st.DataObject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deltas and held-back text after every chunk, shortcuts on and off (a quiet chunk may
+    land inside a call whose name is not known yet: it must stay in that call's span)."""
+    chunks = data.draw(st.lists(st.sampled_from(_SOUP[family]), max_size=30))
+    fast, slow = _with_and_without_shortcuts(monkeypatch, f"builtin:{family}", chunks)
+    assert fast == slow, chunks
+
+
+@pytest.mark.parametrize(
+    ("family", "chunks", "quiet"),
+    [
+        (
+            "hermes",
+            [
+                "<tool_call>",
+                '\n{"',
+                "name",
+                '": "',
+                "get",
+                "_weather",
+                '", "',
+                "arguments",
+                '": {"q": 1}}',
+                "</tool_call>",
+            ],
+            ["name", "get", "_weather", "arguments"],
+        ),
+        (
+            "llama3_json",
+            ['{"', "name", '": "', "get", "_weather", '", "parameters": {}}'],
+            ["name", "get", "_weather"],
+        ),
+    ],
+)
+def test_quiet_shortcuts_are_taken(
+    family: str, chunks: list[str], quiet: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names and keys of a JSON call object, fed a piece at a time, never reach the step."""
+    parser = pb.get_tool_parser(f"builtin:{family}").inner
+    stream = parser.stream()
+    stepped: list[str] = []
+    feed = type(stream)._feed
+
+    def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
+        if text:
+            stepped.append(text)
+        return feed(self, text, token_ids, final)
+
+    monkeypatch.setattr(type(stream), "_feed", counted)
+    for chunk in chunks:
+        stream.feed(chunk)
+    assert not set(quiet) & set(stepped), stepped
+    call = stream.finish().tool_calls[0]
+    assert call.name == "get_weather"

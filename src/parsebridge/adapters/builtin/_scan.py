@@ -280,6 +280,22 @@ class JsonRaw:
 ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
 
 
+class Quiet:
+    """A `_fast_mode` for a state that only collects text until something decides it: a
+    name or key being read, whitespace between the parts of a call.
+
+    The state's step, on a chunk in which `stop` finds nothing (with nothing held), does
+    nothing but hand the chunk to `sink(text)` (None: nothing) and wait; the
+    stream shows nothing. An undecided call's span may be open: the chunk stays in it.
+    """
+
+    __slots__ = ("sink", "stop")
+
+    def __init__(self, stop: Any, sink: Any = None) -> None:
+        self.stop = stop
+        self.sink = sink
+
+
 # --- the driver ------------------------------------------------------------------------------
 
 
@@ -338,15 +354,36 @@ class BuiltinToolStream(ToolStreamBase):
 
         Nothing held and the machine in a state `_mode` names: the chunk is handled
         in place when the format's step would do nothing but hand it whole to
-        `_content` (no marker's first character in it) or to `_args` (its raw
-        scanner consumes it whole); else `_feed`, the machine itself.
+        `_content` (no marker's first character in it), to `_args` (its raw
+        scanner consumes it whole) or to a `Quiet` sink; else `_feed`, the machine itself.
         """
         if self._flushed:
             raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
         try:
             mode = self._mode
-            if mode is not None and self._pos == len(self._buf) and self._span is None and text:
-                if mode.__class__ is tuple:
+            if mode is not None and self._pos == len(self._buf) and text:
+                if mode.__class__ is Quiet:
+                    if mode.stop(text) is None:
+                        # `_feed`'s buffer shift (the undecided span, if any, keeps its text),
+                        # then the step's only act: the chunk to the sink. Nothing to show.
+                        keep = self._pos
+                        span = self._span
+                        if span is not None:
+                            if span < keep:
+                                self._span_parts.append(self._buf[span:keep])
+                            self._span = 0
+                        self._base += keep
+                        self._buf = text
+                        self._pos = len(text)
+                        if mode.sink is not None:
+                            mode.sink(text)
+                        delta = alloc(StreamDelta)
+                        delta.content = delta.reasoning = ""
+                        delta.tool_calls = []
+                        return delta
+                elif self._span is not None:
+                    pass  # text of an undecided call: the step keeps it
+                elif mode.__class__ is tuple:
                     raw = mode[0]
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
@@ -445,8 +482,10 @@ class BuiltinToolStream(ToolStreamBase):
         A format returns `content_mode(firsts)` only in a state whose step, on a chunk
         holding none of the characters `firsts` with nothing held, does nothing but
         `_content(chunk)`; an `ArgsScan` only in a state whose step, on a chunk that
-        scan consumes whole (EOB), does nothing but that scan and `_args(chunk)`; else
-        None. The state only changes in `_feed`, so `feed` asks after each full step.
+        scan consumes whole (EOB), does nothing but that scan and `_args(chunk)`; a
+        `Quiet` only in a state whose step, on a chunk its `stop` finds nothing in, does
+        nothing but hand it to the sink; else None. The state only changes in `_feed`,
+        so `feed` asks after each full step.
         """
         return None
 
@@ -673,6 +712,9 @@ class BuiltinToolParser(ToolParserBase):
 # --- JSON call objects: {"name": ..., "arguments": ...} ---------------------------------------
 
 _KEY_WAIT, _KEY, _COLON, _VALUE_WAIT, _VALUE, _AFTER = range(6)
+#: What ends a run of string body the raw scan consumes without a change of state.
+_IN_STRING_STOP = re.compile(r'["\\]').search
+_QUIET_IN_STRING = Quiet(_IN_STRING_STOP)  # another key's string: nothing kept
 #: reader results besides NEED/MARKER
 DONE, BROKEN = "done", "broken"
 _NAME, _ARGS, _OTHER = "name", "args", "other"
@@ -705,11 +747,29 @@ class ObjectReader:
         self._tok: list[str] = []
         self._key: str | None = None
         self._early_args: list[str] = []
+        # Sinks are the lists' own `append` (the lists are cleared, never replaced): no
+        # reference back to the reader, so a finished reader is freed without the collector.
+        self._quiet_tok = Quiet(_IN_STRING_STOP, self._tok.append)
+        self._quiet_early = Quiet(_IN_STRING_STOP, self._early_args.append)
 
-    def args_scanner(self) -> ArgsScan | None:
-        """The raw scan while it streams the arguments of a named call (an `ArgsScan`)."""
-        if self.phase == _VALUE and self._role == _ARGS and self.name is not None:
-            return self._raw, self.markers, ",}]", False
+    def fast_mode(self) -> ArgsScan | Quiet | None:
+        """The stream's `_fast_mode` while this reader steps: the raw scan while it streams
+        the arguments of a named call; inside a key or another value's string, a `Quiet`
+        (the scan consumes a chunk without quote or backslash whole, into `_tok` for a key
+        or the name, into the early arguments before the name, nowhere for other keys)."""
+        phase = self.phase
+        if phase == _VALUE:
+            role = self._role
+            if role == _ARGS and self.name is not None:
+                return self._raw, self.markers, ",}]", False
+            raw = self._raw
+            if not raw.in_str or raw.esc:
+                return None
+            if role == _NAME:
+                return self._quiet_tok
+            return self._quiet_early if role == _ARGS else _QUIET_IN_STRING
+        if phase == _KEY and not self._raw.esc:
+            return self._quiet_tok
         return None
 
     def _marker_at(self, st: BuiltinToolStream) -> str | None:
@@ -738,7 +798,7 @@ class ObjectReader:
             if self.phase == _KEY_WAIT or self.phase == _AFTER:
                 if c == '"':
                     self.phase = _KEY
-                    self._tok = []
+                    self._tok.clear()
                     self._raw.reset(in_str=True)
                     st._pos += 1
                 elif c == "}":
@@ -763,7 +823,7 @@ class ObjectReader:
                     self.args_state = 1
                 else:
                     self._role = _OTHER
-                self._tok = []
+                self._tok.clear()
                 self._raw.reset()
                 self.phase = _VALUE
 
@@ -801,7 +861,7 @@ class ObjectReader:
                     self.name = name
                     st._commit(name)
                     st._args("".join(self._early_args))
-                    self._early_args = []
+                    self._early_args.clear()
             elif self._role == _ARGS:
                 self.args_state = 2
             return None

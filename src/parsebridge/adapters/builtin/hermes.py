@@ -77,7 +77,7 @@ class HermesToolStream(BuiltinToolStream):
         if state == _CONTENT:
             return _CONTENT_MODE
         reader = self._reader
-        return reader.args_scanner() if state == _OBJECT and reader is not None else None
+        return reader.fast_mode() if state == _OBJECT and reader is not None else None
 
     def _step(self) -> bool:
         state = self._state

@@ -65,7 +65,7 @@ class Llama3JsonToolStream(BuiltinToolStream):
         state = self._state
         if state == _CONTENT:
             return _CONTENT_MODE  # after the calls, everything is content
-        return self._reader.args_scanner() if state == _OBJECT else None
+        return self._reader.fast_mode() if state == _OBJECT else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
