@@ -4,8 +4,9 @@ Run from the repository root: ``python benchmarks/results-issue13-round5/render.
 (``--check`` fails when either file differs from what the JSON gives; a test runs it).
 
 Inputs, all written by ``python -m benchmarks … --out``:
-this round's two overhead/import runs, its throughput run and its builtin
-scaling run (``*.json`` beside this file), and the previous round's figures
+this round's two overhead/import runs (and, when they were re-run on the same
+adapter code, the earlier pair as ``overhead-import-earlier-run*.json``), its
+throughput run and its builtin scaling run (``*.json`` beside this file), and the previous round's figures
 (``benchmarks/results-issue13-round4/``) as "before". Every number in the generated
 text comes from those files: the prose below is a template filled from them.
 """
@@ -68,6 +69,8 @@ class Runs:
         self.before = by_name(load(BEFORE / "overhead-import-run2.json"))
         self.before_t = by_name(load(BEFORE / "throughput.json"))
         self.compare = by_name(load(ROOT / "benchmarks" / "results-compare.json"))
+        #: An earlier pair of overhead runs of the same adapter code, kept when it was re-run.
+        self.earlier = [by_name(load(HERE / f"overhead-import-earlier-run{i}.json")) for i in (1, 2)]
 
     def overhead(self, run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         return [r for r in run.values() if r["section"] == "overhead" and not math.isnan(r["value"])]
@@ -104,6 +107,23 @@ class Runs:
     def met_both(self) -> list[str]:
         names = [r["name"] for r in self.overhead(self.r1) if r.get("met")]
         return [n for n in names if self.r2.get(n, {}).get("met")]
+
+    def earlier_runs(self) -> str:
+        """What the earlier pair of runs missed, with its figure on each run."""
+        first, second = self.earlier
+        if not first:
+            return "none kept"
+        missed = [
+            name
+            for name, r in first.items()
+            if r["section"] == "overhead" and (not r.get("met") or not second.get(name, {}).get("met"))
+        ]
+        if not missed:
+            return "every figure within target on both"
+        return ", ".join(
+            f"`{name}` {num(first[name]['value'])} % / {num(second[name]['value']) if name in second else '—'} %"
+            for name in missed
+        )
 
     def overhead_count(self) -> int:
         return len(self.overhead(self.r1))
@@ -287,6 +307,7 @@ def doc_section(d: Runs) -> str:
         "before_missed": sum(
             1 for r in d.before.values() if r["section"] == "overhead" and r.get("met") is False
         ),
+        "earlier_runs": d.earlier_runs(),
         "before_ds_v3": num(before_fastest["deepseek_v3"]["value"]) if before_fastest["deepseek_v3"] else "—",
     }
     parts = [

@@ -281,8 +281,8 @@ ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
 
 
 class Quiet:
-    """A `_fast_mode` for a state that only collects text until something decides it: a
-    name or key being read, whitespace between the parts of a call.
+    """A `_fast_mode` for a state that only collects text until something decides it: the
+    string of a key or of a call's name being read.
 
     The state's step, on a chunk in which `stop` finds nothing (with nothing held), does
     nothing but hand the chunk to `sink(text)` (None: nothing) and wait; the
