@@ -63,20 +63,26 @@ def test_shortcuts_hand_out_the_steps_deltas(family: str, monkeypatch: pytest.Mo
     assert shortcut_hits > 0
 
 
-def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shortcuts run (so the comparison above compares two different paths)."""
-    parser = pb.get_tool_parser("builtin:hermes").inner
-    stream = parser.stream()
-    stepped: list[bool] = []
+def _full_steps(monkeypatch: pytest.MonkeyPatch, spec: str, chunks: list[str]) -> tuple[list[str], Any]:
+    """The chunks that reached the machine's full step (`_feed`), and the stream's result."""
+    stream = pb.get_tool_parser(spec).inner.stream()
+    stepped: list[str] = []
     feed = type(stream)._feed
 
     def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
         # `_feed("")` after a chunk taken in place only builds the delta (held whitespace).
         if text:
-            stepped.append(True)
+            stepped.append(text)
         return feed(self, text, token_ids, final)
 
     monkeypatch.setattr(type(stream), "_feed", counted)
+    for chunk in chunks:
+        stream.feed(chunk)
+    return stepped, stream.finish()
+
+
+def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shortcuts run (so the comparison above compares two different paths)."""
     chunks = [
         "Hello ",
         "there. ",
@@ -87,16 +93,11 @@ def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         "1",
         "}}",
     ]
-    full_steps: list[str] = []
-    for chunk in chunks:
-        stepped.clear()
-        stream.feed(chunk)
-        if stepped:
-            full_steps.append(chunk)
+    full_steps, result = _full_steps(monkeypatch, "builtin:hermes", chunks)
     # The first chunk (no state seen yet), the call's head and the object's close take the
     # full step; the content, in-string and between-keys chunks do not.
     assert full_steps == ["Hello ", chunks[2], "}}"]
-    assert stream.finish().tool_calls[0].arguments == {"q": "long text", "n": 1}
+    assert result.tool_calls[0].arguments == {"q": "long text", "n": 1}
 
 
 # --- generated arguments: the in-place argument path against the full step --------------------
@@ -331,19 +332,6 @@ def test_quiet_shortcuts_are_taken(
     family: str, chunks: list[str], quiet: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Names and keys of a JSON call object, fed a piece at a time, never reach the step."""
-    parser = pb.get_tool_parser(f"builtin:{family}").inner
-    stream = parser.stream()
-    stepped: list[str] = []
-    feed = type(stream)._feed
-
-    def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
-        if text:
-            stepped.append(text)
-        return feed(self, text, token_ids, final)
-
-    monkeypatch.setattr(type(stream), "_feed", counted)
-    for chunk in chunks:
-        stream.feed(chunk)
-    assert not set(quiet) & set(stepped), stepped
-    call = stream.finish().tool_calls[0]
-    assert call.name == "get_weather"
+    full_steps, result = _full_steps(monkeypatch, f"builtin:{family}", chunks)
+    assert not set(quiet) & set(full_steps), full_steps
+    assert result.tool_calls[0].name == "get_weather"
