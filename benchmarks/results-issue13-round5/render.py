@@ -104,20 +104,19 @@ class Runs:
             return f"at most {num(max(vals))} % (some rows time below 0: noise)"
         return span(vals, " %")
 
-    def met_both(self) -> list[str]:
-        names = [r["name"] for r in self.overhead(self.r1) if r.get("met")]
-        return [n for n in names if self.r2.get(n, {}).get("met")]
+    def met_both(self, pair: tuple[dict[str, dict[str, Any]], ...] = ()) -> list[str]:
+        """The overhead figures within target on both runs of `pair` (default: this round's)."""
+        first, second = pair or (self.r1, self.r2)
+        names = [r["name"] for r in self.overhead(first) if r.get("met")]
+        return [n for n in names if second.get(n, {}).get("met")]
 
     def earlier_runs(self) -> str:
         """What the earlier pair of runs missed, with its figure on each run."""
         first, second = self.earlier
         if not first:
             return "none kept"
-        missed = [
-            name
-            for name, r in first.items()
-            if r["section"] == "overhead" and (not r.get("met") or not second.get(name, {}).get("met"))
-        ]
+        met = self.met_both((first, second))
+        missed = [r["name"] for r in self.overhead(first) if r["name"] not in met]
         if not missed:
             return "every figure within target on both"
         return ", ".join(

@@ -206,14 +206,13 @@ class JsonRaw:
         self.marker: str | None = None
         self.firsts, self.plain, self.flat = _plain_for(tuple(markers))
 
-    def reset(self, in_str: bool = False) -> JsonRaw:
+    def reset(self, in_str: bool = False) -> None:
         """Ready for the next value (or, with `in_str`, a string's body): a reader's values
         and keys come one after another, so one scanner per reader serves them all."""
         self.in_str = in_str
         self.esc = False
         self.depth = 0
         self.marker = None
-        return self
 
     def scan(
         self,
