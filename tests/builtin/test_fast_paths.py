@@ -34,6 +34,14 @@ def _chunkings(text: str) -> list[list[str]]:
     return out
 
 
+def _shortcuts_off(m: pytest.MonkeyPatch, spec: str) -> None:
+    """The machine's full step for every chunk: no mode, no whole-token acts, from the start."""
+    stream_cls = type(pb.get_tool_parser(spec).inner.stream())
+    m.setattr(stream_cls, "_fast_mode", lambda self: None)
+    m.setattr(stream_cls, "_start_mode", None)
+    m.setattr(stream_cls, "_start_exact", None)
+
+
 def _deltas(spec: str, tools: list[dict[str, Any]], chunks: list[str]) -> list[dict[str, Any]]:
     parser = pb.get_tool_parser(spec, tools=tools)
     stream = parser.stream()
@@ -55,8 +63,7 @@ def test_shortcuts_hand_out_the_steps_deltas(family: str, monkeypatch: pytest.Mo
         for chunks in _chunkings(t.output):
             fast = _deltas(spec, t.tools, chunks)
             with monkeypatch.context() as m:
-                stream_cls = type(pb.get_tool_parser(spec).inner.stream())
-                m.setattr(stream_cls, "_fast_mode", lambda self: None)
+                _shortcuts_off(m, spec)
                 slow = _deltas(spec, t.tools, chunks)
             assert fast == slow, (t.id, chunks)
             shortcut_hits += 1
@@ -94,9 +101,9 @@ def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         "}}",
     ]
     full_steps, result = _full_steps(monkeypatch, "builtin:hermes", chunks)
-    # The first chunk (no state seen yet), the call's head and the object's close take the
-    # full step; the content, in-string and between-keys chunks do not.
-    assert full_steps == ["Hello ", chunks[2], "}}"]
+    # The call's head and the object's close take the full step; the content (from the first
+    # chunk: the start state's mode is known), in-string and between-keys chunks do not.
+    assert full_steps == [chunks[2], "}}"]
     assert result.tool_calls[0].arguments == {"q": "long text", "n": 1}
 
 
@@ -134,7 +141,7 @@ def test_in_place_arguments_match_the_step(
     spec = f"builtin:{family}"
     fast = _deltas(spec, [], chunks)
     with monkeypatch.context() as m:
-        m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_fast_mode", lambda self: None)
+        _shortcuts_off(m, spec)
         slow = _deltas(spec, [], chunks)
     assert fast == slow, chunks
 
@@ -277,6 +284,16 @@ _SOUP["deepseek_v3"] = [
     "fun",
     "ction",
     "ok<｜tool▁call▁begin｜>fun",
+    # whole tokens with acts, where they apply and where they do not
+    '{"',
+    '"}\n',
+    "}\n",
+    '"}',
+    '":',
+    ' "',
+    '",',
+    "\\",
+    "\n```",
 ]
 
 
@@ -285,7 +302,7 @@ def _with_and_without_shortcuts(
 ) -> tuple[Any, Any]:
     fast = _observed(spec, chunks)
     with monkeypatch.context() as m:
-        m.setattr(type(pb.get_tool_parser(spec).inner.stream()), "_fast_mode", lambda self: None)
+        _shortcuts_off(m, spec)
         slow = _observed(spec, chunks)
     return fast, slow
 
@@ -335,3 +352,23 @@ def test_quiet_shortcuts_are_taken(
     full_steps, result = _full_steps(monkeypatch, f"builtin:{family}", chunks)
     assert not set(quiet) & set(full_steps), full_steps
     assert result.tool_calls[0].name == "get_weather"
+
+
+def test_whole_tokens_are_acted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DeepSeek V3 reply streamed a token at a time (its special tokens whole, as its
+    tokenizer sends them) never needs the full step: every chunk is a mode's or an act's."""
+    chunks = [
+        "Let", " me", " check", ".",
+        "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "function", "<｜tool▁sep｜>",
+        "get", "_", "weather", "\n", "```", "json", "\n",
+        '{"', "city", '":', ' "', "Paris", '",', ' "', "unit", '":', ' "', "c", '"}\n', "```",
+        "<｜tool▁call▁end｜>", "<｜tool▁call▁begin｜>", "function", "<｜tool▁sep｜>", "search", "\n",
+        "```", "json", "\n", "{", "}\n", "```", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>",
+    ]  # fmt: skip
+    full_steps, result = _full_steps(monkeypatch, "builtin:deepseek_v3", chunks)
+    assert full_steps == []
+    assert result.content == "Let me check."
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [
+        ("get_weather", {"city": "Paris", "unit": "c"}),
+        ("search", {}),
+    ]

@@ -131,3 +131,28 @@ def test_call_ids_are_openai_style_and_fresh() -> None:
     ids = [new_call_id() for _ in range(2000)]
     assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids)
     assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_call_ids_drawn_ahead_are_not_shared_with_a_forked_child() -> None:
+    """Ids are drawn from the OS in batches; a child forked with part of a batch left must not
+    hand out the ids its parent hands out next (a server forks its workers after start-up)."""
+    import os
+
+    from parsebridge.protocol import new_call_id
+
+    new_call_id()  # a batch is drawn and mostly left
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            os.write(write, " ".join(new_call_id() for _ in range(50)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child = set(pipe.read().split())
+    os.waitpid(pid, 0)
+    parent = {new_call_id() for _ in range(50)}
+    assert len(child) == 50
+    assert not child & parent

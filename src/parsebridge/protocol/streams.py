@@ -39,6 +39,10 @@ class _CallState:
     names_seen: int = 0
 
 
+#: `_assemble`'s state before the first delta: never read, never changed.
+_NO_CALL = _CallState(-1)
+
+
 class DeltaAccumulator:
     """Assembles deltas the way an OpenAI client does, noting protocol breaches.
 
@@ -83,9 +87,15 @@ class DeltaAccumulator:
         calls, anomalies = self._calls, self._anomalies
         # Fragments of one call arrive in runs: its state is looked up once per run.
         last: int | None = None
-        state = _CallState(-1)
+        state = _NO_CALL  # replaced at the first delta (its index is never None)
         for d in unread:
             index = d.index
+            if index == last and d.id is None and d.name is None:
+                # The common delta: the next argument fragment of the call of the run.
+                arguments = d.arguments
+                if arguments:
+                    state.arguments.append(arguments)
+                continue
             if index != last:
                 last = index
                 got = calls.get(index)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
@@ -319,12 +319,28 @@ class BuiltinToolStream(ToolStreamBase):
     #: consumed instead of calling the step once more to hear that (tests/builtin/test_fast_paths.py
     #: compares both ways delta by delta).
     _idle_when_empty = False
+    #: Whole chunks the machine's state decides in one act (a format sets it in `_fast_mode`,
+    #: beside `_mode`): a chunk equal to a key, fed with nothing held, goes first to
+    #: `act(stream, chunk)`, which returns None having changed nothing, or takes the chunk
+    #: (`_take_whole`), makes the transitions the steps would make on it, sets `_mode` and
+    #: `_exact` for the state it leaves the machine in, and returns the delta, recorded
+    #: (`_release`). Special tokens arrive as whole chunks when a server streams a token at a
+    #: time: this is their path, and that of the few tokens that open or close a value.
+    _exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None
+    #: `_mode` and `_exact` of the format's start state, when known before the first chunk.
+    _start_mode: Any = None
+    _start_exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None = None
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__()
         self.parser = parser
-        #: What `feed` may do in place now (see `_fast_mode`); None until the first full step.
-        self._mode: Any = None
+        # Every attribute is set here, in one order (instances share one key layout, and the
+        # interpreter's attribute caches stay valid: no attribute is read from the class first
+        # and from the instance later).
+        #: What `feed` may do in place now (see `_fast_mode`); None until the first full step,
+        #: unless the format knows its start state's.
+        self._mode: Any = self._start_mode
+        self._exact = self._start_exact
         self._content_append = self._acc.content_parts.append
         self._add_calls = self._acc.add_calls
         self._buf = ""
@@ -361,19 +377,17 @@ class BuiltinToolStream(ToolStreamBase):
         try:
             mode = self._mode
             if mode is not None and self._pos == len(self._buf) and text:
+                exact = self._exact
+                if exact is not None:
+                    act = exact.get(text)
+                    if act is not None:
+                        delta = act(self, text)
+                        if delta is not None:
+                            return delta
                 if mode.__class__ is Quiet:
                     if mode.stop(text) is None:
-                        # `_feed`'s buffer shift (the undecided span, if any, keeps its text),
-                        # then the step's only act: the chunk to the sink. Nothing to show.
-                        keep = self._pos
-                        span = self._span
-                        if span is not None:
-                            if span < keep:
-                                self._span_parts.append(self._buf[span:keep])
-                            self._span = 0
-                        self._base += keep
-                        self._buf = text
-                        self._pos = len(text)
+                        # The step's only act: the chunk to the sink. Nothing to show.
+                        self._take_whole(text)
                         if mode.sink is not None:
                             mode.sink(text)
                         delta = alloc(StreamDelta)
@@ -386,18 +400,22 @@ class BuiltinToolStream(ToolStreamBase):
                     raw = mode[0]
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
-                    if raw.in_str:
-                        whole = not raw.esc and '"' not in text and "\\" not in text
-                    else:
-                        whole = raw.plain.fullmatch(text) is not None
-                    if not whole and raw.depth and not raw.esc and raw.flat.fullmatch(text):
+                    if raw.esc:
+                        whole = False
+                    elif raw.in_str and '"' not in text and "\\" not in text:
+                        whole = True
+                    elif raw.depth:
                         # Inside a container, a chunk of strings, commas and colons (no
                         # bracket, escape or marker character) only opens and closes
                         # strings: `scan` would consume it whole, toggling `in_str` per quote.
-                        whole = True
-                        if text.count('"') & 1:
+                        whole = raw.flat.fullmatch(text) is not None
+                        if whole and text.count('"') & 1:
                             raw.in_str = not raw.in_str
-                    if not whole:
+                    else:
+                        whole = not raw.in_str and raw.plain.fullmatch(text) is not None
+                    if not whole and not (mode[3] and raw.depth == 1 and "}" in text):
+                        # (A "}" one level in, where the value ends at its close, nearly
+                        # always closes it: the step scans that chunk, no trial scan first.)
                         saved = raw.in_str, raw.esc, raw.depth
                         whole = raw.scan(text, 0, mode[1], False, mode[2], mode[3])[1] == EOB
                         if not whole:
@@ -459,7 +477,11 @@ class BuiltinToolStream(ToolStreamBase):
     def finish(self) -> ToolParseResult:
         """Flush and assemble (see `ToolStreamBase.finish`), with failures typed as the guard would."""
         try:
-            return super().finish()
+            if not self._flushed:
+                self._flushed = True
+                self._feed("", None, final=True)  # records its delta
+            acc = self._acc
+            return make_tool_result(acc.content, acc.tool_calls())
         except ParsebridgeError:
             raise
         except Exception as exc:
@@ -483,8 +505,9 @@ class BuiltinToolStream(ToolStreamBase):
         `_content(chunk)`; an `ArgsScan` only in a state whose step, on a chunk that
         scan consumes whole (EOB), does nothing but that scan and `_args(chunk)`; a
         `Quiet` only in a state whose step, on a chunk its `stop` finds nothing in, does
-        nothing but hand it to the sink; else None. The state only changes in `_feed`,
-        so `feed` asks after each full step.
+        nothing but hand it to the sink; else None. The state only changes in `_feed`
+        and in `_exact` acts, so `feed` asks after each; a format that has acts sets
+        `_exact` for the state here too.
         """
         return None
 
@@ -531,6 +554,10 @@ class BuiltinToolStream(ToolStreamBase):
         else:
             while step():
                 pass
+        return self._release()
+
+    def _release(self) -> StreamDelta:
+        """The delta of what the machine released since the last one, recorded."""
         if self._arg_parts:
             self._seal()
         delta = alloc(StreamDelta)
@@ -550,6 +577,19 @@ class BuiltinToolStream(ToolStreamBase):
         else:
             delta.tool_calls = []  # never the list the machine appends to next
         return delta
+
+    def _take_whole(self, text: str) -> None:
+        """`_feed`'s buffer shift for a chunk taken whole with nothing held: the buffer is
+        the chunk, consumed (an undecided span keeps the text it had)."""
+        keep = self._pos
+        span = self._span
+        if span is not None:
+            if span < keep:
+                self._span_parts.append(self._buf[span:keep])
+            self._span = 0
+        self._base += keep
+        self._buf = text
+        self._pos = len(text)
 
     def pending_text(self) -> str:
         """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""

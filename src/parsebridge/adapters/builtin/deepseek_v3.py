@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
+from ...protocol import StreamDelta
 from ._scan import (
     CLOSED,
     MARKER,
@@ -47,6 +48,7 @@ from ._scan import (
     BuiltinToolParser,
     BuiltinToolStream,
     JsonRaw,
+    Quiet,
     content_mode,
     find_markers,
     match_marker,
@@ -56,20 +58,124 @@ from ._scan import (
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
 _NAME_END = re.compile(r"[\n`{<]")
-_FENCE = re.compile(r"```[A-Za-z]*")
+_FENCE = "```"
+_TAG = re.compile(r"[A-Za-z]*")
 _NON_WS = re.compile(r"[^ \t\r\n]")
 #: Every marker starts with it: text without it holds no marker and no marker prefix.
 _LT = "<"
 assert all(m.startswith(_LT) for m in (*_HEAD_ENDS, CALLS_BEGIN))
 _CONTENT_MODE = content_mode(_LT)
+#: States whose step only skips text that holds no "<" (no marker can start in it).
+_QUIET_LT = Quiet(_CONTENT_MODE)
+_QUIET_WS = Quiet(_NON_WS.search)
+_QUIET_TAG = Quiet(re.compile(r"[^A-Za-z]").search)
 
-_OUTSIDE, _HEAD, _NAME_LINE, _ARGS_WAIT, _ARGS, _TAIL, _OPAQUE = range(7)
+_OUTSIDE, _HEAD, _NAME_LINE, _ARGS_WAIT, _FENCE_TAG, _ARGS, _TAIL, _OPAQUE = range(8)
+#: The modes by state before a stream's first call: a call's states are not reached yet.
+_START_MODES: tuple[Any, ...] = (_CONTENT_MODE, None, None, None, None, None, None, None)
+
+
+# --- whole tokens (`BuiltinToolStream._exact`) --------------------------------------------------
+# Each act is what the steps do with a chunk that is exactly that marker (or that newline,
+# fence or brace), taken whole with nothing held: the same transitions, without searching.
+
+
+def _act_section(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._begin_span(0)
+    st._open_section()
+    return st._settle()
+
+
+def _act_call(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._begin_span(0)
+    st._open_call()
+    return st._settle()
+
+
+def _act_section_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
+    if not st._in_section:
+        return None  # not a marker outside a section: content
+    st._take_whole(text)
+    st._close_section()
+    return st._settle()
+
+
+def _act_sep(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._head_done()
+    return st._settle()
+
+
+def _act_name_line_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._name_line_done(text)  # the rest of the chunk: nothing (whitespace before the arguments)
+    return st._settle()
+
+
+def _act_fence(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._state = _FENCE_TAG
+    return st._settle()
+
+
+def _act_tag_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)  # the newline: whitespace before the arguments
+    st._state = _ARGS_WAIT
+    return st._settle()
+
+
+def _act_open(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    """``{`` or ``{"``: the arguments' object opens (and its first key's string)."""
+    st._take_whole(text)
+    raw = st._raw
+    raw.reset(in_str=len(text) == 2)
+    raw.depth = 1
+    st._state = _ARGS
+    st._args(text)
+    return st._settle()
+
+
+def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
+    """``}`` or ``"}`` closing the arguments' object one level in, then nothing or whitespace."""
+    raw = st._raw
+    if raw.esc or raw.depth != 1 or raw.in_str != (text[0] == '"'):
+        return None
+    st._take_whole(text)
+    raw.in_str = False
+    raw.depth = 0
+    st._args(text[: text.index("}") + 1])
+    st._state = _TAIL  # the whitespace after it: skipped there
+    return st._settle()
+
+
+def _act_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    st._take_whole(text)
+    st._pos = 0
+    st._stop_call(CALL_END)
+    return st._settle()
+
+
+_CLOSERS = dict.fromkeys(("}", '"}', "}\n", '"}\n'), _act_close)
+_EXACT: tuple[dict[str, Any], ...] = (
+    {CALLS_BEGIN: _act_section, CALL_BEGIN: _act_call, CALLS_END: _act_section_end},  # _OUTSIDE
+    {SEP: _act_sep, CALL_END: _act_call_end},  # _HEAD
+    {"\n": _act_name_line_end},  # _NAME_LINE
+    {_FENCE: _act_fence, CALL_END: _act_call_end, "{": _act_open, '{"': _act_open},  # _ARGS_WAIT
+    {"\n": _act_tag_end},  # _FENCE_TAG
+    _CLOSERS,  # _ARGS
+    {CALL_END: _act_call_end},  # _TAIL
+    {CALL_END: _act_call_end},  # _OPAQUE
+)
 
 
 class DeepSeekV3ToolStream(BuiltinToolStream):
     """Incremental DeepSeek V3/V3.1 machine."""
 
     _idle_when_empty = True  # every state's step on an empty rest: nothing, False
+    _start_mode = _CONTENT_MODE
+    _start_exact = _EXACT[_OUTSIDE]
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
@@ -79,7 +185,17 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._head: list[str] = []
         self._typed = False
         self._raw = JsonRaw(_BREAKERS)
-        self._args_mode: ArgsScan = (self._raw, _BREAKERS, "", True)
+        #: Each state's `_mode`; the states of a call get theirs at the first call
+        #: (`_call_modes`), so a reply without calls never builds them.
+        self._modes = _START_MODES
+
+    def _call_modes(self) -> None:
+        """The modes of a call's states, which hold this stream's head and scanner."""
+        # `_head` is cleared, never replaced: its `append` is the sink of the head and name line.
+        head = Quiet(_CONTENT_MODE, self._head.append)
+        name = Quiet(_NAME_END.search, self._head.append)
+        args: ArgsScan = (self._raw, _BREAKERS, "", True)
+        self._modes = (_CONTENT_MODE, head, name, _QUIET_WS, _QUIET_TAG, args, _QUIET_LT, _QUIET_LT)
 
     def _outside_markers(self) -> tuple[str, ...]:
         return (CALLS_BEGIN, CALL_BEGIN, CALLS_END) if self._in_section else (CALLS_BEGIN, CALL_BEGIN)
@@ -99,11 +215,58 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._section_named = self._section_named or self._in_section
         self._state = _ARGS_WAIT
 
+    def _open_section(self) -> None:
+        if not self._in_section or not self._section_named:
+            self._in_section = True
+            self._section_named = False
+
+    def _open_call(self) -> None:
+        self._head.clear()
+        self._state = _HEAD
+        if self._modes is _START_MODES:
+            self._call_modes()
+
+    def _close_section(self) -> None:
+        """At the section's end marker, consumed."""
+        self._in_section = False
+        if self._section_named:
+            self._structure()
+        elif self._span is not None:
+            self._reject(self._pos)
+        else:
+            self._content(CALLS_END)
+
+    def _head_done(self) -> None:
+        """At the separator, consumed: the head is a name (V3.1) or a type (V3, name line next)."""
+        head = "".join(self._head).strip()
+        if head in ("", "function"):
+            self._head.clear()
+            self._typed = head == "function"
+            self._state = _NAME_LINE
+        else:
+            self._name_known(head)
+
+    def _name_line_done(self, c: str) -> None:
+        """The name line ends at a character `c` (not a marker)."""
+        name = "".join(self._head).strip()
+        if name:
+            self._name_known(name)
+        elif self._typed and c == "{":
+            self._name_known("function")
+        else:
+            self._state = _OPAQUE
+
     def _fast_mode(self) -> Any:
         state = self._state
-        if state == _OUTSIDE:
-            return _CONTENT_MODE  # both outside marker sets start with "<"
-        return self._args_mode if state == _ARGS else None
+        self._exact = _EXACT[state]
+        return self._modes[state]
+
+    def _settle(self) -> StreamDelta:
+        """After an act: the modes of the state it left, and its delta, recorded."""
+        state = self._state
+        self._mode = self._modes[state]
+        self._exact = _EXACT[state]
+        return self._release()
 
     def _step(self) -> bool:
         state, buf, pos = self._state, self._buf, self._pos
@@ -128,7 +291,6 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
             stop = m.start()
             self._head.append(buf[pos:stop])
             self._pos = stop
-            name = "".join(self._head).strip()
             c = buf[stop]
             if c == "<":
                 found = match_marker(buf, stop, _BREAKERS, self._final)
@@ -138,12 +300,14 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                     self._head.append("<")
                     self._pos += 1
                     return True
-            if name:
-                self._name_known(name)
-            elif self._typed and c == "{":
-                self._name_known("function")
-            else:
-                self._state = _OPAQUE
+            self._name_line_done(c)
+            return True
+        if state == _FENCE_TAG:
+            end = _TAG.match(buf, pos).end()  # type: ignore[union-attr]  # matches the empty string
+            self._pos = end
+            if end == len(buf) and not self._final:
+                return False  # the language tag may go on
+            self._state = _ARGS_WAIT
             return True
         if state == _ARGS_WAIT:
             m = _NON_WS.search(buf, pos)
@@ -155,11 +319,9 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
             if c == "`":
                 if len(buf) - pos < 3 and not self._final:
                     return False
-                m = _FENCE.match(buf, pos)
-                if m is not None:
-                    if m.end() == len(buf) and not self._final:
-                        return False  # the language tag may go on
-                    self._pos = m.end()
+                if buf.startswith(_FENCE, pos):
+                    self._pos = pos + len(_FENCE)
+                    self._state = _FENCE_TAG
                     return True
             elif c == _LT:
                 found = match_marker(buf, pos, _BREAKERS, self._final)
@@ -168,7 +330,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                 if found is not None:
                     self._stop_call(found)
                     return True
-            self._raw.reset()  # `_args_mode` holds this scanner
+            self._raw.reset()  # the arguments' mode holds this scanner
             self._state = _ARGS
             return True
         if buf.find(_LT, pos) < 0:  # no marker and no marker prefix in the rest
@@ -198,23 +360,14 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                 return False
             if which == CALLS_END:
                 self._pos += len(CALLS_END)
-                self._in_section = False
-                if self._section_named:
-                    self._structure()
-                elif self._span is not None:
-                    self._reject(self._pos)
-                else:
-                    self._content(CALLS_END)
+                self._close_section()
                 return True
             self._begin_span(self._pos)
             self._pos += len(which)
             if which == CALLS_BEGIN:
-                if not self._in_section or not self._section_named:
-                    self._in_section = True
-                    self._section_named = False
+                self._open_section()
             else:
-                self._head = []
-                self._state = _HEAD
+                self._open_call()
             return True
         if state == _HEAD:
             j, which = find_markers(buf, pos, _HEAD_ENDS)
@@ -227,13 +380,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
                 self._stop_call(which)
                 return True
             self._pos += len(SEP)
-            head = "".join(self._head).strip()
-            if head in ("", "function"):
-                self._head = []
-                self._typed = head == "function"
-                self._state = _NAME_LINE
-            else:
-                self._name_known(head)
+            self._head_done()
             return True
         # _TAIL (named: ignore up to the call end) / _OPAQUE (unnamed: content at the call end)
         j, which = find_markers(buf, pos, _BREAKERS)

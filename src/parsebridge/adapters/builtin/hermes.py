@@ -55,6 +55,7 @@ class HermesToolStream(BuiltinToolStream):
     """Incremental hermes machine: content ↔ block, with an `ObjectReader` for the body."""
 
     _idle_when_empty = True  # every state's step (and the reader's) on an empty rest: nothing, False
+    _start_mode = _CONTENT_MODE
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
