@@ -35,11 +35,13 @@ def _chunkings(text: str) -> list[list[str]]:
 
 
 def _shortcuts_off(m: pytest.MonkeyPatch, spec: str) -> None:
-    """The machine's full step for every chunk: no mode, no whole-token acts, from the start."""
+    """The machine's full step for every chunk (no mode, no whole-token act, from the start)
+    and at the end of output."""
     stream_cls = type(pb.get_tool_parser(spec).inner.stream())
     m.setattr(stream_cls, "_fast_mode", lambda self: None)
     m.setattr(stream_cls, "_start_mode", None)
     m.setattr(stream_cls, "_start_exact", None)
+    m.setattr(stream_cls, "_at_rest", lambda self: False)
 
 
 def _deltas(spec: str, tools: list[dict[str, Any]], chunks: list[str]) -> list[dict[str, Any]]:
@@ -372,3 +374,33 @@ def test_whole_tokens_are_acted(monkeypatch: pytest.MonkeyPatch) -> None:
         ("get_weather", {"city": "Paris", "unit": "c"}),
         ("search", {}),
     ]
+
+
+# --- the remembered effect of a flat token on the raw scanner (`JsonRaw.effect_of`) -------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from(['"', "\\", "a", ",", ":", " ", "<", "}", "n"]), max_size=20),
+    in_str=st.booleans(),
+    esc=st.booleans(),
+    depth=st.integers(1, 3),
+)
+def test_flat_effects_are_what_scan_does(text: str, in_str: bool, esc: bool, depth: int) -> None:
+    """Remembered or not, a text's effect on (in_str, esc) one level in or deeper is what the
+    scan leaves, and a text the scan would stop in (a bracket or a marker) has none."""
+    from parsebridge.adapters.builtin._scan import EOB, JsonRaw
+
+    esc = esc and in_str
+    markers = ("<|end|>",)
+    scanned = JsonRaw(markers)
+    scanned.in_str, scanned.esc, scanned.depth = in_str, esc, depth
+    why = scanned.scan(text, 0, markers, False, ",}]")[1]
+    for _ in range(2):  # the first asks, the second may read what was remembered
+        raw = JsonRaw(markers)
+        effect = raw.effects.get(text) or raw.effect_of(text)
+        if not effect:
+            assert len(text) > 16 or any(c in text for c in "<}"), text
+            continue
+        assert why == EOB and scanned.depth == depth
+        assert effect[2 * in_str + esc] == (scanned.in_str, scanned.esc)

@@ -173,19 +173,44 @@ def is_invalid(value: Any) -> bool:
 EOB, STOP, CLOSED, MARKER, NEED = "eob", "stop", "closed", "marker", "need"
 
 _STR_RUN = re.compile(r'[^"\\]+')
-_PLAIN: dict[tuple[str, ...], tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]] = {}
+#: What `JsonRaw.effect_of` remembers: token texts (servers stream a token at a time) up to
+#: this long, this many per marker set (then it starts over: a bound, not a cache policy).
+_EFFECT_TEXT_MAX = 16
+_EFFECTS_MAX = 2048
+_Plain = tuple[frozenset[str], re.Pattern[str], re.Pattern[str], dict[str, tuple[tuple[bool, bool], ...]]]
+_PLAIN: dict[tuple[str, ...], _Plain] = {}
 
 
-def _plain_for(markers: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]:
-    """(marker first characters, regex of a run needing no attention, regex of a `flat` run)
-    — cached per marker set."""
+def _plain_for(markers: tuple[str, ...]) -> _Plain:
+    """(marker first characters, regex of a run needing no attention, regex of a `flat` run,
+    the effects of flat texts seen) — shared per marker set."""
     got = _PLAIN.get(markers)
     if got is None:
         firsts = "".join(sorted({m[0] for m in markers}))
         plain = re.compile("[^" + re.escape('"{}[],' + firsts) + "]+")
-        flat = re.compile("[^" + re.escape("{}[]\\" + firsts) + "]*")
-        got = _PLAIN[markers] = (frozenset(firsts), plain, flat)
+        flat = re.compile("[^" + re.escape("{}[]" + firsts) + "]*")
+        got = _PLAIN[markers] = (frozenset(firsts), plain, flat, {})
     return got
+
+
+def _flat_effects(text: str) -> tuple[tuple[bool, bool], ...]:
+    """(in_str, esc) after `scan` consumes a flat `text` (no bracket, no marker character)
+    inside a container, for each (in_str, esc) before it, indexed ``2 * in_str + esc``."""
+    out = []
+    for in_str0, esc0 in ((False, False), (False, True), (True, False), (True, True)):
+        in_str, esc = in_str0, esc0 and in_str0  # (an escape exists only inside a string)
+        for c in text:
+            if esc:
+                esc = False
+            elif in_str:
+                if c == "\\":
+                    esc = True
+                elif c == '"':
+                    in_str = False
+            elif c == '"':
+                in_str = True
+        out.append((in_str, esc))
+    return tuple(out)
 
 
 class JsonRaw:
@@ -197,14 +222,26 @@ class JsonRaw:
     `.marker`). Markers inside strings are ignored: that is rule 6.
     """
 
-    __slots__ = ("depth", "esc", "firsts", "flat", "in_str", "marker", "plain")
+    __slots__ = ("depth", "effects", "esc", "firsts", "flat", "in_str", "marker", "plain")
 
     def __init__(self, markers: Sequence[str] = ()) -> None:
         self.in_str = False
         self.esc = False
         self.depth = 0
         self.marker: str | None = None
-        self.firsts, self.plain, self.flat = _plain_for(tuple(markers))
+        self.firsts, self.plain, self.flat, self.effects = _plain_for(tuple(markers))
+
+    def effect_of(self, text: str) -> tuple[tuple[bool, bool], ...]:
+        """`_flat_effects(text)`, remembered for a short text; empty when `text` is not flat
+        (or too long to remember: the caller scans it)."""
+        effects = self.effects
+        if len(text) > _EFFECT_TEXT_MAX:
+            return ()
+        got = _flat_effects(text) if self.flat.fullmatch(text) is not None else ()
+        if len(effects) >= _EFFECTS_MAX:
+            effects.clear()
+        effects[text] = got
+        return got
 
     def reset(self, in_str: bool = False) -> None:
         """Ready for the next value (or, with `in_str`, a string's body): a reader's values
@@ -387,7 +424,16 @@ class BuiltinToolStream(ToolStreamBase):
                 if mode.__class__ is Quiet:
                     if mode.stop(text) is None:
                         # The step's only act: the chunk to the sink. Nothing to show.
-                        self._take_whole(text)
+                        # (`_take_whole`, inline: names and keys come a piece at a time.)
+                        keep = self._pos
+                        span = self._span
+                        if span is not None:
+                            if span < keep:
+                                self._span_parts.append(self._buf[span:keep])
+                            self._span = 0
+                        self._base += keep
+                        self._buf = text
+                        self._pos = len(text)
                         if mode.sink is not None:
                             mode.sink(text)
                         delta = alloc(StreamDelta)
@@ -400,19 +446,20 @@ class BuiltinToolStream(ToolStreamBase):
                     raw = mode[0]
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
-                    if raw.esc:
-                        whole = False
-                    elif raw.in_str and '"' not in text and "\\" not in text:
+                    if raw.in_str and not raw.esc and '"' not in text and "\\" not in text:
                         whole = True
                     elif raw.depth:
-                        # Inside a container, a chunk of strings, commas and colons (no
-                        # bracket, escape or marker character) only opens and closes
-                        # strings: `scan` would consume it whole, toggling `in_str` per quote.
-                        whole = raw.flat.fullmatch(text) is not None
-                        if whole and text.count('"') & 1:
-                            raw.in_str = not raw.in_str
+                        # Inside a container, a chunk of strings, escapes, commas and colons
+                        # (no bracket or marker character) only opens and closes strings:
+                        # `scan` would consume it whole. Its effect is known per text.
+                        effect = raw.effects.get(text)
+                        if effect is None:
+                            effect = raw.effect_of(text)
+                        whole = bool(effect)
+                        if whole:
+                            raw.in_str, raw.esc = effect[2 * raw.in_str + raw.esc]
                     else:
-                        whole = not raw.in_str and raw.plain.fullmatch(text) is not None
+                        whole = not raw.in_str and not raw.esc and raw.plain.fullmatch(text) is not None
                     if not whole and not (mode[3] and raw.depth == 1 and "}" in text):
                         # (A "}" one level in, where the value ends at its close, nearly
                         # always closes it: the step scans that chunk, no trial scan first.)
@@ -427,8 +474,8 @@ class BuiltinToolStream(ToolStreamBase):
                         if self._args_held or text[-1] in JSON_WS:
                             self._args(text)  # whitespace to hold or to release: `_args` decides
                             # The chunk is consumed; by the `ArgsScan` contract a step on the
-                            # empty rest does nothing, so this only builds and records the delta.
-                            return self._feed("", None)
+                            # empty rest does nothing: what is left is the delta.
+                            return self._release()
                         call = alloc(ToolCallDelta)  # `make_call_delta`, inline
                         call.index = self._index
                         call.id = call.name = None
@@ -468,7 +515,7 @@ class BuiltinToolStream(ToolStreamBase):
             return make_delta()
         self._flushed = True
         try:
-            return self._feed("", None, final=True)  # records its delta
+            return self._end()
         except ParsebridgeError:
             raise
         except Exception as exc:
@@ -479,7 +526,7 @@ class BuiltinToolStream(ToolStreamBase):
         try:
             if not self._flushed:
                 self._flushed = True
-                self._feed("", None, final=True)  # records its delta
+                self._end()
             acc = self._acc
             return make_tool_result(acc.content, acc.tool_calls())
         except ParsebridgeError:
@@ -555,6 +602,23 @@ class BuiltinToolStream(ToolStreamBase):
             while step():
                 pass
         return self._release()
+
+    def _end(self) -> StreamDelta:
+        """End of output: `_feed("", final=True)`, recorded. With nothing held, no call open
+        and the machine in a state whose final steps do nothing (`_at_rest`), only the held
+        whitespace is left to settle: no step runs."""
+        if self._pos == len(self._buf) and self._span is None and not self._in_call and self._at_rest():
+            self._final = True
+            if self._pending_ws and not self._seen_structure:
+                self._out_content.extend(self._pending_ws)
+            self._pending_ws = []
+            return self._release()
+        return self._feed("", None, final=True)
+
+    def _at_rest(self) -> bool:
+        """True in a state whose steps, at the end of output with nothing left in the buffer,
+        do nothing and whose `_at_end` does nothing when no call is open or undecided."""
+        return False
 
     def _release(self) -> StreamDelta:
         """The delta of what the machine released since the last one, recorded."""
@@ -741,7 +805,7 @@ class BuiltinToolParser(ToolParserBase):
         acc = s.accumulator
         s._feed(text, None)  # records its delta
         s._flushed = True
-        s._feed("", None, final=True)
+        s._end()
         calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place

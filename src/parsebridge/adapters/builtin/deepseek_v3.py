@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
+from ...protocol.models import make_call_delta
 from ._scan import (
     CLOSED,
     MARKER,
@@ -133,7 +134,9 @@ def _act_open(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     raw.reset(in_str=len(text) == 2)
     raw.depth = 1
     st._state = _ARGS
-    st._args(text)
+    # `_args(text)`: the call was announced by an earlier chunk, and no whitespace is held
+    # before its arguments (nothing held is released).
+    st._out_calls.append(make_call_delta(st._index, None, None, text))
     return st._settle()
 
 
@@ -145,7 +148,11 @@ def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
     st._take_whole(text)
     raw.in_str = False
     raw.depth = 0
-    st._args(text[: text.index("}") + 1])
+    last = text[: text.index("}") + 1]
+    if st._args_held:
+        st._args(last)  # the whitespace held before it goes first
+    else:  # `_args(last)`, with nothing to release
+        st._out_calls.append(make_call_delta(st._index, None, None, last))
     st._state = _TAIL  # the whitespace after it: skipped there
     return st._settle()
 
@@ -390,6 +397,9 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         self._pos = j
         self._stop_call(which)
         return True
+
+    def _at_rest(self) -> bool:
+        return self._state == _OUTSIDE
 
     def _at_end(self) -> None:
         if self._state == _OUTSIDE and self._span is not None and self._section_named:

@@ -73,6 +73,9 @@ class HermesToolStream(BuiltinToolStream):
             self._reject(self._pos)
         self._state = _CONTENT
 
+    def _at_rest(self) -> bool:
+        return self._state == _CONTENT
+
     def _fast_mode(self) -> Any:
         state = self._state
         if state == _CONTENT:
