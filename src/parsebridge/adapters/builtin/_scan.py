@@ -413,7 +413,7 @@ class BuiltinToolStream(ToolStreamBase):
             raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
         try:
             mode = self._mode
-            if mode is not None and self._pos == len(self._buf) and text:
+            if mode is not None and text:  # (a mode is set only while nothing is held)
                 exact = self._exact
                 if exact is not None:
                     act = exact.get(text)
@@ -502,7 +502,8 @@ class BuiltinToolStream(ToolStreamBase):
                         self._content_append(text)
                     return delta
             delta = self._feed(text, token_ids)
-            self._mode = self._fast_mode()  # the state may have changed
+            # The state may have changed; a mode only while nothing is held.
+            self._mode = self._fast_mode() if self._pos == len(self._buf) else None
         except ParsebridgeError:
             raise
         except Exception as exc:
@@ -553,8 +554,10 @@ class BuiltinToolStream(ToolStreamBase):
         scan consumes whole (EOB), does nothing but that scan and `_args(chunk)`; a
         `Quiet` only in a state whose step, on a chunk its `stop` finds nothing in, does
         nothing but hand it to the sink; else None. The state only changes in `_feed`
-        and in `_exact` acts, so `feed` asks after each; a format that has acts sets
-        `_exact` for the state here too.
+        and in `_exact` acts, so `feed` asks after each full step that leaves nothing
+        held (`_mode` is None while something is: `feed` tests one attribute per chunk);
+        a format that has acts sets `_exact` for the state here too (they are tried
+        only while a mode is set).
         """
         return None
 

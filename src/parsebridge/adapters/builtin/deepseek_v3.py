@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
-from ...protocol.models import make_call_delta
+from ...protocol.models import alloc, make_call_delta
 from ._scan import (
     CLOSED,
     MARKER,
@@ -79,20 +79,37 @@ _START_MODES: tuple[Any, ...] = (_CONTENT_MODE, None, None, None, None, None, No
 # --- whole tokens (`BuiltinToolStream._exact`) --------------------------------------------------
 # Each act is what the steps do with a chunk that is exactly that marker (or that newline,
 # fence or brace), taken whole with nothing held: the same transitions, without searching.
+# An act that shows nothing and knows the state it leaves sets that state's modes itself.
+
+
+def _nothing() -> StreamDelta:
+    delta = alloc(StreamDelta)
+    delta.content = delta.reasoning = ""
+    delta.tool_calls = []
+    return delta
+
+
+def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:
+    """`_take_whole` in a state after the name (no undecided span)."""
+    st._base += st._pos
+    st._buf = text
+    st._pos = len(text)
 
 
 def _act_section(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     st._take_whole(text)
     st._begin_span(0)
     st._open_section()
-    return st._settle()
+    return _nothing()  # still outside a call: the same modes
 
 
 def _act_call(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     st._take_whole(text)
     st._begin_span(0)
     st._open_call()
-    return st._settle()
+    st._mode = st._modes[_HEAD]
+    st._exact = _EXACT[_HEAD]
+    return _nothing()
 
 
 def _act_section_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
@@ -116,20 +133,24 @@ def _act_name_line_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
 
 
 def _act_fence(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
-    st._take_whole(text)
+    _take_named(st, text)
     st._state = _FENCE_TAG
-    return st._settle()
+    st._mode = _QUIET_TAG
+    st._exact = _EXACT[_FENCE_TAG]
+    return _nothing()
 
 
 def _act_tag_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
-    st._take_whole(text)  # the newline: whitespace before the arguments
+    _take_named(st, text)  # the newline: whitespace before the arguments
     st._state = _ARGS_WAIT
-    return st._settle()
+    st._mode = _QUIET_WS
+    st._exact = _EXACT[_ARGS_WAIT]
+    return _nothing()
 
 
 def _act_open(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     """``{`` or ``{"``: the arguments' object opens (and its first key's string)."""
-    st._take_whole(text)
+    _take_named(st, text)
     raw = st._raw
     raw.reset(in_str=len(text) == 2)
     raw.depth = 1
@@ -145,7 +166,7 @@ def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
     raw = st._raw
     if raw.esc or raw.depth != 1 or raw.in_str != (text[0] == '"'):
         return None
-    st._take_whole(text)
+    _take_named(st, text)
     raw.in_str = False
     raw.depth = 0
     last = text[: text.index("}") + 1]
