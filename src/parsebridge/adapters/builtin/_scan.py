@@ -421,28 +421,8 @@ class BuiltinToolStream(ToolStreamBase):
                         delta = act(self, text)
                         if delta is not None:
                             return delta
-                if mode.__class__ is Quiet:
-                    if mode.stop(text) is None:
-                        # The step's only act: the chunk to the sink. Nothing to show.
-                        # (`_take_whole`, inline: names and keys come a piece at a time.)
-                        keep = self._pos
-                        span = self._span
-                        if span is not None:
-                            if span < keep:
-                                self._span_parts.append(self._buf[span:keep])
-                            self._span = 0
-                        self._base += keep
-                        self._buf = text
-                        self._pos = len(text)
-                        if mode.sink is not None:
-                            mode.sink(text)
-                        delta = alloc(StreamDelta)
-                        delta.content = delta.reasoning = ""
-                        delta.tool_calls = []
-                        return delta
-                elif self._span is not None:
-                    pass  # text of an undecided call: the step keeps it
-                elif mode.__class__ is tuple:
+                cls = mode.__class__
+                if cls is tuple:  # (arguments first: the most common chunk; never with a span)
                     raw = mode[0]
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
@@ -485,7 +465,26 @@ class BuiltinToolStream(ToolStreamBase):
                         delta.tool_calls = calls = [call]
                         self._add_calls(calls)
                         return delta
-                elif mode(text) is None:
+                elif cls is Quiet:
+                    if mode.stop(text) is None:
+                        # The step's only act: the chunk to the sink. Nothing to show.
+                        # (`_take_whole`, inline: names and keys come a piece at a time.)
+                        keep = self._pos
+                        span = self._span
+                        if span is not None:
+                            if span < keep:
+                                self._span_parts.append(self._buf[span:keep])
+                            self._span = 0
+                        self._base += keep
+                        self._buf = text
+                        self._pos = len(text)
+                        if mode.sink is not None:
+                            mode.sink(text)
+                        delta = alloc(StreamDelta)
+                        delta.content = delta.reasoning = ""
+                        delta.tool_calls = []
+                        return delta
+                elif self._span is None and mode(text) is None:  # (a span: the step keeps it)
                     self._base += self._pos
                     self._buf = text
                     self._pos = len(text)

@@ -89,6 +89,16 @@ def _nothing() -> StreamDelta:
     return delta
 
 
+def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    """`_args(text)` and `_release()` when nothing else is pending and no whitespace is held:
+    one argument fragment, the chunk's delta, recorded."""
+    delta = alloc(StreamDelta)
+    delta.content = delta.reasoning = ""
+    delta.tool_calls = calls = [make_call_delta(st._index, None, None, text)]
+    st._add_calls(calls)
+    return delta
+
+
 def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:
     """`_take_whole` in a state after the name (no undecided span)."""
     st._base += st._pos
@@ -155,10 +165,10 @@ def _act_open(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     raw.reset(in_str=len(text) == 2)
     raw.depth = 1
     st._state = _ARGS
-    # `_args(text)`: the call was announced by an earlier chunk, and no whitespace is held
-    # before its arguments (nothing held is released).
-    st._out_calls.append(make_call_delta(st._index, None, None, text))
-    return st._settle()
+    st._mode = st._modes[_ARGS]
+    st._exact = _CLOSERS
+    # The call was announced by an earlier chunk; no whitespace is held before its arguments.
+    return _fragment(st, text)
 
 
 def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
@@ -170,12 +180,13 @@ def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
     raw.in_str = False
     raw.depth = 0
     last = text[: text.index("}") + 1]
+    st._state = _TAIL  # the whitespace after it: skipped there
     if st._args_held:
         st._args(last)  # the whitespace held before it goes first
-    else:  # `_args(last)`, with nothing to release
-        st._out_calls.append(make_call_delta(st._index, None, None, last))
-    st._state = _TAIL  # the whitespace after it: skipped there
-    return st._settle()
+        return st._settle()
+    st._mode = _QUIET_LT
+    st._exact = _EXACT[_TAIL]
+    return _fragment(st, last)
 
 
 def _act_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
