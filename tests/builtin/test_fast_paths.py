@@ -203,6 +203,7 @@ def _observed(spec: str, chunks: list[str]) -> list[Any]:
         seen.append((delta, stream.pending_text()))
     result = stream.finish()
     seen.append((result.content, [(c.name, c.arguments, c.invalid_arguments) for c in result.tool_calls]))
+    seen.append(stream.call_spans)  # where each call was, as `parse` reports it (`raw_text`)
     return seen
 
 
@@ -369,6 +370,10 @@ def test_whole_tokens_are_acted(monkeypatch: pytest.MonkeyPatch) -> None:
     ]  # fmt: skip
     full_steps, result = _full_steps(monkeypatch, "builtin:deepseek_v3", chunks)
     assert full_steps == []
+    monkeypatch.undo()
+    # What the acts did is what the steps do: deltas, held-back text, calls and their spans.
+    fast, slow = _with_and_without_shortcuts(monkeypatch, "builtin:deepseek_v3", chunks)
+    assert fast == slow
     assert result.content == "Let me check."
     assert [(c.name, c.arguments) for c in result.tool_calls] == [
         ("get_weather", {"city": "Paris", "unit": "c"}),
@@ -404,3 +409,72 @@ def test_flat_effects_are_what_scan_does(text: str, in_str: bool, esc: bool, dep
             continue
         assert why == EOB and scanned.depth == depth
         assert effect[2 * in_str + esc] == (scanned.in_str, scanned.esc)
+
+
+_DS_TOKENS = {
+    "calls": "<｜tool▁calls▁begin｜>",
+    "call": "<｜tool▁call▁begin｜>",
+    "sep": "<｜tool▁sep｜>",
+    "end": "<｜tool▁call▁end｜>",
+    "calls_end": "<｜tool▁calls▁end｜>",
+}
+
+
+@st.composite
+def _deepseek_replies(draw: st.DrawFn) -> list[str]:
+    """A DeepSeek V3 / V3.1 reply as a server streams it: special tokens whole, the rest cut
+    into small pieces; now and then a token dropped, doubled or a stray piece inserted."""
+    t = _DS_TOKENS
+    tokens: list[str] = []
+    lead = draw(st.sampled_from(["", "Sure.", "Let me check. ", " \n"]))
+    tokens += [lead[i : i + 3] for i in range(0, len(lead), 3)]
+    tokens.append(t["calls"])
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(st.sampled_from(["get_weather", "search", "", " f "]))
+        args = json.dumps(
+            draw(
+                st.dictionaries(
+                    st.sampled_from(["q", "n", "a b"]),
+                    st.one_of(
+                        st.integers(-5, 99),
+                        st.text(alphabet='ab "\\\n{}<`', max_size=6),
+                        st.lists(st.integers(0, 3), max_size=2),
+                    ),
+                    max_size=3,
+                )
+            )
+        )
+        if draw(st.booleans()):  # V3: typed head, name line, fenced arguments
+            tokens += [t["call"], "function", t["sep"], name, "\n", "```", "json", "\n"]
+            body = [args[i : i + 2] for i in range(0, len(args), 2)]
+            tokens += [*body, "\n", "```", t["end"]]
+        else:  # V3.1: NAME<sep>{json}
+            tokens += [
+                t["call"],
+                name,
+                t["sep"],
+                *[args[i : i + 3] for i in range(0, len(args), 3)],
+                t["end"],
+            ]
+    tokens.append(t["calls_end"])
+    for _ in range(draw(st.integers(0, 3))):  # damage
+        i = draw(st.integers(0, len(tokens) - 1))
+        how = draw(st.sampled_from(["drop", "double", "insert"]))
+        if how == "drop":
+            del tokens[i]
+        elif how == "double":
+            tokens.insert(i, tokens[i])
+        else:
+            tokens.insert(
+                i, draw(st.sampled_from(['"}\n', "}", "{", '{"', "x", " ", "\n", "```", *t.values()]))
+            )
+    return [tok for tok in tokens if tok]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chunks=_deepseek_replies())
+def test_deepseek_replies_token_by_token(chunks: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whole-token acts and modes on replies shaped like real ones (and damaged ones): the
+    deltas, held-back text, calls and call spans of the full steps, after every token."""
+    fast, slow = _with_and_without_shortcuts(monkeypatch, "builtin:deepseek_v3", chunks)
+    assert fast == slow, chunks

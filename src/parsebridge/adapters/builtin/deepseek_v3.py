@@ -100,7 +100,7 @@ def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
 
 
 def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:
-    """`_take_whole` in a state after the name (no undecided span)."""
+    """`_take_whole` in a state after the name (no undecided span), or when the act drops it."""
     st._base += st._pos
     st._buf = text
     st._pos = len(text)
@@ -137,8 +137,13 @@ def _act_sep(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
 
 
 def _act_name_line_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
-    st._take_whole(text)
-    st._name_line_done(text)  # the rest of the chunk: nothing (whitespace before the arguments)
+    name = "".join(st._head).strip()
+    if not name:
+        st._take_whole(text)
+        st._name_line_done(text)  # unnamed: the span goes on (as content, at the call's end)
+        return st._settle()
+    _take_named(st, text)  # the span ends here: the call is named (`_commit` drops it)
+    st._name_known(name)
     return st._settle()
 
 
@@ -189,6 +194,16 @@ def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
     return _fragment(st, last)
 
 
+def _act_named_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+    """The end of a named call after its arguments (`_stop_call` in `_TAIL`: nothing to show)."""
+    _take_named(st, text)
+    st._end_call(len(text))
+    st._state = _OUTSIDE
+    st._mode = _CONTENT_MODE
+    st._exact = _EXACT[_OUTSIDE]
+    return _nothing()
+
+
 def _act_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     st._take_whole(text)
     st._pos = 0
@@ -204,7 +219,7 @@ _EXACT: tuple[dict[str, Any], ...] = (
     {_FENCE: _act_fence, CALL_END: _act_call_end, "{": _act_open, '{"': _act_open},  # _ARGS_WAIT
     {"\n": _act_tag_end},  # _FENCE_TAG
     _CLOSERS,  # _ARGS
-    {CALL_END: _act_call_end},  # _TAIL
+    {CALL_END: _act_named_call_end},  # _TAIL
     {CALL_END: _act_call_end},  # _OPAQUE
 )
 
