@@ -51,6 +51,8 @@ def test_a_failing_machine_raises_typed_errors(monkeypatch: pytest.MonkeyPatch) 
     parser = pb.get_tool_parser("builtin:hermes")
     stream = parser.stream()
     stream.feed("plain ")
+    holding = parser.stream()
+    holding.feed("<tool_")  # a marker's start held: the end of output steps the machine
     monkeypatch.setattr(type(stream), "_step", _boom)
     stream.feed("content")  # the in-place content path takes no step
     with pytest.raises(pb.BackendError) as info:
@@ -59,8 +61,9 @@ def test_a_failing_machine_raises_typed_errors(monkeypatch: pytest.MonkeyPatch) 
     assert (err.backend, err.parser, err.call) == ("builtin", "hermes", "stream.feed")
     assert isinstance(err.__cause__, KeyError)
     with pytest.raises(pb.BackendError) as info:
-        parser.stream().finish()
+        holding.finish()
     assert info.value.call == "stream.flush" and isinstance(info.value.__cause__, KeyError)
+    assert parser.stream().finish().content is None  # at rest: the end of output takes no step
     with pytest.raises(pb.BackendError) as info:
         parser.parse("x")
     assert info.value.call == "parse" and isinstance(info.value.__cause__, KeyError)

@@ -368,6 +368,35 @@ class BuiltinToolStream(ToolStreamBase):
     _start_mode: Any = None
     _start_exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None = None
 
+    # Slots: the state is read and written on every chunk, and with a format's own
+    # attributes an instance would outgrow the interpreter's shared-key dictionaries (30
+    # keys), which makes every attribute access slower. Formats may declare theirs too.
+    __slots__ = (
+        "_add_calls",
+        "_arg_parts",
+        "_args_held",
+        "_base",
+        "_buf",
+        "_call_start",
+        "_content_append",
+        "_exact",
+        "_final",
+        "_in_call",
+        "_index",
+        "_mode",
+        "_out_calls",
+        "_out_content",
+        "_pending_ws",
+        "_pos",
+        "_seen_structure",
+        "_span",
+        "_span_abs",
+        "_span_parts",
+        "_ws_mode",
+        "call_spans",
+        "parser",
+    )
+
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__()
         self.parser = parser

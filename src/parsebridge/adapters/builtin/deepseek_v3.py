@@ -227,6 +227,7 @@ _EXACT: tuple[dict[str, Any], ...] = (
 class DeepSeekV3ToolStream(BuiltinToolStream):
     """Incremental DeepSeek V3/V3.1 machine."""
 
+    __slots__ = ("_head", "_in_section", "_modes", "_raw", "_section_named", "_state", "_typed")
     _idle_when_empty = True  # every state's step on an empty rest: nothing, False
     _start_mode = _CONTENT_MODE
     _start_exact = _EXACT[_OUTSIDE]
