@@ -400,9 +400,8 @@ class BuiltinToolStream(ToolStreamBase):
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__()
         self.parser = parser
-        # Every attribute is set here, in one order (instances share one key layout, and the
-        # interpreter's attribute caches stay valid: no attribute is read from the class first
-        # and from the instance later).
+        # Every slot is set here: none is read from the class first and from the instance
+        # later (the interpreter's attribute caches would not hold).
         #: What `feed` may do in place now (see `_fast_mode`); None until the first full step,
         #: unless the format knows its start state's.
         self._mode: Any = self._start_mode
@@ -433,7 +432,8 @@ class BuiltinToolStream(ToolStreamBase):
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """Feed the next chunk; the delta is recorded here (see `guard_complete`).
 
-        Nothing held and the machine in a state `_mode` names: the chunk is handled
+        Nothing held and the machine in a state `_mode` names: a chunk its state
+        decides in one act goes to that act (`_exact`); else the chunk is handled
         in place when the format's step would do nothing but hand it whole to
         `_content` (no marker's first character in it), to `_args` (its raw
         scanner consumes it whole) or to a `Quiet` sink; else `_feed`, the machine itself.

@@ -225,7 +225,9 @@ _EXACT: tuple[dict[str, Any], ...] = (
 
 
 class DeepSeekV3ToolStream(BuiltinToolStream):
-    """Incremental DeepSeek V3/V3.1 machine."""
+    """Incremental DeepSeek V3/V3.1 machine. A token fed whole that its state decides by
+    itself (a special token, the name line's newline, the fence, the arguments' first and
+    last braces) takes one act (`_EXACT`); the steps handle everything else."""
 
     __slots__ = ("_head", "_in_section", "_modes", "_raw", "_section_named", "_state", "_typed")
     _idle_when_empty = True  # every state's step on an empty rest: nothing, False
