@@ -198,12 +198,7 @@ class InvokeStream(BuiltinToolStream):
             self._pos += len(which)
             if which == d.section_end and which:
                 self._in_section = False
-                if self._section_named:
-                    self._structure()
-                elif self._span is not None:
-                    self._reject(self._pos)
-                else:
-                    self._content(which)
+                self._section_ended(which, self._section_named)
             elif which in d.section_begins:
                 self._begin_span(self._pos - len(which))
                 if not self._in_section or not self._section_named:

@@ -725,6 +725,16 @@ class BuiltinToolStream(ToolStreamBase):
         self._ws_mode = True
         self._seen_structure = True
 
+    def _section_ended(self, marker: str, named: bool) -> None:
+        """At a tool-call section's end `marker` (consumed): structure when a call of the
+        section was `named`; else the undecided span up to here, or the marker itself, is content."""
+        if named:
+            self._structure()
+        elif self._span is not None:
+            self._reject(self._pos)
+        else:
+            self._content(marker)
+
     def _begin_span(self, pos: int) -> None:
         """A possible call starts at `pos`; keep its raw text until the name is known."""
         if self._span is None:

@@ -127,12 +127,7 @@ class SectionJsonStream(BuiltinToolStream):
             if which == self._d.section_end:
                 self._pos += len(which)
                 self._in_section = False
-                if self._section_named:
-                    self._structure()
-                elif self._span is not None:
-                    self._reject(self._pos)
-                else:
-                    self._content(which)
+                self._section_ended(which, self._section_named)
                 return True
             self._begin_span(self._pos)
             self._pos += len(which)

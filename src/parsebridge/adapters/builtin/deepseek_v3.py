@@ -286,12 +286,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
     def _close_section(self) -> None:
         """At the section's end marker, consumed."""
         self._in_section = False
-        if self._section_named:
-            self._structure()
-        elif self._span is not None:
-            self._reject(self._pos)
-        else:
-            self._content(CALLS_END)
+        self._section_ended(CALLS_END, self._section_named)
 
     def _head_done(self) -> None:
         """At the separator, consumed: the head is a name (V3.1) or a type (V3, name line next)."""
