@@ -79,7 +79,7 @@ def _full_steps(monkeypatch: pytest.MonkeyPatch, spec: str, chunks: list[str]) -
     feed = type(stream)._feed
 
     def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
-        # `_feed("")` after a chunk taken in place only builds the delta (held whitespace).
+        # (`_feed("", final=True)` is the end of output, not a chunk.)
         if text:
             stepped.append(text)
         return feed(self, text, token_ids, final)

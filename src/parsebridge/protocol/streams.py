@@ -92,15 +92,8 @@ class DeltaAccumulator:
         # Fragments of one call arrive in runs: its state is looked up once per run.
         last: int | None = None
         state = _NO_CALL  # replaced at the first delta (its index is never None)
-        add = state.arguments.append  # (`state`'s, kept with it)
         for d in unread:
             index = d.index
-            if index == last and d.id is None and d.name is None:
-                # The common delta: the next argument fragment of the call of the run.
-                arguments = d.arguments
-                if arguments:
-                    add(arguments)
-                continue
             if index != last:
                 last = index
                 got = calls.get(index)
@@ -109,7 +102,6 @@ class DeltaAccumulator:
                     if d.id is None and d.name is None:
                         anomalies.append(f"call {index}: first delta carries neither id nor name")
                 state = got
-                add = got.arguments.append
             call_id, name, arguments = d.id, d.name, d.arguments
             if call_id is not None:
                 state.ids_seen += 1
@@ -122,7 +114,7 @@ class DeltaAccumulator:
                     anomalies.append(f"call {index}: name changed from {state.name!r} to {name!r}")
                 state.name = name
             if arguments:
-                add(arguments)
+                state.arguments.append(arguments)
         unread.clear()  # in place: `add_calls` is bound to this list
 
     @property

@@ -318,7 +318,8 @@ ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
 
 class Quiet:
     """A `_fast_mode` for a state that only collects text until something decides it: the
-    string of a key or of a call's name being read.
+    string of a key or of a call's name being read, or text a format skips (whitespace
+    before a value, a fence's language tag, what follows a call's arguments).
 
     The state's step, on a chunk in which `stop` finds nothing (with nothing held), does
     nothing but hand the chunk to `sink(text)` (None: nothing) and wait; the
@@ -553,9 +554,7 @@ class BuiltinToolStream(ToolStreamBase):
     def finish(self) -> ToolParseResult:
         """Flush and assemble (see `ToolStreamBase.finish`), with failures typed as the guard would."""
         try:
-            if not self._flushed:
-                self._flushed = True
-                self._end()
+            self.flush()  # (typed as the guard would type it)
             acc = self._acc
             return make_tool_result(acc.content, acc.tool_calls())
         except ParsebridgeError:
@@ -623,9 +622,7 @@ class BuiltinToolStream(ToolStreamBase):
                 self._reject(len(self._buf))
             if self._in_call:
                 self._end_call(len(self._buf))
-            if self._pending_ws and not self._seen_structure:
-                self._out_content.extend(self._pending_ws)
-            self._pending_ws = []
+            self._settle_held_ws()
         elif self._idle_when_empty:
             while step() and self._pos < len(self._buf):
                 pass
@@ -640,11 +637,15 @@ class BuiltinToolStream(ToolStreamBase):
         whitespace is left to settle: no step runs."""
         if self._pos == len(self._buf) and self._span is None and not self._in_call and self._at_rest():
             self._final = True
-            if self._pending_ws and not self._seen_structure:
-                self._out_content.extend(self._pending_ws)
-            self._pending_ws = []
+            self._settle_held_ws()
             return self._release()
         return self._feed("", None, final=True)
+
+    def _settle_held_ws(self) -> None:
+        """At the end of output: held whitespace is content unless call structure was seen."""
+        if self._pending_ws and not self._seen_structure:
+            self._out_content.extend(self._pending_ws)
+        self._pending_ws = []
 
     def _at_rest(self) -> bool:
         """True in a state whose steps, at the end of output with nothing left in the buffer,

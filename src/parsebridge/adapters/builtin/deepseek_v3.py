@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
-from ...protocol.models import alloc, make_call_delta
+from ...protocol.models import alloc, make_call_delta, make_delta
 from ._scan import (
     CLOSED,
     MARKER,
@@ -83,6 +83,7 @@ _START_MODES: tuple[Any, ...] = (_CONTENT_MODE, None, None, None, None, None, No
 
 
 def _nothing() -> StreamDelta:
+    """`make_delta()` without its defaults to fill: the delta of most acts, once per token."""
     delta = alloc(StreamDelta)
     delta.content = delta.reasoning = ""
     delta.tool_calls = []
@@ -92,11 +93,9 @@ def _nothing() -> StreamDelta:
 def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     """`_args(text)` and `_release()` when nothing else is pending and no whitespace is held:
     one argument fragment, the chunk's delta, recorded."""
-    delta = alloc(StreamDelta)
-    delta.content = delta.reasoning = ""
-    delta.tool_calls = calls = [make_call_delta(st._index, None, None, text)]
+    calls = [make_call_delta(st._index, None, None, text)]
     st._add_calls(calls)
-    return delta
+    return make_delta("", "", calls)
 
 
 def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:
@@ -315,7 +314,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
 
     def _settle(self) -> StreamDelta:
         """After an act: the modes of the state it left, and its delta, recorded."""
-        state = self._state
+        state = self._state  # (`_fast_mode`, inline: once per structural token)
         self._mode = self._modes[state]
         self._exact = _EXACT[state]
         return self._release()
