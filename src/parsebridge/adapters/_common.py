@@ -139,7 +139,7 @@ def import_first(*names: str) -> Any:
     """The first module of `names` that imports; a module that exists but fails to import re-raises.
 
     A bare try/except over old and new paths would hide a genuinely missing
-    dependency behind "old path not found" (design §7), so only a missing
+    dependency behind "old path not found", so only a missing
     module that *is* (a parent of) the candidate moves on to the next one.
     """
     quiet_framework_logs()

@@ -1,8 +1,8 @@
-"""What `parsebridge compare --format json` prints, as pydantic models (design §10, a contract).
+"""What `parsebridge compare --format json` prints, as pydantic models (a documented contract).
 
 The output is JSON Lines: one `TranscriptComparison` per transcript (``"type":
 "transcript"``), then one `CompareSummary` (``"type": "summary"``). The
-fields design §10 promises — ``transcript``, ``results[SPEC][MODE]`` with
+fields the documented contract promises — ``transcript``, ``results[SPEC][MODE]`` with
 ``reasoning``/``content``/``tool_calls[{name, arguments}]``, and
 ``differences[{class, a, b, detail}]`` — are kept verbatim; everything else
 is added. `compare_json_schema()` (``parsebridge compare --schema``) exports
@@ -172,7 +172,7 @@ def compare_json_schema() -> dict[str, Any]:
 
 
 def dump_line(obj: BaseModel) -> str:
-    """One JSON line (aliases on, so `class` is spelled as design §10 has it)."""
+    """One JSON line (aliases on, so `class` is spelled as the documented contract has it)."""
     return obj.model_dump_json(by_alias=True)
 
 

@@ -6,7 +6,7 @@ imports a framework; backends do that lazily when a spec names them.
 The API, bottom up (what `compare` and the pytest plugin build on):
 
 Transcripts (`transcripts`)
-    `Transcript` (pydantic; design §5 fields; extra keys kept), `Expected`,
+    `Transcript` (pydantic; the documented transcript fields; extra keys kept), `Expected`,
     `ExpectedCall`, `KnownDivergence`. `iter_transcripts(path)` streams a
     JSONL/YAML/bare-text file (generator, constant memory for JSONL; lenient:
     ``{"output": ...}`` alone is enough, OpenAI-ish keys are accepted);
@@ -47,7 +47,7 @@ Checks (`checks`)
 
 Reports (`report`, `html`)
     `build_report(results, transcripts, backends=...)` → the report.json dict
-    (fields in `report`'s docstring; design §10 plus more);
+    (fields in `report`'s docstring; the documented contract plus more);
     `write_report(dir, report)` writes report.json, report.md and a
     self-contained report.html; `summarize(rows)` counts statuses.
 

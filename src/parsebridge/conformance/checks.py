@@ -8,13 +8,13 @@ from (`source`):
   calls in order by name; arguments as parsed JSON, or `invalid_arguments`
   text after stripping);
 * ``stream`` — a streamed observation against the one-shot one, exactly
-  (design §6: stream ≡ one-shot; a difference that vanishes once whitespace
+  (stream ≡ one-shot; a difference that vanishes once whitespace
   is stripped is `whitespace_only`);
 * ``invariant`` — protocol invariants of one observation (one id and one name
   per call, `finish()` agreeing with the deltas, no marker text in content
   when there is nothing to compare against).
 
-`status_of` turns them into the design §10 status: ``error`` (the backend
+`status_of` turns them into the documented status: ``error`` (the backend
 raised), ``diverge`` (a streaming invariant broke, or only documented
 divergences remain), ``fail`` (wrong against expected), ``pass``. The
 ``unsupported`` status is decided before anything runs (see `runner`).
@@ -425,7 +425,7 @@ def evaluate(
     spec: str | None = None,
     markers: Sequence[str] = (),
 ) -> Verdict:
-    """The verdict for one observation (design §10 semantics).
+    """The verdict for one observation (the documented status semantics).
 
     `oneshot` is the same parser's one-shot observation, the reference of a
     streamed one (None for the one-shot row itself). A backend with its own

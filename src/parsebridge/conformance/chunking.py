@@ -35,9 +35,9 @@ from ..protocol import InvalidSpecError
 
 ChunkingMode = Literal["oneshot", "stream"]
 
-#: The default set (design §9: 1 char, 1 token, k tokens, seeded random; `whole`/`token-2` on request).
+#: The default set (1 char, 1 token, k tokens, seeded random; `whole`/`token-2` on request).
 DEFAULT_CHUNKINGS: tuple[str, ...] = ("oneshot", "char", "token", "token-5", "token-20", "random-0")
-#: Every chunking design §9 lists, for a thorough run (`--chunking all`).
+#: Every chunking we know servers to use, for a thorough run (`--chunking all`).
 ALL_CHUNKINGS: tuple[str, ...] = (
     "oneshot",
     "whole",

@@ -1,7 +1,7 @@
 """What changed between two conformance reports (e.g. vLLM 0.15.1 → 0.33.0).
 
 Users upgrade frameworks every few weeks and need to know, before they do,
-what changes for their model family. Two `report.json` files (design §10)
+what changes for their model family. Two `report.json` files
 are matched on (backend, family, transcript, chunking); each pair whose
 outcome moved is classified:
 

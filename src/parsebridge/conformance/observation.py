@@ -52,7 +52,7 @@ class Observation:
         return self.error is None
 
     def reading(self) -> dict[str, Any]:
-        """The design §10 result shape: `{reasoning, content, tool_calls}`."""
+        """The documented result shape: `{reasoning, content, tool_calls}`."""
         return {"reasoning": self.reasoning, "content": self.content, "tool_calls": self.tool_calls}
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Reports: `report.json` (design §10 contract, plus more), `report.md`, `report.html`.
+"""Reports: `report.json` (the documented contract, plus more), `report.md`, `report.html`.
 
 `report.json` fields:
 

@@ -128,7 +128,7 @@ class Result:
         return self.verdict.detail or (self.reason or "")
 
     def to_dict(self) -> dict[str, Any]:
-        """The design §10 result fields plus differences, observation and timing."""
+        """The documented result fields plus differences, observation and timing."""
         out: dict[str, Any] = {
             "backend": self.backend,
             "spec": self.spec,

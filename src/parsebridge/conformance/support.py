@@ -113,7 +113,7 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
 def _parser_sections(rows: list[dict[str, Any]]) -> list[str]:
     """Per framework: each release's registered parser names, and what changed since the previous one.
 
-    Names drift between releases (design §9); a user pinning a release needs
+    Names drift between releases; a user pinning a release needs
     to see whether the name in their config still exists.
     """
     out: list[str] = []

@@ -1,6 +1,6 @@
 """Transcripts: one model output each, the unit the conformance suite and `compare` run on.
 
-The format (design §5) is shared by the bundled fixtures and by users' logs:
+The format is shared by the bundled fixtures and by users' logs:
 JSON Lines (one object per line), YAML (a list of objects) for hand-written
 fixtures, or a bare text file (the whole file is one output).
 

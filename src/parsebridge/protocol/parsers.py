@@ -69,7 +69,7 @@ class ReasoningStream(Protocol):
 
 @runtime_checkable
 class ToolParser(DynamoToolCallParser, Protocol):
-    """The full tool-call parser surface (design §3)."""
+    """The full tool-call parser surface (the public API contract)."""
 
     backend: str
     name: str
@@ -80,7 +80,7 @@ class ToolParser(DynamoToolCallParser, Protocol):
 
 @runtime_checkable
 class ReasoningParser(DynamoReasoningParser, Protocol):
-    """The full reasoning parser surface (design §3)."""
+    """The full reasoning parser surface (the public API contract)."""
 
     backend: str
     name: str

@@ -6,7 +6,7 @@ keyword, a class has a method). What cannot be seen from outside the chat
 server (how it builds tool-call ids, how it computes the end-of-stream
 argument flush, how it decides from a request that reasoning is forced) is
 keyed on the release number, measured on 0.4.10.post2, 0.5.1.post3,
-0.5.10.post1 and 0.5.23 (design §7); releases in between get the behaviour
+0.5.10.post1 and 0.5.23; releases in between get the behaviour
 of the nearest measured release below them.
 
 This is the only module that imports SGLang, always inside functions.

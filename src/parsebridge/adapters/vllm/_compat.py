@@ -4,7 +4,7 @@ Everything that moved between releases is looked up here once, by feature
 detection where a feature can be seen (a module exists, a constructor takes a
 keyword, a manager has `list_registered`). What cannot be seen from outside
 (how the server's streaming loop orders its steps) is keyed on the release
-number, measured on 0.11.0, 0.13.0, 0.15.1 and 0.33.0 (design §7); releases
+number, measured on 0.11.0, 0.13.0, 0.15.1 and 0.33.0; releases
 in between get the behaviour of the nearest measured one below them.
 
 This is the only module that imports vLLM, always inside functions.
