@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--number", type=int, default=200_000)
     args = ap.parse_args(argv)
-    block = make_block("r", "<think>", "</think>", 0, 9, True)
+    block = make_block("r", None, None, 0, 1, False)
     calls = [make_tool_call("f", "{}", "c")]
     env = {
         "make_tool_call": make_tool_call,
