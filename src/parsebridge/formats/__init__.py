@@ -18,17 +18,28 @@ what a round trip may draw (`content_before/after/between`, `multi`,
 (`<kind>-<family>.yaml`, rendered by `parsebridge.formats.cases`).
 
 Modules load on first use; this package imports only the standard library
-(`formats.cases` reads YAML with pyyaml, when asked to).
+and `protocol.family_rows` (itself standard-library only: the family names
+and aliases `tool_format`/`reasoning_format` accept come from
+`protocol/families.toml`, read on the first lookup). `formats.cases` reads
+YAML with pyyaml, when asked to.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 from typing import Any
 
+from ..protocol.family_rows import Kind, normalize_name, rows_of
 from ._base import Call, ReasoningFormat, ToolFormat, dump_json, join_calls, result_text, xml_value
 
-#: tool family → "module:ATTRIBUTE" (modules relative to this package).
+# Which families and aliases exist is `protocol/families.toml`'s to say (read with
+# the standard library by `protocol.family_rows`, on first lookup). These tables only
+# say where each format family's object lives; every key is a family of the table,
+# and a family without a format of its own names one with its `format` key.
+
+#: tool format family → "module:ATTRIBUTE" (modules relative to this package).
 TOOL_FORMATS: dict[str, str] = {
     "hermes": "hermes:TOOL",
     "llama3_json": "llama3_json:TOOL",
@@ -72,7 +83,7 @@ TOOL_FORMATS: dict[str, str] = {
     "functiongemma": "functiongemma:TOOL",
 }
 
-#: reasoning family → "module:ATTRIBUTE".
+#: reasoning format family → "module:ATTRIBUTE".
 REASONING_FORMATS: dict[str, str] = {
     "qwen3": "think:QWEN3",
     "deepseek_r1": "think:DEEPSEEK_R1",
@@ -124,41 +135,60 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
 
 
-def _aliases(table: dict[str, str]) -> dict[str, str]:
-    return {alias: family for family in table for alias in _load(table[family]).aliases}
+_TABLES: dict[Kind, dict[str, str]] = {"tool": TOOL_FORMATS, "reasoning": REASONING_FORMATS}
+
+
+@functools.cache
+def _spellings(kind: Kind) -> dict[str, str]:
+    """Every family name and alias in `families.toml` (normalised) → the format family it writes."""
+    table = _TABLES[kind]
+    out = {normalize_name(family): family for family in table}
+    for row in rows_of(kind):
+        if row.format_family in table:
+            for name in row.names:
+                out.setdefault(normalize_name(name), row.format_family)
+    return out
+
+
+@functools.cache
+def _format(kind: Kind, family: str) -> Any:
+    """The format object of a format family, its `aliases` filled from `families.toml`."""
+    fmt = _load(_TABLES[kind][family])
+    others = tuple(r.name for r in rows_of(kind) if r.format == family and r.name != family)
+    return dataclasses.replace(fmt, aliases=others) if others != fmt.aliases else fmt
+
+
+def _lookup(kind: Kind, family: str) -> Any:
+    key = _spellings(kind).get(normalize_name(family))
+    if key is None:
+        known = ", ".join(sorted(_TABLES[kind]))
+        raise UnknownFormatError(f"no {kind} format for family {family!r}; known: {known}")
+    return _format(kind, key)
 
 
 def tool_format(family: str) -> ToolFormat:
-    """The tool-call format of `family` (its own name or an alias such as ``qwen3_xml``)."""
-    key = family.strip().lower().replace("-", "_")
-    if key not in TOOL_FORMATS:
-        key = _aliases(TOOL_FORMATS).get(key, key)
-    if key not in TOOL_FORMATS:
-        raise UnknownFormatError(
-            f"no tool format for family {family!r}; known: {', '.join(sorted(TOOL_FORMATS))}"
-        )
-    fmt: ToolFormat = _load(TOOL_FORMATS[key])
+    """The tool-call format of `family`: a family name or alias from `families.toml`.
+
+    A family that writes another family's format (``qwen3_xml``, ``granite4``)
+    gets that format; its `aliases` name the other families that write it.
+    """
+    fmt: ToolFormat = _lookup("tool", family)
     return fmt
 
 
 def reasoning_format(family: str) -> ReasoningFormat:
-    """The reasoning format of `family`."""
-    key = family.strip().lower().replace("-", "_")
-    if key not in REASONING_FORMATS:
-        key = _aliases(REASONING_FORMATS).get(key, key)
-    if key not in REASONING_FORMATS:
-        raise UnknownFormatError(
-            f"no reasoning format for family {family!r}; known: {', '.join(sorted(REASONING_FORMATS))}"
-        )
-    fmt: ReasoningFormat = _load(REASONING_FORMATS[key])
+    """The reasoning format of `family` (a family name or alias from `families.toml`)."""
+    fmt: ReasoningFormat = _lookup("reasoning", family)
     return fmt
 
 
 def tool_families() -> list[str]:
+    """The tool families with a format module of their own."""
     return list(TOOL_FORMATS)
 
 
 def reasoning_families() -> list[str]:
+    """The reasoning families with a format module of their own."""
     return list(REASONING_FORMATS)
 
 

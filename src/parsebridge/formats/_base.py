@@ -51,7 +51,8 @@ class ToolFormat:
     render: Callable[..., str]
     #: (tool_call_id, result) → the text the chat template gives the model back.
     format_tool_result: Callable[[str, Any], str] = lambda _id, result: result_text(result)
-    #: Other family names that write exactly this format (e.g. qwen3_xml for qwen3_coder).
+    #: Other families that write exactly this format (e.g. qwen3_xml for qwen3_coder). Filled in
+    #: by `tool_format()` from `families.toml` (their `format` key); format modules leave it empty.
     aliases: tuple[str, ...] = ()
     notes: str = ""
     #: The reasoning family whose block precedes the calls in this format (gpt-oss harmony).
@@ -87,6 +88,7 @@ class ReasoningFormat:
     needs_started: bool = False
     #: Other marker texts that must never leak (e.g. harmony's channel headers).
     extra_markers: tuple[str, ...] = ()
+    #: Other families that write this format; filled in by `reasoning_format()` from `families.toml`.
     aliases: tuple[str, ...] = ()
     notes: str = ""
     render: Callable[..., str] | None = field(default=None)

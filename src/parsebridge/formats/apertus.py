@@ -24,5 +24,4 @@ TOOL = ToolFormat(
     markers=(START, END),
     render=render,
     format_tool_result=format_tool_result,
-    aliases=("apertus2509",),
 )

@@ -45,5 +45,4 @@ TOOL = ToolFormat(
     markers=(START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE),
     render=render,
     format_tool_result=format_tool_result,
-    aliases=("cohere_command3", "cohere_command4", "command_a", "command_r"),
 )

@@ -67,5 +67,4 @@ TOOL = ToolFormat(
     markers=TAGS.markers,
     render=dsml_renderer(TAGS),
     format_tool_result=format_tool_result,
-    aliases=("deepseekv32", "deepseek_v3_2"),
 )

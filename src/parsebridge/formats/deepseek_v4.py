@@ -26,5 +26,4 @@ TOOL = ToolFormat(
     markers=(*TAGS.markers, *ALT_BEGINS),
     render=dsml_renderer(TAGS),
     format_tool_result=format_tool_result,
-    aliases=("deepseekv4",),
 )

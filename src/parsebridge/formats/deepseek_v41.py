@@ -14,5 +14,4 @@ TOOL = ToolFormat(
     markers=TAGS.markers,
     render=dsml_renderer(TAGS),
     format_tool_result=format_tool_result,
-    aliases=("deepseekv41", "deepseek_v4_1"),
 )

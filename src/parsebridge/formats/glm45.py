@@ -39,5 +39,4 @@ TOOL = ToolFormat(
     content_between=True,
     typed_values=True,
     format_tool_result=format_tool_result,
-    aliases=("glm", "glm4_5"),
 )

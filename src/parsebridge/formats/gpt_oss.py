@@ -94,7 +94,6 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     reasoning_family="gpt_oss",
     format_tool_result=format_tool_result,
-    aliases=("openai", "harmony"),
 )
 
 REASONING = ReasoningFormat(
@@ -103,6 +102,5 @@ REASONING = ReasoningFormat(
     start=CHANNEL + "analysis" + MESSAGE,
     end=END,
     extra_markers=(START, CALL, RETURN, CONSTRAIN, MESSAGE, CHANNEL, CHANNEL + "final" + MESSAGE, NEXT),
-    aliases=("openai_gptoss", "harmony"),
     render=render_reasoning,
 )

@@ -27,5 +27,4 @@ TOOL = ToolFormat(
     markers=(),
     render=render,
     format_tool_result=format_tool_result,
-    aliases=("json_calls", "generic_json"),
 )

@@ -73,6 +73,5 @@ TOOL = ToolFormat(
         RESPONSE_CLOSE,
     ),
     render=render,
-    aliases=("kimik3",),
     notes="format_tool_result: the result text (no K3 tool-message wrapper verified).",
 )

@@ -36,7 +36,6 @@ TOOL = ToolFormat(
     markers=(START, END, FN, FN_END, PARAM, PARAM_END),
     render=join_calls(render_call),
     format_tool_result=format_tool_result,
-    aliases=("qwen3_xml",),
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,

@@ -46,7 +46,6 @@ HUNYUAN_A13B = ReasoningFormat(
     end=END,
     closers=(_jamba.START,),
     content_wrappers=(ANSWER, ANSWER_END),
-    aliases=("hunyuan",),
 )
 
 RESPONSE, RESPONSE_END = "<response>", "</response>"
@@ -111,5 +110,4 @@ MINIMAX_M2_APPEND_THINK = ReasoningFormat(
     starts_in_prompt=True,
     render=_render_append_think,
     splits_reasoning=False,
-    aliases=("minimax_append_think",),
 )

@@ -78,7 +78,6 @@ KIMI_K2 = ReasoningFormat(
     starts_in_prompt=True,
     closers=(_kimi_k2.SECTION_BEGIN,),
     extra_markers=(KIMI_START, KIMI_END),  # Kimi's older tags: never content either
-    aliases=("kimi_k25",),
     notes="thinking=False (instruct mode): pass reasoning_started=False or the prompt.",
 )
 K2_HORIZON = ReasoningFormat(
@@ -98,7 +97,6 @@ GLM45 = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
-    aliases=("glm47",),
 )
 SEED_OSS = ReasoningFormat(
     family="seed_oss",
@@ -132,7 +130,6 @@ NEMOTRON_V3 = ReasoningFormat(
     end=END,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
-    aliases=("nemotron_3", "nemotron"),
 )
 GRANITE_THINKING = ReasoningFormat(
     family="granite_thinking",
@@ -141,7 +138,6 @@ GRANITE_THINKING = ReasoningFormat(
     end=END,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
-    aliases=("granite_thinking_parser",),
 )
 STEP3P5 = ReasoningFormat(
     family="step3p5",
@@ -194,7 +190,6 @@ MIMO = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
-    aliases=("dots", "interns1", "nanbeige", "ling3"),
 )
 POOLSIDE_V1 = ReasoningFormat(
     family="poolside_v1",
@@ -229,7 +224,6 @@ APERTUS = ReasoningFormat(
     summary="Apertus: `<|inner_prefix|>…<|inner_suffix|>` opened by the output",
     start="<|inner_prefix|>",
     end="<|inner_suffix|>",
-    aliases=("apertus2509",),
 )
 IQUEST_Q1 = ReasoningFormat(
     family="iquest_q1",
@@ -244,7 +238,6 @@ STEP3 = ReasoningFormat(
     start=START,
     end=END,
     starts_in_prompt=True,
-    aliases=("step5", "gigachat35"),
 )
 HY_V3 = ReasoningFormat(
     family="hy_v3",

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Literal
 
-from .spec import normalize_name
+from .family_rows import KINDS, Kind, Row, normalize_name, parse_rows, rows
 
-Kind = Literal["tool", "reasoning"]
-KINDS: tuple[Kind, Kind] = ("tool", "reasoning")
+__all__ = ["KINDS", "Family", "FamilyTable", "Kind", "family_table", "load_table"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +25,8 @@ class Family:
     name: str
     parsers: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    #: The family in `parsebridge.formats` whose format this family writes (None: its own).
+    format: str | None = None
 
     def parser_for(self, backend: str) -> str | None:
         """This backend's parser name for the family, or None when it has none."""
@@ -82,24 +82,16 @@ class FamilyTable:
         return seen
 
 
-def load_table(text: str) -> FamilyTable:
-    """Parse the TOML table (exposed so tests and users can load their own)."""
-    import tomllib  # lazy: read once, on first use of the table
+def _table(rows: tuple[Row, ...]) -> FamilyTable:
+    return FamilyTable([Family(r.kind, r.name, dict(r.parsers), r.aliases, r.format) for r in rows])
 
-    data = tomllib.loads(text)
-    families: list[Family] = []
-    for kind in KINDS:
-        for name, row in data.get(kind, {}).items():
-            row = dict(row)
-            aliases = tuple(row.pop("aliases", ()))
-            families.append(Family(kind, name, {k: str(v) for k, v in row.items()}, aliases))
-    return FamilyTable(families)
+
+def load_table(text: str) -> FamilyTable:
+    """Parse a TOML table (exposed so tests and users can load their own)."""
+    return _table(parse_rows(text))
 
 
 @cache
 def family_table() -> FamilyTable:
-    """The table shipped with parsebridge."""
-    from importlib import resources
-
-    text = resources.files(__package__).joinpath("families.toml").read_text(encoding="utf-8")
-    return load_table(text)
+    """The table shipped with parsebridge (`families.toml`, read once by `family_rows`)."""
+    return _table(rows())

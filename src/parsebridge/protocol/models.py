@@ -16,6 +16,7 @@ from os import register_at_fork as _register_at_fork
 from os import urandom as _urandom
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
+from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.dataclasses import dataclass
 
@@ -78,7 +79,7 @@ class _Model(BaseModel):
     if not TYPE_CHECKING:
 
         def __getattr__(self, item: str) -> Any:
-            # Models built without validation (`make_tool_call` and the other `make_*`) set only `__dict__`;
+            # Models built by the fast `fill_fields` (`make_tool_call`, the other `make_*`) set only `__dict__`;
             # pydantic's three bookkeeping slots read as what they would hold: every field
             # set (one shared set per class), no extra fields (forbidden), no private state
             # (none is declared). Only reached when a slot is unset; validated models never are.
@@ -345,11 +346,46 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 #: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `alloc(cls)` plus a
 #: store per slot; per-chunk closures elsewhere do that themselves (one Python frame less per
 #: chunk than `make_delta`). A `BaseModel` (`ToolCall`, the results) is `alloc(cls)` plus one
-#: `set_fields(model, {every field: its value})`:
-#: `set_fields` is BaseModel's `__dict__` slot descriptor, called directly (the bookkeeping
-#: slots stay unset, see `_Model.__getattr__`).
+#: `fill_fields(model, {every field: its value})`.
 alloc = object.__new__
-set_fields = BaseModel.__dict__["__dict__"].__set__
+
+#: The pydantic releases the fast `fill_fields` was written and tested against (pyproject:
+#: ``pydantic>=2.6,<3``); outside them `fill_fields` is pydantic's normal construction.
+FAST_PYDANTIC = ((2, 6), (3, 0))
+#: The `BaseModel` instance layout the fast path relies on: field values in `__dict__` (stored
+#: through the slot's descriptor) and three bookkeeping slots it leaves unset, which
+#: `_Model.__getattr__` answers for.
+BASEMODEL_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+
+
+def fast_construction_supported(version: str = PYDANTIC_VERSION, base: type = BaseModel) -> bool:
+    """Whether `version` is a release the fast path was written for and `base` has its layout."""
+    try:
+        release = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    if not FAST_PYDANTIC[0] <= release < FAST_PYDANTIC[1]:
+        return False
+    descriptor = base.__dict__.get("__dict__")
+    return getattr(base, "__slots__", None) == BASEMODEL_SLOTS and hasattr(descriptor, "__set__")
+
+
+def init_fields(model: BaseModel, fields: dict[str, Any]) -> None:
+    """The fallback `fill_fields`: pydantic's normal construction (validation) of the allocated model."""
+    model.__init__(**fields)  # type: ignore[misc]
+
+
+#: Checked once, at import: the installed pydantic is one the fast path was written for.
+FAST_CONSTRUCTION = fast_construction_supported()
+#: Gives a model from `alloc(cls)` every field's value: on the releases checked for, the
+#: store of BaseModel's `__dict__` slot descriptor itself (no validation, no Python frame;
+#: the bookkeeping slots stay unset, see `_Model.__getattr__`), elsewhere `init_fields`.
+#: `fields` holds every field, each of the right type.
+fill_fields: Callable[[BaseModel, dict[str, Any]], None] = (
+    BaseModel.__dict__["__dict__"].__set__ if FAST_CONSTRUCTION else init_fields
+)
+
+
 #: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
 #: assignment never changes it (extra fields are forbidden).
 _ALL_SET: dict[type, set[str]] = {}
@@ -387,7 +423,7 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
     """`ToolCall.from_arguments_text` without validation: JSON parsed, invalid text kept verbatim."""
     parsed, invalid = parse_arguments(arguments_text)
     call = alloc(ToolCall)
-    set_fields(
+    fill_fields(
         call,
         {
             "id": id or new_call_id(),
@@ -401,18 +437,18 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
 
 
 def make_tool_result(content: str | None, tool_calls: list[ToolCall]) -> ToolParseResult:
-    """A `ToolParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
+    """A `ToolParseResult` built without validation (`alloc` and `fill_fields`)."""
     result = alloc(ToolParseResult)
-    set_fields(result, {"content": content, "tool_calls": tool_calls})
+    fill_fields(result, {"content": content, "tool_calls": tool_calls})
     return result
 
 
 def make_reasoning_result(
     reasoning: str | None, content: str | None, block: ReasoningBlock | None
 ) -> ReasoningParseResult:
-    """A `ReasoningParseResult` built without validation (`object.__new__` and one `__dict__` store)."""
+    """A `ReasoningParseResult` built without validation (`alloc` and `fill_fields`)."""
     result = alloc(ReasoningParseResult)
-    set_fields(result, {"reasoning": reasoning, "content": content, "block": block})
+    fill_fields(result, {"reasoning": reasoning, "content": content, "block": block})
     return result
 
 

@@ -14,15 +14,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import InvalidSpecError
+from .family_rows import normalize_name as normalize_name
 
 DEFAULT_BACKEND = "builtin"
 _BACKEND_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def normalize_name(name: str) -> str:
-    """The form names are compared in: case-folded, `-` and `_` the same."""
-    return name.strip().lower().replace("-", "_")
 
 
 class ParserBackend(StrEnum):

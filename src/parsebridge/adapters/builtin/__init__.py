@@ -14,14 +14,17 @@ name is known (arguments flagged unless they happen to be complete).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from typing import Any
 
 from ...protocol import ReasoningParser, ToolParser, ToolSpec
+from ...protocol.family_rows import Kind, rows_of
 from ..base import Backend
 
-#: name → "module:Class" (modules relative to this package).
+#: tool parser name → "module:Class" (modules relative to this package). Implementation data:
+#: which names exist is `families.toml`'s `builtin` column, and a test fails when the two differ.
 TOOL_PARSERS: dict[str, str] = {
     "hermes": "hermes:HermesToolParser",
     "llama3_json": "llama3_json:Llama3JsonToolParser",
@@ -63,53 +66,35 @@ TOOL_PARSERS: dict[str, str] = {
     "functiongemma": "gemma4:FunctionGemmaToolParser",
 }
 
-REASONING_PARSERS: dict[str, str] = {
+#: Reasoning parsers with a class of their own; every other name in `families.toml`'s `builtin`
+#: column is a preset built from its family's format (`reasoning_presets`).
+REASONING_CLASSES: dict[str, str] = {
     "qwen3": "reasoning:Qwen3ReasoningParser",
     "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
-    "think": "reasoning:ThinkTagReasoningParser",
-    # built from each family's ReasoningFormat (reasoning_presets.PRESETS)
-    **{
-        name: f"reasoning_presets:{name}"
-        for name in (
-            "qwen3_thinking",
-            "mistral",
-            "kimi",
-            "kimi_k2",
-            "kimi_k3",
-            "k2_horizon",
-            "glm45",
-            "seed_oss",
-            "minimax_m2",
-            "minimax_m2_append_think",
-            "minimax_m3",
-            "nemotron_v3",
-            "granite",
-            "granite_thinking",
-            "step3p5",
-            "deepseek_v3",
-            "holo2",
-            "deepseek_v4",
-            "deepseek_v41",
-            "ernie45",
-            "hunyuan_a13b",
-            "olmo3",
-            "mimo",
-            "ling3",
-            "poolside_v1",
-            "minicpmv",
-            "plamo3",
-            "gemma4",
-            "apertus",
-            "cohere_command3",
-            "cohere_command4",
-            "iquest_q1",
-            "hy_v3",
-            "hy_v4",
-        )
-    },
     # harmony (tools-b): one format for reasoning, content and calls
     "gpt_oss": "gpt_oss:GptOssReasoningParser",
 }
+
+#: Builtin parsers that are no family's (any markers, given as options): listed after the families'.
+GENERIC_REASONING: dict[str, str] = {"think": "reasoning:ThinkTagReasoningParser"}
+
+
+@functools.cache
+def reasoning_parsers() -> dict[str, str]:
+    """Reasoning parser name → "module:Class", in `families.toml`'s order (read on first use)."""
+    named = builtin_names("reasoning")
+    return {**{n: REASONING_CLASSES.get(n, f"reasoning_presets:{n}") for n in named}, **GENERIC_REASONING}
+
+
+def builtin_names(kind: Kind) -> list[str]:
+    """The builtin parser names `families.toml` gives its families (first use order, no repeats)."""
+    return list(dict.fromkeys(name for row in rows_of(kind) if (name := row.parsers.get("builtin"))))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "REASONING_PARSERS":  # derived from the family table, so read on first use
+        return reasoning_parsers()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _load(target: str) -> Any:
@@ -126,7 +111,7 @@ class BuiltinBackend(Backend):
         return list(TOOL_PARSERS)
 
     def reasoning_parser_names(self) -> list[str]:
-        return list(REASONING_PARSERS)
+        return list(reasoning_parsers())
 
     def api_shape(self) -> str | None:
         return "parsebridge builtin"
@@ -137,4 +122,4 @@ class BuiltinBackend(Backend):
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
-        return _load(REASONING_PARSERS[name])(**options)  # type: ignore[no-any-return]
+        return _load(reasoning_parsers()[name])(**options)  # type: ignore[no-any-return]

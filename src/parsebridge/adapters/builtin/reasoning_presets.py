@@ -4,9 +4,10 @@ A family whose format is one start/end pair is served by the think-tag
 parser (`ThinkTagReasoningParser`) with its markers and start state; a
 family that also has alternative spellings, tool sections that close
 reasoning, answer wrappers or a stray leading end marker is served by
-`SectionReasoningParser`. `PRESETS` names each builtin parser and its
-format; `parser_class(name)` builds the class once (module attribute access
-works too, which is how the backend's name table loads them).
+`SectionReasoningParser`. `presets()` (also `PRESETS`) names each builtin
+parser and its format, derived from `families.toml`; `parser_class(name)`
+builds the class once (module attribute access works too, which is how the
+backend's name table loads them).
 
 `minimax_m2_append_think` is the one format that is not a split: the
 reasoning stays in the message, with the ``<think>`` the template wrote put
@@ -24,43 +25,19 @@ from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStre
 from .reasoning import ThinkTagReasoningParser, started_from_prompt
 from .reasoning_sections import SectionReasoningParser
 
-#: builtin parser name → reasoning family (its format in `parsebridge.formats`).
-PRESETS: dict[str, str] = {
-    "qwen3_thinking": "qwen3_thinking",
-    "mistral": "mistral",
-    "kimi": "kimi",
-    "kimi_k2": "kimi_k2",
-    "kimi_k3": "kimi_k3",
-    "k2_horizon": "k2_horizon",
-    "glm45": "glm45",
-    "seed_oss": "seed_oss",
-    "minimax_m2": "minimax_m2",
-    "minimax_m2_append_think": "minimax_m2_append_think",
-    "minimax_m3": "minimax_m3",
-    "nemotron_v3": "nemotron_v3",
-    "granite": "granite",
-    "granite_thinking": "granite_thinking",
-    "step3p5": "step3p5",
-    "deepseek_v3": "deepseek_v3",
-    "holo2": "holo2",
-    "deepseek_v4": "deepseek_v4",
-    "deepseek_v41": "deepseek_v41",
-    "ernie45": "ernie45",
-    "hunyuan_a13b": "hunyuan_a13b",
-    "olmo3": "olmo3",
-    "mimo": "mimo",
-    "ling3": "mimo",
-    "poolside_v1": "poolside_v1",
-    "minicpmv": "minicpmv",
-    "plamo3": "plamo3",
-    "gemma4": "gemma4",
-    "apertus": "apertus",
-    "cohere_command3": "cohere_command3",
-    "cohere_command4": "cohere_command4",
-    "iquest_q1": "iquest_q1",
-    "hy_v3": "hy_v3",
-    "hy_v4": "hy_v4",
-}
+
+@functools.cache
+def presets() -> dict[str, str]:
+    """Builtin preset parser name → the reasoning family whose format it reads.
+
+    Derived from `families.toml`: every name in the `builtin` column that has no
+    class of its own (`REASONING_CLASSES`), with the format its family writes
+    (``ling3`` reads ``mimo``'s).
+    """
+    from . import REASONING_CLASSES, builtin_names
+
+    return {n: reasoning_format(n).family for n in builtin_names("reasoning") if n not in REASONING_CLASSES}
+
 
 #: parsers that keep the reasoning in the message instead of splitting it off.
 KEEPS_REASONING = frozenset({"minimax_m2_append_think"})
@@ -126,7 +103,7 @@ class _AppendThinkStream(ReasoningStreamBase):
 @functools.cache
 def parser_class(name: str) -> type[ReasoningParserBase]:
     """The builtin parser class called `name`, built from its family's format."""
-    fmt = reasoning_format(PRESETS[name])
+    fmt = reasoning_format(presets()[name])
     doc = f"{fmt.family}: {fmt.summary}."
     if name in KEEPS_REASONING:
         return type(
@@ -149,7 +126,9 @@ def _class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) + "ReasoningParser"
 
 
-def __getattr__(name: str) -> type[ReasoningParserBase]:
-    if name in PRESETS:
+def __getattr__(name: str) -> Any:
+    if name == "PRESETS":  # derived from the family table: read on first use
+        return presets()
+    if name in presets():
         return parser_class(name)
     raise AttributeError(name)

@@ -1,0 +1,85 @@
+"""The rows of `families.toml`, read with the standard library only.
+
+`families.toml` is the one list of families, their aliases and each
+backend's parser name. Two layers read it: `protocol.families` (the
+`FamilyTable` the registry and `compare` use) and `parsebridge.formats`
+(which family writes which format), and the builtin backend derives its
+reasoning presets from it. This module imports nothing of ours, so
+`formats` can use it without loading the protocol's pydantic models; the
+file is parsed on first use, once.
+
+A row's keys: ``aliases`` (other spellings users type), ``format`` (the
+family in `parsebridge.formats` whose format this family's output is written
+in, when it has none of its own: e.g. ``granite4`` writes ``hermes``), and
+otherwise backend name → that backend's parser name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Literal
+
+Kind = Literal["tool", "reasoning"]
+KINDS: tuple[Kind, Kind] = ("tool", "reasoning")
+
+#: Row keys that are not backend names.
+RESERVED = frozenset({"aliases", "format"})
+
+
+def normalize_name(name: str) -> str:
+    """The form names are compared in: case-folded, `-` and `_` the same."""
+    return name.strip().lower().replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One family of one kind, as the table writes it."""
+
+    kind: Kind
+    name: str
+    parsers: dict[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    #: The family whose format module describes this family's output (None: its own name).
+    format: str | None = None
+
+    @property
+    def format_family(self) -> str:
+        return self.format or self.name
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The family's name, then its aliases."""
+        return (self.name, *self.aliases)
+
+
+def parse_rows(text: str) -> tuple[Row, ...]:
+    """The rows of a TOML family table (tool rows first, in the file's order)."""
+    import tomllib  # lazy: read once, on first use of the table
+
+    data = tomllib.loads(text)
+    rows: list[Row] = []
+    for kind in KINDS:
+        for name, raw in data.get(kind, {}).items():
+            parsers = {k: str(v) for k, v in raw.items() if k not in RESERVED}
+            fmt = raw.get("format")
+            rows.append(Row(kind, name, parsers, tuple(raw.get("aliases", ())), str(fmt) if fmt else None))
+    return tuple(rows)
+
+
+def table_text() -> str:
+    """The text of the `families.toml` shipped with parsebridge."""
+    from importlib import resources
+
+    # Through the top package (already imported): reading the file imports nothing else of ours.
+    return resources.files("parsebridge").joinpath("protocol", "families.toml").read_text(encoding="utf-8")
+
+
+@cache
+def rows() -> tuple[Row, ...]:
+    """The shipped table's rows (parsed on first call, then cached)."""
+    return parse_rows(table_text())
+
+
+def rows_of(kind: Kind) -> tuple[Row, ...]:
+    return tuple(r for r in rows() if r.kind == kind)
