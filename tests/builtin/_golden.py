@@ -30,11 +30,33 @@ from parsebridge.adapters.builtin import REASONING_PARSERS, TOOL_PARSERS
 from parsebridge.conformance.transcripts import bundled_transcripts
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "outputs.json"
-SOUPS_PER_FAMILY = 120
+#: Soups per tool parser; reasoning parsers take a quarter as many (their machines are small).
+SOUPS_PER_FAMILY = 300
 
 #: Tokens of a fixture output: special tokens and tags whole, words, runs of space, one character.
 _TOKEN = re.compile(r"<[^<>\s]{1,40}>|<｜[^｜]{0,40}｜>|\[[A-Z_]{2,30}\]|\w+|\s+|.", re.S)
-_NOISE = ['"', "\\", '\\"', "{", "}", "[", "]", ",", ":", " ", "\n", "<", ">", "=", "x", '{"', '"}', "```"]
+_NOISE = [
+    '"',
+    "'",
+    " x ",
+    "\\",
+    '\\"',
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    " ",
+    "\n",
+    "<",
+    ">",
+    "=",
+    "x",
+    '{"',
+    '"}',
+    "```",
+]
 
 
 def _chunkings(text: str) -> list[list[str]]:
@@ -55,14 +77,14 @@ def _pieces(outputs: list[str]) -> list[str]:
     return sorted(set(pieces)) + markers * 3 + cut + _NOISE
 
 
-def soups(outputs: list[str], seed: str) -> list[list[str]]:
+def soups(outputs: list[str], seed: str, count: int = SOUPS_PER_FAMILY) -> list[list[str]]:
     """Marker soups as chunk lists (whole pieces: markers arrive as one chunk, as tokenizers
     send them): most are fixture outputs, one or two joined, damaged a few times (a piece
-    dropped, doubled, cut or inserted); some are pieces drawn at random."""
+    dropped, doubled, cut, inserted or wedged into) and maybe cut off; some are pieces drawn at random."""
     pieces = _pieces(outputs)
     rng = random.Random(seed)
     out = []
-    for i in range(SOUPS_PER_FAMILY):
+    for i in range(count):
         if not outputs or i % 4 == 3:
             out.append([rng.choice(pieces) for _ in range(rng.randint(1, 40))])
             continue
@@ -71,15 +93,23 @@ def soups(outputs: list[str], seed: str) -> list[list[str]]:
             tokens += _TOKEN.findall(rng.choice(outputs))
         for _ in range(rng.randint(0, 4)):
             at = rng.randrange(len(tokens) + 1)
-            how = rng.choice(("drop", "double", "cut", "insert", "insert"))
+            how = rng.choice(("drop", "double", "cut", "insert", "insert", "wedge"))
             if how == "insert" or at == len(tokens):
                 tokens.insert(at, rng.choice(pieces))
+            elif how == "wedge":  # noise inside a piece (a tag's name, a marker), as three chunks
+                k = rng.randrange(len(tokens[at]) + 1)
+                tokens[at : at + 1] = [tokens[at][:k], rng.choice(_NOISE), tokens[at][k:]]
             elif how == "drop":
                 del tokens[at]
             elif how == "double":
                 tokens.insert(at, tokens[at])
             else:
                 tokens[at] = tokens[at][: len(tokens[at]) // 2]
+        if rng.random() < 0.35:  # cut off by the end of output, maybe inside a piece
+            at = rng.randrange(len(tokens) + 1)
+            tokens = tokens[:at] + (
+                [tokens[at][: rng.randrange(len(tokens[at]) + 1)]] if at < len(tokens) else []
+            )
         out.append([t for t in tokens if t])
     return out
 
@@ -149,7 +179,8 @@ def cases(kind: str, name: str) -> list[tuple[str, list[dict[str, Any]], list[li
         if t.output:
             out.append((f"fixture:{t.id}", t.tools, _chunkings(t.output)))
     tools = transcripts[0].tools if transcripts else []
-    for i, pieces in enumerate(soups([t.output for t in transcripts], f"{kind}:{name}")):
+    count = SOUPS_PER_FAMILY if kind == "tool" else SOUPS_PER_FAMILY // 4
+    for i, pieces in enumerate(soups([t.output for t in transcripts], f"{kind}:{name}", count)):
         text = "".join(pieces)
         if text:
             out.append((f"soup:{i}", tools, [pieces, [text[i : i + 1] for i in range(len(text))]]))
