@@ -9,10 +9,13 @@ family         block                     call                 parameter
 glm45 / glm47  ``<tool_call>…</…>``      NAME right after it  ``<arg_key>k</arg_key><arg_value>v</arg_value>``
 minimax_m2     ``<minimax:tool_call>``   ``<invoke name=…>``  ``<parameter name="k">v</parameter>``
 seed_oss       ``<seed:tool_call>``      ``<function=NAME>``  ``<parameter=k>v</parameter>``
+qwen3_coder    ``<tool_call>``           ``<function=NAME>``  ``<parameter=k>v</parameter>``
 =============  ========================  ===================  ==========================================
 
-A format is a `TagSpec` (class attributes of a `TaggedCallStream`
-subclass). The machine is the same as qwen3_coder's (which predates it):
+A format is a set of class attributes of a `TaggedCallStream` subclass: the
+tag texts, and four rules on which the formats differ (Qwen3-Coder's, which
+predates the others, sets all four the other way: `one_call_per_block`,
+`name_of`, `shows_bad_param_head`, `keeps_cut_key`). The machine:
 
 * the call is announced when its name is complete; a block without a
   readable name stays in the content verbatim;
@@ -28,7 +31,8 @@ subclass). The machine is the same as qwen3_coder's (which predates it):
   unclosed call;
 * at end of output inside a call, an open parameter is finished but the
   object is not, so the arguments are flagged unless no parameter started;
-  a key cut off before its value is kept in the flagged text (``{"k": ``).
+  a key cut off before its value is kept in the flagged text (``{"k": ``)
+  unless the format says otherwise (`keeps_cut_key`).
 
 Names are the tag's text stripped of whitespace and one pair of quotes;
 a name holding whitespace, quotes, brackets or braces is not a name (so a
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...formats import qwen3_coder as _qwen3_coder
@@ -47,7 +51,7 @@ from ...protocol.parsers import ToolSpec
 from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from ._values import ParamTypes, convert_value, is_string_typed, schema_types
 
-_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY = range(9)
+_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
 _NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
 
 
@@ -57,6 +61,11 @@ def clean_name(text: str) -> str | None:
     if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
         name = name[1:-1].strip(JSON_WS)
     return name if _NAME_OK.match(name) else None
+
+
+def stripped_name(text: str) -> str | None:
+    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
+    return text.strip(JSON_WS) or None
 
 
 class TaggedCallStream(BuiltinToolStream):
@@ -76,6 +85,17 @@ class TaggedCallStream(BuiltinToolStream):
     #: a separate value open after the key (GLM's ``<arg_value>``), else None.
     value_open: ClassVar[str | None] = None
     param_close: ClassVar[str] = _qwen3_coder.PARAM_END
+    #: A block holds one call: after the call's close, the rest of the block is a tail (content
+    #: unless whitespace) and the call's span runs to the block's end; a call open inside a
+    #: call is not a tag. Else a block may hold several calls and a call's close ends its span.
+    one_call_per_block: ClassVar[bool] = False
+    #: The rule turning a call's or (``>``-closed) parameter's name text into a name.
+    name_of: ClassVar[Callable[[str], str | None]] = staticmethod(clean_name)
+    #: A parameter head that is not one (no name, or not closed by its tag) is shown as content;
+    #: else it is dropped and what follows it is read as stray text or tags.
+    shows_bad_param_head: ClassVar[bool] = True
+    #: At end of output, a parameter's key cut off before its value stays in the flagged arguments.
+    keeps_cut_key: ClassVar[bool] = True
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -83,6 +103,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._types_by_fn: ParamTypes = parser.param_types
         self._state = _CONTENT
         self._head: list[str] = []
+        self._tail: list[str] = []
         self._types: dict[str, frozenset[str]] = {}
         self._opened = False
         self._closed = False
@@ -109,7 +130,9 @@ class TaggedCallStream(BuiltinToolStream):
             )
         )
         self._in_call_markers = tuple(
-            m for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open) if m
+            m
+            for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open)
+            if m and not (m == cls.call_open and cls.one_call_per_block)
         )
         self._block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
         self._value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
@@ -183,6 +206,13 @@ class TaggedCallStream(BuiltinToolStream):
     def _after_call(self) -> int:
         return _BLOCK if type(self).start else _CONTENT
 
+    def _flush_tail(self) -> None:
+        """The text between a call's close and its block's end: content unless only whitespace."""
+        tail = "".join(self._tail)
+        self._tail = []
+        if tail.strip():
+            self._inline_content(tail)
+
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
@@ -241,8 +271,12 @@ class TaggedCallStream(BuiltinToolStream):
                 self._state = _PNAME
             elif found is not None and found == cls.call_close:
                 self._pos += len(found)
-                self._close_call(self._pos)
-                self._state = self._after_call()
+                if cls.one_call_per_block:
+                    self._close_object()
+                    self._state = _TAIL
+                else:
+                    self._close_call(self._pos)
+                    self._state = self._after_call()
             elif found is not None and found == cls.end:
                 self._pos += len(found)
                 self._close_call(self._pos)
@@ -294,12 +328,20 @@ class TaggedCallStream(BuiltinToolStream):
             self._finish_value()
             return True
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
+        # _TAIL: the text after a call's close, kept; the call ends with the block
         j, which = find_markers(buf, self._pos, self._opaque_ends)
+        stop = j if which is not None else safe_end(buf, self._pos, self._opaque_ends, self._final)
+        if state == _TAIL:
+            self._tail.append(buf[self._pos : stop])
+        self._pos = stop
         if which is None:
-            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
             return False
-        self._pos = j + (len(which) if which != cls.start else 0)
-        self._reject(self._pos)
+        self._pos += len(which) if which != cls.start else 0
+        if state == _TAIL:
+            self._flush_tail()
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
         self._state = _CONTENT
         return True
 
@@ -313,7 +355,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._pos = end
             return False
         self._head.append(buf[self._pos : j])
-        name = clean_name("".join(self._head))
+        name = cls.name_of("".join(self._head))
         self._head = []
         self._pos = j
         if cls.call_open is not None:
@@ -341,12 +383,13 @@ class TaggedCallStream(BuiltinToolStream):
         raw = "".join(self._head)
         key = raw.strip(JSON_WS)
         if cls.param_name_close == ">":
-            key = clean_name(key) or ""
+            key = cls.name_of(key) or ""
         self._head = []
         self._pos = j
         if which != cls.param_name_close or not key:
-            # not a parameter head: shown as content; what follows is read as stray text / tags
-            self._inline_content(cls.param_open + raw)
+            # not a parameter head: what follows is read as stray text / tags
+            if cls.shows_bad_param_head:
+                self._inline_content(cls.param_open + raw)
             self._state = _PARAMS
             return True
         self._pos += len(which)
@@ -364,7 +407,10 @@ class TaggedCallStream(BuiltinToolStream):
             return
         if self._state == _PVALUE:
             self._finish_value()
-        elif self._state in (_PNAME, _VWAIT):  # cut off after a key: keep it in the flagged arguments
+        elif self._state == _TAIL:
+            self._flush_tail()
+        elif self._state in (_PNAME, _VWAIT) and type(self).keeps_cut_key:
+            # cut off after a key: keep it in the flagged arguments
             key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
             if key:
                 self._args(
