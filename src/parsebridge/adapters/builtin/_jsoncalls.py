@@ -1,7 +1,7 @@
 """One incremental machine for the JSON-payload tool formats: a marker, a JSON value, maybe an end marker.
 
-Granite, Jamba/Hunyuan-A13B, Phi-4-mini, xLAM, InternLM, Cohere, LongCat,
-GigaChat 3, Apertus and the generic gateway ``json`` format all write their
+Hermes/Qwen2.5, Granite, Jamba/Hunyuan-A13B, Phi-4-mini, xLAM, InternLM, Cohere,
+LongCat, GigaChat 3, Apertus and the generic gateway ``json`` format all write their
 calls the same way underneath: an opening marker (or nothing, at the start
 of the output), then either a JSON array of call objects or one call object,
 then an optional closing marker. They differ only in those markers, in the
@@ -24,6 +24,14 @@ not end anything). Policy for malformed regions, on top of `_scan`'s:
 * the end marker cutting an element (missing ``}``/``]``) ends the element:
   named → kept (arguments flagged unless already a complete object);
 * end of output inside an element: named → kept, unnamed → content.
+
+A region may be a `whole_block` (Hermes's ``<tool_call>`` … ``</tool_call>``): one call
+object per block, decided as a block. A named call's span runs to the end marker, and
+text between the object and the end marker is ignored; a block that yields no name is
+held until its end marker (outside strings, once it looked like JSON) and is then content
+whole, markers included; a body broken after the name, before the arguments, gives the
+raw rest of the body as the flagged arguments; the start marker outside strings inside a
+block ends it as if truncated.
 """
 
 from __future__ import annotations
@@ -44,7 +52,9 @@ from ._scan import (
     BuiltinToolStream,
     JsonRaw,
     ObjectReader,
+    content_mode,
     find_markers,
+    first_chars,
     match_marker,
     safe_end,
     string_body,
@@ -64,6 +74,8 @@ class Region:
     shape: str = ARRAY
     #: optional text right after `start` (after whitespace), e.g. ``json`` after a ``` fence.
     openers: tuple[str, ...] = ()
+    #: one call object per block, decided as a block (see the module docstring; Hermes).
+    whole_block: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,6 +195,9 @@ class KeyedReader:
 # --- the machine -------------------------------------------------------------------------------
 
 _START, _CONTENT, _OPENER, _BODY_WAIT, _ELEM_WAIT, _OBJECT, _ELEM_SEP, _AFTER, _SKIP = range(9)
+#: whole-block states: an undecided block up to its end (as text / as JSON), a broken body's
+#: raw rest as the arguments
+_OPAQUE, _OPAQUE_JSON, _RAW_ARGS = range(9, 12)
 
 
 class JsonCallsStream(BuiltinToolStream):
@@ -200,11 +215,28 @@ class JsonCallsStream(BuiltinToolStream):
         self._reader: Any = None
         self._array = False
         self._first_index = -1
+        self._content_firsts = content_mode(first_chars(self._starts))
+        self._raw: JsonRaw | None = None
+        #: The open region's markers when it is a `whole_block`, else empty.
+        self._block: tuple[str, ...] = ()
+
+    def _fast_mode(self) -> Any:
+        state = self._state
+        if state == _CONTENT:
+            return self._content_firsts
+        if state == _OBJECT:
+            fast_mode = getattr(self._reader, "fast_mode", None)
+            return fast_mode() if fast_mode is not None else None
+        return None
+
+    def _at_rest(self) -> bool:
+        return self._state == _CONTENT
 
     # -- helpers ----------------------------------------------------------------------------------
     def _open(self, region: Region, pos: int) -> None:
         self._begin_span(pos)
         self._region = region
+        self._block = (region.start, *((region.end,) if region.end else ())) if region.whole_block else ()
         self._first_index = self._index
 
     def _region_calls(self) -> int:
@@ -289,6 +321,8 @@ class JsonCallsStream(BuiltinToolStream):
             self._structure()
             self._state = _CONTENT
             return True
+        if self._block:  # (a whole block's states after its start)
+            return self._block_step(state)
         if state in (_BODY_WAIT, _ELEM_WAIT, _ELEM_SEP, _AFTER):
             if not self._skip_ws():
                 return False
@@ -309,6 +343,79 @@ class JsonCallsStream(BuiltinToolStream):
         self._close_region()
         return True
 
+    # -- whole blocks ---------------------------------------------------------------------------
+    def _close_block(self, marker: str) -> None:
+        """At a marker inside a whole block: end (named) or reject (unnamed) the block."""
+        if marker == self._region.end:
+            self._pos += len(marker)
+        if self._in_call:
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
+        self._state = _CONTENT
+
+    def _block_step(self, state: int) -> bool:
+        """The step inside a `whole_block` region."""
+        buf, markers = self._buf, self._block
+        if state == _BODY_WAIT:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, markers, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                self._close_block(found)
+            elif buf[self._pos] == "{":
+                self._pos += 1
+                self._reader = self.spec.reader(markers)
+                self._state = _OBJECT
+            else:
+                self._state = _OPAQUE
+            return True
+        if state == _OBJECT:
+            return self._block_object_step(markers)
+        if state in (_OPAQUE, _SKIP):
+            j, which = find_markers(buf, self._pos, markers)
+            if which is None:
+                self._pos = safe_end(buf, self._pos, markers, self._final)
+                return False
+            self._pos = j
+            self._close_block(which)
+            return True
+        # _OPAQUE_JSON / _RAW_ARGS: raw JSON-ish text up to a marker outside strings
+        raw = self._raw
+        assert raw is not None
+        start = self._pos
+        end, why = raw.scan(buf, start, markers, self._final)
+        self._pos = end
+        if state == _RAW_ARGS:
+            self._args(buf[start:end])
+        if why == MARKER:
+            assert raw.marker is not None
+            self._close_block(raw.marker)
+            return True
+        return False
+
+    def _block_object_step(self, markers: tuple[str, ...]) -> bool:
+        reader = self._reader
+        r = reader.step(self)
+        if r == MARKER:
+            self._close_block(reader.marker)
+        elif r == DONE:
+            self._state = _SKIP if self._in_call else _OPAQUE
+        elif r == BROKEN:
+            if not self._in_call:
+                self._state = _OPAQUE_JSON
+            elif reader.args_state == 0:
+                self._state = _RAW_ARGS
+            else:
+                self._state = _SKIP
+            self._raw = JsonRaw(markers)
+        else:
+            return False
+        return True
+
+    # -- arrays and bare objects ------------------------------------------------------------------
     def _at_char(self, state: int, c: str, at_end_marker: bool) -> bool:
         region = self._region
         if state == _BODY_WAIT:
