@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ._blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
 from ._scan import (
     BROKEN,
     CLOSED,
@@ -195,12 +196,9 @@ class KeyedReader:
 # --- the machine -------------------------------------------------------------------------------
 
 _START, _CONTENT, _OPENER, _BODY_WAIT, _ELEM_WAIT, _OBJECT, _ELEM_SEP, _AFTER, _SKIP = range(9)
-#: whole-block states: an undecided block up to its end (as text / as JSON), a broken body's
-#: raw rest as the arguments
-_OPAQUE, _OPAQUE_JSON, _RAW_ARGS = range(9, 12)
 
 
-class JsonCallsStream(BuiltinToolStream):
+class JsonCallsStream(CallBlockStream):
     """Incremental machine for one `JsonCallsSpec` (set by the subclass)."""
 
     spec: ClassVar[JsonCallsSpec]
@@ -224,7 +222,7 @@ class JsonCallsStream(BuiltinToolStream):
         state = self._state
         if state == _CONTENT:
             return self._content_firsts
-        if state == _OBJECT:
+        if state in (_OBJECT, BLOCK_OBJECT):
             fast_mode = getattr(self._reader, "fast_mode", None)
             return fast_mode() if fast_mode is not None else None
         return None
@@ -285,7 +283,7 @@ class JsonCallsStream(BuiltinToolStream):
                 return True
             self._open(region, self._pos)
             self._pos += len(found)
-            self._state = _OPENER if region.openers else _BODY_WAIT
+            self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
             return True
         if state == _START:
             start = self._pos
@@ -315,14 +313,14 @@ class JsonCallsStream(BuiltinToolStream):
                 return False
             if found is not None:
                 self._pos += len(found)
-            self._state = _BODY_WAIT
+            self._state = BLOCK_WAIT if self._block else _BODY_WAIT
             return True
         if state == _AFTER and self._region.end is None:  # the value closed the region
             self._structure()
             self._state = _CONTENT
             return True
         if self._block:  # (a whole block's states after its start)
-            return self._block_step(state)
+            return self._call_block_step(self._block, self.spec.reader)
         if state in (_BODY_WAIT, _ELEM_WAIT, _ELEM_SEP, _AFTER):
             if not self._skip_ws():
                 return False
@@ -353,67 +351,6 @@ class JsonCallsStream(BuiltinToolStream):
         else:
             self._reject(self._pos)
         self._state = _CONTENT
-
-    def _block_step(self, state: int) -> bool:
-        """The step inside a `whole_block` region."""
-        buf, markers = self._buf, self._block
-        if state == _BODY_WAIT:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, markers, self._final)
-            if found == MORE:
-                return False
-            if found is not None:
-                self._close_block(found)
-            elif buf[self._pos] == "{":
-                self._pos += 1
-                self._reader = self.spec.reader(markers)
-                self._state = _OBJECT
-            else:
-                self._state = _OPAQUE
-            return True
-        if state == _OBJECT:
-            return self._block_object_step(markers)
-        if state in (_OPAQUE, _SKIP):
-            j, which = find_markers(buf, self._pos, markers)
-            if which is None:
-                self._pos = safe_end(buf, self._pos, markers, self._final)
-                return False
-            self._pos = j
-            self._close_block(which)
-            return True
-        # _OPAQUE_JSON / _RAW_ARGS: raw JSON-ish text up to a marker outside strings
-        raw = self._raw
-        assert raw is not None
-        start = self._pos
-        end, why = raw.scan(buf, start, markers, self._final)
-        self._pos = end
-        if state == _RAW_ARGS:
-            self._args(buf[start:end])
-        if why == MARKER:
-            assert raw.marker is not None
-            self._close_block(raw.marker)
-            return True
-        return False
-
-    def _block_object_step(self, markers: tuple[str, ...]) -> bool:
-        reader = self._reader
-        r = reader.step(self)
-        if r == MARKER:
-            self._close_block(reader.marker)
-        elif r == DONE:
-            self._state = _SKIP if self._in_call else _OPAQUE
-        elif r == BROKEN:
-            if not self._in_call:
-                self._state = _OPAQUE_JSON
-            elif reader.args_state == 0:
-                self._state = _RAW_ARGS
-            else:
-                self._state = _SKIP
-            self._raw = JsonRaw(markers)
-        else:
-            return False
-        return True
 
     # -- arrays and bare objects ------------------------------------------------------------------
     def _at_char(self, state: int, c: str, at_end_marker: bool) -> bool:
