@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
-from ...protocol.errors import StreamStateError
+from ...protocol.errors import StreamStateError, call_typed
 from ...protocol.models import alloc, make_call_delta, make_delta, make_tool_result, new_call_id
 from ...protocol.parsers import ToolParserBase
 from ...protocol.streams import ToolStreamBase
@@ -188,7 +188,7 @@ class BuiltinToolStream(ToolStreamBase):
         scanner consumes it whole) or to a `Quiet` sink; else `_feed`, the machine itself.
         """
         if self._flushed:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+            raise StreamStateError.fed_after_flush()
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -292,33 +292,23 @@ class BuiltinToolStream(ToolStreamBase):
         if self._flushed:
             return make_delta()
         self._flushed = True
-        try:
-            return self._end()
-        except ParsebridgeError:
-            raise
-        except Exception as exc:
-            raise self._typed(exc, "stream.flush") from exc
+        parser = self.parser
+        return call_typed(parser.backend, parser.name, "stream.flush", self._end)
 
     def finish(self) -> ToolParseResult:
         """Flush and assemble (see `ToolStreamBase.finish`), with failures typed as the guard would."""
-        try:
-            self.flush()  # (typed as the guard would type it)
-            acc = self._acc
-            return make_tool_result(acc.content, acc.tool_calls())
-        except ParsebridgeError:
-            raise
-        except Exception as exc:
-            raise self._typed(exc, "stream.flush") from exc
+        parser = self.parser
+        return call_typed(parser.backend, parser.name, "stream.flush", self._flushed_result)
+
+    def _flushed_result(self) -> ToolParseResult:
+        self.flush()
+        acc = self._acc
+        return make_tool_result(acc.content, acc.tool_calls())
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
         parser = self.parser
-        return BackendError(
-            getattr(parser, "backend", "builtin"),
-            getattr(parser, "name", type(parser).__name__),
-            call,
-            f"{type(exc).__name__}: {exc}",
-        )
+        return BackendError.wrapping(parser.backend, parser.name, call, exc)
 
     def _fast_mode(self) -> Any:
         """What `feed` may do in place, with nothing held, in the machine's state now.
