@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per worker and figure (min kept)")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--only", default="", help="time only the corpora whose key holds this text")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -146,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
     if not args.old:
         ap.error("--old is required")
     corpus_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"ab_builtin_corpus_{os.getpid()}.json"
-    corpus_path.write_text(json.dumps(corpus()), encoding="utf-8")
+    chosen = {key: entry for key, entry in corpus().items() if args.only in key}
+    corpus_path.write_text(json.dumps(chosen), encoding="utf-8")
     runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     try:
         for r in range(args.rounds):
@@ -176,7 +178,13 @@ def main(argv: list[str] | None = None) -> None:
         f"geometric mean new/old: {geo:.3f} over {len(ratios)} figures ({args.rounds} rounds, min of each side)"
     )
     if args.json:
-        meta = {"old": args.old, "new": args.new, "rounds": args.rounds, "repeat": args.repeat}
+        meta = {
+            "old": args.old,
+            "new": args.new,
+            "rounds": args.rounds,
+            "repeat": args.repeat,
+            "only": args.only,
+        }
         payload = {"meta": meta, "geomean_new_over_old": geo, "rows": rows}
         Path(args.json).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
 

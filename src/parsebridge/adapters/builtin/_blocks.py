@@ -47,6 +47,24 @@ class CallBlockStream(BuiltinToolStream):
     def _call_block_step(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
         """The step in a call block's states; `markers` end the block, `reader` reads the object."""
         state, buf = self._state, self._buf
+        if state == BLOCK_OBJECT:  # (the most common: first)
+            reader = self._reader
+            r = reader.step(self)
+            if r == MARKER:
+                self._close_block(reader.marker)
+            elif r == DONE:
+                self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
+            elif r == BROKEN:
+                if not self._in_call:
+                    self._state = BLOCK_OPAQUE_JSON if self.scan_unnamed_body else BLOCK_OPAQUE
+                elif reader.args_state == 0:
+                    self._state = BLOCK_RAW_ARGS
+                else:
+                    self._state = BLOCK_SKIP
+                self._raw = JsonRaw(markers)
+            else:
+                return False
+            return True
         if state == BLOCK_WAIT:
             if not self._skip_ws():
                 return False
@@ -62,8 +80,6 @@ class CallBlockStream(BuiltinToolStream):
             else:
                 self._state = BLOCK_OPAQUE
             return True
-        if state == BLOCK_OBJECT:
-            return self._call_object_step(markers)
         if state in (BLOCK_OPAQUE, BLOCK_SKIP):
             j, which = find_markers(buf, self._pos, markers)
             if which is None:
@@ -85,22 +101,3 @@ class CallBlockStream(BuiltinToolStream):
             self._close_block(raw.marker)
             return True
         return False
-
-    def _call_object_step(self, markers: tuple[str, ...]) -> bool:
-        reader = self._reader
-        r = reader.step(self)
-        if r == MARKER:
-            self._close_block(reader.marker)
-        elif r == DONE:
-            self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
-        elif r == BROKEN:
-            if not self._in_call:
-                self._state = BLOCK_OPAQUE_JSON if self.scan_unnamed_body else BLOCK_OPAQUE
-            elif reader.args_state == 0:
-                self._state = BLOCK_RAW_ARGS
-            else:
-                self._state = BLOCK_SKIP
-            self._raw = JsonRaw(markers)
-        else:
-            return False
-        return True

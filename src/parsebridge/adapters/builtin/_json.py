@@ -216,9 +216,17 @@ class JsonRaw:
         return i, EOB
 
 
-#: A `_fast_mode` for a state reading a named call's arguments raw: the scanner and the rest
-#: of the arguments its step passes to `scan` (markers, stops, stop_at_close).
-ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
+class ArgsScan:
+    """A `_fast_mode` for a state reading a named call's arguments raw: the scanner, and what
+    the state's step passes to its `scan` besides the text (markers, stops, stop_at_close)."""
+
+    __slots__ = ("at_close", "markers", "raw", "stops")
+
+    def __init__(self, raw: JsonRaw, markers: tuple[str, ...], stops: str, at_close: bool) -> None:
+        self.raw = raw
+        self.markers = markers
+        self.stops = stops
+        self.at_close = at_close
 
 
 class Quiet:

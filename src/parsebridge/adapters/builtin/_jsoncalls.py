@@ -202,29 +202,51 @@ class JsonCallsStream(CallBlockStream):
     """Incremental machine for one `JsonCallsSpec` (set by the subclass)."""
 
     spec: ClassVar[JsonCallsSpec]
+    #: What the spec implies, worked out once per spec (`_derived`).
+    _from_spec: ClassVar[tuple[Any, ...] | None] = None
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
+        derived = type(self)._from_spec
+        if derived is None or derived[0] is not self.spec:
+            derived = self._derived()
+        (_, self._by_start, self._starts, self._content_firsts, self._block_reader, self._reader_modes,
+         self._blocks) = derived  # fmt: skip
         spec = self.spec
-        self._by_start = {r.start: r for r in spec.regions}
-        self._starts = tuple(self._by_start) + spec.drop + spec.relead
         self._state = _START if spec.leading is not None else _CONTENT
         self._region = spec.leading or spec.regions[0]
         self._reader: Any = None
         self._array = False
         self._first_index = -1
-        self._content_firsts = content_mode(first_chars(self._starts))
         self._raw: JsonRaw | None = None
         #: The open region's markers when it is a `whole_block`, else empty.
         self._block: tuple[str, ...] = ()
+
+    @classmethod
+    def _derived(cls) -> tuple[Any, ...]:
+        spec = cls.spec
+        by_start = {r.start: r for r in spec.regions}
+        starts = tuple(by_start) + spec.drop + spec.relead
+        blocks = {r.start: (r.start, *((r.end,) if r.end else ())) for r in spec.regions if r.whole_block}
+        # (the reader has fast modes: `ObjectReader.fast_mode`)
+        reader_modes = hasattr(spec.reader, "fast_mode")
+        cls._from_spec = (
+            spec,
+            by_start,
+            starts,
+            content_mode(first_chars(starts)),
+            spec.reader,
+            reader_modes,
+            blocks,
+        )
+        return cls._from_spec
 
     def _fast_mode(self) -> Any:
         state = self._state
         if state == _CONTENT:
             return self._content_firsts
-        if state in (_OBJECT, BLOCK_OBJECT):
-            fast_mode = getattr(self._reader, "fast_mode", None)
-            return fast_mode() if fast_mode is not None else None
+        if state in (BLOCK_OBJECT, _OBJECT) and self._reader_modes:
+            return self._reader.fast_mode()
         return None
 
     def _at_rest(self) -> bool:
@@ -234,7 +256,7 @@ class JsonCallsStream(CallBlockStream):
     def _open(self, region: Region, pos: int) -> None:
         self._begin_span(pos)
         self._region = region
-        self._block = (region.start, *((region.end,) if region.end else ())) if region.whole_block else ()
+        self._block = self._blocks.get(region.start, ()) if region.whole_block else ()
         self._first_index = self._index
 
     def _region_calls(self) -> int:
@@ -267,6 +289,8 @@ class JsonCallsStream(CallBlockStream):
     # -- the step ---------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf = self._state, self._buf
+        if state >= BLOCK_WAIT:  # inside a whole block (its states are numbered after ours)
+            return self._call_block_step(self._block, self._block_reader)
         if state == _CONTENT:
             found = self._outside(self._starts)
             if found is None:
@@ -319,8 +343,6 @@ class JsonCallsStream(CallBlockStream):
             self._structure()
             self._state = _CONTENT
             return True
-        if self._block:  # (a whole block's states after its start)
-            return self._call_block_step(self._block, self.spec.reader)
         if state in (_BODY_WAIT, _ELEM_WAIT, _ELEM_SEP, _AFTER):
             if not self._skip_ws():
                 return False

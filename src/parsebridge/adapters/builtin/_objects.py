@@ -45,6 +45,7 @@ class ObjectReader:
         self.args_state = 0  # 0 not seen, 1 streaming, 2 done
         self.marker: str | None = None
         self._raw = JsonRaw(self.markers)
+        self._args_mode: ArgsScan | None = None  # (made at the first in-place arguments chunk)
         self._role = _OTHER
         self._tok: list[str] = []
         self._key: str | None = None
@@ -63,7 +64,10 @@ class ObjectReader:
         if phase == _VALUE:
             role = self._role
             if role == _ARGS and self.name is not None:
-                return self._raw, self.markers, ",}]", False
+                args = self._args_mode
+                if args is None:
+                    args = self._args_mode = ArgsScan(self._raw, self.markers, ",}]", False)
+                return args
             raw = self._raw
             if not raw.in_str or raw.esc:
                 return None

@@ -200,8 +200,8 @@ class BuiltinToolStream(ToolStreamBase):
                         if delta is not None:
                             return delta
                 cls = mode.__class__
-                if cls is tuple:  # (arguments first: the most common chunk; never with a span)
-                    raw = mode[0]
+                if cls is ArgsScan:  # (arguments first: the most common chunk; never with a span)
+                    raw = mode.raw
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
                     if raw.in_str and not raw.esc and '"' not in text and "\\" not in text:
@@ -215,14 +215,15 @@ class BuiltinToolStream(ToolStreamBase):
                             effect = raw.effect_of(text)
                         whole = bool(effect)
                         if whole:
+                            # (effects are indexed by the state before: 2 * in_str + esc)
                             raw.in_str, raw.esc = effect[2 * raw.in_str + raw.esc]
                     else:
                         whole = not raw.in_str and not raw.esc and raw.plain.fullmatch(text) is not None
-                    if not whole and not (mode[3] and raw.depth == 1 and "}" in text):
+                    if not whole and not (mode.at_close and raw.depth == 1 and "}" in text):
                         # (A "}" one level in, where the value ends at its close, nearly
                         # always closes it: the step scans that chunk, no trial scan first.)
                         saved = raw.in_str, raw.esc, raw.depth
-                        whole = raw.scan(text, 0, mode[1], False, mode[2], mode[3])[1] == EOB
+                        whole = raw.scan(text, 0, mode.markers, False, mode.stops, mode.at_close)[1] == EOB
                         if not whole:
                             raw.in_str, raw.esc, raw.depth = saved
                     if whole:

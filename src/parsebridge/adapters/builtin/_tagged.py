@@ -48,10 +48,13 @@ from typing import Any, ClassVar
 
 from ...formats import qwen3_coder as _qwen3_coder
 from ...protocol.parsers import ToolSpec
+from ._markers import marker_finder
 from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from ._values import ParamTypes, convert_value, is_string_typed, schema_types
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
+#: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
+_DERIVED: dict[type, tuple[Any, ...]] = {}
 _NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
 
 
@@ -115,13 +118,31 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         self._vparts: list[str] = []
         self._stray_back = _PARAMS
-        self._starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
-        self._name_ends = (
+        derived = _DERIVED.get(cls)
+        if derived is None:
+            derived = _DERIVED[cls] = cls._derived()
+        (
+            self._starts,
+            self._name_ends,
+            self._pname_ends,
+            self._find_name_end,
+            self._find_pname_end,
+            self._in_call_markers,
+            self._block_markers,
+            self._value_ends,
+            self._opaque_ends,
+        ) = derived
+
+    @classmethod
+    def _derived(cls) -> tuple[Any, ...]:
+        """The marker sets the format's tags imply (worked out once per format)."""
+        starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
+        name_ends = (
             ("\n", cls.param_open, *(m for m in (cls.end, cls.start) if m))
             if cls.call_open is None
             else (cls.call_name_close, "\n", "<")
         )
-        self._pname_ends = (
+        pname_ends = (
             (cls.param_name_close, "\n", "<")
             if cls.param_name_close == ">"
             else (
@@ -129,14 +150,25 @@ class TaggedCallStream(BuiltinToolStream):
                 *(m for m in (cls.value_open, cls.param_open, cls.end, cls.call_close, cls.start) if m),
             )
         )
-        self._in_call_markers = tuple(
+        in_call_markers = tuple(
             m
             for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open)
             if m and not (m == cls.call_open and cls.one_call_per_block)
         )
-        self._block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
-        self._value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
-        self._opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
+        block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
+        value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
+        opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
+        return (
+            starts,
+            name_ends,
+            pname_ends,
+            marker_finder(name_ends),
+            marker_finder(pname_ends),
+            in_call_markers,
+            block_markers,
+            value_ends,
+            opaque_ends,
+        )
 
     # -- arguments object ------------------------------------------------------------------------
     def _close_object(self) -> None:
@@ -155,19 +187,12 @@ class TaggedCallStream(BuiltinToolStream):
         )
         self._opened = True
         self._vtypes = self._types.get(pname)
-        self._vstream = self._streams_strings() and is_string_typed(self._vtypes)
+        self._vstream = is_string_typed(self._vtypes)
         if self._vstream:
             self._args('"', hold_ws=False)
         self._vfirst = True
         self._vheld = ""
         self._vparts = []
-
-    def _streams_strings(self) -> bool:
-        return True
-
-    def _unwrap(self, text: str) -> str:
-        """A complete non-streamed value's text before typing (formats may undo an escaping)."""
-        return text
 
     def _value(self, piece: str) -> None:
         if not piece:
@@ -192,7 +217,7 @@ class TaggedCallStream(BuiltinToolStream):
         if self._vstream:
             self._args('"', hold_ws=False)
         else:
-            value = convert_value(self._unwrap("".join(self._vparts)), self._vtypes)
+            value = convert_value("".join(self._vparts), self._vtypes)
             self._vparts = []
             self._args(json.dumps(value, ensure_ascii=False), hold_ws=False)
         self._state = _PARAMS
@@ -216,6 +241,17 @@ class TaggedCallStream(BuiltinToolStream):
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
+        if state == _PVALUE:  # (a value's text: the most common step, first)
+            j, which = find_markers(buf, self._pos, self._value_ends)
+            if which is None:
+                end = safe_end(buf, self._pos, self._value_ends, self._final)
+                self._value(buf[self._pos : end])
+                self._pos = end
+                return False
+            self._value(buf[self._pos : j])
+            self._pos = j + (len(which) if which == cls.param_close else 0)
+            self._finish_value()
+            return True
         if state == _CONTENT:
             found = self._outside(self._starts)
             if found is None:
@@ -316,17 +352,6 @@ class TaggedCallStream(BuiltinToolStream):
             self._open_value(self._key)
             self._state = _PVALUE
             return True
-        if state == _PVALUE:
-            j, which = find_markers(buf, self._pos, self._value_ends)
-            if which is None:
-                end = safe_end(buf, self._pos, self._value_ends, self._final)
-                self._value(buf[self._pos : end])
-                self._pos = end
-                return False
-            self._value(buf[self._pos : j])
-            self._pos = j + (len(which) if which == cls.param_close else 0)
-            self._finish_value()
-            return True
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
         j, which = find_markers(buf, self._pos, self._opaque_ends)
@@ -347,7 +372,7 @@ class TaggedCallStream(BuiltinToolStream):
 
     def _read_name(self) -> bool:
         buf, cls = self._buf, type(self)
-        j, which = find_markers(buf, self._pos, self._name_ends)
+        j, which = self._find_name_end(buf, self._pos)
         if which is None:
             end = safe_end(buf, self._pos, self._name_ends, self._final)
             if end > self._pos:
@@ -373,7 +398,7 @@ class TaggedCallStream(BuiltinToolStream):
 
     def _read_pname(self) -> bool:
         buf, cls = self._buf, type(self)
-        j, which = find_markers(buf, self._pos, self._pname_ends)
+        j, which = self._find_pname_end(buf, self._pos)
         if which is None:
             end = safe_end(buf, self._pos, self._pname_ends, self._final)
             self._head.append(buf[self._pos : end])

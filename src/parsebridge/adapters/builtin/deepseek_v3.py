@@ -246,7 +246,7 @@ class DeepSeekV3ToolStream(SectionStream):
         # `_head` is cleared, never replaced: its `append` is the sink of the head and name line.
         head = Quiet(_CONTENT_MODE, self._head.append)
         name = Quiet(_NAME_END.search, self._head.append)
-        args: ArgsScan = (self._raw, _BREAKERS, "", True)
+        args = ArgsScan(self._raw, _BREAKERS, "", True)
         self._modes = (_CONTENT_MODE, head, name, _QUIET_WS, _QUIET_TAG, args, _QUIET_LT, _QUIET_LT)
 
     def _outside_markers(self) -> tuple[str, ...]:
