@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
 from ._json import CLOSED, MARKER, NEED, STOP, ArgsScan, JsonRaw, Quiet, string_body, string_or_value
 from ._markers import MORE, match_marker
 
-if TYPE_CHECKING:
-    from ._scan import BuiltinToolStream
+#: The stream a reader steps (`_scan.BuiltinToolStream`; not imported: `_scan` imports this module).
+BuiltinToolStream = Any
 
 
 _KEY_WAIT, _KEY, _COLON, _VALUE_WAIT, _VALUE, _AFTER = range(6)
