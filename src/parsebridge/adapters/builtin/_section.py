@@ -70,6 +70,7 @@ class SectionJsonStream(SectionStream):
         self._breakers = (d.call_end, d.call_begin, d.section_end, d.section_begin, *args_end)
         self._head_ends = (d.arg_begin, *self._breakers)
         self._state = _OUTSIDE
+        self._call_end = d.call_end
         self._head: list[str] = []
         self._raw = JsonRaw(self._breakers)
 
@@ -85,7 +86,7 @@ class SectionJsonStream(SectionStream):
             self._pos += len(marker)
             self._state = _TAIL
             return
-        self._call_stopped(marker, self._d.call_end)
+        super()._stop_call(marker)
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf

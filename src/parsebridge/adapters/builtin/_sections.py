@@ -8,7 +8,7 @@ between a section's start and its first call decides that (whitespace waits,
 anything else makes the section content). `SectionStream` holds that state
 and the steps the formats took each in its own copy: between calls, raw JSON
 arguments up to their closing brace, and the rest of a call up to its end.
-A format implements `_stop_call(marker)`: what a marker that ends a call does.
+A format sets `_call_end`, the marker that closes a call.
 """
 
 from __future__ import annotations
@@ -26,22 +26,20 @@ OUTSIDE = 0
 class SectionStream(BuiltinToolStream):
     """The driver with a tool-call section's state (see the module docstring)."""
 
-    __slots__ = ("_in_section", "_section_named")
+    __slots__ = ("_call_end", "_in_section", "_section_named")
     _state: int
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         self._in_section = False
         self._section_named = False
+        #: The marker that closes a call (consumed when it stops one).
+        self._call_end = ""
 
     def _stop_call(self, marker: str) -> None:
-        """At a marker that ends the current call (cursor on it)."""
-        raise NotImplementedError
-
-    def _call_stopped(self, marker: str, call_end: str) -> None:
-        """At `marker`, which ends the current call (cursor on it; the format's `call_end` is
+        """At `marker`, which ends the current call (cursor on it; the format's `_call_end` is
         consumed): a named call ends, an undecided span is content; back between calls."""
-        if marker == call_end:
+        if marker == self._call_end:
             self._pos += len(marker)
         if self._in_call:
             self._end_call(self._pos)

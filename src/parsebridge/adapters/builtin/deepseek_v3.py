@@ -234,6 +234,7 @@ class DeepSeekV3ToolStream(SectionStream):
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         self._state = _OUTSIDE
+        self._call_end = CALL_END
         self._head: list[str] = []
         self._typed = False
         self._raw = JsonRaw(_BREAKERS)
@@ -252,13 +253,9 @@ class DeepSeekV3ToolStream(SectionStream):
     def _outside_markers(self) -> tuple[str, ...]:
         return (CALLS_BEGIN, CALL_BEGIN, CALLS_END) if self._in_section else (CALLS_BEGIN, CALL_BEGIN)
 
-    def _stop_call(self, marker: str) -> None:
-        """At a breaker marker inside a call (cursor on it)."""
-        self._call_stopped(marker, CALL_END)
-
     def _name_known(self, name: str) -> None:
         self._commit(name)
-        self._named_in_section()
+        self._section_named = self._section_named or self._in_section  # (`_named_in_section`, inline)
         self._state = _ARGS_WAIT
 
     def _open_call(self) -> None:
