@@ -185,10 +185,8 @@ class InvokeStream(SectionStream):
             which = self._between_calls(
                 self._in_section_markers if self._in_section else self._outside_markers
             )
-            if which is None:
-                return False
-            if which is REJECTED:
-                return True
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             self._pos += len(which)
             if which == d.section_end and which:
                 self._close_section(which)

@@ -92,10 +92,8 @@ class SectionJsonStream(SectionStream):
         state, buf = self._state, self._buf
         if state == _OUTSIDE:
             which = self._between_calls(self._outside_markers())
-            if which is None:
-                return False
-            if which is REJECTED:
-                return True
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             if which in self._d.drop:  # end-of-turn tokens: never text
                 self._pos += len(which)
                 if self._span is None:

@@ -367,10 +367,8 @@ class DeepSeekV3ToolStream(SectionStream):
             return False
         if state == _OUTSIDE:
             which = self._between_calls(self._outside_markers())
-            if which is None:
-                return False
-            if which is REJECTED:
-                return True
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             if which == CALLS_END:
                 self._pos += len(CALLS_END)
                 self._close_section(CALLS_END)
