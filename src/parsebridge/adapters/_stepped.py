@@ -16,14 +16,13 @@ from typing import Any, Literal, Protocol, TypeVar
 from ..protocol import (
     BackendError,
     DeltaAccumulator,
-    ParsebridgeError,
     ParseResult,
     ReasoningStreamBase,
     StreamDelta,
     ToolParseResult,
     ToolStreamBase,
 )
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import StreamStateError, call_typed
 from ..protocol.models import make_delta
 from ._common import locate_reasoning
 
@@ -69,8 +68,7 @@ class Stepper(Protocol):
     def pending_text(self) -> str: ...
 
 
-def closed_error() -> StreamStateError:
-    return StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+closed_error = StreamStateError.fed_after_flush
 
 
 def record_into(acc: DeltaAccumulator) -> Callable[[str, str, list[Any] | None], None]:
@@ -95,13 +93,8 @@ def record_into(acc: DeltaAccumulator) -> Callable[[str, str, list[Any] | None],
 def finish_typed(stepper: Stepper, finish: Callable[[], T]) -> T:
     """`finish` with anything but a parsebridge error raised as `BackendError` (call "stream.flush"),
     as the guard would raise it."""
-    try:
-        return finish()
-    except ParsebridgeError:
-        raise
-    except Exception as exc:
-        backend, label = stepper.spec
-        raise BackendError.wrapping(backend, label, "stream.flush", exc) from exc
+    backend, label = stepper.spec
+    return call_typed(backend, label, "stream.flush", finish)
 
 
 class SteppedToolStream(ToolStreamBase):

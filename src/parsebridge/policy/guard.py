@@ -203,7 +203,7 @@ class _GuardedStream:
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """The general path (see `_fast_feed` for the one most chunks take)."""
         if self._done:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+            raise StreamStateError.fed_after_flush()
         if self._broken:
             return self._record(make_delta(text))
         try:

@@ -6,7 +6,10 @@ and know nothing from a framework escaped untranslated.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class ParsebridgeError(Exception):
@@ -125,6 +128,26 @@ class ParserProtocolError(InvalidSpecError, TypeError):
 
 class StreamStateError(ParsebridgeError, RuntimeError):
     """A stream was used after `finish()`."""
+
+    @classmethod
+    def fed_after_flush(cls) -> StreamStateError:
+        """What every stream raises when fed after `flush()`/`finish()` (guarded or not)."""
+        return cls("feed() after flush()/finish(): start a new stream() per request")
+
+
+def call_typed(backend: str, parser: str, call: str, fn: Callable[[], T]) -> T:
+    """`fn()`, with anything it raises that is not a parsebridge error raised as a `BackendError`
+    naming the backend, the parser and `call` (the original as cause).
+
+    This is what the guard raises under on_error="raise"; a stream the guard hands out as is
+    (`guard_complete`) runs its end of stream through this, so its failures arrive alike.
+    """
+    try:
+        return fn()
+    except ParsebridgeError:
+        raise
+    except Exception as exc:
+        raise BackendError.wrapping(backend, parser, call, exc) from exc
 
 
 class ParseTimeoutError(BackendError):

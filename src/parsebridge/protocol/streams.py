@@ -171,7 +171,7 @@ class _StreamBase(abc.ABC):
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """Feed the next chunk; return what may be shown now."""
         if self._flushed:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+            raise StreamStateError.fed_after_flush()
         delta = self._feed(text, token_ids)
         self._acc.add(delta)
         return delta

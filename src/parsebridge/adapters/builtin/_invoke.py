@@ -33,7 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+from ._scan import BuiltinToolParser, find_markers, safe_end
+from ._sections import REJECTED, SectionStream
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
@@ -96,7 +97,7 @@ def tag_attrs(tag: str, unescape: bool = False) -> dict[str, str]:
 _OUTSIDE, _HEAD, _OPEN_TAG, _PARAMS, _PARAM_TAG, _VALUE, _OPAQUE = range(7)
 
 
-class InvokeStream(BuiltinToolStream):
+class InvokeStream(SectionStream):
     """Incremental invoke machine; the parser supplies `dialect` and `convert`."""
 
     def __init__(self, parser: BuiltinToolParser) -> None:
@@ -104,8 +105,6 @@ class InvokeStream(BuiltinToolStream):
         d: Dialect = parser.dialect  # type: ignore[attr-defined]
         self._d = d
         self._state = _OUTSIDE
-        self._in_section = False
-        self._section_named = False
         self._tag: list[str] = []
         self._fn = ""
         self._pname: str | None = None
@@ -183,27 +182,17 @@ class InvokeStream(BuiltinToolStream):
     def _step(self) -> bool:
         state, buf, d = self._state, self._buf, self._d
         if state == _OUTSIDE:
-            markers = self._in_section_markers if self._in_section else self._outside_markers
-            if self._span is not None:  # a section whose first call is not decided yet
-                j, which = find_markers(buf, self._pos, markers)
-                stop = j if which is not None else safe_end(buf, self._pos, markers, self._final)
-                if buf[self._pos : stop].strip():
-                    self._reject(self._pos)
-                    return True
-                self._pos = stop
-            else:
-                which = self._outside(markers)
-            if which is None:
-                return False
+            which = self._between_calls(
+                self._in_section_markers if self._in_section else self._outside_markers
+            )
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             self._pos += len(which)
             if which == d.section_end and which:
-                self._in_section = False
-                self._section_ended(which, self._section_named)
+                self._close_section(which)
             elif which in d.section_begins:
                 self._begin_span(self._pos - len(which))
-                if not self._in_section or not self._section_named:
-                    self._in_section = True
-                    self._section_named = False
+                self._open_section()
             elif which == d.invoke_open:
                 self._begin_span(self._pos - len(which))
                 self._tag = []
@@ -242,7 +231,7 @@ class InvokeStream(BuiltinToolStream):
                 self._nparams = 0
                 self._started = False
                 self._commit(name)
-                self._section_named = self._section_named or self._in_section
+                self._named_in_section()
                 if tag.rstrip().endswith("/"):
                     self._end_invoke()
                 else:
@@ -299,8 +288,8 @@ class InvokeStream(BuiltinToolStream):
 
     def _at_end(self) -> None:
         if not self._in_call:
-            if self._state == _OUTSIDE and self._span is not None and self._section_named:
-                self._drop_span()
+            if self._state == _OUTSIDE:
+                self._drop_named_section()
             return
         if self._state == _VALUE:
             self._finish_value()

@@ -1,7 +1,7 @@
 """One incremental machine for the JSON-payload tool formats: a marker, a JSON value, maybe an end marker.
 
-Granite, Jamba/Hunyuan-A13B, Phi-4-mini, xLAM, InternLM, Cohere, LongCat,
-GigaChat 3, Apertus and the generic gateway ``json`` format all write their
+Hermes/Qwen2.5, Granite, Jamba/Hunyuan-A13B, Phi-4-mini, xLAM, InternLM, Cohere,
+LongCat, GigaChat 3, Apertus and the generic gateway ``json`` format all write their
 calls the same way underneath: an opening marker (or nothing, at the start
 of the output), then either a JSON array of call objects or one call object,
 then an optional closing marker. They differ only in those markers, in the
@@ -24,6 +24,14 @@ not end anything). Policy for malformed regions, on top of `_scan`'s:
 * the end marker cutting an element (missing ``}``/``]``) ends the element:
   named → kept (arguments flagged unless already a complete object);
 * end of output inside an element: named → kept, unnamed → content.
+
+A region may be a `whole_block` (Hermes's ``<tool_call>`` … ``</tool_call>``): one call
+object per block, decided as a block. A named call's span runs to the end marker, and
+text between the object and the end marker is ignored; a block that yields no name is
+held until its end marker (outside strings, once it looked like JSON) and is then content
+whole, markers included; a body broken after the name, before the arguments, gives the
+raw rest of the body as the flagged arguments; the start marker outside strings inside a
+block ends it as if truncated.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ._blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
 from ._scan import (
     BROKEN,
     CLOSED,
@@ -44,7 +53,9 @@ from ._scan import (
     BuiltinToolStream,
     JsonRaw,
     ObjectReader,
+    content_mode,
     find_markers,
+    first_chars,
     match_marker,
     safe_end,
     string_body,
@@ -64,6 +75,8 @@ class Region:
     shape: str = ARRAY
     #: optional text right after `start` (after whitespace), e.g. ``json`` after a ``` fence.
     openers: tuple[str, ...] = ()
+    #: one call object per block, decided as a block (see the module docstring; Hermes).
+    whole_block: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,26 +198,65 @@ class KeyedReader:
 _START, _CONTENT, _OPENER, _BODY_WAIT, _ELEM_WAIT, _OBJECT, _ELEM_SEP, _AFTER, _SKIP = range(9)
 
 
-class JsonCallsStream(BuiltinToolStream):
+class JsonCallsStream(CallBlockStream):
     """Incremental machine for one `JsonCallsSpec` (set by the subclass)."""
 
     spec: ClassVar[JsonCallsSpec]
+    #: What the spec implies, worked out once per spec (`_derived`).
+    _from_spec: ClassVar[tuple[Any, ...] | None] = None
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
+        derived = type(self)._from_spec
+        if derived is None or derived[0] is not self.spec:
+            derived = self._derived()
+        (_, self._by_start, self._starts, self._content_firsts, self._block_reader, self._reader_modes,
+         self._blocks) = derived  # fmt: skip
         spec = self.spec
-        self._by_start = {r.start: r for r in spec.regions}
-        self._starts = tuple(self._by_start) + spec.drop + spec.relead
         self._state = _START if spec.leading is not None else _CONTENT
         self._region = spec.leading or spec.regions[0]
         self._reader: Any = None
         self._array = False
         self._first_index = -1
+        self._raw: JsonRaw | None = None
+        #: The open region's markers when it is a `whole_block`, else empty.
+        self._block: tuple[str, ...] = ()
+
+    @classmethod
+    def _derived(cls) -> tuple[Any, ...]:
+        spec = cls.spec
+        by_start = {r.start: r for r in spec.regions}
+        starts = tuple(by_start) + spec.drop + spec.relead
+        blocks = {r.start: (r.start, *((r.end,) if r.end else ())) for r in spec.regions if r.whole_block}
+        # (the reader has fast modes: `ObjectReader.fast_mode`)
+        reader_modes = hasattr(spec.reader, "fast_mode")
+        cls._from_spec = (
+            spec,
+            by_start,
+            starts,
+            content_mode(first_chars(starts)),
+            spec.reader,
+            reader_modes,
+            blocks,
+        )
+        return cls._from_spec
+
+    def _fast_mode(self) -> Any:
+        state = self._state
+        if state == _CONTENT:
+            return self._content_firsts
+        if state in (BLOCK_OBJECT, _OBJECT) and self._reader_modes:
+            return self._reader.fast_mode()
+        return None
+
+    def _at_rest(self) -> bool:
+        return self._state == _CONTENT
 
     # -- helpers ----------------------------------------------------------------------------------
     def _open(self, region: Region, pos: int) -> None:
         self._begin_span(pos)
         self._region = region
+        self._block = self._blocks.get(region.start, ()) if region.whole_block else ()
         self._first_index = self._index
 
     def _region_calls(self) -> int:
@@ -237,6 +289,8 @@ class JsonCallsStream(BuiltinToolStream):
     # -- the step ---------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf = self._state, self._buf
+        if state >= BLOCK_WAIT:  # inside a whole block (its states are numbered after ours)
+            return self._call_block_step(self._block, self._block_reader)
         if state == _CONTENT:
             found = self._outside(self._starts)
             if found is None:
@@ -253,7 +307,7 @@ class JsonCallsStream(BuiltinToolStream):
                 return True
             self._open(region, self._pos)
             self._pos += len(found)
-            self._state = _OPENER if region.openers else _BODY_WAIT
+            self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
             return True
         if state == _START:
             start = self._pos
@@ -283,7 +337,7 @@ class JsonCallsStream(BuiltinToolStream):
                 return False
             if found is not None:
                 self._pos += len(found)
-            self._state = _BODY_WAIT
+            self._state = BLOCK_WAIT if self._block else _BODY_WAIT
             return True
         if state == _AFTER and self._region.end is None:  # the value closed the region
             self._structure()
@@ -309,6 +363,18 @@ class JsonCallsStream(BuiltinToolStream):
         self._close_region()
         return True
 
+    # -- whole blocks ---------------------------------------------------------------------------
+    def _close_block(self, marker: str) -> None:
+        """At a marker inside a whole block: end (named) or reject (unnamed) the block."""
+        if marker == self._region.end:
+            self._pos += len(marker)
+        if self._in_call:
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
+        self._state = _CONTENT
+
+    # -- arrays and bare objects ------------------------------------------------------------------
     def _at_char(self, state: int, c: str, at_end_marker: bool) -> bool:
         region = self._region
         if state == _BODY_WAIT:

@@ -27,310 +27,58 @@ Policy shared by every format (the builtin malformed-output contract):
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
-from ...protocol.errors import StreamStateError
+from ...protocol.errors import StreamStateError, call_typed
 from ...protocol.models import alloc, make_call_delta, make_delta, make_tool_result, new_call_id
 from ...protocol.parsers import ToolParserBase
 from ...protocol.streams import ToolStreamBase
+from ._json import (
+    CLOSED,
+    EOB,
+    MARKER,
+    NEED,
+    STOP,
+    ArgsScan,
+    JsonRaw,
+    Quiet,
+    is_invalid,
+    loads_or_none,
+    string_body,
+    string_or_value,
+)
+from ._markers import JSON_WS, MORE, content_mode, find_markers, first_chars, match_marker, safe_end
+from ._objects import BROKEN, DONE, ObjectReader
 
-JSON_WS = " \t\r\n"
-MORE = "\x00more"  # sentinel: a marker may start here, wait for more text
-
-
-def match_marker(buf: str, i: int, markers: Sequence[str], final: bool) -> str | None:
-    """The marker starting at `buf[i]`, `MORE` when the rest could still become one, else None."""
-    rest_len = len(buf) - i
-    partial = False
-    for m in markers:
-        if buf.startswith(m, i):
-            return m
-        if not final and rest_len < len(m) and m.startswith(buf[i:]):
-            partial = True
-    return MORE if partial else None
-
-
-_FIRSTS: dict[tuple[str, ...], str] = {}
-
-
-def first_chars(markers: tuple[str, ...]) -> str:
-    """The distinct first characters of `markers` (cached per marker set)."""
-    got = _FIRSTS.get(markers)
-    if got is None:
-        got = _FIRSTS[markers] = "".join(sorted({m[0] for m in markers}))
-    return got
-
-
-_SEARCHES: dict[str, Any] = {}
-
-
-def content_mode(firsts: str) -> Any:
-    """A `_fast_mode` for a state releasing content up to a marker starting with one of `firsts`:
-    the `search` of a regex finding any of them (none: finds nothing), cached per set."""
-    got = _SEARCHES.get(firsts)
-    if got is None:
-        got = _SEARCHES[firsts] = re.compile("[" + re.escape(firsts) + "]" if firsts else "(?!)").search
-    return got
-
-
-def find_markers(buf: str, start: int, markers: Sequence[str]) -> tuple[int, str | None]:
-    """Earliest occurrence of any marker at or after `start`: (index, marker) or (-1, None)."""
-    best, which = -1, None
-    for m in markers:
-        j = buf.find(m, start, best + len(m) if best >= 0 else len(buf))
-        if j >= 0 and (best < 0 or j < best):
-            best, which = j, m
-    return best, which
-
-
-def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
-    """How far text from `start` can be released without cutting a possible marker prefix.
-
-    Only a tail that starts with a marker's first character can be a prefix of it, so each
-    marker costs one `find` in the last `len(marker) - 1` characters on the common path
-    (a tail with no marker character in it), however long the marker.
-    """
-    end = len(buf)
-    if final:
-        return end
-    hold = 0
-    find = buf.find
-    for m in markers:
-        first = m[0]
-        p = find(first, max(start, end - len(m) + 1))
-        # The earliest tail that is a proper prefix of `m` is the longest one to hold back.
-        while p != -1 and end - p > hold:
-            if m.startswith(buf[p:]):
-                hold = end - p
-                break
-            p = find(first, p + 1)
-    return end - hold
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-#: `json.loads(text, parse_constant=…)` builds a decoder per call (a third of a microsecond
-#: of parsing behind 1.5 µs of set-up, per key and name of every JSON call object): one
-#: decoder, built once, decodes the same way (a BOM is refused either way).
-_DECODE = json.JSONDecoder(parse_constant=_no_constant).decode
-
-
-def loads_or_none(text: str) -> Any:
-    """`json.loads` that never raises and refuses NaN/Infinity (they do not round-trip)."""
-    try:
-        return _DECODE(text)
-    except (ValueError, RecursionError, TypeError):
-        return _INVALID
-
-
-#: The body of a JSON string that decodes to itself: no quote, escape or control character.
-_VERBATIM_STR = re.compile(r'[^"\\\x00-\x1f]*')
-
-
-def string_body(raw: str) -> Any:
-    """The JSON string ``"raw"`` decoded (`raw` is its text between the quotes), or invalid.
-
-    Keys and names are nearly always plain: then the text is the value, no decoder run.
-    """
-    if _VERBATIM_STR.fullmatch(raw) is not None:
-        return raw
-    return loads_or_none('"' + raw + '"')
-
-
-def string_or_value(text: str) -> Any:
-    """`loads_or_none(text)`, with a quoted plain string (the usual name) read without the decoder."""
-    if (
-        len(text) > 1
-        and text[0] == '"'
-        and text[-1] == '"'
-        and _VERBATIM_STR.fullmatch(text, 1, len(text) - 1)
-    ):
-        return text[1:-1]
-    return loads_or_none(text)
-
-
-class _Invalid:
-    def __repr__(self) -> str:
-        return "<invalid JSON>"
-
-
-_INVALID: Any = _Invalid()
-
-
-def is_invalid(value: Any) -> bool:
-    return value is _INVALID
-
-
-# --- incremental JSON value scanner -------------------------------------------------------
-
-#: scan results
-EOB, STOP, CLOSED, MARKER, NEED = "eob", "stop", "closed", "marker", "need"
-
-_STR_RUN = re.compile(r'[^"\\]+')
-#: What `JsonRaw.effect_of` remembers: token texts (servers stream a token at a time) up to
-#: this long, this many per marker set (then it starts over: a bound, not a cache policy).
-_EFFECT_TEXT_MAX = 16
-_EFFECTS_MAX = 2048
-_Plain = tuple[frozenset[str], re.Pattern[str], re.Pattern[str], dict[str, tuple[tuple[bool, bool], ...]]]
-_PLAIN: dict[tuple[str, ...], _Plain] = {}
-
-
-def _plain_for(markers: tuple[str, ...]) -> _Plain:
-    """(marker first characters, regex of a run needing no attention, regex of a `flat` run,
-    the effects of flat texts seen) — shared per marker set."""
-    got = _PLAIN.get(markers)
-    if got is None:
-        firsts = "".join(sorted({m[0] for m in markers}))
-        plain = re.compile("[^" + re.escape('"{}[],' + firsts) + "]+")
-        flat = re.compile("[^" + re.escape("{}[]" + firsts) + "]*")
-        got = _PLAIN[markers] = (frozenset(firsts), plain, flat, {})
-    return got
-
-
-def _flat_effects(text: str) -> tuple[tuple[bool, bool], ...]:
-    """(in_str, esc) after `scan` consumes a flat `text` (no bracket, no marker character)
-    inside a container, for each (in_str, esc) before it, indexed ``2 * in_str + esc``."""
-    out = []
-    for in_str0, esc0 in ((False, False), (False, True), (True, False), (True, True)):
-        in_str, esc = in_str0, esc0 and in_str0  # (an escape exists only inside a string)
-        for c in text:
-            if esc:
-                esc = False
-            elif in_str:
-                if c == "\\":
-                    esc = True
-                elif c == '"':
-                    in_str = False
-            elif c == '"':
-                in_str = True
-        out.append((in_str, esc))
-    return tuple(out)
-
-
-class JsonRaw:
-    """Tracks string/escape/depth over raw JSON text, so a value's end is found without parsing.
-
-    `scan` stops at a structural character at depth 0 listed in `stops`
-    (not consumed), after the close of a top-level container or string when
-    `stop_at_close`, or at a marker outside strings (not consumed; kept in
-    `.marker`). Markers inside strings are ignored: that is rule 6.
-    """
-
-    __slots__ = ("depth", "effects", "esc", "firsts", "flat", "in_str", "marker", "plain")
-
-    def __init__(self, markers: Sequence[str] = ()) -> None:
-        self.in_str = False
-        self.esc = False
-        self.depth = 0
-        self.marker: str | None = None
-        self.firsts, self.plain, self.flat, self.effects = _plain_for(tuple(markers))
-
-    def effect_of(self, text: str) -> tuple[tuple[bool, bool], ...]:
-        """`_flat_effects(text)`, remembered for a short text; empty when `text` is not flat
-        (or too long to remember: the caller scans it)."""
-        effects = self.effects
-        if len(text) > _EFFECT_TEXT_MAX:
-            return ()
-        got = _flat_effects(text) if self.flat.fullmatch(text) is not None else ()
-        if len(effects) >= _EFFECTS_MAX:
-            effects.clear()
-        effects[text] = got
-        return got
-
-    def reset(self, in_str: bool = False) -> None:
-        """Ready for the next value (or, with `in_str`, a string's body): a reader's values
-        and keys come one after another, so one scanner per reader serves them all."""
-        self.in_str = in_str
-        self.esc = False
-        self.depth = 0
-        self.marker = None
-
-    def scan(
-        self,
-        buf: str,
-        i: int,
-        markers: Sequence[str],
-        final: bool,
-        stops: str = "",
-        stop_at_close: bool = False,
-    ) -> tuple[int, str]:
-        n = len(buf)
-        plain = self.plain
-        while i < n:
-            if self.in_str:
-                if self.esc:
-                    self.esc = False
-                    i += 1
-                    continue
-                m = _STR_RUN.match(buf, i)
-                if m:
-                    i = m.end()
-                    continue
-                if buf[i] == "\\":
-                    self.esc = True
-                    i += 1
-                    continue
-                self.in_str = False
-                i += 1
-                if self.depth == 0 and stop_at_close:
-                    return i, CLOSED
-                continue
-            m = plain.match(buf, i)
-            if m:
-                i = m.end()
-                continue
-            c = buf[i]
-            if c in self.firsts:
-                found = match_marker(buf, i, markers, final)
-                if found == MORE:
-                    return i, NEED
-                if found is not None:
-                    self.marker = found
-                    return i, MARKER
-            if c == '"':
-                self.in_str = True
-            elif c in "{[":
-                self.depth += 1
-            elif c in "}]":
-                if self.depth == 0:
-                    if c in stops:
-                        return i, STOP
-                else:
-                    self.depth -= 1
-                    if self.depth == 0 and stop_at_close:
-                        return i + 1, CLOSED
-            elif c == "," and self.depth == 0 and c in stops:
-                return i, STOP
-            i += 1
-        return i, EOB
-
-
-#: A `_fast_mode` for a state reading a named call's arguments raw: the scanner and the rest
-#: of the arguments its step passes to `scan` (markers, stops, stop_at_close).
-ArgsScan = tuple[JsonRaw, tuple[str, ...], str, bool]
-
-
-class Quiet:
-    """A `_fast_mode` for a state that only collects text until something decides it: the
-    string of a key or of a call's name being read, or text a format skips (whitespace
-    before a value, a fence's language tag, what follows a call's arguments).
-
-    The state's step, on a chunk in which `stop` finds nothing (with nothing held), does
-    nothing but hand the chunk to `sink(text)` (None: nothing) and wait; the
-    stream shows nothing. An undecided call's span may be open: the chunk stays in it.
-    """
-
-    __slots__ = ("sink", "stop")
-
-    def __init__(self, stop: Any, sink: Any = None) -> None:
-        self.stop = stop
-        self.sink = sink
+#: The driver, and (re-exported, for the formats) the scanners and readers it drives.
+__all__ = [
+    "BROKEN",
+    "CLOSED",
+    "DONE",
+    "EOB",
+    "JSON_WS",
+    "MARKER",
+    "MORE",
+    "NEED",
+    "STOP",
+    "ArgsScan",
+    "BuiltinToolParser",
+    "BuiltinToolStream",
+    "JsonRaw",
+    "ObjectReader",
+    "Quiet",
+    "content_mode",
+    "find_markers",
+    "first_chars",
+    "is_invalid",
+    "loads_or_none",
+    "match_marker",
+    "safe_end",
+    "string_body",
+    "string_or_value",
+]
 
 
 # --- the driver ------------------------------------------------------------------------------
@@ -440,7 +188,7 @@ class BuiltinToolStream(ToolStreamBase):
         scanner consumes it whole) or to a `Quiet` sink; else `_feed`, the machine itself.
         """
         if self._flushed:
-            raise StreamStateError("feed() after flush()/finish(): start a new stream() per request")
+            raise StreamStateError.fed_after_flush()
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -452,8 +200,8 @@ class BuiltinToolStream(ToolStreamBase):
                         if delta is not None:
                             return delta
                 cls = mode.__class__
-                if cls is tuple:  # (arguments first: the most common chunk; never with a span)
-                    raw = mode[0]
+                if cls is ArgsScan:  # (arguments first: the most common chunk; never with a span)
+                    raw = mode.raw
                     # Consumed whole without a change of the scanner's state (no string opens
                     # or closes), else scanned for real: whole when it ends at the chunk's end.
                     if raw.in_str and not raw.esc and '"' not in text and "\\" not in text:
@@ -467,14 +215,15 @@ class BuiltinToolStream(ToolStreamBase):
                             effect = raw.effect_of(text)
                         whole = bool(effect)
                         if whole:
+                            # (effects are indexed by the state before: 2 * in_str + esc)
                             raw.in_str, raw.esc = effect[2 * raw.in_str + raw.esc]
                     else:
                         whole = not raw.in_str and not raw.esc and raw.plain.fullmatch(text) is not None
-                    if not whole and not (mode[3] and raw.depth == 1 and "}" in text):
+                    if not whole and not (mode.at_close and raw.depth == 1 and "}" in text):
                         # (A "}" one level in, where the value ends at its close, nearly
                         # always closes it: the step scans that chunk, no trial scan first.)
                         saved = raw.in_str, raw.esc, raw.depth
-                        whole = raw.scan(text, 0, mode[1], False, mode[2], mode[3])[1] == EOB
+                        whole = raw.scan(text, 0, mode.markers, False, mode.stops, mode.at_close)[1] == EOB
                         if not whole:
                             raw.in_str, raw.esc, raw.depth = saved
                     if whole:
@@ -544,33 +293,23 @@ class BuiltinToolStream(ToolStreamBase):
         if self._flushed:
             return make_delta()
         self._flushed = True
-        try:
-            return self._end()
-        except ParsebridgeError:
-            raise
-        except Exception as exc:
-            raise self._typed(exc, "stream.flush") from exc
+        parser = self.parser
+        return call_typed(parser.backend, parser.name, "stream.flush", self._end)
 
     def finish(self) -> ToolParseResult:
         """Flush and assemble (see `ToolStreamBase.finish`), with failures typed as the guard would."""
-        try:
-            self.flush()  # (typed as the guard would type it)
-            acc = self._acc
-            return make_tool_result(acc.content, acc.tool_calls())
-        except ParsebridgeError:
-            raise
-        except Exception as exc:
-            raise self._typed(exc, "stream.flush") from exc
+        parser = self.parser
+        return call_typed(parser.backend, parser.name, "stream.flush", self._flushed_result)
+
+    def _flushed_result(self) -> ToolParseResult:
+        self.flush()
+        acc = self._acc
+        return make_tool_result(acc.content, acc.tool_calls())
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
         parser = self.parser
-        return BackendError(
-            getattr(parser, "backend", "builtin"),
-            getattr(parser, "name", type(parser).__name__),
-            call,
-            f"{type(exc).__name__}: {exc}",
-        )
+        return BackendError.wrapping(parser.backend, parser.name, call, exc)
 
     def _fast_mode(self) -> Any:
         """What `feed` may do in place, with nothing held, in the machine's state now.
@@ -852,165 +591,3 @@ class BuiltinToolParser(ToolParserBase):
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
         return make_tool_result(acc.content, calls)
-
-
-# --- JSON call objects: {"name": ..., "arguments": ...} ---------------------------------------
-
-_KEY_WAIT, _KEY, _COLON, _VALUE_WAIT, _VALUE, _AFTER = range(6)
-#: What ends a run of string body the raw scan consumes without a change of state.
-_IN_STRING_STOP = re.compile(r'["\\]').search
-_QUIET_IN_STRING = Quiet(_IN_STRING_STOP)  # another key's string: nothing kept
-#: reader results besides NEED/MARKER
-DONE, BROKEN = "done", "broken"
-_NAME, _ARGS, _OTHER = "name", "args", "other"
-
-
-class ObjectReader:
-    """Reads one ``{"name": str, "arguments"|"parameters": value, ...}`` object after its ``{``.
-
-    The name is announced as soon as its string closes; the arguments value
-    is streamed raw as it arrives (buffered when it comes before the name).
-    Other keys are ignored; only the first "name" and the first arguments
-    key count. Returns DONE after the closing brace, MARKER at a marker
-    outside strings, BROKEN at a character that cannot continue the object
-    (cursor left on it), NEED when the buffer is exhausted.
-    """
-
-    ARG_KEYS: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
-    #: keys naming the function (Cohere writes "tool_name"); the first one seen counts.
-    NAME_KEYS: ClassVar[tuple[str, ...]] = ("name",)
-
-    def __init__(self, markers: Sequence[str]) -> None:
-        self.markers = tuple(markers)
-        self._firsts = frozenset(m[0] for m in self.markers)
-        self.phase = _KEY_WAIT
-        self.name: str | None = None
-        self.args_state = 0  # 0 not seen, 1 streaming, 2 done
-        self.marker: str | None = None
-        self._raw = JsonRaw(self.markers)
-        self._role = _OTHER
-        self._tok: list[str] = []
-        self._key: str | None = None
-        self._early_args: list[str] = []
-        # Sinks are the lists' own `append` (the lists are cleared, never replaced): no
-        # reference back to the reader, so a finished reader is freed without the collector.
-        self._quiet_tok = Quiet(_IN_STRING_STOP, self._tok.append)
-        self._quiet_early = Quiet(_IN_STRING_STOP, self._early_args.append)
-
-    def fast_mode(self) -> ArgsScan | Quiet | None:
-        """The stream's `_fast_mode` while this reader steps: the raw scan while it streams
-        the arguments of a named call; inside a key or another value's string, a `Quiet`
-        (the scan consumes a chunk without quote or backslash whole, into `_tok` for a key
-        or the name, into the early arguments before the name, nowhere for other keys)."""
-        phase = self.phase
-        if phase == _VALUE:
-            role = self._role
-            if role == _ARGS and self.name is not None:
-                return self._raw, self.markers, ",}]", False
-            raw = self._raw
-            if not raw.in_str or raw.esc:
-                return None
-            if role == _NAME:
-                return self._quiet_tok
-            return self._quiet_early if role == _ARGS else _QUIET_IN_STRING
-        if phase == _KEY and not self._raw.esc:
-            return self._quiet_tok
-        return None
-
-    def _marker_at(self, st: BuiltinToolStream) -> str | None:
-        found = match_marker(st._buf, st._pos, self.markers, st._final) if self.markers else None
-        if found is not None and found != MORE:
-            self.marker = found
-        return found
-
-    def step(self, st: BuiltinToolStream) -> str:
-        buf = st._buf
-        while True:
-            if self.phase == _VALUE or self.phase == _KEY:
-                r = self._scan(st)
-                if r is not None:
-                    return r
-                continue
-            if not st._skip_ws():
-                return NEED
-            c = buf[st._pos]
-            if c in self._firsts:
-                found = self._marker_at(st)
-                if found == MORE:
-                    return NEED
-                if found is not None:
-                    return MARKER
-            if self.phase == _KEY_WAIT or self.phase == _AFTER:
-                if c == '"':
-                    self.phase = _KEY
-                    self._tok.clear()
-                    self._raw.reset(in_str=True)
-                    st._pos += 1
-                elif c == "}":
-                    st._pos += 1
-                    return DONE
-                elif c == "," and self.phase == _AFTER:
-                    self.phase = _KEY_WAIT
-                    st._pos += 1
-                else:
-                    return BROKEN
-            elif self.phase == _COLON:
-                if c != ":":
-                    return BROKEN
-                st._pos += 1
-                self.phase = _VALUE_WAIT
-            else:  # _VALUE_WAIT
-                key = self._key
-                if key in self.NAME_KEYS and self.name is None:
-                    self._role = _NAME
-                elif key in self.ARG_KEYS and self.args_state == 0:
-                    self._role = _ARGS
-                    self.args_state = 1
-                else:
-                    self._role = _OTHER
-                self._tok.clear()
-                self._raw.reset()
-                self.phase = _VALUE
-
-    def _scan(self, st: BuiltinToolStream) -> str | None:
-        start = st._pos
-        if self.phase == _KEY:
-            end, why = self._raw.scan(st._buf, start, (), st._final, stop_at_close=True)
-            st._pos = end
-            if why == CLOSED:
-                self._tok.append(st._buf[start : end - 1])
-                key = string_body("".join(self._tok))
-                self._key = key if isinstance(key, str) else None
-                self.phase = _COLON
-                return None
-            self._tok.append(st._buf[start:end])
-            return NEED
-        name_role = self._role == _NAME
-        end, why = self._raw.scan(
-            st._buf, start, self.markers, st._final, stops=",}]", stop_at_close=name_role
-        )
-        st._pos = end
-        piece = st._buf[start:end]
-        if self._role == _NAME:
-            self._tok.append(piece)
-        elif self._role == _ARGS:
-            if self.name is None:
-                self._early_args.append(piece)
-            else:
-                st._args(piece)
-        if why in (STOP, CLOSED):
-            self.phase = _AFTER
-            if self._role == _NAME:
-                name = string_or_value("".join(self._tok).strip())
-                if isinstance(name, str):
-                    self.name = name
-                    st._commit(name)
-                    st._args("".join(self._early_args))
-                    self._early_args.clear()
-            elif self._role == _ARGS:
-                self.args_state = 2
-            return None
-        if why == MARKER:
-            self.marker = self._raw.marker
-            return MARKER
-        return NEED

@@ -25,17 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ._scan import (
-    CLOSED,
-    MARKER,
-    MORE,
-    BuiltinToolParser,
-    BuiltinToolStream,
-    JsonRaw,
-    find_markers,
-    match_marker,
-    safe_end,
-)
+from ._scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
+from ._sections import REJECTED, SectionStream
 
 
 @dataclass(frozen=True)
@@ -68,7 +59,7 @@ class SectionDialect:
 _OUTSIDE, _HEAD, _ARGS_WAIT, _ARGS, _TAIL = range(5)
 
 
-class SectionJsonStream(BuiltinToolStream):
+class SectionJsonStream(SectionStream):
     """Incremental machine of a section of calls with raw JSON arguments (see the module docstring)."""
 
     def __init__(self, parser: BuiltinToolParser) -> None:
@@ -79,8 +70,7 @@ class SectionJsonStream(BuiltinToolStream):
         self._breakers = (d.call_end, d.call_begin, d.section_end, d.section_begin, *args_end)
         self._head_ends = (d.arg_begin, *self._breakers)
         self._state = _OUTSIDE
-        self._in_section = False
-        self._section_named = False
+        self._call_end = d.call_end
         self._head: list[str] = []
         self._raw = JsonRaw(self._breakers)
 
@@ -96,29 +86,14 @@ class SectionJsonStream(BuiltinToolStream):
             self._pos += len(marker)
             self._state = _TAIL
             return
-        if marker == self._d.call_end:
-            self._pos += len(marker)
-        if self._in_call:
-            self._end_call(self._pos)
-        else:
-            self._reject(self._pos)
-        self._state = _OUTSIDE
+        super()._stop_call(marker)
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
         if state == _OUTSIDE:
-            markers = self._outside_markers()
-            if self._span is not None:  # a section whose first call is not decided yet
-                j, which = find_markers(buf, self._pos, markers)
-                stop = j if which is not None else safe_end(buf, self._pos, markers, self._final)
-                if buf[self._pos : stop].strip():
-                    self._reject(self._pos)
-                    return True
-                self._pos = stop
-            else:
-                which = self._outside(markers)
-            if which is None:
-                return False
+            which = self._between_calls(self._outside_markers())
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             if which in self._d.drop:  # end-of-turn tokens: never text
                 self._pos += len(which)
                 if self._span is None:
@@ -126,15 +101,12 @@ class SectionJsonStream(BuiltinToolStream):
                 return True
             if which == self._d.section_end:
                 self._pos += len(which)
-                self._in_section = False
-                self._section_ended(which, self._section_named)
+                self._close_section(which)
                 return True
             self._begin_span(self._pos)
             self._pos += len(which)
             if which == self._d.section_begin:
-                if not self._in_section or not self._section_named:
-                    self._in_section = True
-                    self._section_named = False
+                self._open_section()
             else:
                 self._head = []
                 self._state = _HEAD
@@ -155,7 +127,7 @@ class SectionJsonStream(BuiltinToolStream):
                 self._state = _TAIL
             else:
                 self._commit(name)
-                self._section_named = self._section_named or self._in_section
+                self._named_in_section()
                 self._state = _ARGS_WAIT
             return True
         if state == _ARGS_WAIT:
@@ -171,27 +143,13 @@ class SectionJsonStream(BuiltinToolStream):
             self._state = _ARGS
             return True
         if state == _ARGS:
-            start = self._pos
-            end, why = self._raw.scan(buf, start, self._breakers, self._final, stop_at_close=True)
-            self._args(buf[start:end])
-            self._pos = end
-            if why == CLOSED:
+            closed = self._json_args(self._raw, self._breakers)
+            if closed:
                 self._state = _TAIL
-                return True
-            if why == MARKER:
-                assert self._raw.marker is not None
-                self._stop_call(self._raw.marker)
-                return True
-            return False
+            return closed is not False
         # _TAIL: named → ignore up to the call end; unnamed → content at the call end
-        j, which = find_markers(buf, self._pos, self._breakers)
-        if which is None:
-            self._pos = safe_end(buf, self._pos, self._breakers, self._final)
-            return False
-        self._pos = j
-        self._stop_call(which)
-        return True
+        return self._to_call_end(self._breakers)
 
     def _at_end(self) -> None:
-        if self._state == _OUTSIDE and self._span is not None and self._section_named:
-            self._drop_span()
+        if self._state == _OUTSIDE:
+            self._drop_named_section()

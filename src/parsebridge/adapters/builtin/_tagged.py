@@ -9,10 +9,13 @@ family         block                     call                 parameter
 glm45 / glm47  ``<tool_call>…</…>``      NAME right after it  ``<arg_key>k</arg_key><arg_value>v</arg_value>``
 minimax_m2     ``<minimax:tool_call>``   ``<invoke name=…>``  ``<parameter name="k">v</parameter>``
 seed_oss       ``<seed:tool_call>``      ``<function=NAME>``  ``<parameter=k>v</parameter>``
+qwen3_coder    ``<tool_call>``           ``<function=NAME>``  ``<parameter=k>v</parameter>``
 =============  ========================  ===================  ==========================================
 
-A format is a `TagSpec` (class attributes of a `TaggedCallStream`
-subclass). The machine is the same as qwen3_coder's (which predates it):
+A format is a set of class attributes of a `TaggedCallStream` subclass: the
+tag texts, and four rules on which the formats differ (Qwen3-Coder's, which
+predates the others, sets all four the other way: `one_call_per_block`,
+`name_of`, `shows_bad_param_head`, `keeps_cut_key`). The machine:
 
 * the call is announced when its name is complete; a block without a
   readable name stays in the content verbatim;
@@ -28,7 +31,8 @@ subclass). The machine is the same as qwen3_coder's (which predates it):
   unclosed call;
 * at end of output inside a call, an open parameter is finished but the
   object is not, so the arguments are flagged unless no parameter started;
-  a key cut off before its value is kept in the flagged text (``{"k": ``).
+  a key cut off before its value is kept in the flagged text (``{"k": ``)
+  unless the format says otherwise (`keeps_cut_key`).
 
 Names are the tag's text stripped of whitespace and one pair of quotes;
 a name holding whitespace, quotes, brackets or braces is not a name (so a
@@ -39,15 +43,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...formats import qwen3_coder as _qwen3_coder
 from ...protocol.parsers import ToolSpec
+from ._markers import marker_finder
 from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from ._values import ParamTypes, convert_value, is_string_typed, schema_types
 
-_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY = range(9)
+_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
+#: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
+_DERIVED: dict[type, tuple[Any, ...]] = {}
 _NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
 
 
@@ -57,6 +64,11 @@ def clean_name(text: str) -> str | None:
     if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
         name = name[1:-1].strip(JSON_WS)
     return name if _NAME_OK.match(name) else None
+
+
+def stripped_name(text: str) -> str | None:
+    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
+    return text.strip(JSON_WS) or None
 
 
 class TaggedCallStream(BuiltinToolStream):
@@ -76,6 +88,17 @@ class TaggedCallStream(BuiltinToolStream):
     #: a separate value open after the key (GLM's ``<arg_value>``), else None.
     value_open: ClassVar[str | None] = None
     param_close: ClassVar[str] = _qwen3_coder.PARAM_END
+    #: A block holds one call: after the call's close, the rest of the block is a tail (content
+    #: unless whitespace) and the call's span runs to the block's end; a call open inside a
+    #: call is not a tag. Else a block may hold several calls and a call's close ends its span.
+    one_call_per_block: ClassVar[bool] = False
+    #: The rule turning a call's or (``>``-closed) parameter's name text into a name.
+    name_of: ClassVar[Callable[[str], str | None]] = staticmethod(clean_name)
+    #: A parameter head that is not one (no name, or not closed by its tag) is shown as content;
+    #: else it is dropped and what follows it is read as stray text or tags.
+    shows_bad_param_head: ClassVar[bool] = True
+    #: At end of output, a parameter's key cut off before its value stays in the flagged arguments.
+    keeps_cut_key: ClassVar[bool] = True
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -83,6 +106,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._types_by_fn: ParamTypes = parser.param_types
         self._state = _CONTENT
         self._head: list[str] = []
+        self._tail: list[str] = []
         self._types: dict[str, frozenset[str]] = {}
         self._opened = False
         self._closed = False
@@ -94,13 +118,31 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         self._vparts: list[str] = []
         self._stray_back = _PARAMS
-        self._starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
-        self._name_ends = (
+        derived = _DERIVED.get(cls)
+        if derived is None:
+            derived = _DERIVED[cls] = cls._derived()
+        (
+            self._starts,
+            self._name_ends,
+            self._pname_ends,
+            self._find_name_end,
+            self._find_pname_end,
+            self._in_call_markers,
+            self._block_markers,
+            self._value_ends,
+            self._opaque_ends,
+        ) = derived
+
+    @classmethod
+    def _derived(cls) -> tuple[Any, ...]:
+        """The marker sets the format's tags imply (worked out once per format)."""
+        starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
+        name_ends = (
             ("\n", cls.param_open, *(m for m in (cls.end, cls.start) if m))
             if cls.call_open is None
             else (cls.call_name_close, "\n", "<")
         )
-        self._pname_ends = (
+        pname_ends = (
             (cls.param_name_close, "\n", "<")
             if cls.param_name_close == ">"
             else (
@@ -108,12 +150,25 @@ class TaggedCallStream(BuiltinToolStream):
                 *(m for m in (cls.value_open, cls.param_open, cls.end, cls.call_close, cls.start) if m),
             )
         )
-        self._in_call_markers = tuple(
-            m for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open) if m
+        in_call_markers = tuple(
+            m
+            for m in (cls.param_open, cls.call_close, cls.end, cls.start, cls.call_open)
+            if m and not (m == cls.call_open and cls.one_call_per_block)
         )
-        self._block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
-        self._value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
-        self._opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
+        block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
+        value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
+        opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
+        return (
+            starts,
+            name_ends,
+            pname_ends,
+            marker_finder(name_ends),
+            marker_finder(pname_ends),
+            in_call_markers,
+            block_markers,
+            value_ends,
+            opaque_ends,
+        )
 
     # -- arguments object ------------------------------------------------------------------------
     def _close_object(self) -> None:
@@ -132,19 +187,12 @@ class TaggedCallStream(BuiltinToolStream):
         )
         self._opened = True
         self._vtypes = self._types.get(pname)
-        self._vstream = self._streams_strings() and is_string_typed(self._vtypes)
+        self._vstream = is_string_typed(self._vtypes)
         if self._vstream:
             self._args('"', hold_ws=False)
         self._vfirst = True
         self._vheld = ""
         self._vparts = []
-
-    def _streams_strings(self) -> bool:
-        return True
-
-    def _unwrap(self, text: str) -> str:
-        """A complete non-streamed value's text before typing (formats may undo an escaping)."""
-        return text
 
     def _value(self, piece: str) -> None:
         if not piece:
@@ -169,7 +217,7 @@ class TaggedCallStream(BuiltinToolStream):
         if self._vstream:
             self._args('"', hold_ws=False)
         else:
-            value = convert_value(self._unwrap("".join(self._vparts)), self._vtypes)
+            value = convert_value("".join(self._vparts), self._vtypes)
             self._vparts = []
             self._args(json.dumps(value, ensure_ascii=False), hold_ws=False)
         self._state = _PARAMS
@@ -183,9 +231,27 @@ class TaggedCallStream(BuiltinToolStream):
     def _after_call(self) -> int:
         return _BLOCK if type(self).start else _CONTENT
 
+    def _flush_tail(self) -> None:
+        """The text between a call's close and its block's end: content unless only whitespace."""
+        tail = "".join(self._tail)
+        self._tail = []
+        if tail.strip():
+            self._inline_content(tail)
+
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
+        if state == _PVALUE:  # (a value's text: the most common step, first)
+            j, which = find_markers(buf, self._pos, self._value_ends)
+            if which is None:
+                end = safe_end(buf, self._pos, self._value_ends, self._final)
+                self._value(buf[self._pos : end])
+                self._pos = end
+                return False
+            self._value(buf[self._pos : j])
+            self._pos = j + (len(which) if which == cls.param_close else 0)
+            self._finish_value()
+            return True
         if state == _CONTENT:
             found = self._outside(self._starts)
             if found is None:
@@ -241,8 +307,12 @@ class TaggedCallStream(BuiltinToolStream):
                 self._state = _PNAME
             elif found is not None and found == cls.call_close:
                 self._pos += len(found)
-                self._close_call(self._pos)
-                self._state = self._after_call()
+                if cls.one_call_per_block:
+                    self._close_object()
+                    self._state = _TAIL
+                else:
+                    self._close_call(self._pos)
+                    self._state = self._after_call()
             elif found is not None and found == cls.end:
                 self._pos += len(found)
                 self._close_call(self._pos)
@@ -282,30 +352,27 @@ class TaggedCallStream(BuiltinToolStream):
             self._open_value(self._key)
             self._state = _PVALUE
             return True
-        if state == _PVALUE:
-            j, which = find_markers(buf, self._pos, self._value_ends)
-            if which is None:
-                end = safe_end(buf, self._pos, self._value_ends, self._final)
-                self._value(buf[self._pos : end])
-                self._pos = end
-                return False
-            self._value(buf[self._pos : j])
-            self._pos = j + (len(which) if which == cls.param_close else 0)
-            self._finish_value()
-            return True
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
+        # _TAIL: the text after a call's close, kept; the call ends with the block
         j, which = find_markers(buf, self._pos, self._opaque_ends)
+        stop = j if which is not None else safe_end(buf, self._pos, self._opaque_ends, self._final)
+        if state == _TAIL:
+            self._tail.append(buf[self._pos : stop])
+        self._pos = stop
         if which is None:
-            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
             return False
-        self._pos = j + (len(which) if which != cls.start else 0)
-        self._reject(self._pos)
+        self._pos += len(which) if which != cls.start else 0
+        if state == _TAIL:
+            self._flush_tail()
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
         self._state = _CONTENT
         return True
 
     def _read_name(self) -> bool:
         buf, cls = self._buf, type(self)
-        j, which = find_markers(buf, self._pos, self._name_ends)
+        j, which = self._find_name_end(buf, self._pos)
         if which is None:
             end = safe_end(buf, self._pos, self._name_ends, self._final)
             if end > self._pos:
@@ -313,7 +380,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._pos = end
             return False
         self._head.append(buf[self._pos : j])
-        name = clean_name("".join(self._head))
+        name = cls.name_of("".join(self._head))
         self._head = []
         self._pos = j
         if cls.call_open is not None:
@@ -331,7 +398,7 @@ class TaggedCallStream(BuiltinToolStream):
 
     def _read_pname(self) -> bool:
         buf, cls = self._buf, type(self)
-        j, which = find_markers(buf, self._pos, self._pname_ends)
+        j, which = self._find_pname_end(buf, self._pos)
         if which is None:
             end = safe_end(buf, self._pos, self._pname_ends, self._final)
             self._head.append(buf[self._pos : end])
@@ -341,12 +408,13 @@ class TaggedCallStream(BuiltinToolStream):
         raw = "".join(self._head)
         key = raw.strip(JSON_WS)
         if cls.param_name_close == ">":
-            key = clean_name(key) or ""
+            key = cls.name_of(key) or ""
         self._head = []
         self._pos = j
         if which != cls.param_name_close or not key:
-            # not a parameter head: shown as content; what follows is read as stray text / tags
-            self._inline_content(cls.param_open + raw)
+            # not a parameter head: what follows is read as stray text / tags
+            if cls.shows_bad_param_head:
+                self._inline_content(cls.param_open + raw)
             self._state = _PARAMS
             return True
         self._pos += len(which)
@@ -364,7 +432,10 @@ class TaggedCallStream(BuiltinToolStream):
             return
         if self._state == _PVALUE:
             self._finish_value()
-        elif self._state in (_PNAME, _VWAIT):  # cut off after a key: keep it in the flagged arguments
+        elif self._state == _TAIL:
+            self._flush_tail()
+        elif self._state in (_PNAME, _VWAIT) and type(self).keeps_cut_key:
+            # cut off after a key: keep it in the flagged arguments
             key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
             if key:
                 self._args(

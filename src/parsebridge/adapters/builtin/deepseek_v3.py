@@ -42,12 +42,9 @@ from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
 from ...protocol.models import alloc, make_call_delta, make_delta
 from ._scan import (
-    CLOSED,
-    MARKER,
     MORE,
     ArgsScan,
     BuiltinToolParser,
-    BuiltinToolStream,
     JsonRaw,
     Quiet,
     content_mode,
@@ -55,6 +52,7 @@ from ._scan import (
     match_marker,
     safe_end,
 )
+from ._sections import REJECTED, SectionStream
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -125,7 +123,7 @@ def _act_section_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
     if not st._in_section:
         return None  # not a marker outside a section: content
     st._take_whole(text)
-    st._close_section()
+    st._close_section(CALLS_END)
     return st._settle()
 
 
@@ -223,12 +221,12 @@ _EXACT: tuple[dict[str, Any], ...] = (
 )
 
 
-class DeepSeekV3ToolStream(BuiltinToolStream):
+class DeepSeekV3ToolStream(SectionStream):
     """Incremental DeepSeek V3/V3.1 machine. A token fed whole that its state decides by
     itself (a special token, the name line's newline, the fence, the arguments' first and
     last braces) takes one act (`_EXACT`); the steps handle everything else."""
 
-    __slots__ = ("_head", "_in_section", "_modes", "_raw", "_section_named", "_state", "_typed")
+    __slots__ = ("_head", "_modes", "_raw", "_state", "_typed")
     _idle_when_empty = True  # every state's step on an empty rest: nothing, False
     _start_mode = _CONTENT_MODE
     _start_exact = _EXACT[_OUTSIDE]
@@ -236,8 +234,7 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         self._state = _OUTSIDE
-        self._in_section = False
-        self._section_named = False
+        self._call_end = CALL_END
         self._head: list[str] = []
         self._typed = False
         self._raw = JsonRaw(_BREAKERS)
@@ -250,42 +247,22 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
         # `_head` is cleared, never replaced: its `append` is the sink of the head and name line.
         head = Quiet(_CONTENT_MODE, self._head.append)
         name = Quiet(_NAME_END.search, self._head.append)
-        args: ArgsScan = (self._raw, _BREAKERS, "", True)
+        args = ArgsScan(self._raw, _BREAKERS, "", True)
         self._modes = (_CONTENT_MODE, head, name, _QUIET_WS, _QUIET_TAG, args, _QUIET_LT, _QUIET_LT)
 
     def _outside_markers(self) -> tuple[str, ...]:
         return (CALLS_BEGIN, CALL_BEGIN, CALLS_END) if self._in_section else (CALLS_BEGIN, CALL_BEGIN)
 
-    def _stop_call(self, marker: str) -> None:
-        """At a breaker marker inside a call (cursor on it)."""
-        if marker == CALL_END:
-            self._pos += len(CALL_END)
-        if self._in_call:
-            self._end_call(self._pos)
-        else:
-            self._reject(self._pos)
-        self._state = _OUTSIDE
-
     def _name_known(self, name: str) -> None:
         self._commit(name)
-        self._section_named = self._section_named or self._in_section
+        self._section_named = self._section_named or self._in_section  # (`_named_in_section`, inline)
         self._state = _ARGS_WAIT
-
-    def _open_section(self) -> None:
-        if not self._in_section or not self._section_named:
-            self._in_section = True
-            self._section_named = False
 
     def _open_call(self) -> None:
         self._head.clear()
         self._state = _HEAD
         if self._modes is _START_MODES:
             self._call_modes()
-
-    def _close_section(self) -> None:
-        """At the section's end marker, consumed."""
-        self._in_section = False
-        self._section_ended(CALLS_END, self._section_named)
 
     def _head_done(self) -> None:
         """At the separator, consumed: the head is a name (V3.1) or a type (V3, name line next)."""
@@ -322,17 +299,10 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
     def _step(self) -> bool:
         state, buf, pos = self._state, self._buf, self._pos
         if state == _ARGS:
-            end, why = self._raw.scan(buf, pos, _BREAKERS, self._final, stop_at_close=True)
-            self._args(buf[pos:end])
-            self._pos = end
-            if why == CLOSED:
+            closed = self._json_args(self._raw, _BREAKERS)
+            if closed:
                 self._state = _TAIL
-                return True
-            if why == MARKER:
-                assert self._raw.marker is not None
-                self._stop_call(self._raw.marker)
-                return True
-            return False
+            return closed is not False
         if state == _NAME_LINE:
             m = _NAME_END.search(buf, pos)
             if m is None:
@@ -396,22 +366,12 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
             self._pos = len(buf)
             return False
         if state == _OUTSIDE:
-            markers = self._outside_markers()
-            if self._span is not None:  # a section whose first call is not decided yet
-                j, which = find_markers(buf, pos, markers)
-                stop = j if which is not None else safe_end(buf, pos, markers, self._final)
-                gap = buf[pos:stop]
-                if gap.strip():
-                    self._reject(pos)
-                    return True
-                self._pos = stop
-            else:
-                which = self._outside(markers)
-            if which is None:
-                return False
+            which = self._between_calls(self._outside_markers())
+            if which is None or which is REJECTED:  # (more text needed / the section was content)
+                return which is REJECTED
             if which == CALLS_END:
                 self._pos += len(CALLS_END)
-                self._close_section()
+                self._close_section(CALLS_END)
                 return True
             self._begin_span(self._pos)
             self._pos += len(which)
@@ -434,20 +394,14 @@ class DeepSeekV3ToolStream(BuiltinToolStream):
             self._head_done()
             return True
         # _TAIL (named: ignore up to the call end) / _OPAQUE (unnamed: content at the call end)
-        j, which = find_markers(buf, pos, _BREAKERS)
-        if which is None:
-            self._pos = safe_end(buf, pos, _BREAKERS, self._final)
-            return False
-        self._pos = j
-        self._stop_call(which)
-        return True
+        return self._to_call_end(_BREAKERS)
 
     def _at_rest(self) -> bool:
         return self._state == _OUTSIDE
 
     def _at_end(self) -> None:
-        if self._state == _OUTSIDE and self._span is not None and self._section_named:
-            self._drop_span()
+        if self._state == _OUTSIDE:
+            self._drop_named_section()
 
 
 class DeepSeekV3ToolParser(BuiltinToolParser):

@@ -35,17 +35,8 @@ from typing import Any, ClassVar
 
 from ...formats import inkling as fmt
 from ...formats._base import result_text
-from ._scan import (
-    BROKEN,
-    DONE,
-    MARKER,
-    BuiltinToolParser,
-    BuiltinToolStream,
-    JsonRaw,
-    ObjectReader,
-    find_markers,
-    safe_end,
-)
+from ._blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
+from ._scan import BuiltinToolParser, JsonRaw, ObjectReader, find_markers, safe_end
 
 _BLOCK_ENDS = fmt.BLOCK_ENDS
 _OPENERS = (fmt.MESSAGE_MODEL, *fmt.KINDS)
@@ -53,15 +44,17 @@ _OUTSIDE_MARKERS = (*_OPENERS, *_BLOCK_ENDS)
 _BODY_ENDS = (*_BLOCK_ENDS, *_OPENERS)  # a new block ends an unterminated one
 _CONTENT_KINDS = (fmt.TEXT, fmt.INVOKE_TEXT, fmt.TOOL_ERROR)
 
-_OUTSIDE, _HEADER, _BODY, _CALL_WAIT, _OBJECT, _RAW_ARGS, _SKIP, _OPAQUE = range(8)
+_OUTSIDE, _HEADER, _BODY = range(3)  # then the call block's states (`_blocks`)
 
 
 class _ArgsReader(ObjectReader):
     ARG_KEYS: ClassVar[tuple[str, ...]] = ("args", "arguments", "parameters")
 
 
-class InklingToolStream(BuiltinToolStream):
-    """Incremental Inkling block machine."""
+class InklingToolStream(CallBlockStream):
+    """Incremental Inkling block machine; an invoke block's body is a call block (`_blocks`)."""
+
+    scan_unnamed_body = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
@@ -71,7 +64,11 @@ class InklingToolStream(BuiltinToolStream):
         self._reader: _ArgsReader | None = None
         self._raw = JsonRaw(_BODY_ENDS)
 
-    def _end_block(self, marker: str) -> None:
+    def _fast_mode(self) -> Any:
+        reader = self._reader
+        return reader.fast_mode() if self._state == BLOCK_OBJECT and reader is not None else None
+
+    def _close_block(self, marker: str) -> None:
         """At a block end or a new opener (cursor on it)."""
         if marker in _BLOCK_ENDS:
             self._pos += len(marker)
@@ -86,7 +83,7 @@ class InklingToolStream(BuiltinToolStream):
     def _open(self, kind: str) -> None:
         self._kind = kind
         if kind == fmt.INVOKE_JSON:
-            self._state = _CALL_WAIT
+            self._state = BLOCK_WAIT
             return
         self._drop_span()
         self._structure()
@@ -133,54 +130,9 @@ class InklingToolStream(BuiltinToolStream):
             self._pos = stop
             if which is None:
                 return False
-            self._end_block(which)
+            self._close_block(which)
             return True
-        if state == _CALL_WAIT:
-            if not self._skip_ws():
-                return False
-            if buf[self._pos] == "{":
-                self._pos += 1
-                self._reader = _ArgsReader(_BODY_ENDS)
-                self._state = _OBJECT
-            else:
-                self._state = _OPAQUE
-            return True
-        if state == _OBJECT:
-            reader = self._reader
-            assert reader is not None
-            r = reader.step(self)
-            if r == MARKER:
-                assert reader.marker is not None
-                self._end_block(reader.marker)
-            elif r == DONE:
-                self._state = _SKIP if self._in_call else _OPAQUE
-            elif r == BROKEN:
-                if self._in_call and reader.args_state == 0:
-                    self._raw = JsonRaw(_BODY_ENDS)
-                    self._state = _RAW_ARGS
-                else:
-                    self._state = _SKIP if self._in_call else _OPAQUE
-            else:
-                return False
-            return True
-        if state == _RAW_ARGS:
-            start = self._pos
-            end, why = self._raw.scan(buf, start, _BODY_ENDS, self._final)
-            self._args(buf[start:end])
-            self._pos = end
-            if why == MARKER:
-                assert self._raw.marker is not None
-                self._end_block(self._raw.marker)
-                return True
-            return False
-        # _SKIP (named: ignore to the block end) / _OPAQUE (unnamed: content at the block end)
-        j, which = find_markers(buf, self._pos, _BODY_ENDS)
-        if which is None:
-            self._pos = safe_end(buf, self._pos, _BODY_ENDS, self._final)
-            return False
-        self._pos = j
-        self._end_block(which)
-        return True
+        return self._call_block_step(_BODY_ENDS, _ArgsReader)
 
 
 class InklingToolParser(BuiltinToolParser):

@@ -18,11 +18,11 @@ from typing import Any
 from ...protocol import (
     BackendError,
     DeltaAccumulator,
-    ParsebridgeError,
     ReasoningParseResult,
     ReasoningStreamBase,
     StreamDelta,
 )
+from ...protocol.errors import call_typed
 from ...protocol.models import alloc, make_delta, make_reasoning_result
 from .._common import locate_reasoning
 from .._stepped import closed_error
@@ -151,23 +151,22 @@ class SglangReasoningStream(ReasoningStreamBase):
         if self._flushed:
             return make_delta()
         self._flushed = True
-        try:
-            last = self._final_chunk()
-            if last is None:
-                return make_delta()
-            reasoning, content = last
-            acc = self._acc
-            if reasoning:
-                acc.reasoning_parts.append(reasoning)
-            if content:
-                acc.content_parts.append(content)
-            start, end = self._markers
-            self.block = locate_reasoning("".join(self.text_seen), acc.reasoning, start, end)
-            return make_delta(content, reasoning)
-        except ParsebridgeError:
-            raise
-        except Exception as exc:  # our own end-of-stream code: typed as the guard would type it
-            raise BackendError.wrapping("sglang", self._label, "stream.flush", exc) from exc
+        # Our own end-of-stream code: typed as the guard would type it.
+        return call_typed("sglang", self._label, "stream.flush", self._final_delta)
+
+    def _final_delta(self) -> StreamDelta:
+        last = self._final_chunk()
+        if last is None:
+            return make_delta()
+        reasoning, content = last
+        acc = self._acc
+        if reasoning:
+            acc.reasoning_parts.append(reasoning)
+        if content:
+            acc.content_parts.append(content)
+        start, end = self._markers
+        self.block = locate_reasoning("".join(self.text_seen), acc.reasoning, start, end)
+        return make_delta(content, reasoning)
 
     def finish(self) -> ReasoningParseResult:
         """Flush, then the result a client assembled (the block located in what was fed)."""

@@ -1,0 +1,103 @@
+"""A block holding one JSON call object, read to the block's end: Hermes's ``<tool_call>``
+(and the other `whole_block` regions of `_jsoncalls`) and Inkling's invoke block.
+
+After the block's start, `CallBlockStream._call_block_step` reads the body: an
+object (an `ObjectReader`) whose name makes the call; a body that is no object
+is held to the block's end and is then content whole (markers included); a body
+broken after the name, before the arguments, gives the raw rest of the body as
+the flagged arguments; text after a complete object up to the block's end is
+ignored. The format says what ends a block (`markers`, cursor left on one) and
+what ending it does (`_close_block`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ._scan import (
+    BROKEN,
+    DONE,
+    MARKER,
+    MORE,
+    BuiltinToolStream,
+    JsonRaw,
+    find_markers,
+    match_marker,
+    safe_end,
+)
+
+#: The states of a call block (numbered apart from the formats' own states).
+BLOCK_WAIT, BLOCK_OBJECT, BLOCK_OPAQUE, BLOCK_OPAQUE_JSON, BLOCK_RAW_ARGS, BLOCK_SKIP = range(100, 106)
+
+
+class CallBlockStream(BuiltinToolStream):
+    """The driver with the steps of a call block (see the module docstring)."""
+
+    #: A body that broke before a name is held to the block's end by a string-aware scan
+    #: (a marker inside a JSON string does not end it); else by a plain search.
+    scan_unnamed_body: ClassVar[bool] = True
+    _state: int
+    _reader: Any
+    _raw: JsonRaw | None
+
+    def _close_block(self, marker: str) -> None:
+        """At `marker` inside a block (cursor on it): end the block."""
+        raise NotImplementedError
+
+    def _call_block_step(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
+        """The step in a call block's states; `markers` end the block, `reader` reads the object."""
+        state, buf = self._state, self._buf
+        if state == BLOCK_OBJECT:  # (the most common: first)
+            reader = self._reader
+            r = reader.step(self)
+            if r == MARKER:
+                self._close_block(reader.marker)
+            elif r == DONE:
+                self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
+            elif r == BROKEN:
+                if not self._in_call:
+                    self._state = BLOCK_OPAQUE_JSON if self.scan_unnamed_body else BLOCK_OPAQUE
+                elif reader.args_state == 0:
+                    self._state = BLOCK_RAW_ARGS
+                else:
+                    self._state = BLOCK_SKIP
+                self._raw = JsonRaw(markers)
+            else:
+                return False
+            return True
+        if state == BLOCK_WAIT:
+            if not self._skip_ws():
+                return False
+            found = match_marker(buf, self._pos, markers, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                self._close_block(found)
+            elif buf[self._pos] == "{":
+                self._pos += 1
+                self._reader = reader(markers)
+                self._state = BLOCK_OBJECT
+            else:
+                self._state = BLOCK_OPAQUE
+            return True
+        if state in (BLOCK_OPAQUE, BLOCK_SKIP):
+            j, which = find_markers(buf, self._pos, markers)
+            if which is None:
+                self._pos = safe_end(buf, self._pos, markers, self._final)
+                return False
+            self._pos = j
+            self._close_block(which)
+            return True
+        # BLOCK_OPAQUE_JSON / BLOCK_RAW_ARGS: raw JSON-ish text up to a marker outside strings
+        raw = self._raw
+        assert raw is not None
+        start = self._pos
+        end, why = raw.scan(buf, start, markers, self._final)
+        self._pos = end
+        if state == BLOCK_RAW_ARGS:
+            self._args(buf[start:end])
+        if why == MARKER:
+            assert raw.marker is not None
+            self._close_block(raw.marker)
+            return True
+        return False

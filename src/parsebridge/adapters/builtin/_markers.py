@@ -1,0 +1,108 @@
+"""Marker search over the builtin drivers' buffer: where a marker is, and how much text is safe to release.
+
+A stream's buffer may end in the first characters of a marker; these helpers find
+whole markers, say `MORE` while the rest could still become one, and release text
+only up to a possible marker prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+JSON_WS = " \t\r\n"
+MORE = "\x00more"  # sentinel: a marker may start here, wait for more text
+
+
+def match_marker(buf: str, i: int, markers: Sequence[str], final: bool) -> str | None:
+    """The marker starting at `buf[i]`, `MORE` when the rest could still become one, else None."""
+    rest_len = len(buf) - i
+    partial = False
+    for m in markers:
+        if buf.startswith(m, i):
+            return m
+        if not final and rest_len < len(m) and m.startswith(buf[i:]):
+            partial = True
+    return MORE if partial else None
+
+
+_FIRSTS: dict[tuple[str, ...], str] = {}
+
+
+def first_chars(markers: tuple[str, ...]) -> str:
+    """The distinct first characters of `markers` (cached per marker set)."""
+    got = _FIRSTS.get(markers)
+    if got is None:
+        got = _FIRSTS[markers] = "".join(sorted({m[0] for m in markers}))
+    return got
+
+
+_SEARCHES: dict[str, Any] = {}
+
+
+def content_mode(firsts: str) -> Any:
+    """A `_fast_mode` for a state releasing content up to a marker starting with one of `firsts`:
+    the `search` of a regex finding any of them (none: finds nothing), cached per set."""
+    got = _SEARCHES.get(firsts)
+    if got is None:
+        got = _SEARCHES[firsts] = re.compile("[" + re.escape(firsts) + "]" if firsts else "(?!)").search
+    return got
+
+
+def find_markers(buf: str, start: int, markers: Sequence[str]) -> tuple[int, str | None]:
+    """Earliest occurrence of any marker at or after `start`: (index, marker) or (-1, None)."""
+    best, which = -1, None
+    for m in markers:
+        j = buf.find(m, start, best + len(m) if best >= 0 else len(buf))
+        if j >= 0 and (best < 0 or j < best):
+            best, which = j, m
+    return best, which
+
+
+_FINDERS: dict[tuple[str, ...], Any] = {}
+
+
+def marker_finder(markers: tuple[str, ...]) -> Any:
+    """`find_markers` for one marker set, as a function of (buf, start) (cached per set); a set of
+    single characters is searched with one regex instead of one `find` per marker."""
+    got = _FINDERS.get(markers)
+    if got is None:
+        if all(len(m) == 1 for m in markers):
+            search = re.compile("[" + re.escape("".join(markers)) + "]").search
+
+            def got(buf: str, start: int) -> tuple[int, str | None]:
+                m = search(buf, start)
+                return (m.start(), m.group()) if m is not None else (-1, None)
+
+        else:
+
+            def got(buf: str, start: int) -> tuple[int, str | None]:
+                return find_markers(buf, start, markers)
+
+        _FINDERS[markers] = got
+    return got
+
+
+def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
+    """How far text from `start` can be released without cutting a possible marker prefix.
+
+    Only a tail that starts with a marker's first character can be a prefix of it, so each
+    marker costs one `find` in the last `len(marker) - 1` characters on the common path
+    (a tail with no marker character in it), however long the marker.
+    """
+    end = len(buf)
+    if final:
+        return end
+    hold = 0
+    find = buf.find
+    for m in markers:
+        first = m[0]
+        p = find(first, max(start, end - len(m) + 1))
+        # The earliest tail that is a proper prefix of `m` is the longest one to hold back.
+        while p != -1 and end - p > hold:
+            if m.startswith(buf[p:]):
+                hold = end - p
+                break
+            p = find(first, p + 1)
+    return end - hold

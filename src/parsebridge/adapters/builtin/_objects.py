@@ -1,0 +1,177 @@
+"""JSON call objects, ``{"name": ..., "arguments": ...}``, read incrementally by the builtin formats."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ._json import CLOSED, MARKER, NEED, STOP, ArgsScan, JsonRaw, Quiet, string_body, string_or_value
+from ._markers import MORE, match_marker
+
+#: The stream a reader steps (`_scan.BuiltinToolStream`; not imported: `_scan` imports this module).
+BuiltinToolStream = Any
+
+
+_KEY_WAIT, _KEY, _COLON, _VALUE_WAIT, _VALUE, _AFTER = range(6)
+#: What ends a run of string body the raw scan consumes without a change of state.
+_IN_STRING_STOP = re.compile(r'["\\]').search
+_QUIET_IN_STRING = Quiet(_IN_STRING_STOP)  # another key's string: nothing kept
+#: reader results besides NEED/MARKER
+DONE, BROKEN = "done", "broken"
+_NAME, _ARGS, _OTHER = "name", "args", "other"
+
+
+class ObjectReader:
+    """Reads one ``{"name": str, "arguments"|"parameters": value, ...}`` object after its ``{``.
+
+    The name is announced as soon as its string closes; the arguments value
+    is streamed raw as it arrives (buffered when it comes before the name).
+    Other keys are ignored; only the first "name" and the first arguments
+    key count. Returns DONE after the closing brace, MARKER at a marker
+    outside strings, BROKEN at a character that cannot continue the object
+    (cursor left on it), NEED when the buffer is exhausted.
+    """
+
+    ARG_KEYS: ClassVar[tuple[str, ...]] = ("arguments", "parameters")
+    #: keys naming the function (Cohere writes "tool_name"); the first one seen counts.
+    NAME_KEYS: ClassVar[tuple[str, ...]] = ("name",)
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        self.markers = tuple(markers)
+        self._firsts = frozenset(m[0] for m in self.markers)
+        self.phase = _KEY_WAIT
+        self.name: str | None = None
+        self.args_state = 0  # 0 not seen, 1 streaming, 2 done
+        self.marker: str | None = None
+        self._raw = JsonRaw(self.markers)
+        self._args_mode: ArgsScan | None = None  # (made at the first in-place arguments chunk)
+        self._role = _OTHER
+        self._tok: list[str] = []
+        self._key: str | None = None
+        self._early_args: list[str] = []
+        # Sinks are the lists' own `append` (the lists are cleared, never replaced): no
+        # reference back to the reader, so a finished reader is freed without the collector.
+        self._quiet_tok = Quiet(_IN_STRING_STOP, self._tok.append)
+        self._quiet_early = Quiet(_IN_STRING_STOP, self._early_args.append)
+
+    def fast_mode(self) -> ArgsScan | Quiet | None:
+        """The stream's `_fast_mode` while this reader steps: the raw scan while it streams
+        the arguments of a named call; inside a key or another value's string, a `Quiet`
+        (the scan consumes a chunk without quote or backslash whole, into `_tok` for a key
+        or the name, into the early arguments before the name, nowhere for other keys)."""
+        phase = self.phase
+        if phase == _VALUE:
+            role = self._role
+            if role == _ARGS and self.name is not None:
+                args = self._args_mode
+                if args is None:
+                    args = self._args_mode = ArgsScan(self._raw, self.markers, ",}]", False)
+                return args
+            raw = self._raw
+            if not raw.in_str or raw.esc:
+                return None
+            if role == _NAME:
+                return self._quiet_tok
+            return self._quiet_early if role == _ARGS else _QUIET_IN_STRING
+        if phase == _KEY and not self._raw.esc:
+            return self._quiet_tok
+        return None
+
+    def _marker_at(self, st: BuiltinToolStream) -> str | None:
+        found = match_marker(st._buf, st._pos, self.markers, st._final) if self.markers else None
+        if found is not None and found != MORE:
+            self.marker = found
+        return found
+
+    def step(self, st: BuiltinToolStream) -> str:
+        buf = st._buf
+        while True:
+            if self.phase == _VALUE or self.phase == _KEY:
+                r = self._scan(st)
+                if r is not None:
+                    return r
+                continue
+            if not st._skip_ws():
+                return NEED
+            c = buf[st._pos]
+            if c in self._firsts:
+                found = self._marker_at(st)
+                if found == MORE:
+                    return NEED
+                if found is not None:
+                    return MARKER
+            if self.phase == _KEY_WAIT or self.phase == _AFTER:
+                if c == '"':
+                    self.phase = _KEY
+                    self._tok.clear()
+                    self._raw.reset(in_str=True)
+                    st._pos += 1
+                elif c == "}":
+                    st._pos += 1
+                    return DONE
+                elif c == "," and self.phase == _AFTER:
+                    self.phase = _KEY_WAIT
+                    st._pos += 1
+                else:
+                    return BROKEN
+            elif self.phase == _COLON:
+                if c != ":":
+                    return BROKEN
+                st._pos += 1
+                self.phase = _VALUE_WAIT
+            else:  # _VALUE_WAIT
+                key = self._key
+                if key in self.NAME_KEYS and self.name is None:
+                    self._role = _NAME
+                elif key in self.ARG_KEYS and self.args_state == 0:
+                    self._role = _ARGS
+                    self.args_state = 1
+                else:
+                    self._role = _OTHER
+                self._tok.clear()
+                self._raw.reset()
+                self.phase = _VALUE
+
+    def _scan(self, st: BuiltinToolStream) -> str | None:
+        start = st._pos
+        if self.phase == _KEY:
+            end, why = self._raw.scan(st._buf, start, (), st._final, stop_at_close=True)
+            st._pos = end
+            if why == CLOSED:
+                self._tok.append(st._buf[start : end - 1])
+                key = string_body("".join(self._tok))
+                self._key = key if isinstance(key, str) else None
+                self.phase = _COLON
+                return None
+            self._tok.append(st._buf[start:end])
+            return NEED
+        name_role = self._role == _NAME
+        end, why = self._raw.scan(
+            st._buf, start, self.markers, st._final, stops=",}]", stop_at_close=name_role
+        )
+        st._pos = end
+        piece = st._buf[start:end]
+        if self._role == _NAME:
+            self._tok.append(piece)
+        elif self._role == _ARGS:
+            if self.name is None:
+                self._early_args.append(piece)
+            else:
+                st._args(piece)
+        if why in (STOP, CLOSED):
+            self.phase = _AFTER
+            if self._role == _NAME:
+                name = string_or_value("".join(self._tok).strip())
+                if isinstance(name, str):
+                    self.name = name
+                    st._commit(name)
+                    st._args("".join(self._early_args))
+                    self._early_args.clear()
+            elif self._role == _ARGS:
+                self.args_state = 2
+            return None
+        if why == MARKER:
+            self.marker = self._raw.marker
+            return MARKER
+        return NEED
