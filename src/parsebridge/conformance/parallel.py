@@ -23,11 +23,13 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from .runner import Result, Runner, Target
 from .transcripts import Transcript
 
 Unit = tuple[Target, int, bool]  # target, transcript index, explicit
+R = TypeVar("R")
 
 _STATE: dict[str, object] = {}
 
@@ -105,3 +107,35 @@ def run_units(
             if progress is not None:
                 progress(len(got))
         yield from got
+
+
+def _call(index: int) -> tuple[int, Any]:
+    fn: Callable[[Any], Any] = _STATE["fn"]  # type: ignore[assignment]
+    items: Sequence[Any] = _STATE["items"]  # type: ignore[assignment]
+    return index, fn(items[index])
+
+
+def map_forked(fn: Callable[[Any], R], items: Sequence[Any], *, jobs: int) -> list[R]:
+    """``[fn(x) for x in items]`` over forked worker processes, in item order.
+
+    For independent, deterministic work (each item seeded by itself, e.g. a
+    round-trip family): the result does not depend on `jobs`. Items a dead
+    worker left undone run in this process.
+    """
+    done: dict[int, R] = {}
+    if jobs > 1 and len(items) > 1 and fork_available():
+        _STATE.update(fn=fn, items=list(items))
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                for f in [pool.submit(_call, i) for i in range(len(items))]:
+                    try:
+                        i, got = f.result()
+                    except BrokenProcessPool:
+                        continue
+                    done[i] = got
+        except BrokenProcessPool:
+            pass  # the rest runs below, in this process
+        finally:
+            _STATE.clear()
+    return [done[i] if i in done else fn(x) for i, x in enumerate(items)]
