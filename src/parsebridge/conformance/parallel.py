@@ -21,7 +21,7 @@ import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -85,17 +85,16 @@ def run_units(
         order = sorted(range(len(units)), key=lambda i: -len(transcripts[units[i][1]].output))
         try:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                pending: set[Future[tuple[int, list[Result]]]] = {pool.submit(_work, i) for i in order}
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        try:
-                            i, rows = f.result()
-                        except BrokenProcessPool:
-                            continue
-                        done[i] = rows
-                        if progress is not None:
-                            progress(len(rows))
+                # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
+                # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
+                for f in as_completed([pool.submit(_work, i) for i in order]):
+                    try:
+                        i, rows = f.result()
+                    except BrokenProcessPool:
+                        continue
+                    done[i] = rows
+                    if progress is not None:
+                        progress(len(rows))
         except BrokenProcessPool:
             pass  # the rest runs below, in this process
         finally:
