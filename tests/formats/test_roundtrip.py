@@ -156,7 +156,11 @@ def test_report_section_for_builtin() -> None:
 
 def test_report_section_does_not_depend_on_jobs() -> None:
     """The conformance CLI runs the round trip in forked workers: the section must be the same."""
-    one = rt.run_roundtrip(["builtin"], families=["hermes", "pythonic", "mistral"], examples=4, seed=5, jobs=1)
-    two = rt.run_roundtrip(["builtin"], families=["hermes", "pythonic", "mistral"], examples=4, seed=5, jobs=2)
+    one = rt.run_roundtrip(
+        ["builtin"], families=["hermes", "pythonic", "mistral"], examples=4, seed=5, jobs=1
+    )
+    two = rt.run_roundtrip(
+        ["builtin"], families=["hermes", "pythonic", "mistral"], examples=4, seed=5, jobs=2
+    )
     one.pop("elapsed_s"), two.pop("elapsed_s")
     assert one == two and list(one["backends"]["builtin"]) == ["hermes", "mistral", "pythonic"]
