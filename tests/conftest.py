@@ -69,8 +69,12 @@ def _scale_examples(items) -> None:  # type: ignore[no-untyped-def]
 
 
 def pytest_report_header(config):  # type: ignore[no-untyped-def]
-    scale = f"a tenth of each test's examples (>= {DEV_FLOOR})" if PROFILE == "dev" else "full counts"
-    return f"hypothesis profile: {PROFILE} ({scale}; HYPOTHESIS_PROFILE=thorough for full depth)"
+    if PROFILE == "dev":
+        return (
+            f"hypothesis profile: dev (a tenth of each test's examples, >= {DEV_FLOOR}; "
+            "HYPOTHESIS_PROFILE=thorough or tox -e thorough for the full counts)"
+        )
+    return f"hypothesis profile: {PROFILE}"
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
