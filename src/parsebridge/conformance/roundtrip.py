@@ -390,6 +390,11 @@ def run_roundtrip(
 
     from .parallel import map_forked
 
+    if jobs > 1:  # build one parser per backend here, so forked workers inherit its imports and tokenizer
+        for backend in dict.fromkeys(b for b, _ in pairs):
+            family = next(f for b, f in pairs if b == backend)
+            with contextlib.suppress(Exception):
+                subject_for(backend, family, [])
     for (backend, family), got in zip(pairs, map_forked(tally, pairs, jobs=jobs), strict=True):
         section["backends"][backend][family] = got
     section["elapsed_s"] = round(time.perf_counter() - t0, 3)
