@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RENDER = ROOT / "benchmarks" / "results-issue13-round5" / "render.py"
@@ -13,3 +17,22 @@ RENDER = ROOT / "benchmarks" / "results-issue13-round5" / "render.py"
 def test_benchmark_figures_match_the_runs() -> None:
     out = subprocess.run([sys.executable, str(RENDER), "--check"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _render_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("_bench_render", RENDER)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_render_refuses_a_missing_or_empty_input(tmp_path: Path) -> None:
+    """A missing JSON is an error naming the file, not a table of empty rows."""
+    render = _render_module()
+    with pytest.raises(SystemExit, match=r"missing input .*nope\.json"):
+        render.load(tmp_path / "nope.json")
+    (tmp_path / "empty.json").write_text(json.dumps({"rows": []}))
+    with pytest.raises(SystemExit, match="no rows"):
+        render.load(tmp_path / "empty.json")
+    assert render.load(tmp_path / "nope.json", optional=True) == {"rows": []}

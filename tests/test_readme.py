@@ -4,6 +4,12 @@ Blocks that need a framework (they name ``vllm:`` or ``sglang:`` specs in
 code that runs) are skipped unless that framework is installed; a block
 preceded by ``<!-- readme: no-test -->`` is illustration only.
 
+A ``print(...)`` whose line ends in a comment states what it prints: the
+comment is compared with the printed text (``# 'Let me check.'`` is the string
+printed; anything else, ``# get_weather {'city': 'Paris'}``, is the printed
+text itself). A print in a loop is judged by its last output. The few comments
+that describe a print rather than quote it are listed in `DESCRIPTIONS`.
+
 A backend swap the README advertises on a line, ``"builtin:hermes" ...  # or
 "vllm:hermes", "sglang:hermes"``, is run too: the block once more with the
 line's first spec replaced by each alternative, for every installed backend.
@@ -11,12 +17,16 @@ line's first spec replaced by each alternative, for every installed backend.
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import importlib.util
+import io
 import os
 import re
 import sys
+import tokenize
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +42,65 @@ def _blocks() -> list[tuple[int, str]]:
             continue
         out.append((text[: m.start()].count("\n") + 1, m.group(2)))
     return out
+
+
+#: Print comments that describe the output instead of quoting it (each must still be in the README).
+DESCRIPTIONS = (
+    "content fragments, then the call: id+name first, then arguments",
+    "deltas serialise like the results",
+)
+
+
+def _claims(code: str) -> dict[int, str]:
+    """Line (in the block) of each ``print(...)`` statement → the output its trailing comment states."""
+    comments = {
+        tok.start[0]: tok.string[1:].strip()
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline)
+        if tok.type == tokenize.COMMENT
+    }
+    out: dict[int, str] = {}
+    for node in ast.walk(ast.parse(code)):
+        if not (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "print"
+        ):
+            continue
+        comment = comments.get(node.end_lineno or node.lineno)
+        if not comment or comment in DESCRIPTIONS:
+            continue
+        try:
+            value = ast.literal_eval(comment)
+        except (ValueError, SyntaxError):
+            value = None
+        out[node.lineno] = value if isinstance(value, str) else comment
+    return out
+
+
+def run_checking_prints(code: str, filename: str) -> list[str]:
+    """Execute `code`; return one line per print whose output differs from its comment."""
+    printed: dict[int, str] = {}
+
+    def recording_print(
+        *args: Any, sep: str | None = " ", end: str | None = "\n", file: Any = None, flush: bool = False
+    ) -> None:
+        if file is not None:
+            print(*args, sep=sep, end=end, file=file, flush=flush)
+            return
+        frame = sys._getframe(1)
+        text = (" " if sep is None else sep).join(map(str, args))
+        if frame.f_code.co_filename == filename:
+            printed[frame.f_lineno] = text  # a loop: the last output stands
+        sys.stdout.write(text + ("\n" if end is None else end))
+
+    exec(compile(code, filename, "exec"), {"__name__": "__readme__", "print": recording_print})
+    wrong = []
+    for lineno, claim in _claims(code).items():
+        got = printed.get(lineno)
+        if got != claim:
+            wrong.append(f"{filename} (+{lineno - 1}): prints {got!r}, its comment says {claim!r}")
+    return wrong
 
 
 _SPEC = re.compile(r"""["'](\w+:[\w.:-]+)["']""")
@@ -101,5 +170,20 @@ def test_readme_python_example_runs(line, code, swap, tmp_path, monkeypatch):
     m = re.match(r"#\s*([\w/]+\.py)\s*$", first)
     if m:
         (tmp_path / m.group(1)).write_text(code, encoding="utf-8")
-    exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "__readme__"})
+    wrong = run_checking_prints(code, f"README.md:{line}")
     os.chdir(tmp_path)  # the example must not have changed directory for good
+    assert not wrong, "\n".join(wrong)
+
+
+def test_readme_print_comments_are_checked():
+    """The comments are really picked up, descriptions excepted (and those still exist)."""
+    text = README.read_text(encoding="utf-8")
+    assert all(d in text for d in DESCRIPTIONS), "a listed description is no longer in the README"
+    claims = [c for _, code in _blocks() for c in _claims(code).values()]
+    assert "Let me check." in claims and "get_weather {'city': 'Paris'}" in claims
+    assert len(claims) >= 8, claims
+
+
+def test_a_wrong_print_comment_fails():
+    code = "print('Let me check.')   # 'Let me check.'\nprint(1, [])   # 1 [2]\nfor i in range(3):\n    print(i)   # 2\n"
+    assert run_checking_prints(code, "block") == ["block (+1): prints '1 []', its comment says '1 [2]'"]

@@ -35,8 +35,23 @@ END = "<!-- benchmark-figures:end -->"
 FAMILIES = ("hermes", "llama3_json", "deepseek_v3", "qwen3", "deepseek_r1")
 
 
-def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text()) if path.exists() else {"rows": []}
+class MissingInput(SystemExit):
+    """An input JSON is absent or holds no rows: rendering would print empty tables as if measured."""
+
+
+def load(path: Path, *, optional: bool = False) -> dict[str, Any]:
+    """A run's JSON; a missing or empty required input stops the render with a clear message."""
+    if not path.exists():
+        if optional:
+            return {"rows": []}
+        raise MissingInput(
+            f"render.py: missing input {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
+            "(written by python -m benchmarks ... --out FILE); refusing to render empty rows"
+        )
+    doc: dict[str, Any] = json.loads(path.read_text())
+    if not doc.get("rows"):
+        raise MissingInput(f"render.py: input {path} has no rows; refusing to render empty tables")
+    return doc
 
 
 def by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -70,7 +85,15 @@ class Runs:
         self.before_t = by_name(load(BEFORE / "throughput.json"))
         self.compare = by_name(load(ROOT / "benchmarks" / "results-compare.json"))
         #: An earlier pair of overhead runs of the same adapter code, kept when it was re-run.
-        self.earlier = [by_name(load(HERE / f"overhead-import-earlier-run{i}.json")) for i in (1, 2)]
+        #: Optional (only when a pair was re-run), but then both runs.
+        self.earlier = [
+            by_name(load(HERE / f"overhead-import-earlier-run{i}.json", optional=not self._earlier_kept()))
+            for i in (1, 2)
+        ]
+
+    @staticmethod
+    def _earlier_kept() -> bool:
+        return any((HERE / f"overhead-import-earlier-run{i}.json").exists() for i in (1, 2))
 
     def overhead(self, run: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         return [r for r in run.values() if r["section"] == "overhead" and not math.isnan(r["value"])]

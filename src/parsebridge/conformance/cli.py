@@ -379,6 +379,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
             families=families or None,
             examples=ns.roundtrip,
             seed=ns.roundtrip_seed,
+            jobs=jobs,
         )
         console.print(
             f"[bold]round trip[/] ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"

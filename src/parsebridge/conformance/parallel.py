@@ -21,13 +21,15 @@ import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from .runner import Result, Runner, Target
 from .transcripts import Transcript
 
 Unit = tuple[Target, int, bool]  # target, transcript index, explicit
+R = TypeVar("R")
 
 _STATE: dict[str, object] = {}
 
@@ -83,17 +85,16 @@ def run_units(
         order = sorted(range(len(units)), key=lambda i: -len(transcripts[units[i][1]].output))
         try:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                pending: set[Future[tuple[int, list[Result]]]] = {pool.submit(_work, i) for i in order}
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        try:
-                            i, rows = f.result()
-                        except BrokenProcessPool:
-                            continue
-                        done[i] = rows
-                        if progress is not None:
-                            progress(len(rows))
+                # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
+                # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
+                for f in as_completed([pool.submit(_work, i) for i in order]):
+                    try:
+                        i, rows = f.result()
+                    except BrokenProcessPool:
+                        continue
+                    done[i] = rows
+                    if progress is not None:
+                        progress(len(rows))
         except BrokenProcessPool:
             pass  # the rest runs below, in this process
         finally:
@@ -105,3 +106,35 @@ def run_units(
             if progress is not None:
                 progress(len(got))
         yield from got
+
+
+def _call(index: int) -> tuple[int, Any]:
+    fn: Callable[[Any], Any] = _STATE["fn"]  # type: ignore[assignment]
+    items: Sequence[Any] = _STATE["items"]  # type: ignore[assignment]
+    return index, fn(items[index])
+
+
+def map_forked(fn: Callable[[Any], R], items: Sequence[Any], *, jobs: int) -> list[R]:
+    """``[fn(x) for x in items]`` over forked worker processes, in item order.
+
+    For independent, deterministic work (each item seeded by itself, e.g. a
+    round-trip family): the result does not depend on `jobs`. Items a dead
+    worker left undone run in this process.
+    """
+    done: dict[int, R] = {}
+    if jobs > 1 and len(items) > 1 and fork_available():
+        _STATE.update(fn=fn, items=list(items))
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                for f in [pool.submit(_call, i) for i in range(len(items))]:
+                    try:
+                        i, got = f.result()
+                    except BrokenProcessPool:
+                        continue
+                    done[i] = got
+        except BrokenProcessPool:
+            pass  # the rest runs below, in this process
+        finally:
+            _STATE.clear()
+    return [done[i] if i in done else fn(x) for i, x in enumerate(items)]

@@ -361,8 +361,13 @@ def run_roundtrip(
     examples: int = 12,
     seed: int | str = 0,
     progress: Callable[[str, str], None] | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
-    """The report's ``roundtrip`` section: per backend, per family, the tally of `examples` examples."""
+    """The report's ``roundtrip`` section: per backend, per family, the tally of `examples` examples.
+
+    `jobs` > 1 runs the (backend, family) tallies in forked workers; each is
+    seeded by its family, so the section is the same for any `jobs`.
+    """
     wanted = None
     if families:
         wanted = set()
@@ -371,15 +376,27 @@ def run_roundtrip(
             wanted.add(fam.name if fam else name)
     t0 = time.perf_counter()
     section: dict[str, Any] = {"examples": examples, "seed": seed, "backends": {}}
+    pairs = []
     for backend in backends:
-        per: dict[str, Any] = {}
+        section["backends"][backend] = {}
         for family in roundtrip_families(backend):
-            if wanted is not None and family not in wanted:
-                continue
-            if progress is not None:
-                progress(backend, family)
-            per[family] = run_family(backend, family, examples, seed).as_dict()
-        section["backends"][backend] = per
+            if wanted is None or family in wanted:
+                pairs.append((backend, family))
+
+    def tally(pair: tuple[str, str]) -> dict[str, Any]:
+        if progress is not None:
+            progress(*pair)
+        return run_family(pair[0], pair[1], examples, seed).as_dict()
+
+    from .parallel import map_forked
+
+    if jobs > 1:  # build one parser per backend here, so forked workers inherit its imports and tokenizer
+        for backend in dict.fromkeys(b for b, _ in pairs):
+            family = next(f for b, f in pairs if b == backend)
+            with contextlib.suppress(Exception):
+                subject_for(backend, family, [])
+    for (backend, family), got in zip(pairs, map_forked(tally, pairs, jobs=jobs), strict=True):
+        section["backends"][backend][family] = got
     section["elapsed_s"] = round(time.perf_counter() - t0, 3)
     return section
 

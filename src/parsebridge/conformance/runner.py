@@ -202,8 +202,13 @@ _UNSUPPORTED_ERRORS = (
 )
 
 
-def _unsupported_reason(exc: BaseException) -> str | None:
-    """A construction error that means "cannot run here" rather than "the backend is broken"."""
+def unsupported_reason(exc: BaseException) -> str | None:
+    """Why a construction error means "cannot run here" (not "the backend is broken"), else None.
+
+    Framework not installed, no such parser in this release, a parser that
+    cannot run without a model, a parser module absent: these are reasons to
+    report `unsupported` (or, in tests, to skip); anything else is a fault.
+    """
     if isinstance(exc, _UNSUPPORTED_ERRORS):
         return str(exc)
     if isinstance(exc, ModuleNotFoundError) and (exc.name or "").startswith("parsebridge."):
@@ -406,7 +411,7 @@ class Runner:
         try:
             subject = self.subject(target, transcript.tools)
         except Exception as exc:
-            why = None if explicit else _unsupported_reason(exc)
+            why = None if explicit else unsupported_reason(exc)
             if why is not None:
                 return [row(c.name, "unsupported", reason=why) for c in chunkings]
             msg = _error_text(exc, target, "create parser", transcript.id)
