@@ -30,6 +30,10 @@ _PLUGINS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Characters per chunk of `parse --stream` when --chunk-size is not given.
+DEFAULT_CHUNK_SIZE = 4
+
+
 class UsageError(ParsebridgeError, ValueError):
     """The command line asks for something that cannot run as given (exit 2)."""
 
@@ -179,6 +183,8 @@ def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
 def _cmd_parse(ns: argparse.Namespace) -> int:
     if not (ns.tool_parser or ns.reasoning_parser):
         raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
+    if ns.chunk_size is not None and not ns.stream:
+        raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
     if ns.input != "-":
         io.exists_or_fail(ns.input)
     tools = io.load_tools(ns.tools)
@@ -208,7 +214,9 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
     json_out: IO[str] | None = sys.stdout if ns.json else None
     if json_out is not None:
         json_out.write('{\n  "deltas": [')
-    for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
+    for piece in itertools.chain(
+        _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
+    ):
         d = stream.feed(piece) if piece is not None else stream.flush()
         if not d:
             continue
@@ -319,9 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument(
         "--chunk-size",
         type=positive_int,
-        default=4,
+        default=None,
         metavar="N",
-        help="characters per chunk with --stream (4)",
+        help="characters per chunk with --stream (default 4; an error without --stream)",
     )
     pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
     pp.add_argument("--json", action="store_true", help="machine-readable output")

@@ -42,7 +42,8 @@ EPILOG = """\
 exit status:
   0    the suite ran (whatever the results), or --strict and no result is fail/error
   1    --strict and at least one result is fail or error (or nothing was run)
-  2    usage error: unknown backend, chunking, family or transcript id; a transcript
+  2    usage error: unknown backend, chunking, family or transcript id; a --backend that
+       is not installed (the message says how to install it); a transcript
        file that is missing, empty, not UTF-8 or malformed (the message names it)
   130  interrupted; 141 the output pipe closed early (e.g. `| head`)
 
@@ -63,6 +64,8 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add `conformance` to the `parsebridge` command's subparsers."""
+    from .chunking import DEFAULT_CHUNKINGS
+
     p = subparsers.add_parser(
         "conformance",
         help="run the shared transcripts through every backend and report",
@@ -76,7 +79,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang; an explicitly named unavailable backend is reported unsupported)",
+        "builtin, vllm, sglang; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",
@@ -95,7 +98,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--kind", choices=("tool", "reasoning"), help="only tool or only reasoning transcripts")
     p.add_argument(
-        "--chunking", action="append", metavar="C", help="chunkings to run (repeatable; default: default)"
+        "--chunking",
+        action="append",
+        metavar="C",
+        help=f"chunkings to run (repeatable or comma-separated; default: {','.join(DEFAULT_CHUNKINGS)}; "
+        "'all' for every one)",
     )
     p.add_argument(
         "--transcripts",
@@ -121,10 +128,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="worker processes (default auto: one per core, at most 8; 1: run in this process)",
     )
     p.add_argument(
+        "--framework-logs",
         "--verbose",
         "-v",
+        dest="framework_logs",
         action="store_true",
-        help="keep the frameworks' own log output (silenced by default: results say it all)",
+        help="let vLLM/SGLang log (silenced by default: the results say it all); --verbose/-v: "
+        "the older name, kept as an alias",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument(
@@ -274,9 +284,8 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
 
 
 def cmd_conformance(ns: argparse.Namespace) -> int:
-    from rich.markup import escape
-
     from .._cli_io import console as term_console
+    from .._cli_io import styled
     from ..adapters import get_backend
     from ..protocol import InvalidSpecError, ParsebridgeError
     from .chunking import parse_chunkings
@@ -295,7 +304,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     if ns.transcripts:
         loaded = load_transcript_files(ns.transcripts)
         for problem in validate_transcripts(loaded, strict=False):
-            err.print(f"[yellow]warning:[/] {escape(problem)}")
+            err.print(styled(("warning:", "yellow"), " " + problem))
         transcripts = list(select(loaded, families=families or None, kinds=kinds))
     else:
         transcripts = bundled_transcripts(families or None, kinds)
@@ -306,8 +315,9 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
         if unknown:
             raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
         transcripts = [t for t in transcripts if t.id in set(wanted)]
-    for b in _split(ns.backend):
-        get_backend(b)  # an unknown name is a usage error with suggestions; a missing framework is not
+    named = [get_backend(b).name for b in _split(ns.backend)]  # a typo: a usage error with suggestions
+    for b in named:
+        get_backend(b).require()  # named but not installed: a usage error saying how to install it
 
     runner = Runner(chunkings)
     pairs = None
@@ -318,17 +328,17 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
         transcripts = list({t.id: t for _, t in pairs}.values())
         explicit = list(dict.fromkeys(t.backend for t, _ in pairs))
     else:
-        explicit = _split(ns.backend)
+        explicit = list(dict.fromkeys(named))
     requested = explicit or list(DEFAULT_BACKENDS)
     versions, unavailable, shapes, parsers = _backend_meta(requested)
     backends = requested if explicit else [b for b in requested if b not in unavailable]
-    if ns.verbose:
+    if ns.framework_logs:
         os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
     else:
         _quiet_frameworks()
     for b in requested:
         if b in unavailable:
-            err.print(f"[dim]backend {b} unavailable: {escape(unavailable[b])}[/]")
+            err.print(styled(f"backend {b} unavailable: {unavailable[b]}", style="dim"))
 
     if pairs is not None:
         index = {t.id: i for i, t in enumerate(transcripts)}
@@ -381,13 +391,20 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
             seed=ns.roundtrip_seed,
         )
         console.print(
-            f"[bold]round trip[/] ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
+            styled(
+                ("round trip", "bold"),
+                f" ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):",
+            )
         )
         for line in summary_lines(roundtrip):
-            console.print("  " + escape(line))
+            console.print(styled("  " + line))
     console.print(
-        f"{len(transcripts)} transcripts × {len(backends)} backend(s) × {len(chunkings)} chunkings: "
-        f"{len(results)} results in [bold]{wall_s:.1f} s[/] wall (run {run_s:.1f} s, framework imports included)"
+        styled(
+            f"{len(transcripts)} transcripts × {len(backends)} backend(s) × {len(chunkings)} chunkings: "
+            f"{len(results)} results in ",
+            (f"{wall_s:.1f} s", "bold"),
+            f" wall (run {run_s:.1f} s, framework imports included)",
+        )
     )
     if ns.report:
         report = build_report(
@@ -408,9 +425,9 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
         if roundtrip is not None:
             report["roundtrip"] = roundtrip
         paths = write_report(ns.report, report)
-        console.print(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}")
+        console.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
     if not transcripts:
-        err.print("[yellow]warning:[/] no transcripts selected")
+        err.print(styled(("warning:", "yellow"), " no transcripts selected"))
     bad = sum(1 for r in results if r.status in ("fail", "error"))
     if ns.strict and (bad or not results):
         return 1
@@ -429,16 +446,23 @@ def _quiet_frameworks() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _cell(counts: Counter[str]) -> str:
-    parts = [f"[{STATUS_STYLE[s]}]{counts[s]} {s}[/]" for s in STATUS_STYLE if counts[s]]
-    return " ".join(parts) or "[dim]–[/]"
+def _cell(counts: Counter[str]) -> Any:
+    from .._cli_io import styled
+
+    parts: list[tuple[str, str] | str] = []
+    for s in STATUS_STYLE:
+        if counts[s]:
+            parts += [" "] if parts else []
+            parts.append((f"{counts[s]} {s}", STATUS_STYLE[s]))
+    return styled(*parts) if parts else styled(("–", "dim"))
 
 
 def _print_summary(
     console: Any, results: Sequence[Any], backends: Sequence[str], versions: dict[str, Any], show: int
 ) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from .._cli_io import plain, styled
 
     per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     totals: dict[str, Counter[str]] = defaultdict(Counter)
@@ -448,11 +472,11 @@ def _print_summary(
     table = Table(title="conformance: family × backend", title_justify="left")
     table.add_column("family", overflow="fold")
     for b in backends:
-        table.add_column(escape(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
+        table.add_column(plain(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
     for fam in sorted(per):
-        table.add_row(escape(fam), *(_cell(per[fam][b]) for b in backends))
+        table.add_row(plain(fam), *(_cell(per[fam][b]) for b in backends))
     table.add_section()
-    table.add_row("[bold]total[/]", *(_cell(totals[b]) for b in backends))
+    table.add_row(styled(("total", "bold")), *(_cell(totals[b]) for b in backends))
     console.print(table)
     if show <= 0:
         return
@@ -464,7 +488,9 @@ def _print_summary(
 
     for r in bad[:show]:
         detail = r.detail if len(r.detail) <= 200 else r.detail[:199] + "…"
-        text = escape(f"{r.spec} {r.transcript} [{r.chunking}] {detail}")
-        console.print(f"[{STATUS_STYLE[r.status]}]{r.status}[/] {text}", soft_wrap=True)
+        line = styled((r.status, STATUS_STYLE[r.status]), f" {r.spec} {r.transcript} [{r.chunking}] {detail}")
+        console.print(line, soft_wrap=True)
     if len(bad) > show:
-        console.print(f"[dim]… {len(bad) - show} more not passing (undocumented); see the report[/]")
+        console.print(
+            styled(f"… {len(bad) - show} more not passing (undocumented); see the report", style="dim")
+        )
