@@ -194,3 +194,27 @@ def test_conformance_accepts_framework_logs_like_compare_and_parse(tmp_path: Pat
     for flag in ("--framework-logs", "--verbose"):
         p = pb("conformance", flag, *args, cwd=tmp_path)
         assert p.returncode == 0, (flag, p.stderr)
+
+
+# ---------------------------------------------------------------- 4: transcript files
+
+
+@pytest.mark.parametrize(
+    "cmd", [("compare", "--tool-parser", "builtin:hermes"), ("conformance", "--transcripts")]
+)
+def test_a_broken_json_array_is_a_usage_error_naming_the_file(tmp_path: Path, cmd: tuple[str, ...]) -> None:
+    (tmp_path / "broken.json").write_text('[{"output": 1}', encoding="utf-8")
+    p = pb(*cmd, "broken.json", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert "error: broken.json: not JSON: Expecting ',' delimiter at line 1, column 15" in p.stderr
+    assert "JSONDecodeError" not in p.stderr
+
+
+def test_a_pretty_printed_transcript_object_is_read(tmp_path: Path) -> None:
+    obj = {"id": "pretty", "family": "hermes", "output": "Hi " + HERMES_CALL}
+    (tmp_path / "pretty.json").write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    p = pb("compare", "--tool-parser", "builtin:hermes", "pretty.json", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    assert "pretty" in p.stdout and '{"a": ":rocket:"}' in p.stdout

@@ -9,6 +9,7 @@ output models `models.py`, the table/HTML views `render.py`.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -178,28 +179,13 @@ _PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".g
 
 
 def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
-    from ..conformance.transcripts import TranscriptError, transcript_from
+    from ..conformance.transcripts import iter_json_lines, transcript_from
 
     first = stream.readline()
     if not first.lstrip().startswith("{"):
         yield transcript_from({"output": first + stream.read()}, "stdin")
         return
-    lineno = 0
-    for line in _chain_first(first, stream):
-        lineno += 1
-        text = line.strip()
-        if not text or text.startswith("//"):
-            continue
-        try:
-            obj = json.loads(text)
-        except ValueError as exc:
-            raise TranscriptError(f"<stdin>:{lineno}: not JSON: {exc}") from exc
-        yield transcript_from(obj, f"stdin:{lineno}")
-
-
-def _chain_first(first: str, rest: Iterable[str]) -> Iterator[str]:
-    yield first
-    yield from rest
+    yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
 
 
 def _looks_like_path(arg: str) -> bool:
