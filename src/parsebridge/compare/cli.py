@@ -62,9 +62,7 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `compare` to the `parsebridge` command's subparsers."""
-    from .defaults import DEFAULT_COMPARE_CHUNKINGS  # light: models and runner load only when run
-
+    """Add `compare` to the `parsebridge` command's subparsers (light: models and runner load only when run)."""
     p = subparsers.add_parser(
         "compare",
         help="backends side by side on the same transcripts (one output or a whole log)",
@@ -73,6 +71,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_input_options(p)
+    _add_run_options(p)
+    _add_output_options(p)
+    p.set_defaults(func=cmd_compare)
+    return p  # type: ignore[no-any-return]
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    """What is compared: the inputs, the specs or families and backends, the chunkings, the defaults."""
+    from .defaults import DEFAULT_COMPARE_CHUNKINGS
+
     p.add_argument("inputs", nargs="*", metavar="TRANSCRIPTS", help="files, - for stdin, or raw output text")
     p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
     p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes (repeatable)")
@@ -102,9 +111,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="the prompt opened reasoning (for transcripts that do not say)",
     )
-    p.add_argument("--format", choices=("table", "json", "html"), default="table")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
-    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Where and how it runs: jobs, executor, order, resume, progress, framework logs."""
     p.add_argument(
         "--jobs",
         "-j",
@@ -135,17 +145,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="skip transcripts already in --output (json) and append the rest",
     )
-    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
-    p.add_argument(
-        "--show",
-        type=int,
-        default=None,
-        metavar="N",
-        help="show every transcript when there are at most N (table 20, html 300), else the --top",
-    )
-    p.add_argument(
-        "--fail-on-diff", action="store_true", help="exit 1 when any transcript shows a difference"
-    )
     prog = p.add_mutually_exclusive_group()
     prog.add_argument(
         "--progress",
@@ -160,9 +159,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="let vLLM/SGLang log (by default their error logs are silenced: compare reports errors)",
     )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """What is written where: format, files, how many transcripts are shown, the exit on differences."""
+    p.add_argument("--format", choices=("table", "json", "html"), default="table")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
+    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
+    p.add_argument(
+        "--show",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show every transcript when there are at most N (table 20, html 300), else the --top",
+    )
+    p.add_argument(
+        "--fail-on-diff", action="store_true", help="exit 1 when any transcript shows a difference"
+    )
     p.add_argument("--schema", action="store_true", help="print the JSON schema of the json output and exit")
-    p.set_defaults(func=cmd_compare)
-    return p  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- inputs
