@@ -123,6 +123,16 @@ def test_compare_of_a_raw_output_file_without_spec_or_family_is_a_usage_error(tm
     assert "out.txt is a raw output, which names no family" in p.stderr and "--family NAME" in p.stderr
 
 
+def test_compare_of_a_raw_output_on_stdin_without_spec_or_family_is_a_usage_error(tmp_path: Path) -> None:
+    p = pb("compare", "-", cwd=tmp_path, stdin=("Hi " + HERMES_CALL).encode())
+    no_traceback(p)
+    assert p.returncode == 2 and "<stdin> is a raw output, which names no family" in p.stderr
+    ok = pb(
+        "compare", "-", "--tool-parser", "builtin:hermes", cwd=tmp_path, stdin=("Hi " + HERMES_CALL).encode()
+    )
+    assert ok.returncode == 0 and '{"a": ":rocket:"}' in ok.stdout
+
+
 @pytest.mark.parametrize("name", ["blank.jsonl", "blank.txt"])
 def test_compare_of_a_file_of_blank_lines_is_a_usage_error(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_text("\n  \n\n", encoding="utf-8")

@@ -51,8 +51,10 @@ output (--format json): one object per transcript, then a summary object. A tran
 exit status:
   0    done
   1    --fail-on-diff and some difference, or a parser raised
-  2    usage error: unknown spec, family or backend, framework not installed, or an input
-       file that is missing, empty, not UTF-8 or malformed (the message names it)
+  2    usage error: unknown spec, family or backend, framework not installed, a raw
+       output with neither a spec nor --family, or an input file that is missing, empty
+       (or only blank lines), holds no transcripts, is not UTF-8 or is malformed (the
+       message names it)
   130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
 
@@ -193,11 +195,14 @@ class _Source:
 _PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
 
 
-def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
+def _stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
+    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
     from ..conformance.transcripts import iter_json_lines, transcript_from
 
     first = stream.readline()
     if not first.lstrip().startswith("{"):
+        if not raw_ok:
+            raise _raw_without_family("<stdin>")
         yield transcript_from({"output": first + stream.read()}, "stdin")
         return
     yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
@@ -249,7 +254,8 @@ def sources(ns: argparse.Namespace) -> list[_Source]:
     texts = 0
     for arg in ns.inputs:
         if arg == "-":
-            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin), None))
+            raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
+            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin, raw_ok), None))
             continue
         path = Path(arg)
         if path.is_dir():
@@ -443,8 +449,10 @@ def _ray_ready() -> bool:
 
     try:
         require_ray()
-    except RayUnavailableError as exc:  # printed plainly: rich markup would eat "[ray]"
-        print(f"error: {exc}", file=sys.stderr)
+    except RayUnavailableError as exc:
+        from .._cli_io import print_error
+
+        print_error(exc)  # verbatim: "parsebridge[ray]" is text, not markup
         return False
     return True
 
@@ -455,10 +463,14 @@ def _check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[_Source]) -> None:
         return
     raw = [s.label for s in srcs if s.raw]
     if raw:
-        raise _usage(
-            f"{raw[0]} is a raw output, which names no family: give --tool-parser/--reasoning-parser SPEC "
-            "or --family NAME"
-        )
+        raise _raw_without_family(raw[0])
+
+
+def _raw_without_family(label: str) -> Exception:
+    return _usage(
+        f"{label} is a raw output, which names no family: give --tool-parser/--reasoning-parser SPEC "
+        "or --family NAME"
+    )
 
 
 def _pending(
