@@ -228,3 +228,14 @@ def test_a_pretty_printed_transcript_object_is_read(tmp_path: Path) -> None:
     no_traceback(p)
     assert p.returncode == 0, p.stderr
     assert "pretty" in p.stdout and '{"a": ":rocket:"}' in p.stdout
+
+
+def test_compare_and_list_take_backend_names_in_any_case(tmp_path: Path) -> None:
+    p = pb("compare", "--bundled", "--family", "hermes", "--backends", "BUILTIN", "--chunking", "token",
+           "--format", "json", cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(p.stdout.splitlines()[-1])
+    assert list(summary["backends"]) == ["builtin"]
+    lst = pb("list", "--backend", "Builtin", "--brief", "--json", cwd=tmp_path)
+    assert lst.returncode == 0, lst.stderr
+    assert [b["name"] for b in json.loads(lst.stdout)["backends"]] == ["builtin"]

@@ -79,11 +79,11 @@ def _cmd_list(ns: argparse.Namespace) -> int:
     if ns.backend:
         known = [i.name for i in infos]
         for b in ns.backend:
-            if b not in known:
+            if b.lower() not in known:
                 from .protocol import UnknownBackendError
 
                 raise UnknownBackendError(b, known)
-        infos = [i for i in infos if i.name in ns.backend]
+        infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
     if ns.json:
         print(json.dumps(_list_json(infos), indent=2))
         return 0

@@ -208,9 +208,8 @@ class ComparePlan:
         from ..adapters import get_backend
 
         chunk_names = _chunk_names(chunkings)
-        if backends:
-            for b in backends:
-                get_backend(b)  # unknown backend → error listing the known ones
+        if backends:  # canonical names (VLLM → vllm); an unknown one → error listing the known ones
+            backends = list(dict.fromkeys(get_backend(b).name for b in backends))
         targets = targets_from(specs, reasoning_parsers)
         if targets:
             if family or backends:
