@@ -1,16 +1,20 @@
 """Terminal output and input files shared by the `parsebridge` subcommands.
 
-Three rules every command keeps: model text (and anything quoting it, such as
-an error message) is printed as plain text, never read as Rich markup — a
-transcript containing ``[/INST]`` must print as itself — and output that goes
-to a file or a pipe is not cut to 80 columns (names and spec strings are
-what people grep for), and an input file that cannot be used is a usage
-error naming the file and the position, never a bare codec or JSON message.
+Four rules every command keeps: model text (and anything quoting it, such as
+an error message) is printed as plain text, never read as Rich markup or
+emoji codes — a transcript containing ``[/INST]`` or ``:smile:`` must print
+as itself, so every styled line is built by `styled` from literal parts and
+the console reads no emoji codes; output that goes to a file or a pipe is
+not cut to 80 columns (names and spec strings are what people grep for); a
+reader that goes away (``| head``) ends the command with status 141, as for
+JSON output; and an input file that cannot be used is a usage error naming
+the file and the position, never a bare codec or JSON message.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import os
 import sys
@@ -62,34 +66,66 @@ def width_for(stream: IO[str] | None) -> int | None:
 
 
 def console(stderr: bool = False, file: IO[str] | None = None) -> Any:
-    """A Rich console for CLI output: no highlighting, full width off a terminal."""
-    from rich.console import Console
+    """A Rich console for CLI output: no highlighting, no emoji codes, full width off a terminal.
 
+    A closed output pipe raises `BrokenPipeError` (the command then exits
+    141) instead of Rich's own ``SystemExit(1)``.
+    """
     target = file if file is not None else (sys.stderr if stderr else sys.stdout)
-    return Console(
+    return _console_class()(
         file=file,
         stderr=stderr,
         highlight=False,
+        emoji=False,
         soft_wrap=False,
         width=width_for(target),
     )
 
 
+@functools.cache
+def _console_class() -> Any:
+    from rich.console import Console
+
+    class PipeAwareConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # nothing more is written; `main` turns this into status 141
+            raise BrokenPipeError
+
+    return PipeAwareConsole
+
+
 def plain(text: object) -> Any:
-    """`text` as a Rich renderable that is never parsed as markup."""
+    """`text` as a Rich renderable that is never parsed as markup or emoji codes."""
     from rich.text import Text
 
     return Text(str(text))
 
 
-def print_error(message: object, *, prefix: str = "error:") -> None:
-    """``error: MESSAGE`` on stderr; the message is printed verbatim."""
+#: One part of a `styled` line: literal text, or (literal text, Rich style).
+Part = str | tuple[str, str]
+
+
+def styled(*parts: Part, style: str = "") -> Any:
+    """One line from literal parts, each optionally styled: ``styled(("fail", "red"), " ", detail)``.
+
+    The only way CLI code puts colour around text it did not write (model
+    output, transcript ids, spec strings, error messages): no part is ever
+    read as markup or emoji codes. `style` applies to the whole line.
+    """
     from rich.text import Text
 
-    line = Text()
-    line.append(prefix, style="red")
-    line.append(" " + str(message))
-    console(stderr=True).print(line, soft_wrap=True)
+    line = Text(style=style)
+    for part in parts:
+        if isinstance(part, tuple):
+            line.append(str(part[0]), style=part[1])
+        else:
+            line.append(str(part))
+    return line
+
+
+def print_error(message: object, *, prefix: str = "error:") -> None:
+    """``error: MESSAGE`` on stderr; the message is printed verbatim."""
+    console(stderr=True).print(styled((prefix, "red"), " " + str(message)), soft_wrap=True)
 
 
 # ---------------------------------------------------------------- input files

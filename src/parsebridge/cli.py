@@ -30,6 +30,10 @@ _PLUGINS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Characters per chunk of `parse --stream` when --chunk-size is not given.
+DEFAULT_CHUNK_SIZE = 4
+
+
 class UsageError(ParsebridgeError, ValueError):
     """The command line asks for something that cannot run as given (exit 2)."""
 
@@ -75,32 +79,46 @@ def _cmd_list(ns: argparse.Namespace) -> int:
     if ns.backend:
         known = [i.name for i in infos]
         for b in ns.backend:
-            if b not in known:
+            if b.lower() not in known:
                 from .protocol import UnknownBackendError
 
                 raise UnknownBackendError(b, known)
-        infos = [i for i in infos if i.name in ns.backend]
-    table = family_table()
+        infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
     if ns.json:
-        backends = []
-        for i in infos:
-            entry = vars(i).copy()
-            entry["tool_aliases"] = family_aliases(i, "tool")
-            entry["reasoning_aliases"] = family_aliases(i, "reasoning")
-            backends.append(entry)
-        out = {
-            "parsebridge": __version__,
-            "backends": backends,
-            "families": [
-                {"kind": f.kind, "name": f.name, "aliases": list(f.aliases), "parsers": f.parsers}
-                for f in table
-            ],
-        }
-        print(json.dumps(out, indent=2))
+        print(json.dumps(_list_json(infos), indent=2))
         return 0
+    console = io.console()
+    console.print(_backends_table(infos, ns.brief))
+    for i in infos:
+        if not i.available and i.install:
+            console.print(io.plain(f"install {i.name}: {i.install}"), style="dim", soft_wrap=True)
+    if not ns.brief:
+        _print_parser_names(console, infos)
+    for kind in ("tool", "reasoning"):
+        console.print(_families_table(kind, [i.name for i in infos if i.name != "python"]))
+    return 0
+
+
+def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
+    backends = []
+    for i in infos:
+        entry = vars(i).copy()
+        entry["tool_aliases"] = family_aliases(i, "tool")
+        entry["reasoning_aliases"] = family_aliases(i, "reasoning")
+        backends.append(entry)
+    return {
+        "parsebridge": __version__,
+        "backends": backends,
+        "families": [
+            {"kind": f.kind, "name": f.name, "aliases": list(f.aliases), "parsers": f.parsers}
+            for f in family_table()
+        ],
+    }
+
+
+def _backends_table(infos: list[BackendInfo], brief: bool) -> Any:
     from rich.table import Table
 
-    console = io.console()
     t = Table(title="Backends", title_justify="left")
     for col in ("backend", "status", "version", "tool parsers", "reasoning parsers"):
         t.add_column(col, overflow="fold")
@@ -111,42 +129,45 @@ def _cmd_list(ns: argparse.Namespace) -> int:
             io.plain(i.name),
             status,
             io.plain(i.version or ""),
-            _count(i.tool_parsers, i, ns.brief, "tool"),
-            _count(i.reasoning_parsers, i, ns.brief, "reasoning"),
+            _count(i.tool_parsers, i, brief, "tool"),
+            _count(i.reasoning_parsers, i, brief, "reasoning"),
         )
-    console.print(t)
+    return t
+
+
+def _print_parser_names(console: Any, infos: list[BackendInfo]) -> None:
+    """Each available backend's parser names, and the family names it also accepts."""
     for i in infos:
-        if not i.available and i.install:
-            console.print(io.plain(f"install {i.name}: {i.install}"), style="dim", soft_wrap=True)
-    if not ns.brief:
-        for i in infos:
-            if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
-                continue
-            for kind, names in (("tool", i.tool_parsers), ("reasoning", i.reasoning_parsers)):
-                console.print(
-                    io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"), soft_wrap=True
-                )
-                aliases = family_aliases(i, kind)
-                if aliases:
-                    listed = ", ".join(f"{a} → {p}" for a, p in aliases.items())
-                    console.print(
-                        io.plain(f"  also accepted (family names): {listed}"), style="dim", soft_wrap=True
-                    )
-    for kind in ("tool", "reasoning"):
-        ft = Table(title=f"\n{kind} families (family → each backend's parser name)", title_justify="left")
-        backends = [i.name for i in infos if i.name != "python"]
-        ft.add_column("family", overflow="fold")
-        for b in backends:
-            ft.add_column(b, overflow="fold")
-        ft.add_column("aliases", style="dim", overflow="fold")
-        for fam in table.of_kind(kind):  # type: ignore[arg-type]
-            ft.add_row(
-                io.plain(fam.name),
-                *(io.plain(fam.parser_for(b) or "-") for b in backends),
-                io.plain(", ".join(fam.aliases)),
+        if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
+            continue
+        for kind, names in (("tool", i.tool_parsers), ("reasoning", i.reasoning_parsers)):
+            console.print(
+                io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"), soft_wrap=True
             )
-        console.print(ft)
-    return 0
+            aliases = family_aliases(i, kind)
+            if aliases:
+                listed = ", ".join(f"{a} → {p}" for a, p in aliases.items())
+                console.print(
+                    io.plain(f"  also accepted (family names): {listed}"), style="dim", soft_wrap=True
+                )
+
+
+def _families_table(kind: str, backends: list[str]) -> Any:
+    """Family → each backend's parser name, with the family's aliases."""
+    from rich.table import Table
+
+    ft = Table(title=f"\n{kind} families (family → each backend's parser name)", title_justify="left")
+    ft.add_column("family", overflow="fold")
+    for b in backends:
+        ft.add_column(b, overflow="fold")
+    ft.add_column("aliases", style="dim", overflow="fold")
+    for fam in family_table().of_kind(kind):  # type: ignore[arg-type]
+        ft.add_row(
+            io.plain(fam.name),
+            *(io.plain(fam.parser_for(b) or "-") for b in backends),
+            io.plain(", ".join(fam.aliases)),
+        )
+    return ft
 
 
 def _count(names: list[str], info: BackendInfo, brief: bool, kind: str) -> str:
@@ -179,6 +200,8 @@ def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
 def _cmd_parse(ns: argparse.Namespace) -> int:
     if not (ns.tool_parser or ns.reasoning_parser):
         raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
+    if ns.chunk_size is not None and not ns.stream:
+        raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
     if ns.input != "-":
         io.exists_or_fail(ns.input)
     tools = io.load_tools(ns.tools)
@@ -208,7 +231,9 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
     json_out: IO[str] | None = sys.stdout if ns.json else None
     if json_out is not None:
         json_out.write('{\n  "deltas": [')
-    for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
+    for piece in itertools.chain(
+        _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
+    ):
         d = stream.feed(piece) if piece is not None else stream.flush()
         if not d:
             continue
@@ -319,9 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument(
         "--chunk-size",
         type=positive_int,
-        default=4,
+        default=None,
         metavar="N",
-        help="characters per chunk with --stream (4)",
+        help="characters per chunk with --stream (default 4; an error without --stream)",
     )
     pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
     pp.add_argument("--json", action="store_true", help="machine-readable output")

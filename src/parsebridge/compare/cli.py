@@ -9,6 +9,7 @@ output models `models.py`, the table/HTML views `render.py`.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -50,8 +51,10 @@ output (--format json): one object per transcript, then a summary object. A tran
 exit status:
   0    done
   1    --fail-on-diff and some difference, or a parser raised
-  2    usage error: unknown spec, family or backend, framework not installed, or an input
-       file that is missing, empty, not UTF-8 or malformed (the message names it)
+  2    usage error: unknown spec, family or backend, framework not installed, a raw
+       output with neither a spec nor --family, or an input file that is missing, empty
+       (or only blank lines), holds no transcripts, is not UTF-8 or is malformed (the
+       message names it)
   130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
 
@@ -61,9 +64,7 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `compare` to the `parsebridge` command's subparsers."""
-    from .defaults import DEFAULT_COMPARE_CHUNKINGS  # light: models and runner load only when run
-
+    """Add `compare` to the `parsebridge` command's subparsers (light: models and runner load only when run)."""
     p = subparsers.add_parser(
         "compare",
         help="backends side by side on the same transcripts (one output or a whole log)",
@@ -72,6 +73,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_input_options(p)
+    _add_run_options(p)
+    _add_output_options(p)
+    p.set_defaults(func=cmd_compare)
+    return p  # type: ignore[no-any-return]
+
+
+def _add_input_options(p: argparse.ArgumentParser) -> None:
+    """What is compared: the inputs, the specs or families and backends, the chunkings, the defaults."""
+    from .defaults import DEFAULT_COMPARE_CHUNKINGS
+
     p.add_argument("inputs", nargs="*", metavar="TRANSCRIPTS", help="files, - for stdin, or raw output text")
     p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
     p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes (repeatable)")
@@ -101,9 +113,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="the prompt opened reasoning (for transcripts that do not say)",
     )
-    p.add_argument("--format", choices=("table", "json", "html"), default="table")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
-    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Where and how it runs: jobs, executor, order, resume, progress, framework logs."""
     p.add_argument(
         "--jobs",
         "-j",
@@ -134,17 +147,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="skip transcripts already in --output (json) and append the rest",
     )
-    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
-    p.add_argument(
-        "--show",
-        type=int,
-        default=None,
-        metavar="N",
-        help="show every transcript when there are at most N (table 20, html 300), else the --top",
-    )
-    p.add_argument(
-        "--fail-on-diff", action="store_true", help="exit 1 when any transcript shows a difference"
-    )
     prog = p.add_mutually_exclusive_group()
     prog.add_argument(
         "--progress",
@@ -159,9 +161,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="let vLLM/SGLang log (by default their error logs are silenced: compare reports errors)",
     )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """What is written where: format, files, how many transcripts are shown, the exit on differences."""
+    p.add_argument("--format", choices=("table", "json", "html"), default="table")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
+    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
+    p.add_argument(
+        "--show",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show every transcript when there are at most N (table 20, html 300), else the --top",
+    )
+    p.add_argument(
+        "--fail-on-diff", action="store_true", help="exit 1 when any transcript shows a difference"
+    )
     p.add_argument("--schema", action="store_true", help="print the JSON schema of the json output and exit")
-    p.set_defaults(func=cmd_compare)
-    return p  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- inputs
@@ -177,29 +195,17 @@ class _Source:
 _PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
 
 
-def _stdin_transcripts(stream: IO[str]) -> Iterator[Any]:
-    from ..conformance.transcripts import TranscriptError, transcript_from
+def _stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
+    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
+    from ..conformance.transcripts import iter_json_lines, transcript_from
 
     first = stream.readline()
     if not first.lstrip().startswith("{"):
+        if not raw_ok:
+            raise _raw_without_family("<stdin>")
         yield transcript_from({"output": first + stream.read()}, "stdin")
         return
-    lineno = 0
-    for line in _chain_first(first, stream):
-        lineno += 1
-        text = line.strip()
-        if not text or text.startswith("//"):
-            continue
-        try:
-            obj = json.loads(text)
-        except ValueError as exc:
-            raise TranscriptError(f"<stdin>:{lineno}: not JSON: {exc}") from exc
-        yield transcript_from(obj, f"stdin:{lineno}")
-
-
-def _chain_first(first: str, rest: Iterable[str]) -> Iterator[str]:
-    yield first
-    yield from rest
+    yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
 
 
 def _looks_like_path(arg: str) -> bool:
@@ -208,10 +214,33 @@ def _looks_like_path(arg: str) -> bool:
 
 def _file_source(path: Path) -> _Source:
     """One file: JSONL (gzip too) streamed with a cheap line count for the progress bar."""
+    from ..conformance.transcripts import JSONL_SUFFIXES, YAML_SUFFIXES
     from .logs import inner_suffix, iter_log
 
-    jsonl = inner_suffix(path) in (".jsonl", ".ndjson") or is_gzip(path)
-    return _Source(str(path), _named_errors(str(path), iter_log(path)), count_lines(path) if jsonl else None)
+    suffix = inner_suffix(path)
+    jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
+    raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
+    count = count_lines(path) if jsonl else (1 if raw else None)
+    return _Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw)
+
+
+def _blank(path: Path) -> str | None:
+    """Why a file holds nothing to compare ("empty file", "only blank lines"), or None.
+
+    Reads only until the first character that is not white space.
+    """
+    if is_gzip(path):
+        return None
+    with path.open("rb") as fh:
+        first = fh.read(1)
+        if not first:
+            return "empty file"
+        block = first
+        while block:
+            if block.strip():
+                return None
+            block = fh.read(1 << 16)
+    return "only blank lines"
 
 
 def sources(ns: argparse.Namespace) -> list[_Source]:
@@ -225,15 +254,17 @@ def sources(ns: argparse.Namespace) -> list[_Source]:
     texts = 0
     for arg in ns.inputs:
         if arg == "-":
-            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin), None))
+            raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
+            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin, raw_ok), None))
             continue
         path = Path(arg)
         if path.is_dir():
             items = load_transcripts([path])
             out.append(_Source(str(path), items, len(items)))
         elif path.is_file():
-            if path.stat().st_size == 0:
-                raise InputFileError(f"{arg}: empty file (expected transcripts or one raw output)")
+            why = _blank(path)
+            if why:
+                raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
             out.append(_file_source(path))
         elif is_glob(arg) and not any(ch.isspace() for ch in arg) and (matched := expand(arg)):
             out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
@@ -320,7 +351,6 @@ def read_previous(path: Path, builder: Any) -> set[str]:
 def _progress(enabled: bool, total: int | None) -> Any:
     if not enabled:
         return None
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -335,49 +365,31 @@ def _progress(enabled: bool, total: int | None) -> Any:
     if total:
         columns += [TaskProgressColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     columns += [TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn()]
-    return Progress(*columns, console=Console(stderr=True), transient=False, refresh_per_second=4)
+    from .._cli_io import console
+
+    return Progress(*columns, console=console(stderr=True), transient=False, refresh_per_second=4)
 
 
 # ---------------------------------------------------------------- the command
 
 
 def cmd_compare(ns: argparse.Namespace) -> int:
-    from ..protocol import ParsebridgeError
-    from .engine import ComparePlan, SummaryBuilder, run_comparisons
-    from .models import compare_json_schema, dump_line
+    from .engine import ComparePlan, SummaryBuilder
 
     if ns.schema:
+        from .models import compare_json_schema
+
         print(json.dumps(compare_json_schema(), indent=2))
         return 0
     if ns.framework_logs:
         os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
     else:
         _quiet_frameworks()
-    for fam in _split(ns.family):
-        from ..conformance.cli import check_family
-
-        check_family(fam)
-    if ns.resume and (not ns.output or ns.format != "json"):
-        raise ParsebridgeError("--resume needs --format json and --output FILE (the file it continues)")
-    if ns.jobs is not None and ns.jobs < 0:
-        raise ParsebridgeError("--jobs must be 0 (one per CPU) or more")
-    if ns.address and ns.executor != "ray":
-        raise ParsebridgeError("--address is for --executor ray")
-    jobs = ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1)
-    if ns.executor == "ray":
-        from .ray_executor import RayUnavailableError, require_ray
-
-        try:
-            require_ray()  # before any output file is opened
-        except RayUnavailableError as exc:  # printed plainly: rich markup would eat "[ray]"
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    specs_given = bool(ns.tool_parser or ns.reasoning_parser)
+    jobs = _check_options(ns)
+    if ns.executor == "ray" and not _ray_ready():
+        return 2
     srcs = sources(ns)
-    if not specs_given and not ns.family and any(s.raw for s in srcs):
-        raise ParsebridgeError(
-            "a raw output names no family: give --tool-parser/--reasoning-parser SPEC or --family NAME"
-        )
+    _check_raw_outputs(ns, srcs)
     plan = ComparePlan.build(
         ns.tool_parser,
         reasoning_parsers=ns.reasoning_parser,
@@ -386,40 +398,114 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         chunkings=_split(ns.chunking) or None,
     )
     if not plan.targets and not plan.backends:
-        raise ParsebridgeError("no backend is available to compare")
+        raise _usage("no backend is available to compare")
     tools = _load_tools(ns.tools)
     if ns.show is None:
         ns.show = 300 if ns.format == "html" else 20
     builder = SummaryBuilder(plan.modes, top=ns.top, keep=ns.show if ns.format != "json" else 0)
-    start = time.perf_counter()
     done: set[str] = set()
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
         builder.skipped = len(done)
+    new, summary = _run(ns, plan, srcs, _pending(srcs, tools, ns.reasoning_started, done), builder, jobs)
+    if not summary.complete:
+        where = f" {ns.output}" if ns.output else ""
+        print(
+            f"interrupted after {new} transcripts"
+            + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
+            file=sys.stderr,
+        )
+        return 130
+    if builder.transcripts == 0:
+        raise _usage("no transcripts to compare: the inputs hold none (only blank or comment lines?)")
+    _show(ns, summary, builder, new)
+    return 1 if ns.fail_on_diff and summary.differing else 0
 
-    def transcripts() -> Iterator[Any]:
-        for src in srcs:
-            for t in _with_defaults(src.items, tools, ns.reasoning_started):
-                if t.id not in done:
-                    yield t
+
+def _usage(message: str) -> Exception:
+    from ..protocol import ParsebridgeError
+
+    return ParsebridgeError(message)
+
+
+def _check_options(ns: argparse.Namespace) -> int:
+    """Options that contradict each other (usage errors); returns the number of jobs asked for."""
+    for fam in _split(ns.family):
+        from ..conformance.cli import check_family
+
+        check_family(fam)
+    if ns.resume and (not ns.output or ns.format != "json"):
+        raise _usage("--resume needs --format json and --output FILE (the file it continues)")
+    if ns.jobs is not None and ns.jobs < 0:
+        raise _usage("--jobs must be 0 (one per CPU) or more")
+    if ns.address and ns.executor != "ray":
+        raise _usage("--address is for --executor ray")
+    return int(ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1))
+
+
+def _ray_ready() -> bool:
+    """Ray importable (checked before any output file is opened); else says how to install it."""
+    from .ray_executor import RayUnavailableError, require_ray
+
+    try:
+        require_ray()
+    except RayUnavailableError as exc:
+        from .._cli_io import print_error
+
+        print_error(exc)  # verbatim: "parsebridge[ray]" is text, not markup
+        return False
+    return True
+
+
+def _check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[_Source]) -> None:
+    """A raw output (text, or a file that is not transcripts) has no family: it needs specs or --family."""
+    if ns.tool_parser or ns.reasoning_parser or ns.family:
+        return
+    raw = [s.label for s in srcs if s.raw]
+    if raw:
+        raise _raw_without_family(raw[0])
+
+
+def _raw_without_family(label: str) -> Exception:
+    return _usage(
+        f"{label} is a raw output, which names no family: give --tool-parser/--reasoning-parser SPEC "
+        "or --family NAME"
+    )
+
+
+def _pending(
+    srcs: Sequence[_Source], tools: list[dict[str, Any]] | None, started: bool, done: set[str]
+) -> Iterator[Any]:
+    """Every input's transcripts with the command line's defaults, minus those already compared."""
+    for src in srcs:
+        for t in _with_defaults(src.items, tools, started):
+            if t.id not in done:
+                yield t
+
+
+def _run(
+    ns: argparse.Namespace,
+    plan: Any,
+    srcs: Sequence[_Source],
+    pending: Iterator[Any],
+    builder: Any,
+    jobs: int,
+) -> tuple[int, Any]:
+    """Compare the pending transcripts into `builder` (and the json output): (new records, summary)."""
+    from .engine import run_comparisons
+    from .models import dump_line
 
     counts = [s.count for s in srcs]
-    total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - len(done))
+    total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - builder.skipped)
     show_progress = ns.progress if ns.progress is not None else sys.stderr.isatty()
+    start = time.perf_counter()
     complete = True
     with ExitStack() as stack:
-        out: IO[str] | None = None
-        if ns.format == "json":
-            if ns.output:
-                out = stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8"))
-            else:
-                out = sys.stdout
-        bar = _progress(show_progress, total)
-        task = None
-        n = 0
+        out = _json_output(ns, stack)
+        bar = _Bar(stack, show_progress, total, start)
         try:
             runs = run_comparisons(
-                transcripts(),
+                pending,
                 plan,
                 jobs=jobs,
                 ordered=not ns.unordered,
@@ -428,21 +514,13 @@ def cmd_compare(ns: argparse.Namespace) -> int:
                 quiet=not ns.framework_logs,
             )
             for line, rec in runs:
-                if bar is not None and task is None:  # started after the pool forked / Ray started
-                    bar.start()
-                    stack.callback(bar.stop)
-                    task = bar.add_task("compare", total=total, rate="…")
-                n += 1
                 builder.add(rec, line)
                 if out is not None:
                     out.write(line + "\n")
-                if task is not None:
-                    elapsed = time.perf_counter() - start
-                    bar.update(task, advance=1, rate=f"{n / elapsed:,.0f}" if elapsed else "…")
+                bar.advance()
         except KeyboardInterrupt:
             complete = False
-        if task is not None:
-            bar.update(task, total=n)
+        bar.finish()
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
         if out is not None:
             if ns.summary:
@@ -450,35 +528,61 @@ def cmd_compare(ns: argparse.Namespace) -> int:
             elif complete:
                 out.write(dump_line(summary) + "\n")
             out.flush()
-    if not complete:
-        where = f" {ns.output}" if ns.output else ""
-        print(
-            f"interrupted after {n} transcripts"
-            + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
-            file=sys.stderr,
-        )
-        return 130
+    return bar.n, summary
+
+
+def _json_output(ns: argparse.Namespace, stack: ExitStack) -> IO[str] | None:
+    """Where json records go (--output, appended with --resume, else stdout); None for table/html."""
+    if ns.format != "json":
+        return None
+    if ns.output:
+        return stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8"))
+    return sys.stdout
+
+
+class _Bar:
+    """The progress bar on stderr, started with the first result (after the pool forked / Ray started)."""
+
+    def __init__(self, stack: ExitStack, enabled: bool, total: int | None, start: float) -> None:
+        self.stack, self.total, self.start, self.n = stack, total, start, 0
+        self.bar = _progress(enabled, total)
+        self.task: Any = None
+
+    def advance(self) -> None:
+        self.n += 1
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.bar.start()
+            self.stack.callback(self.bar.stop)
+            self.task = self.bar.add_task("compare", total=self.total, rate="…")
+        elapsed = time.perf_counter() - self.start
+        self.bar.update(self.task, advance=1, rate=f"{self.n / elapsed:,.0f}" if elapsed else "…")
+
+    def finish(self) -> None:
+        if self.task is not None:
+            self.bar.update(self.task, total=self.n)
+
+
+def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
+    """The finished run: a one-line brief (json to a file), the table, or the HTML page."""
     if ns.format == "json":
         if ns.output:
-            _brief(summary, ns.output)
-    else:
-        from . import render as compare_render
+            _brief(summary, ns.output, new)
+        return
+    from . import render as compare_render
 
-        lines = builder.first if builder.transcripts <= ns.show else builder.most_different_lines()
-        if ns.format == "table":
-            compare_render.print_table(
-                summary, lines, path=ns.output, all_shown=builder.transcripts <= ns.show
-            )
-        else:
-            html = compare_render.render_html(summary, lines, all_shown=builder.transcripts <= ns.show)
-            if ns.output:
-                Path(ns.output).write_text(html, encoding="utf-8")
-                print(f"wrote {ns.output}", file=sys.stderr)
-            else:
-                sys.stdout.write(html)
-    if builder.transcripts == 0:
-        print("no transcripts to compare", file=sys.stderr)
-    return 1 if ns.fail_on_diff and summary.differing else 0
+    all_shown = builder.transcripts <= ns.show
+    lines = builder.first if all_shown else builder.most_different_lines()
+    if ns.format == "table":
+        compare_render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
+        return
+    html = compare_render.render_html(summary, lines, all_shown=all_shown)
+    if ns.output:
+        Path(ns.output).write_text(html, encoding="utf-8")
+        print(f"wrote {ns.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(html)
 
 
 def _quiet_frameworks() -> None:
@@ -490,12 +594,19 @@ def _quiet_frameworks() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _brief(summary: Any, path: str) -> None:
+def _brief(summary: Any, path: str, new: int) -> None:
+    """One line on stderr: what this run wrote (new records; with --resume, how many were reused)."""
     rates = ", ".join(f"{p.a} vs {p.b}: {p.rate:.1%}" for p in (summary.backend_pairs or summary.pairs)[:6])
+    if summary.skipped and not new:
+        head = f"nothing new to compare: all {summary.skipped} transcripts were already in {path}"
+    elif summary.skipped:
+        head = f"wrote {new} new comparisons to {path} ({summary.skipped} reused from the previous run)"
+    else:
+        head = f"wrote {new} comparisons to {path}"
     print(
-        f"wrote {summary.transcripts} comparisons to {path} ({summary.differing} with differences"
+        f"{head}; {summary.transcripts} in all, {summary.differing} with differences"
         + (f"; agreement {rates}" if rates else "")
-        + f") in {summary.elapsed_s:.1f}s",
+        + f" ({summary.elapsed_s:.1f}s)",
         file=sys.stderr,
     )
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import gzip
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -54,7 +53,7 @@ def count_lines(path: Path) -> int:
 
 def iter_log(path: Path) -> Iterator[Transcript]:
     """One file's transcripts, lazily; a ``.gz`` file is JSON Lines, compressed."""
-    from ..conformance.transcripts import TranscriptError, iter_transcripts, transcript_from
+    from ..conformance.transcripts import TranscriptError, iter_json_lines, iter_transcripts
 
     if not is_gzip(path):
         yield from iter_transcripts(path)
@@ -62,17 +61,6 @@ def iter_log(path: Path) -> Iterator[Transcript]:
     stem = Path(path.stem).stem  # chat-01.jsonl.gz → chat-01, as the uncompressed file's ids
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         try:
-            for lineno, line in enumerate(fh, 1):
-                text = line.strip()
-                if not text or text.startswith("//"):
-                    continue
-                try:
-                    obj = json.loads(text)
-                except ValueError as exc:
-                    raise TranscriptError(f"{path}:{lineno}: not JSON: {exc}") from exc
-                try:
-                    yield transcript_from(obj, f"{stem}:{lineno}")
-                except TranscriptError as exc:
-                    raise TranscriptError(f"{path}:{lineno}: {exc}") from exc
+            yield from iter_json_lines(fh, str(path), stem)
         except (OSError, EOFError) as exc:  # not gzip, or a truncated part
             raise TranscriptError(f"{path}: not a readable gzip file: {exc}") from exc

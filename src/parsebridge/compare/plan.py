@@ -153,6 +153,29 @@ def mode_names(chunkings: Sequence[Chunking]) -> dict[str, str]:
     return out
 
 
+def _chunk_names(chunkings: Sequence[str] | None) -> tuple[str, ...]:
+    """Canonical chunking names, oneshot first (added when not given): it is what streams are compared with."""
+    parsed = parse_chunkings(list(chunkings) if chunkings else list(DEFAULT_COMPARE_CHUNKINGS))
+    if not any(not c.streamed for c in parsed):
+        parsed.insert(0, parse_chunkings(["oneshot"])[0])
+    else:
+        parsed.sort(key=lambda c: c.streamed)
+    return tuple(c.name for c in parsed)
+
+
+def _load_python_specs(targets: Sequence[Target]) -> None:
+    """Import every ``python:module:Class`` of the targets: a typo fails now, not per transcript."""
+    from ..adapters import resolve
+    from ..adapters.python_backend import load_class
+
+    for t in targets:
+        for kind, spec in (("reasoning", t.reasoning_spec), ("tool", t.tool_spec)):
+            if spec:
+                backend, name = resolve(kind, spec)  # type: ignore[arg-type]
+                if backend.name == "python":
+                    load_class(name)
+
+
 @dataclass(frozen=True)
 class ComparePlan:
     """What every transcript is run through; picklable, sent once to each worker.
@@ -182,31 +205,17 @@ class ComparePlan:
         validate: bool = True,
     ) -> ComparePlan:
         """Check specs, families, backends and chunkings up front (a typo fails before any work)."""
-        from ..adapters import get_backend, resolve
+        from ..adapters import get_backend
 
-        names = list(chunkings) if chunkings else list(DEFAULT_COMPARE_CHUNKINGS)
-        parsed = parse_chunkings(names)
-        if not any(not c.streamed for c in parsed):
-            parsed.insert(0, parse_chunkings(["oneshot"])[0])
-        else:
-            parsed.sort(key=lambda c: c.streamed)
-        chunk_names = tuple(c.name for c in parsed)
-        if backends:
-            for b in backends:
-                get_backend(b)  # unknown backend → error listing the known ones
+        chunk_names = _chunk_names(chunkings)
+        if backends:  # canonical names (VLLM → vllm); an unknown one → error listing the known ones
+            backends = list(dict.fromkeys(get_backend(b).name for b in backends))
         targets = targets_from(specs, reasoning_parsers)
         if targets:
             if family or backends:
                 raise InvalidSpecError("give parser specs, or --family/--backends, not both")
             if validate:
-                from ..adapters.python_backend import load_class
-
-                for t in targets:
-                    for kind, spec in (("reasoning", t.reasoning_spec), ("tool", t.tool_spec)):
-                        if spec:
-                            backend, name = resolve(kind, spec)  # type: ignore[arg-type]
-                            if backend.name == "python":
-                                load_class(name)  # a typo in module:Class fails now, not per transcript
+                _load_python_specs(targets)
             return cls(tuple(targets), chunkings=chunk_names, explicit=True)
         chosen = list(backends) if backends else available_backends()
         if backends and validate:

@@ -109,31 +109,29 @@ def print_table(
     summary: CompareSummary, lines: Sequence[str], *, path: str | None = None, all_shown: bool = True
 ) -> None:
     """Side-by-side readings of the given transcripts, then the summary tables."""
-    from rich.console import Console
-
-    from .._cli_io import PIPE_WIDTH
     from .._cli_io import console as cli_console
 
     if path:
         with open(path, "w", encoding="utf-8") as fh:
-            _print(Console(file=fh, width=PIPE_WIDTH, highlight=False), summary, lines, all_shown)
+            _print(cli_console(file=fh), summary, lines, all_shown)
     else:
         _print(cli_console(), summary, lines, all_shown)
 
 
 def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
+    from .._cli_io import plain, styled
+
     if lines and not all_shown:
-        console.print(f"[bold]The {len(lines)} most different of {summary.transcripts} transcripts[/]")
+        console.print(
+            styled(f"The {len(lines)} most different of {summary.transcripts} transcripts", style="bold")
+        )
     for line in lines:
         d = json.loads(line)
         differing = {ref for x in d.get("differences", []) for ref in (x["a"], x["b"])}
         wrong = {x["a"] for x in d.get("against_expected", [])}
-        title = f"[bold]{escape(d['transcript'])}[/]" + (
-            f" [dim]({escape(d['family'])})[/]" if d.get("family") else ""
-        )
+        title = styled((d["transcript"], "bold"), (f" ({d['family']})", "dim") if d.get("family") else "")
         t = Table(title=title, title_justify="left", show_lines=True)
         for col in ("spec", "modes", "reasoning", "content", "tool calls"):
             t.add_column(col, overflow="fold")
@@ -142,109 +140,139 @@ def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_show
         for spec, modes, r in rows_of(d):
             hot = any(f"{spec}/{m}" in differing for m in modes)
             style = "red" if hot else ""
-            cells = [escape(spec), escape(", ".join(modes))]
+            cells = [plain(spec), plain(", ".join(modes))]
             if r.get("status") != "ok":
                 cells += [
-                    "",
-                    f"[magenta]{escape(str(r.get('status')))}: {escape(_cut(r.get('error')))}[/]",
-                    "",
+                    plain(""),
+                    styled(f"{r.get('status')}: {_cut(r.get('error'))}", style="magenta"),
+                    plain(""),
                 ]
             else:
                 cells += [
-                    escape(_cut(r.get("reasoning"))),
-                    escape(_cut(r.get("content"))),
-                    escape(_cut(_calls_text(r.get("tool_calls") or [])) or "—"),
+                    plain(_cut(r.get("reasoning"))),
+                    plain(_cut(r.get("content"))),
+                    plain(_cut(_calls_text(r.get("tool_calls") or [])) or "—"),
                 ]
             if d.get("expected") is not None:
                 ok = [not any(f"{spec}/{m}" == w for w in wrong) for m in modes]
                 known = spec in (d.get("expected") or {})
-                cells.append(("[green]✓[/]" if all(ok) else "[red]✗[/]") if known else "")
+                cells.append(
+                    (styled(("✓", "green")) if all(ok) else styled(("✗", "red"))) if known else plain("")
+                )
             t.add_row(*cells, style=style)
         console.print(t)
         for cls, where, detail in grouped_differences(d):
-            console.print(f"  [yellow]{cls}[/] {escape(where)}: [dim]{escape(detail)}[/]")
+            console.print(styled("  ", (cls, "yellow"), f" {where}: ", (detail, "dim")))
         for who, why in (d.get("unsupported") or {}).items():
-            console.print(f"  [dim]unsupported {escape(who)}: {escape(why)}[/]")
+            console.print(styled(f"  unsupported {who}: {why}", style="dim"))
         if not d.get("differences") and not d.get("against_expected") and len(d.get("results") or {}) > 1:
-            console.print("  [green]all specs agree at every mode[/]")
+            console.print(styled(("  all specs agree at every mode", "green")))
         console.print()
     _print_summary(console, summary)
 
 
 def _print_summary(console: Any, s: CompareSummary) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+    from .._cli_io import styled
 
-    modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
-    head = f"[bold]{s.transcripts} transcripts[/]" + (
-        f" ({s.skipped} from a previous run)" if s.skipped else ""
-    )
-    head += f": [green]{s.agreeing} without differences between readings[/], [yellow]{s.differing} with[/]"
-    if s.wrong:
-        head += f", [red]{s.wrong} with a reading wrong against expected[/]"
-    if s.not_run:
-        head += f", [dim]{s.not_run} no spec could run[/]"
-    console.print(head + f"\nmodes: {modes}")
+    console.print(_summary_head(s))
     for title, pairs in (
         ("agreement per backend pair", s.backend_pairs),
         ("agreement per spec pair", s.pairs),
     ):
-        if not pairs:
-            continue
-        t = Table(title=title, title_justify="left")
-        for col in (
-            "a",
-            "b",
-            "agree at every mode",
-            "one-shot agree",
-            "stream agree",
-            "classes (transcripts)",
-        ):
-            t.add_column(col, overflow="fold")
-        for p in sorted(pairs, key=lambda p: (p.rate, p.a, p.b))[:30]:
-            colour = "green" if p.agree == p.transcripts else "yellow"
-            t.add_row(
-                escape(p.a),
-                escape(p.b),
-                f"[{colour}]{_rate(p)}[/]",
-                f"{p.oneshot_agree}/{p.transcripts}",
-                f"{p.stream_agree}/{p.transcripts}",
-                escape(_top_classes(p.classes)),
-            )
-        console.print(t)
-        if len(pairs) > 30:
-            console.print(f"[dim]… {len(pairs) - 30} more pairs (--format json has all)[/]")
+        if pairs:
+            console.print(_pairs_table(title, pairs))
+            if len(pairs) > _PAIRS_SHOWN:
+                more = len(pairs) - _PAIRS_SHOWN
+                console.print(styled(f"… {more} more pairs (--format json has all)", style="dim"))
     if s.specs:
-        t = Table(title="per spec", title_justify="left")
-        for col in ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes"):
-            t.add_column(col, overflow="fold")
-        for st in s.specs[:40]:
-            t.add_row(
-                escape(st.spec),
-                str(st.transcripts),
-                f"{st.stream_consistent}/{st.transcripts}",
-                str(st.errors) if st.errors else "",
-                f"{st.correct}/{st.scored}" if st.scored else "",
-                escape(_top_classes(st.classes)),
-            )
-        console.print(t)
+        console.print(_specs_table(s))
     if s.classes:
-        t = Table(title="divergence classes", title_justify="left")
-        for col in ("class", "transcripts", "meaning"):
-            t.add_column(col, overflow="fold")
-        for c, n in s.classes.items():
-            t.add_row(c, str(n), _describe(c))
-        console.print(t)
+        console.print(_classes_table(s))
     if s.most_different and s.differing:
-        console.print(
-            "most different: "
-            + ", ".join(f"{escape(r.transcript)} ({r.score})" for r in s.most_different[:10])
-        )
+        most = ", ".join(f"{r.transcript} ({r.score})" for r in s.most_different[:10])
+        console.print(styled("most different: " + most))
     for who, n in s.unsupported.items():
-        console.print(f"[dim]unsupported: {escape(who)} on {n} transcripts[/]")
+        console.print(styled(f"unsupported: {who} on {n} transcripts", style="dim"))
     hint = single_backend_hint(s)
     if hint:
-        console.print(f"[dim]{escape(hint)}[/]")
+        console.print(styled(hint, style="dim"))
+
+
+#: Pairs listed per agreement table on the terminal (the JSON and HTML have all).
+_PAIRS_SHOWN = 30
+
+
+def _summary_head(s: CompareSummary) -> Any:
+    """``N transcripts: A without differences …, D with`` and the modes line."""
+    from .._cli_io import Part, styled
+
+    modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
+    parts: list[Part] = [(f"{s.transcripts} transcripts", "bold")]
+    if s.skipped:
+        parts.append(f" ({s.skipped} from a previous run)")
+    parts += [": ", (f"{s.agreeing} without differences between readings", "green"), ", "]
+    parts.append((f"{s.differing} with", "yellow"))
+    if s.wrong:
+        parts += [", ", (f"{s.wrong} with a reading wrong against expected", "red")]
+    if s.not_run:
+        parts += [", ", (f"{s.not_run} no spec could run", "dim")]
+    return styled(*parts, f"\nmodes: {modes}")
+
+
+def _table(title: str, columns: Sequence[str]) -> Any:
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    for col in columns:
+        t.add_column(col, overflow="fold")
+    return t
+
+
+def _pairs_table(title: str, pairs: Sequence[PairAgreement]) -> Any:
+    from .._cli_io import plain, styled
+
+    t = _table(
+        title,
+        ("a", "b", "agree at every mode", "one-shot agree", "stream agree", "classes (transcripts)"),
+    )
+    for p in sorted(pairs, key=lambda p: (p.rate, p.a, p.b))[:_PAIRS_SHOWN]:
+        colour = "green" if p.agree == p.transcripts else "yellow"
+        t.add_row(
+            plain(p.a),
+            plain(p.b),
+            styled((_rate(p), colour)),
+            f"{p.oneshot_agree}/{p.transcripts}",
+            f"{p.stream_agree}/{p.transcripts}",
+            plain(_top_classes(p.classes)),
+        )
+    return t
+
+
+def _specs_table(s: CompareSummary) -> Any:
+    from .._cli_io import plain
+
+    t = _table(
+        "per spec", ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes")
+    )
+    for st in s.specs[:40]:
+        t.add_row(
+            plain(st.spec),
+            str(st.transcripts),
+            f"{st.stream_consistent}/{st.transcripts}",
+            str(st.errors) if st.errors else "",
+            f"{st.correct}/{st.scored}" if st.scored else "",
+            plain(_top_classes(st.classes)),
+        )
+    return t
+
+
+def _classes_table(s: CompareSummary) -> Any:
+    from .._cli_io import plain
+
+    t = _table("divergence classes", ("class", "transcripts", "meaning"))
+    for c, n in s.classes.items():
+        t.add_row(plain(c), str(n), plain(_describe(c)))
+    return t
 
 
 def single_backend_hint(s: CompareSummary) -> str | None:

@@ -13,6 +13,7 @@ import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -42,7 +43,8 @@ EPILOG = """\
 exit status:
   0    the suite ran (whatever the results), or --strict and no result is fail/error
   1    --strict and at least one result is fail or error (or nothing was run)
-  2    usage error: unknown backend, chunking, family or transcript id; a transcript
+  2    usage error: unknown backend, chunking, family or transcript id; a --backend that
+       is not installed (the message says how to install it); a transcript
        file that is missing, empty, not UTF-8 or malformed (the message names it)
   130  interrupted; 141 the output pipe closed early (e.g. `| head`)
 
@@ -71,12 +73,23 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_selection_options(p)
+    _add_run_options(p)
+    p.set_defaults(func=cmd_conformance)
+    _add_subcommands(p)
+    return p  # type: ignore[no-any-return]
+
+
+def _add_selection_options(p: argparse.ArgumentParser) -> None:
+    """What runs: backends or explicit specs, families, kinds, chunkings, transcripts."""
+    from .chunking import DEFAULT_CHUNKINGS
+
     p.add_argument(
         "--backend",
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang; an explicitly named unavailable backend is reported unsupported)",
+        "builtin, vllm, sglang; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",
@@ -95,7 +108,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--kind", choices=("tool", "reasoning"), help="only tool or only reasoning transcripts")
     p.add_argument(
-        "--chunking", action="append", metavar="C", help="chunkings to run (repeatable; default: default)"
+        "--chunking",
+        action="append",
+        metavar="C",
+        help=f"chunkings to run (repeatable or comma-separated; default: {','.join(DEFAULT_CHUNKINGS)}; "
+        "'all' for every one)",
     )
     p.add_argument(
         "--transcripts",
@@ -104,6 +121,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="transcript files/directories (JSONL, YAML, text) instead of the bundled fixtures",
     )
     p.add_argument("--transcript", action="append", metavar="ID", help="only these transcript ids")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """How it runs and what is written: report, strictness, jobs, logs, round trip."""
     p.add_argument("--report", metavar="DIR", help="write report.json, report.md and report.html here")
     p.add_argument("--strict", action="store_true", help="exit 1 if any result is fail or error")
     p.add_argument(
@@ -121,10 +142,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="worker processes (default auto: one per core, at most 8; 1: run in this process)",
     )
     p.add_argument(
+        "--framework-logs",
         "--verbose",
         "-v",
+        dest="framework_logs",
         action="store_true",
-        help="keep the frameworks' own log output (silenced by default: results say it all)",
+        help="let vLLM/SGLang log (silenced by default: the results say it all); --verbose/-v: "
+        "the older name, kept as an alias",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument(
@@ -136,7 +160,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "each backend, tallied in the report (default 12; 0: off; not with --tool-parser/--transcripts)",
     )
     p.add_argument("--roundtrip-seed", default="0", metavar="S", help="seed of the round-trip draws")
-    p.set_defaults(func=cmd_conformance)
+
+
+def _add_subcommands(p: argparse.ArgumentParser) -> None:
+    """``conformance diff`` and ``conformance support``."""
     sub = p.add_subparsers(dest="conformance_command", metavar="SUBCOMMAND")
     d = sub.add_parser(
         "diff",
@@ -163,7 +190,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     configure_support(s)
     s.set_defaults(func=cmd_support)
-    return p  # type: ignore[no-any-return]
 
 
 def cmd_support(ns: argparse.Namespace) -> int:
@@ -273,153 +299,232 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
     return out
 
 
+@dataclass
+class _Backends:
+    """The backends a run asked for and what is known about each (version, why unavailable, …)."""
+
+    requested: list[str]
+    explicit: bool
+    versions: dict[str, Any]
+    unavailable: dict[str, str]
+    shapes: dict[str, Any]
+    parsers: dict[str, Any]
+
+    @classmethod
+    def of(cls, explicit: list[str]) -> _Backends:
+        requested = explicit or list(DEFAULT_BACKENDS)
+        return cls(requested, bool(explicit), *_backend_meta(requested))
+
+    @property
+    def running(self) -> list[str]:
+        """Named backends all run (an unavailable one is reported); by default, the available ones."""
+        return self.requested if self.explicit else [b for b in self.requested if b not in self.unavailable]
+
+
 def cmd_conformance(ns: argparse.Namespace) -> int:
-    from rich.markup import escape
-
     from .._cli_io import console as term_console
-    from ..adapters import get_backend
-    from ..protocol import InvalidSpecError, ParsebridgeError
+    from .._cli_io import styled
     from .chunking import parse_chunkings
-    from .parallel import default_jobs, run_units
-    from .report import build_report, write_report
-    from .runner import Runner, plan_explicit, target_for
-    from .transcripts import bundled_transcripts, select, validate_transcripts
+    from .runner import Runner
 
-    console = term_console()
-    err = term_console(stderr=True)
+    console, err = term_console(), term_console(stderr=True)
     chunkings = parse_chunkings(_split(ns.chunking) or None)
     families = _split(ns.family)
     for f in families:
         check_family(f)
+    transcripts = _select_transcripts(ns, families, err)
+    named = _named_backends(ns)
+    runner = Runner(chunkings)
+    pairs = _explicit_pairs(ns, transcripts)
+    if pairs is not None:
+        transcripts = list({t.id: t for _, t in pairs}.values())
+    backends = _Backends.of(list(dict.fromkeys(t.backend for t, _ in pairs)) if pairs is not None else named)
+    _framework_logs(ns.framework_logs)
+    for b in backends.requested:
+        if b in backends.unavailable:
+            err.print(styled(f"backend {b} unavailable: {backends.unavailable[b]}", style="dim"))
+    units = _units(runner, transcripts, pairs, backends.running)
+    jobs = _jobs(ns.jobs)
+    t_run = time.perf_counter()
+    results = _execute(runner, units, transcripts, jobs, len(units) * len(chunkings), err, ns.quiet)
+    run_s = time.perf_counter() - t_run
+    wall_s = time.perf_counter() - _T0
+
+    _print_summary(console, results, backends.running, backends.versions, ns.show)
+    roundtrip = None
+    if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
+        roundtrip = _roundtrip(ns, console, backends, families, jobs)
+    console.print(
+        styled(
+            f"{len(transcripts)} transcripts × {len(backends.running)} backend(s) × {len(chunkings)} "
+            f"chunkings: {len(results)} results in ",
+            (f"{wall_s:.1f} s", "bold"),
+            f" wall (run {run_s:.1f} s, framework imports included)",
+        )
+    )
+    if ns.report:
+        timing = {
+            "jobs": jobs,
+            "wall_s": round(wall_s, 3),
+            "run_s": round(run_s, 3),
+            "setup_s": {b: round(s, 3) for b, s in runner.setup_seconds.items()},
+        }
+        paths = _write_report(ns.report, results, transcripts, backends, chunkings, timing, roundtrip)
+        console.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
+    if not transcripts:
+        err.print(styled(("warning:", "yellow"), " no transcripts selected"))
+    bad = sum(1 for r in results if r.status in ("fail", "error"))
+    return 1 if ns.strict and (bad or not results) else 0
+
+
+def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -> list[Any]:
+    """--transcripts files (problems warned about) or the bundled ones, by family, kind and --transcript id."""
+    from .._cli_io import styled
+    from ..protocol import InvalidSpecError
+    from .transcripts import bundled_transcripts, select, validate_transcripts
+
     kinds = [ns.kind] if ns.kind else None
     if ns.transcripts:
         loaded = load_transcript_files(ns.transcripts)
         for problem in validate_transcripts(loaded, strict=False):
-            err.print(f"[yellow]warning:[/] {escape(problem)}")
+            err.print(styled(("warning:", "yellow"), " " + problem))
         transcripts = list(select(loaded, families=families or None, kinds=kinds))
     else:
         transcripts = bundled_transcripts(families or None, kinds)
-    if ns.transcript:
-        wanted = _split(ns.transcript)
-        have = {t.id for t in transcripts}
-        unknown = [w for w in wanted if w not in have]
-        if unknown:
-            raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
-        transcripts = [t for t in transcripts if t.id in set(wanted)]
-    for b in _split(ns.backend):
-        get_backend(b)  # an unknown name is a usage error with suggestions; a missing framework is not
+    if not ns.transcript:
+        return transcripts
+    wanted = _split(ns.transcript)
+    have = {t.id for t in transcripts}
+    unknown = [w for w in wanted if w not in have]
+    if unknown:
+        raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
+    return [t for t in transcripts if t.id in set(wanted)]
 
-    runner = Runner(chunkings)
-    pairs = None
-    if ns.tool_parser or ns.reasoning_parser:
-        if ns.backend:
-            raise ParsebridgeError("--backend and --tool-parser/--reasoning-parser exclude each other")
-        pairs = list(plan_explicit(transcripts, tool=ns.tool_parser, reasoning=ns.reasoning_parser))
-        transcripts = list({t.id: t for _, t in pairs}.values())
-        explicit = list(dict.fromkeys(t.backend for t, _ in pairs))
-    else:
-        explicit = _split(ns.backend)
-    requested = explicit or list(DEFAULT_BACKENDS)
-    versions, unavailable, shapes, parsers = _backend_meta(requested)
-    backends = requested if explicit else [b for b in requested if b not in unavailable]
-    if ns.verbose:
+
+def _named_backends(ns: argparse.Namespace) -> list[str]:
+    """--backend names, canonical (``VLLM`` → ``vllm``); a typo or a framework not installed is a usage error."""
+    from ..adapters import get_backend
+    from ..protocol import ParsebridgeError
+
+    if ns.backend and (ns.tool_parser or ns.reasoning_parser):
+        raise ParsebridgeError("--backend and --tool-parser/--reasoning-parser exclude each other")
+    named = list(dict.fromkeys(get_backend(b).name for b in _split(ns.backend)))  # typo: suggestions
+    for b in named:
+        get_backend(b).require()  # named but not installed: says how to install it
+    return named
+
+
+def _explicit_pairs(ns: argparse.Namespace, transcripts: list[Any]) -> list[Any] | None:
+    """(target, transcript) for --tool-parser/--reasoning-parser; None when the backends' parsers run."""
+    from .runner import plan_explicit
+
+    if not (ns.tool_parser or ns.reasoning_parser):
+        return None
+    return list(plan_explicit(transcripts, tool=ns.tool_parser, reasoning=ns.reasoning_parser))
+
+
+def _framework_logs(keep: bool) -> None:
+    if keep:
         os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
     else:
         _quiet_frameworks()
-    for b in requested:
-        if b in unavailable:
-            err.print(f"[dim]backend {b} unavailable: {escape(unavailable[b])}[/]")
+
+
+def _units(runner: Any, transcripts: list[Any], pairs: list[Any] | None, backends: list[str]) -> list[Any]:
+    """(target, transcript index, explicit) per run: each given pair, or each transcript × backend."""
+    from .runner import target_for
 
     if pairs is not None:
         index = {t.id: i for i, t in enumerate(transcripts)}
-        units = [(target, index[t.id], True) for target, t in pairs]
-    else:
-        units = [
-            (target_for(t, b, runner.table), i, False) for i, t in enumerate(transcripts) for b in backends
-        ]
-    if ns.jobs in (None, "auto"):
-        jobs = default_jobs()
-    elif str(ns.jobs).isdigit() and int(ns.jobs) >= 1:
-        jobs = int(ns.jobs)
-    else:
-        raise ParsebridgeError(f"--jobs takes a positive number or 'auto', not {ns.jobs!r}")
+        return [(target, index[t.id], True) for target, t in pairs]
+    return [(target_for(t, b, runner.table), i, False) for i, t in enumerate(transcripts) for b in backends]
 
-    def execute(progress: Any = None) -> Any:
-        return run_units(runner, units, transcripts, jobs=jobs, progress=progress)
 
-    total = len(units) * len(chunkings)
-    t_run = time.perf_counter()
-    results = []
-    if ns.quiet or total == 0:
-        results = list(execute())
-    else:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _jobs(value: Any) -> int:
+    from ..protocol import ParsebridgeError
+    from .parallel import default_jobs
 
-        with Progress(
-            TextColumn("[bold]conformance[/]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("run", total=total)
-            for r in execute(lambda n: bar.advance(task, n)):
-                results.append(r)
-    run_s = time.perf_counter() - t_run
-    wall_s = time.perf_counter() - _T0
+    if value in (None, "auto"):
+        return default_jobs()
+    if str(value).isdigit() and int(value) >= 1:
+        return int(value)
+    raise ParsebridgeError(f"--jobs takes a positive number or 'auto', not {value!r}")
 
-    _print_summary(console, results, backends, versions, ns.show)
-    roundtrip = None
-    if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
-        from .roundtrip import run_roundtrip, summary_lines
 
-        roundtrip = run_roundtrip(
-            [b for b in backends if b not in unavailable],
-            families=families or None,
-            examples=ns.roundtrip,
-            seed=ns.roundtrip_seed,
-            jobs=jobs,
-        )
-        console.print(
-            f"[bold]round trip[/] ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
-        )
-        for line in summary_lines(roundtrip):
-            console.print("  " + escape(line))
-    console.print(
-        f"{len(transcripts)} transcripts × {len(backends)} backend(s) × {len(chunkings)} chunkings: "
-        f"{len(results)} results in [bold]{wall_s:.1f} s[/] wall (run {run_s:.1f} s, framework imports included)"
+def _execute(
+    runner: Any, units: list[Any], transcripts: list[Any], jobs: int, total: int, err: Any, quiet: bool
+) -> list[Any]:
+    """Every unit's results, with a progress bar on stderr unless `quiet`."""
+    from .parallel import run_units
+
+    if quiet or total == 0:
+        return list(run_units(runner, units, transcripts, jobs=jobs))
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]conformance[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("run", total=total)
+        return list(run_units(runner, units, transcripts, jobs=jobs, progress=lambda n: bar.advance(task, n)))
+
+
+def _roundtrip(
+    ns: argparse.Namespace, console: Any, backends: _Backends, families: list[str], jobs: int
+) -> Any:
+    """Run and print the round trip (drawn calls rendered by each format, parsed back by each backend)."""
+    from .._cli_io import styled
+    from .roundtrip import run_roundtrip, summary_lines
+
+    roundtrip = run_roundtrip(
+        [b for b in backends.running if b not in backends.unavailable],
+        families=families or None,
+        examples=ns.roundtrip,
+        seed=ns.roundtrip_seed,
+        jobs=jobs,
     )
-    if ns.report:
-        report = build_report(
-            results,
-            transcripts,
-            backends={b: versions.get(b) for b in (backends if explicit else requested)},
-            unavailable=unavailable,
-            api_shapes=shapes,
-            chunkings=[c.name for c in chunkings],
-            timing={
-                "jobs": jobs,
-                "wall_s": round(wall_s, 3),
-                "run_s": round(run_s, 3),
-                "setup_s": {b: round(s, 3) for b, s in runner.setup_seconds.items()},
-            },
+    console.print(
+        styled(
+            ("round trip", "bold"), f" ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
         )
-        report["parsers"] = parsers
-        if roundtrip is not None:
-            report["roundtrip"] = roundtrip
-        paths = write_report(ns.report, report)
-        console.print(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}")
-    if not transcripts:
-        err.print("[yellow]warning:[/] no transcripts selected")
-    bad = sum(1 for r in results if r.status in ("fail", "error"))
-    if ns.strict and (bad or not results):
-        return 1
-    return 0
+    )
+    for line in summary_lines(roundtrip):
+        console.print(styled("  " + line))
+    return roundtrip
+
+
+def _write_report(
+    where: str,
+    results: list[Any],
+    transcripts: list[Any],
+    backends: _Backends,
+    chunkings: list[Any],
+    timing: dict[str, Any],
+    roundtrip: Any,
+) -> dict[str, Any]:
+    from .report import build_report, write_report
+
+    report = build_report(
+        results,
+        transcripts,
+        backends={b: backends.versions.get(b) for b in backends.requested},
+        unavailable=backends.unavailable,
+        api_shapes=backends.shapes,
+        chunkings=[c.name for c in chunkings],
+        timing=timing,
+    )
+    report["parsers"] = backends.parsers
+    if roundtrip is not None:
+        report["roundtrip"] = roundtrip
+    return write_report(where, report)
 
 
 #: Loggers silenced during a run: frameworks log a traceback per malformed output, which
-#: the report already records as a result; --verbose keeps them.
+#: the report already records as a result; --framework-logs keeps them.
 QUIET_LOGGERS = ("vllm", "sglang", "transformers", "parsebridge")
 
 
@@ -430,16 +535,23 @@ def _quiet_frameworks() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _cell(counts: Counter[str]) -> str:
-    parts = [f"[{STATUS_STYLE[s]}]{counts[s]} {s}[/]" for s in STATUS_STYLE if counts[s]]
-    return " ".join(parts) or "[dim]–[/]"
+def _cell(counts: Counter[str]) -> Any:
+    from .._cli_io import styled
+
+    parts: list[tuple[str, str] | str] = []
+    for s in STATUS_STYLE:
+        if counts[s]:
+            parts += [" "] if parts else []
+            parts.append((f"{counts[s]} {s}", STATUS_STYLE[s]))
+    return styled(*parts) if parts else styled(("–", "dim"))
 
 
 def _print_summary(
     console: Any, results: Sequence[Any], backends: Sequence[str], versions: dict[str, Any], show: int
 ) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from .._cli_io import plain, styled
 
     per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     totals: dict[str, Counter[str]] = defaultdict(Counter)
@@ -449,11 +561,11 @@ def _print_summary(
     table = Table(title="conformance: family × backend", title_justify="left")
     table.add_column("family", overflow="fold")
     for b in backends:
-        table.add_column(escape(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
+        table.add_column(plain(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
     for fam in sorted(per):
-        table.add_row(escape(fam), *(_cell(per[fam][b]) for b in backends))
+        table.add_row(plain(fam), *(_cell(per[fam][b]) for b in backends))
     table.add_section()
-    table.add_row("[bold]total[/]", *(_cell(totals[b]) for b in backends))
+    table.add_row(styled(("total", "bold")), *(_cell(totals[b]) for b in backends))
     console.print(table)
     if show <= 0:
         return
@@ -465,7 +577,9 @@ def _print_summary(
 
     for r in bad[:show]:
         detail = r.detail if len(r.detail) <= 200 else r.detail[:199] + "…"
-        text = escape(f"{r.spec} {r.transcript} [{r.chunking}] {detail}")
-        console.print(f"[{STATUS_STYLE[r.status]}]{r.status}[/] {text}", soft_wrap=True)
+        line = styled((r.status, STATUS_STYLE[r.status]), f" {r.spec} {r.transcript} [{r.chunking}] {detail}")
+        console.print(line, soft_wrap=True)
     if len(bad) > show:
-        console.print(f"[dim]… {len(bad) - show} more not passing (undocumented); see the report[/]")
+        console.print(
+            styled(f"… {len(bad) - show} more not passing (undocumented); see the report", style="dim")
+        )

@@ -262,14 +262,18 @@ def to_markdown(d: ReportDiff, *, limit: int = 40) -> str:
 
 
 def print_table(d: ReportDiff, *, limit: int = 40) -> None:
-    """The same summary on a terminal (rich)."""
-    from rich.console import Console
+    """The same summary on a terminal (rich); names and classes are printed as plain text."""
     from rich.table import Table
 
-    console = Console(highlight=False)
+    from .._cli_io import console as cli_console
+    from .._cli_io import plain, styled
+
+    console = cli_console()
     console.print(
-        f"before: {_versions(d.versions_a)}   after: {_versions(d.versions_b)}   "
-        f"{d.compared} results compared, {len(d.changes)} changed"
+        plain(
+            f"before: {_versions(d.versions_a)}   after: {_versions(d.versions_b)}   "
+            f"{d.compared} results compared, {len(d.changes)} changed"
+        )
     )
     counts = d.counts()
     if counts:
@@ -278,11 +282,11 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
         for k in KINDS_OF_CHANGE:
             t.add_column(k, justify="right")
         for fam, per in counts.items():
-            t.add_row(fam, *(str(per.get(k, 0) or "") for k in KINDS_OF_CHANGE))
+            t.add_row(plain(fam), *(str(per.get(k, 0) or "") for k in KINDS_OF_CHANGE))
         console.print(t)
     for label, table in (("appeared", d.parsers_appeared), ("vanished", d.parsers_vanished)):
         for backend, names in table.items():
-            console.print(f"{backend} parsers {label} ({len(names)}): {', '.join(names)}")
+            console.print(plain(f"{backend} parsers {label} ({len(names)}): {', '.join(names)}"))
     if d.changes:
         colour = {"fixed": "green", "regressed": "red", "changed": "yellow"}
         t = Table(title="changed results", title_justify="left")
@@ -292,16 +296,39 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
         for g in rows[:limit]:
             style = colour.get(g.kind, "cyan")
             t.add_row(
-                f"[{style}]{g.kind}[/]",
-                g.backend,
-                g.transcript,
-                ", ".join(g.chunkings),
-                g.before + (f" {', '.join(g.classes_before)}" if g.classes_before else ""),
-                g.after + (f" {', '.join(g.classes_after)}" if g.classes_after else ""),
+                styled((g.kind, style)),
+                plain(g.backend),
+                plain(g.transcript),
+                plain(", ".join(g.chunkings)),
+                plain(g.before + (f" {', '.join(g.classes_before)}" if g.classes_before else "")),
+                plain(g.after + (f" {', '.join(g.classes_after)}" if g.classes_after else "")),
             )
         console.print(t)
         if len(rows) > limit:
-            console.print(f"… {len(rows) - limit} more rows (use --format json for all)")
+            console.print(plain(f"… {len(rows) - limit} more rows (use --format json for all)"))
+
+
+def _backends_run(report: Mapping[str, Any], wanted: set[str] | None) -> set[str]:
+    names = {str(r.get("backend")) for r in report.get("results", ())}
+    return names & wanted if wanted else names
+
+
+def backend_mismatch(
+    a: Mapping[str, Any], b: Mapping[str, Any], backends: Iterable[str] | None = None
+) -> str | None:
+    """Why some (or all) results could not be matched: the reports ran different backends. None if not."""
+    wanted = set(backends) if backends else None
+    ran_a, ran_b = _backends_run(a, wanted), _backends_run(b, wanted)
+    if ran_a == ran_b:
+        return None
+    sides = f"REPORT_A ran {', '.join(sorted(ran_a)) or 'none'}; REPORT_B ran {', '.join(sorted(ran_b)) or 'none'}"
+    if not ran_a & ran_b:
+        return (
+            f"the reports share no backend ({sides}): results are matched per backend, so none "
+            "could be compared; diff two reports of the same backend (before and after an upgrade)"
+        )
+    only = sorted(ran_a ^ ran_b)
+    return f"the reports ran different backends ({sides}): {', '.join(only)} not compared"
 
 
 # ---------------------------------------------------------------- command line
@@ -355,7 +382,13 @@ def main(ns: argparse.Namespace) -> int:
         from ..protocol import ParsebridgeError
 
         raise ParsebridgeError(f"no report at {exc.filename}") from exc
-    d = diff_reports(a, b, backends=_backends(getattr(ns, "backend", None)) or None)
+    wanted = _backends(getattr(ns, "backend", None)) or None
+    d = diff_reports(a, b, backends=wanted)
+    warning = backend_mismatch(a, b, wanted)
+    if warning:
+        from .._cli_io import print_error
+
+        print_error(warning, prefix="warning:")
     if fmt == "table" and not out:
         print_table(d, limit=limit)
     else:

@@ -24,6 +24,12 @@ attribute, or a `parse` that takes `reasoning_started`); otherwise from
 which registry knows the name (both, when a backend names a tool and a
 reasoning parser alike). Prefix ``tool=`` / ``reasoning=`` to force it.
 
+A ``python:module:Class`` spec imports its module from the folder pytest
+was started in, or the rootdir, as ``python -m pytest`` would (plain
+``pytest`` does not put the current folder on ``sys.path``). Every spec is
+checked when pytest starts: a spec that cannot load is one ``ERROR:`` line
+(`pytest.UsageError`), before any test is collected.
+
 The plugin is loaded through the ``pytest11`` entry point and does nothing
 unless ``--parsebridge-spec`` is given; importing it is cheap.
 """
@@ -31,6 +37,7 @@ unless ``--parsebridge-spec`` is given; importing it is cheap.
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -123,8 +130,39 @@ def spec_kinds(spec: str) -> list[str]:
         except Exception as exc:
             errors.append(str(exc))
     if not kinds:
-        raise pytest.UsageError(f"--parsebridge-spec {spec}: " + " / ".join(errors))
+        raise pytest.UsageError(f"--parsebridge-spec {spec}: " + " / ".join(dict.fromkeys(errors)))
     return kinds
+
+
+def _kind_and_spec(raw: str, kind: str) -> str:
+    return raw.split("=", 1)[1] if raw.startswith(kind + "=") else raw
+
+
+def _importable_from_here(config: pytest.Config) -> None:
+    """The start folder and the rootdir on `sys.path` (front), as ``python -m pytest`` puts the first."""
+    for folder in (config.rootpath, config.invocation_params.dir):
+        path = str(folder)
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+def checked_specs(config: pytest.Config, specs: list[str]) -> list[tuple[str, str]]:
+    """(kind, spec) for every ``--parsebridge-spec``; any spec that cannot load is a `pytest.UsageError`."""
+    from ..protocol import ParsebridgeError
+
+    if any("python:" in raw for raw in specs):
+        _importable_from_here(config)
+    out = []
+    for raw in specs:
+        try:
+            kinds = spec_kinds(raw)
+        except (ParsebridgeError, ImportError) as exc:
+            said = str(exc)
+            raise pytest.UsageError(
+                f"--parsebridge-spec: {said}" if said.startswith(raw) else f"--parsebridge-spec {raw}: {said}"
+            ) from None
+        out += [(kind, _kind_and_spec(raw, kind)) for kind in kinds]
+    return out
 
 
 class ConformanceFailure(Exception):
@@ -226,7 +264,7 @@ def _transcripts_for(config: pytest.Config, kind: str, spec: str) -> list[Any]:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    specs = config.getoption("parsebridge_spec", default=None)
+    specs = config.stash.get(_SPECS, None)
     if not specs:
         return
     from .chunking import parse_chunkings
@@ -235,28 +273,33 @@ def pytest_collection_modifyitems(
     chunkings = parse_chunkings(_split(config.getoption("parsebridge_chunking")) or None)
     plan = _Plan(chunkings, config.getoption("parsebridge_allow_diverge"))
     chained = config.getoption("parsebridge_reasoning_spec")
-    for raw in specs:
-        for kind in spec_kinds(raw):
-            spec = raw.split("=", 1)[1] if raw.startswith(kind + "=") else raw
-            transcripts = _transcripts_for(config, kind, spec)
-            if kind == "tool":
-                pairs = plan_explicit(transcripts, tool=spec, reasoning=chained)
-                pairs = (p for p in pairs if p[1].kind == "tool")
-            else:
-                pairs = plan_explicit(transcripts, reasoning=spec)
-            for target, t in pairs:
-                for c in chunkings:
-                    items.append(
-                        ConformanceItem.from_parent(
-                            session,
-                            name=f"parsebridge[{target.label}|{t.id}|{c.name}]",
-                            plan=plan,
-                            target=target,
-                            transcript=t,
-                            chunking=c,
-                        )
+    for kind, spec in specs:
+        transcripts = _transcripts_for(config, kind, spec)
+        if kind == "tool":
+            pairs = plan_explicit(transcripts, tool=spec, reasoning=chained)
+            pairs = (p for p in pairs if p[1].kind == "tool")
+        else:
+            pairs = plan_explicit(transcripts, reasoning=spec)
+        for target, t in pairs:
+            for c in chunkings:
+                items.append(
+                    ConformanceItem.from_parent(
+                        session,
+                        name=f"parsebridge[{target.label}|{t.id}|{c.name}]",
+                        plan=plan,
+                        target=target,
+                        transcript=t,
+                        chunking=c,
                     )
+                )
+
+
+#: The checked (kind, spec) pairs of ``--parsebridge-spec``, set when pytest starts.
+_SPECS = pytest.StashKey[list[tuple[str, str]]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "parsebridge: a conformance test generated by --parsebridge-spec")
+    specs = config.getoption("parsebridge_spec", default=None)
+    if specs:
+        config.stash[_SPECS] = checked_specs(config, specs)

@@ -22,12 +22,13 @@ it:
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import yaml  # type: ignore[import-untyped,unused-ignore]
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -176,7 +177,7 @@ def normalize_record(obj: Any, default_id: str) -> dict[str, Any]:
     if isinstance(obj, str):
         return {"id": default_id, "output": obj}
     if not isinstance(obj, dict):
-        raise TranscriptError(f"{default_id}: a transcript is a JSON object, not {type(obj).__name__}")
+        raise TranscriptError(f"{default_id}: a transcript is a JSON object, not {_json_type(obj)}")
     data = dict(obj)
     if "output" not in data:
         for key in OUTPUT_KEYS[1:]:
@@ -198,13 +199,44 @@ def normalize_record(obj: Any, default_id: str) -> dict[str, Any]:
     return data
 
 
-def transcript_from(obj: Any, default_id: str = "transcript") -> Transcript:
-    """Validate one raw object (or a bare string) as a transcript."""
-    data = normalize_record(obj, default_id)
+def _json_type(obj: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return "null" if obj is None else names.get(type(obj), type(obj).__name__)
+
+
+def _problems(exc: ValidationError) -> str:
+    """A validation error as one line: ``output: missing; expected.contnet: unknown key``."""
+    parts = []
+    for e in exc.errors(include_url=False):
+        where = ".".join(str(x) for x in e["loc"])
+        if e["type"] == "missing" and e["loc"] == ("output",):
+            parts.append(
+                f'no model output (give it as "output", or {", ".join(OUTPUT_KEYS[1:])}, or choices[0].text)'
+            )
+        elif e["type"] == "missing":
+            parts.append(f"{where}: missing")
+        elif e["type"] == "extra_forbidden":
+            parts.append(f"{where}: unknown key")
+        else:
+            parts.append(f"{where}: {e['msg']}" if where else e["msg"])
+    return "; ".join(parts)
+
+
+def transcript_at(obj: Any, default_id: str, where: str) -> Transcript:
+    """Validate one raw object read at `where` (``log.jsonl:12``); errors name that place once."""
+    try:
+        data = normalize_record(obj, default_id)
+    except TranscriptError:
+        raise TranscriptError(f"{where}: a transcript is a JSON object, not {_json_type(obj)}") from None
     try:
         return Transcript.model_validate(data)
     except ValidationError as exc:
-        raise TranscriptError(f"{default_id}: not a valid transcript: {exc}") from exc
+        raise TranscriptError(f"{where}: not a valid transcript: {_problems(exc)}") from None
+
+
+def transcript_from(obj: Any, default_id: str = "transcript") -> Transcript:
+    """Validate one raw object (or a bare string) as a transcript; errors start with `default_id`."""
+    return transcript_at(obj, default_id, default_id)
 
 
 # ---------------------------------------------------------------- loading
@@ -213,8 +245,9 @@ def transcript_from(obj: Any, default_id: str = "transcript") -> Transcript:
 def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
     """Transcripts in one file, streamed (JSONL line by line; YAML and bare text at once).
 
-    Ids default to ``STEM:LINE`` (JSONL), ``STEM:INDEX`` (YAML) or the file
-    stem (bare text), so every transcript of a log has a stable name.
+    Ids default to ``STEM:LINE`` (JSONL), ``STEM:INDEX`` (YAML or a JSON
+    array) or the file stem (bare text or one JSON object), so every
+    transcript of a log has a stable name.
     """
     p = Path(path)
     suffix = p.suffix.lower()
@@ -226,26 +259,81 @@ def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
         yield transcript_from({"output": p.read_text(encoding="utf-8")}, p.stem)
 
 
+def iter_json_lines(lines: Iterable[str], label: str, stem: str) -> Iterator[Transcript]:
+    """JSON Lines (blank and ``//`` lines skipped): ids ``STEM:LINE``, errors at ``LABEL:LINE``."""
+    for lineno, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("//"):
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            raise TranscriptError(f"{label}:{lineno}: not JSON: {_json_problem(exc)}") from None
+        yield transcript_at(obj, f"{stem}:{lineno}", f"{label}:{lineno}")
+
+
+def _json_problem(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    return str(exc)
+
+
+def _first_char(fh: IO[str]) -> str:
+    """The first character that is not white space (or a BOM); the file is rewound."""
+    while True:
+        block = fh.read(1 << 16)
+        if not block:
+            fh.seek(0)
+            return ""
+        rest = block.lstrip().lstrip("\ufeff").lstrip()
+        if rest:
+            fh.seek(0)
+            return rest[0]
+
+
 def _iter_jsonl(p: Path) -> Iterator[Transcript]:
-    with p.open(encoding="utf-8") as fh:
-        first = fh.read(1)
-        fh.seek(0)
-        if first == "[":  # a .json file holding one list, not JSON Lines
-            for i, obj in enumerate(json.load(fh), 1):
-                yield transcript_from(obj, f"{p.stem}:{i}")
+    """JSON Lines; or, in a ``.json`` file, one JSON array of transcripts or one (pretty-printed) object."""
+    with p.open(encoding="utf-8-sig") as fh:
+        first = _first_char(fh)
+        if not first:
             return
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line or line.startswith("//"):
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise TranscriptError(f"{p}:{lineno}: not JSON: {exc}") from exc
-            try:
-                yield transcript_from(obj, f"{p.stem}:{lineno}")
-            except TranscriptError as exc:
-                raise TranscriptError(f"{p}:{lineno}: {exc}") from exc
+        if first == "[":  # a .json file holding one list, not JSON Lines
+            yield from _json_document(p, fh)
+            return
+        lines = iter(fh)
+        head: list[str] = []
+        content = ""
+        for line in lines:  # the first line with content decides: a whole object, or JSON Lines
+            head.append(line)
+            if line.strip() and not line.strip().startswith("//"):
+                content = line
+                break
+        if content and p.suffix.lower() == ".json" and not _is_json(content):
+            fh.seek(0)
+            yield from _json_document(p, fh)
+            return
+        yield from iter_json_lines(itertools.chain(head, lines), str(p), p.stem)
+
+
+def _is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_document(p: Path, fh: IO[str]) -> Iterator[Transcript]:
+    """A whole ``.json`` file: an array (ids ``STEM:INDEX``) or one object (id: the stem)."""
+    try:
+        data = json.load(fh)
+    except ValueError as exc:
+        raise TranscriptError(f"{p}: not JSON: {_json_problem(exc)}") from None
+    if not isinstance(data, list):
+        yield transcript_at(data, p.stem, str(p))
+        return
+    for i, obj in enumerate(data, 1):
+        yield transcript_at(obj, f"{p.stem}:{i}", f"{p}: item {i}")
 
 
 def _iter_yaml(p: Path) -> Iterator[Transcript]:
@@ -260,10 +348,7 @@ def _iter_yaml(p: Path) -> Iterator[Transcript]:
     if not isinstance(data, list):
         raise TranscriptError(f"{p}: expected a YAML list of transcripts")
     for i, obj in enumerate(data, 1):
-        try:
-            yield transcript_from(obj, f"{p.stem}:{i}")
-        except TranscriptError as exc:
-            raise TranscriptError(f"{p}: item {i}: {exc}") from exc
+        yield transcript_at(obj, f"{p.stem}:{i}", f"{p}: item {i}")
 
 
 def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
