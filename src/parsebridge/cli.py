@@ -332,6 +332,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pp.set_defaults(func=_cmd_parse)
 
+    from ._frameworks import install as fw_install
+
+    ip = sub.add_parser(
+        "install-framework",
+        help="install vLLM or SGLang parsers-only (CPU torch, no GPU) into this environment",
+        description=fw_install.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fw_install.add_arguments(ip)
+    ip.set_defaults(func=fw_install.run)
+
     for module, func in _PLUGINS:
         try:
             mod = importlib.import_module(module)
