@@ -223,11 +223,11 @@ def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
     elif suffix in JSONL_SUFFIXES:
         yield from _iter_jsonl(p)
     else:
-        yield transcript_from({"output": p.read_text(encoding="utf-8")}, p.stem)
+        yield transcript_from({"output": p.read_text(encoding="utf-8-sig")}, p.stem)
 
 
 def _iter_jsonl(p: Path) -> Iterator[Transcript]:
-    with p.open(encoding="utf-8") as fh:
+    with p.open(encoding="utf-8-sig") as fh:  # (a leading BOM is the file's, not data)
         first = fh.read(1)
         fh.seek(0)
         if first == "[":  # a .json file holding one list, not JSON Lines
@@ -250,7 +250,7 @@ def _iter_jsonl(p: Path) -> Iterator[Transcript]:
 
 def _iter_yaml(p: Path) -> Iterator[Transcript]:
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = yaml.safe_load(p.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{p}: not YAML: {exc}") from exc
     if data is None:
