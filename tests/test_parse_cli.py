@@ -62,3 +62,125 @@ def test_transcripts_with_a_bom_are_read(tmp_path: Path) -> None:
 def test_the_api_takes_text_as_given() -> None:
     """A BOM is a file's encoding signature; text handed to the API is data and is kept."""
     assert pb.get_tool_parser("builtin:hermes").parse("\ufeffHi").content == "\ufeffHi"
+
+
+# ---------------------------------------------------------------- --stream in bounded memory
+
+
+def write_output(path: Path, size: int) -> None:
+    """A reasoning block, then content lines with a hermes call every 20 lines, to `size` bytes."""
+    with path.open("w", encoding="utf-8") as fh:
+        head = "<think>" + "let me think about this. " * 200 + "</think>"
+        fh.write(head)
+        written, i = len(head), 0
+        while written < size:
+            piece = f"Some content line {i}, ünïcode.\n" * 20
+            piece += f'<tool_call>{{"name": "f{i % 7}", "arguments": {{"a": {i}, "b": "x y"}}}}</tool_call>\n'
+            fh.write(piece)
+            written += len(piece.encode())
+            i += 1
+
+
+_MEASURE = (
+    "import resource, sys\n"
+    "from parsebridge.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stdout.flush()\n"
+    "sys.stderr.write(f'MAXRSS_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+def peak_rss_mb(args: list[str], cwd: Path, out: Path) -> float:
+    """Run `parsebridge ARGS` with stdout to `out`; the process's peak RSS in MB."""
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with out.open("w", encoding="utf-8") as fh:
+        p = subprocess.run(
+            [sys.executable, "-c", _MEASURE, *args],
+            cwd=cwd,
+            stdout=fh,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=1800,
+        )
+    assert p.returncode == 0, p.stderr
+    return int(p.stderr.rsplit("MAXRSS_KB ", 1)[1]) / 1024
+
+
+STREAM_ARGS = ["parse", "--stream", "--tool-parser", "builtin:hermes", "--reasoning-parser", "builtin:qwen3"]
+
+
+def test_stream_memory_does_not_grow_with_the_output(tmp_path: Path) -> None:
+    """Before: 1 MB -> 68 MB, 4 MB -> 164 MB (every delta kept three times); now flat."""
+    write_output(tmp_path / "small.txt", 256 << 10)
+    write_output(tmp_path / "big.txt", 3 << 20)
+    small = peak_rss_mb([*STREAM_ARGS, "--json", "small.txt"], tmp_path, tmp_path / "s.json")
+    big = peak_rss_mb([*STREAM_ARGS, "--json", "big.txt"], tmp_path, tmp_path / "b.json")
+    # 12x the input: what is left is the result's calls (~4,000 of them, ~2 KB each as objects).
+    assert big - small < 16, (small, big)
+    streamed = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    one = pb_run(*[a for a in STREAM_ARGS if a != "--stream"], "--json", "big.txt", cwd=tmp_path)
+    oneshot = json.loads(one.stdout)
+    for res in (streamed["result"], oneshot["result"]):
+        for call in res["tool_calls"]:
+            call.pop("id"), call.pop("raw_text")
+    assert streamed["result"] == oneshot["result"]
+    assert streamed["message"]["content"] == oneshot["message"]["content"]
+    assert streamed["message"]["reasoning_content"] == oneshot["message"]["reasoning_content"]
+
+
+def test_stream_table_prints_long_text_verbatim(tmp_path: Path) -> None:
+    write_output(tmp_path / "o.txt", 1 << 20)
+    table = pb_run(*STREAM_ARGS, "o.txt", cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    body = (tmp_path / "o.txt").read_text(encoding="utf-8")
+    lines = "".join(body.split("</think>", 1)[1].splitlines(keepends=True)[:20])
+    assert lines in table.stdout  # as they are: not wrapped or boxed line by line
+    assert "non-empty deltas streamed" in table.stdout
+
+
+@pytest.mark.slow
+def test_stream_of_50_mb_stays_under_200_mb(tmp_path: Path) -> None:
+    write_output(tmp_path / "o.txt", 50 << 20)
+    rss = peak_rss_mb([*STREAM_ARGS, "--json", "o.txt"], tmp_path, tmp_path / "o.json")
+    assert rss < 200, rss
+    table = peak_rss_mb([*STREAM_ARGS, "o.txt"], tmp_path, tmp_path / "o.table")
+    assert table < 200, table
+
+
+def test_streams_made_without_history_keep_nothing_but_stream_the_same() -> None:
+    from parsebridge.protocol.streams import without_history
+
+    text = f'<think>why\n</think>Hi {CALL} there "\u00e9\U0001f600'
+    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes")
+
+    def run(stream: object) -> list[dict[str, object]]:
+        out = [stream.feed(text[i : i + 3]) for i in range(0, len(text), 3)]  # type: ignore[attr-defined]
+        out.append(stream.flush())  # type: ignore[attr-defined]
+        return [d.to_openai() for d in out if d]
+
+    kept = pipe.stream()
+    with without_history():
+        bare = pipe.stream()
+    got = run(bare)
+    assert [{k: v for k, v in d.items() if k != "tool_calls"} for d in got] == [
+        {k: v for k, v in d.items() if k != "tool_calls"} for d in run(kept)
+    ]
+    assert bare.finish().content is None and bare.finish().tool_calls == []
+    assert kept.finish().content == 'Hi  there "\u00e9\U0001f600'
+    assert bare.block is not None and bare.block.start_marker == "<think>"
+    assert pipe.stream().accumulator.keeps_history  # only inside the block
+
+
+def test_delta_lines_are_the_openai_json() -> None:
+    from parsebridge._cli_stream import delta_line
+    from parsebridge.protocol.models import ToolCallDelta, make_delta
+
+    for d in (
+        make_delta('a "quoted"\n\u00e9\U0001f600\x00'),
+        make_delta("", "why\t"),
+        make_delta("x", "y"),
+        make_delta("", "", [ToolCallDelta(index=0, id="c", name="f", arguments='{"a"')]),
+    ):
+        assert delta_line(d) == json.dumps(d.to_openai(), ensure_ascii=False)

@@ -203,37 +203,47 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         else:
             _show_result(result, None)
         return 0
-    stream = pipe.stream()
-    deltas = 0
-    json_out: IO[str] | None = sys.stdout if ns.json else None
-    if json_out is not None:
-        json_out.write('{\n  "deltas": [')
-    for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
-        d = stream.feed(piece) if piece is not None else stream.flush()
-        if not d:
-            continue
-        if json_out is not None:
-            json_out.write(
-                ("\n    " if not deltas else ",\n    ") + json.dumps(d.to_openai(), ensure_ascii=False)
-            )
-        deltas += 1
-    result = stream.finish()
-    if json_out is not None:
-        json_out.write("\n  ],\n" if deltas else "],\n")
-        json_out.write('  "result": ')
-        _write_indented(json_out, result.model_dump(mode="json"))
-        json_out.write(',\n  "message": ')
-        _write_indented(json_out, result.to_openai_message())
-        json_out.write("\n}\n")
-    else:
-        _show_result(result, deltas)
+    _stream_parse(pipe, ns)
     return 0
 
 
-def _write_indented(out: IO[str], obj: Any) -> None:
-    """`obj` as indented JSON nested one level, written piece by piece (no copy of a long content)."""
-    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
-        out.write(piece.replace("\n", "\n  ") if "\n" in piece else piece)
+def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
+    """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
+
+    The stream keeps no history and the result is spooled (`_cli_stream`): memory stays
+    flat whatever the output's size.
+    """
+    from ._cli_stream import StreamedResult, delta_line
+    from .protocol.streams import without_history
+
+    with without_history():
+        stream = pipe.stream()
+    collected = StreamedResult()
+    deltas = 0
+    out: IO[str] | None = sys.stdout if ns.json else None
+    if out is not None:
+        out.write('{\n  "deltas": [')
+    try:
+        for piece in itertools.chain(_chunks(io.iter_text(ns.input), ns.chunk_size), [None]):
+            d = stream.feed(piece) if piece is not None else stream.flush()
+            if not d:
+                continue
+            if out is not None:
+                out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
+            collected.add(d)
+            deltas += 1
+        result = collected.result(getattr(stream, "block", None))
+        if out is not None:
+            out.write("\n  ],\n" if deltas else "],\n")
+            out.write('  "result": ')
+            collected.write_json(out, result.model_dump(mode="json"))
+            out.write(',\n  "message": ')
+            collected.write_json(out, result.to_openai_message())
+            out.write("\n}\n")
+        else:
+            _show_result(result, deltas, collected.text_of)
+    finally:
+        collected.close()
 
 
 def _quiet_framework_logs() -> None:
@@ -242,24 +252,49 @@ def _quiet_framework_logs() -> None:
     quiet_framework_logs()
 
 
-def _show_result(result: ParseResult, deltas: int | None) -> None:
+#: Text up to this many characters is shown in a panel; longer text is written as it is
+#: between two rules (Rich lays a panel's text out line by line: seconds per megabyte).
+PANEL_MAX = 1 << 16
+
+
+def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
+    """Reasoning or content (a str or a `_cli_stream.Spool`), verbatim, titled."""
     from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.text import Text
+
+    if text is None:
+        text = Text("(none)", style="dim")
+    elif isinstance(text, str) and len(text) <= PANEL_MAX:
+        text = io.plain(text)
+    elif not isinstance(text, str) and text.size <= PANEL_MAX:
+        text = io.plain(text.head(PANEL_MAX))
+    else:
+        console.print(Rule(Text(title), align="left", style=style or "none"))
+        blocks = (
+            (text[i : i + PANEL_MAX] for i in range(0, len(text), PANEL_MAX))
+            if isinstance(text, str)
+            else text.blocks()
+        )
+        for block in blocks:  # straight to the file: Rich would lay out every line
+            console.file.write(block)
+        console.file.write("\n")
+        console.print(Rule(style=style or "none"))
+        return
+    console.print(
+        Panel(text, title=title, title_align="left", border_style=style or "none", expand=console.is_terminal)
+    )
+
+
+def _show_result(result: ParseResult, deltas: int | None, text_of: Any = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
     console = io.console()
+    text_of = text_of or (lambda value: value)
     if result.reasoning is not None:
-        console.print(
-            Panel(
-                io.plain(result.reasoning),
-                title="reasoning",
-                title_align="left",
-                border_style="magenta",
-                expand=console.is_terminal,
-            )
-        )
-    content = io.plain(result.content) if result.content is not None else Text("(none)", style="dim")
-    console.print(Panel(content, title="content", title_align="left", expand=console.is_terminal))
+        _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
+    _show_text(console, "content", text_of(result.content), None)
     if result.tool_calls:
         t = Table(title="tool calls", title_justify="left")
         for col in ("#", "id", "name", "arguments"):

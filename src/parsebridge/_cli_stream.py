@@ -1,0 +1,183 @@
+"""`parsebridge parse --stream` in bounded memory: deltas printed as they come, the result spooled.
+
+A stream's `finish()` assembles everything streamed, so it holds the whole
+output (as one small string per delta: ~15x the text at 4-character
+chunks). The CLI needs each delta once, to print it, and the assembled
+result once, at the end. So its stream is made `without_history()`, and
+`StreamedResult` keeps what the result needs: reasoning and content text
+in temporary files (in memory up to `SPOOL_IN_MEMORY`, on disk past it),
+each call's id, name and arguments. The result is written from those
+files block by block, never joined into one string.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import secrets
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Any
+
+from .protocol import ParseResult, StreamDelta
+from .protocol.models import ReasoningBlock, make_tool_call
+
+#: Text kept in memory per spool before it moves to a temporary file.
+SPOOL_IN_MEMORY = 1 << 20
+#: Characters copied per block when a spool is written out.
+COPY_BLOCK = 1 << 16
+_escape = json.JSONEncoder(ensure_ascii=False).encode
+#: One string as a JSON string literal, as `_escape` writes it (the C encoder's function).
+_string: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+
+
+class Spool:
+    """Text appended piece by piece, read back block by block (bounded memory at any size)."""
+
+    def __init__(self) -> None:
+        self._file: Any = None
+        self._written = 0
+        #: Pieces not yet written: one file write per `COPY_BLOCK` characters, not per delta.
+        self._pending: list[str] = []
+        self._pending_size = 0
+
+    def add(self, text: str) -> None:
+        self._pending.append(text)
+        self._pending_size += len(text)
+        if self._pending_size >= COPY_BLOCK:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        if not self._pending:
+            return
+        if self._file is None:
+            self._file = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by `close`)
+                max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", newline=""
+            )
+        self._file.write("".join(self._pending))
+        self._written += self._pending_size
+        self._pending = []
+        self._pending_size = 0
+
+    @property
+    def size(self) -> int:
+        """Characters added so far."""
+        return self._written + self._pending_size
+
+    @property
+    def empty(self) -> bool:
+        return not self.size
+
+    def blocks(self) -> Iterator[str]:
+        """The text so far, in blocks of at most `COPY_BLOCK` characters."""
+        self._write_pending()
+        if self._file is None:
+            return
+        self._file.seek(0)
+        while block := self._file.read(COPY_BLOCK):
+            yield block
+        self._file.seek(0, io.SEEK_END)
+
+    def head(self, n: int) -> str:
+        """The first `n` characters (all of a small spool)."""
+        self._write_pending()
+        if self._file is None:
+            return ""
+        self._file.seek(0)
+        text: str = self._file.read(n)
+        self._file.seek(0, io.SEEK_END)
+        return text
+
+    def write_json(self, out: IO[str]) -> None:
+        """The text as one JSON string, escaped block by block (escapes never span characters)."""
+        out.write('"')
+        for block in self.blocks():
+            out.write(_escape(block)[1:-1])
+        out.write('"')
+
+    def close(self) -> None:
+        self._pending = []
+        if self._file is not None:
+            self._file.close()
+
+
+class _Call:
+    __slots__ = ("arguments", "id", "name")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name: str | None = None
+        self.arguments = io.StringIO()
+
+
+class StreamedResult:
+    """What a client assembles from the deltas, kept for the end: text spooled, calls by index."""
+
+    def __init__(self) -> None:
+        self.reasoning = Spool()
+        self.content = Spool()
+        self._calls: dict[int, _Call] = {}
+        #: Strings that stand for the spools in the result until it is written (`write_json`).
+        tag = secrets.token_hex(8)
+        self._marks = {f"\x00parsebridge-{tag}-{k}\x00": k for k in ("reasoning", "content")}
+
+    def add(self, delta: StreamDelta) -> None:
+        if delta.reasoning:
+            self.reasoning.add(delta.reasoning)
+        if delta.content:
+            self.content.add(delta.content)
+        for d in delta.tool_calls:
+            call = self._calls.get(d.index)
+            if call is None:
+                call = self._calls[d.index] = _Call()
+            if d.id is not None:
+                call.id = d.id
+            if d.name is not None:
+                call.name = d.name
+            if d.arguments:
+                call.arguments.write(d.arguments)
+
+    def result(self, block: ReasoningBlock | None) -> ParseResult:
+        """The assembled result; reasoning and content are placeholders that `write_json` fills."""
+        mark = {k: m for m, k in self._marks.items()}
+        calls = [
+            make_tool_call(c.name or "", c.arguments.getvalue(), c.id) for _, c in sorted(self._calls.items())
+        ]
+        reasoning = None if self.reasoning.empty else mark["reasoning"]
+        if block is not None and reasoning is not None:
+            block = block.model_copy(update={"content": reasoning})
+        return ParseResult(
+            reasoning=reasoning,
+            content=None if self.content.empty else mark["content"],
+            tool_calls=calls,
+            block=block,
+        )
+
+    def write_json(self, out: IO[str], obj: Any, prefix: str = "\n  ") -> None:
+        """`obj` (from `result`) as indented JSON nested one level; placeholders become the spools."""
+        marks = {_escape(m): getattr(self, k) for m, k in self._marks.items()}
+        for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
+            spool = marks.get(piece)
+            if spool is not None:
+                spool.write_json(out)
+            else:
+                out.write(piece.replace("\n", prefix) if "\n" in piece else piece)
+
+    def text_of(self, value: str | None) -> Spool | str | None:
+        """The spool a placeholder stands for (else the value itself)."""
+        key = self._marks.get(value or "")
+        return getattr(self, key) if key else value
+
+    def close(self) -> None:
+        self.reasoning.close()
+        self.content.close()
+
+
+def delta_line(delta: StreamDelta) -> str:
+    """`delta.to_openai()` as compact JSON; the common one-field deltas written directly."""
+    if not delta.tool_calls:
+        if not delta.reasoning:
+            return '{"content": ' + _string(delta.content) + "}"
+        if not delta.content:
+            return '{"reasoning_content": ' + _string(delta.reasoning) + "}"
+    return _escape(delta.to_openai())
