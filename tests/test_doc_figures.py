@@ -96,3 +96,13 @@ def test_compare_summary_reads_wrong_answers_per_mode(tmp_path: Path) -> None:
     assert doc_figures.command1_figure(data).endswith(
         "`call_missing` (token-5); `extra_call` (every chunking)"
     )
+
+
+def test_the_screenshot_shows_the_run_the_figures_come_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "shot.json").write_text(
+        json.dumps({"generated": "2026-11-22T21:27:08+00:00"}), encoding="utf-8"
+    )
+    monkeypatch.setattr(doc_figures, "SCREENSHOT", tmp_path / "shot.json")
+    assert any("conformance-report.png shows the run of 2026-11-22" in p for p in doc_figures.stale_data())

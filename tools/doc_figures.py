@@ -49,6 +49,8 @@ CONFORMANCE = DATA / "conformance-all.json"
 COMPARE = DATA / "compare-hermes.json"
 INSTALL = DATA / "install-weight.json"
 SUPPORT = DATA / "support.json"
+#: Which run docs/img/conformance-report.png shows (written by tools/screenshot_report.py).
+SCREENSHOT = ROOT / "docs" / "img" / "conformance-report.json"
 #: What the adapter does differently per release, in a few words (prose; the figures come from SUPPORT).
 SHAPES = {
     ("vllm", "0.11.0"): "`vllm.entrypoints.openai.tool_parsers`, `extract_reasoning_content`, serving loop "
@@ -280,6 +282,12 @@ def stale_data() -> list[str]:
         fw, version = row["framework"], row["version"]
         if data.get("versions", {}).get(fw) == version and dict(row["status"]) != data["status"][fw]:
             problems.append(f"{SUPPORT.name} and {CONFORMANCE.name} disagree on {fw} {version}")
+    shot = _load(SCREENSHOT)
+    if shot.get("generated") != data.get("generated"):
+        problems.append(
+            f"docs/img/conformance-report.png shows the run of {shot.get('generated')}, the figures come "
+            f"from the run of {data.get('generated')}: python tools/screenshot_report.py REPORT.html"
+        )
     page = ROOT / "docs" / "support.md"
     command = "parsebridge conformance support --data docs/data/support.json --out docs/support.md"
     if page.read_text(encoding="utf-8") != render_markdown(rows, command=command):
