@@ -124,7 +124,7 @@ def test_stream_memory_does_not_grow_with_the_output(tmp_path: Path) -> None:
     oneshot = json.loads(one.stdout)
     for res in (streamed["result"], oneshot["result"]):
         for call in res["tool_calls"]:
-            call.pop("id"), call.pop("raw_text")
+            call.pop("id")
     assert streamed["result"] == oneshot["result"]
     assert streamed["message"]["content"] == oneshot["message"]["content"]
     assert streamed["message"]["reasoning_content"] == oneshot["message"]["reasoning_content"]
@@ -138,6 +138,8 @@ def test_stream_table_prints_long_text_verbatim(tmp_path: Path) -> None:
     lines = "".join(body.split("</think>", 1)[1].splitlines(keepends=True)[:20])
     assert lines in table.stdout  # as they are: not wrapped or boxed line by line
     assert "non-empty deltas streamed" in table.stdout
+    # past 500 calls: one line each (#, id, name, arguments), not a table laid out in memory
+    assert "\tf0\t{\"a\": 0, \"b\": \"x y\"}\n" in table.stdout
 
 
 @pytest.mark.slow
@@ -184,3 +186,51 @@ def test_delta_lines_are_the_openai_json() -> None:
         make_delta("", "", [ToolCallDelta(index=0, id="c", name="f", arguments='{"a"')]),
     ):
         assert delta_line(d) == json.dumps(d.to_openai(), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- raw_text of streamed calls
+
+
+def test_streamed_json_carries_each_calls_raw_text(tmp_path: Path) -> None:
+    text = f"<think>hmm</think>Hi {CALL} and {CALL.replace('f', 'g', 1)} done"
+    (tmp_path / "o.txt").write_text(text, encoding="utf-8")
+    args = ["parse", "--json", "--tool-parser", "builtin:hermes", "--reasoning-parser", "builtin:qwen3"]
+    one = json.loads(pb_run(*args, "o.txt", cwd=tmp_path).stdout)["result"]["tool_calls"]
+    assert [c["raw_text"] for c in one] == [CALL, CALL.replace("f", "g", 1)]
+    for size in ("1", "3", "7", "1000"):
+        p = pb_run(*args, "--stream", "--chunk-size", size, "o.txt", cwd=tmp_path)
+        streamed = json.loads(p.stdout)["result"]["tool_calls"]
+        assert [c["raw_text"] for c in streamed] == [c["raw_text"] for c in one], size
+
+
+def _builtin_tool_cases() -> list[tuple[str, str]]:
+    from parsebridge.adapters.builtin import TOOL_PARSERS
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    cases = []
+    for t in bundled_transcripts():
+        fam = t.resolve_family()
+        name = fam.parser_for("builtin") if fam is not None else None
+        if name in TOOL_PARSERS and t.kind != "reasoning" and not t.reasoning_family:
+            cases.append((f"builtin:{name}", t.output))
+    return cases
+
+
+@pytest.mark.parametrize("size", [1, 4, 17])
+def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
+    """The recorder cuts each call out of the text the tool stream was fed, as `parse` does."""
+    from parsebridge._cli_stream import RawCalls
+    from parsebridge.protocol.streams import without_history
+
+    checked = 0
+    for spec, text in _builtin_tool_cases():
+        parser = pb.get_tool_parser(spec)
+        want = [c.raw_text for c in parser.parse(text).tool_calls]
+        with without_history():
+            rec = RawCalls(parser.stream())
+        for i in range(0, len(text), size):
+            rec.feed(text[i : i + size])
+        rec.flush()
+        assert rec.texts == want, (spec, text)
+        checked += bool(want)
+    assert checked > 100

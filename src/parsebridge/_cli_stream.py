@@ -13,10 +13,11 @@ files block by block, never joined into one string.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from .protocol import ParseResult, StreamDelta
@@ -101,6 +102,57 @@ class Spool:
             self._file.close()
 
 
+class RawCalls:
+    """A tool stream, observed: the raw text of each call it finds, as `parse` gives it.
+
+    Works with a stream that reports its calls' spans (`call_spans`, offsets in the text it
+    was fed) and how far back a call found later may start (`open_from()`): the builtin
+    streams. The fed text is kept only from there on, so memory stays bounded by the longest
+    call (plus what the stream itself holds). Other streams pass through, and their calls
+    keep an empty `raw_text`.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.texts: list[str] = []
+        self._spans = getattr(stream, "call_spans", None)
+        self._open_from = getattr(stream, "open_from", None)
+        self._kept: list[str] = []  # fed text from offset `_kept_at` on
+        self._kept_at = 0
+        self._fed = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def feed(self, text: str, token_ids: Any = None) -> StreamDelta:
+        delta: StreamDelta = self.stream.feed(text, token_ids)
+        if self._spans is not None:
+            self._kept.append(text)
+            self._fed += len(text)
+            self._collect()
+        return delta
+
+    def flush(self) -> StreamDelta:
+        delta: StreamDelta = self.stream.flush()
+        if self._spans is not None:
+            self._collect()
+        return delta
+
+    def _collect(self) -> None:
+        spans = self._spans
+        assert spans is not None and self._open_from is not None
+        if len(self.texts) < len(spans):
+            kept = "".join(self._kept)
+            self._kept = [kept]
+            for start, end in spans[len(self.texts) :]:
+                self.texts.append(kept[start - self._kept_at : end - self._kept_at])
+        keep = min(self._open_from(), self._fed)
+        if keep > self._kept_at:  # drop what no call can still span
+            kept = "".join(self._kept)[keep - self._kept_at :]
+            self._kept = [kept] if kept else []
+            self._kept_at = keep
+
+
 class _Call:
     __slots__ = ("arguments", "id", "name")
 
@@ -137,11 +189,14 @@ class StreamedResult:
             if d.arguments:
                 call.arguments.write(d.arguments)
 
-    def result(self, block: ReasoningBlock | None) -> ParseResult:
-        """The assembled result; reasoning and content are placeholders that `write_json` fills."""
+    def result(self, block: ReasoningBlock | None, raw_texts: Sequence[str] = ()) -> ParseResult:
+        """The assembled result; reasoning and content are placeholders that `write_json` fills.
+        `raw_texts`: each call's raw text, in call order, where the tool stream reported them."""
         mark = {k: m for m, k in self._marks.items()}
+        raws = itertools.chain(raw_texts, itertools.repeat(""))
         calls = [
-            make_tool_call(c.name or "", c.arguments.getvalue(), c.id) for _, c in sorted(self._calls.items())
+            make_tool_call(c.name or "", c.arguments.getvalue(), c.id, next(raws))
+            for _, c in sorted(self._calls.items())
         ]
         reasoning = None if self.reasoning.empty else mark["reasoning"]
         if block is not None and reasoning is not None:

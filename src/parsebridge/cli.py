@@ -213,11 +213,19 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
     The stream keeps no history and the result is spooled (`_cli_stream`): memory stays
     flat whatever the output's size.
     """
-    from ._cli_stream import StreamedResult, delta_line
+    from ._cli_stream import RawCalls, StreamedResult, delta_line
     from .protocol.streams import without_history
 
     with without_history():
         stream = pipe.stream()
+    raw: list[RawCalls] = []
+
+    def observed(tools: Any) -> Any:
+        raw.append(RawCalls(tools))
+        return raw[-1]
+
+    if hasattr(stream, "observe_tools"):  # each call's raw text, where the tool stream reports it
+        stream.observe_tools(observed)
     collected = StreamedResult()
     deltas = 0
     out: IO[str] | None = sys.stdout if ns.json else None
@@ -232,7 +240,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
                 out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
             collected.add(d)
             deltas += 1
-        result = collected.result(getattr(stream, "block", None))
+        result = collected.result(getattr(stream, "block", None), raw[0].texts if raw else ())
         if out is not None:
             out.write("\n  ],\n" if deltas else "],\n")
             out.write('  "result": ')
@@ -286,6 +294,23 @@ def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
     )
 
 
+#: More calls than this are listed one line each (a Rich table lays out every row in memory first).
+TABLE_MAX_ROWS = 500
+
+
+def _show_call_lines(console: Any, result: ParseResult) -> None:
+    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    console.print(Rule(Text(f"tool calls ({len(result.tool_calls)}): #, id, name, arguments"), align="left"))
+    out = console.file
+    for i, call in enumerate(result.tool_calls):
+        args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
+        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
+    console.print(Rule())
+
+
 def _show_result(result: ParseResult, deltas: int | None, text_of: Any = None) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -295,7 +320,9 @@ def _show_result(result: ParseResult, deltas: int | None, text_of: Any = None) -
     if result.reasoning is not None:
         _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
     _show_text(console, "content", text_of(result.content), None)
-    if result.tool_calls:
+    if len(result.tool_calls) > TABLE_MAX_ROWS:
+        _show_call_lines(console, result)
+    elif result.tool_calls:
         t = Table(title="tool calls", title_justify="left")
         for col in ("#", "id", "name", "arguments"):
             t.add_column(col, overflow="fold")

@@ -8,7 +8,7 @@ Backends whose framework has its own per-request chain (vLLM 0.33's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .models import (
     ParseResult,
@@ -84,6 +84,12 @@ class PipelineStream:
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
+
+    def observe_tools(self, wrap: Callable[[ToolStream], ToolStream]) -> None:
+        """Put `wrap(tool stream)` in the tool stream's place, before the first chunk (an observer
+        of what the tool parser is fed, such as the CLI's raw call text recorder)."""
+        if self._tools is not None:
+            self._tools = wrap(self._tools)
 
 
 class Pipeline:
