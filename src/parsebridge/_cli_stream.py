@@ -25,6 +25,8 @@ from .protocol.models import ReasoningBlock, make_tool_call
 
 #: Text kept in memory per spool before it moves to a temporary file.
 SPOOL_IN_MEMORY = 1 << 20
+#: Fed text kept past what a call can still span before it is dropped (`RawCalls`).
+TRIM_EVERY = 1 << 16
 #: Characters copied per block when a spool is written out.
 COPY_BLOCK = 1 << 16
 _escape = json.JSONEncoder(ensure_ascii=False).encode
@@ -126,10 +128,13 @@ class RawCalls:
 
     def feed(self, text: str, token_ids: Any = None) -> StreamDelta:
         delta: StreamDelta = self.stream.feed(text, token_ids)
-        if self._spans is not None:
+        spans = self._spans
+        if spans is not None:
             self._kept.append(text)
             self._fed += len(text)
-            self._collect()
+            # Cut a call out when one ended; else drop what no call can span now and then.
+            if len(spans) != len(self.texts) or self._fed - self._kept_at > TRIM_EVERY:
+                self._collect()
         return delta
 
     def flush(self) -> StreamDelta:
