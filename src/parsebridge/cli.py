@@ -9,6 +9,7 @@ subcommand and listed in `parsebridge --help` (`_cli_io.EXIT_STATUS_HELP`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import itertools
 import json
@@ -210,13 +211,16 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
 def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
     """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
 
-    The stream keeps no history and the result is spooled (`_cli_stream`): memory stays
-    flat whatever the output's size.
+    With builtin parsers the stream keeps no history and the result is spooled
+    (`_cli_stream`): memory stays flat whatever the output's size. vLLM's and SGLang's
+    streams keep the text they were fed (their block is located in it at the end), so
+    theirs keep their history too and the block comes from their `finish()`.
     """
     from ._cli_stream import RawCalls, StreamedResult, delta_line
     from .protocol.streams import without_history
 
-    with without_history():
+    bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
+    with without_history() if bounded else contextlib.nullcontext():
         stream = pipe.stream()
     raw: list[RawCalls] = []
 
@@ -240,7 +244,8 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
                 out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
             collected.add(d)
             deltas += 1
-        result = collected.result(getattr(stream, "block", None), raw[0].texts if raw else ())
+        block = getattr(stream, "block", None) if bounded else stream.finish().block
+        result = collected.result(block, raw[0].texts if raw else ())
         if out is not None:
             out.write("\n  ],\n" if deltas else "],\n")
             out.write('  "result": ')
@@ -368,7 +373,8 @@ def build_parser() -> argparse.ArgumentParser:
         "parse",
         help="parse one model output",
         description="Parse one raw model output (UTF-8 text) one-shot, or streamed in chunks. "
-        "The input is read in blocks, so --stream handles outputs of any size in bounded memory.",
+        "The input is read in blocks, so --stream with builtin parsers handles outputs of any size "
+        "in bounded memory (vLLM's and SGLang's streams keep the text they were fed).",
         epilog=io.EXIT_STATUS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
