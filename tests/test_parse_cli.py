@@ -81,12 +81,18 @@ def write_output(path: Path, size: int) -> None:
             i += 1
 
 
+# The peak RSS of this process's own memory: VmHWM (reset at exec). ru_maxrss would carry over the
+# size of the process that forked it (a test worker of several hundred MB) on Linux.
 _MEASURE = (
-    "import resource, sys\n"
+    "import re, resource, sys\n"
     "from parsebridge.cli import main\n"
     "code = main(sys.argv[1:])\n"
     "sys.stdout.flush()\n"
-    "sys.stderr.write(f'MAXRSS_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+    "try:\n"
+    "    kb = int(re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1))\n"
+    "except (OSError, AttributeError):\n"
+    "    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "sys.stderr.write(f'MAXRSS_KB {kb}\\n')\n"
     "sys.exit(code)\n"
 )
 

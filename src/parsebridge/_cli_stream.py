@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from .protocol import ParseResult, StreamDelta
-from .protocol.models import ReasoningBlock, make_tool_call
+from .protocol.models import ReasoningBlock, ToolCall, make_tool_call
 
 #: Text kept in memory per spool before it moves to a temporary file.
 SPOOL_IN_MEMORY = 1 << 20
@@ -159,24 +159,34 @@ class RawCalls:
 
 
 class _Call:
-    __slots__ = ("arguments", "id", "name")
+    __slots__ = ("id", "name", "parts")
 
     def __init__(self) -> None:
         self.id: str | None = None
         self.name: str | None = None
-        self.arguments = io.StringIO()
+        #: Argument fragments; joined into one string when the next call starts.
+        self.parts: list[str] = []
 
 
 class StreamedResult:
-    """What a client assembles from the deltas, kept for the end: text spooled, calls by index."""
+    """What a client assembles from the deltas, kept for the end: text spooled, calls compact.
+
+    A call is kept as its id, name, argument text and raw text; its `ToolCall` (parsed
+    arguments and all) is made when it is written, one at a time.
+    """
 
     def __init__(self) -> None:
         self.reasoning = Spool()
         self.content = Spool()
         self._calls: dict[int, _Call] = {}
-        #: Strings that stand for the spools in the result until it is written (`write_json`).
+        self._last: _Call | None = None
+        self._raw: Sequence[str] = ()
+        #: Strings that stand for the spools and the call lists until they are written.
         tag = secrets.token_hex(8)
-        self._marks = {f"\x00parsebridge-{tag}-{k}\x00": k for k in ("reasoning", "content")}
+        self._marks = {
+            f"\x00parsebridge-{tag}-{k}\x00": k for k in ("reasoning", "content", "calls", "message_calls")
+        }
+        self._mark = {k: m for m, k in self._marks.items()}
 
     def add(self, delta: StreamDelta) -> None:
         if delta.reasoning:
@@ -187,41 +197,78 @@ class StreamedResult:
             call = self._calls.get(d.index)
             if call is None:
                 call = self._calls[d.index] = _Call()
+            if call is not self._last:
+                last = self._last
+                if last is not None and len(last.parts) > 1:
+                    last.parts = ["".join(last.parts)]
+                self._last = call
             if d.id is not None:
                 call.id = d.id
             if d.name is not None:
                 call.name = d.name
             if d.arguments:
-                call.arguments.write(d.arguments)
+                call.parts.append(d.arguments)
+
+    @property
+    def call_count(self) -> int:
+        return len(self._calls)
+
+    def calls(self) -> Iterator[ToolCall]:
+        """The calls in index order, each made as it is asked for."""
+        raws = itertools.chain(self._raw, itertools.repeat(""))
+        for _, c in sorted(self._calls.items()):
+            yield make_tool_call(c.name or "", "".join(c.parts), c.id, next(raws))
 
     def result(self, block: ReasoningBlock | None, raw_texts: Sequence[str] = ()) -> ParseResult:
-        """The assembled result; reasoning and content are placeholders that `write_json` fills.
-        `raw_texts`: each call's raw text, in call order, where the tool stream reported them."""
-        mark = {k: m for m, k in self._marks.items()}
-        raws = itertools.chain(raw_texts, itertools.repeat(""))
-        calls = [
-            make_tool_call(c.name or "", c.arguments.getvalue(), c.id, next(raws))
-            for _, c in sorted(self._calls.items())
-        ]
-        reasoning = None if self.reasoning.empty else mark["reasoning"]
+        """The result without its calls (see `calls`); reasoning and content are placeholders
+        that `write_json` fills. `raw_texts`: each call's raw text, in call order, where the
+        tool stream reported them."""
+        self._raw = raw_texts
+        reasoning = None if self.reasoning.empty else self._mark["reasoning"]
         if block is not None and reasoning is not None:
             block = block.model_copy(update={"content": reasoning})
         return ParseResult(
             reasoning=reasoning,
-            content=None if self.content.empty else mark["content"],
-            tool_calls=calls,
+            content=None if self.content.empty else self._mark["content"],
             block=block,
         )
 
+    def result_json(self, result: ParseResult) -> dict[str, Any]:
+        """`result.model_dump(mode="json")` with its calls as a placeholder (`write_json`)."""
+        out = result.model_dump(mode="json")
+        if self._calls:
+            out["tool_calls"] = self._mark["calls"]
+        return out
+
+    def message_json(self, result: ParseResult) -> dict[str, Any]:
+        """`result.to_openai_message()` with its calls as a placeholder (`write_json`)."""
+        out = result.to_openai_message()
+        if self._calls:
+            out["tool_calls"] = self._mark["message_calls"]
+        return out
+
     def write_json(self, out: IO[str], obj: Any, prefix: str = "\n  ") -> None:
-        """`obj` (from `result`) as indented JSON nested one level; placeholders become the spools."""
-        marks = {_escape(m): getattr(self, k) for m, k in self._marks.items()}
+        """`obj` (`result_json`, `message_json`) as JSON indented by 2, nested one level in the
+        output; placeholders become the spools' text and the calls, written one by one."""
+        marks = {_escape(m): k for m, k in self._marks.items()}
         for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
-            spool = marks.get(piece)
-            if spool is not None:
-                spool.write_json(out)
+            key = marks.get(piece)
+            if key in ("reasoning", "content"):
+                getattr(self, key).write_json(out)
+            elif key is not None:
+                self._write_calls(out, key == "calls", prefix)
             else:
                 out.write(piece.replace("\n", prefix) if "\n" in piece else piece)
+
+    def _write_calls(self, out: IO[str], dumped: bool, prefix: str) -> None:
+        """The list of calls, as the encoder would write it one level into `obj`."""
+        encode = json.JSONEncoder(indent=2, ensure_ascii=False).encode
+        item = prefix + "    "
+        out.write("[")
+        for i, call in enumerate(self.calls()):
+            text = encode(call.model_dump(mode="json") if dumped else call.to_openai())
+            out.write(("," if i else "") + item + text.replace("\n", item))
+        out.write(prefix + "  ]")
 
     def text_of(self, value: str | None) -> Spool | str | None:
         """The spool a placeholder stands for (else the value itself)."""

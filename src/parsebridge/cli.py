@@ -15,14 +15,14 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from . import _cli_io as io
 from ._version import __version__
 from .adapters import get_pipeline, list_backends
 from .adapters.base import BackendInfo
-from .protocol import BackendError, ParsebridgeError, ParseResult, family_table
+from .protocol import BackendError, ParsebridgeError, ParseResult, ToolCall, family_table
 
 #: Subcommands contributed by other modules: (module, register function).
 _PLUGINS: tuple[tuple[str, str], ...] = (
@@ -249,12 +249,12 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
         if out is not None:
             out.write("\n  ],\n" if deltas else "],\n")
             out.write('  "result": ')
-            collected.write_json(out, result.model_dump(mode="json"))
+            collected.write_json(out, collected.result_json(result))
             out.write(',\n  "message": ')
-            collected.write_json(out, result.to_openai_message())
+            collected.write_json(out, collected.message_json(result))
             out.write("\n}\n")
         else:
-            _show_result(result, deltas, collected.text_of)
+            _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
     finally:
         collected.close()
 
@@ -303,20 +303,27 @@ def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
 TABLE_MAX_ROWS = 500
 
 
-def _show_call_lines(console: Any, result: ParseResult) -> None:
+def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
     """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
     from rich.rule import Rule
     from rich.text import Text
 
-    console.print(Rule(Text(f"tool calls ({len(result.tool_calls)}): #, id, name, arguments"), align="left"))
+    console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
     out = console.file
-    for i, call in enumerate(result.tool_calls):
+    for i, call in enumerate(calls):
         args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
         out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
     console.print(Rule())
 
 
-def _show_result(result: ParseResult, deltas: int | None, text_of: Any = None) -> None:
+def _show_result(
+    result: ParseResult,
+    deltas: int | None,
+    text_of: Any = None,
+    calls: tuple[int, Iterable[ToolCall]] | None = None,
+) -> None:
+    """The result as panels and a table; `text_of` maps placeholders to spooled text, `calls`
+    (count, calls) stands in for `result.tool_calls` (made one at a time)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -325,13 +332,14 @@ def _show_result(result: ParseResult, deltas: int | None, text_of: Any = None) -
     if result.reasoning is not None:
         _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
     _show_text(console, "content", text_of(result.content), None)
-    if len(result.tool_calls) > TABLE_MAX_ROWS:
-        _show_call_lines(console, result)
-    elif result.tool_calls:
+    count, tool_calls = calls or (len(result.tool_calls), result.tool_calls)
+    if count > TABLE_MAX_ROWS:
+        _show_call_lines(console, count, tool_calls)
+    elif count:
         t = Table(title="tool calls", title_justify="left")
         for col in ("#", "id", "name", "arguments"):
             t.add_column(col, overflow="fold")
-        for i, call in enumerate(result.tool_calls):
+        for i, call in enumerate(tool_calls):
             if call.valid:
                 args = io.plain(call.arguments_json)
             else:
