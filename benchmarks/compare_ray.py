@@ -10,7 +10,7 @@ flight, so it must stay far below what holding the log would cost, and not
 grow with the log (full run: the Ray driver on the 2k and the 20k log).
 Every mode's records are checked equal as a set, and the summaries equal.
 
-Ray is measured where it is installed (``pip install 'parsebridge[ray]'``,
+Ray is measured where it is installed (``pip install '.[ray]'``,
 ``tox -e ray``); elsewhere its rows say so. The runs follow one another
 (not alternated: each is minutes long), so machine load can differ between
 them; the load average is in each row's detail.
@@ -85,7 +85,7 @@ def run(quick: bool) -> list[Row]:
                         f"transcripts/s, {label}, {n:,} transcripts",
                         math.nan,
                         "",
-                        raw="Ray not installed here (pip install 'parsebridge[ray]'; tox -e ray)",
+                        raw="Ray not installed here (pip install '.[ray]'; tox -e ray)",
                     )
                 )
                 continue

@@ -44,7 +44,7 @@ try:
     from starlette.routing import Route
 except ImportError as exc:  # pragma: no cover - import guard for a clear message
     raise SystemExit(
-        f"this example needs the server extra: pip install 'parsebridge[server]' ({exc})"
+        f"this example needs the server extra: pip install '.[server]' in the parsebridge clone ({exc})"
     ) from exc
 
 log = logging.getLogger("parsebridge.example")

@@ -221,8 +221,8 @@ def test_tables_are_not_cut_at_80_columns_in_a_pipe(tmp_path: Path) -> None:
     assert "…" not in p.stdout.replace("(stream …", "")
     lst = pb("list", cwd=tmp_path)
     assert lst.returncode == 0 and "…" not in lst.stdout
-    if "install_framework" in lst.stdout:  # the hint `list` gives where a framework is missing
-        assert "tools/install_framework.py vllm-latest" in lst.stdout
+    if "install-framework" in lst.stdout:  # the hint `list` gives where a framework is missing
+        assert "parsebridge install-framework vllm-latest" in lst.stdout
 
 
 def test_output_closed_early_is_quiet(tmp_path: Path) -> None:
@@ -571,12 +571,8 @@ def test_example_server_docstring_command_is_runnable(monkeypatch: pytest.Monkey
 
 def test_all_install_puts_every_no_deps_install_last(monkeypatch: pytest.MonkeyPatch) -> None:
     """A resolving pip run after a `--no-deps` framework install prints its GPU requirements as ERROR lines."""
-    import importlib.util as iu
+    from parsebridge._frameworks import install as tool
 
-    spec = iu.spec_from_file_location("install_framework", ROOT / "tools" / "install_framework.py")
-    assert spec is not None and spec.loader is not None
-    tool = iu.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(tool, "_pip", lambda *args: calls.append(args))
     pairs = tool.resolve("all")

@@ -28,3 +28,21 @@ def test_every_builtin_parser_has_a_row_with_its_format_summary():
         assert f"| tool | `{name}` | {tool_format(name).summary.replace('|', chr(92) + '|')} |" in table
     for name in REASONING_PARSERS:
         assert f"| reasoning | `{name}` |" in table
+
+
+def test_a_stray_copy_of_table_rows_after_the_end_marker_is_stale():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import readme_tables
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    current = (ROOT / "README.md").read_text(encoding="utf-8")
+    stray = current.replace(readme_tables.END, readme_tables.END + "\n| tool | `hermes` | old text |", 1)
+    assert readme_tables.render(stray) == current
+
+
+def test_an_alias_row_names_the_format_it_shares():
+    """`ling3` parses with MiMo's format: its row says so instead of reading "MiMo: …"."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| reasoning | `ling3` |"))
+    assert "the `mimo` format" in row

@@ -44,6 +44,10 @@ def _summary(kind: str, name: str) -> str:
         raise SystemExit(
             f"builtin {kind} parser {name!r} has no format in parsebridge.formats (add one)"
         ) from None
+    if fmt.family != name:  # a parser registered under an alias of another family's format
+        label, sep, rest = fmt.summary.partition(": ")
+        plain_label = sep and "`" not in label
+        return f"the `{fmt.family}` format" + (f" ({label}): {rest}" if plain_label else f": {fmt.summary}")
     return fmt.summary
 
 
@@ -56,13 +60,21 @@ def builtin_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _is_row(line: str) -> bool:
+    return line.startswith(("| tool | `", "| reasoning | `"))
+
+
 def render(readme: str) -> str:
-    """README text with the table between the markers replaced."""
+    """README text with the table between the markers replaced (and any stray copy of its rows
+    right after the end marker dropped: the table exists once)."""
     head, sep, rest = readme.partition(BEGIN)
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
         raise SystemExit(f"README.md lacks the markers {BEGIN!r} … {END!r}")
-    return f"{head}{BEGIN}\n{builtin_table()}{END}{tail}"
+    lines = tail.split("\n")
+    while len(lines) > 1 and _is_row(lines[1]):
+        del lines[1]
+    return f"{head}{BEGIN}\n{builtin_table()}{END}" + "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

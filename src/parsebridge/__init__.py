@@ -10,10 +10,16 @@ imported the first time a spec names that backend.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .protocol import __all__ as _protocol_all
+
+# A library's logger has a NullHandler (the logging HOWTO's convention): what it logs (the
+# fallback policy's one-line warnings) shows where the application configures logging, and
+# never through Python's last-resort handler in a script that did not.
+logging.getLogger("parsebridge").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from .adapters import (

@@ -132,6 +132,8 @@ def print_error(message: object, *, prefix: str = "error:") -> None:
 
 #: Bytes read per block: memory for reading stays flat whatever the input size.
 READ_BLOCK = 1 << 20
+#: U+FEFF at the start of a file: a byte-order mark, dropped where files are read.
+BOM = "\ufeff"
 
 
 def _label(path: str) -> str:
@@ -154,13 +156,17 @@ def _open_binary(path: str) -> IO[bytes]:
 def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
     """The UTF-8 text of a file (``-``: stdin), decoded block by block.
 
-    Bytes that are not UTF-8 raise `InputFileError` with the byte, its offset
-    and line, so a binary file is named instead of a codec traceback.
+    A leading byte-order mark is the file's encoding signature, not model
+    text: it is dropped (the API's `parse(text)` takes text as given and
+    keeps one). Bytes that are not UTF-8 raise `InputFileError` with the
+    byte, its offset and line, so a binary file is named instead of a codec
+    traceback.
     """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     fh = _open_binary(path)
     consumed = 0  # bytes handed to the decoder before the current block
     lines = 0
+    first = True
     try:
         while True:
             data = fh.read(block)
@@ -176,6 +182,10 @@ def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
                     f"{_label(path)}: not UTF-8 text (byte 0x{bad} at offset {offset}, line {line}); "
                     "parsebridge reads model output as UTF-8"
                 ) from None
+            if first and text:
+                first = False
+                if text[0] == BOM:
+                    text = text[1:]
             if text:
                 yield text
             if not data:

@@ -9,19 +9,20 @@ subcommand and listed in `parsebridge --help` (`_cli_io.EXIT_STATUS_HELP`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import itertools
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from . import _cli_io as io
 from ._version import __version__
 from .adapters import get_pipeline, list_backends
 from .adapters.base import BackendInfo
-from .protocol import BackendError, ParsebridgeError, ParseResult, family_table
+from .protocol import BackendError, ParsebridgeError, ParseResult, ToolCall, family_table
 
 #: Subcommands contributed by other modules: (module, register function).
 _PLUGINS: tuple[tuple[str, str], ...] = (
@@ -226,39 +227,61 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         else:
             _show_result(result, None)
         return 0
-    stream = pipe.stream()
-    deltas = 0
-    json_out: IO[str] | None = sys.stdout if ns.json else None
-    if json_out is not None:
-        json_out.write('{\n  "deltas": [')
-    for piece in itertools.chain(
-        _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
-    ):
-        d = stream.feed(piece) if piece is not None else stream.flush()
-        if not d:
-            continue
-        if json_out is not None:
-            json_out.write(
-                ("\n    " if not deltas else ",\n    ") + json.dumps(d.to_openai(), ensure_ascii=False)
-            )
-        deltas += 1
-    result = stream.finish()
-    if json_out is not None:
-        json_out.write("\n  ],\n" if deltas else "],\n")
-        json_out.write('  "result": ')
-        _write_indented(json_out, result.model_dump(mode="json"))
-        json_out.write(',\n  "message": ')
-        _write_indented(json_out, result.to_openai_message())
-        json_out.write("\n}\n")
-    else:
-        _show_result(result, deltas)
+    _stream_parse(pipe, ns)
     return 0
 
 
-def _write_indented(out: IO[str], obj: Any) -> None:
-    """`obj` as indented JSON nested one level, written piece by piece (no copy of a long content)."""
-    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(obj):
-        out.write(piece.replace("\n", "\n  ") if "\n" in piece else piece)
+def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
+    """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
+
+    With builtin parsers the stream keeps no history and the result is spooled
+    (`_cli_stream`): memory stays flat whatever the output's size. vLLM's and SGLang's
+    streams keep the text they were fed (their block is located in it at the end), so
+    theirs keep their history too and the block comes from their `finish()`.
+    """
+    from ._cli_stream import RawCalls, StreamedResult, delta_line
+    from .protocol.streams import without_history
+
+    bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
+    with without_history() if bounded else contextlib.nullcontext():
+        stream = pipe.stream()
+    raw: list[RawCalls] = []
+
+    def observed(tools: Any) -> Any:
+        raw.append(RawCalls(tools))
+        return raw[-1]
+
+    if hasattr(stream, "observe_tools"):  # each call's raw text, where the tool stream reports it
+        stream.observe_tools(observed)
+    collected = StreamedResult()
+    deltas = 0
+    out: IO[str] | None = sys.stdout if ns.json else None
+    if out is not None:
+        out.write('{\n  "deltas": [')
+    try:
+        for piece in itertools.chain(
+            _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
+        ):
+            d = stream.feed(piece) if piece is not None else stream.flush()
+            if not d:
+                continue
+            if out is not None:
+                out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
+            collected.add(d)
+            deltas += 1
+        block = getattr(stream, "block", None) if bounded else stream.finish().block
+        result = collected.result(block, raw[0].texts if raw else ())
+        if out is not None:
+            out.write("\n  ],\n" if deltas else "],\n")
+            out.write('  "result": ')
+            collected.write_json(out, collected.result_json(result))
+            out.write(',\n  "message": ')
+            collected.write_json(out, collected.message_json(result))
+            out.write("\n}\n")
+        else:
+            _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
+    finally:
+        collected.close()
 
 
 def _quiet_framework_logs() -> None:
@@ -267,29 +290,81 @@ def _quiet_framework_logs() -> None:
     quiet_framework_logs()
 
 
-def _show_result(result: ParseResult, deltas: int | None) -> None:
+#: Text up to this many characters is shown in a panel; longer text is written as it is
+#: between two rules (Rich lays a panel's text out line by line: seconds per megabyte).
+PANEL_MAX = 1 << 16
+
+
+def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
+    """Reasoning or content (a str or a `_cli_stream.Spool`), verbatim, titled."""
     from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.text import Text
+
+    if text is None:
+        text = Text("(none)", style="dim")
+    elif isinstance(text, str) and len(text) <= PANEL_MAX:
+        text = io.plain(text)
+    elif not isinstance(text, str) and text.size <= PANEL_MAX:
+        text = io.plain(text.head(PANEL_MAX))
+    else:
+        console.print(Rule(Text(title), align="left", style=style or "none"))
+        blocks = (
+            (text[i : i + PANEL_MAX] for i in range(0, len(text), PANEL_MAX))
+            if isinstance(text, str)
+            else text.blocks()
+        )
+        for block in blocks:  # straight to the file: Rich would lay out every line
+            console.file.write(block)
+        console.file.write("\n")
+        console.print(Rule(style=style or "none"))
+        return
+    console.print(
+        Panel(text, title=title, title_align="left", border_style=style or "none", expand=console.is_terminal)
+    )
+
+
+#: More calls than this are listed one line each (a Rich table lays out every row in memory first).
+TABLE_MAX_ROWS = 500
+
+
+def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
+    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
+    out = console.file
+    for i, call in enumerate(calls):
+        args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
+        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
+    console.print(Rule())
+
+
+def _show_result(
+    result: ParseResult,
+    deltas: int | None,
+    text_of: Any = None,
+    calls: tuple[int, Iterable[ToolCall]] | None = None,
+) -> None:
+    """The result as panels and a table; `text_of` maps placeholders to spooled text, `calls`
+    (count, calls) stands in for `result.tool_calls` (made one at a time)."""
     from rich.table import Table
     from rich.text import Text
 
     console = io.console()
+    text_of = text_of or (lambda value: value)
     if result.reasoning is not None:
-        console.print(
-            Panel(
-                io.plain(result.reasoning),
-                title="reasoning",
-                title_align="left",
-                border_style="magenta",
-                expand=console.is_terminal,
-            )
-        )
-    content = io.plain(result.content) if result.content is not None else Text("(none)", style="dim")
-    console.print(Panel(content, title="content", title_align="left", expand=console.is_terminal))
-    if result.tool_calls:
+        _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
+    _show_text(console, "content", text_of(result.content), None)
+    count, tool_calls = calls or (len(result.tool_calls), result.tool_calls)
+    if count > TABLE_MAX_ROWS:
+        _show_call_lines(console, count, tool_calls)
+    elif count:
         t = Table(title="tool calls", title_justify="left")
         for col in ("#", "id", "name", "arguments"):
             t.add_column(col, overflow="fold")
-        for i, call in enumerate(result.tool_calls):
+        for i, call in enumerate(tool_calls):
             if call.valid:
                 args = io.plain(call.arguments_json)
             else:
@@ -331,7 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
         "parse",
         help="parse one model output",
         description="Parse one raw model output (UTF-8 text) one-shot, or streamed in chunks. "
-        "The input is read in blocks, so --stream handles outputs of any size in bounded memory.",
+        "The input is read in blocks, so --stream with builtin parsers handles outputs of any size "
+        "in bounded memory (vLLM's and SGLang's streams keep the text they were fed).",
         epilog=io.EXIT_STATUS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -356,6 +432,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
     )
     pp.set_defaults(func=_cmd_parse)
+
+    from ._frameworks import install as fw_install
+
+    ip = sub.add_parser(
+        "install-framework",
+        help="install vLLM or SGLang parsers-only (CPU torch, no GPU) into this environment",
+        description=fw_install.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fw_install.add_arguments(ip)
+    ip.set_defaults(func=fw_install.run)
 
     for module, func in _PLUGINS:
         try:

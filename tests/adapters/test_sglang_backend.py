@@ -32,7 +32,8 @@ def test_not_installed_names_the_install_command(monkeypatch: pytest.MonkeyPatch
     try:
         with pytest.raises(pb.BackendNotInstalledError) as info:
             pb.get_tool_parser("sglang:qwen25")
-        assert "tools/install_framework.py sglang-latest" in str(info.value)
+        assert "parsebridge install-framework sglang-latest" in str(info.value)
+        assert "sglang==X" not in str(info.value) and "sglang-X" not in str(info.value)
         assert info.value.backend == "sglang"
         listed = {b.name: b for b in pb.list_backends()}
         assert not listed["sglang"].available and listed["sglang"].install

@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip(
-    "sglang", reason="SGLang is not installed (python tools/install_framework.py sglang-latest)"
-)
+pytest.importorskip("sglang", reason="SGLang is not installed (parsebridge install-framework sglang-latest)")
 
 import _sglang_direct as direct
 from _sglang_cases import CHUNKINGS, REASONING_OUTPUTS, TOOL_OUTPUTS, TOOLS

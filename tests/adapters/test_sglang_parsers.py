@@ -17,9 +17,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip(
-    "sglang", reason="SGLang is not installed (python tools/install_framework.py sglang-latest)"
-)
+pytest.importorskip("sglang", reason="SGLang is not installed (parsebridge install-framework sglang-latest)")
 
 from _sglang_cases import (
     DEFAULT_REASONING_TEXT,

@@ -13,9 +13,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip(
-    "sglang", reason="SGLang is not installed (python tools/install_framework.py sglang-latest)"
-)
+pytest.importorskip("sglang", reason="SGLang is not installed (parsebridge install-framework sglang-latest)")
 
 import parsebridge as pb
 from parsebridge.adapters.sglang import _reasoning_stream

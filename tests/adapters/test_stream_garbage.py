@@ -45,9 +45,7 @@ def _installed(framework: str) -> bool:
 def _needs(spec: str) -> Any:
     framework = spec.partition(":")[0]
     if framework in ("vllm", "sglang") and not _installed(framework):
-        return pytest.mark.skip(
-            reason=f"{framework} is not installed (python tools/install_framework.py all)"
-        )
+        return pytest.mark.skip(reason=f"{framework} is not installed (parsebridge install-framework all)")
     return ()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("vllm", reason="vLLM is not installed (python tools/install_framework.py vllm-latest)")
+pytest.importorskip("vllm", reason="vLLM is not installed (parsebridge install-framework vllm-latest)")
 
 import _vllm_direct as direct
 

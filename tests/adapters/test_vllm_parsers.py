@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("vllm", reason="vLLM is not installed (python tools/install_framework.py vllm-latest)")
+pytest.importorskip("vllm", reason="vLLM is not installed (parsebridge install-framework vllm-latest)")
 
 import parsebridge as pb
 from parsebridge.adapters.vllm._driver import ServingFlushError

@@ -1,7 +1,7 @@
 """`compare --executor ray`: the same records (as a set) and the same summary as ``--jobs 1``.
 
 The tests marked `ray` start a local Ray runtime (2 CPUs) and run where
-Ray is installed (``tox -e ray``, ``pip install 'parsebridge[ray]'``); the
+Ray is installed (``tox -e ray``, ``pip install '.[ray]'``); the
 missing-Ray error is tested everywhere, by hiding the module.
 """
 
@@ -26,7 +26,7 @@ HAVE_RAY = importlib.util.find_spec("ray") is not None
 
 def needs_ray(test):  # type: ignore[no-untyped-def]
     """Marked `ray` (``tox -e ray`` runs ``-m ray``); skipped, saying why, where Ray is missing."""
-    reason = "Ray is not installed (pip install 'parsebridge[ray]'; tox -e ray)"
+    reason = "Ray is not installed (pip install '.[ray]'; tox -e ray)"
     for mark in (pytest.mark.ray, pytest.mark.skipif(not HAVE_RAY, reason=reason), pytest.mark.timeout(600)):
         test = mark(test)
     return test
@@ -104,9 +104,9 @@ def test_missing_ray_is_a_typed_error_with_the_install_command(
     ]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "pip install 'parsebridge[ray]'" in err and "Traceback" not in err
+    assert "pip install '.[ray]'" in err and "Traceback" not in err
     assert not out.exists()  # failed before any output was opened
-    with pytest.raises(RayUnavailableError, match=r"parsebridge\[ray\]"):
+    with pytest.raises(RayUnavailableError, match=r"pip install '\.\[ray\]'"):
         pb.compare("text", SPECS, executor="ray")
     with pytest.raises(pb.ParsebridgeError, match="unknown executor"):
         pb.compare("text", SPECS, executor="dask")

@@ -93,3 +93,22 @@ def test_support_subcommand_is_wired(tmp_path):
     assert main(["conformance", "support", str(tmp_path), "--out", str(out)]) == 0
     assert "| vllm | 0.33.0 |" in out.read_text()
     assert main(["conformance", "support", str(tmp_path / "missing")]) != 0
+
+
+def test_data_keeps_releases_not_run_again_and_replaces_those_that_were(tmp_path):
+    data = tmp_path / "support.json"
+    for env, rep in {
+        "vllm-0.11.0": _report("vllm", "0.11.0", {"hermes": ["fail", "fail"]}),
+        "vllm-0.33.0": _report("vllm", "0.33.0", {"hermes": ["error", "error"]}),
+    }.items():
+        (tmp_path / env).mkdir()
+        (tmp_path / env / "report.json").write_text(json.dumps({**rep, "generated": "2026-01-01T00:00:00"}))
+    support_table([tmp_path / "vllm-0.11.0", tmp_path / "vllm-0.33.0"], data=data)
+    rerun = tmp_path / "rerun"
+    rerun.mkdir()
+    fixed = _report("vllm", "0.33.0", {"hermes": ["pass", "pass"]})
+    (rerun / "report.json").write_text(json.dumps({**fixed, "generated": "2026-02-02T00:00:00"}))
+    md = support_table([rerun], data=data)
+    assert "| vllm | 0.11.0 | vllm 0.11.0 shape | 2 | 1 | 0 | 0 | 2 | 0 | 0 | 2026-01-01 |" in md
+    assert "| vllm | 0.33.0 | vllm 0.33.0 shape | 2 | 1 | 2 | 0 | 0 | 0 | 0 | 2026-02-02 |" in md
+    assert support_table([], data=data) == md  # the data file alone renders the same page

@@ -45,11 +45,13 @@ def _layer(module: str) -> str | None:
 #: package root; `_version` is a leaf every layer may read.
 ALLOWED = {
     "_version": {"_version"},
+    "_frameworks": {"_frameworks"},  # a leaf (standard library only): the parsers-only install recipe
     "_cli_io": {"_cli_io", "protocol"},
+    "_cli_stream": {"_cli_stream", "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
     "policy": {"policy", "protocol", "_version"},
-    "adapters": {"adapters", "protocol", "formats", "policy", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "_version", "_frameworks"},
     "conformance": {"conformance", "protocol", "formats", "adapters", "policy", "_version", "_cli_io"},
     "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", "_cli_io"},
     "flags": {"flags", "protocol", "adapters", "policy"},

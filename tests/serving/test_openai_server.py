@@ -22,16 +22,10 @@ from typing import Any
 import pytest
 from _convention import TOOLS, check_convention, norm_calls, norm_text
 
-openai = pytest.importorskip(
-    "openai", reason="the server extra is not installed: pip install 'parsebridge[server]'"
-)
-httpx = pytest.importorskip(
-    "httpx", reason="the server extra is not installed: pip install 'parsebridge[server]'"
-)
-pytest.importorskip("uvicorn", reason="the server extra is not installed: pip install 'parsebridge[server]'")
-pytest.importorskip(
-    "starlette", reason="the server extra is not installed: pip install 'parsebridge[server]'"
-)
+openai = pytest.importorskip("openai", reason="the server extra is not installed: pip install '.[server]'")
+httpx = pytest.importorskip("httpx", reason="the server extra is not installed: pip install '.[server]'")
+pytest.importorskip("uvicorn", reason="the server extra is not installed: pip install '.[server]'")
+pytest.importorskip("starlette", reason="the server extra is not installed: pip install '.[server]'")
 
 from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
 

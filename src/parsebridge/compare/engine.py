@@ -176,7 +176,7 @@ def compare(
     `executor`: ``"local"`` (this process, or `jobs` forked processes) or
     ``"ray"`` (`jobs` Ray actors, 0: one per CPU, on the cluster at
     `address`, or on a local runtime started for the call; needs
-    ``pip install 'parsebridge[ray]'``, else `RayUnavailableError`).
+    ``pip install '.[ray]'`` in the clone, else `RayUnavailableError`).
     The comparisons and the summary are the same either way; with
     ``"ray"`` the comparisons keep the input order too.
 

@@ -59,7 +59,7 @@ def iter_log(path: Path) -> Iterator[Transcript]:
         yield from iter_transcripts(path)
         return
     stem = Path(path.stem).stem  # chat-01.jsonl.gz → chat-01, as the uncompressed file's ids
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
+    with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
         try:
             yield from iter_json_lines(fh, str(path), stem)
         except (OSError, EOFError) as exc:  # not gzip, or a truncated part

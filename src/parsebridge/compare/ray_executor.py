@@ -42,7 +42,8 @@ from .plan import ComparePlan
 LOCAL_CPUS = 2
 #: Object store of a local runtime: blocks and results are small, Ray's minimum is enough.
 LOCAL_OBJECT_STORE = 100 * 1024 * 1024
-INSTALL_HINT = "pip install 'parsebridge[ray]'"
+#: parsebridge is installed from its clone (no registry): the extra is `.[ray]` there, or Ray itself.
+INSTALL_HINT = "pip install '.[ray]' in the parsebridge clone, or pip install 'ray>=2.40,<3'"
 
 
 class RayUnavailableError(ParsebridgeError, ImportError):

@@ -288,7 +288,7 @@ def single_backend_hint(s: CompareSummary) -> str | None:
         )
     return (
         "only the builtin backend ran here, so there is nothing to compare it with: install vLLM or SGLang "
-        "parsers (python tools/install_framework.py vllm-latest) and run the same command again"
+        "parsers (parsebridge install-framework vllm-latest) and run the same command again"
     )
 
 

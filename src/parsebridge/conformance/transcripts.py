@@ -256,7 +256,7 @@ def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
     elif suffix in JSONL_SUFFIXES:
         yield from _iter_jsonl(p)
     else:
-        yield transcript_from({"output": p.read_text(encoding="utf-8")}, p.stem)
+        yield transcript_from({"output": p.read_text(encoding="utf-8-sig")}, p.stem)
 
 
 def iter_json_lines(lines: Iterable[str], label: str, stem: str) -> Iterator[Transcript]:
@@ -338,7 +338,7 @@ def _json_document(p: Path, fh: IO[str]) -> Iterator[Transcript]:
 
 def _iter_yaml(p: Path) -> Iterator[Transcript]:
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = yaml.safe_load(p.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{p}: not YAML: {exc}") from exc
     if data is None:

@@ -87,7 +87,9 @@ class _Guard:
         err = self._error(exc, call, transcript)
         if self.on_error == "raise":
             raise err from (exc if err is not exc else exc.__cause__)
-        log.warning("parser error, falling back to plain content: %s", err, exc_info=exc)
+        # One line: the error names backend, parser, call and cause; the traceback is for debugging.
+        log.warning("parser error, falling back to plain content: %s", err)
+        log.debug("traceback of the parser error above", exc_info=exc)
 
     def _as_is(self, stream: Any) -> bool:
         """Whether a stream is handed out without a guard around it.

@@ -8,9 +8,16 @@ Backends whose framework has its own per-request chain (vLLM 0.33's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from .models import ParseResult, ReasoningParseResult, StreamDelta, ToolParseResult
+from .models import (
+    ParseResult,
+    ReasoningBlock,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolParseResult,
+    make_delta,
+)
 from .parsers import ReasoningParser, ReasoningStream, ToolParser, ToolStream
 from .streams import DeltaAccumulator
 
@@ -30,9 +37,7 @@ class PipelineStream:
         if self._tools is None or not delta.content:
             return delta
         tool_delta = self._tools.feed(delta.content, token_ids)
-        return StreamDelta(
-            reasoning=delta.reasoning, content=tool_delta.content, tool_calls=tool_delta.tool_calls
-        )
+        return make_delta(tool_delta.content, delta.reasoning, tool_delta.tool_calls)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if self._reasoning is not None:
@@ -42,7 +47,7 @@ class PipelineStream:
             ids = token_ids if (not r.reasoning and r.content == text) else None
             out = self._through_tools(r, ids)
         else:
-            out = self._through_tools(StreamDelta(content=text), token_ids)
+            out = self._through_tools(make_delta(text), token_ids)
         self._acc.add(out)
         return out
 
@@ -60,9 +65,15 @@ class PipelineStream:
         self._acc.add(out)
         return out
 
+    @property
+    def block(self) -> ReasoningBlock | None:
+        """Where the reasoning block was found (known after `flush`). Made inside
+        `without_history()`, its `content` is empty: the reasoning deltas carried it."""
+        return self._reasoning_result.block if self._reasoning_result else None
+
     def finish(self) -> ParseResult:
         self.flush()
-        block = self._reasoning_result.block if self._reasoning_result else None
+        block = self.block
         return ParseResult(
             reasoning=self._acc.reasoning,
             content=self._acc.content,
@@ -73,6 +84,12 @@ class PipelineStream:
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
+
+    def observe_tools(self, wrap: Callable[[ToolStream], ToolStream]) -> None:
+        """Put `wrap(tool stream)` in the tool stream's place, before the first chunk (an observer
+        of what the tool parser is fed, such as the CLI's raw call text recorder)."""
+        if self._tools is not None:
+            self._tools = wrap(self._tools)
 
 
 class Pipeline:

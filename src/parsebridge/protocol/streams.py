@@ -10,7 +10,9 @@ parse.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol
 
 from .errors import StreamStateError
@@ -46,6 +48,55 @@ class _CallState:
 #: `_assemble`'s state before the first delta: never read, never changed.
 _NO_CALL = _CallState(-1)
 
+#: Whether accumulators made now keep what they are given (see `without_history`).
+_KEEP_HISTORY: ContextVar[bool] = ContextVar("parsebridge_keep_history", default=True)
+
+
+@contextmanager
+def without_history() -> Iterator[None]:
+    """Streams made inside this block keep no history: for a consumer that uses each delta as it
+    comes and never calls `finish()` for the text (the CLI's `parse --stream`, whose memory must
+    not grow with the output). Their accumulators record nothing, so `finish()` returns no
+    content, reasoning or calls; `feed` and `flush` deltas are unchanged."""
+    token = _KEEP_HISTORY.set(False)
+    try:
+        yield
+    finally:
+        _KEEP_HISTORY.reset(token)
+
+
+class Discarded(list[str]):
+    """A parts list that keeps nothing but whether something was added (truthy from then on):
+    what a stream without history records into. `"".join` of it is ""."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen = False
+
+    def append(self, item: str) -> None:
+        self._seen = True
+
+    def extend(self, items: Iterable[str]) -> None:
+        self._seen = True
+
+    def __bool__(self) -> bool:
+        return self._seen
+
+
+class _Nowhere(list[str]):
+    """A parts list that keeps nothing, at the cost of a builtin call: an accumulator's, made
+    without history (streams append to it on every chunk)."""
+
+    __slots__ = ()
+    # `id` takes one argument, has no effect, and binds to no instance: a no-op in C.
+    append = extend = id  # type: ignore[assignment]
+
+
+def _drop_calls(calls: Iterable[ToolCallDelta]) -> None:
+    return None
+
 
 class DeltaAccumulator:
     """Assembles deltas the way an OpenAI client does, noting protocol breaches.
@@ -59,13 +110,23 @@ class DeltaAccumulator:
     delta a stream handed out.
     """
 
-    __slots__ = ("_anomalies", "_calls", "_unread", "add_calls", "content_parts", "reasoning_parts")
+    __slots__ = (
+        "_anomalies",
+        "_calls",
+        "_unread",
+        "add_calls",
+        "content_parts",
+        "keeps_history",
+        "reasoning_parts",
+    )
 
     def __init__(self) -> None:
+        #: False when made inside `without_history()`: nothing given is kept.
+        self.keeps_history = _KEEP_HISTORY.get()
         #: Text fragments in arrival order. A stream's fused per-chunk path appends its
         #: text here directly (one list append instead of `add`); call deltas go through `add`.
-        self.content_parts: list[str] = []
-        self.reasoning_parts: list[str] = []
+        self.content_parts: list[str] = [] if self.keeps_history else _Nowhere()
+        self.reasoning_parts: list[str] = [] if self.keeps_history else _Nowhere()
         self._calls: dict[int, _CallState] = {}
         self._anomalies: list[str] = []
         #: Call deltas recorded but not yet assembled into `_calls` (see `add_calls`).
@@ -73,7 +134,9 @@ class DeltaAccumulator:
         #: Record tool-call fragments (the part of `add` that is not text). Per chunk this is
         #: one list `extend`; they are assembled when something reads them (`tool_calls()`,
         #: `arguments_text()`, `anomalies`), in one pass at the end instead of one per chunk.
-        self.add_calls: Callable[[Iterable[ToolCallDelta]], None] = self._unread.extend
+        self.add_calls: Callable[[Iterable[ToolCallDelta]], None] = (
+            self._unread.extend if self.keeps_history else _drop_calls
+        )
 
     def add(self, delta: StreamDelta) -> None:
         if delta.content:

@@ -146,8 +146,8 @@ class ChoiceStream:
             "parser error in request %s, the rest of the output is plain content: %s",
             self.request_id,
             err,
-            exc_info=exc,
         )
+        log.debug("traceback of the parser error above", exc_info=exc)
         self._broken = True
         pending = ""
         getter = getattr(stage, "pending_text", None)

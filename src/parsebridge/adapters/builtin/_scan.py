@@ -426,6 +426,18 @@ class BuiltinToolStream(ToolStreamBase):
         self._buf = text
         self._pos = len(text)
 
+    def open_from(self) -> int:
+        """The offset (in the text fed so far) before which no call found later can start: the
+        open call's or the undecided span's start, else the start of the buffer. With `call_spans`,
+        it lets a consumer that keeps the fed text from there on cut out each call's raw text
+        (the CLI's `parse --stream`; `parse` slices its whole input)."""
+        start = self._base
+        if self._span is not None:
+            start = min(start, self._span_abs)
+        if self._in_call:
+            start = min(start, self._call_start)
+        return start
+
     def pending_text(self) -> str:
         """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""
         if self._span is None:

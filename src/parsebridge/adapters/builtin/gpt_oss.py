@@ -69,6 +69,7 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from ...protocol.streams import Discarded
 from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
 _STRAY_ENDS = (END, CALL, RETURN)
@@ -195,7 +196,8 @@ class GptOssReasoningStream(ReasoningStreamBase):
         self._header: list[str] = []
         self._header_at = 0
         self._kind = _CONTENT
-        self._reasoning_parts: list[str] = []
+        # (the block's text; made `without_history`, only whether there was any)
+        self._reasoning_parts: list[str] = [] if self._acc.keeps_history else Discarded()
         self._analysis_count = 0
         self._block_start: int | None = None
         self._block_end: int | None = None

@@ -38,6 +38,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.models import make_block, make_delta, make_reasoning_result
+from ...protocol.streams import Discarded
 
 
 def held_prefix(buffer: str, marker: str) -> int:
@@ -140,7 +141,8 @@ class ThinkTagStream(ReasoningStreamBase):
         self._pos = 0  # characters of output consumed before `_held`
         self._block_start = 0
         self._start_seen = False
-        self._reasoning_parts: list[str] = []
+        # (the block's text; made `without_history`, only whether there was any)
+        self._reasoning_parts: list[str] = [] if self._acc.keeps_history else Discarded()
         self._closed = False
         self._block_end = 0
         self._lead_ws = 0  # leading whitespace seen while deciding the start

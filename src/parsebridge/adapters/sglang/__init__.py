@@ -9,13 +9,11 @@ drives them (see `_driver`); API shapes per release are detected in
 
 from __future__ import annotations
 
+from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
 
-INSTALL_COMMAND = (
-    "python tools/install_framework.py sglang-latest   "
-    "(parsers-only, no GPU: pip install -c requirements/constraints.txt -r requirements/sglang-X.txt "
-    "&& pip install --no-deps sglang==X)"
-)
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = install_hint("sglang")
 
 
 class SglangBackend(FrameworkBackend):

@@ -8,13 +8,11 @@ drives them (see `_driver` and `_compat.ServingBehaviour`).
 
 from __future__ import annotations
 
+from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
 
-INSTALL_COMMAND = (
-    "python tools/install_framework.py vllm-latest   "
-    "(parsers-only, CPU torch: pip install -c requirements/constraints.txt -r requirements/vllm-X.txt "
-    "&& pip install --no-deps vllm==X)"
-)
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = install_hint("vllm")
 
 
 class VllmBackend(FrameworkBackend):

@@ -1,0 +1,166 @@
+"""Install a framework parsers-only into the running interpreter's environment.
+
+    parsebridge install-framework vllm-0.33.0
+    parsebridge install-framework sglang-latest     # newest supported release
+    parsebridge install-framework vllm-oldest
+    parsebridge install-framework all               # newest vLLM and SGLang side by side
+    parsebridge install-framework --list
+
+(`python tools/install_framework.py …` in a clone does the same.) The recipe
+is code, not folklore: `requirements/FRAMEWORK-VERSION.txt`, shipped inside
+the package (`parsebridge/_frameworks/requirements/`), lists the framework's
+import-time dependencies (CPU torch pinned), installed under
+`requirements/constraints.txt`; then the framework itself goes in with
+`--no-deps`, so its GPU dependency tree (CUDA torch, nvidia wheels) never
+arrives. Adding a release = adding one requirements file (and a tox line).
+
+Standard library only: this module is also loaded by file path, before
+parsebridge's dependencies are installed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapters import the hint
+    import argparse
+
+REQ_DIR = Path(__file__).resolve().parent / "requirements"
+FRAMEWORKS = ("vllm", "sglang")
+_FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")
+
+
+class UnsupportedRelease(ValueError):
+    """The env names no supported framework release (a usage error: exit 2)."""
+
+
+_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+
+
+def _version_key(version: str) -> tuple[object, ...]:
+    parts: list[object] = []
+    for piece in re.split(r"[.]", version):
+        m = re.match(r"(\d+)(.*)", piece)
+        parts.append((int(m.group(1)), m.group(2)) if m else (-1, piece))
+    return tuple(parts)
+
+
+def available() -> dict[str, list[str]]:
+    """Framework → supported versions (from the requirements files), oldest first."""
+    found: dict[str, list[str]] = {fw: [] for fw in FRAMEWORKS}
+    for path in REQ_DIR.glob("*.txt"):
+        m = _FILE_RE.match(path.name)
+        if m and m["fw"] in found:
+            found[m["fw"]].append(m["version"])
+    return {fw: sorted(vs, key=_version_key) for fw, vs in found.items()}
+
+
+def newest(fw: str) -> str | None:
+    """The newest supported release of `fw` (None when no requirements file names it)."""
+    versions = available().get(fw) or []
+    return versions[-1] if versions else None
+
+
+def install_hint(fw: str) -> str:
+    """The install command for `fw`, naming the real newest release and its requirements file."""
+    version = newest(fw)
+    if version is None:
+        return f"no supported {fw} release: {REQ_DIR} has no {fw}-VERSION.txt"
+    return (
+        f"parsebridge install-framework {fw}-latest   (parsers-only, CPU torch: "
+        f"pip install -c {REQ_DIR / 'constraints.txt'} -r {REQ_DIR / f'{fw}-{version}.txt'} "
+        f"&& pip install --no-deps {fw}=={version})"
+    )
+
+
+def resolve(env: str) -> list[tuple[str, str]]:
+    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework."""
+    versions = available()
+    if env == "all":
+        return [(fw, versions[fw][-1]) for fw in FRAMEWORKS if versions[fw]]
+    fw, _, version = env.partition("-")
+    if fw not in versions or not version:
+        known = [f"{f}-{v}" for f, vs in versions.items() for v in vs]
+        known += [f"{f}-{which}" for f in FRAMEWORKS for which in ("latest", "oldest")]
+        raise UnsupportedRelease(f"unknown framework env {env!r}; expected one of: {', '.join(known)}, all")
+    if not versions[fw]:
+        raise UnsupportedRelease(f"no requirements files for {fw} in {REQ_DIR}")
+    if version == "latest":
+        return [(fw, versions[fw][-1])]
+    if version == "oldest":
+        return [(fw, versions[fw][0])]
+    if version not in versions[fw]:
+        raise UnsupportedRelease(
+            f"{fw} {version} is not supported here; supported: {', '.join(versions[fw])}"
+        )
+    return [(fw, version)]
+
+
+def _pip(*args: str) -> None:
+    import subprocess
+
+    cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *args]
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def install(pairs: list[tuple[str, str]]) -> None:
+    """Every requirements file first, then every framework with `--no-deps`.
+
+    The order matters for side-by-side installs (`all`): a framework
+    installed `--no-deps` declares GPU requirements (CUDA torch, …) that are
+    deliberately absent, and every later resolving `pip install` would print
+    them as resolver ERROR lines. `--no-deps` installs check nothing, so
+    putting them last keeps the whole install quiet; `pip check` still lists
+    those declared requirements, which the parsers never import.
+    """
+    constraints = REQ_DIR / "constraints.txt"
+    start = time.monotonic()
+    for fw, version in pairs:
+        _pip("-c", str(constraints), "-r", str(REQ_DIR / f"{fw}-{version}.txt"))
+    for fw, version in pairs:
+        _pip("--no-deps", f"{fw}=={version}")
+    names = ", ".join(f"{fw}=={version}" for fw, version in pairs)
+    print(f"installed {names} parsers-only in {time.monotonic() - start:.0f}s", flush=True)
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options of `parsebridge install-framework` and `tools/install_framework.py`."""
+    ap.add_argument("env", nargs="?", help=_ENV_HELP)
+    ap.add_argument("--list", action="store_true", help="print supported versions and exit")
+    ap.add_argument("--resolve", action="store_true", help="print FRAMEWORK==VERSION and exit")
+
+
+def run(ns: argparse.Namespace) -> int:
+    """Carry out parsed options: list, resolve, or install."""
+    if ns.list or not ns.env:
+        for fw, vs in available().items():
+            print(f"{fw}: {' '.join(vs) or '(none)'}")
+        return 0
+    try:
+        pairs = resolve(ns.env)
+    except UnsupportedRelease as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if ns.resolve:
+        print(" ".join(f"{fw}=={v}" for fw, v in pairs))
+        return 0
+    install(pairs)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(ap)
+    return run(ap.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
