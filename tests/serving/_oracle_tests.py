@@ -12,6 +12,23 @@ from _server_oracle.common import describe
 from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, Scenario, compare
 
 
+#: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
+#: `openai_gptoss` as a boundary-detection stub whose text parsing raises NotImplementedError;
+#: its server parses gpt-oss with HarmonyParser on token ids when the model is gpt-oss, which a
+#: text-level comparison cannot stand in for. (framework, reasoning, tool)
+REFUSED = {
+    ("vllm", "openai_gptoss", None),
+    ("vllm", "openai_gptoss", "openai"),
+}
+
+
+#: Tool parsers whose server path the harness cannot drive: SGLang hands DeepSeek V4/V4.1 chats to
+#: DeepSeek's own encoder (the `deepseek-recipe` package), which needs the model's real vocabulary
+#: (none ships in a PyPI package) and streams outside the parser path. The test checks that the
+#: server still refuses, so a release that changes this shows up. (framework, tool)
+UNDRIVABLE = {("sglang", "deepseekv4"), ("sglang", "deepseekv41")}
+
+
 @functools.cache
 def framework_cases(framework: str) -> list[Case]:
     try:
@@ -54,8 +71,21 @@ def scenarios(case: Case) -> list[Scenario]:
 
 
 def check(case: Case, scenario: Scenario) -> list[str]:
-    """Compare one case on every scenario given; the differences found."""
-    server, ours = compare(case, scenario)
+    """Compare one case on one scenario; the differences found (a refusal must be in `REFUSED`)."""
+    import parsebridge as pb
+
+    if (case.framework, case.tool) in UNDRIVABLE:
+        try:
+            compare(case, scenario)
+        except Exception:
+            return []
+        return [f"{scenario.id}: the server streamed a result; {case.tool} is drivable now: compare it"]
+    try:
+        server, ours = compare(case, scenario)
+    except pb.ParserUnsupportedError as refused:
+        if (case.framework, case.reasoning, case.tool) in REFUSED:
+            return []
+        return [f"{scenario.id}: parsebridge refuses a configuration not known to be a stub: {refused}"]
     if server.message == ours.message and server.finish_reason == ours.finish_reason:
         if server.merged() == ours.merged():
             return []
