@@ -30,3 +30,20 @@ def test_sglang_server_every_scenario(case) -> None:  # type: ignore[no-untyped-
 def test_sglang_server_every_transcript(case) -> None:  # type: ignore[no-untyped-def]
     request = "auto" if case.tool is not None else "no_tools"
     run_all(case, [Scenario("tok1", request, "stop"), Scenario("char3", request, "eos")])
+
+
+def test_sglang_negative_control_builtin_differs() -> None:
+    """The harness can fail: builtin's qwen3 reads untagged output as content, while SGLang's server
+    forces reasoning for qwen3 when the request has no chat_template_kwargs."""
+    if WHY is not None:
+        pytest.skip(WHY)
+    from _server_oracle.common import describe
+    from _server_oracle.oracle import compare
+
+    case = next(c for c in framework_cases(FRAMEWORK) if c.transcript.id == "qwen3-reasoning-no-think")
+    server, builtin = compare(case, Scenario("char3", "no_tools", "stop"), swap="builtin")
+    assert describe(server, builtin) != "equal"
+    assert server.message["reasoning"] and not server.message["content"]
+    assert builtin.message["content"] and not builtin.message["reasoning"]
+    server, ours = compare(case, Scenario("char3", "no_tools", "stop"))
+    assert describe(server, ours) == "equal"

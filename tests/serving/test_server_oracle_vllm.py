@@ -29,3 +29,20 @@ def test_vllm_server_every_scenario(case) -> None:  # type: ignore[no-untyped-de
 def test_vllm_server_every_transcript(case) -> None:  # type: ignore[no-untyped-def]
     request = "auto" if case.tool is not None else "no_tools"
     run_all(case, [Scenario("tok1", request, "stop"), Scenario("char3", request, "eos")])
+
+
+def test_vllm_negative_control_builtin_differs() -> None:
+    """The harness can fail: builtin's OutputProcessor keeps qwen3_coder call markup as content in a
+    request without tools, while vLLM's server runs its tool parser and drops the calls."""
+    if WHY is not None:
+        pytest.skip(WHY)
+    from _server_oracle.common import describe
+    from _server_oracle.oracle import compare
+
+    case = next(c for c in per_config(FRAMEWORK) if c.tool == "qwen3_coder" and c.reasoning is None)
+    server, builtin = compare(case, Scenario("tok1", "no_tools", "stop"), swap="builtin")
+    assert describe(server, builtin) != "equal"
+    assert "<tool_call>" in (builtin.message["content"] or "")
+    assert "<tool_call>" not in (server.message["content"] or "")
+    server, ours = compare(case, Scenario("tok1", "no_tools", "stop"))
+    assert describe(server, ours) == "equal"
