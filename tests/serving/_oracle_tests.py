@@ -11,7 +11,6 @@ from _server_oracle.cases import Case, cases
 from _server_oracle.common import describe
 from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, Scenario, compare
 
-
 #: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
 #: `openai_gptoss` as a boundary-detection stub whose text parsing raises NotImplementedError;
 #: its server parses gpt-oss with HarmonyParser on token ids when the model is gpt-oss, which a
@@ -86,20 +85,77 @@ def check(case: Case, scenario: Scenario) -> list[str]:
         if (case.framework, case.reasoning, case.tool) in REFUSED:
             return []
         return [f"{scenario.id}: parsebridge refuses a configuration not known to be a stub: {refused}"]
-    if server.message == ours.message and server.finish_reason == ours.finish_reason:
-        if server.merged() == ours.merged():
-            return []
+    same = server.message == ours.message and server.finish_reason == ours.finish_reason
+    if same and server.merged() == ours.merged():
+        return []
     return [f"{scenario.id}: {describe(server, ours)}"]
+
+
+#: framework → config id → [runs, runs that differ]; written to $REPORT_DIR by `write_record`.
+TALLY: dict[str, dict[str, list[int]]] = {}
+UNDRIVEN: dict[str, set[str]] = {}
 
 
 def run_all(case: Case, which: list[Scenario]) -> None:
     failures: list[str] = []
     for scenario in which:
         failures += check(case, scenario)
+    config = f"{case.reasoning or '-'}+{case.tool or '-'}"
+    tally = TALLY.setdefault(case.framework, {}).setdefault(config, [0, 0])
+    tally[0] += len(which)
+    tally[1] += len(failures)
+    if (case.framework, case.tool) in UNDRIVABLE or (case.framework, case.reasoning, case.tool) in REFUSED:
+        UNDRIVEN.setdefault(case.framework, set()).add(config)
     if failures:
-        pytest.fail(f"{case.id} differs from {case.framework}'s server in {len(failures)} of "
-                    f"{len(which)} runs:\n" + "\n".join(failures[:12]))
+        pytest.fail(
+            f"{case.id} differs from {case.framework}'s server in {len(failures)} of "
+            f"{len(which)} runs:\n" + "\n".join(failures[:12])
+        )
 
 
 def param(cases_: list[Case]) -> Any:
     return [pytest.param(c, id=c.id.split("-", 1)[1]) for c in cases_]
+
+
+RECORD_NAME = "server-oracle.json"
+
+
+def write_record(framework: str) -> None:
+    """The oracle's result for this release, beside the env's conformance report ($REPORT_DIR).
+
+    `parsebridge conformance support` renders it as the support table's
+    "server-equivalent" column. Written only when the oracle ran here.
+    """
+    import json
+    import os
+    from pathlib import Path
+
+    import parsebridge as pb
+
+    target = os.environ.get("REPORT_DIR")
+    tally = TALLY.get(framework)
+    if not target or not tally:
+        return
+    try:
+        version = pb.get_backend(framework).version()
+    except Exception:
+        version = None
+    undriven = sorted(UNDRIVEN.get(framework, ()))
+    differing = sorted(c for c, (_, bad) in tally.items() if bad and c not in undriven)
+    record = {
+        "framework": framework,
+        "version": version,
+        "configurations": len(tally) - len(undriven),
+        "runs": sum(n for c, (n, _) in tally.items() if c not in undriven),
+        "runs_differing": sum(bad for c, (_, bad) in tally.items() if c not in undriven),
+        "differing": differing,
+        "not_driven": undriven,
+        "checked": "assembled message, finish_reason, delta order up to grouping",
+        "command": f"pytest tests/serving/test_server_oracle_{framework}.py",
+    }
+    path = Path(target)
+    path.mkdir(parents=True, exist_ok=True)
+    previous = path / RECORD_NAME
+    records = json.loads(previous.read_text()) if previous.exists() else {}
+    records[framework] = record
+    previous.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")

@@ -13,11 +13,20 @@ assembled message, `finish_reason`, and the order of deltas up to grouping.
 from __future__ import annotations
 
 import pytest
-from _oracle_tests import framework_cases, param, per_config, run_all, scenarios, unusable
+from _oracle_tests import framework_cases, param, per_config, run_all, scenarios, unusable, write_record
 from _server_oracle.oracle import Scenario
 
 FRAMEWORK = "sglang"
 WHY = unusable(FRAMEWORK)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _record() -> object:
+    """After the module: the release's oracle result for the support table (see `write_record`)."""
+    yield
+    write_record(FRAMEWORK)
+
+
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"SGLang not usable here: {WHY}")
 
 
