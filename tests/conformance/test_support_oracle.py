@@ -56,4 +56,5 @@ def test_column_per_release(tmp_path):
 def test_verdicts():
     assert server_equivalent(None) == "not run"
     assert server_equivalent({"configurations": 0, "runs": 0}) == "server not driven"
+    assert server_equivalent({"undrivable": "TypeError: x"}) == "server not driven: TypeError: x"
     assert server_equivalent(_record("vllm", "1", [])["vllm"]) == "yes: 10 configurations, 360 runs"

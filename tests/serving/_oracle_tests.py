@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from _server_oracle.cases import Case, cases
 from _server_oracle.common import describe
-from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, Scenario, compare
+from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, BothFailed, Scenario, compare
 
 #: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
 #: `openai_gptoss` as a boundary-detection stub whose text parsing raises NotImplementedError;
@@ -46,14 +46,21 @@ def unusable(framework: str) -> str | None:
         return f"{type(exc).__name__}: {exc}"
     if reason:
         return reason
-    try:
-        from _server_oracle import sglang as sglang_server
-        from _server_oracle import vllm as vllm_server
+    return None
 
+
+@functools.cache
+def server_undrivable(framework: str) -> str | None:
+    """Why this release's own server cannot be driven here (None: it can); recorded, not hidden."""
+    from _server_oracle import sglang as sglang_server
+    from _server_oracle import vllm as vllm_server
+    from _server_oracle.oracle import probe
+
+    try:
         (vllm_server if framework == "vllm" else sglang_server).serving_module()
     except Exception as exc:
-        return f"{framework}'s serving module does not import here: {type(exc).__name__}: {exc}"
-    return None
+        return f"its serving module does not import: {type(exc).__name__}: {str(exc)[:300]}"
+    return probe(framework)
 
 
 def per_config(framework: str) -> list[Case]:
@@ -81,6 +88,8 @@ def check(case: Case, scenario: Scenario) -> list[str]:
         return [f"{scenario.id}: the server streamed a result; {case.tool} is drivable now: compare it"]
     try:
         server, ours = compare(case, scenario)
+    except BothFailed:
+        return []
     except pb.ParserUnsupportedError as refused:
         if (case.framework, case.reasoning, case.tool) in REFUSED:
             return []
@@ -133,8 +142,9 @@ def write_record(framework: str) -> None:
     import parsebridge as pb
 
     target = os.environ.get("REPORT_DIR")
-    tally = TALLY.get(framework)
-    if not target or not tally:
+    tally = TALLY.get(framework, {})
+    why = server_undrivable(framework) if unusable(framework) is None else None
+    if not target or not (tally or why):
         return
     try:
         version = pb.get_backend(framework).version()
@@ -150,6 +160,7 @@ def write_record(framework: str) -> None:
         "runs_differing": sum(bad for c, (_, bad) in tally.items() if c not in undriven),
         "differing": differing,
         "not_driven": undriven,
+        "undrivable": why,
         "checked": "assembled message, finish_reason, delta order up to grouping",
         "command": f"pytest tests/serving/test_server_oracle_{framework}.py",
     }

@@ -75,6 +75,8 @@ def server_equivalent(record: Mapping[str, Any] | None) -> str:
     """The "server-equivalent" cell: the oracle's verdict for a release, from its record."""
     if not record:
         return "not run"
+    if record.get("undrivable"):
+        return f"server not driven: {record['undrivable']}"
     configs, runs = record.get("configurations", 0), record.get("runs", 0)
     differing = list(record.get("differing") or [])
     undriven = list(record.get("not_driven") or [])

@@ -181,7 +181,9 @@ class ChoiceStream:
             out = stage.feed(content, token_ids)
         except Exception as exc:
             out = self._fail(exc, self._owners[1], "stream.feed", content, stage)
-        return make_delta(out.content, delta.reasoning, out.tool_calls)
+        # A tool parser may report reasoning of its own (vLLM's cohere and inkling parsers do).
+        reasoning = delta.reasoning + out.reasoning if out.reasoning else delta.reasoning
+        return make_delta(out.content, reasoning, out.tool_calls)
 
     def _chain(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         # Failures are caught inline (no closure per chunk: this runs per token).
