@@ -28,6 +28,17 @@ REFUSED = {
 UNDRIVABLE = {("sglang", "deepseekv4"), ("sglang", "deepseekv41")}
 
 
+#: Recorded differences (case id → why): expected to fail (xfail); a case that agrees again fails
+#: so the entry is removed.
+KNOWN_DIFFERENCES = {
+    "sglang-minimax_m2_append_think-reasoning-empty-output": (
+        "an empty generation: SGLang's server still runs the append-think detector's end of stream "
+        "on the final empty step and sends '<think>' as content; parsebridge's SGLang reasoning stream "
+        "(adapters/sglang/_reasoning_stream.py) sends nothing when nothing was fed"
+    ),
+}
+
+
 @functools.cache
 def framework_cases(framework: str) -> list[Case]:
     try:
@@ -115,6 +126,11 @@ def run_all(case: Case, which: list[Scenario]) -> None:
     tally[1] += len(failures)
     if (case.framework, case.tool) in UNDRIVABLE or (case.framework, case.reasoning, case.tool) in REFUSED:
         UNDRIVEN.setdefault(case.framework, set()).add(config)
+    known = KNOWN_DIFFERENCES.get(case.id)
+    if known is not None:
+        if failures:
+            pytest.xfail(f"recorded difference: {known}")
+        pytest.fail(f"{case.id} agrees with the server now: remove it from KNOWN_DIFFERENCES")
     if failures:
         pytest.fail(
             f"{case.id} differs from {case.framework}'s server in {len(failures)} of "

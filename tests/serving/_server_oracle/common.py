@@ -187,6 +187,33 @@ def assemble(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def without_unnamed_calls(run: Run) -> Run:
+    """`run` as `OutputProcessor`'s convention reads it: argument fragments of a call that never
+    got a name (a server streaming a malformed call) dropped, and with no named call left, a
+    ``tool_calls`` finish is ``stop``. docs/serving.md documents this normalisation."""
+    named: set[int] = set()
+    for delta in run.deltas:
+        for tc in delta.get("tool_calls") or []:
+            if (tc.get("function") or {}).get("name"):
+                named.add(int(tc.get("index") or 0))
+    deltas = []
+    changed = False
+    for delta in run.deltas:
+        calls = delta.get("tool_calls")
+        if calls:
+            kept = [tc for tc in calls if int(tc.get("index") or 0) in named]
+            if len(kept) != len(calls):
+                changed = True
+                delta = {**delta, "tool_calls": kept}
+        deltas.append(delta)
+    if not changed:
+        return run
+    finish = run.finish_reason
+    if not named and finish == "tool_calls":
+        finish = "stop"
+    return Run(deltas, finish, assemble(deltas))
+
+
 def describe(a: Run, b: Run) -> str:
     """A short account of where two runs differ (for assertion messages)."""
     parts = []

@@ -14,12 +14,12 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from parsebridge import BackendError
+
 from . import sglang as sglang_server
 from . import vllm as vllm_server
 from .cases import Case
-from parsebridge import BackendError
-
-from .common import Run, Script, ServerError, chunked, parsebridge_run, tokenizer_of
+from .common import Run, Script, ServerError, chunked, parsebridge_run, tokenizer_of, without_unnamed_calls
 
 CHUNKINGS = ("char1", "char3", "char20", "tok1")
 REQUESTS = ("auto", "no_tools", "none")
@@ -151,7 +151,7 @@ def compare(case: Case, scenario: Scenario, *, swap: str | None = None) -> tuple
         raise
     if failed is not None:
         raise failed
-    return server, mine
+    return without_unnamed_calls(server), mine
 
 
 class BothFailed(RuntimeError):
