@@ -23,6 +23,10 @@ from typing import Any
 from .diff import load_report
 
 FRAMEWORKS = ("vllm", "sglang")
+#: The server-in-the-loop oracle's record, written beside report.json by the framework envs' tests
+#: (tests/serving/test_server_oracle_*.py): per framework, how many parser configurations and runs
+#: were compared with the framework's own chat server, and which differed.
+ORACLE_RECORD = "server-oracle.json"
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
 
 
@@ -59,12 +63,33 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "names": {k: sorted((parsers.get(fw) or {}).get(k, ())) for k in ("tool", "reasoning")},
                 "status": Counter(),
                 "families": defaultdict(Counter),
+                "server_oracle": (report.get("server_oracle") or {}).get(fw),
             }
             for r in results:
                 row["status"][r.get("status")] += 1
                 row["families"][r.get("family")][r.get("status")] += 1
             rows[(fw, version)] = row
     return [rows[k] for k in sorted(rows, key=lambda k: (FRAMEWORKS.index(k[0]), _version_key(k[1])))]
+
+
+def server_equivalent(record: Mapping[str, Any] | None) -> str:
+    """The "server-equivalent" cell: the oracle's verdict for a release, from its record."""
+    if not record:
+        return "not run"
+    if record.get("undrivable"):
+        return f"server not driven: {record['undrivable']}"
+    configs, runs = record.get("configurations", 0), record.get("runs", 0)
+    differing = list(record.get("differing") or [])
+    undriven = list(record.get("not_driven") or [])
+    if not configs:
+        return "server not driven"
+    if differing:
+        verdict = f"no: {len(differing)} of {configs} configurations differ ({record.get('runs_differing', 0)} of {runs} runs)"
+    else:
+        verdict = f"yes: {configs} configurations, {runs} runs"
+    if undriven:
+        verdict += f"; not driven: {', '.join(undriven)}"
+    return verdict
 
 
 def _cell(counter: Mapping[str, int]) -> str:
@@ -90,16 +115,25 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
     out += [
         "| framework | release | adapter API shape | tool parsers | reasoning parsers | "
         + " | ".join(STATUSES)
-        + " | measured |",
-        "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|",
+        + " | server-equivalent | measured |",
+        "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|---|",
     ]
     for row in rows:
         counts = " | ".join(str(row["status"].get(s, 0)) for s in STATUSES)
         out.append(
             f"| {row['framework']} | {row['version']} | {row['api_shape'] or '?'} | "
             f"{row['tool_parsers'] or '?'} | {row['reasoning_parsers'] or '?'} | {counts} | "
-            f"{row.get('measured') or '?'} |"
+            f"{server_equivalent(row.get('server_oracle'))} | {row.get('measured') or '?'} |"
         )
+    out += [
+        "",
+        "*server-equivalent*: the release's own chat server (vLLM's `OpenAIServingChat`, SGLang's",
+        "`OpenAIServingChat`) driven with scripted engine output and compared with `OutputProcessor` over",
+        "the bundled fixtures' parser configurations — assembled message, `finish_reason` and delta order",
+        "up to grouping, at 1, 3, 20 characters and 1 token a chunk, with tools (auto), without tools and",
+        'with `tool_choice="none"`, ending on a stop string, an end token or `length`',
+        "(tests/serving/test_server_oracle_*.py, run by each framework env).",
+    ]
     for fw in FRAMEWORKS:
         fw_rows = [r for r in rows if r["framework"] == fw]
         if not fw_rows:
@@ -153,9 +187,9 @@ def _reports(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     for p in paths:
         path = Path(p)
         if path.is_dir() and not (path / "report.json").exists():
-            reports += [load_report(sub) for sub in sorted(path.glob("*/report.json"))]
+            reports += [_with_oracle(sub) for sub in sorted(path.glob("*/report.json"))]
         else:
-            reports.append(load_report(path))
+            reports.append(_with_oracle(path / "report.json" if path.is_dir() else path))
     return reports
 
 
@@ -200,6 +234,15 @@ def save_rows(path: str | Path, rows: list[dict[str, Any]]) -> None:
         for row in rows
     ]
     p.write_text(json.dumps(plain, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _with_oracle(report_path: Path) -> dict[str, Any]:
+    """A report with the oracle record from its directory (if the env wrote one) as `server_oracle`."""
+    report = dict(load_report(report_path))
+    record = report_path.parent / ORACLE_RECORD
+    if record.is_file():
+        report["server_oracle"] = json.loads(record.read_text(encoding="utf-8"))
+    return report
 
 
 # ---------------------------------------------------------------- command line
