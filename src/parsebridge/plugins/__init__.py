@@ -42,6 +42,7 @@ small cache of parser objects).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -52,6 +53,8 @@ from typing import Any, Literal
 from ..protocol import InvalidSpecError, ParserSpec
 
 Kind = Literal["tool", "reasoning"]
+
+_log = logging.getLogger("parsebridge")
 
 PREFIX = "pb:"
 ENV_BACKENDS = "PARSEBRIDGE_PLUGIN_BACKENDS"
@@ -118,13 +121,23 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
     for backend in backends if backends is not None else default_backends(framework):
         if backend in (framework, "python"):
             continue
-        be = get_backend(backend)
-        if not be.is_available():
+        try:
+            be = get_backend(backend)
+            if not be.is_available():
+                continue
+            found = [(kind, name) for kind in ("tool", "reasoning") for name in parser_names(be, kind)]  # type: ignore[arg-type]
+        except Exception as exc:  # an optional backend that cannot list its parsers here: skip it, say why
+            _log.warning(
+                "parsebridge plugin for %s: %s parsers not registered (%s: %s)",
+                framework,
+                backend,
+                type(exc).__name__,
+                exc,
+            )
             continue
-        for kind in ("tool", "reasoning"):
-            for name in parser_names(be, kind):  # type: ignore[arg-type]
-                spec = f"{backend}:{name}"
-                out.append(Registration(plugin_name(spec), kind, spec))  # type: ignore[arg-type]
+        for kind, name in found:
+            spec = f"{backend}:{name}"
+            out.append(Registration(plugin_name(spec), kind, spec))  # type: ignore[arg-type]
     return out
 
 
@@ -307,6 +320,7 @@ __all__ = [
     "PARSERS",
     "PREFIX",
     "FrameworkMissingError",
+    "InvalidSpecError",
     "Registration",
     "describe",
     "kind_of",
