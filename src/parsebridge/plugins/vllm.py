@@ -150,7 +150,14 @@ class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]
         super().__init__(tokenizer, *args, **kwargs)
         self._stream: Any = None
         self._ids = _CallIds()
-        PARSERS.get("tool", self.pb_spec, None, self._framework_tokenizer())  # a broken spec fails at startup
+        first = PARSERS.get(
+            "tool", self.pb_spec, None, self._framework_tokenizer()
+        )  # a broken spec fails here
+        # The name vLLM's own parsers give their opening marker; frontends (Dynamo) read it to spot
+        # tool markup that arrives with the end of reasoning. No end marker is declared: formats do
+        # not all have one, and a frontend waits for the end of output instead.
+        markers = tuple(m for m in getattr(first, "markers", ()) or () if isinstance(m, str) and m)
+        self.tool_call_start_token: str | None = markers[0] if markers else None
 
     def _framework_tokenizer(self) -> Any:
         return self.model_tokenizer
