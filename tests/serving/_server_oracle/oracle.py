@@ -1,0 +1,153 @@
+"""One oracle comparison: a transcript, a chunking, a request shape and an ending, on both sides.
+
+`compare(case, scenario)` runs the framework's real server (`vllm.run` /
+`sglang.run`) and parsebridge's `OutputProcessor` on the same engine steps
+and returns both `Run`s. `Scenario` names the request (`auto`, `no_tools`,
+`none`), the chunking (``char1``, ``char3``, ``char20``, ``tok1``) and the
+ending (``stop``: the stop came with the last chunk; ``eos``: an end token
+after it; ``length``: cut at two thirds with ``finish_reason="length"``).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from . import sglang as sglang_server
+from . import vllm as vllm_server
+from .cases import Case
+from .common import Run, Script, chunked, parsebridge_run, tokenizer_of
+
+CHUNKINGS = ("char1", "char3", "char20", "tok1")
+REQUESTS = ("auto", "no_tools", "none")
+ENDINGS = ("stop", "eos", "length")
+
+#: Tools for requests on transcripts that declare none (a tool parser without tools is still a request shape).
+DEFAULT_TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    chunking: str = "tok1"
+    request: str = "auto"
+    ending: str = "stop"
+
+    @property
+    def id(self) -> str:
+        return f"{self.request}-{self.chunking}-{self.ending}"
+
+
+def request_shape(case: Case, request: str) -> tuple[list[dict[str, Any]] | None, Any]:
+    """(tools, tool_choice) a client sends for this request kind (tool_choice None: not sent)."""
+    tools = list(case.transcript.tools or []) or DEFAULT_TOOLS
+    if request == "auto":
+        return tools, "auto"
+    if request == "none":
+        return tools, "none"
+    if request == "no_tools":
+        return None, None
+    raise ValueError(f"unknown request kind {request!r}")
+
+
+@functools.lru_cache(maxsize=32)
+def processor(specs: tuple[str | None, str | None], tools_key: str) -> Any:
+    """A cached `OutputProcessor` for these specs and default tools."""
+    import json
+
+    from parsebridge.serving import OutputProcessor
+
+    return OutputProcessor(specs[0], specs[1], tools=json.loads(tools_key), on_error="raise")
+
+
+def _tools_key(tools: list[dict[str, Any]] | None) -> str:
+    import json
+
+    return json.dumps(tools or [], sort_keys=True)
+
+
+def script_for(case: Case, scenario: Scenario, proc: Any, tools: list[dict[str, Any]] | None) -> Script:
+    chunks = chunked(proc, case.transcript.output, scenario.chunking, tools)
+    tokenizer = tokenizer_of(proc, tools)
+    prompt: list[int] = []
+    if case.transcript.reasoning_started_in_prompt and case.framework == "vllm":
+        # A chat template that ends the prompt with the start marker: its ids, as vLLM's engine passes them.
+        start = _start_marker(proc)
+        prompt = [i for _, ids in proc.engine_chunks(start, 1 << 30, list(tools or [])) for i in (ids or [])]
+    if scenario.ending == "length":
+        cut = max(1, (2 * len(chunks)) // 3)
+        return Script(chunks[:cut], "length", prompt)
+    if scenario.ending == "eos":
+        eos = getattr(tokenizer, "eos_token_id", None)
+        return Script(chunks, "stop", prompt, eos_ids=[eos] if isinstance(eos, int) else [])
+    return Script(chunks, "stop", prompt)
+
+
+def _start_marker(proc: Any) -> str:
+    inner = proc.reasoning_parser.inner
+    markers = getattr(inner, "markers", None) or ()
+    if markers and markers[0]:
+        return str(markers[0])
+    engine = getattr(inner, "engine", None)
+    start = engine.markers()[0] if engine is not None else None
+    if not start:
+        raise LookupError(f"{proc.specs[0]}: no reasoning start marker")
+    return str(start)
+
+
+def server_run(case: Case, scenario: Scenario, proc: Any, script: Script) -> Run:
+    tools, tool_choice = request_shape(case, scenario.request)
+    tokenizer = tokenizer_of(proc, request_shape(case, "auto")[0])
+    if case.framework == "vllm":
+        return vllm_server.run(
+            case.reasoning, case.tool, tokenizer, script, tools=tools, tool_choice=tool_choice
+        )
+    return sglang_server.run(
+        case.reasoning,
+        case.tool,
+        tokenizer,
+        script,
+        tools=tools,
+        tool_choice=tool_choice,
+        reasoning_started=bool(case.transcript.reasoning_started_in_prompt),
+    )
+
+
+def compare(case: Case, scenario: Scenario, *, swap: str | None = None) -> tuple[Run, Run]:
+    """(the framework server's run, parsebridge's run) for one case and scenario.
+
+    `swap`: run parsebridge with another backend (e.g. ``"builtin"``) for the
+    same families — the negative control.
+    """
+    tools, tool_choice = request_shape(case, scenario.request)
+    all_tools = request_shape(case, "auto")[0]
+    swap_specs = None
+    if swap is not None:
+        swap_specs = _swapped(case, swap)
+    proc = processor(case.specs, _tools_key(all_tools))
+    script = script_for(case, scenario, proc, all_tools)
+    server = server_run(case, scenario, proc, script)
+    ours = processor(swap_specs or case.specs, _tools_key(all_tools))
+    started = True if case.transcript.reasoning_started_in_prompt else None
+    mine = parsebridge_run(ours, script, tools=tools, tool_choice=tool_choice, reasoning_started=started)
+    return server, mine
+
+
+def _swapped(case: Case, backend: str) -> tuple[str | None, str | None]:
+    import parsebridge as pb
+
+    table = pb.family_table()
+    t = case.transcript
+    tool_family = t.resolve_family(table) if t.kind == "tool" else None
+    reasoning_family = t.resolve_reasoning_family(table)
+    r = reasoning_family.parser_for(backend) if reasoning_family is not None else None
+    tl = tool_family.parser_for(backend) if tool_family is not None else None
+    return (f"{backend}:{r}" if r else None, f"{backend}:{tl}" if tl else None)

@@ -1,0 +1,194 @@
+"""vLLM's own chat server, driven with a scripted engine.
+
+`run` builds vLLM's `OpenAIServingChat` (the class its `/v1/chat/completions`
+route calls) with stand-ins only for what sits outside the streaming path —
+the engine client, model config, model registry and renderer — and runs its
+`chat_completion_stream_generator` over an async generator of real
+`vllm.outputs.RequestOutput` objects. Nothing of vLLM's loop is restated here:
+the SSE text it yields is parsed back into deltas by `common.run_from_sse`.
+
+Release shim: the chat serving module moved (0.15+:
+`vllm.entrypoints.openai.chat_completion.serving`, older:
+`vllm.entrypoints.openai.serving_chat`); see `serving_module`. Releases whose
+constructor or generator signature this driver does not know raise
+`Undrivable`, which the support table reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+from types import SimpleNamespace
+from typing import Any
+
+from .common import Run, Script, run_from_sse
+
+MODEL = "oracle-model"
+
+
+class Undrivable(RuntimeError):
+    """This vLLM release's server cannot be driven by this harness (the reason says why)."""
+
+
+def serving_module() -> Any:
+    """The module holding `OpenAIServingChat` in the installed release."""
+    errors = []
+    for name in (
+        "vllm.entrypoints.openai.chat_completion.serving",
+        "vllm.entrypoints.openai.serving_chat",
+    ):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            errors.append(f"{name}: {exc}")
+            continue
+        if hasattr(module, "OpenAIServingChat"):
+            return module
+    raise Undrivable("no OpenAIServingChat module: " + "; ".join(errors))
+
+
+def _request_class() -> type:
+    for name in (
+        "vllm.entrypoints.openai.chat_completion.protocol",
+        "vllm.entrypoints.openai.protocol",
+    ):
+        try:
+            return importlib.import_module(name).ChatCompletionRequest  # type: ignore[no-any-return]
+        except (ModuleNotFoundError, AttributeError):
+            continue
+    raise Undrivable("no ChatCompletionRequest")
+
+
+def _metadata(request_id: str) -> Any:
+    for name in (
+        "vllm.entrypoints.generate.base.protocol",
+        "vllm.entrypoints.openai.protocol",
+    ):
+        try:
+            return importlib.import_module(name).RequestResponseMetadata(request_id=request_id)
+        except (ModuleNotFoundError, AttributeError):
+            continue
+    raise Undrivable("no RequestResponseMetadata")
+
+
+def make_request(
+    tools: list[dict[str, Any]] | None,
+    tool_choice: Any = None,
+    chat_template_kwargs: dict[str, Any] | None = None,
+    **fields: Any,
+) -> Any:
+    """A streaming `ChatCompletionRequest` as a client sends it (`tool_choice` None: not sent)."""
+    body: dict[str, Any] = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": "oracle"}],
+        "stream": True,
+        **fields,
+    }
+    if tools:
+        body["tools"] = tools
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
+    if chat_template_kwargs is not None:
+        body["chat_template_kwargs"] = chat_template_kwargs
+    return _request_class()(**body)
+
+
+def _engine_client(tokenizer: Any) -> Any:
+    """What the serving constructor reads from the engine client: model config, renderer."""
+    model_config = SimpleNamespace(
+        model=MODEL,
+        hf_config=SimpleNamespace(model_type="oracle"),
+        generation_config="auto",
+        override_generation_config={},
+        max_model_len=1 << 20,
+        get_diff_sampling_param=lambda: {},
+        logits_processor_pattern=None,
+    )
+    return SimpleNamespace(
+        model_config=model_config,
+        renderer=SimpleNamespace(tokenizer=tokenizer),
+        input_processor=None,
+        vllm_config=None,
+        errored=False,
+    )
+
+
+def make_server(reasoning: str | None, tool: str | None, tokenizer: Any) -> Any:
+    """vLLM's `OpenAIServingChat` for these parser names (`--reasoning-parser`, `--tool-call-parser`),
+    with `--enable-auto-tool-choice` when a tool parser is given."""
+    cls = serving_module().OpenAIServingChat
+    params = inspect.signature(cls.__init__).parameters
+    if "online_renderer" not in params:
+        raise Undrivable(f"unknown OpenAIServingChat constructor: {list(params)}")
+    return cls(
+        _engine_client(tokenizer),
+        SimpleNamespace(model_name=lambda lora=None: MODEL),
+        "assistant",
+        online_renderer=SimpleNamespace(reasoning_effort_map={}),
+        request_logger=None,
+        chat_template=None,
+        chat_template_content_format="auto",
+        reasoning_parser=reasoning or "",
+        enable_auto_tools=tool is not None,
+        tool_parser=tool,
+    )
+
+
+async def _outputs(script: Script, request_id: str) -> Any:
+    from vllm.outputs import CompletionOutput, RequestOutput
+
+    for text, ids, finish in script.engine_steps():
+        out = CompletionOutput(
+            index=0,
+            text=text,
+            token_ids=ids,
+            cumulative_logprob=None,
+            logprobs=None,
+            finish_reason=finish,
+        )
+        yield RequestOutput(
+            request_id=request_id,
+            prompt=None,
+            prompt_token_ids=list(script.prompt_token_ids),
+            prompt_logprobs=None,
+            outputs=[out],
+            finished=finish is not None,
+        )
+
+
+def run(
+    reasoning: str | None,
+    tool: str | None,
+    tokenizer: Any,
+    script: Script,
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    tool_choice: Any = None,
+    chat_template_kwargs: dict[str, Any] | None = None,
+    server: Any = None,
+) -> Run:
+    """Stream `script` through vLLM's own chat server; what the client saw (choice 0).
+
+    `reasoning`/`tool`: vLLM's registered parser names (any registered name,
+    plugins included). `server`: a `make_server` result to reuse.
+    """
+    server = server or make_server(reasoning, tool, tokenizer)
+    request = make_request(tools, tool_choice, chat_template_kwargs)
+    kwargs = server._effective_chat_template_kwargs(request)
+    request_id = "chatcmpl-oracle"
+
+    async def collect() -> list[str]:
+        gen = server.chat_completion_stream_generator(
+            request,
+            _outputs(script, request_id),
+            request_id,
+            MODEL,
+            [],
+            tokenizer,
+            _metadata(request_id),
+            chat_template_kwargs=kwargs,
+        )
+        return [part async for part in gen]
+
+    return run_from_sse(asyncio.run(collect()))
