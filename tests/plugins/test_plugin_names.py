@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -127,3 +128,52 @@ def test_importing_the_plugin_package_imports_no_framework():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONPATH": SRC}
     )
     assert not set(json.loads(out.stdout)) & {"vllm", "sglang", "torch", "transformers"}
+
+
+def test_support_table_has_a_plugin_column_from_the_reports(tmp_path):
+    from parsebridge.conformance.support import support_table
+
+    def report(version: str, probes: dict | None) -> dict:
+        rep = {
+            "parsebridge": "0.1.0",
+            "backends": {"vllm": version},
+            "api_shapes": {},
+            "parsers": {},
+            "results": [],
+        }
+        if probes is not None:
+            rep["plugins"] = probes
+        return rep
+
+    served = {"available": True, "end_of_output_flush": True, "loaded_by": "--tool-parser-plugin x"}
+    no_flush = {**served, "end_of_output_flush": False}
+    broken = {"available": False, "detail": "ImportError: a | b"}
+    for version, probes in (
+        ("0.33.0", {"vllm": served}),
+        ("0.13.0", {"vllm": no_flush}),
+        ("0.11.0", {"vllm": broken}),
+        ("0.10.2", None),
+    ):
+        (tmp_path / f"vllm-{version}").mkdir()
+        (tmp_path / f"vllm-{version}" / "report.json").write_text(json.dumps(report(version, probes)))
+    rows = {
+        line.split(" | ")[1]: line
+        for line in support_table([tmp_path]).splitlines()
+        if line.startswith("| vllm | ")
+    }
+    assert rows["0.33.0"].endswith("| yes (--tool-parser-plugin x) |")
+    assert rows["0.13.0"].endswith("text a stream holds at the end is lost) |")
+    assert rows["0.11.0"].endswith(
+        "| no: ImportError: a \\| b |"
+    )  # a pipe in the reason does not split the cell
+    assert rows["0.10.2"].endswith("| not probed |")
+    assert "serves parsebridge parsers (plugin)" in support_table([tmp_path])
+
+
+def test_probe_without_the_framework_says_so():
+    from parsebridge.plugins.probe import cell, probe
+
+    for framework in ("vllm", "sglang"):
+        if importlib.util.find_spec(framework) is None:
+            assert probe(framework) == {"available": False, "detail": f"{framework} is not installed"}
+    assert cell(None) == "not probed"

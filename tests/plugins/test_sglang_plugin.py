@@ -207,3 +207,11 @@ def test_detectors_do_not_claim_to_constrain_generation(plugin):
         fcp.detector.structure_info()
     # SGLang then constrains required calls to its JSON-array form, not ours
     assert fcp.get_structure_constraint("required")[0] == "json_schema"
+
+
+def test_probe_for_the_support_table():
+    from parsebridge.plugins.probe import probe
+
+    result = probe("sglang")
+    assert result["available"], result
+    assert result["loaded_by"] == "sglang.srt.plugins entry point"

@@ -249,3 +249,11 @@ def test_tool_choice_none_passes_text_through(tokenizer):
     assert parser.extract_tool_calls(HERMES, request).content == HERMES
     delta = parser.extract_tool_calls_streaming("", HERMES, HERMES, [], [], [], request)
     assert delta.content == HERMES and not delta.tool_calls
+
+
+def test_probe_for_the_support_table():
+    from parsebridge.plugins.probe import probe
+
+    result = probe("vllm")
+    assert result["available"], result
+    assert result["end_of_output_flush"] == API.has_parser_driver

@@ -190,6 +190,13 @@ def cmd_diff(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- running
 
 
+def _plugin_probes(backends: list[str]) -> dict[str, Any]:
+    """Per framework backend run: can this release serve parsebridge parsers (the support table's plugin column)."""
+    from ..plugins.probe import probe
+
+    return {b: probe(b) for b in backends if b in ("vllm", "sglang")}
+
+
 def _backend_meta(
     names: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any], dict[str, Any]]:
@@ -405,6 +412,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
             },
         )
         report["parsers"] = parsers
+        report["plugins"] = _plugin_probes([b for b in backends if b not in unavailable])
         if roundtrip is not None:
             report["roundtrip"] = roundtrip
         paths = write_report(ns.report, report)

@@ -49,6 +49,7 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             chosen[(fw, version)] = rank
             row: dict[str, Any] = {
+                "plugin": (report.get("plugins") or {}).get(fw),
                 "framework": fw,
                 "version": version,
                 "api_shape": shapes.get(fw) or "",
@@ -63,6 +64,13 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 row["families"][r.get("family")][r.get("status")] += 1
             rows[(fw, version)] = row
     return [rows[k] for k in sorted(rows, key=lambda k: (FRAMEWORKS.index(k[0]), _version_key(k[1])))]
+
+
+def _plugin_cell(result: Mapping[str, Any] | None) -> str:
+    """Whether the release served parsebridge parsers through `parsebridge.plugins` in its matrix run."""
+    from ..plugins.probe import cell
+
+    return cell(dict(result) if result else None).replace("|", "\\|")
 
 
 def _cell(counter: Mapping[str, int]) -> str:
@@ -83,14 +91,15 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
     out += [
         "| framework | release | adapter API shape | tool parsers | reasoning parsers | "
         + " | ".join(STATUSES)
-        + " |",
-        "|---|---|---|---|---|" + "---|" * len(STATUSES),
+        + " | serves parsebridge parsers (plugin) |",
+        "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|",
     ]
     for row in rows:
         counts = " | ".join(str(row["status"].get(s, 0)) for s in STATUSES)
         out.append(
             f"| {row['framework']} | {row['version']} | {row['api_shape'] or '?'} | "
-            f"{row['tool_parsers'] or '?'} | {row['reasoning_parsers'] or '?'} | {counts} |"
+            f"{row['tool_parsers'] or '?'} | {row['reasoning_parsers'] or '?'} | {counts} | "
+            f"{_plugin_cell(row.get('plugin'))} |"
         )
     for fw in FRAMEWORKS:
         fw_rows = [r for r in rows if r["framework"] == fw]
