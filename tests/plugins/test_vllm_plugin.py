@@ -257,3 +257,29 @@ def test_probe_for_the_support_table():
     result = probe("vllm")
     assert result["available"], result
     assert result["end_of_output_flush"] == API.has_parser_driver
+
+
+def test_run_registers_then_runs_a_server_module(tmp_path):
+    """`python -m parsebridge.plugins.run MODULE ARGS` (for launchers that never import a plugin)."""
+    (tmp_path / "fake_server.py").write_text(
+        "import sys\n"
+        "from vllm.tool_parsers import ToolParserManager\n"
+        "print(sys.argv[1:], ToolParserManager.get_tool_parser(sys.argv[2]).pb_spec)\n",
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([SRC, str(tmp_path)]),
+        "PARSEBRIDGE_PLUGIN_BACKENDS": "builtin",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "parsebridge.plugins.run",
+        "fake_server",
+        "--tool-call-parser",
+        "pb:builtin:hermes",
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "['--tool-call-parser', 'pb:builtin:hermes'] builtin:hermes"
