@@ -85,6 +85,13 @@ def require_framework(plugin: str, framework: str) -> None:
         raise FrameworkMissingError(plugin, framework)
 
 
+def vllm_plugin_file() -> str:
+    """The vLLM plugin as a file path: what ``--tool-parser-plugin`` takes on releases that load files only."""
+    from pathlib import Path
+
+    return str(Path(__file__).with_name("pb_vllm_plugin.py"))
+
+
 def plugin_name(spec: str) -> str:
     """The name a server knows a parsebridge spec by: ``pb:`` + the spec, lower-cased."""
     parsed = ParserSpec.parse(spec)
@@ -329,4 +336,5 @@ __all__ = [
     "registrations",
     "require_framework",
     "tool_dicts",
+    "vllm_plugin_file",
 ]

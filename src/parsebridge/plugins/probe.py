@@ -50,8 +50,12 @@ def _probe_vllm() -> dict[str, Any]:
     from ..adapters.vllm._compat import get_api
 
     api = get_api()
+    argument = vllm_plugin_argument()
+    how = "--tool-parser-plugin " + (
+        argument if argument == "parsebridge.plugins.vllm" else "FILE (python -m parsebridge.plugins vllm)"
+    )
     with _builtin_only():
-        api.ToolParserManager.import_tool_parser("parsebridge.plugins.vllm")
+        api.ToolParserManager.import_tool_parser(argument)
     tool_cls = api.ToolParserManager.get_tool_parser(TOOL)
     reasoning_cls = api.ReasoningParserManager.get_reasoning_parser(REASONING)
     request = api.make_request(TOOLS, "auto")
@@ -66,13 +70,26 @@ def _probe_vllm() -> dict[str, Any]:
     args += "".join(tc.function.arguments or "" for tc in (end.tool_calls if end is not None else ()))
     got_stream = (content, "get_weather", json.loads(args or "{}"))
     reasoning = getattr(reasoning_cls(None), api.reasoning_method)(THINK_TEXT, request)
-    return _verdict(
-        got_one,
-        got_stream,
-        tuple(reasoning),
-        api.has_parser_driver,
-        f"--tool-parser-plugin parsebridge.plugins.vllm ({api.tool_module.__name__})",
-    )
+    return _verdict(got_one, got_stream, tuple(reasoning), api.has_parser_driver, how)
+
+
+def vllm_plugin_argument() -> str:
+    """What to give the installed vLLM's ``--tool-parser-plugin``: the module name where its loader
+    imports module names, else the plugin file's path (vLLM 0.11 loads files only).
+
+    A path-only loader given a module name leaves a broken module under part of that name in
+    `sys.modules`, so the form is read from the loader's source, not found by trying it.
+    """
+    import inspect
+
+    from ..adapters.vllm._compat import get_api
+    from . import vllm_plugin_file
+
+    try:
+        source = inspect.getsource(get_api().ToolParserManager.import_tool_parser)
+    except (OSError, TypeError):
+        source = ""
+    return "parsebridge.plugins.vllm" if "import_plugin" in source else vllm_plugin_file()
 
 
 def _probe_sglang() -> dict[str, Any]:

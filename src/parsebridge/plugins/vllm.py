@@ -34,7 +34,10 @@ server's tokenizer and look for the format's start and end markers.
 
 Releases before 0.33 drive parsers from their serving loop, which has no
 end-of-stream call: there, text a stream still holds when the output ends
-is not shown.
+is not shown. vLLM 0.11 imports ``--tool-parser-plugin`` from a file path
+only: give it `parsebridge.plugins.vllm_plugin_file()` (printed by
+``python -m parsebridge.plugins vllm``), never the module name, which that
+loader would half-import under the name ``parsebridge.plugins``.
 """
 
 from __future__ import annotations
@@ -146,8 +149,12 @@ class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]
     pb_spec: ClassVar[str] = ""
     engine_based_streaming: bool = True
 
-    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-        super().__init__(tokenizer, *args, **kwargs)
+    def __init__(self, tokenizer: Any, tools: Any = None, *args: Any, **kwargs: Any) -> None:
+        if _api.tool_parser_takes_tools:  # 0.19+; before, servers pass the tokenizer only
+            super().__init__(tokenizer, tools, *args, **kwargs)
+        else:
+            super().__init__(tokenizer)
+            self.tools = list(tools or [])
         self._stream: Any = None
         self._ids = _CallIds()
         first = PARSERS.get(
@@ -163,7 +170,7 @@ class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]
         return self.model_tokenizer
 
     def _parser(self, request: Any) -> Any:
-        tools = tool_dicts(getattr(request, "tools", None) or self.tools)
+        tools = tool_dicts(getattr(request, "tools", None) or getattr(self, "tools", None))
         return PARSERS.get("tool", self.pb_spec, tools, self._framework_tokenizer())
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
