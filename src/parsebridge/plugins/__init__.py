@@ -143,6 +143,8 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
             )
             continue
         for kind, name in found:
+            if name.startswith(PREFIX):  # a plugin loaded into that framework in this process: not its own
+                continue
             spec = f"{backend}:{name}"
             out.append(Registration(plugin_name(spec), kind, spec))  # type: ignore[arg-type]
     return out
