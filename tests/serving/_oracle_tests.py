@@ -9,7 +9,34 @@ from typing import Any
 import pytest
 from _server_oracle.cases import Case, cases
 from _server_oracle.common import describe
-from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, Scenario, compare
+from _server_oracle.oracle import CHUNKINGS, ENDINGS, REQUESTS, BothFailed, Scenario, compare
+
+#: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
+#: `openai_gptoss` as a boundary-detection stub whose text parsing raises NotImplementedError;
+#: its server parses gpt-oss with HarmonyParser on token ids when the model is gpt-oss, which a
+#: text-level comparison cannot stand in for. (framework, reasoning, tool)
+REFUSED = {
+    ("vllm", "openai_gptoss", None),
+    ("vllm", "openai_gptoss", "openai"),
+}
+
+
+#: Tool parsers whose server path the harness cannot drive: SGLang hands DeepSeek V4/V4.1 chats to
+#: DeepSeek's own encoder (the `deepseek-recipe` package), which needs the model's real vocabulary
+#: (none ships in a PyPI package) and streams outside the parser path. The test checks that the
+#: server still refuses, so a release that changes this shows up. (framework, tool)
+UNDRIVABLE = {("sglang", "deepseekv4"), ("sglang", "deepseekv41")}
+
+
+#: Recorded differences (case id → why): expected to fail (xfail); a case that agrees again fails
+#: so the entry is removed.
+KNOWN_DIFFERENCES = {
+    "sglang-minimax_m2_append_think-reasoning-empty-output": (
+        "an empty generation: SGLang's server still runs the append-think detector's end of stream "
+        "on the final empty step and sends '<think>' as content; parsebridge's SGLang reasoning stream "
+        "(adapters/sglang/_reasoning_stream.py) sends nothing when nothing was fed"
+    ),
+}
 
 
 @functools.cache
@@ -30,14 +57,21 @@ def unusable(framework: str) -> str | None:
         return f"{type(exc).__name__}: {exc}"
     if reason:
         return reason
-    try:
-        from _server_oracle import sglang as sglang_server
-        from _server_oracle import vllm as vllm_server
+    return None
 
+
+@functools.cache
+def server_undrivable(framework: str) -> str | None:
+    """Why this release's own server cannot be driven here (None: it can); recorded, not hidden."""
+    from _server_oracle import sglang as sglang_server
+    from _server_oracle import vllm as vllm_server
+    from _server_oracle.oracle import probe
+
+    try:
         (vllm_server if framework == "vllm" else sglang_server).serving_module()
     except Exception as exc:
-        return f"{framework}'s serving module does not import here: {type(exc).__name__}: {exc}"
-    return None
+        return f"its serving module does not import: {type(exc).__name__}: {str(exc)[:300]}"
+    return probe(framework)
 
 
 def per_config(framework: str) -> list[Case]:
@@ -54,22 +88,101 @@ def scenarios(case: Case) -> list[Scenario]:
 
 
 def check(case: Case, scenario: Scenario) -> list[str]:
-    """Compare one case on every scenario given; the differences found."""
-    server, ours = compare(case, scenario)
-    if server.message == ours.message and server.finish_reason == ours.finish_reason:
-        if server.merged() == ours.merged():
+    """Compare one case on one scenario; the differences found (a refusal must be in `REFUSED`)."""
+    import parsebridge as pb
+
+    if (case.framework, case.tool) in UNDRIVABLE:
+        try:
+            compare(case, scenario)
+        except Exception:
             return []
+        return [f"{scenario.id}: the server streamed a result; {case.tool} is drivable now: compare it"]
+    try:
+        server, ours = compare(case, scenario)
+    except BothFailed:
+        return []
+    except pb.ParserUnsupportedError as refused:
+        if (case.framework, case.reasoning, case.tool) in REFUSED:
+            return []
+        return [f"{scenario.id}: parsebridge refuses a configuration not known to be a stub: {refused}"]
+    same = server.message == ours.message and server.finish_reason == ours.finish_reason
+    if same and server.merged() == ours.merged():
+        return []
     return [f"{scenario.id}: {describe(server, ours)}"]
+
+
+#: framework → config id → [runs, runs that differ]; written to $REPORT_DIR by `write_record`.
+TALLY: dict[str, dict[str, list[int]]] = {}
+UNDRIVEN: dict[str, set[str]] = {}
 
 
 def run_all(case: Case, which: list[Scenario]) -> None:
     failures: list[str] = []
     for scenario in which:
         failures += check(case, scenario)
+    config = f"{case.reasoning or '-'}+{case.tool or '-'}"
+    tally = TALLY.setdefault(case.framework, {}).setdefault(config, [0, 0])
+    tally[0] += len(which)
+    tally[1] += len(failures)
+    if (case.framework, case.tool) in UNDRIVABLE or (case.framework, case.reasoning, case.tool) in REFUSED:
+        UNDRIVEN.setdefault(case.framework, set()).add(config)
+    known = KNOWN_DIFFERENCES.get(case.id)
+    if known is not None:
+        if failures:
+            pytest.xfail(f"recorded difference: {known}")
+        pytest.fail(f"{case.id} agrees with the server now: remove it from KNOWN_DIFFERENCES")
     if failures:
-        pytest.fail(f"{case.id} differs from {case.framework}'s server in {len(failures)} of "
-                    f"{len(which)} runs:\n" + "\n".join(failures[:12]))
+        pytest.fail(
+            f"{case.id} differs from {case.framework}'s server in {len(failures)} of "
+            f"{len(which)} runs:\n" + "\n".join(failures[:12])
+        )
 
 
 def param(cases_: list[Case]) -> Any:
     return [pytest.param(c, id=c.id.split("-", 1)[1]) for c in cases_]
+
+
+RECORD_NAME = "server-oracle.json"
+
+
+def write_record(framework: str) -> None:
+    """The oracle's result for this release, beside the env's conformance report ($REPORT_DIR).
+
+    `parsebridge conformance support` renders it as the support table's
+    "server-equivalent" column. Written only when the oracle ran here.
+    """
+    import json
+    import os
+    from pathlib import Path
+
+    import parsebridge as pb
+
+    target = os.environ.get("REPORT_DIR")
+    tally = TALLY.get(framework, {})
+    why = server_undrivable(framework) if unusable(framework) is None else None
+    if not target or not (tally or why):
+        return
+    try:
+        version = pb.get_backend(framework).version()
+    except Exception:
+        version = None
+    undriven = sorted(UNDRIVEN.get(framework, ()))
+    differing = sorted(c for c, (_, bad) in tally.items() if bad and c not in undriven)
+    record = {
+        "framework": framework,
+        "version": version,
+        "configurations": len(tally) - len(undriven),
+        "runs": sum(n for c, (n, _) in tally.items() if c not in undriven),
+        "runs_differing": sum(bad for c, (_, bad) in tally.items() if c not in undriven),
+        "differing": differing,
+        "not_driven": undriven,
+        "undrivable": why,
+        "checked": "assembled message, finish_reason, delta order up to grouping",
+        "command": f"pytest tests/serving/test_server_oracle_{framework}.py",
+    }
+    path = Path(target)
+    path.mkdir(parents=True, exist_ok=True)
+    previous = path / RECORD_NAME
+    records = json.loads(previous.read_text()) if previous.exists() else {}
+    records[framework] = record
+    previous.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")

@@ -105,6 +105,7 @@ class ChoiceStream:
         cumulative: bool = False,
         named_finish_reason: str = "tool_calls",
         owners: tuple[Any, Any] = (None, None),
+        drop_calls: bool = False,
     ) -> None:
         self._reasoning = reasoning
         self._stage = stage
@@ -115,6 +116,8 @@ class ChoiceStream:
         self.cumulative = cumulative
         self.named_finish_reason = named_finish_reason
         self._owners = owners
+        #: The server runs the tool parser but sends no calls (vLLM with tool_choice "none").
+        self.drop_calls = drop_calls
         self._acc = DeltaAccumulator()
         self._calls: dict[int, _Call] = {}
         self._orphans: dict[int, _Orphan] = {}
@@ -168,7 +171,9 @@ class ChoiceStream:
 
     # ----------------------------------------------------------------- chain
     def _through_stage(self, delta: StreamDelta, token_ids: Sequence[int] | None) -> StreamDelta:
-        if self._stage is None or not delta.content or self._broken:
+        # An engine chunk with ids but no text (an end-of-sequence token) reaches the tool stage too,
+        # as it reaches a server's tool parser: some parsers settle their calls on it.
+        if self._stage is None or self._broken or not (delta.content or (token_ids and not delta.reasoning)):
             return delta
         stage = self._stage
         content = delta.content
@@ -176,7 +181,9 @@ class ChoiceStream:
             out = stage.feed(content, token_ids)
         except Exception as exc:
             out = self._fail(exc, self._owners[1], "stream.feed", content, stage)
-        return make_delta(out.content, delta.reasoning, out.tool_calls)
+        # A tool parser may report reasoning of its own (vLLM's cohere and inkling parsers do).
+        reasoning = delta.reasoning + out.reasoning if out.reasoning else delta.reasoning
+        return make_delta(out.content, reasoning, out.tool_calls)
 
     def _chain(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         # Failures are caught inline (no closure per chunk: this runs per token).
@@ -264,7 +271,7 @@ class ChoiceStream:
 
     # ----------------------------------------------------------------- normalising
     def _emit(self, delta: StreamDelta) -> StreamDelta:
-        if not delta.tool_calls:  # most chunks: text only, nothing to renumber
+        if not delta.tool_calls or self.drop_calls:  # most chunks: text only, nothing to renumber
             out = make_delta(delta.content, delta.reasoning)
             self._acc.add(out)
             return out

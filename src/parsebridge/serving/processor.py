@@ -110,8 +110,18 @@ def _accepts(fn: Any, names: Iterable[str]) -> bool:
     return all(n in params for n in names)
 
 
-def _tools_key(tools: Sequence[ToolSpec] | None) -> str:
-    return json.dumps(list(tools or []), sort_keys=True, default=str)
+def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: str | None = None) -> str:
+    key = json.dumps(list(tools or []), sort_keys=True, default=str)
+    return key if tool_choice is None else f"{tool_choice}|{key}"
+
+
+#: What a framework's own server does with its tool parser for a request without tools or with
+#: ``tool_choice="none"``, where it differs from skipping the parser. vLLM runs the parser (with
+#: the request's ``"none"``: engine-based parsers consume call markup, the others pass text
+#: through) and drops the calls; SGLang runs it only for formats whose detector parses without
+#: tools (and keeps those calls), and not at all with ``"none"``. Both adapters reproduce that
+#: given the request's ``tool_choice="none"``; the processor then drops calls where the server does.
+_SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang": "keep"}
 
 
 @dataclass
@@ -261,20 +271,37 @@ class OutputProcessor:
                 cache.popitem(last=False)
         return value
 
-    def _tool_parser_for(self, tools: Sequence[ToolSpec] | None) -> GuardedToolParser | None:
-        """The tool parser for a request's tools (parsers are built per tool list and cached)."""
+    @property
+    def server_none_mode(self) -> Literal["drop", "keep"] | None:
+        """How the tool parser's framework server treats ``tool_choice="none"``/no tools (None: skip it)."""
+        spec = self._tool_spec
+        return _SERVER_NONE_MODE.get(spec.backend) if spec is not None else None
+
+    def _options_for(self, tool_choice: str | None) -> dict[str, Any]:
+        return self._options if tool_choice is None else {**self._options, "tool_choice": tool_choice}
+
+    def _tool_parser_for(
+        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+    ) -> GuardedToolParser | None:
+        """The tool parser for a request's tools (parsers are built per tool list and cached).
+
+        `tool_choice` ("none") builds a framework parser for that request shape.
+        """
         if self._tool_object is not None:
             return self._tool_object
         if self._tool_spec is None:
             return None
         spec = self._tool_spec
+        options = self._options_for(tool_choice)
         return self._cached(  # type: ignore[no-any-return]
             self._tool_cache,
-            _tools_key(tools),
-            lambda: get_tool_parser(spec, tools, on_error=self.on_error, **self._options),
+            _tools_key(tools, tool_choice),
+            lambda: get_tool_parser(spec, tools, on_error=self.on_error, **options),
         )
 
-    def _native_pipeline_for(self, tools: Sequence[ToolSpec] | None) -> Pipeline | None:
+    def _native_pipeline_for(
+        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+    ) -> Pipeline | None:
         """A framework's own reasoning→tool chain, when both specs name the same framework."""
         r, t = self._reasoning_spec, self._tool_spec
         if (
@@ -285,12 +312,15 @@ class OutputProcessor:
             or r.backend in ("builtin", "python")
         ):
             return None
+        options = self._options_for(tool_choice)
 
         def build() -> Pipeline | None:
-            pipe = get_pipeline(r, t, tools=tools, on_error=self.on_error, native=True, **self._options)
+            pipe = get_pipeline(r, t, tools=tools, on_error=self.on_error, native=True, **options)
             return None if type(pipe) is Pipeline else pipe
 
-        return self._cached(self._pipe_cache, _tools_key(tools), build)  # type: ignore[no-any-return]
+        return self._cached(  # type: ignore[no-any-return]
+            self._pipe_cache, _tools_key(tools, tool_choice), build
+        )
 
     def engine_chunks(
         self, text: str, per: int = 1, tools: Sequence[ToolSpec] | None = None
@@ -458,9 +488,28 @@ class RequestProcessor:
         self.created = int(time.time())
 
     # ------------------------------------------------------------------ parts
+    @property
+    def _server_none(self) -> Literal["drop", "keep"] | None:
+        """No tools / ``tool_choice="none"`` on a framework tool parser: what its server does (else None)."""
+        return self.processor.server_none_mode if self.mode.kind == "none" else None
+
     def _uses_tool_parser(self) -> bool:
         kind = self.mode.kind
-        return kind == "auto" or (kind in ("named", "required") and self.processor.forced_format == "native")
+        return (
+            kind == "auto"
+            or (kind in ("named", "required") and self.processor.forced_format == "native")
+            or self._server_none is not None
+        )
+
+    def _parsers(self) -> tuple[GuardedToolParser | None, Pipeline | None]:
+        """The request's tool parser and native pipeline (None where the request runs none)."""
+        if not self._uses_tool_parser():
+            return None, None
+        p = self.processor
+        choice = "none" if self._server_none is not None else None
+        tp = p._tool_parser_for(self.tools, choice)
+        pipe = p._native_pipeline_for(self.tools, choice) if tp is not None else None
+        return tp, pipe
 
     def _forced_stage(self) -> Any:
         if self.mode.kind == "named" and self.processor.forced_format == "json":
@@ -474,15 +523,15 @@ class RequestProcessor:
         """Fresh per-choice streaming state (protocol-level deltas; `stream()` gives chunks)."""
         p = self.processor
         rp = p.reasoning_parser
-        tp = p._tool_parser_for(self.tools) if self._uses_tool_parser() else None
+        tp, pipe = self._parsers()
         common: dict[str, Any] = {
             "mode": self.mode.kind,
             "on_error": p.on_error,
             "request_id": self.request_id,
             "cumulative": p.cumulative,
             "named_finish_reason": p.named_finish_reason,
+            "drop_calls": self._server_none == "drop",
         }
-        pipe = p._native_pipeline_for(self.tools) if tp is not None else None
         if pipe is not None:
             try:
                 pstream = pipe.stream(reasoning_started=self.reasoning_started, **self.prompt_kwargs)
@@ -505,10 +554,15 @@ class RequestProcessor:
         return ChoiceStream(reasoning=rstream, stage=stage, owners=(rp, tp), **common)
 
     def _oneshot(self, text: str) -> ParseResult:
+        result = self._oneshot_parts(text)
+        if result.tool_calls and self._server_none == "drop":
+            return ParseResult(reasoning=result.reasoning, content=result.content)
+        return result
+
+    def _oneshot_parts(self, text: str) -> ParseResult:
         p = self.processor
         rp = p.reasoning_parser
-        tp = p._tool_parser_for(self.tools) if self._uses_tool_parser() else None
-        pipe = p._native_pipeline_for(self.tools) if tp is not None else None
+        tp, pipe = self._parsers()
         if pipe is not None:
             try:
                 return pipe.parse(text, reasoning_started=self.reasoning_started, **self.prompt_kwargs)

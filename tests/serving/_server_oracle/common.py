@@ -125,9 +125,14 @@ def events(deltas: Sequence[dict[str, Any]]) -> list[tuple[str, int, str]]:
 
     Inside one delta the order is reasoning, content, calls (a client sees one
     delta at once). Empty texts are no event; a call's id is checked for
-    presence in `assemble`, not here (ids are random).
+    presence in `assemble`, not here (ids are random). Call indices are
+    numbered in order of first appearance: SGLang's server sends a parser's
+    own `tool_index` (the tool's position in the request, or -1), where
+    `OutputProcessor` numbers calls densely from 0 as OpenAI clients expect —
+    the same calls in the same order.
     """
     out: list[tuple[str, int, str]] = []
+    order: dict[int, int] = {}
     for delta in deltas:
         r = _reasoning(delta)
         if r:
@@ -136,7 +141,7 @@ def events(deltas: Sequence[dict[str, Any]]) -> list[tuple[str, int, str]]:
             out.append(("content", -1, delta["content"]))
         for tc in delta.get("tool_calls") or []:
             fn = tc.get("function") or {}
-            index = int(tc.get("index") or 0)
+            index = order.setdefault(int(tc.get("index") or 0), len(order))
             if fn.get("name"):
                 out.append(("call", index, fn["name"]))
             if fn.get("arguments"):
@@ -160,6 +165,7 @@ def assemble(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
     reasoning: list[str] = []
     content: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
+    order: dict[int, int] = {}
     for delta in deltas:
         r = _reasoning(delta)
         if r:
@@ -167,7 +173,7 @@ def assemble(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if delta.get("content"):
             content.append(delta["content"])
         for tc in delta.get("tool_calls") or []:
-            index = int(tc.get("index") or 0)
+            index = order.setdefault(int(tc.get("index") or 0), len(order))  # as in `events`
             call = calls.setdefault(index, {"ids": 0, "name": "", "arguments": ""})
             if tc.get("id"):
                 call["ids"] += 1
@@ -179,6 +185,33 @@ def assemble(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "content": "".join(content) or None,
         "tool_calls": [calls[i] for i in sorted(calls)],
     }
+
+
+def without_unnamed_calls(run: Run) -> Run:
+    """`run` as `OutputProcessor`'s convention reads it: argument fragments of a call that never
+    got a name (a server streaming a malformed call) dropped, and with no named call left, a
+    ``tool_calls`` finish is ``stop``. docs/serving.md documents this normalisation."""
+    named: set[int] = set()
+    for delta in run.deltas:
+        for tc in delta.get("tool_calls") or []:
+            if (tc.get("function") or {}).get("name"):
+                named.add(int(tc.get("index") or 0))
+    deltas = []
+    changed = False
+    for delta in run.deltas:
+        calls = delta.get("tool_calls")
+        if calls:
+            kept = [tc for tc in calls if int(tc.get("index") or 0) in named]
+            if len(kept) != len(calls):
+                changed = True
+                delta = {**delta, "tool_calls": kept}
+        deltas.append(delta)
+    if not changed:
+        return run
+    finish = run.finish_reason
+    if not named and finish == "tool_calls":
+        finish = "stop"
+    return Run(deltas, finish, assemble(deltas))
 
 
 def describe(a: Run, b: Run) -> str:

@@ -14,10 +14,12 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from parsebridge import BackendError
+
 from . import sglang as sglang_server
 from . import vllm as vllm_server
 from .cases import Case
-from .common import Run, Script, chunked, parsebridge_run, tokenizer_of
+from .common import Run, Script, ServerError, chunked, parsebridge_run, tokenizer_of, without_unnamed_calls
 
 CHUNKINGS = ("char1", "char3", "char20", "tok1")
 REQUESTS = ("auto", "no_tools", "none")
@@ -82,6 +84,7 @@ def script_for(case: Case, scenario: Scenario, proc: Any, tools: list[dict[str, 
         # A chat template that ends the prompt with the start marker: its ids, as vLLM's engine passes them.
         start = _start_marker(proc)
         prompt = [i for _, ids in proc.engine_chunks(start, 1 << 30, list(tools or [])) for i in (ids or [])]
+        prompt = prompt if start else []
     if scenario.ending == "length":
         cut = max(1, (2 * len(chunks)) // 3)
         return Script(chunks[:cut], "length", prompt)
@@ -98,9 +101,8 @@ def _start_marker(proc: Any) -> str:
         return str(markers[0])
     engine = getattr(inner, "engine", None)
     start = engine.markers()[0] if engine is not None else None
-    if not start:
-        raise LookupError(f"{proc.specs[0]}: no reasoning start marker")
-    return str(start)
+    # No start marker (the parser reasons from the first token): an empty prompt, as the adapter sends.
+    return str(start or "")
 
 
 def server_run(case: Case, scenario: Scenario, proc: Any, script: Script) -> Run:
@@ -134,11 +136,49 @@ def compare(case: Case, scenario: Scenario, *, swap: str | None = None) -> tuple
         swap_specs = _swapped(case, swap)
     proc = processor(case.specs, _tools_key(all_tools))
     script = script_for(case, scenario, proc, all_tools)
-    server = server_run(case, scenario, proc, script)
+    failed: ServerError | None = None
+    try:
+        server = server_run(case, scenario, proc, script)
+    except ServerError as exc:  # the server's own parser raised: an in-band error event
+        failed = exc
     ours = processor(swap_specs or case.specs, _tools_key(all_tools))
     started = True if case.transcript.reasoning_started_in_prompt else None
-    mine = parsebridge_run(ours, script, tools=tools, tool_choice=tool_choice, reasoning_started=started)
-    return server, mine
+    try:
+        mine = parsebridge_run(ours, script, tools=tools, tool_choice=tool_choice, reasoning_started=started)
+    except BackendError as exc:
+        if failed is not None:
+            raise BothFailed(f"server: {failed}; parsebridge: {exc}") from exc
+        raise
+    if failed is not None:
+        raise failed
+    return without_unnamed_calls(server), mine
+
+
+class BothFailed(RuntimeError):
+    """The server sent an error event and parsebridge raised `BackendError` on the same output:
+    they agree (under ``on_error="raise"`` the processor's SSE drivers send the error event too)."""
+
+
+def probe(framework: str) -> str | None:
+    """Why this release's server cannot be driven by the harness (None: a plain answer streams through).
+
+    A server without parsers must stream "Hello." back as content; anything
+    else (an unknown constructor, a missing runtime setting, an import that
+    fails) means the release needs a shim the harness does not have yet.
+    """
+    from parsebridge.adapters import _tokenizers
+
+    try:
+        tokenizer = _tokenizers.build_tokenizer((), None)
+        text = "Hello."
+        script = Script([(text, list(tokenizer.encode(text, add_special_tokens=False)))])
+        driver = vllm_server if framework == "vllm" else sglang_server
+        got = driver.run(None, None, tokenizer, script)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+    if got.message["content"] != "Hello." or got.finish_reason != "stop":
+        return f"a plain answer came back as {got.message} / {got.finish_reason!r}"
+    return None
 
 
 def _swapped(case: Case, backend: str) -> tuple[str | None, str | None]:

@@ -17,11 +17,11 @@ generation stops on an EOS token whose text is empty.
 Reasoning started in the prompt: SGLang's server passes ``force_reasoning``
 when the chat template opened reasoning in the prompt or the request asks
 for thinking. Here ``reasoning_started=True``/``False`` is that flag; with
-None, the request options (`chat_template_kwargs`, `reasoning_effort`)
-decide the way the release's server reads them (restated in `_compat`), and
-without those no flag is passed, so the detector's own default applies
-(deepseek-r1 and qwen3-thinking: reasoning first; qwen3: only after
-``<think>``). Releases before 0.5.1 take no such flag at all.
+None, the request options (`chat_template_kwargs`, `reasoning_effort`, or
+their absence) decide the way the release's server reads them (restated in
+`_compat`): on 0.5.23 a request without them gets the detector's
+`reasoning_default` (qwen3: reasoning first, as the server does). Releases
+before 0.5.1 take no such flag at all.
 """
 
 from __future__ import annotations
@@ -167,16 +167,16 @@ class SglangEngine:
 
         The server forces reasoning when the chat template opened it in the
         prompt or the request asks for thinking. `reasoning_started` is the
-        prompt half (True/False decide); with None and request options given
-        (`chat_template_kwargs`, `reasoning_effort`), the release's request
-        half decides; with neither, no flag: the detector's own default.
+        prompt half (True/False decide); with None, the release's request half
+        decides as the server does — also for a request without
+        `chat_template_kwargs`: SGLang 0.5.23 then falls back to the
+        detector's `reasoning_default` (qwen3: "enable_thinking", so
+        reasoning is on unless the request turns it off).
         """
         if self.reasoning_name is None:
             return None
         if reasoning_started is not None:
             return reasoning_started
-        if not self.chat_template_kwargs and self.reasoning_effort is None:
-            return None
         return self.api.request_forces_reasoning(
             self.reasoning_name, self.chat_template_kwargs, self.reasoning_effort, self._sglang_tokenizer()
         )
