@@ -117,7 +117,7 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
     out += [
         "| framework | release | adapter API shape | tool parsers | reasoning parsers | "
         + " | ".join(STATUSES)
-        + " | server-equivalent | serves parsebridge parsers (plugin) |",
+        + " | serves parsebridge parsers (plugin) | server-equivalent |",
         "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|---|",
     ]
     for row in rows:
@@ -125,7 +125,7 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
         out.append(
             f"| {row['framework']} | {row['version']} | {row['api_shape'] or '?'} | "
             f"{row['tool_parsers'] or '?'} | {row['reasoning_parsers'] or '?'} | {counts} | "
-            f"{server_equivalent(row.get('server_oracle'))} | {_plugin_cell(row.get('plugin'))} |"
+            f"{_plugin_cell(row.get('plugin'))} | {server_equivalent(row.get('server_oracle'))} |"
         )
     out += [
         "",
