@@ -194,7 +194,10 @@ def test_request_options_decide_when_the_prompt_is_unknown() -> None:
     plain = pb.get_reasoning_parser("sglang:qwen3")
     if on.engine.api.serving.request_force is None:
         pytest.skip("this SGLang release's server passes no force_reasoning flag")
-    assert plain.engine.force_reasoning(None) is None  # no options: the detector's default
+    # No options: what the release's server decides for a request without chat_template_kwargs
+    # (0.5.1 reads only the flags; 0.5.10's table and 0.5.23's reasoning_default turn qwen3 on).
+    mode = on.engine.api.serving.request_force
+    assert plain.engine.force_reasoning(None) is {"enable_thinking": False}.get(mode, True)
     assert on.engine.force_reasoning(None) is True and off.engine.force_reasoning(None) is False
     text = "The user wants the weather.</think>It is sunny."
     assert on.parse(text).reasoning == "The user wants the weather."

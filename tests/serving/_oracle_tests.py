@@ -108,7 +108,30 @@ def check(case: Case, scenario: Scenario) -> list[str]:
     same = server.message == ours.message and server.finish_reason == ours.finish_reason
     if same and server.merged() == ours.merged():
         return []
+    if (
+        (server.finish_reason, ours.finish_reason) == ("tool_calls", "length")
+        and server.message == ours.message
+        and server.merged() == ours.merged()
+        and _release(case.framework) < (0, 13, 0)
+    ):
+        return [f"{scenario.id}: {RELEASE_FINISH}"]
     return [f"{scenario.id}: {describe(server, ours)}"]
+
+
+#: A recorded per-release difference: vLLM 0.11's server reports ``tool_calls`` whenever calls were
+#: streamed, also when the engine stopped on ``length``; OutputProcessor keeps ``length`` (a cut-off
+#: call stays visible), as vLLM 0.33 does. Counted as differing in the support table's record.
+RELEASE_FINISH = "vLLM 0.11 finish_reason: tool_calls over length (recorded release difference)"
+
+
+@functools.cache
+def _release(framework: str) -> tuple[int, ...]:
+    import re
+
+    import parsebridge as pb
+
+    version = pb.get_backend(framework).version() or "0"
+    return tuple(int(re.match(r"\d*", p)[0] or 0) for p in version.split(".")[:3])
 
 
 #: framework → config id → [runs, runs that differ]; written to $REPORT_DIR by `write_record`.
@@ -131,6 +154,8 @@ def run_all(case: Case, which: list[Scenario]) -> None:
         if failures:
             pytest.xfail(f"recorded difference: {known}")
         pytest.fail(f"{case.id} agrees with the server now: remove it from KNOWN_DIFFERENCES")
+    if failures and all(f.endswith(RELEASE_FINISH) for f in failures):
+        pytest.xfail(f"{len(failures)} of {len(which)} runs: {RELEASE_FINISH}")
     if failures:
         pytest.fail(
             f"{case.id} differs from {case.framework}'s server in {len(failures)} of "

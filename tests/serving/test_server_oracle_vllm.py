@@ -73,9 +73,17 @@ def test_vllm_negative_control_builtin_differs() -> None:
     request without tools, while vLLM's server runs its tool parser and drops the calls."""
     if not DRIVEN:
         pytest.skip(f"not driven here: {WHY or UNDRIVABLE_SERVER}")
+    from _oracle_tests import _release
     from _server_oracle.common import describe
     from _server_oracle.oracle import compare
 
+    if _release(FRAMEWORK) < (0, 33, 0):
+        # Before the vllm.parser driver the server skips the tool parser without tools; builtin's
+        # hermes differs there in finish_reason after a cut-off call (length vs tool_calls).
+        case = next(c for c in per_config(FRAMEWORK) if c.tool == "hermes" and c.reasoning is None)
+        server, builtin = compare(case, Scenario("tok1", "auto", "length"), swap="builtin")
+        assert (server.finish_reason, builtin.finish_reason) == ("tool_calls", "length")
+        return
     case = next(c for c in per_config(FRAMEWORK) if c.tool == "qwen3_coder" and c.reasoning is None)
     server, builtin = compare(case, Scenario("tok1", "no_tools", "stop"), swap="builtin")
     assert describe(server, builtin) != "equal"

@@ -190,7 +190,8 @@ def assemble(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def without_unnamed_calls(run: Run) -> Run:
     """`run` as `OutputProcessor`'s convention reads it: argument fragments of a call that never
     got a name (a server streaming a malformed call) dropped, and with no named call left, a
-    ``tool_calls`` finish is ``stop``. docs/serving.md documents this normalisation."""
+    ``tool_calls`` finish is ``stop``; a call id repeated on later fragments (vLLM 0.11) sent
+    once. docs/serving.md documents this normalisation."""
     named: set[int] = set()
     for delta in run.deltas:
         for tc in delta.get("tool_calls") or []:
@@ -198,14 +199,23 @@ def without_unnamed_calls(run: Run) -> Run:
                 named.add(int(tc.get("index") or 0))
     deltas = []
     changed = False
+    seen_ids: set[int] = set()
     for delta in run.deltas:
         calls = delta.get("tool_calls")
         if calls:
-            kept = [tc for tc in calls if int(tc.get("index") or 0) in named]
+            kept = [dict(tc) for tc in calls if int(tc.get("index") or 0) in named]
             if len(kept) != len(calls):
                 changed = True
                 delta = {**delta, "tool_calls": kept}
         deltas.append(delta)
+    for delta in deltas:  # an id sent with every fragment: the convention sends it once
+        for tc in delta.get("tool_calls") or []:
+            if tc.get("id"):
+                index = int(tc.get("index") or 0)
+                if index in seen_ids:
+                    tc.pop("id")
+                    changed = True
+                seen_ids.add(index)
     if not changed:
         return run
     finish = run.finish_reason

@@ -7,11 +7,12 @@ the engine client, model config, model registry and renderer — and runs its
 `vllm.outputs.RequestOutput` objects. Nothing of vLLM's loop is restated here:
 the SSE text it yields is parsed back into deltas by `common.run_from_sse`.
 
-Release shim: the chat serving module moved (0.15+:
+Release shims: the chat serving module moved (0.15+:
 `vllm.entrypoints.openai.chat_completion.serving`, older:
-`vllm.entrypoints.openai.serving_chat`); see `serving_module`. Releases whose
-constructor or generator signature this driver does not know raise
-`Undrivable`, which the support table reports.
+`vllm.entrypoints.openai.serving_chat`); 0.11's constructor takes the model
+config itself and its generator `enable_force_include_usage` instead of the
+template kwargs (`make_server`, `run`). Releases whose constructor this
+driver does not know raise `Undrivable`, which the support table reports.
 """
 
 from __future__ import annotations
@@ -119,20 +120,23 @@ def make_server(reasoning: str | None, tool: str | None, tokenizer: Any) -> Any:
     with `--enable-auto-tool-choice` when a tool parser is given."""
     cls = serving_module().OpenAIServingChat
     params = inspect.signature(cls.__init__).parameters
-    if "online_renderer" not in params:
-        raise Undrivable(f"unknown OpenAIServingChat constructor: {list(params)}")
-    return cls(
-        _engine_client(tokenizer),
-        SimpleNamespace(model_name=lambda lora=None: MODEL),
-        "assistant",
-        online_renderer=SimpleNamespace(reasoning_effort_map={}),
-        request_logger=None,
-        chat_template=None,
-        chat_template_content_format="auto",
-        reasoning_parser=reasoning or "",
-        enable_auto_tools=tool is not None,
-        tool_parser=tool,
-    )
+    client = _engine_client(tokenizer)
+    models = SimpleNamespace(model_name=lambda lora=None: MODEL)
+    options: dict[str, Any] = {
+        "request_logger": None,
+        "chat_template": None,
+        "chat_template_content_format": "auto",
+        "reasoning_parser": reasoning or "",
+        "enable_auto_tools": tool is not None,
+        "tool_parser": tool,
+    }
+    if "online_renderer" in params:  # 0.33: the renderer holds the tokenizer and template maps
+        return cls(
+            client, models, "assistant", online_renderer=SimpleNamespace(reasoning_effort_map={}), **options
+        )
+    if list(params)[1:3] == ["engine_client", "model_config"]:  # 0.11: the model config is passed in
+        return cls(client, client.model_config, models, "assistant", **options)
+    raise Undrivable(f"unknown OpenAIServingChat constructor: {list(params)}")
 
 
 async def _outputs(script: Script, request_id: str) -> Any:
@@ -175,8 +179,13 @@ def run(
     """
     server = server or make_server(reasoning, tool, tokenizer)
     request = make_request(tools, tool_choice, chat_template_kwargs)
-    kwargs = server._effective_chat_template_kwargs(request)
     request_id = "chatcmpl-oracle"
+    params = inspect.signature(server.chat_completion_stream_generator).parameters
+    extra: dict[str, Any] = {}
+    if "chat_template_kwargs" in params:  # 0.15+: the server's merged template kwargs
+        extra["chat_template_kwargs"] = server._effective_chat_template_kwargs(request)
+    if "enable_force_include_usage" in params:  # 0.11
+        extra["enable_force_include_usage"] = False
 
     async def collect() -> list[str]:
         gen = server.chat_completion_stream_generator(
@@ -187,7 +196,7 @@ def run(
             [],
             tokenizer,
             _metadata(request_id),
-            chat_template_kwargs=kwargs,
+            **extra,
         )
         return [part async for part in gen]
 
