@@ -10,6 +10,8 @@ same output, at 1, 3 and 20 characters and one token a step.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import parsebridge as pb
@@ -32,6 +34,8 @@ from _plugin_cases import (
 from _server_oracle import vllm as vllm_server
 from _server_oracle.common import Script
 
+from parsebridge.adapters.vllm._compat import get_api
+
 try:
     vllm_server.serving_module()
 except Exception as exc:  # the harness says why this release's server cannot be driven
@@ -50,6 +54,16 @@ SGLANG_CASES = [
 ]
 
 
+#: Recorded in README "Serve any parser from vLLM or SGLang": before 0.33 vLLM's serving loop never
+#: calls parsers at the end of output (held text is not shown) and ends reasoning by token ids.
+#: Measured on 0.11.0: 10 of these runs agree, 7 differ (qwen3+hermes and iquest_q1 at short chunks).
+PRE_DRIVER = pytest.mark.xfail(
+    not get_api().has_parser_driver,
+    reason="vLLM before 0.33 has no end-of-output call to parsers (README: Serve any parser)",
+    strict=False,
+)
+
+
 @pytest.fixture(scope="module")
 def tok():
     return tokenizer()
@@ -58,10 +72,12 @@ def tok():
 @pytest.fixture(scope="module", autouse=True)
 def plugin():
     from parsebridge.adapters.vllm._compat import get_api
+    from parsebridge.plugins.probe import vllm_plugin_argument
 
     api = get_api()
-    api.ToolParserManager.import_tool_parser("parsebridge.plugins.vllm")
-    api.ReasoningParserManager.import_reasoning_parser("parsebridge.plugins.vllm")
+    api.ToolParserManager.import_tool_parser(vllm_plugin_argument())  # the module, or the file on 0.11
+    if "parsebridge.plugins.vllm" not in sys.modules:
+        api.ReasoningParserManager.import_reasoning_parser(vllm_plugin_argument())
 
 
 def _serve(case: Case, tok, chunking: str) -> tuple[dict, dict, str | None]:
@@ -78,6 +94,7 @@ def _serve(case: Case, tok, chunking: str) -> tuple[dict, dict, str | None]:
     return client_message(run), parsebridge_reading(case, steps), run.finish_reason
 
 
+@PRE_DRIVER
 @pytest.mark.parametrize("chunking", CHUNKINGS)
 @pytest.mark.parametrize("case", BUILTIN_CASES, ids=lambda c: c.id)
 def test_vllm_server_serves_builtin_parsers(tok, case, chunking):
@@ -115,6 +132,7 @@ def test_vllm_serving_sglang_qwen25_matches_sglangs_own_server(tok, chunking):
     assert in_vllm.finish_reason == in_sglang.finish_reason
 
 
+@PRE_DRIVER
 def test_vllm_server_reasoning_started_in_the_prompt(tok):
     """A prompt ending in ``<think>`` (the template opened reasoning): vLLM passes the prompt ids,
     the plugin reads them, and the output's bare ``</think>`` ends reasoning."""
