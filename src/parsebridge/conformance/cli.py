@@ -216,6 +216,13 @@ def cmd_diff(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- running
 
 
+def _plugin_probes(backends: list[str]) -> dict[str, Any]:
+    """Per framework backend run: can this release serve parsebridge parsers (the support table's plugin column)."""
+    from ..plugins.probe import probe
+
+    return {b: probe(b) for b in backends if b in ("vllm", "sglang")}
+
+
 def _backend_meta(
     names: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any], dict[str, Any]]:
@@ -518,6 +525,7 @@ def _write_report(
         timing=timing,
     )
     report["parsers"] = backends.parsers
+    report["plugins"] = _plugin_probes([b for b in backends.running if b not in backends.unavailable])
     if roundtrip is not None:
         report["roundtrip"] = roundtrip
     return write_report(where, report)

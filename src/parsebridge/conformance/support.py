@@ -54,6 +54,7 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             chosen[(fw, version)] = rank
             row: dict[str, Any] = {
+                "plugin": (report.get("plugins") or {}).get(fw),
                 "framework": fw,
                 "version": version,
                 "measured": str(report.get("generated") or "")[:10],
@@ -70,6 +71,13 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 row["families"][r.get("family")][r.get("status")] += 1
             rows[(fw, version)] = row
     return [rows[k] for k in sorted(rows, key=lambda k: (FRAMEWORKS.index(k[0]), _version_key(k[1])))]
+
+
+def _plugin_cell(result: Mapping[str, Any] | None) -> str:
+    """Whether the release served parsebridge parsers through `parsebridge.plugins` in its matrix run."""
+    from ..plugins.probe import cell
+
+    return cell(dict(result) if result else None).replace("|", "\\|")
 
 
 def server_equivalent(record: Mapping[str, Any] | None) -> str:
@@ -115,15 +123,16 @@ def render_markdown(rows: list[dict[str, Any]], *, command: str = "") -> str:
     out += [
         "| framework | release | adapter API shape | tool parsers | reasoning parsers | "
         + " | ".join(STATUSES)
-        + " | server-equivalent | measured |",
-        "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|---|",
+        + " | serves parsebridge parsers (plugin) | server-equivalent | measured |",
+        "|---|---|---|---|---|" + "---|" * len(STATUSES) + "---|---|---|",
     ]
     for row in rows:
         counts = " | ".join(str(row["status"].get(s, 0)) for s in STATUSES)
         out.append(
             f"| {row['framework']} | {row['version']} | {row['api_shape'] or '?'} | "
             f"{row['tool_parsers'] or '?'} | {row['reasoning_parsers'] or '?'} | {counts} | "
-            f"{server_equivalent(row.get('server_oracle'))} | {row.get('measured') or '?'} |"
+            f"{_plugin_cell(row.get('plugin'))} | {server_equivalent(row.get('server_oracle'))} | "
+            f"{row.get('measured') or '?'} |"
         )
     out += [
         "",
