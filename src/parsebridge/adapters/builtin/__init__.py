@@ -64,13 +64,13 @@ TOOL_PARSERS: dict[str, str] = {
 }
 
 REASONING_PARSERS: dict[str, str] = {
-    "qwen3": "reasoning:Qwen3ReasoningParser",
     "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
     "think": "reasoning:ThinkTagReasoningParser",
     # built from each family's ReasoningFormat (reasoning_presets.PRESETS)
     **{
         name: f"reasoning_presets:{name}"
         for name in (
+            "qwen3",
             "qwen3_thinking",
             "mistral",
             "kimi",

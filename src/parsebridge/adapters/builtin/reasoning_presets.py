@@ -26,6 +26,7 @@ from .reasoning_sections import SectionReasoningParser
 
 #: builtin parser name → reasoning family (its format in `parsebridge.formats`).
 PRESETS: dict[str, str] = {
+    "qwen3": "qwen3",
     "qwen3_thinking": "qwen3_thinking",
     "mistral": "mistral",
     "kimi": "kimi",
@@ -68,7 +69,14 @@ KEEPS_REASONING = frozenset({"minimax_m2_append_think"})
 
 def is_plain_pair(fmt: ReasoningFormat) -> bool:
     """Whether one start/end pair and a start state say everything about the format."""
-    return not (fmt.alt_starts or fmt.alt_ends or fmt.closers or fmt.content_wrappers or fmt.drop_stray_end)
+    return not (
+        fmt.alt_starts
+        or fmt.alt_ends
+        or fmt.closers
+        or fmt.content_wrappers
+        or fmt.drop_stray_end
+        or fmt.drop_later_ends
+    )
 
 
 class AppendThinkReasoningParser(ReasoningParserBase):

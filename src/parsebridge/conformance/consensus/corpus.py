@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from ...formats import ReasoningFormat, ToolFormat, UnknownFormatError, reasoning_format, tool_format
+from ...formats import ReasoningFormat, ToolFormat, UnknownFormatError, hermes, reasoning_format, tool_format
 from ...formats.cases.catalogue import tools as catalogue_tools
 from ...protocol import family_table
 from ...protocol.families import Family, FamilyTable
@@ -170,12 +170,10 @@ def reasoning_variants(fam: Family) -> Iterator[Transcript]:
     }
     for i, alt in enumerate(fmt.alt_starts):
         cases[f"alt-start-{i}"] = (alt + r + (fmt.alt_ends[i] if i < len(fmt.alt_ends) else e) + c, False)
-    tool_section = (
-        "<tool_call>\n" + '{"name": "get_weather", "arguments": {"location": "Paris"}}' + "\n</tool_call>"
-    )
-    closers = fmt.closers or ("<tool_call>",)
+    tool_section = hermes.render_call("get_weather", {"location": "Paris"})
+    closers = fmt.closers or (hermes.START,)
     for i, closer in enumerate(closers):
-        section = tool_section if closer == "<tool_call>" else closer + " get_weather"
+        section = tool_section if closer == hermes.START else closer + " get_weather"
         cases[f"tool-section-{i}"] = (s + r + "\n\n" + section, False)
         cases[f"prompt-opened-tool-section-{i}"] = ("plan\n\n" + section, True)
     for eos_i, eos in enumerate(EOS_TOKENS):
