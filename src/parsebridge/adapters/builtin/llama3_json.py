@@ -3,10 +3,11 @@
 An optional leading ``<|python_tag|>``, then one or more JSON objects with a
 string "name" and "parameters" (or "arguments"), separated by ``;`` and/or
 whitespace (another ``<|python_tag|>`` between objects is accepted too).
-Output that does not start, after whitespace, with ``{`` or
-``<|python_tag|>`` is plain content. Calls are only recognised as such a
-leading sequence: the first thing that is not a call object ends it, and the
-rest of the output is content verbatim.
+A bare call object must open the output (after whitespace); a
+``<|python_tag|>`` opens calls wherever it comes, after prose too
+(``Sure. <|python_tag|>{…}``: vLLM and SGLang both read the call). The first
+thing that is not a call object ends a run of calls; the rest is content
+verbatim up to the next ``<|python_tag|>``.
 
 Malformed output (builtin policy, see `_scan`):
 
@@ -43,7 +44,7 @@ from ._scan import (
     match_marker,
 )
 
-_CONTENT_MODE = content_mode("")
+_CONTENT_MODE = content_mode(TAG[0])
 _START, _TAG_WAIT, _OBJECT, _SEP, _CONTENT = range(5)
 
 
@@ -64,15 +65,19 @@ class Llama3JsonToolStream(BuiltinToolStream):
     def _fast_mode(self) -> Any:
         state = self._state
         if state == _CONTENT:
-            return _CONTENT_MODE  # after the calls, everything is content
+            return _CONTENT_MODE  # content up to a possible ``<|python_tag|>``
         return self._reader.fast_mode() if state == _OBJECT else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
         if state == _CONTENT:
-            self._content(buf[self._pos :])
-            self._pos = len(buf)
-            return False
+            # prose: content up to a ``<|python_tag|>``, which opens calls wherever it comes
+            if self._outside((TAG,)) is None:
+                return False
+            self._begin_span(self._pos)
+            self._pos += len(TAG)
+            self._state = _TAG_WAIT
+            return True
         if state in (_START, _SEP, _TAG_WAIT):
             if state == _SEP:
                 self._begin_span(self._pos)
@@ -129,8 +134,8 @@ class Llama3JsonToolParser(BuiltinToolParser):
     stream_class = Llama3JsonToolStream
 
     def has_tool_calls(self, text: str) -> bool:
-        """Calls can only open the output: a leading ``{`` or ``<|python_tag|>``."""
-        return text.lstrip(JSON_WS).startswith(("{", TAG))
+        """A leading ``{``, or a ``<|python_tag|>`` anywhere."""
+        return text.lstrip(JSON_WS).startswith("{") or TAG in text
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The ``ipython`` message content: a string verbatim, anything else as JSON."""

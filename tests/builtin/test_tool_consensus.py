@@ -1,0 +1,54 @@
+"""Builtin tool parsers where vLLM 0.33 and SGLang 0.5.23 read calls that builtin used to leave in content.
+
+Measured with the consensus check (``python -m parsebridge.conformance.consensus``);
+each reading is builtin's own, checked streamed at random chunkings too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _streaming import assert_streams_like_oneshot, norm, random_chunkings
+
+import parsebridge as pb
+
+W = '{"name": "get_weather", "parameters": {"city": "NYC"}}'
+CALL = ("get_weather", {"city": "NYC"}, None)
+
+
+def check(
+    spec: str, text: str, content: str | None, calls: list[tuple[str, dict[str, Any], str | None]]
+) -> None:
+    parser = pb.get_tool_parser(spec)
+    result = assert_streams_like_oneshot(parser, text, random_chunkings(text, seed=len(text)))
+    assert norm(result) == (content, calls)
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        # both frameworks read the call after prose (SGLang keeps the prose, vLLM drops it)
+        ("Sure. <|python_tag|>" + W, "Sure. ", [CALL]),
+        ("Sure. <|python_tag|>" + W + "; " + W, "Sure. ", [CALL, CALL]),
+        (W + " then <|python_tag|>" + W, " then ", [CALL, CALL]),
+        ("a <|python_tag|> print(1)", "a <|python_tag|> print(1)", []),  # code after the tag: content
+    ],
+)
+def test_llama3_json_python_tag_after_prose_opens_calls(text: str, content: str, calls: list) -> None:
+    check("builtin:llama3_json", text, content, calls)
+    assert pb.get_tool_parser("builtin:llama3_json").has_tool_calls(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        ("Sure: [get_weather(city='NYC')]", "Sure: ", [CALL]),
+        ("text <|python_start|>[get_weather(city='NYC')]<|python_end|>", "text ", [CALL]),
+        ("a [1] b [get_weather(city='NYC')] c", "a [1] b  c", [CALL]),
+        ("see [note](link) and [x y]", "see [note](link) and [x y]", []),
+    ],
+)
+def test_pythonic_calls_after_prose(text: str, content: str, calls: list) -> None:
+    check("builtin:pythonic", text, content, calls)
+    assert pb.get_tool_parser("builtin:pythonic").has_tool_calls(text) == bool(calls)
