@@ -52,3 +52,28 @@ def test_llama3_json_python_tag_after_prose_opens_calls(text: str, content: str,
 def test_pythonic_calls_after_prose(text: str, content: str, calls: list) -> None:
     check("builtin:pythonic", text, content, calls)
     assert pb.get_tool_parser("builtin:pythonic").has_tool_calls(text) == bool(calls)
+
+
+def test_cohere_single_action_object() -> None:
+    # SGLang reads one call object in an action block (vLLM 0.33 reads no call at all there)
+    text = '<|START_ACTION|>{"tool_name": "get_weather", "parameters": {"city": "NYC"}}<|END_ACTION|>'
+    check("builtin:cohere", text, None, [CALL])
+    not_a_call = '<|START_ACTION|>{"a": 1}<|END_ACTION|>'
+    check("builtin:cohere", not_a_call, not_a_call, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        ('<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "NYC"}}]</TOOLCALL>', None, [CALL]),
+        (
+            'Sure. <TOOLCALL>{"name": "get_weather", "arguments": {"city": "NYC"}}</TOOLCALL> ok',
+            "Sure.  ok",
+            [CALL],
+        ),
+        ("<TOOLCALL>not json</TOOLCALL>", "<TOOLCALL>not json</TOOLCALL>", []),
+    ],
+)
+def test_nemotron_toolcall_family(text: str, content: str | None, calls: list) -> None:
+    check("builtin:nemotron_deci", text, content, calls)
+    assert pb.get_tool_parser("builtin:llama_nemotron_json").name == "nemotron_deci"

@@ -70,6 +70,8 @@ TOOL_FORMATS: dict[str, str] = {
     "dots": "dots:TOOL",
     "gemma4": "gemma4:TOOL",
     "functiongemma": "functiongemma:TOOL",
+    # builtin-only formats (issue 27)
+    "nemotron_deci": "nemotron_deci:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

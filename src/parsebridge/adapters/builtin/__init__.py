@@ -61,6 +61,7 @@ TOOL_PARSERS: dict[str, str] = {
     "dots": "dots:DotsToolParser",
     "gemma4": "gemma4:Gemma4ToolParser",
     "functiongemma": "gemma4:FunctionGemmaToolParser",
+    "nemotron_deci": "nemotron_deci:NemotronDeciToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
