@@ -114,6 +114,7 @@ REASONING_FORMATS: dict[str, str] = {
     "cohere_command4": "reasoning_wrapped:COHERE_COMMAND4",
     "kimi_k3": "reasoning_wrapped:KIMI_K3",
     "minimax_m2_append_think": "reasoning_wrapped:MINIMAX_M2_APPEND_THINK",
+    "inkling": "inkling:REASONING",
 }
 
 

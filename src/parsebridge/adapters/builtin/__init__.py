@@ -110,6 +110,7 @@ REASONING_PARSERS: dict[str, str] = {
     },
     # harmony (tools-b): one format for reasoning, content and calls
     "gpt_oss": "gpt_oss:GptOssReasoningParser",
+    "inkling": "inkling_reasoning:InklingReasoningParser",
 }
 
 
