@@ -83,3 +83,23 @@ def test_cohere_single_action_object() -> None:
 def test_nemotron_toolcall_family(text: str, content: str | None, calls: list) -> None:
     check("builtin:nemotron_deci", text, content, calls)
     assert pb.get_tool_parser("builtin:llama_nemotron_json").name == "nemotron_deci"
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "calls"),
+    [
+        ("Sure. <|tool_calls|>[{'name': 'get_weather', 'arguments': {'city': 'NYC'}}]", "Sure. ", [CALL]),
+        ("<|tool_calls|>{'name': 'get_weather', 'parameters': {'city': 'NYC'}} done", " done", [CALL]),
+        (
+            "<|tool_calls|>[{'name': 'f', 'arguments': {'s': 'a]b', 'ok': True, 'n': None}}]",
+            None,
+            [("f", {"s": "a]b", "ok": True, "n": None}, None)],
+        ),
+        ("<|tool_calls|>[oops", "<|tool_calls|>[oops", []),
+        ("<|tool_calls|>[{'name': 1}]", "<|tool_calls|>[{'name': 1}]", []),
+        ("no calls <|tool_", "no calls <|tool_", []),
+    ],
+)
+def test_sarashina_python_literal_calls(text: str, content: str | None, calls: list) -> None:
+    check("builtin:sarashina", text, content, calls)
+    assert pb.get_tool_parser("builtin:sarashina").has_tool_calls(text) == ("<|tool_calls|>" in text)

@@ -72,6 +72,7 @@ TOOL_FORMATS: dict[str, str] = {
     "functiongemma": "functiongemma:TOOL",
     # builtin-only formats (issue 27)
     "nemotron_deci": "nemotron_deci:TOOL",
+    "sarashina": "sarashina:TOOL",
 }
 
 #: reasoning family → "module:ATTRIBUTE".

@@ -62,6 +62,7 @@ TOOL_PARSERS: dict[str, str] = {
     "gemma4": "gemma4:Gemma4ToolParser",
     "functiongemma": "gemma4:FunctionGemmaToolParser",
     "nemotron_deci": "nemotron_deci:NemotronDeciToolParser",
+    "sarashina": "sarashina:SarashinaToolParser",
 }
 
 REASONING_PARSERS: dict[str, str] = {
