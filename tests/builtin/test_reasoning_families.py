@@ -101,7 +101,7 @@ def test_every_preset_is_registered_and_builds():
         ("k2_horizon", "<ifm|think_fast>r</ifm|think_fast>c", ("r", "c")),
         ("k2_horizon", "r<ifm|tool_calls>X", ("r", "<ifm|tool_calls>X")),
         ("plamo3", "r<|plamo:end_think:plamo|>c", ("r", "c")),
-        ("gemma4", "<|channel>thought\nr<channel|>c", ("\nr", "c")),
+        ("gemma4", "<|channel>thought\nr<channel|>c", ("r", "c")),
         ("apertus", "<|inner_prefix|>r<|inner_suffix|>c", ("r", "c")),
         ("iquest_q1", "r</think>c", ("r", "c")),
         ("mimo", "<think>r<tool_call>X", ("r", "<tool_call>X")),

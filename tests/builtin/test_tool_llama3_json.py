@@ -60,7 +60,8 @@ def test_several_calls_separators() -> None:
 
 def test_content_after_and_plain_content() -> None:
     check(obj("a", {}) + "\n\nDone.", "\n\nDone.", [("a", {}, None)])
-    check(obj("a", {}) + "; then " + obj("b", {}), "; then " + obj("b", {}), [("a", {}, None)])
+    # a call object after prose is a call (vLLM and SGLang read it too)
+    check(obj("a", {}) + "; then " + obj("b", {}), "; then ", [("a", {}, None), ("b", {}, None)])
     check("The answer is {x}", "The answer is {x}", [])
     check("", None, [])
     check("  \n", "  \n", [])

@@ -51,7 +51,8 @@ def test_one_and_several_calls() -> None:
 def test_content_after_and_no_call() -> None:
     check("[f()]\n\nDone.", "\n\nDone.", [("f", {}, None)])
     check(PY_START + "[f()]" + PY_END + " ok", " ok", [("f", {}, None)])
-    check("Sure, [f()]", "Sure, [f()]", [])
+    check("Sure, [f()]", "Sure, ", [("f", {}, None)])  # a list after prose: calls (as SGLang reads it)
+    check("see [1] and [a](b)", "see [1] and [a](b)", [])
     check("", None, [])
     check("[1, 2, 3]", "[1, 2, 3]", [])
 

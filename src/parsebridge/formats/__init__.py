@@ -81,6 +81,9 @@ TOOL_FORMATS: dict[str, str] = {
     "dots": "dots:TOOL",
     "gemma4": "gemma4:TOOL",
     "functiongemma": "functiongemma:TOOL",
+    # builtin-only formats (issue 27)
+    "nemotron_deci": "nemotron_deci:TOOL",
+    "sarashina": "sarashina:TOOL",
 }
 
 #: reasoning format family → "module:ATTRIBUTE".
@@ -123,6 +126,7 @@ REASONING_FORMATS: dict[str, str] = {
     "cohere_command4": "reasoning_wrapped:COHERE_COMMAND4",
     "kimi_k3": "reasoning_wrapped:KIMI_K3",
     "minimax_m2_append_think": "reasoning_wrapped:MINIMAX_M2_APPEND_THINK",
+    "inkling": "inkling:REASONING",
 }
 
 

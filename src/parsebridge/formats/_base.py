@@ -102,6 +102,9 @@ class ReasoningFormat:
     content_wrappers: tuple[str, ...] = ()
     #: A reply that did not think may open with a bare end marker (left over from the template): drop it.
     drop_stray_end: bool = False
+    #: Once an end marker closed reasoning, later (stray) end markers are dropped from the content
+    #: (what vLLM's parser for the family does; SGLang keeps them).
+    drop_later_ends: bool = False
 
     @property
     def markers(self) -> tuple[str, ...]:

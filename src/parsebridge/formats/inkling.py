@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ._base import Call, ToolFormat
+from ._base import Call, ReasoningFormat, ToolFormat
 
 MESSAGE_MODEL = "<|message_model|>"
 TEXT = "<|content_text|>"
@@ -49,4 +49,21 @@ TOOL = ToolFormat(
     markers=(MESSAGE_MODEL, *KINDS, END_SAMPLING, END_MESSAGE),
     render=render,
     notes="format_tool_result: the result text (no Inkling tool-block wrapper verified).",
+)
+
+
+def render_reasoning(reasoning: str | None, content: str, *, started: bool | None = None) -> str:
+    """A thinking block (when there is reasoning), then the answer as a text block."""
+    head = render_thinking(reasoning) if reasoning is not None else ""
+    return head + (render_text(content) if content else "")
+
+
+#: Reasoning: the bodies of the thinking blocks; content: the text blocks' bodies, other blocks verbatim.
+REASONING = ReasoningFormat(
+    family="inkling",
+    summary="thinking blocks `<|message_model|><|content_thinking|>…<|end_message|>`; text blocks are the content",
+    start=THINKING,
+    end=END_MESSAGE,
+    extra_markers=(MESSAGE_MODEL, TEXT, END_SAMPLING),
+    render=render_reasoning,
 )

@@ -41,6 +41,7 @@ TOOL = ToolFormat(
 
 REASONING = ReasoningFormat(
     family="mistral",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="`[THINK]…[/THINK]` (Magistral)",
     start=THINK,
     end=THINK_END,

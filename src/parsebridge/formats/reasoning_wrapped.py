@@ -73,6 +73,7 @@ COHERE_COMMAND3 = ReasoningFormat(
 )
 COHERE_COMMAND4 = ReasoningFormat(
     family="cohere_command4",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Command 4: the template opens `<|START_THINKING|>`; answer in `<|START_TEXT|>…<|END_TEXT|>`",
     start=COHERE_THINK,
     end=COHERE_THINK_END,

@@ -31,9 +31,11 @@ START, END = "<think>", "</think>"
 
 QWEN3 = ReasoningFormat(
     family="qwen3",
-    summary="`<think>…</think>` opened by the output (or by the prompt)",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
+    summary="`<think>…</think>` opened by the output (or by the prompt); `<tool_call>` ends reasoning implicitly",
     start=START,
     end=END,
+    closers=(_glm45.START,),  # a tool call written straight from reasoning (vLLM and SGLang agree)
 )
 DEEPSEEK_R1 = ReasoningFormat(
     family="deepseek_r1",
@@ -44,9 +46,11 @@ DEEPSEEK_R1 = ReasoningFormat(
 )
 QWEN3_THINKING = ReasoningFormat(
     family="qwen3_thinking",
-    summary="Qwen3 thinking-2507: the template opens `<think>`; `</think>` ends it",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
+    summary="Qwen3 thinking-2507: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
     start=START,
     end=END,
+    closers=(_glm45.START,),
     starts_in_prompt=True,
     needs_started=True,
 )
@@ -72,6 +76,7 @@ KIMI = ReasoningFormat(
 )
 KIMI_K2 = ReasoningFormat(
     family="kimi_k2",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Kimi K2 thinking / K2.5: thinking by default (output may start inside `<think>`); a tool section ends it",
     start=START,
     end=END,
@@ -93,6 +98,7 @@ K2_HORIZON = ReasoningFormat(
 )
 GLM45 = ReasoningFormat(
     family="glm45",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="`<think>…</think>` opened by the output; `<tool_call>` ends reasoning implicitly",
     start=START,
     end=END,
@@ -108,6 +114,7 @@ SEED_OSS = ReasoningFormat(
 )
 MINIMAX_M2 = ReasoningFormat(
     family="minimax_m2",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="the template opens `<think>`; `</think>` (or a `<minimax:tool_call>` section) ends it",
     start=START,
     end=END,
@@ -125,6 +132,7 @@ MINIMAX_M3 = ReasoningFormat(
 )
 NEMOTRON_V3 = ReasoningFormat(
     family="nemotron_v3",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Nemotron 3: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
     start=START,
     end=END,
@@ -133,6 +141,7 @@ NEMOTRON_V3 = ReasoningFormat(
 )
 GRANITE_THINKING = ReasoningFormat(
     family="granite_thinking",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Granite 4.2 thinking: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
     start=START,
     end=END,
@@ -141,6 +150,7 @@ GRANITE_THINKING = ReasoningFormat(
 )
 STEP3P5 = ReasoningFormat(
     family="step3p5",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Step 3.5: output starts inside reasoning; `</think>` or `<tool_call>` ends it",
     start=START,
     end=END,
@@ -163,6 +173,7 @@ HOLO2 = ReasoningFormat(
 )
 DEEPSEEK_V4 = ReasoningFormat(
     family="deepseek_v4",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="DeepSeek-V4: thinking on by default (template opens `<think>`); a DSML tool block ends it",
     start=START,
     end=END,
@@ -171,6 +182,7 @@ DEEPSEEK_V4 = ReasoningFormat(
 )
 DEEPSEEK_V41 = ReasoningFormat(
     family="deepseek_v41",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="DeepSeek-V4.1: as V4, with the `<｜DSML｜ calls>` tool block",
     start=START,
     end=END,
@@ -186,6 +198,7 @@ OLMO3 = ReasoningFormat(
 )
 MIMO = ReasoningFormat(
     family="mimo",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="MiMo: `<think>…</think>` opened by the output; `<tool_call>` ends reasoning",
     start=START,
     end=END,
@@ -214,9 +227,12 @@ PLAMO3 = ReasoningFormat(
 )
 GEMMA4 = ReasoningFormat(
     family="gemma4",
+    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
     summary="Gemma 4: a `<|channel>thought` channel closed by `<channel|>`, opened by the output",
-    start="<|channel>thought",
+    start="<|channel>thought\n",
     end="<channel|>",
+    # a channel without the label line (vLLM's reading; SGLang keeps the marker in the reasoning)
+    alt_starts=("<|channel>",),
     notes="The channel's label line ('thought' and its newline) is part of the start marker, not reasoning.",
 )
 APERTUS = ReasoningFormat(

@@ -50,6 +50,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..formats import think as _think
 from ..protocol import InvalidSpecError, ParserSpec
 
 Kind = Literal["tool", "reasoning"]
@@ -237,8 +238,8 @@ def tool_indices(tools: Sequence[dict[str, Any]] | None) -> dict[str, int]:
 def reasoning_markers(parser: Any) -> tuple[str, str]:
     """The start and end marker of a reasoning parser (its first two declared markers)."""
     markers = tuple(m for m in getattr(parser, "markers", ()) if isinstance(m, str) and m)
-    start = markers[0] if markers else "<think>"
-    end = markers[1] if len(markers) > 1 else "</think>"
+    start = markers[0] if markers else _think.START
+    end = markers[1] if len(markers) > 1 else _think.END
     return start, end
 
 

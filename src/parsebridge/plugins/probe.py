@@ -18,12 +18,13 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+from ..formats import hermes, think
 from . import ENV_BACKENDS
 
 TOOL, REASONING = "pb:builtin:hermes", "pb:builtin:qwen3"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
-CALL_TEXT = 'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
-THINK_TEXT = "<think>pondering</think>The answer."
+CALL_TEXT = f'Sure.{hermes.START}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{hermes.END}'
+THINK_TEXT = f"{think.START}pondering{think.END}The answer."
 WANT_CALL = ("Sure.", "get_weather", {"city": "Paris"})
 WANT_REASONING = ("pondering", "The answer.")
 

@@ -64,15 +64,17 @@ TOOL_PARSERS: dict[str, str] = {
     "dots": "dots:DotsToolParser",
     "gemma4": "gemma4:Gemma4ToolParser",
     "functiongemma": "gemma4:FunctionGemmaToolParser",
+    "nemotron_deci": "nemotron_deci:NemotronDeciToolParser",
+    "sarashina": "sarashina:SarashinaToolParser",
 }
 
 #: Reasoning parsers with a class of their own; every other name in `families.toml`'s `builtin`
 #: column is a preset built from its family's format (`reasoning_presets`).
 REASONING_CLASSES: dict[str, str] = {
-    "qwen3": "reasoning:Qwen3ReasoningParser",
     "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
     # harmony (tools-b): one format for reasoning, content and calls
     "gpt_oss": "gpt_oss:GptOssReasoningParser",
+    "inkling": "inkling_reasoning:InklingReasoningParser",
 }
 
 #: Builtin parsers that are no family's (any markers, given as options): listed after the families'.

@@ -8,8 +8,9 @@ those tags are structure and never reach the content. Command R/R+ writes
 ``Action:`` and a ```json-fenced array instead; both are read. Thinking
 (``<|START_THINKING|>``) is the reasoning parser's.
 
-Malformed output (see `_jsoncalls`): an action block whose body is not a call
-array is content verbatim (SGLang returns only the text before it); the end
+An action block may hold one call object instead of the array. Malformed
+output (see `_jsoncalls`): an action block whose body is not a call array or
+object is content verbatim (SGLang returns only the text before it); the end
 marker cutting a call object ends it (named → kept, arguments flagged unless
 complete). "Action:" followed by anything but a call array is prose.
 
@@ -31,7 +32,7 @@ from ...formats.cohere import (
     START_ACTION,
     START_RESPONSE,
 )
-from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from ._jsoncalls import ANY, ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 from ._scan import ObjectReader
 
 
@@ -42,7 +43,8 @@ class CohereObjectReader(ObjectReader):
 
 SPEC = JsonCallsSpec(
     regions=(
-        Region(START_ACTION, END_ACTION, shape=ARRAY),
+        # a list of calls, or one call object on its own (SGLang reads it too)
+        Region(START_ACTION, END_ACTION, shape=ANY),
         Region(ACTION_PREFIX, FENCE, shape=ARRAY, openers=(FENCE + FENCE_LANG, FENCE)),
     ),
     drop=(START_RESPONSE, END_RESPONSE),

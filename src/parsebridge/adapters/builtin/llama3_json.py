@@ -3,17 +3,19 @@
 An optional leading ``<|python_tag|>``, then one or more JSON objects with a
 string "name" and "parameters" (or "arguments"), separated by ``;`` and/or
 whitespace (another ``<|python_tag|>`` between objects is accepted too).
-Output that does not start, after whitespace, with ``{`` or
-``<|python_tag|>`` is plain content. Calls are only recognised as such a
-leading sequence: the first thing that is not a call object ends it, and the
-rest of the output is content verbatim.
+Calls may follow prose: ``Sure. <|python_tag|>{…}`` (vLLM and SGLang both
+read the call), and a bare call object after text (``{call}\nAnd the time:\n
+{call}``: both read the second call too). The first thing that is not a call
+object ends a run of calls; the rest is content verbatim up to the next
+``<|python_tag|>`` or ``{``, and a ``{`` that does not open a named call
+object is content.
 
 Malformed output (builtin policy, see `_scan`):
 
 * separators (whitespace and ``;``) between calls, and after the last call at end of output,
   are structure; when content follows the last call they stay in the content verbatim;
-* an object with no string "name" (e.g. a plain JSON answer) is content verbatim, and so is
-  everything after it; ``<|python_tag|>`` followed by non-JSON (code) is content;
+* an object with no string "name" (e.g. a plain JSON answer) is content verbatim;
+  ``<|python_tag|>`` followed by non-JSON (code) is content;
 * arguments that are not a JSON object → call kept, ``invalid_arguments`` = raw value text;
 * an object that breaks after its name (there is no end marker to resync on): the call is
   kept with the arguments read so far (``{}`` if none) and the rest of the output is content;
@@ -27,6 +29,7 @@ the format has none).
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from ...formats._base import result_text
@@ -34,7 +37,6 @@ from ...formats.llama3_json import TAG
 from ._scan import (
     BROKEN,
     DONE,
-    JSON_WS,
     MORE,
     BuiltinToolParser,
     BuiltinToolStream,
@@ -43,7 +45,8 @@ from ._scan import (
     match_marker,
 )
 
-_CONTENT_MODE = content_mode("")
+_CONTENT_MODE = content_mode(TAG[0] + "{")
+_NAMED_OBJECT = re.compile(r'\{\s*"name"\s*:')
 _START, _TAG_WAIT, _OBJECT, _SEP, _CONTENT = range(5)
 
 
@@ -64,15 +67,23 @@ class Llama3JsonToolStream(BuiltinToolStream):
     def _fast_mode(self) -> Any:
         state = self._state
         if state == _CONTENT:
-            return _CONTENT_MODE  # after the calls, everything is content
+            return _CONTENT_MODE  # content up to a possible ``<|python_tag|>`` or ``{``
         return self._reader.fast_mode() if state == _OBJECT else None
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
         if state == _CONTENT:
-            self._content(buf[self._pos :])
-            self._pos = len(buf)
-            return False
+            # prose: content up to a ``<|python_tag|>`` or a ``{`` that may open a call object
+            found = self._outside((TAG, "{"))
+            if found is None:
+                return False
+            if found == "{":
+                self._open_object()
+                return True
+            self._begin_span(self._pos)
+            self._pos += len(TAG)
+            self._state = _TAG_WAIT
+            return True
         if state in (_START, _SEP, _TAG_WAIT):
             if state == _SEP:
                 self._begin_span(self._pos)
@@ -129,8 +140,8 @@ class Llama3JsonToolParser(BuiltinToolParser):
     stream_class = Llama3JsonToolStream
 
     def has_tool_calls(self, text: str) -> bool:
-        """Calls can only open the output: a leading ``{`` or ``<|python_tag|>``."""
-        return text.lstrip(JSON_WS).startswith(("{", TAG))
+        """A ``<|python_tag|>``, or an object opening with ``"name"``, anywhere (calls may follow prose)."""
+        return TAG in text or _NAMED_OBJECT.search(text) is not None
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The ``ipython`` message content: a string verbatim, anything else as JSON."""

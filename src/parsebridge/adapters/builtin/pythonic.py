@@ -1,7 +1,9 @@
 """Pythonic tool calls (Llama-3.2 / Llama-4): ``[f(a=1, b="x"), g()]``.
 
-The output must start (after whitespace) with the list, optionally wrapped in
-``<|python_start|>…<|python_end|>``; otherwise it is plain content. Arguments
+A list of calls, optionally wrapped in ``<|python_start|>…<|python_end|>``,
+may open the output or follow prose (``Sure: [get_weather(city='NYC')]``,
+``text <|python_start|>[…]<|python_end|>``: SGLang reads both); a ``[`` that
+does not open ``name(`` is content. Arguments
 are keyword arguments with Python literal values (strings, numbers,
 True/False/None, lists, tuples, dicts, nested); they become a JSON object.
 
@@ -18,7 +20,8 @@ Malformed output (builtin policy, see `_scan`):
   complex, NaN), or a call that does not parse → call kept, ``arguments={}``,
   ``invalid_arguments`` = the verbatim source between the parentheses;
 * a list element that is not ``name(`` (e.g. ``[1, 2]`` or ``[]``) ends call recognition:
-  from there (from the list start when no call was named) the output is content verbatim;
+  from there (from the list start when no call was named) the output is content verbatim,
+  up to the next ``[`` or ``<|python_start|>``;
 * text after the closing ``]`` (and ``<|python_end|>``) is content;
 * end of output inside a call: kept, with the verbatim argument source so far (flagged
   unless empty); inside a name: content.
@@ -41,7 +44,7 @@ from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_ma
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.]+")
 _PLAIN = re.compile(r"""[^'"()\[\]{}]+""")
-_LEADING_CALL = re.compile(r"\s*(?:<\|python_start\|>\s*)?\[\s*[A-Za-z_][A-Za-z0-9_.]*\s*\(")
+_CALL_LIST = re.compile(r"(?:<\|python_start\|>\s*)?\[\s*[A-Za-z_][A-Za-z0-9_.]*\s*\(")
 
 _START, _WRAP_WAIT, _ELEM_WAIT, _NAME, _NAME_WS, _ARGS, _AFTER_CALL, _AFTER_LIST, _CONTENT = range(9)
 
@@ -84,9 +87,15 @@ class PythonicToolStream(BuiltinToolStream):
     def _step(self) -> bool:
         state, buf = self._state, self._buf
         if state == _CONTENT:
-            self._content(buf[self._pos :])
-            self._pos = len(buf)
-            return False
+            # prose: content up to a ``[`` or ``<|python_start|>`` that may open calls after it
+            found = self._outside(("[", PY_START))
+            if found is None:
+                return False
+            self._begin_span(self._pos)
+            self._pos += len(found)
+            self._wrapped = found == PY_START
+            self._state = _WRAP_WAIT if self._wrapped else _ELEM_WAIT
+            return True
         if state == _START:
             start = self._pos
             more = self._skip_ws()
@@ -254,8 +263,8 @@ class PythonicToolParser(BuiltinToolParser):
     stream_class = PythonicToolStream
 
     def has_tool_calls(self, text: str) -> bool:
-        """Whether the output opens with ``[name(`` (optionally after ``<|python_start|>``)."""
-        return _LEADING_CALL.match(text) is not None
+        """Whether the output holds ``[name(`` (optionally after ``<|python_start|>``)."""
+        return _CALL_LIST.search(text) is not None
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The ``ipython`` message content: a string verbatim, anything else as JSON."""

@@ -1,20 +1,20 @@
-"""Think-tag reasoning: `qwen3`, `deepseek_r1`, and `think` (any start/end markers).
+"""Think-tag reasoning: `deepseek_r1`, and `think` (any start/end markers).
 
-The three differ only in where reasoning may start:
+(``qwen3`` is a preset of `reasoning_presets`: a tool call opened straight
+from its reasoning ends it.) The two differ only in where reasoning may start:
 
-* ``qwen3`` — the output opens the block itself: reasoning only when the
-  output starts (after whitespace) with the start marker, or when the prompt
-  already opened it (`reasoning_started=True`).
 * ``deepseek_r1`` — R1's chat template ends the prompt with ``<think>``, so
   the output starts inside reasoning unless told otherwise
   (`reasoning_started=False`, e.g. thinking disabled).
 * ``think`` — configurable: ``start``, ``end`` and ``started`` options.
 
-Rules shared by all three (and checked by the conformance fixtures): when
+Rules shared by both (and checked by the conformance fixtures): when
 reasoning has started, one leading start marker (after optional whitespace)
-is consumed, as models often repeat the marker the template already wrote;
+is consumed, as models often repeat the marker the template already wrote,
+and so are start markers repeated right after it (``<think><think>``);
 reasoning runs to the first end marker, or to the end of output when it is
-never closed; everything after the end marker is content, verbatim. Empty
+never closed; everything after the end marker is content, verbatim (families
+whose later, stray end markers are dropped are served by `reasoning_sections`). Empty
 reasoning or content is None. A prompt may be given instead of
 `reasoning_started`: reasoning has started when its last start marker comes
 after its last end marker (a template that wrote ``<think></think>`` to
@@ -101,6 +101,8 @@ class ThinkTagReasoningParser(ReasoningParserBase):
         if not (started or has_start):
             return make_reasoning_result(None, text or None, None)
         begin = lead + len(self.start_marker) if has_start else 0
+        while has_start and text.startswith(self.start_marker, begin):
+            begin += len(self.start_marker)  # a start marker repeated right after the opener
         stop = text.find(self.end_marker, begin)
         if stop == -1:
             reasoning, content, end = text[begin:], "", len(text)
@@ -146,6 +148,7 @@ class ThinkTagStream(ReasoningStreamBase):
         self._closed = False
         self._block_end = 0
         self._lead_ws = 0  # leading whitespace seen while deciding the start
+        self._fresh = False  # right after the opener: a repeated start marker is consumed
 
     def pending_text(self) -> str:
         return self._held
@@ -160,7 +163,7 @@ class ThinkTagStream(ReasoningStreamBase):
                 if text:
                     self._acc.content_parts.append(text)
                 return make_delta(text)
-            if phase == "reasoning" and self._end[0] not in text:
+            if phase == "reasoning" and not self._fresh and self._end[0] not in text:
                 # No first character of the end marker: no marker, no marker prefix to hold back.
                 self._pos += len(text)
                 if text:
@@ -216,12 +219,24 @@ class ThinkTagStream(ReasoningStreamBase):
             self._block_start = self._pos + lead
             self._take(lead + len(self._start))
             self._phase = "reasoning"
+            self._fresh = True
             return
         if not final and self._start.startswith(stripped):
             return  # still whitespace, or a prefix of the start marker: wait
         self._phase = "reasoning" if self._started else "content"
 
+    def _skip_repeats(self, final: bool) -> bool:
+        """Consume start markers repeated right after the opener; False while that is undecided."""
+        while self._held.startswith(self._start):
+            self._take(len(self._start))
+        if not final and (not self._held or self._start.startswith(self._held)):
+            return False
+        self._fresh = False
+        return True
+
     def _scan_reasoning(self, final: bool) -> str:
+        if self._fresh and not self._skip_repeats(final):
+            return ""
         stop = self._held.find(self._end)
         if stop != -1:
             part = self._take(stop)
@@ -235,13 +250,6 @@ class ThinkTagStream(ReasoningStreamBase):
         if part:
             self._reasoning_parts.append(part)
         return part
-
-
-class Qwen3ReasoningParser(ThinkTagReasoningParser):
-    """Qwen3: the output opens ``<think>`` itself (unless the prompt did)."""
-
-    name = "qwen3"
-    started_by_default = think.QWEN3.starts_in_prompt
 
 
 class DeepSeekR1ReasoningParser(ThinkTagReasoningParser):

@@ -45,7 +45,14 @@ KEEPS_REASONING = frozenset({"minimax_m2_append_think"})
 
 def is_plain_pair(fmt: ReasoningFormat) -> bool:
     """Whether one start/end pair and a start state say everything about the format."""
-    return not (fmt.alt_starts or fmt.alt_ends or fmt.closers or fmt.content_wrappers or fmt.drop_stray_end)
+    return not (
+        fmt.alt_starts
+        or fmt.alt_ends
+        or fmt.closers
+        or fmt.content_wrappers
+        or fmt.drop_stray_end
+        or fmt.drop_later_ends
+    )
 
 
 class AppendThinkReasoningParser(ReasoningParserBase):

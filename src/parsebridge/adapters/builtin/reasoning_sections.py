@@ -12,16 +12,20 @@ little more, and all of it is data on their `ReasoningFormat`:
 * ``content_wrappers`` — markers around the answer that are not content
   (Hunyuan's ``<answer>``, ERNIE's ``<response>``, Cohere's ``<|START_TEXT|>``);
 * ``drop_stray_end`` — a reply that did not think may open with a bare end
-  marker the template left behind (MiniMax-M3): it is dropped.
+  marker the template left behind (MiniMax-M3): it is dropped;
+* ``drop_later_ends`` — end markers after the one that closed reasoning are
+  dropped from the content (vLLM's reading for Qwen3, GLM, Kimi-K2 and others).
 
 Rules (shared with the think-tag parser, so both read a plain pair alike):
 leading whitespace and one start marker are consumed when the output opens
-with one; otherwise reasoning has started only when the prompt opened it (the
-family's default, `reasoning_started=`, or a `prompt=` whose last start marker
-is not closed). Reasoning runs to the first end marker or closer — earliest
-wins, the longest marker at a tie — or to the end of output (truncated).
-Content is the rest, verbatim, minus wrapper markers. Empty reasoning or
-content is None.
+with one, and so are start markers repeated right after it (``<think><think>``:
+vLLM and SGLang both drop them); otherwise reasoning has started only when the
+prompt opened it (the family's default, `reasoning_started=`, or a `prompt=`
+whose last start marker is not closed). Reasoning runs to the first end marker
+or closer — earliest wins, the longest marker at a tie — or to the end of
+output (truncated). Content is the rest, verbatim, minus wrapper markers and,
+with ``drop_later_ends`` once an end marker closed reasoning, minus later
+(stray) end markers, as vLLM reads them. Empty reasoning or content is None.
 
 Where the frameworks differ on the implicit closer: SGLang ends reasoning at
 the tool section only when no end marker follows anywhere; vLLM's grammar
@@ -122,6 +126,8 @@ class SectionReasoningParser(ReasoningParserBase):
         self.ends = Markers(fmt.ends)
         self.stops = Markers((*fmt.ends, *fmt.closers))
         self.wrappers = Markers(fmt.content_wrappers)
+        #: once an end marker closed reasoning, later (stray) end markers leave the content too
+        self.drops = Markers((*fmt.content_wrappers, *fmt.ends)) if fmt.drop_later_ends else self.wrappers
         self.markers = fmt.markers
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
@@ -145,14 +151,16 @@ class SectionReasoningParser(ReasoningParserBase):
                 rest = text[lead + len(stray) :] if stray else text
                 return ReasoningParseResult(content=unwrap(rest, self.wrappers) or None)
         begin = lead + len(opener) if opener else 0
+        while opener and (again := self.starts.opens(text, begin)):
+            begin += len(again)  # a start marker repeated right after the opener
         at, stop = self.stops.find(text, begin)
+        closed_by_end = at != -1 and stop in self.format.ends
         if at == -1:
             reasoning, rest, end = text[begin:], "", len(text)
         else:
-            closed_by_end = stop in self.format.ends
             end = at + len(stop) if closed_by_end else at
             reasoning, rest = text[begin:at], text[end:]
-        content = unwrap(rest, self.wrappers) or None
+        content = unwrap(rest, self.drops if closed_by_end else self.wrappers) or None
         if not reasoning:
             return ReasoningParseResult(content=content)
         block = ReasoningBlock(
@@ -188,6 +196,7 @@ class SectionStream(ReasoningStreamBase):
         self._end_marker: str | None = None
         self._block_end = -1
         self._reasoning: list[str] = []
+        self._fresh = False  # right after the opener: a repeated start marker is consumed
 
     def pending_text(self) -> str:
         return self._held
@@ -229,11 +238,14 @@ class SectionStream(ReasoningStreamBase):
         self._lead_ws += len(tail) - len(tail.lstrip())
         lead = self._lead_ws
         opener = self._p.starts.opens(self._held, lead)
+        if opener and not final and self._p.starts.could_open(self._held[lead:]):
+            return  # a longer start marker may still follow (``<|channel>`` / ``<|channel>thought\n``)
         if opener:
             self._opener = opener
             self._block_start = self._pos + lead
             self._take(lead + len(opener))
             self._phase = "reasoning"
+            self._fresh = True
             return
         stray = self._p.ends.opens(self._held, lead) if self._stray else ""
         if stray:
@@ -245,7 +257,22 @@ class SectionStream(ReasoningStreamBase):
             return  # whitespace, or a prefix of a marker: wait
         self._phase = "reasoning" if self._started else "content"
 
+    def _skip_repeats(self, final: bool) -> bool:
+        """Consume start markers repeated right after the opener; False while that is undecided."""
+        starts = self._p.starts
+        while True:
+            if not final and starts.could_open(self._held):
+                return False  # nothing yet, or what may still become a (longer) start marker
+            again = starts.opens(self._held, 0)
+            if not again:
+                break
+            self._take(len(again))
+        self._fresh = False
+        return True
+
     def _scan_reasoning(self, final: bool) -> str:
+        if self._fresh and not self._skip_repeats(final):
+            return ""
         held = self._held
         at, stop = self._p.stops.find(held)
         hold = len(held) if final else self._p.stops.hold_from(held)
@@ -263,7 +290,7 @@ class SectionStream(ReasoningStreamBase):
         return part
 
     def _scan_content(self, final: bool) -> str:
-        wrappers = self._p.wrappers
+        wrappers = self._p.drops if self._end_marker is not None else self._p.wrappers
         if not wrappers.texts:
             return self._take(len(self._held))
         out: list[str] = []

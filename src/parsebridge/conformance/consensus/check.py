@@ -1,0 +1,224 @@
+"""Where vLLM and SGLang agree, does builtin agree? One-shot readings of the consensus corpus.
+
+For each transcript, each of builtin, vLLM and SGLang parses the output once
+(the family table picks the parsers; the conformance `Runner` builds and
+caches them). Two readings agree when they are equal the way a fixture's
+`expected` is checked: texts stripped, ``None`` ≡ ``""``, calls in order
+with the same name and arguments. vLLM and SGLang agreeing is a
+*consensus*; builtin differing from a consensus is a *disagreement*.
+
+Every disagreement must be named in the reviewed data file
+(``consensus.yaml`` beside this module): an `exception` (builtin differs on
+purpose, with a reason a user would accept) or, until builtin's default
+follows the servers, a `baseline` group (today's disagreements grouped by
+reason). `check` reports disagreements named nowhere and entries that no
+longer disagree (stale), so the list only ever shrinks by review.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..checks import compare_readings
+from ..observation import Observation
+from ..runner import Runner, target_for
+from ..transcripts import Transcript
+from .corpus import FRAMEWORKS
+
+BACKENDS: tuple[str, ...] = ("builtin", *FRAMEWORKS)
+
+
+@dataclass
+class Outcome:
+    """The three one-shot readings of one transcript and what they say."""
+
+    id: str
+    family: str  # ``kind:name``
+    variant: str
+    readings: dict[str, dict[str, Any] | None]  # backend -> reading (None: error or unsupported)
+    errors: dict[str, str] = field(default_factory=dict)
+    consensus: bool = False
+    agrees: bool = True
+    classes: tuple[str, ...] = ()  # how builtin differs from the consensus
+
+    @property
+    def disagrees(self) -> bool:
+        return self.consensus and not self.agrees
+
+    @property
+    def group(self) -> str:
+        """``variant: classes`` — what a baseline groups disagreements by."""
+        return f"{self.variant}: {', '.join(self.classes)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "family": self.family,
+            "variant": self.variant,
+            "consensus": self.consensus,
+            "agrees": self.agrees,
+            "classes": list(self.classes),
+            "readings": self.readings,
+            "errors": self.errors,
+        }
+
+
+def variant_of(t: Transcript) -> str:
+    """The generated variant (``truncated`` for every cut point), or ``fixture``."""
+    tail = t.id.split("/", 1)[-1]
+    if "consensus" not in t.tags:
+        return "fixture"
+    return tail.split("@", 1)[0]
+
+
+def _reading(obs: Observation | None) -> dict[str, Any] | None:
+    if obs is None or obs.error is not None:
+        return None
+    return obs.reading()
+
+
+def agree(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The divergence classes between two readings ([] when they agree)."""
+    return [d.cls.value for d in compare_readings(a, b, exact=False, source="expected")]
+
+
+def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dict[str, str]) -> Outcome:
+    fam = t.resolve_family()
+    out = Outcome(t.id, f"{t.kind}:{fam.name if fam else t.family}", variant_of(t), readings, errors)
+    v, s, b = (readings.get(k) for k in ("vllm", "sglang", "builtin"))
+    if v is None or s is None or agree(v, s):
+        return out
+    out.consensus = True
+    if b is None:
+        out.agrees, out.classes = False, ("backend_error",)
+        return out
+    diff = agree(v, b)
+    out.agrees, out.classes = not diff, tuple(dict.fromkeys(diff))
+    return out
+
+
+def run_consensus(transcripts: Iterable[Transcript], runner: Runner | None = None) -> list[Outcome]:
+    """Each transcript one-shot through builtin, vLLM and SGLang; the verdicts."""
+    runner = runner or Runner(["oneshot"])
+    oneshot = runner.chunkings[:1]
+    out = []
+    for t in transcripts:
+        readings: dict[str, dict[str, Any] | None] = {}
+        errors: dict[str, str] = {}
+        for backend in BACKENDS:
+            rows = runner.run_transcript(target_for(t, backend, runner.table), t, oneshot)
+            row = rows[0]
+            readings[backend] = _reading(row.observation)
+            if readings[backend] is None:
+                errors[backend] = row.detail or row.status
+        out.append(judge(t, readings, errors))
+    return out
+
+
+# ---------------------------------------------------------------- the reviewed list
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A named disagreement: case ids (shell patterns allowed) and the reason."""
+
+    reason: str
+    cases: tuple[str, ...]
+    kind: str  # "exception" | "baseline"
+    group: str = ""
+
+    def matches(self, case_id: str) -> bool:
+        return any(fnmatch.fnmatchcase(case_id, p) for p in self.cases)
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    versions: dict[str, str]
+    exceptions: tuple[Entry, ...]
+    baseline: tuple[Entry, ...]
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return self.exceptions + self.baseline
+
+    def entry_for(self, case_id: str) -> Entry | None:
+        return next((e for e in self.entries if e.matches(case_id)), None)
+
+
+def _entries(rows: Sequence[dict[str, Any]] | None, kind: str) -> tuple[Entry, ...]:
+    return tuple(
+        Entry(str(r["reason"]), tuple(r.get("cases") or ()), kind, str(r.get("group", "")))
+        for r in rows or ()
+    )
+
+
+def load_reviewed(text: str | None = None) -> Reviewed:
+    """The reviewed list (``consensus.yaml`` beside this module unless `text` is given)."""
+    import yaml  # type: ignore[import-untyped,unused-ignore]
+
+    if text is None:
+        text = _shipped()
+    data = yaml.safe_load(text) or {}
+    return Reviewed(
+        {k: str(v) for k, v in (data.get("versions") or {}).items()},
+        _entries(data.get("exceptions"), "exception"),
+        _entries(data.get("baseline"), "baseline"),
+    )
+
+
+@cache
+def _shipped() -> str:
+    return resources.files(__package__).joinpath("consensus.yaml").read_text(encoding="utf-8")
+
+
+@dataclass
+class Verdict:
+    """What the reviewed list says about a run."""
+
+    outcomes: list[Outcome]
+    unexplained: list[Outcome]  # disagreements no entry names
+    stale: list[str]  # case ids an entry names that no longer disagree (exact ids only)
+    by_entry: dict[str, list[str]]  # entry reason -> disagreeing case ids it explains
+
+    @property
+    def ok(self) -> bool:
+        return not self.unexplained and not self.stale
+
+
+def check(outcomes: list[Outcome], reviewed: Reviewed) -> Verdict:
+    """Disagreements the list does not name, and named exact ids that agree now."""
+    unexplained: list[Outcome] = []
+    by_entry: dict[str, list[str]] = {}
+    disagreeing = {o.id for o in outcomes if o.disagrees}
+    ran = {o.id for o in outcomes}
+    for o in outcomes:
+        if not o.disagrees:
+            continue
+        entry = reviewed.entry_for(o.id)
+        if entry is None:
+            unexplained.append(o)
+        else:
+            by_entry.setdefault(entry.reason, []).append(o.id)
+    stale = [
+        p
+        for e in reviewed.entries
+        for p in e.cases
+        if not any(ch in p for ch in "*?[") and p in ran and p not in disagreeing
+    ]
+    return Verdict(outcomes, unexplained, stale, by_entry)
+
+
+def summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """Per family: cases, consensus cases, builtin disagreements."""
+    out: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        row = out.setdefault(o.family, {"cases": 0, "consensus": 0, "disagree": 0})
+        row["cases"] += 1
+        row["consensus"] += o.consensus
+        row["disagree"] += o.disagrees
+    return out

@@ -1,0 +1,23 @@
+"""Sarashina (SB Intuitions): ``<|tool_calls|>`` then a list of Python-literal dicts ``[{'name': …, 'arguments': {…}}]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import ToolFormat, result_text
+
+TAG = "<|tool_calls|>"
+
+
+def render(calls: Any) -> str:
+    return TAG + repr([{"name": n, "arguments": a} for n, a in calls])
+
+
+TOOL = ToolFormat(
+    family="sarashina",
+    summary="`<|tool_calls|>` then a Python-literal list `[{'name': …, 'arguments': {…}}]`",
+    markers=(TAG,),
+    render=render,
+    format_tool_result=lambda _id, result: result_text(result),
+    content_before=True,
+)
