@@ -109,7 +109,17 @@ class _Guard:
         return f"<{self.spec} on_error={self.on_error}>"
 
 
+#: What a guarded stream passes through from the stream it wraps: the calls' spans in the fed
+#: text and how far back a later call may start (the CLI's `parse --stream` cuts raw text with them).
+_PASSED_THROUGH = frozenset({"call_spans", "open_from"})
+
+
 class _GuardedStream:
+    def __getattr__(self, item: str) -> Any:
+        if item in _PASSED_THROUGH:
+            return getattr(self._inner, item)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {item!r}")
+
     def __init__(self, guard: _Guard, inner: Any, transcript: str | None) -> None:
         self._guard = guard
         self._inner = inner

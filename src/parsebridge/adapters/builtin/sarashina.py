@@ -31,15 +31,33 @@ from .reasoning import held_prefix
 _ARG_KEYS = ("arguments", "parameters")
 
 
-def _literal_prefix(text: str) -> tuple[Any, str] | None:
-    """The Python literal opening `text` (after whitespace) and the text after it, or None."""
-    body = text.lstrip()
+def _literal_prefix(text: str) -> tuple[Any, str, list[tuple[int, int]]] | None:
+    """The Python literal opening `text` (after whitespace), the text after it and each item's
+    span in `text` (a list's elements, or the one dict), or None."""
+    lead = len(text) - len(text.lstrip())
+    body = text[lead:]
     for end in _closers(body):
         try:
-            return ast.literal_eval(body[:end]), body[end:]
+            tree = ast.parse(body[:end], mode="eval")
+            value = ast.literal_eval(tree)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
+        items = tree.body.elts if isinstance(tree.body, ast.List) else [tree.body]
+        return value, body[end:], [_span(body[:end], node, lead) for node in items]
     return None
+
+
+def _span(source: str, node: ast.expr, shift: int) -> tuple[int, int]:
+    """`node`'s character span in `source` plus `shift` (ast gives lines and UTF-8 byte columns)."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def at(line: int, col: int) -> int:
+        row = source[starts[line - 1] : starts[line]]
+        return shift + starts[line - 1] + len(row.encode()[:col].decode(errors="ignore"))
+
+    return at(node.lineno, node.col_offset), at(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 #: Candidate ends tried per output (each a `literal_eval`): bounds the work on text after a list.
@@ -60,10 +78,10 @@ def _closers(body: str) -> list[int]:
     return ends
 
 
-def _calls(value: Any) -> list[ToolCall] | None:
+def _calls(value: Any, raw: list[str]) -> list[ToolCall] | None:
     items = value if isinstance(value, list) else [value]
     calls = []
-    for item in items:
+    for item, raw_text in zip(items, raw, strict=True):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             return None
         args = next((item[k] for k in _ARG_KEYS if k in item), {})
@@ -73,17 +91,19 @@ def _calls(value: Any) -> list[ToolCall] | None:
             text = json.dumps(args, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError):
             return None
-        calls.append(make_tool_call(item["name"], text))
+        calls.append(make_tool_call(item["name"], text, raw_text=raw_text))
     return calls or None
 
 
-def read_calls(after: str) -> tuple[list[ToolCall], str] | None:
-    """The calls after the marker and the text after them, or None when it is not a call list."""
+def read_calls(after: str) -> tuple[list[ToolCall], str, list[tuple[int, int]]] | None:
+    """The calls after the marker, the text after them and each call's span in `after`, or None
+    when it is not a call list."""
     found = _literal_prefix(after)
     if found is None:
         return None
-    calls = _calls(found[0])
-    return (calls, found[1]) if calls is not None else None
+    value, rest, spans = found
+    calls = _calls(value, [after[a:b] for a, b in spans])
+    return (calls, rest, spans) if calls is not None else None
 
 
 class SarashinaToolStream(ToolStreamBase):
@@ -93,11 +113,21 @@ class SarashinaToolStream(ToolStreamBase):
         super().__init__()
         self._held = ""
         self._after: list[str] | None = None
+        self._fed = 0  # characters fed so far
+        self._after_at = 0  # offset of the text after the marker, once it is seen
+        #: Each call's (start, end) in the text fed (see `open_from`).
+        self.call_spans: list[tuple[int, int]] = []
 
     def pending_text(self) -> str:
         return self._held + "".join(self._after or ())
 
+    def open_from(self) -> int:
+        """No call found later starts before this offset: the marker's end once seen, else the
+        text still held back."""
+        return self._after_at if self._after is not None else self._fed - len(self._held)
+
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._fed += len(text)
         if self._after is not None:
             self._after.append(text)
             return make_delta()
@@ -105,6 +135,7 @@ class SarashinaToolStream(ToolStreamBase):
         at = held.find(TAG)
         if at != -1:
             self._held, self._after = "", [held[at + len(TAG) :]]
+            self._after_at = self._fed - len(self._after[0])
             return make_delta(held[:at])
         keep = held_prefix(held, TAG)
         self._held = held[len(held) - keep :] if keep else ""
@@ -118,7 +149,8 @@ class SarashinaToolStream(ToolStreamBase):
         read = read_calls(after)
         if read is None:
             return make_delta(TAG + after)
-        calls, rest = read
+        calls, rest, spans = read
+        self.call_spans += [(self._after_at + a, self._after_at + b) for a, b in spans]
         return result_as_delta(make_tool_result(rest or None, calls))
 
 
@@ -132,7 +164,10 @@ class SarashinaToolParser(ToolParserBase):
     def parse(self, text: str) -> ToolParseResult:
         s = self.stream()
         s.feed(text)
-        return s.finish()
+        result = s.finish()
+        for call, (start, end) in zip(result.tool_calls, s.call_spans, strict=False):
+            call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
+        return result
 
     def stream(self) -> SarashinaToolStream:
         return SarashinaToolStream(self)
