@@ -100,7 +100,8 @@ def sentence(run: dict[str, Any]) -> str:
         f"clone, environment creation included (measured {run['date']} at commit {run['commit']} by "
         f"`python tools/test_time.py --measure`; the machine was shared, load average "
         f"{run['load_average_start']:.1f} at the start{_cpu(run)}). `python3 -m tox -e thorough` runs "
-        "the same tests at their full property-test example counts."
+        "the same tests at their full property-test example counts, and the ones marked `slow` "
+        "(a 50 MB stream's memory) that command 2 leaves out."
     )
 
 

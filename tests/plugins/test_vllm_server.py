@@ -109,7 +109,19 @@ def test_vllm_server_serves_sglang_parsers(tok, case, chunking):
     """SGLang's reading inside vLLM: what parsebridge's `sglang:` stream shows for the same chunks."""
     pytest.importorskip("sglang", reason="SGLang is not installed (no sglang: parsers to serve)")
     got, streamed, _ = _serve(case, tok, chunking)
+    lost = RECHUNKED.get((case.id, chunking))
+    if lost is not None:  # the recorded divergence, exactly: the server lost `lost`, nothing else differs
+        assert {**got, "content": got["content"] + lost} == streamed
+        return
     assert got == streamed
+
+
+#: (case, chunking) → the text vLLM's server loses where parsebridge's pipeline keeps it. SGLang's
+#: qwen25 detector drops normal text that arrives in the same chunk as the start of `<tool_call>`
+#: (".\n<"). vLLM hands the tool parser its raw delta once reasoning ended; parsebridge's pipeline
+#: hands it what the builtin:qwen3 reasoning stream releases: ".\n", then "<tool_call>…" (that
+#: stream holds a "<" that could start a stray "</think>", which Qwen3's reading drops).
+RECHUNKED = {("builtin-qwen3-sglang-qwen25", "char3"): ".\n"}
 
 
 @pytest.mark.parametrize("chunking", CHUNKINGS)

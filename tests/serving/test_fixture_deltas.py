@@ -202,6 +202,7 @@ def test_baseline_names_only_bundled_transcripts() -> None:
 
 def test_an_unrecorded_divergence_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """The judge fails a divergence nobody recorded, and xfails only the one the baseline names."""
+    monkeypatch.setattr(sys.modules[__name__], "RECORD", False)  # its made-up divergences are never recorded
     t = next(t for t in TRANSCRIPTS if t.kind == "tool" and not t.known_divergences)
     seen = ["tok1: call 0 (x) arguments are not a JSON object"]
     monkeypatch.setattr(sys.modules[__name__], "baseline", lambda: {release("vllm"): {t.id: seen}})
