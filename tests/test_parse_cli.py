@@ -258,6 +258,11 @@ def test_framework_streams_keep_their_located_block(tmp_path: Path, framework: s
     # A framework stream locates its block in the text it kept, by the reasoning it streamed: made
     # without history it would have none (null). vLLM 0.33's qwen3 streams this output differently
     # from its one-shot parse (all of it as reasoning): its own block, located.
+    # vLLM 0.11's qwen3 stream finds reasoning by token ids only: fed text, it streams none, and a
+    # stream that showed no reasoning has no block to locate.
+    if streamed["reasoning"] is None:
+        assert framework == "vllm" and streamed["block"] is None and one["reasoning"] == "hmm"
+        return
     assert streamed["block"] is not None and streamed["block"]["located"]
     if framework == "sglang":
         assert streamed["block"] == one["block"]
