@@ -109,6 +109,12 @@ def test_data_keeps_releases_not_run_again_and_replaces_those_that_were(tmp_path
     fixed = _report("vllm", "0.33.0", {"hermes": ["pass", "pass"]})
     (rerun / "report.json").write_text(json.dumps({**fixed, "generated": "2026-02-02T00:00:00"}))
     md = support_table([rerun], data=data)
-    assert "| vllm | 0.11.0 | vllm 0.11.0 shape | 2 | 1 | 0 | 0 | 2 | 0 | 0 | not probed | not run | 2026-01-01 |" in md
-    assert "| vllm | 0.33.0 | vllm 0.33.0 shape | 2 | 1 | 2 | 0 | 0 | 0 | 0 | not probed | not run | 2026-02-02 |" in md
+    assert (
+        "| vllm | 0.11.0 | vllm 0.11.0 shape | 2 | 1 | 0 | 0 | 2 | 0 | 0 | not probed | not run | 2026-01-01 |"
+        in md
+    )
+    assert (
+        "| vllm | 0.33.0 | vllm 0.33.0 shape | 2 | 1 | 2 | 0 | 0 | 0 | 0 | not probed | not run | 2026-02-02 |"
+        in md
+    )
     assert support_table([], data=data) == md  # the data file alone renders the same page

@@ -60,13 +60,19 @@ def _newest_release(fw: str) -> str:
     return available()[fw][-1]
 
 
-def test_readme_vllm_serve_command():
-    pytest.importorskip("vllm", reason="vLLM is not installed")
+def _readme_release(fw: str) -> None:
+    """Skip unless the installed release is the one the README's examples are written for (older
+    vLLM takes the plugin file and has other import paths: test_vllm_plugin covers it there)."""
+    pytest.importorskip(fw, reason=f"{fw} is not installed")
     import importlib.metadata
 
-    installed, newest = importlib.metadata.version("vllm"), _newest_release("vllm")
-    if installed != newest:  # older releases take the plugin file; test_vllm_plugin loads it there
-        pytest.skip(f"the README's vllm serve command is written for vLLM {newest}, not {installed}")
+    installed, newest = importlib.metadata.version(fw), _newest_release(fw)
+    if installed != newest:
+        pytest.skip(f"the README's {fw} examples are written for {fw} {newest}, not {installed}")
+
+
+def test_readme_vllm_serve_command():
+    _readme_release("vllm")
     code = f"""
 import json
 from vllm.utils.argparse_utils import FlexibleArgumentParser
@@ -86,8 +92,8 @@ print(json.dumps([ToolParserManager.get_tool_parser(args.tool_call_parser).pb_sp
 
 def test_readme_sglang_serve_command():
     """SGLang's plugin loader runs parsebridge's entry point, then its own parser reads the command."""
-    pytest.importorskip("sglang", reason="SGLang is not installed")
-    pytest.importorskip("vllm", reason="the README's SGLang command serves a vllm: parser")
+    _readme_release("sglang")
+    _readme_release("vllm")  # the README's SGLang command serves a vllm: parser
     code = f"""
 import argparse, json
 import importlib.metadata as md
@@ -113,7 +119,7 @@ print(json.dumps([FunctionCallParser.ToolCallParserEnum[args.tool_call_parser].p
 
 def test_readme_own_parser_plugin_file(tmp_path):
     """``my_plugin.py`` from the README, given to vLLM as a plugin *file*, serves ``my_parsers.LineParser``."""
-    pytest.importorskip("vllm", reason="vLLM is not installed")
+    _readme_release("vllm")
     (tmp_path / "my_parsers.py").write_text(_block("# my_parsers.py"), encoding="utf-8")
     (tmp_path / "my_plugin.py").write_text(_block("# my_plugin.py"), encoding="utf-8")
     code = f"""
@@ -129,7 +135,7 @@ print(cls.pb_spec, result.content.strip(), result.tool_calls[0].function.name, r
 
 
 def test_readme_environment_variable_for_own_parsers(tmp_path):
-    pytest.importorskip("vllm", reason="vLLM is not installed")
+    _readme_release("vllm")
     (tmp_path / "my_parsers.py").write_text(_block("# my_parsers.py"), encoding="utf-8")
     setting = re.search(r'`PARSEBRIDGE_PLUGIN_PARSERS="([^"]+)"`', SECTION).group(1)
     code = """

@@ -31,6 +31,7 @@ JSON-array form and parses that itself.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -116,6 +117,14 @@ class ParsebridgeDetector(BaseFormatDetector):  # type: ignore[misc]
     def structure_info(self) -> Any:
         raise NotImplementedError(f"pb:{self.pb_spec} does not constrain generation (no structural tag)")
 
+    def build_ebnf(self, tools: list[Any]) -> str:  # abstract in SGLang <= 0.4 (its constrained decoding)
+        raise NotImplementedError(f"pb:{self.pb_spec} does not constrain generation (no EBNF grammar)")
+
+
+#: What this release's reasoning detector base takes (SGLang 0.4 has neither
+#: `continue_final_message` nor `previous_content`).
+_BASE_REASONING_ARGS = frozenset(inspect.signature(BaseReasoningFormatDetector.__init__).parameters)
+
 
 class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[misc]
     """A parsebridge reasoning parser as an SGLang reasoning detector (subclassed per spec).
@@ -139,14 +148,13 @@ class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore
     ) -> None:
         self._pb = PARSERS.get("reasoning", self.pb_spec, None, tokenizer)
         start, end = reasoning_markers(self._pb)
-        super().__init__(
-            start,
-            end,
-            force_reasoning=bool(force_reasoning),
-            stream_reasoning=stream_reasoning,
-            continue_final_message=continue_final_message,
-            previous_content=previous_content or "",
-        )
+        offered = {
+            "force_reasoning": bool(force_reasoning),
+            "stream_reasoning": stream_reasoning,
+            "continue_final_message": continue_final_message,
+            "previous_content": previous_content or "",
+        }
+        super().__init__(start, end, **{k: v for k, v in offered.items() if k in _BASE_REASONING_ARGS})
         started: bool | None = True if force_reasoning else None
         if continue_final_message and previous_content and reasoning_open(previous_content, start, end):
             started = True
