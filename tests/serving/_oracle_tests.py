@@ -30,13 +30,7 @@ UNDRIVABLE = {("sglang", "deepseekv4"), ("sglang", "deepseekv41")}
 
 #: Recorded differences (case id → why): expected to fail (xfail); a case that agrees again fails
 #: so the entry is removed.
-KNOWN_DIFFERENCES = {
-    "sglang-minimax_m2_append_think-reasoning-empty-output": (
-        "an empty generation: SGLang's server still runs the append-think detector's end of stream "
-        "on the final empty step and sends '<think>' as content; parsebridge's SGLang reasoning stream "
-        "(adapters/sglang/_reasoning_stream.py) sends nothing when nothing was fed"
-    ),
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 @functools.cache

@@ -377,10 +377,10 @@ class _Stepper:
         """The final chunk (recorded by the stream, not here)."""
         self.closed = True
         if not self._hold:
-            return make_delta(*self._run("", True)) if self.text_seen else make_delta()
-        if self.pending is None:
-            return make_delta()  # nothing was generated
-        delta = make_delta(*self._run(self.pending, True))
+            return make_delta(*self._run("", True))
+        # An empty generation still has the server's finishing step (no text): run it, as `parse`
+        # runs the parsers on empty text.
+        delta = make_delta(*self._run(self.pending or "", True))
         self.pending = None
         return delta
 
