@@ -114,16 +114,26 @@ class RequestProcessor:
         kind = self.mode.kind
         return (
             kind == "auto"
-            or (kind in ("named", "required") and self.processor.forced_format == "native")
+            or (kind in ("named", "required") and self.processor.forced_format != "json")
             or self._server_none is not None
         )
+
+    def _parser_choice(self) -> ToolChoice:
+        """The tool_choice a framework parser is built with for this request (None: the default)."""
+        if self._server_none is not None:
+            return "none"
+        if self.mode.kind == "required" and self.processor.forced_format == "server":
+            return "required"
+        if self.mode.kind == "named" and self.processor.forced_format == "server":
+            return {"type": "function", "function": {"name": self.mode.name}}
+        return None
 
     def _parsers(self) -> tuple[GuardedToolParser | None, Pipeline | None]:
         """The request's tool parser and native pipeline (None where the request runs none)."""
         if not self._uses_tool_parser():
             return None, None
         p = self.processor
-        choice = "none" if self._server_none is not None else None
+        choice = self._parser_choice()
         tp = p._tool_parser_for(self.tools, choice)
         pipe = p._native_pipeline_for(self.tools, choice) if tp is not None else None
         return tp, pipe

@@ -18,6 +18,7 @@ See docs/serving.md for the tool_choice semantics and the failure policy.
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import json
 import logging
@@ -55,9 +56,20 @@ __all__ = [
 ]
 log = logging.getLogger("parsebridge")
 
-ForcedFormat = Literal["json", "native"]
+ForcedFormat = Literal["json", "native", "server"]
 ReasoningSource = str | ParserSpec | ReasoningParserConfig | Any
 ToolSource = str | ParserSpec | ToolCallParserConfig | Any
+
+
+@functools.cache
+def _server_forced_choices(backend: str) -> bool:
+    """Whether `backend`'s tool parsers parse required/named requests as its server does."""
+    from ..adapters.registry import get_backend
+
+    try:
+        return bool(get_backend(backend).server_forced_choices())
+    except Exception:  # an unknown or unusable backend: parsebridge's own stages
+        return False
 
 
 def _started_from_markers(prompt: str, markers: Sequence[str]) -> bool | None:
@@ -78,9 +90,9 @@ def _accepts(fn: Any, names: Iterable[str]) -> bool:
     return all(n in params for n in names)
 
 
-def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: str | None = None) -> str:
+def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None) -> str:
     key = json.dumps(list(tools or []), sort_keys=True, default=str)
-    return key if tool_choice is None else f"{tool_choice}|{key}"
+    return key if tool_choice is None else f"{json.dumps(tool_choice, sort_keys=True)}|{key}"
 
 
 #: What a framework's own server does with its tool parser for a request without tools or with
@@ -90,6 +102,10 @@ def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: str | None = None)
 #: tools (and keeps those calls), and not at all with ``"none"``. Both adapters reproduce that
 #: given the request's ``tool_choice="none"``; the processor then drops calls where the server does.
 _SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang": "keep"}
+
+#: The finish reason each framework's server sends after a call to a named (forced) function
+#: that ended normally: vLLM follows OpenAI (``stop``), SGLang says ``tool_calls``.
+_SERVER_NAMED_FINISH: dict[str, str] = {"vllm": "stop", "sglang": "tool_calls"}
 
 
 class OutputProcessor:
@@ -102,11 +118,15 @@ class OutputProcessor:
     opened reasoning (None: the parser's default, or derived per request from
     `prompt`/`prompt_token_ids`). `on_error`: the failure policy (docs/serving.md).
     `cumulative`: the engine sends all text so far instead of deltas.
-    `forced_format`: how ``required``/named output looks — ``"json"`` (the
-    JSON-schema-constrained output vLLM and SGLang servers ask for) or
-    ``"native"`` (the engine constrained output to the model's own call
-    format; the tool parser reads it). `named_finish_reason`: finish reason
-    after a named call (``"tool_calls"`` as SGLang; ``"stop"`` as OpenAI and vLLM).
+    `forced_format`: how ``required``/named output is read — ``"json"`` (the
+    JSON-schema-constrained output, by parsebridge's own stages), ``"native"``
+    (the engine constrained output to the model's own call format; the tool
+    parser reads it) or ``"server"`` (the tool parser's framework parses the
+    request as its own server does: JSON or native per parser; vLLM 0.33+,
+    SGLang 0.5.23). None (default): ``"server"`` where the tool parser's
+    backend offers it, else ``"json"``. `named_finish_reason`: finish reason
+    after a named call (``"tool_calls"`` as SGLang; ``"stop"`` as OpenAI and
+    vLLM); None (default): the server's with ``"server"``, else ``"tool_calls"``.
     `native`: use a framework's own reasoning→tool chain when both specs name it.
     `options` go to the parser factories.
     """
@@ -121,8 +141,8 @@ class OutputProcessor:
         reasoning_started: bool | None = None,
         on_error: OnError = "raise",
         cumulative: bool = False,
-        forced_format: ForcedFormat = "json",
-        named_finish_reason: Literal["tool_calls", "stop"] = "tool_calls",
+        forced_format: ForcedFormat | None = None,
+        named_finish_reason: Literal["tool_calls", "stop"] | None = None,
         reasoning_key: str = "reasoning_content",
         native: bool = True,
         model: str = "parsebridge",
@@ -131,16 +151,16 @@ class OutputProcessor:
     ) -> None:
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
-        if forced_format not in ("json", "native"):
-            raise ValueError(f"forced_format must be 'json' or 'native', not {forced_format!r}")
+        if forced_format not in (None, "json", "native", "server"):
+            raise ValueError(f"forced_format must be 'json', 'native' or 'server', not {forced_format!r}")
         _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
         self.on_error: OnError = on_error
         self.tools: list[ToolSpec] = list(tools or [])
         self.tool_choice = tool_choice
         self.reasoning_started = reasoning_started
         self.cumulative = cumulative
-        self.forced_format: ForcedFormat = forced_format
-        self.named_finish_reason = named_finish_reason
+        self._forced_format = forced_format
+        self._named_finish_reason = named_finish_reason
         self.reasoning_key = reasoning_key
         self.native = native
         self.model = model
@@ -174,6 +194,8 @@ class OutputProcessor:
                     tool.to_spec() if isinstance(tool, ToolCallParserConfig) else ParserSpec.parse(tool)
                 )
                 self._tool_parser_for(self.tools)  # fail at startup, not on the first request
+                if forced_format == "server":
+                    self.forced_format  # noqa: B018 - a backend without it fails here
             else:
                 inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
                 self._tool_object = GuardedToolParser(inner, on_error)
@@ -227,15 +249,40 @@ class OutputProcessor:
         spec = self._tool_spec
         return _SERVER_NONE_MODE.get(spec.backend) if spec is not None else None
 
-    def _options_for(self, tool_choice: str | None) -> dict[str, Any]:
+    @functools.cached_property
+    def forced_format(self) -> ForcedFormat:
+        """How ``required``/named output is read (the resolved `forced_format` option)."""
+        spec = self._tool_spec
+        offered = spec is not None and _server_forced_choices(spec.backend)
+        if self._forced_format == "server" and not offered:
+            raise ValueError(
+                f"forced_format='server' needs a tool parser whose backend parses required/named "
+                f"requests as its server does (vLLM 0.33+, SGLang 0.5.23), not {self.specs[1]!r}"
+            )
+        if self._forced_format is not None:
+            return self._forced_format
+        return "server" if offered else "json"
+
+    @property
+    def named_finish_reason(self) -> str:
+        """The finish reason after a named call that ended normally."""
+        if self._named_finish_reason is not None:
+            return self._named_finish_reason
+        spec = self._tool_spec
+        if self.forced_format == "server" and spec is not None:
+            return _SERVER_NAMED_FINISH.get(spec.backend, "tool_calls")
+        return "tool_calls"
+
+    def _options_for(self, tool_choice: ToolChoice) -> dict[str, Any]:
         return self._options if tool_choice is None else {**self._options, "tool_choice": tool_choice}
 
     def _tool_parser_for(
-        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+        self, tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None
     ) -> GuardedToolParser | None:
         """The tool parser for a request's tools (parsers are built per tool list and cached).
 
-        `tool_choice` ("none") builds a framework parser for that request shape.
+        `tool_choice` ("none", "required", a named function) builds a framework parser for
+        that request shape.
         """
         if self._tool_object is not None:
             return self._tool_object
@@ -250,7 +297,7 @@ class OutputProcessor:
         )
 
     def _native_pipeline_for(
-        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+        self, tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None
     ) -> Pipeline | None:
         """A framework's own reasoning→tool chain, when both specs name the same framework."""
         r, t = self._reasoning_spec, self._tool_spec
