@@ -90,3 +90,26 @@ def test_vllm_negative_control_builtin_differs() -> None:
     assert "<tool_call>" not in (server.message["content"] or "")
     server, ours = compare(case, Scenario("tok1", "no_tools", "stop"))
     assert describe(server, ours) == "equal"
+
+
+def test_vllm_negative_control_forced_choice_differs() -> None:
+    """The harness can fail on forced choices. vLLM 0.33 constrains hermes' ``required`` output to
+    hermes' own format and parses it with the tool parser; parsebridge's own JSON stages (the
+    builtin backend) read that text as a broken array. Before 0.33 the server's own loop drops the
+    reasoning of a forced call (a recorded release difference), which the comparison must see."""
+    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
+    from _oracle_tests import _release
+    from _server_oracle.common import describe
+    from _server_oracle.oracle import compare
+
+    if _release(FRAMEWORK) < (0, 33, 0):
+        case = next(c for c in per_config(FRAMEWORK) if c.tool == "hermes" and c.reasoning == "qwen3")
+        server, ours = compare(case, Scenario("tok1", "required", "stop"))
+        assert ours.message["reasoning"] and not server.message["reasoning"]
+        return
+    case = next(c for c in per_config(FRAMEWORK) if c.tool == "hermes" and c.reasoning is None)
+    server, builtin = compare(case, Scenario("tok1", "required", "stop"), swap="builtin")
+    assert describe(server, builtin) != "equal"
+    assert server.message["tool_calls"] and not builtin.message["tool_calls"]
+    server, ours = compare(case, Scenario("tok1", "required", "stop"))
+    assert describe(server, ours) == "equal"
