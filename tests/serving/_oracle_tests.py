@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from _server_oracle.cases import Case, cases
-from _server_oracle.common import describe
+from _server_oracle.common import ServerError, describe
 from _server_oracle.oracle import CHUNKINGS, ENDINGS, FORCED, REQUESTS, BothFailed, Scenario, compare
 
 #: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
@@ -145,6 +145,12 @@ def check(case: Case, scenario: Scenario) -> list[str]:
         server, ours = compare(case, scenario)
     except BothFailed:
         return []
+    except ServerError:
+        # vLLM 0.11's own required/named loop can fail the stream (a JSON decode of a partial
+        # array after reasoning that opened in the prompt): part of that recorded difference.
+        if _forced_in_server_loop(case, scenario):
+            return [f"{scenario.id}: {RELEASE_FORCED}"]
+        raise
     except pb.ParserUnsupportedError as refused:
         if (case.framework, case.reasoning, case.tool) in REFUSED:
             return []
@@ -185,11 +191,21 @@ def _server_forced(framework: str) -> bool:
     return bool(pb.get_backend(framework).server_forced_choices())
 
 
+def _forced_in_server_loop(case: Case, scenario: Scenario) -> bool:
+    """A required/named request on a vLLM release that parses those in its own server loop."""
+    return (
+        case.framework == "vllm"
+        and _release(case.framework) < (0, 13, 0)
+        and scenario.request in FORCED
+        and not _server_forced(case.framework)
+    )
+
+
 def _release_difference(case: Case, scenario: Scenario, server: Any, ours: Any) -> str | None:
     """Which recorded release difference explains server ≠ ours (None: none does)."""
     if case.framework != "vllm" or _release(case.framework) >= (0, 13, 0):
         return None
-    if scenario.request in FORCED and not _server_forced(case.framework):
+    if _forced_in_server_loop(case, scenario):
         return RELEASE_FORCED
     if server.message != ours.message or server.merged() != ours.merged():
         return None
