@@ -16,6 +16,7 @@ content with no calls.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -69,7 +70,6 @@ def forced_factory(api: Any, make_native: Callable[[], Any], tools: list[Any]) -
     """The constructor of the parser the server uses for a required/named request."""
     if make_native().owns_tool_format():
         return make_native
-    from sglang.srt.function_call.core_types import ToolCallItem
-    from sglang.srt.function_call.json_array_parser import JsonArrayParser
-
-    return lambda: JsonArrayLane(JsonArrayParser, tools, ToolCallItem)
+    item_cls = importlib.import_module("sglang.srt.function_call.core_types").ToolCallItem
+    parser_cls = importlib.import_module("sglang.srt.function_call.json_array_parser").JsonArrayParser
+    return lambda: JsonArrayLane(parser_cls, tools, item_cls)
