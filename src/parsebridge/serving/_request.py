@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import ParseResult, Pipeline, ReasoningParseResult, ToolSpec
@@ -21,12 +21,27 @@ from ._choice import ChoiceStream, _TextStage, as_backend_error
 from ._chunks import ChunkStream
 from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
 
-if TYPE_CHECKING:
-    from .processor import OutputProcessor
-
 log = logging.getLogger("parsebridge")
 
 ToolChoice = str | dict[str, Any] | None
+
+
+class OutputProcessor(Protocol):
+    """What a `RequestProcessor` reads of its `processor.OutputProcessor` (no import circle)."""
+
+    reasoning_parser: GuardedReasoningParser | None
+    on_error: Any
+    cumulative: bool
+    reasoning_key: str
+
+    @property
+    def forced_format(self) -> str: ...
+    @property
+    def named_finish_reason(self) -> str: ...
+    @property
+    def server_none_mode(self) -> Literal["drop", "keep"] | None: ...
+    def _tool_parser_for(self, tools: Any, tool_choice: ToolChoice = None) -> GuardedToolParser | None: ...
+    def _native_pipeline_for(self, tools: Any, tool_choice: ToolChoice = None) -> Pipeline | None: ...
 
 
 @dataclass(frozen=True)
