@@ -243,9 +243,17 @@ def make_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--cumulative", action="store_true", help="the engine sends all text so far at each step")
     ap.add_argument("--delay", type=float, default=0.0, help="seconds between engine steps")
     ap.add_argument(
-        "--forced-format", choices=["json", "native"], default="json", help="required/named output format"
+        "--forced-format",
+        choices=["json", "native", "server"],
+        default=None,
+        help="how required/named output is read (default: as the tool parser's server does, else json)",
     )
-    ap.add_argument("--named-finish-reason", choices=["tool_calls", "stop"], default="tool_calls")
+    ap.add_argument(
+        "--named-finish-reason",
+        choices=["tool_calls", "stop"],
+        default=None,
+        help="finish reason after a named call (default: the tool parser's server's, else tool_calls)",
+    )
     ap.add_argument("--log-level", default="info")
     return ap
 

@@ -190,5 +190,34 @@ def test_has_tool_calls_and_options() -> None:
     assert not tp.has_tool_calls("just text")
     off = pb.get_tool_parser("sglang:qwen25", tools=TOOLS, tool_choice="none")
     assert off.parse(DEFAULT_TOOL_TEXT).tool_calls == []
+    if not pb.get_backend("sglang").server_forced_choices():  # before 0.5.23's shape
+        with pytest.raises(ValueError):
+            pb.get_tool_parser("sglang:qwen25", tools=TOOLS, tool_choice="required")
     with pytest.raises(ValueError):
-        pb.get_tool_parser("sglang:qwen25", tools=TOOLS, tool_choice="required")
+        pb.get_tool_parser("sglang:qwen25", tools=TOOLS, tool_choice="sometimes")
+
+
+@pytest.mark.framework
+def test_forced_choices_parse_as_the_server_does() -> None:
+    """0.5.23: required/named go to the tool parser when it owns its format (qwen25), else to
+    SGLang's JsonArrayParser (pythonic): one-shot and streamed agree."""
+    if not pb.get_backend("sglang").server_forced_choices():
+        with pytest.raises(ValueError):
+            pb.get_tool_parser("sglang:pythonic", tools=TOOLS, tool_choice="required")
+        return
+    name = TOOLS[0]["function"]["name"]
+    array = json.dumps([{"name": name, "parameters": {"city": "Paris"}}])
+    for choice in ("required", {"type": "function", "function": {"name": name}}):
+        json_parser = pb.get_tool_parser("sglang:pythonic", tools=TOOLS, tool_choice=choice)
+        result = json_parser.parse(array)
+        assert [(c.name, c.arguments) for c in result.tool_calls] == [(name, {"city": "Paris"})]
+        assert result.content is None
+        stream = json_parser.stream()
+        for i in range(0, len(array), 3):
+            stream.feed(array[i : i + 3])
+        streamed = stream.finish()
+        assert [(c.name, c.arguments) for c in streamed.tool_calls] == [(name, {"city": "Paris"})]
+        assert json_parser.parse("not json").content == "not json"
+        native = pb.get_tool_parser("sglang:qwen25", tools=TOOLS, tool_choice=choice)
+        assert native.parse(array).tool_calls == []  # the model's own format is what it reads
+        assert native.parse(DEFAULT_TOOL_TEXT).tool_calls

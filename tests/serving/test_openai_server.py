@@ -147,6 +147,11 @@ def server(request: pytest.FixtureRequest) -> Iterator[Server]:
         tool,
         "--token-chunks",
         "3",
+        # The transcripts' required/named outputs are JSON: read by parsebridge's JSON stages. The
+        # default ("server": JSON or the model's own format, as the framework's server picks per
+        # parser) is compared with the servers themselves in test_server_oracle_*.py.
+        "--forced-format",
+        "json",
         backend=request.param,
     )
 

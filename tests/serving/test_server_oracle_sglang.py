@@ -4,32 +4,31 @@ The server is SGLang's `OpenAIServingChat._generate_chat_stream`, fed by a
 stand-in tokenizer manager that streams cumulative text as SGLang's does
 (tests/serving/_server_oracle/sglang.py). Per parser
 configuration of the bundled fixtures: every chunking (1, 3, 20 characters, 1
-token), request (tools with tool_choice auto, no tools, tool_choice none) and
-ending (stop with the last chunk, an EOS token, `length`); then every
-transcript at one token and three characters a step. Equal means: the
+token), request (tools with tool_choice auto, no tools, tool_choice none,
+required and a named function) and ending (stop with the last chunk, an EOS
+token, `length`); then every transcript at one token and three characters a
+step (with tools also required at one token and named at three characters). Equal means: the
 assembled message, `finish_reason`, and the order of deltas up to grouping.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from _oracle_tests import (
+    check_drivable,
+    driven_params,
     framework_cases,
-    param,
     per_config,
     run_all,
     scenarios,
     server_undrivable,
+    transcript_scenarios,
     unusable,
     write_record,
 )
 from _server_oracle.oracle import Scenario
 
 FRAMEWORK = "sglang"
-#: The newest release shape the drivers know; an undrivable release at or above it fails.
-KNOWN_SHAPE = (0, 5, 23)
 WHY = unusable(FRAMEWORK)
 
 
@@ -41,39 +40,39 @@ def _record() -> object:
 
 
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"SGLang not usable here: {WHY}")
-#: The release is installed but its server needs a shim the harness lacks: recorded for the
-#: support table ("server not driven"), and the comparisons below are not generated.
+#: The release is installed but its server cannot be driven: a reviewed reason (`NOT_DRIVEN`) is
+#: recorded for the support table ("server not driven: …") and every test here is that xfail.
 UNDRIVABLE_SERVER = server_undrivable(FRAMEWORK) if WHY is None else None
-DRIVEN = WHY is None and UNDRIVABLE_SERVER is None
 
 
 def test_sglang_server_drivable() -> None:
-    """Every release this harness knows streams a plain answer through its own server; a release
-    it does not know is recorded as not driven (docs/support.md), never silently passed over."""
-    if UNDRIVABLE_SERVER is not None:
-        import parsebridge as pb
-
-        version = pb.get_backend(FRAMEWORK).version() or "0"
-        release = tuple(int(re.match(r"\d*", p)[0] or 0) for p in version.split(".")[:3])
-        assert release < KNOWN_SHAPE, UNDRIVABLE_SERVER
+    """Every release streams a plain answer through its own server, or is a reviewed "server not
+    driven" (`NOT_DRIVEN`, shown in docs/support.md): never silently passed over."""
+    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
 
 
-@pytest.mark.parametrize("case", param(per_config(FRAMEWORK)) if DRIVEN else [])
+@pytest.mark.parametrize(
+    "case", driven_params(per_config(FRAMEWORK), UNDRIVABLE_SERVER) if WHY is None else []
+)
 def test_sglang_server_every_scenario(case) -> None:  # type: ignore[no-untyped-def]
+    if case is None:
+        check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
     run_all(case, scenarios(case))
 
 
-@pytest.mark.parametrize("case", param(framework_cases(FRAMEWORK)) if DRIVEN else [])
+@pytest.mark.parametrize(
+    "case", driven_params(framework_cases(FRAMEWORK), UNDRIVABLE_SERVER) if WHY is None else []
+)
 def test_sglang_server_every_transcript(case) -> None:  # type: ignore[no-untyped-def]
-    request = "auto" if case.tool is not None else "no_tools"
-    run_all(case, [Scenario("tok1", request, "stop"), Scenario("char3", request, "eos")])
+    if case is None:
+        check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
+    run_all(case, transcript_scenarios(case))
 
 
 def test_sglang_negative_control_builtin_differs() -> None:
     """The harness can fail: builtin's qwen3 reads untagged output as content, while SGLang's server
     forces reasoning for qwen3 when the request has no chat_template_kwargs."""
-    if not DRIVEN:
-        pytest.skip(f"not driven here: {WHY or UNDRIVABLE_SERVER}")
+    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
     from _server_oracle.common import describe
     from _server_oracle.oracle import compare
 

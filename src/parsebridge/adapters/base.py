@@ -127,6 +127,13 @@ class Backend(abc.ABC):
         """A native reasoning→tool chain, or None to use the generic `Pipeline`."""
         return None
 
+    def server_forced_choices(self) -> bool:
+        """Whether this backend's tool parsers, built with a request's ``tool_choice="required"`` or
+        named function (the `tool_choice` option), give what the framework's own chat server gives
+        for that request — the JSON or native-format parsing it picks per parser. `OutputProcessor`
+        then runs them for such requests instead of its own JSON stages (docs/serving.md)."""
+        return False
+
     def info(self, with_parsers: bool = True) -> BackendInfo:
         reason = self.unavailable_reason()
         info = BackendInfo(
@@ -170,6 +177,9 @@ class FrameworkBackend(Backend):
 
     def tool_parser_names(self) -> list[str]:
         return self._api().tool_parser_names()  # type: ignore[no-any-return]
+
+    def server_forced_choices(self) -> bool:
+        return bool(self._api().forced_choices)
 
     def reasoning_parser_names(self) -> list[str]:
         return self._api().reasoning_parser_names()  # type: ignore[no-any-return]

@@ -18,33 +18,31 @@ See docs/serving.md for the tool_choice semantics and the failure policy.
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import json
 import logging
 import threading
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
-    ParseResult,
     ParserSpec,
     Pipeline,
     ReasoningParserConfig,
-    ReasoningParseResult,
     ToolCallParserConfig,
     ToolSpec,
 )
-from ..protocol.streams import DeltaAccumulator
-from ._choice import ChoiceStream, OnError, _TextStage, as_backend_error
+from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
+from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
 
-# Re-exported: these lived here before the chunk-level code moved to `_chunks`.
+# Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
+# per-request code to `_request`.
 __all__ = [
     "SSE_DONE",
     "ChoiceOutput",
@@ -56,40 +54,22 @@ __all__ = [
     "error_body",
     "sse",
 ]
-from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
-
 log = logging.getLogger("parsebridge")
 
-ToolChoice = str | dict[str, Any] | None
-ForcedFormat = Literal["json", "native"]
+ForcedFormat = Literal["json", "native", "server"]
 ReasoningSource = str | ParserSpec | ReasoningParserConfig | Any
 ToolSource = str | ParserSpec | ToolCallParserConfig | Any
 
 
-@dataclass(frozen=True)
-class _Mode:
-    kind: Literal["none", "auto", "named", "required"]
-    name: str | None = None
+@functools.cache
+def _server_forced_choices(backend: str) -> bool:
+    """Whether `backend`'s tool parsers parse required/named requests as its server does."""
+    from ..adapters.registry import get_backend
 
-
-def _mode(tool_choice: ToolChoice, tools: Sequence[ToolSpec] | None) -> _Mode:
-    """Which tool handling a request gets (servers parse tools only when the request declares some)."""
-    if not tools:
-        if tool_choice == "required" or isinstance(tool_choice, dict):
-            raise ValueError("tool_choice 'required' or a named function needs the request's tools")
-        return _Mode("none")
-    if tool_choice is None or tool_choice == "auto":
-        return _Mode("auto")
-    if tool_choice == "none":
-        return _Mode("none")
-    if tool_choice == "required":
-        return _Mode("required")
-    name = forced_tool_name(tool_choice)
-    if name is None:
-        raise ValueError(
-            f"tool_choice must be 'none', 'auto', 'required' or a named function, not {tool_choice!r}"
-        )
-    return _Mode("named", name)
+    try:
+        return bool(get_backend(backend).server_forced_choices())
+    except Exception:  # an unknown or unusable backend: parsebridge's own stages
+        return False
 
 
 def _started_from_markers(prompt: str, markers: Sequence[str]) -> bool | None:
@@ -110,9 +90,9 @@ def _accepts(fn: Any, names: Iterable[str]) -> bool:
     return all(n in params for n in names)
 
 
-def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: str | None = None) -> str:
+def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None) -> str:
     key = json.dumps(list(tools or []), sort_keys=True, default=str)
-    return key if tool_choice is None else f"{tool_choice}|{key}"
+    return key if tool_choice is None else f"{json.dumps(tool_choice, sort_keys=True)}|{key}"
 
 
 #: What a framework's own server does with its tool parser for a request without tools or with
@@ -123,23 +103,9 @@ def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: str | None = None)
 #: given the request's ``tool_choice="none"``; the processor then drops calls where the server does.
 _SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang": "keep"}
 
-
-@dataclass
-class ChoiceOutput:
-    """One choice of a one-shot response."""
-
-    index: int
-    result: ParseResult
-    message: dict[str, Any]
-    finish_reason: str
-
-    def to_openai(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "message": self.message,
-            "logprobs": None,
-            "finish_reason": self.finish_reason,
-        }
+#: The finish reason each framework's server sends after a call to a named (forced) function
+#: that ended normally: vLLM follows OpenAI (``stop``), SGLang says ``tool_calls``.
+_SERVER_NAMED_FINISH: dict[str, str] = {"vllm": "stop", "sglang": "tool_calls"}
 
 
 class OutputProcessor:
@@ -152,11 +118,15 @@ class OutputProcessor:
     opened reasoning (None: the parser's default, or derived per request from
     `prompt`/`prompt_token_ids`). `on_error`: the failure policy (docs/serving.md).
     `cumulative`: the engine sends all text so far instead of deltas.
-    `forced_format`: how ``required``/named output looks — ``"json"`` (the
-    JSON-schema-constrained output vLLM and SGLang servers ask for) or
-    ``"native"`` (the engine constrained output to the model's own call
-    format; the tool parser reads it). `named_finish_reason`: finish reason
-    after a named call (``"tool_calls"`` as SGLang; ``"stop"`` as OpenAI and vLLM).
+    `forced_format`: how ``required``/named output is read — ``"json"`` (the
+    JSON-schema-constrained output, by parsebridge's own stages), ``"native"``
+    (the engine constrained output to the model's own call format; the tool
+    parser reads it) or ``"server"`` (the tool parser's framework parses the
+    request as its own server does: JSON or native per parser; vLLM 0.33+,
+    SGLang 0.5.23). None (default): ``"server"`` where the tool parser's
+    backend offers it, else ``"json"``. `named_finish_reason`: finish reason
+    after a named call (``"tool_calls"`` as SGLang; ``"stop"`` as OpenAI and
+    vLLM); None (default): the server's with ``"server"``, else ``"tool_calls"``.
     `native`: use a framework's own reasoning→tool chain when both specs name it.
     `options` go to the parser factories.
     """
@@ -171,8 +141,8 @@ class OutputProcessor:
         reasoning_started: bool | None = None,
         on_error: OnError = "raise",
         cumulative: bool = False,
-        forced_format: ForcedFormat = "json",
-        named_finish_reason: Literal["tool_calls", "stop"] = "tool_calls",
+        forced_format: ForcedFormat | None = None,
+        named_finish_reason: Literal["tool_calls", "stop"] | None = None,
         reasoning_key: str = "reasoning_content",
         native: bool = True,
         model: str = "parsebridge",
@@ -181,16 +151,16 @@ class OutputProcessor:
     ) -> None:
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
-        if forced_format not in ("json", "native"):
-            raise ValueError(f"forced_format must be 'json' or 'native', not {forced_format!r}")
+        if forced_format not in (None, "json", "native", "server"):
+            raise ValueError(f"forced_format must be 'json', 'native' or 'server', not {forced_format!r}")
         _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
         self.on_error: OnError = on_error
         self.tools: list[ToolSpec] = list(tools or [])
         self.tool_choice = tool_choice
         self.reasoning_started = reasoning_started
         self.cumulative = cumulative
-        self.forced_format: ForcedFormat = forced_format
-        self.named_finish_reason = named_finish_reason
+        self._forced_format = forced_format
+        self._named_finish_reason = named_finish_reason
         self.reasoning_key = reasoning_key
         self.native = native
         self.model = model
@@ -224,6 +194,8 @@ class OutputProcessor:
                     tool.to_spec() if isinstance(tool, ToolCallParserConfig) else ParserSpec.parse(tool)
                 )
                 self._tool_parser_for(self.tools)  # fail at startup, not on the first request
+                if forced_format == "server":
+                    self.forced_format  # noqa: B018 - a backend without it fails here
             else:
                 inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
                 self._tool_object = GuardedToolParser(inner, on_error)
@@ -277,15 +249,40 @@ class OutputProcessor:
         spec = self._tool_spec
         return _SERVER_NONE_MODE.get(spec.backend) if spec is not None else None
 
-    def _options_for(self, tool_choice: str | None) -> dict[str, Any]:
+    @functools.cached_property
+    def forced_format(self) -> ForcedFormat:
+        """How ``required``/named output is read (the resolved `forced_format` option)."""
+        spec = self._tool_spec
+        offered = spec is not None and _server_forced_choices(spec.backend)
+        if self._forced_format == "server" and not offered:
+            raise ValueError(
+                f"forced_format='server' needs a tool parser whose backend parses required/named "
+                f"requests as its server does (vLLM 0.33+, SGLang 0.5.23), not {self.specs[1]!r}"
+            )
+        if self._forced_format is not None:
+            return self._forced_format
+        return "server" if offered else "json"
+
+    @property
+    def named_finish_reason(self) -> str:
+        """The finish reason after a named call that ended normally."""
+        if self._named_finish_reason is not None:
+            return self._named_finish_reason
+        spec = self._tool_spec
+        if self.forced_format == "server" and spec is not None:
+            return _SERVER_NAMED_FINISH.get(spec.backend, "tool_calls")
+        return "tool_calls"
+
+    def _options_for(self, tool_choice: ToolChoice) -> dict[str, Any]:
         return self._options if tool_choice is None else {**self._options, "tool_choice": tool_choice}
 
     def _tool_parser_for(
-        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+        self, tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None
     ) -> GuardedToolParser | None:
         """The tool parser for a request's tools (parsers are built per tool list and cached).
 
-        `tool_choice` ("none") builds a framework parser for that request shape.
+        `tool_choice` ("none", "required", a named function) builds a framework parser for
+        that request shape.
         """
         if self._tool_object is not None:
             return self._tool_object
@@ -300,7 +297,7 @@ class OutputProcessor:
         )
 
     def _native_pipeline_for(
-        self, tools: Sequence[ToolSpec] | None, tool_choice: str | None = None
+        self, tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None
     ) -> Pipeline | None:
         """A framework's own reasoning→tool chain, when both specs name the same framework."""
         r, t = self._reasoning_spec, self._tool_spec
@@ -454,207 +451,3 @@ class OutputProcessor:
     def stream(self, n: int = 1, **request: Any) -> ChunkStream:
         """Streaming: a `ChunkStream` for a new request with `n` choices."""
         return self.request(**request).stream(n)
-
-
-class RequestProcessor:
-    """One request's view of an `OutputProcessor`: tools, tool_choice, prompt state, id, model."""
-
-    def __init__(
-        self,
-        processor: OutputProcessor,
-        *,
-        tools: list[ToolSpec],
-        tool_choice: ToolChoice,
-        reasoning_started: bool | None,
-        request_id: str,
-        model: str,
-        prompt_kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        self.processor = processor
-        self.prompt_kwargs = dict(prompt_kwargs or {})
-        self.tools = tools
-        self.tool_choice = tool_choice
-        self.mode = _mode(tool_choice, tools)
-        if (
-            self.mode.kind == "named"
-            and tools
-            and self.mode.name
-            not in {(t.get("function") or t).get("name") for t in tools if isinstance(t, dict)}
-        ):
-            raise ValueError(f"tool_choice names {self.mode.name!r}, which is not among the request's tools")
-        self.reasoning_started = reasoning_started
-        self.request_id = request_id
-        self.model = model
-        self.created = int(time.time())
-
-    # ------------------------------------------------------------------ parts
-    @property
-    def _server_none(self) -> Literal["drop", "keep"] | None:
-        """No tools / ``tool_choice="none"`` on a framework tool parser: what its server does (else None)."""
-        return self.processor.server_none_mode if self.mode.kind == "none" else None
-
-    def _uses_tool_parser(self) -> bool:
-        kind = self.mode.kind
-        return (
-            kind == "auto"
-            or (kind in ("named", "required") and self.processor.forced_format == "native")
-            or self._server_none is not None
-        )
-
-    def _parsers(self) -> tuple[GuardedToolParser | None, Pipeline | None]:
-        """The request's tool parser and native pipeline (None where the request runs none)."""
-        if not self._uses_tool_parser():
-            return None, None
-        p = self.processor
-        choice = "none" if self._server_none is not None else None
-        tp = p._tool_parser_for(self.tools, choice)
-        pipe = p._native_pipeline_for(self.tools, choice) if tp is not None else None
-        return tp, pipe
-
-    def _forced_stage(self) -> Any:
-        if self.mode.kind == "named" and self.processor.forced_format == "json":
-            assert self.mode.name is not None
-            return NamedArgumentsStage(self.mode.name)
-        if self.mode.kind == "required" and self.processor.forced_format == "json":
-            return RequiredArrayStage()
-        return None
-
-    def choice_stream(self) -> ChoiceStream:
-        """Fresh per-choice streaming state (protocol-level deltas; `stream()` gives chunks)."""
-        p = self.processor
-        rp = p.reasoning_parser
-        tp, pipe = self._parsers()
-        common: dict[str, Any] = {
-            "mode": self.mode.kind,
-            "on_error": p.on_error,
-            "request_id": self.request_id,
-            "cumulative": p.cumulative,
-            "named_finish_reason": p.named_finish_reason,
-            "drop_calls": self._server_none == "drop",
-        }
-        if pipe is not None:
-            try:
-                pstream = pipe.stream(reasoning_started=self.reasoning_started, **self.prompt_kwargs)
-            except Exception as exc:
-                raise as_backend_error(exc, tp, "stream", self.request_id) from exc
-            return ChoiceStream(reasoning=None, stage=None, pipeline=pstream, owners=(rp, tp), **common)
-        rstream = (
-            rp.stream(
-                reasoning_started=self.reasoning_started, transcript=self.request_id, **self.prompt_kwargs
-            )
-            if rp
-            else None
-        )
-        stage: Any = None
-        forced = self._forced_stage()
-        if forced is not None:
-            stage = _TextStage(forced)
-        elif tp is not None:
-            stage = tp.stream(transcript=self.request_id)
-        return ChoiceStream(reasoning=rstream, stage=stage, owners=(rp, tp), **common)
-
-    def _oneshot(self, text: str) -> ParseResult:
-        result = self._oneshot_parts(text)
-        if result.tool_calls and self._server_none == "drop":
-            return ParseResult(reasoning=result.reasoning, content=result.content)
-        return result
-
-    def _oneshot_parts(self, text: str) -> ParseResult:
-        p = self.processor
-        rp = p.reasoning_parser
-        tp, pipe = self._parsers()
-        if pipe is not None:
-            try:
-                return pipe.parse(text, reasoning_started=self.reasoning_started, **self.prompt_kwargs)
-            except Exception as exc:
-                err = as_backend_error(exc, tp, "parse", self.request_id)
-                if p.on_error == "raise":
-                    raise err from exc
-                log.warning(
-                    "parser error in request %s, the output is plain content: %s", self.request_id, err
-                )
-                return ParseResult(content=text or None)
-        reasoning = None
-        content: str | None = text or None
-        if rp is not None:
-            r = self._reasoning_parse(rp, text)
-            reasoning, content = r.reasoning, r.content
-        forced = self._forced_stage()
-        if forced is not None:
-            # The same stage as streaming, over the whole text: one-shot == streamed by construction.
-            acc = DeltaAccumulator()
-            acc.add(forced.feed(content or ""))
-            acc.add(forced.flush())
-            return ParseResult(reasoning=reasoning, content=acc.content, tool_calls=acc.tool_calls())
-        if tp is not None and content:
-            t = tp.parse(content, transcript=self.request_id)
-            return ParseResult(reasoning=reasoning, content=t.content, tool_calls=t.tool_calls)
-        return ParseResult(reasoning=reasoning, content=content)
-
-    def _reasoning_parse(self, rp: GuardedReasoningParser, text: str) -> ReasoningParseResult:
-        if not self.prompt_kwargs:
-            return rp.parse(text, reasoning_started=self.reasoning_started, transcript=self.request_id)
-        # The guard's parse does not forward the prompt: call the parser under the same policy.
-        try:
-            return rp.inner.parse(text, reasoning_started=self.reasoning_started, **self.prompt_kwargs)
-        except Exception as exc:
-            err = as_backend_error(exc, rp, "parse", self.request_id)
-            if self.processor.on_error == "raise":
-                raise err from exc
-            log.warning("parser error in request %s, the output is plain content: %s", self.request_id, err)
-            return ReasoningParseResult(content=text or None)
-
-    # ------------------------------------------------------------------ one-shot
-    def message_of(self, result: ParseResult) -> dict[str, Any]:
-        """An OpenAI chat `message` dict for a parse result."""
-        message: dict[str, Any] = {"role": "assistant", "content": result.content}
-        if result.reasoning is not None:
-            message[self.processor.reasoning_key] = result.reasoning
-        if result.tool_calls:
-            message["tool_calls"] = [c.to_openai() for c in result.tool_calls]
-        return message
-
-    def finish_reason_of(self, result: ParseResult, engine_reason: str | None) -> str:
-        reason = engine_reason or "stop"
-        if result.tool_calls and reason == "stop":
-            return self.processor.named_finish_reason if self.mode.kind == "named" else "tool_calls"
-        return reason
-
-    def parse(self, text: str, finish_reason: str | None = None, index: int = 0) -> ChoiceOutput:
-        """A whole output → message and finish reason (`length` etc. pass through)."""
-        result = self._oneshot(text)
-        return ChoiceOutput(
-            index, result, self.message_of(result), self.finish_reason_of(result, finish_reason)
-        )
-
-    def response(
-        self,
-        outputs: str | Sequence[str],
-        finish_reasons: str | Sequence[str | None] | None = None,
-        *,
-        usage: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """A full ``chat.completion`` dict; `usage` is included when given."""
-        texts = [outputs] if isinstance(outputs, str) else list(outputs)
-        if finish_reasons is None or isinstance(finish_reasons, str):
-            reasons: list[str | None] = [finish_reasons] * len(texts)
-        else:
-            reasons = list(finish_reasons)
-        choices = [
-            self.parse(t, r, i).to_openai() for i, (t, r) in enumerate(zip(texts, reasons, strict=True))
-        ]
-        body: dict[str, Any] = {
-            "id": self.request_id,
-            "object": "chat.completion",
-            "created": self.created,
-            "model": self.model,
-            "choices": choices,
-        }
-        if usage is not None:
-            body["usage"] = usage
-        return body
-
-    # ------------------------------------------------------------------ streaming
-    def stream(self, n: int = 1) -> ChunkStream:
-        """Chunk-level streaming state for `n` choices."""
-        return ChunkStream(self, n)

@@ -3,9 +3,18 @@
 `compare(case, scenario)` runs the framework's real server (`vllm.run` /
 `sglang.run`) and parsebridge's `OutputProcessor` on the same engine steps
 and returns both `Run`s. `Scenario` names the request (`auto`, `no_tools`,
-`none`), the chunking (``char1``, ``char3``, ``char20``, ``tok1``) and the
-ending (``stop``: the stop came with the last chunk; ``eos``: an end token
-after it; ``length``: cut at two thirds with ``finish_reason="length"``).
+`none`, `required`, `named`), the chunking (``char1``, ``char3``, ``char20``,
+``tok1``) and the ending (``stop``: the stop came with the last chunk;
+``eos``: an end token after it; ``length``: cut at two thirds with
+``finish_reason="length"``).
+
+``required`` and ``named`` requests get the output a grammar-constrained
+engine produces for them: the server decides per tool parser whether it
+constrains generation to the model's own call format (then the transcript's
+output is that output) or to JSON (`forced_output`: the transcript's calls as
+vLLM's arguments object for a named function, or as the
+``[{"name": …, "parameters": …}]`` array of vLLM's ``required`` and both of
+SGLang's), after the transcript's reasoning block when it has one.
 """
 
 from __future__ import annotations
@@ -22,7 +31,8 @@ from .cases import Case
 from .common import Run, Script, ServerError, chunked, parsebridge_run, tokenizer_of, without_unnamed_calls
 
 CHUNKINGS = ("char1", "char3", "char20", "tok1")
-REQUESTS = ("auto", "no_tools", "none")
+REQUESTS = ("auto", "no_tools", "none", "required", "named")
+FORCED = ("required", "named")
 ENDINGS = ("stop", "eos", "length")
 
 #: Tools for requests on transcripts that declare none (a tool parser without tools is still a request shape).
@@ -57,6 +67,10 @@ def request_shape(case: Case, request: str) -> tuple[list[dict[str, Any]] | None
         return tools, "none"
     if request == "no_tools":
         return None, None
+    if request == "required":
+        return tools, "required"
+    if request == "named":
+        return tools, {"type": "function", "function": {"name": _forced_calls(case, tools)[0][0]}}
     raise ValueError(f"unknown request kind {request!r}")
 
 
@@ -76,8 +90,64 @@ def _tools_key(tools: list[dict[str, Any]] | None) -> str:
     return json.dumps(tools or [], sort_keys=True)
 
 
+def _tool_names(tools: list[dict[str, Any]]) -> list[str]:
+    return [str((t.get("function") or t).get("name")) for t in tools]
+
+
+def _forced_calls(case: Case, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, arguments) of the calls a forced request produces: the transcript's calls to declared
+    tools (a named request: the first one), or one call to the first tool."""
+    expected = case.transcript.expected
+    names = _tool_names(tools)
+    calls = [
+        (c.name, dict(c.arguments))
+        for c in (expected.tool_calls if expected is not None else [])
+        if c.name in names and c.arguments is not None
+    ]
+    return calls or [(names[0], {"city": "Paris"})]
+
+
+def _reasoning_block(case: Case, proc: Any) -> str:
+    """The transcript's output up to and including its reasoning end marker ("" without one)."""
+    if case.reasoning is None or proc.reasoning_parser is None:
+        return ""
+    inner = proc.reasoning_parser.inner
+    markers = tuple(getattr(inner, "markers", None) or ())
+    engine = getattr(inner, "engine", None)
+    if len(markers) < 2 and engine is not None:
+        markers = tuple(engine.markers())
+    end = markers[1] if len(markers) > 1 else None
+    output = case.transcript.output
+    if not end or end not in output:
+        return ""
+    return output[: output.index(end) + len(end)] + "\n\n"
+
+
+def forced_output(case: Case, request: str, proc: Any) -> str:
+    """What a grammar-constrained engine sends for a ``required``/``named`` request (see above)."""
+    import json
+
+    tools, tool_choice = request_shape(case, request)
+    assert tools is not None
+    driver = vllm_server if case.framework == "vllm" else sglang_server
+    shape = driver.forced_output_format(case.tool, tools, tool_choice)
+    if shape == "native":
+        return str(case.transcript.output)
+    calls = _forced_calls(case, tools)
+    if request == "named":
+        calls = calls[:1]
+    if shape == "arguments":
+        body = json.dumps(calls[0][1], ensure_ascii=False)
+    else:
+        body = json.dumps([{"name": n, "parameters": a} for n, a in calls], ensure_ascii=False)
+    return _reasoning_block(case, proc) + body
+
+
 def script_for(case: Case, scenario: Scenario, proc: Any, tools: list[dict[str, Any]] | None) -> Script:
-    chunks = chunked(proc, case.transcript.output, scenario.chunking, tools)
+    text = case.transcript.output
+    if scenario.request in FORCED:
+        text = forced_output(case, scenario.request, proc)
+    chunks = chunked(proc, text, scenario.chunking, tools)
     tokenizer = tokenizer_of(proc, tools)
     prompt: list[int] = []
     if case.transcript.reasoning_started_in_prompt and case.framework == "vllm":

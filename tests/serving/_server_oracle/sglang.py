@@ -243,6 +243,20 @@ def make_server(
     return module.OpenAIServingChat(manager, _template_manager(reasoning_started))
 
 
+def forced_output_format(tool: str | None, tools: list[dict[str, Any]], tool_choice: Any) -> str:
+    """What the server constrains a required/named request's output to, for this tool parser:
+    ``"native"`` when the parser owns its format (structural tags, native required parsing),
+    else a JSON ``"array"`` of ``{"name", "parameters"}`` objects (a named function too)."""
+    if tool is None:
+        return "array"
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    request = make_request(tools, tool_choice)
+    parser = FunctionCallParser(request.tools, tool, tool_choice=request.tool_choice)
+    owns = getattr(parser, "owns_tool_format", None)
+    return "native" if owns is not None and owns() else "array"
+
+
 def run(
     reasoning: str | None,
     tool: str | None,

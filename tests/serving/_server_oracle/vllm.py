@@ -139,6 +139,19 @@ def make_server(reasoning: str | None, tool: str | None, tokenizer: Any) -> Any:
     raise Undrivable(f"unknown OpenAIServingChat constructor: {list(params)}")
 
 
+def forced_output_format(tool: str | None, tools: list[dict[str, Any]], tool_choice: Any) -> str:
+    """What the server constrains a required/named request's output to, for this tool parser:
+    ``"native"`` (the parser's own format: it sets `supports_required_and_named` False, 0.33+),
+    else JSON — ``"arguments"`` (a named function's arguments object) or ``"array"``."""
+    if tool is not None:
+        from parsebridge.adapters.vllm._compat import get_api
+
+        cls = get_api().tool_parser_class(tool)  # the release's registry, wherever it lives
+        if not getattr(cls, "supports_required_and_named", True):
+            return "native"
+    return "array" if tool_choice == "required" else "arguments"
+
+
 async def _outputs(script: Script, request_id: str) -> Any:
     from vllm.outputs import CompletionOutput, RequestOutput
 

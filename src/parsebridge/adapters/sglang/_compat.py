@@ -106,6 +106,18 @@ class SglangApi:
         )
 
     @cached_property
+    def forced_choices(self) -> bool:
+        """0.5.23's shape: a required/named request goes to the tool parser when it
+        `owns_tool_format()`, else to `JsonArrayParser` (see `_forced`)."""
+        if not hasattr(self.FunctionCallParser, "owns_tool_format") or "tool_choice" not in self.fc_accepts:
+            return False
+        try:
+            importlib.import_module("sglang.srt.function_call.json_array_parser")
+        except ModuleNotFoundError:
+            return False
+        return True
+
+    @cached_property
     def has_preserve_incomplete(self) -> bool:
         return accepts(self.FunctionCallParser.parse_non_stream, "preserve_incomplete")
 

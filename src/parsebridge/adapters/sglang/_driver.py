@@ -11,7 +11,7 @@ Restated from the installed release's ``sglang/srt/entrypoints/openai/serving_ch
   with no tools, iff the detector parses without tools), a fresh
   ``FunctionCallParser(tools, name, …)``: if ``has_tool_call(text)``, then
   ``parse_non_stream(text) → (normal, [ToolCallItem])``, else the text stays
-  content. Each call gets an id (``call_`` + 24 hex; ``functions.NAME:I`` for
+  content (``tool_choice="required"``/named: see `_forced`). Each call gets an id (``call_`` + 24 hex; ``functions.NAME:I`` for
   kimi_k2 from 0.5.1). Empty content is reported as no content.
 * **Streaming.** One reasoning parser (``stream_reasoning=True``) and one
   function-call parser per request, created on the first chunk. Per engine
@@ -39,6 +39,7 @@ from typing import Any
 from ...protocol import ToolCall
 from ...protocol.models import make_tool_call
 from ._compat import SglangApi
+from ._forced import forced_factory, is_forced
 
 
 @dataclass
@@ -118,6 +119,13 @@ class Session:
     def _tool_factory(self, stream: bool) -> Callable[[], Any]:
         s = self.shape
         assert s.tool_name is not None
+        if s.tools and is_forced(s.tool_choice):
+            # Required/named: the server's probe takes the request's tool_choice, streamed or not.
+            choice = getattr(s.request, "tool_choice", None) or s.tool_choice
+            native = self.api.function_call_parser_factory(
+                s.tools, s.tool_name, tokenizer=s.tokenizer, tool_choice=choice
+            )
+            return forced_factory(self.api, native, s.tools)
         # One-shot passes the request's tool_choice where the release takes it (with no tools the
         # request's default, "none"); streaming does not.
         choice = None

@@ -63,7 +63,7 @@ class SglangReasoningStream(ReasoningStreamBase):
 
     def _closures(
         self, acc: DeltaAccumulator
-    ) -> tuple[Callable[..., StreamDelta], Callable[[], tuple[str, str] | None], Callable[[], str | None]]:
+    ) -> tuple[Callable[..., StreamDelta], Callable[[], tuple[str, str]], Callable[[], str | None]]:
         """(`feed`, the finishing chunk, the held chunk), sharing the stream's per-chunk state.
 
         `feed` has every name it needs bound once: per chunk one framework call, its text
@@ -111,18 +111,14 @@ class SglangReasoningStream(ReasoningStreamBase):
             delta.tool_calls = []
             return delta
 
-        def final_chunk() -> tuple[str, str] | None:
-            """Close; the finishing chunk's (reasoning, content), None when there is none."""
+        def final_chunk() -> tuple[str, str]:
+            """Close; the finishing chunk's (reasoning, content)."""
             nonlocal pending, closed
             closed = True
-            if hold:
-                chunk = pending
-                if chunk is None:
-                    return None  # nothing was generated
-            elif seen:
-                chunk = ""
-            else:
-                return None
+            # The server always handles a finishing step, also for an empty generation (its one
+            # step has no text): the detector's end of stream runs on it (append-think sends
+            # "<think>"), as `parse` does on empty text.
+            chunk = (pending or "") if hold else ""
             try:
                 reasoning, content = parser.parse_stream_chunk(chunk)
                 if stream_end:
@@ -155,10 +151,7 @@ class SglangReasoningStream(ReasoningStreamBase):
         return call_typed("sglang", self._label, "stream.flush", self._final_delta)
 
     def _final_delta(self) -> StreamDelta:
-        last = self._final_chunk()
-        if last is None:
-            return make_delta()
-        reasoning, content = last
+        reasoning, content = self._final_chunk()
         acc = self._acc
         if reasoning:
             acc.reasoning_parts.append(reasoning)

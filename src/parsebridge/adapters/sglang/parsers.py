@@ -65,6 +65,7 @@ from .._stepped import (
 )
 from ._compat import SglangApi, get_api
 from ._driver import RequestShape, Session
+from ._forced import is_forced
 from ._reasoning_stream import SglangReasoningStream
 
 TOOL_CHOICES: tuple[str, ...] = ("auto", "none")
@@ -95,12 +96,12 @@ class SglangEngine:
     ) -> None:
         if end_of_stream not in END_OF_STREAM_CHOICES:
             raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
-        if tool_choice not in TOOL_CHOICES:
-            raise ValueError(
-                f"tool_choice must be one of {TOOL_CHOICES} (required/named choices constrain generation, "
-                f"which parsebridge does not do), not {tool_choice!r}"
-            )
         self.api: SglangApi = get_api()
+        if tool_choice not in TOOL_CHOICES and not (is_forced(tool_choice) and self.api.forced_choices):
+            raise ValueError(
+                f"tool_choice must be one of {TOOL_CHOICES}, or 'required'/a named function on SGLang "
+                f"releases whose server parses those through the tool parser (0.5.23), not {tool_choice!r}"
+            )
         self.tool_name = tool_name
         self.reasoning_name = reasoning_name
         self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
@@ -377,10 +378,10 @@ class _Stepper:
         """The final chunk (recorded by the stream, not here)."""
         self.closed = True
         if not self._hold:
-            return make_delta(*self._run("", True)) if self.text_seen else make_delta()
-        if self.pending is None:
-            return make_delta()  # nothing was generated
-        delta = make_delta(*self._run(self.pending, True))
+            return make_delta(*self._run("", True))
+        # An empty generation still has the server's finishing step (no text): run it, as `parse`
+        # runs the parsers on empty text.
+        delta = make_delta(*self._run(self.pending or "", True))
         self.pending = None
         return delta
 
@@ -395,7 +396,8 @@ class _Stepper:
 class SglangToolParser(ToolParserBase):
     """`sglang:NAME` tool-call parser: SGLang's FunctionCallParser, driven as SGLang's server drives it.
 
-    Options: `tool_choice` (``"auto"`` default, or ``"none"``), `tokenizer`
+    Options: `tool_choice` (``"auto"`` default, ``"none"``; ``"required"`` or a named function
+    on 0.5.23, parsed as its server does: `_forced`), `tokenizer`
     (object or path; used for `chunks()` and passed to SGLang where a release
     takes one), `chat_template_kwargs`, `request_fields`, `end_of_stream`.
     """

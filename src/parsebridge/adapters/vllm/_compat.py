@@ -79,6 +79,13 @@ class VllmApi:
 
     # ------------------------------------------------------------------ shape
 
+    @property
+    def forced_choices(self) -> bool:
+        """Tool parsers built with ``tool_choice="required"``/named do what the server does (0.33+:
+        vLLM's own Parser picks JSON or the native format per parser; older releases' servers
+        handle those choices outside the parsers, which parsebridge does not drive)."""
+        return self.has_parser_driver
+
     @cached_property
     def has_parser_driver(self) -> bool:
         """0.33+: `vllm.parser` (per-request Parser) and ChatStreamProcessor drive parsing."""
