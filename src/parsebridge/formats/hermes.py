@@ -33,4 +33,5 @@ TOOL = ToolFormat(
     content_before=True,
     content_after=True,
     content_between=True,
+    servers_content="call",
 )

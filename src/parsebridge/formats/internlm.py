@@ -35,4 +35,5 @@ TOOL = ToolFormat(
     content_before=True,
     multi=False,
     format_tool_result=format_tool_result,
+    servers_content="call",
 )

@@ -110,4 +110,5 @@ TOOL = ToolFormat(
     render=render,
     grammar=GRAMMAR,
     content_after=True,
+    servers_content="call",
 )
