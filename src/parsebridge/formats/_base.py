@@ -73,8 +73,9 @@ class ToolFormat:
     #: builtin's ``conventions="servers"`` follows): "marker" — content is the text before the
     #: first start marker (the rest is left out, whether a call follows or not); "call" — the
     #: same once a call is read, but a start marker no call follows stays content; "keep" —
-    #: text around and between calls stays content (as builtin's "lossless" keeps it).
-    servers_content: str = "marker"
+    #: text around and between calls stays content (as builtin's "lossless" keeps it). "call"
+    #: unless measured (the consensus check): the least a server leaves out.
+    servers_content: str = "call"
 
 
 @dataclass(frozen=True)

@@ -33,5 +33,4 @@ TOOL = ToolFormat(
     markers=(CALL_PREFIX, CALL_TOKEN, MESSAGE_SEP),
     render=render,
     format_tool_result=format_tool_result,
-    servers_content="call",
 )

@@ -33,5 +33,4 @@ TOOL = ToolFormat(
     content_before=True,
     content_after=True,
     content_between=True,
-    servers_content="call",
 )

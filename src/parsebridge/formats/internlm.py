@@ -35,5 +35,4 @@ TOOL = ToolFormat(
     content_before=True,
     multi=False,
     format_tool_result=format_tool_result,
-    servers_content="call",
 )

@@ -110,5 +110,4 @@ TOOL = ToolFormat(
     render=render,
     grammar=GRAMMAR,
     content_after=True,
-    servers_content="call",
 )

@@ -37,13 +37,13 @@ CONVENTIONS: Final[dict[str, str]] = {
 @cache
 def servers_content(parser_name: str) -> str:
     """How both servers show text the calls do not account for in the format of builtin
-    parser `parser_name` (its `ToolFormat.servers_content`; "marker" when it has no format)."""
+    parser `parser_name` (its `ToolFormat.servers_content`; "call" when it has no format)."""
     from ...formats import tool_format
 
     try:
         return tool_format(parser_name).servers_content
     except Exception:
-        return "marker"
+        return "call"
 
 
 def check_conventions(value: object) -> str:
