@@ -69,7 +69,11 @@ def test_a_start_marker_no_call_follows_cuts_the_content_where_both_servers_cut_
     text = "A literal <｜tool▁calls▁begin｜> in prose."
     assert servers_content("deepseek_v3") == "marker"
     got = pb.get_tool_parser("builtin:deepseek_v3").parse(text)
-    assert (got.content, got.dropped, got.tool_calls) == ("A literal ", "<｜tool▁calls▁begin｜> in prose.", [])
+    assert (got.content, got.dropped, got.tool_calls) == (
+        "A literal ",
+        "<｜tool▁calls▁begin｜> in prose.",
+        [],
+    )
     assert pb.get_tool_parser("builtin:deepseek_v3", conventions="lossless").parse(text).content == text
     # hermes's servers keep a start marker no call follows: so does "servers"
     assert servers_content("hermes") == "call"

@@ -127,7 +127,9 @@ class Pipeline:
         if self.tools is not None and content:
             t = self.tools.parse(content)
             content, calls, dropped = t.content, t.tool_calls, t.dropped
-        return ParseResult(reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped)
+        return ParseResult(
+            reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped
+        )
 
     def stream(self, *, reasoning_started: bool | None = None) -> PipelineStream:
         started = self.reasoning_started if reasoning_started is None else reasoning_started
