@@ -205,6 +205,7 @@ MIMO = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
+    servers_started=True,
 )
 POOLSIDE_V1 = ReasoningFormat(
     family="poolside_v1",
