@@ -100,3 +100,10 @@ def test_an_unknown_convention_is_a_typed_error(kind: str) -> None:
         else:
             pb.get_reasoning_parser("builtin:qwen3", conventions="strict")
     assert list(CONVENTIONS) == ["servers", "lossless"]
+
+
+def test_every_format_says_how_the_servers_show_the_content() -> None:
+    from parsebridge.formats import tool_families, tool_format
+
+    for family in tool_families():
+        assert tool_format(family).servers_content in ("marker", "call", "keep"), family
