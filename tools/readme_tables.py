@@ -77,21 +77,9 @@ def conventions_table() -> str:
     groups: dict[str, list[str]] = {k: [] for k in SERVERS_CONTENT}
     for name in TOOL_PARSERS:
         groups[servers_content(name)].append(f"`{name}`")
-    started = [f"`{n}`" for n in REASONING_PARSERS if _servers_started(n)]
-    rows = ["| under `servers` | builtin parsers |", "|---|---|"]
+    rows = ["| under `servers` | builtin tool parsers |", "|---|---|"]
     rows += [f"| {SERVERS_CONTENT[k]} | {', '.join(v) or '—'} |" for k, v in groups.items()]
-    rows.append(
-        f"| reasoning: an output with no start marker is reasoning, as both servers read it | {', '.join(started)} |"
-    )
     return "\n".join(rows) + "\n"
-
-
-def _servers_started(name: str) -> bool:
-    """Whether builtin reasoning parser `name` reads a marker-less output as reasoning under servers."""
-    try:
-        return reasoning_format(name).servers_started
-    except UnknownFormatError:
-        return False
 
 
 def _between(text: str, begin: str, end: str, body: str) -> str:

@@ -88,9 +88,6 @@ class ReasoningFormat:
     end: str
     #: True when the chat template opens reasoning in the prompt (output starts inside it).
     starts_in_prompt: bool = False
-    #: Both vLLM and SGLang read an output that opens with no start marker as reasoning (as if
-    #: the template had opened it): builtin's ``conventions="servers"`` does too.
-    servers_started: bool = False
     #: The parser must be told the prompt opened reasoning (it cannot tell from the output).
     #: False for formats whose reading keeps the reasoning inside the content
     #: (append-think): generic reasoning/content corpora do not apply to them.

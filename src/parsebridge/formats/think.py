@@ -35,8 +35,7 @@ QWEN3 = ReasoningFormat(
     summary="`<think>…</think>` opened by the output (or by the prompt); `<tool_call>` ends reasoning implicitly",
     start=START,
     end=END,
-    closers=(_glm45.START,),
-    servers_started=True,  # a tool call written straight from reasoning (vLLM and SGLang agree)
+    closers=(_glm45.START,),  # a tool call written straight from reasoning (vLLM and SGLang agree)
 )
 DEEPSEEK_R1 = ReasoningFormat(
     family="deepseek_r1",
@@ -104,7 +103,6 @@ GLM45 = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
-    servers_started=True,
 )
 SEED_OSS = ReasoningFormat(
     family="seed_oss",
@@ -205,7 +203,6 @@ MIMO = ReasoningFormat(
     start=START,
     end=END,
     closers=(TOOL_CALL,),
-    servers_started=True,
 )
 POOLSIDE_V1 = ReasoningFormat(
     family="poolside_v1",

@@ -49,7 +49,6 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
-from ._conventions import SERVERS, check_conventions
 
 
 class Markers:
@@ -121,11 +120,7 @@ class SectionReasoningParser(ReasoningParserBase):
     def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
         super().__init__(**options)
         fmt = self.format
-        #: "servers": where both servers read an output without a start marker as reasoning, so
-        #: does this parser (unless told otherwise); "lossless" keeps the format's own default.
-        self.conventions = check_conventions(options.get("conventions"))
-        default = fmt.starts_in_prompt or (fmt.servers_started and self.conventions == SERVERS)
-        self.started_by_default = default if started is None else started
+        self.started_by_default = fmt.starts_in_prompt if started is None else started
         self.prompt = prompt
         self.starts = Markers(fmt.starts)
         self.ends = Markers(fmt.ends)
