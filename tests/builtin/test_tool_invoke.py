@@ -73,7 +73,7 @@ def step3_call(name: str, params: list[tuple[str, str]]) -> str:
 
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_render_roundtrip_and_text_around(cls: Any, fmt: Any) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     calls = [
         ("get_weather", {"city": "杭州", "days": 3, "opts": {"a": [1, None]}, "flag": False}),
         ("noargs", {}),
@@ -85,7 +85,7 @@ def test_dsml_render_roundtrip_and_text_around(cls: Any, fmt: Any) -> None:
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_value_rules(cls: Any, fmt: Any) -> None:
     t = fmt.TAGS
-    p = cls()
+    p = cls(conventions="lossless")
 
     def one(params: str) -> str:
         return f'{t.calls_begin}\n{t.invoke_open} name="f">\n{params}\n{t.invoke_close}\n{t.calls_end}'
@@ -111,7 +111,7 @@ def test_dsml_value_rules(cls: Any, fmt: Any) -> None:
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_malformed_and_truncated(cls: Any, fmt: Any) -> None:
     t = fmt.TAGS
-    p = cls()
+    p = cls(conventions="lossless")
     unnamed = f"{t.calls_begin}\n{t.invoke_open}>\n{t.invoke_close}\n{t.calls_end}"
     check(p, unnamed, unnamed, [])
     check(p, t.calls_begin + t.calls_end, t.calls_begin + t.calls_end, [])
@@ -274,7 +274,7 @@ def outputs(draw: Any, cls: Any) -> tuple[str, list[tuple[str, Any]]]:
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_streaming_equals_oneshot(cls: Any, data: st.DataObject) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     text, items = data.draw(outputs(cls))
     one = assert_streams_like_oneshot(p, text, [data.draw(chunk_plan(text))])
     assert norm(one) == (expected_content(items), [(v[0], v[1], None) for k, v in items if k == "call"])
@@ -284,7 +284,7 @@ def test_hypothesis_streaming_equals_oneshot(cls: Any, data: st.DataObject) -> N
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_soup(cls: Any, data: st.DataObject) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     tokens = (*p.markers, ' name="f">', ' string="true">', ' string="false">', ">", "/>", "function")
     check_soup(p, data, tokens)
     text = data.draw(st.lists(st.sampled_from(tokens) | noise, max_size=12).map("".join))
@@ -296,7 +296,7 @@ def test_hypothesis_soup(cls: Any, data: st.DataObject) -> None:
 @pytest.mark.parametrize("cls", ALL)
 def test_stream_holds_little(cls: Any) -> None:
     """Linear streaming: the raw buffer never holds more than a marker; a value is collected as pieces."""
-    p = cls()
+    p = cls(conventions="lossless")
     text = _render_for(cls)([("f", {"s": "x" * 20000, "t": 1})])
     assert max_held(p, text) < 128
     assert json.loads(json.dumps(p.parse(text).tool_calls[0].arguments))["s"] == "x" * 20000
