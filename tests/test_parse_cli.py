@@ -114,7 +114,17 @@ def peak_rss_mb(args: list[str], cwd: Path, out: Path) -> float:
     return int(p.stderr.rsplit("MAXRSS_KB ", 1)[1]) / 1024
 
 
-STREAM_ARGS = ["parse", "--stream", "--tool-parser", "builtin:hermes", "--reasoning-parser", "builtin:qwen3"]
+#: (lossless: the output has content after its calls, which these tests check is streamed verbatim)
+STREAM_ARGS = [
+    "parse",
+    "--stream",
+    "--tool-parser",
+    "builtin:hermes",
+    "--reasoning-parser",
+    "builtin:qwen3",
+    "--conventions",
+    "lossless",
+]
 
 
 def test_stream_memory_does_not_grow_with_the_output(tmp_path: Path) -> None:
@@ -161,7 +171,7 @@ def test_streams_made_without_history_keep_nothing_but_stream_the_same() -> None
     from parsebridge.protocol.streams import without_history
 
     text = f'<think>why\n</think>Hi {CALL} there "\u00e9\U0001f600'
-    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes")
+    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes", conventions="lossless")
 
     def run(stream: object) -> list[dict[str, object]]:
         out = [stream.feed(text[i : i + 3]) for i in range(0, len(text), 3)]  # type: ignore[attr-defined]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerate the README's builtin-parsers table from the formats' `summary` lines.
+"""Regenerate the README's builtin-parsers table from the formats' `summary` lines (and the
+conventions table from their `servers_content`).
 
 The table lists every parser the builtin backend registers (kind | name |
 format); the format column is the `summary` of the family's format in
@@ -25,6 +26,14 @@ from parsebridge.formats import UnknownFormatError, mistral, reasoning_format, t
 
 README = ROOT / "README.md"
 BEGIN, END = "<!-- builtin-parsers:begin (tools/readme_tables.py) -->", "<!-- builtin-parsers:end -->"
+CONV_BEGIN, CONV_END = "<!-- conventions:begin (tools/readme_tables.py) -->", "<!-- conventions:end -->"
+
+#: What `conventions="servers"` does under each value of a format's `servers_content`.
+SERVERS_CONTENT = {
+    "marker": "content ends at the first start marker, whether a call follows or not",
+    "call": "content ends where the first call begins; a start marker no call follows stays content",
+    "keep": "text around and between calls stays content (both servers keep it): as `lossless`",
+}
 
 #: Builtin parsers that are not one family's format (so no format module holds their summary).
 GENERIC = {
@@ -60,6 +69,27 @@ def builtin_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def conventions_table() -> str:
+    """The markdown table: per `servers_content` value, what "servers" shows and which builtin
+    tool parsers' formats have it (read from `parsebridge.formats`)."""
+    from parsebridge.adapters.builtin._conventions import servers_content
+
+    groups: dict[str, list[str]] = {k: [] for k in SERVERS_CONTENT}
+    for name in TOOL_PARSERS:
+        groups[servers_content(name)].append(f"`{name}`")
+    rows = ["| under `servers` | builtin tool parsers |", "|---|---|"]
+    rows += [f"| {SERVERS_CONTENT[k]} | {', '.join(v) or '—'} |" for k, v in groups.items()]
+    return "\n".join(rows) + "\n"
+
+
+def _between(text: str, begin: str, end: str, body: str) -> str:
+    head, sep, rest = text.partition(begin)
+    _, sep2, tail = rest.partition(end)
+    if not sep or not sep2:
+        raise SystemExit(f"README.md lacks the markers {begin!r} … {end!r}")
+    return f"{head}{begin}\n{body}{end}{tail}"
+
+
 def _is_row(line: str) -> bool:
     return line.startswith(("| tool | `", "| reasoning | `"))
 
@@ -74,7 +104,8 @@ def render(readme: str) -> str:
     lines = tail.split("\n")
     while len(lines) > 1 and _is_row(lines[1]):
         del lines[1]
-    return f"{head}{BEGIN}\n{builtin_table()}{END}" + "\n".join(lines)
+    text = f"{head}{BEGIN}\n{builtin_table()}{END}" + "\n".join(lines)
+    return _between(text, CONV_BEGIN, CONV_END, conventions_table())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -217,6 +217,7 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         tools=tools,
         reasoning_started=True if ns.reasoning_started else None,
         on_error=ns.on_error,
+        **_conventions_option(ns),
     )
     if text is not None:
         result = pipe.parse(text)
@@ -229,6 +230,18 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         return 0
     _stream_parse(pipe, ns)
     return 0
+
+
+def _conventions_option(ns: argparse.Namespace) -> dict[str, str]:
+    """``conventions=`` for the pipeline when `--conventions` was given (builtin parsers only)."""
+    if ns.conventions is None:
+        return {}
+    from .protocol.spec import ParserSpec
+
+    for spec in (ns.reasoning_parser, ns.tool_parser):
+        if spec and ParserSpec.parse(spec).backend != "builtin":
+            raise UsageError(f"--conventions is an option of the builtin parsers, not of {spec}")
+    return {"conventions": ns.conventions}
 
 
 def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
@@ -357,6 +370,8 @@ def _show_result(
     if result.reasoning is not None:
         _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
     _show_text(console, "content", text_of(result.content), None)
+    if getattr(result, "dropped", None):
+        _show_text(console, "left out of the content (conventions=servers)", text_of(result.dropped), "dim")
     count, tool_calls = calls or (len(result.tool_calls), result.tool_calls)
     if count > TABLE_MAX_ROWS:
         _show_call_lines(console, count, tool_calls)
@@ -425,6 +440,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="characters per chunk with --stream (default 4; an error without --stream)",
     )
     pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
+    pp.add_argument(
+        "--conventions",
+        choices=("servers", "lossless"),
+        default=None,
+        help="builtin parsers: content as vLLM and SGLang show it (servers, the default) "
+        "or every character kept (lossless)",
+    )
     pp.add_argument("--json", action="store_true", help="machine-readable output")
     pp.add_argument(
         "--framework-logs",

@@ -133,8 +133,14 @@ def _calls(result: Any) -> list[Any]:
     return [(c.name, c.arguments, c.invalid_arguments, c.raw_text) for c in result.tool_calls]
 
 
+#: The recorded outputs are the "lossless" convention's (nothing dropped anywhere: the policy
+#: builtin had before conventions existed); "servers" is checked against the frameworks
+#: (the consensus check) and against "lossless" (tests/builtin/test_conventions.py).
+CONVENTIONS = "lossless"
+
+
 def observe_tool(spec: str, tools: list[dict[str, Any]], chunkings: list[list[str]]) -> Any:
-    parser = pb.get_tool_parser(spec, tools=tools or None)
+    parser = pb.get_tool_parser(spec, tools=tools or None, conventions=CONVENTIONS)
     text = "".join(chunkings[0])
     one = parser.parse(text)
     seen: list[Any] = [one.content, _calls(one)]
@@ -148,7 +154,7 @@ def observe_tool(spec: str, tools: list[dict[str, Any]], chunkings: list[list[st
 
 
 def observe_reasoning(spec: str, chunkings: list[list[str]]) -> Any:
-    parser = pb.get_reasoning_parser(spec)
+    parser = pb.get_reasoning_parser(spec, conventions=CONVENTIONS)
     text = "".join(chunkings[0])
     seen: list[Any] = []
     for started in (None, True):

@@ -54,7 +54,7 @@ class Tagged:
 
     @property
     def parser(self) -> BuiltinToolParser:
-        return self.parser_class(tools=TYPED_TOOLS)
+        return self.parser_class(tools=TYPED_TOOLS, conventions="lossless")
 
 
 def check(t: Tagged, text: str, content: str | None, calls: Calls) -> None:

@@ -36,7 +36,7 @@ from parsebridge.formats.gpt_oss import (
 )
 from parsebridge.protocol import Pipeline
 
-T = GptOssToolParser()
+T = GptOssToolParser(conventions="lossless")
 R = GptOssReasoningParser()
 MARKERS = (START, CHANNEL, MESSAGE, END, CALL, RETURN, CONSTRAIN)
 
@@ -125,7 +125,7 @@ def test_reasoning() -> None:
 
 def test_chained_pipeline() -> None:
     """Reasoning → tools: analysis is reasoning, the call survives the reasoning parser, final is content."""
-    p = Pipeline(reasoning=GptOssReasoningParser(), tools=GptOssToolParser())
+    p = Pipeline(reasoning=GptOssReasoningParser(), tools=GptOssToolParser(conventions="lossless"))
     text = render_analysis("plan") + render_call("f", {"a": [1]}) + NEXT + final("done", RETURN)
     for chunks in [[text], list(text), *random_chunkings(text, seed=3)]:
         s = p.stream()

@@ -26,7 +26,7 @@ def _boom(self: Any) -> bool:
 
 
 def test_raise_policy_hands_the_builtin_stream_out_as_is() -> None:
-    stream = pb.get_tool_parser("builtin:deepseek_v3").stream()
+    stream = pb.get_tool_parser("builtin:deepseek_v3", conventions="lossless").stream()
     assert isinstance(stream, BuiltinToolStream) and not stream.broken
     shown = [stream.feed(TEXT[i : i + 3]) for i in range(0, len(TEXT), 3)]
     result = stream.finish()
@@ -48,7 +48,7 @@ def test_other_policies_keep_the_guard(kwargs: dict[str, Any]) -> None:
 
 
 def test_a_failing_machine_raises_typed_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    parser = pb.get_tool_parser("builtin:hermes")
+    parser = pb.get_tool_parser("builtin:hermes", conventions="lossless")
     stream = parser.stream()
     stream.feed("plain ")
     holding = parser.stream()

@@ -82,7 +82,11 @@ def _count_calls(fn: Callable[[], object]) -> int:
 
 @pytest.mark.parametrize(("kind", "spec", "build"), CASES, ids=[f"{c[1]}-{c[2].__name__}" for c in CASES])
 def test_one_shot_work_grows_linearly(kind: str, spec: str, build: Callable[[int], str]) -> None:
-    parser = pb.get_tool_parser(spec) if kind == "tool" else pb.get_reasoning_parser(spec)
+    parser = (
+        pb.get_tool_parser(spec, conventions="lossless")
+        if kind == "tool"
+        else pb.get_reasoning_parser(spec, conventions="lossless")
+    )
     small, big = build(SMALL), build(SMALL * FACTOR)
     size_ratio = len(big) / len(small)
     parser.parse(small)  # warm lazy imports and caches so they do not count for the small text only
@@ -98,7 +102,11 @@ def test_one_shot_work_grows_linearly(kind: str, spec: str, build: Callable[[int
 @pytest.mark.parametrize(("kind", "spec", "build"), CASES, ids=[f"{c[1]}-{c[2].__name__}" for c in CASES])
 def test_one_shot_result_is_complete(kind: str, spec: str, build: Callable[[int], str]) -> None:
     """The counted parse did the whole job (a parser that stops early cannot pass as linear)."""
-    parser = pb.get_tool_parser(spec) if kind == "tool" else pb.get_reasoning_parser(spec)
+    parser = (
+        pb.get_tool_parser(spec, conventions="lossless")
+        if kind == "tool"
+        else pb.get_reasoning_parser(spec, conventions="lossless")
+    )
     text = build(SMALL * FACTOR)
     result = parser.parse(text)
     if kind == "reasoning":

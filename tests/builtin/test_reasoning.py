@@ -37,7 +37,7 @@ def _stream(parser, chunks, **kw):
     ],
 )
 def test_oneshot_and_streams_agree(spec, text, started, want):
-    rp = pb.get_reasoning_parser(f"builtin:{spec}")
+    rp = pb.get_reasoning_parser(f"builtin:{spec}", conventions="lossless")
     r = rp.parse(text, reasoning_started=started)
     assert (r.reasoning, r.content) == want
     for size in (1, 2, 3, 7, len(text) or 1):
@@ -48,7 +48,7 @@ def test_oneshot_and_streams_agree(spec, text, started, want):
 
 
 def test_block_indices_point_into_the_text():
-    rp = pb.get_reasoning_parser("builtin:qwen3")
+    rp = pb.get_reasoning_parser("builtin:qwen3", conventions="lossless")
     text = "  <think>why</think>because"
     b = rp.parse(text).block
     assert b is not None and (b.start_marker, b.end_marker) == ("<think>", "</think>")
@@ -61,7 +61,7 @@ def test_configurable_markers_and_prompt_start_state():
     rp = pb.get_reasoning_parser("builtin:think", start="[THINK]", end="[/THINK]")
     assert rp.parse("[THINK]x[/THINK]y").reasoning == "x"
     # A template that wrote <think></think> (thinking off) has not started reasoning.
-    r1 = pb.get_reasoning_parser("builtin:deepseek_r1")
+    r1 = pb.get_reasoning_parser("builtin:deepseek_r1", conventions="lossless")
     assert r1.parse("answer</think>", prompt="user: hi<think></think>").reasoning is None
     assert r1.parse("why</think>answer", prompt="user: hi\n<think>\n").reasoning == "why"
     assert _stream(r1, ["why</th", "ink>ans"], prompt="<think>").reasoning == "why"
@@ -70,7 +70,7 @@ def test_configurable_markers_and_prompt_start_state():
 
 
 def test_stream_holds_back_only_a_possible_marker():
-    rp = pb.get_reasoning_parser("builtin:deepseek_r1")
+    rp = pb.get_reasoning_parser("builtin:deepseek_r1", conventions="lossless")
     s = rp.stream()
     assert s.feed("abc</").reasoning == "abc"  # "</" could start "</think>"
     assert s.feed("x").reasoning == "</x"  # it did not
@@ -95,7 +95,7 @@ _pieces = st.lists(
 )
 def test_any_chunking_equals_oneshot_and_loses_nothing(parts, spec, started, cuts):
     text = "".join(parts)
-    rp = pb.get_reasoning_parser(f"builtin:{spec}")
+    rp = pb.get_reasoning_parser(f"builtin:{spec}", conventions="lossless")
     want = rp.parse(text, reasoning_started=started)
     bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
     chunks = [text[a:b] for a, b in itertools.pairwise(bounds)]

@@ -22,7 +22,7 @@ def _stream(parser, chunks, **kw):
 
 
 def _check(name, text, want, **kw):
-    rp = pb.get_reasoning_parser(f"builtin:{name}")
+    rp = pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless")
     r = rp.parse(text, **kw)
     assert (r.reasoning, r.content) == want, name
     for size in (1, 2, 3, 7, len(text)):

@@ -29,7 +29,7 @@ def _chunkings(text):
 
 
 def _check(name, text, want, **kw):
-    rp = pb.get_reasoning_parser(f"builtin:{name}")
+    rp = pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless")
     r = rp.parse(text, **kw)
     assert (r.reasoning, r.content) == want, name
     for chunks in _chunkings(text):
@@ -42,7 +42,10 @@ def test_every_preset_is_registered_and_builds():
     for name in PRESETS:
         cls = parser_class(name)
         assert cls.name == name and reasoning_format(PRESETS[name]).family
-        assert getattr(pb.get_reasoning_parser(f"builtin:{name}"), "spec", "") == f"builtin:{name}"
+        assert (
+            getattr(pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless"), "spec", "")
+            == f"builtin:{name}"
+        )
 
 
 @pytest.mark.parametrize(
@@ -119,7 +122,7 @@ def test_family_readings(name, text, want):
 def test_start_state_from_flag_and_prompt_for_every_family():
     for name in PRESETS:
         fmt = reasoning_format(PRESETS[name])
-        rp = pb.get_reasoning_parser(f"builtin:{name}")
+        rp = pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless")
         body = "why" + fmt.end + "answer"
         if name in KEEPS_REASONING:
             assert rp.parse(body, reasoning_started=True).content == fmt.start + body
@@ -136,7 +139,7 @@ def test_start_state_from_flag_and_prompt_for_every_family():
 
 
 def test_sections_stream_holds_back_only_a_possible_marker():
-    rp = pb.get_reasoning_parser("builtin:hunyuan_a13b")
+    rp = pb.get_reasoning_parser("builtin:hunyuan_a13b", conventions="lossless")
     s = rp.stream()
     assert s.feed("<think>abc</th").reasoning == "abc"
     d = s.feed("ink><ans")
@@ -190,7 +193,7 @@ _pieces = st.lists(
 )
 def test_any_chunking_equals_oneshot(parts, name, started, cuts):
     text = "".join(parts)
-    rp = pb.get_reasoning_parser(f"builtin:{name}")
+    rp = pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless")
     want = rp.parse(text, reasoning_started=started)
     bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
     chunks = [text[a:b] for a, b in itertools.pairwise(bounds)]
@@ -204,7 +207,7 @@ def test_section_parser_without_extra_markers_reads_like_think_tags():
     """The two engines agree on a plain pair (one grammar, two implementations)."""
     fmt = reasoning_format("qwen3")
     cls = type("PlainSections", (SectionReasoningParser,), {"name": "plain", "format": fmt})
-    plain, think = cls(), pb.get_reasoning_parser("builtin:qwen3")
+    plain, think = cls(), pb.get_reasoning_parser("builtin:qwen3", conventions="lossless")
     for text in ["<think>a</think>b", "  <think>a", "a</think>b", "", "<think></think>x", " x <think>y"]:
         for started in (None, True, False):
             a, b = plain.parse(text, reasoning_started=started), think.parse(text, reasoning_started=started)
@@ -232,7 +235,7 @@ def test_format_renderer_and_parser_agree(name, reasoning, content):
     markers = (*fmt.markers, *fmt.closers)
     if any(m in reasoning + content for m in markers):
         return  # marker text inside the sample changes the reading by design
-    rp = pb.get_reasoning_parser(f"builtin:{name}")
+    rp = pb.get_reasoning_parser(f"builtin:{name}", conventions="lossless")
     for started in (True, False):
         text = fmt.render_text(reasoning, content, started=started)
         got = rp.parse(text, reasoning_started=started)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.apertus import ApertusToolParser
 from parsebridge.formats import apertus as fmt
 
-P = ApertusToolParser()
+P = ApertusToolParser(conventions="lossless")
 MARKERS = (fmt.START, fmt.END)
 
 

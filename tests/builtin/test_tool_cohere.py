@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.cohere import CohereToolParser
 from parsebridge.formats import cohere as fmt
 
-P = CohereToolParser()
+P = CohereToolParser(conventions="lossless")
 MARKERS = (fmt.START_ACTION, fmt.END_ACTION, fmt.START_RESPONSE, fmt.END_RESPONSE)
 
 

@@ -20,7 +20,7 @@ CALL = ("get_weather", {"city": "NYC"}, None)
 def check(
     spec: str, text: str, content: str | None, calls: list[tuple[str, dict[str, Any], str | None]]
 ) -> None:
-    parser = pb.get_tool_parser(spec)
+    parser = pb.get_tool_parser(spec, conventions="lossless")
     result = assert_streams_like_oneshot(parser, text, random_chunkings(text, seed=len(text)))
     assert norm(result) == (content, calls)
 
@@ -41,7 +41,7 @@ def check(
 )
 def test_llama3_json_python_tag_after_prose_opens_calls(text: str, content: str, calls: list) -> None:
     check("builtin:llama3_json", text, content, calls)
-    assert pb.get_tool_parser("builtin:llama3_json").has_tool_calls(text) == (
+    assert pb.get_tool_parser("builtin:llama3_json", conventions="lossless").has_tool_calls(text) == (
         "<|python_tag|>" in text or bool(calls)
     )
 
@@ -57,7 +57,7 @@ def test_llama3_json_python_tag_after_prose_opens_calls(text: str, content: str,
 )
 def test_pythonic_calls_after_prose(text: str, content: str, calls: list) -> None:
     check("builtin:pythonic", text, content, calls)
-    assert pb.get_tool_parser("builtin:pythonic").has_tool_calls(text) == bool(calls)
+    assert pb.get_tool_parser("builtin:pythonic", conventions="lossless").has_tool_calls(text) == bool(calls)
 
 
 def test_cohere_single_action_object() -> None:
@@ -82,7 +82,7 @@ def test_cohere_single_action_object() -> None:
 )
 def test_nemotron_toolcall_family(text: str, content: str | None, calls: list) -> None:
     check("builtin:nemotron_deci", text, content, calls)
-    assert pb.get_tool_parser("builtin:llama_nemotron_json").name == "nemotron_deci"
+    assert pb.get_tool_parser("builtin:llama_nemotron_json", conventions="lossless").name == "nemotron_deci"
 
 
 @pytest.mark.parametrize(
@@ -102,4 +102,6 @@ def test_nemotron_toolcall_family(text: str, content: str | None, calls: list) -
 )
 def test_sarashina_python_literal_calls(text: str, content: str | None, calls: list) -> None:
     check("builtin:sarashina", text, content, calls)
-    assert pb.get_tool_parser("builtin:sarashina").has_tool_calls(text) == ("<|tool_calls|>" in text)
+    assert pb.get_tool_parser("builtin:sarashina", conventions="lossless").has_tool_calls(text) == (
+        "<|tool_calls|>" in text
+    )

@@ -33,7 +33,7 @@ from parsebridge.adapters.builtin.deepseek_v3 import (
     DeepSeekV3ToolParser,
 )
 
-P = DeepSeekV3ToolParser()
+P = DeepSeekV3ToolParser(conventions="lossless")
 MARKERS = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
 
 

@@ -26,8 +26,13 @@ from parsebridge.adapters.builtin.gemma4 import FunctionGemmaToolParser, Gemma4T
 from parsebridge.formats import functiongemma, gemma4
 
 FORMATS = [
-    (Gemma4ToolParser(), gemma4.START, gemma4.END, gemma4.STRING),
-    (FunctionGemmaToolParser(), functiongemma.START, functiongemma.END, functiongemma.STRING),
+    (Gemma4ToolParser(conventions="lossless"), gemma4.START, gemma4.END, gemma4.STRING),
+    (
+        FunctionGemmaToolParser(conventions="lossless"),
+        functiongemma.START,
+        functiongemma.END,
+        functiongemma.STRING,
+    ),
 ]
 IDS = ["gemma4", "functiongemma"]
 
@@ -48,7 +53,7 @@ def fmt(request: pytest.FixtureRequest) -> tuple[Any, str, str, str]:
 
 
 def test_identity_and_result_format() -> None:
-    g, f = Gemma4ToolParser(), FunctionGemmaToolParser()
+    g, f = Gemma4ToolParser(conventions="lossless"), FunctionGemmaToolParser(conventions="lossless")
     assert (g.spec, f.spec) == ("builtin:gemma4", "builtin:functiongemma")
     assert (
         g.format_tool_result("get_time", {"time": "09:00"})

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.gigachat3 import GigaChat3ToolParser
 from parsebridge.formats import gigachat3 as fmt
 
-P = GigaChat3ToolParser()
+P = GigaChat3ToolParser(conventions="lossless")
 MARKERS = (fmt.CALL_PREFIX, fmt.CALL_TOKEN, fmt.MESSAGE_SEP, fmt.EOS)
 
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.granite import GraniteFcToolParser, GraniteToolParser
 from parsebridge.formats import granite as fmt
 
-P = GraniteToolParser()
-FC = GraniteFcToolParser()
+P = GraniteToolParser(conventions="lossless")
+FC = GraniteFcToolParser(conventions="lossless")
 MARKERS = (fmt.TAG, fmt.TEXT_TAG)
 
 

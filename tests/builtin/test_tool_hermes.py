@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.hermes import HermesToolParser
 
-P = HermesToolParser()
+P = HermesToolParser(conventions="lossless")
 MARKERS = ("<tool_call>", "</tool_call>")
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.inkling import InklingToolParser
 from parsebridge.formats import inkling as F
 
-P = InklingToolParser()
+P = InklingToolParser(conventions="lossless")
 
 
 def block(kind: str, body: str, end: str = F.END_MESSAGE, meta: str = "") -> str:

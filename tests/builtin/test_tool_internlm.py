@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.internlm import InternlmToolParser
 from parsebridge.formats import internlm as fmt
 
-P = InternlmToolParser()
+P = InternlmToolParser(conventions="lossless")
 MARKERS = (fmt.ACTION_START, fmt.PLUGIN, fmt.ACTION_END)
 
 

@@ -73,7 +73,7 @@ def step3_call(name: str, params: list[tuple[str, str]]) -> str:
 
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_render_roundtrip_and_text_around(cls: Any, fmt: Any) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     calls = [
         ("get_weather", {"city": "杭州", "days": 3, "opts": {"a": [1, None]}, "flag": False}),
         ("noargs", {}),
@@ -85,7 +85,7 @@ def test_dsml_render_roundtrip_and_text_around(cls: Any, fmt: Any) -> None:
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_value_rules(cls: Any, fmt: Any) -> None:
     t = fmt.TAGS
-    p = cls()
+    p = cls(conventions="lossless")
 
     def one(params: str) -> str:
         return f'{t.calls_begin}\n{t.invoke_open} name="f">\n{params}\n{t.invoke_close}\n{t.calls_end}'
@@ -111,7 +111,7 @@ def test_dsml_value_rules(cls: Any, fmt: Any) -> None:
 @pytest.mark.parametrize(("cls", "fmt"), DSML)
 def test_dsml_malformed_and_truncated(cls: Any, fmt: Any) -> None:
     t = fmt.TAGS
-    p = cls()
+    p = cls(conventions="lossless")
     unnamed = f"{t.calls_begin}\n{t.invoke_open}>\n{t.invoke_close}\n{t.calls_end}"
     check(p, unnamed, unnamed, [])
     check(p, t.calls_begin + t.calls_end, t.calls_begin + t.calls_end, [])
@@ -137,7 +137,7 @@ def test_dsml_malformed_and_truncated(cls: Any, fmt: Any) -> None:
 
 
 def test_dsml_v4_alt_openers_and_format_results() -> None:
-    p = DeepSeekV4ToolParser()
+    p = DeepSeekV4ToolParser(conventions="lossless")
     t = deepseek_v4.TAGS
     for opener in deepseek_v4.ALT_BEGINS:
         check(
@@ -146,11 +146,14 @@ def test_dsml_v4_alt_openers_and_format_results() -> None:
             None,
             [("g", {}, None)],
         )
-    assert DeepSeekV32ToolParser().format_tool_result("c", {"a": 1}) == (
+    assert DeepSeekV32ToolParser(conventions="lossless").format_tool_result("c", {"a": 1}) == (
         '<function_results>\n<result>{"a": 1}</result>\n</function_results>'
     )
     assert p.format_tool_result("c", "ok") == "<tool_result>ok</tool_result>"
-    assert DeepSeekV41ToolParser().format_tool_result("c", "ok") == "<tool_result>ok</tool_result>"
+    assert (
+        DeepSeekV41ToolParser(conventions="lossless").format_tool_result("c", "ok")
+        == "<tool_result>ok</tool_result>"
+    )
     assert {c().spec for c in ALL} == {
         "builtin:deepseek_v32",
         "builtin:deepseek_v4",
@@ -165,11 +168,14 @@ def test_dsml_dialects() -> None:
     """V3.2 and V4 share the invoke tags (a bare invoke is read; the other block's markers stay text);
     V4.1's spaced tags are another dialect."""
     v32 = deepseek_v32.TOOL.render([("f", {})])
-    got = DeepSeekV4ToolParser().parse(v32)
+    got = DeepSeekV4ToolParser(conventions="lossless").parse(v32)
     assert [c.name for c in got.tool_calls] == ["f"]
     assert got.content is not None and deepseek_v32.TAGS.calls_begin in got.content
-    assert DeepSeekV41ToolParser().parse(v32).tool_calls == []
-    assert DeepSeekV32ToolParser().parse(deepseek_v41.TOOL.render([("f", {})])).tool_calls == []
+    assert DeepSeekV41ToolParser(conventions="lossless").parse(v32).tool_calls == []
+    assert (
+        DeepSeekV32ToolParser(conventions="lossless").parse(deepseek_v41.TOOL.render([("f", {})])).tool_calls
+        == []
+    )
 
 
 # --- Step-3 ---------------------------------------------------------------------------------
@@ -189,7 +195,7 @@ TOOLS = [
 
 
 def test_step3_typed_values() -> None:
-    p = Step3ToolParser(tools=TOOLS)
+    p = Step3ToolParser(tools=TOOLS, conventions="lossless")
     text = (
         step3.CALLS_BEGIN
         + step3_call("f", [("s", " 12 "), ("n", "12"), ("u", "true"), ("v", "word")])
@@ -197,11 +203,16 @@ def test_step3_typed_values() -> None:
     )
     check(p, text, None, [("f", {"s": "12", "n": 12, "u": True, "v": "word"}, None)])
     # undeclared everything without tools: JSON when it parses
-    check(Step3ToolParser(), text, None, [("f", {"s": 12, "n": 12, "u": True, "v": "word"}, None)])
+    check(
+        Step3ToolParser(conventions="lossless"),
+        text,
+        None,
+        [("f", {"s": 12, "n": 12, "u": True, "v": "word"}, None)],
+    )
 
 
 def test_step3_wrapper_and_malformed() -> None:
-    p = Step3ToolParser()
+    p = Step3ToolParser(conventions="lossless")
     two = step3.CALLS_BEGIN + step3_call("a", [("x", "1")]) + "\n" + step3_call("b", []) + step3.CALLS_END
     check(p, "Hi " + two + " bye", "Hi  bye", [("a", {"x": 1}, None), ("b", {}, None)])
     bad = (
@@ -263,7 +274,7 @@ def outputs(draw: Any, cls: Any) -> tuple[str, list[tuple[str, Any]]]:
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_streaming_equals_oneshot(cls: Any, data: st.DataObject) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     text, items = data.draw(outputs(cls))
     one = assert_streams_like_oneshot(p, text, [data.draw(chunk_plan(text))])
     assert norm(one) == (expected_content(items), [(v[0], v[1], None) for k, v in items if k == "call"])
@@ -273,7 +284,7 @@ def test_hypothesis_streaming_equals_oneshot(cls: Any, data: st.DataObject) -> N
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_soup(cls: Any, data: st.DataObject) -> None:
-    p = cls()
+    p = cls(conventions="lossless")
     tokens = (*p.markers, ' name="f">', ' string="true">', ' string="false">', ">", "/>", "function")
     check_soup(p, data, tokens)
     text = data.draw(st.lists(st.sampled_from(tokens) | noise, max_size=12).map("".join))
@@ -285,7 +296,7 @@ def test_hypothesis_soup(cls: Any, data: st.DataObject) -> None:
 @pytest.mark.parametrize("cls", ALL)
 def test_stream_holds_little(cls: Any) -> None:
     """Linear streaming: the raw buffer never holds more than a marker; a value is collected as pieces."""
-    p = cls()
+    p = cls(conventions="lossless")
     text = _render_for(cls)([("f", {"s": "x" * 20000, "t": 1})])
     assert max_held(p, text) < 128
     assert json.loads(json.dumps(p.parse(text).tool_calls[0].arguments))["s"] == "x" * 20000
@@ -295,7 +306,7 @@ def test_stream_holds_little(cls: Any) -> None:
 
 
 def test_kimi_k3_channels_types_and_escapes() -> None:
-    p = KimiK3ToolParser()
+    p = KimiK3ToolParser(conventions="lossless")
     k = kimi_k3
     arg = lambda key, t, v: f'{k.ARG_OPEN} key="{key}" type="{t}"{k.SEP}{v}{k.ARG_CLOSE}'  # noqa: E731
     body = (
@@ -336,7 +347,7 @@ def test_minicpm5_bare_calls_cdata_and_types() -> None:
             },
         }
     ]
-    p = MiniCPM5ToolParser(tools=tools)
+    p = MiniCPM5ToolParser(tools=tools, conventions="lossless")
     text = 'Hi <function name="f"><param name="s"> 7 </param><param name="n">7</param></function>'
     text += '<function name="g"><param name="c"><![CDATA[a\n</b>]]></param></function>'
     check(p, text, "Hi ", [("f", {"s": " 7 ", "n": 7}, None), ("g", {"c": "a\n</b>"}, None)])

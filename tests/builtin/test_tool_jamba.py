@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.jamba import JambaToolParser
 from parsebridge.formats import jamba as fmt
 
-P = JambaToolParser()
+P = JambaToolParser(conventions="lossless")
 MARKERS = (fmt.START, fmt.END)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.json_calls import JsonToolParser
 from parsebridge.formats import json_calls as fmt
 
-P = JsonToolParser()
+P = JsonToolParser(conventions="lossless")
 MARKERS = ("```",)
 
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.kimi_k2 import KimiK2ToolParser, name_from_id
 from parsebridge.formats.kimi_k2 import ARG_BEGIN, CALL_BEGIN, CALL_END, SECTION_BEGIN, SECTION_END
 
-P = KimiK2ToolParser()
+P = KimiK2ToolParser(conventions="lossless")
 MARKERS = (SECTION_BEGIN, CALL_BEGIN, ARG_BEGIN, CALL_END, SECTION_END)
 
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.llama3_json import Llama3JsonToolParser
 
-P = Llama3JsonToolParser()
+P = Llama3JsonToolParser(conventions="lossless")
 TAG = "<|python_tag|>"
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.longcat import LongcatToolParser
 from parsebridge.formats import longcat as fmt
 
-P = LongcatToolParser()
+P = LongcatToolParser(conventions="lossless")
 MARKERS = (fmt.START, fmt.END)
 
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.mistral import MistralToolParser
 
-P = MistralToolParser()
+P = MistralToolParser(conventions="lossless")
 TC = "[TOOL_CALLS]"
 
 

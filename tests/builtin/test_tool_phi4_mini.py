@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.phi4_mini import Phi4MiniToolParser
 from parsebridge.formats import phi4_mini as fmt
 
-P = Phi4MiniToolParser()
+P = Phi4MiniToolParser(conventions="lossless")
 MARKERS = (fmt.TAG,)
 
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.plamo3 import Plamo3ToolParser, name_from_head
 from parsebridge.formats import plamo3 as F
 
-P = Plamo3ToolParser()
+P = Plamo3ToolParser(conventions="lossless")
 
 
 def req(name: str, args: str) -> str:

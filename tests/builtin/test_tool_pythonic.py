@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.pythonic import PY_END, PY_START, PythonicToolParser, python_arguments
 
-P = PythonicToolParser()
+P = PythonicToolParser(conventions="lossless")
 
 
 def check(text: str, content: str | None, calls: list[tuple[str, dict[str, Any], str | None]]) -> None:

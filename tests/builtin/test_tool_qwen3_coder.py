@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from parsebridge.adapters.builtin.qwen3_coder import Qwen3CoderToolParser, convert_value
 
-P = Qwen3CoderToolParser(tools=TYPED_TOOLS)
+P = Qwen3CoderToolParser(tools=TYPED_TOOLS, conventions="lossless")
 MARKERS = ("<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>")
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from parsebridge.adapters.builtin.xlam import XlamToolParser
 from parsebridge.formats import xlam as fmt
 
-P = XlamToolParser()
+P = XlamToolParser(conventions="lossless")
 MARKERS = ("```", "[TOOL_CALLS]", "<tool_call>", "</tool_call>")
 
 

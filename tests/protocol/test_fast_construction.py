@@ -60,8 +60,8 @@ def _cases() -> list[tuple[type[Any], dict[str, Any]]]:
     return [
         (ToolCall, dict(call)),
         (ToolCall, dict(bad)),
-        (ToolParseResult, {"content": "hi", "tool_calls": [call, bad]}),
-        (ToolParseResult, {"content": None, "tool_calls": []}),
+        (ToolParseResult, {"content": "hi", "tool_calls": [call, bad], "dropped": " bye"}),
+        (ToolParseResult, {"content": None, "tool_calls": [], "dropped": None}),
         (ReasoningParseResult, {"reasoning": "r", "content": "c", "block": block}),
         (ReasoningParseResult, {"reasoning": None, "content": None, "block": None}),
     ]

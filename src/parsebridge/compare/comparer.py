@@ -40,7 +40,7 @@ class _BoundedRunner(Runner):
         cached = self._lru.get(key)
         if cached is None:
             try:
-                cached = Subject(target, tools, **self.parser_options)
+                cached = Subject(target, tools, **self.options_for(target))
             except Exception as exc:
                 cached = exc
             self._lru[key] = cached

@@ -233,7 +233,8 @@ def subject_for(backend: str, family: str, tools: Sequence[dict[str, Any]]) -> A
     target = target_for(t, backend)
     if target.unsupported:
         raise LookupError(target.unsupported)
-    return Subject(target, tools)
+    # The round trip reads back every text it wrote around the calls: builtin's "lossless".
+    return Subject(target, tools, **({"conventions": "lossless"} if backend == "builtin" else {}))
 
 
 def markers_for(family: str) -> tuple[str, ...]:

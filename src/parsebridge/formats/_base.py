@@ -69,6 +69,13 @@ class ToolFormat:
     #: Argument values are text typed by the tool's JSON schema (XML-style formats): a round
     #: trip needs typed tools, and string values without markup or surrounding whitespace.
     typed_values: bool = False
+    #: How vLLM and SGLang show text the calls do not account for, where both agree (what
+    #: builtin's ``conventions="servers"`` follows): "marker" — content is the text before the
+    #: first start marker (the rest is left out, whether a call follows or not); "call" — the
+    #: same once a call is read, but a start marker no call follows stays content; "keep" —
+    #: text around and between calls stays content (as builtin's "lossless" keeps it). "call"
+    #: unless measured (the consensus check): the least a server leaves out.
+    servers_content: str = "call"
 
 
 @dataclass(frozen=True)

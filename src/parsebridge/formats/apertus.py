@@ -24,4 +24,5 @@ TOOL = ToolFormat(
     markers=(START, END),
     render=render,
     format_tool_result=format_tool_result,
+    servers_content="keep",
 )

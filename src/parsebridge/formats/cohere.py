@@ -45,4 +45,5 @@ TOOL = ToolFormat(
     markers=(START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE),
     render=render,
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

@@ -53,4 +53,5 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
+    servers_content="marker",
 )

@@ -14,4 +14,5 @@ TOOL = ToolFormat(
     grammar=GRAMMAR_V31,
     content_before=True,
     content_after=True,
+    servers_content="marker",
 )

@@ -26,4 +26,5 @@ TOOL = ToolFormat(
     markers=(*TAGS.markers, *ALT_BEGINS),
     render=dsml_renderer(TAGS),
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

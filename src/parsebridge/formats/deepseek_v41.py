@@ -14,4 +14,5 @@ TOOL = ToolFormat(
     markers=TAGS.markers,
     render=dsml_renderer(TAGS),
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

@@ -39,4 +39,5 @@ TOOL = ToolFormat(
     content_between=True,
     typed_values=True,
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

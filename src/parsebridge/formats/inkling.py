@@ -49,6 +49,7 @@ TOOL = ToolFormat(
     markers=(MESSAGE_MODEL, *KINDS, END_SAMPLING, END_MESSAGE),
     render=render,
     notes="format_tool_result: the result text (no Inkling tool-block wrapper verified).",
+    servers_content="keep",
 )
 
 

@@ -39,4 +39,5 @@ TOOL = ToolFormat(
     content_before=True,
     content_after=True,
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

@@ -74,4 +74,5 @@ TOOL = ToolFormat(
     ),
     render=render,
     notes="format_tool_result: the result text (no K3 tool-message wrapper verified).",
+    servers_content="marker",
 )

@@ -46,4 +46,5 @@ TOOL = ToolFormat(
     content_after=True,
     typed_values=True,
     format_tool_result=format_tool_result,
+    servers_content="marker",
 )

@@ -37,6 +37,7 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
+    servers_content="marker",
 )
 
 REASONING = ReasoningFormat(

@@ -41,4 +41,5 @@ TOOL = ToolFormat(
     content_after=True,
     content_between=True,
     typed_values=True,
+    servers_content="marker",
 )

@@ -52,4 +52,5 @@ TOOL = ToolFormat(
     content_after=True,
     typed_values=True,
     notes="format_tool_result: the result text as the tool message's content (no wrapper verified for Step-3).",
+    servers_content="keep",
 )

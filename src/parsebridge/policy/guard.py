@@ -289,7 +289,7 @@ class GuardedToolStream(_GuardedStream):
             return result  # type: ignore[no-any-return]
         self.flush()
         calls = self._acc.tool_calls()
-        return make_tool_result(self._merged_content(self._acc.content), calls)
+        return make_tool_result(self._merged_content(self._acc.content), calls, self._acc.dropped)
 
 
 class GuardedReasoningStream(_GuardedStream):
@@ -400,6 +400,7 @@ class GuardedPipelineStream(_GuardedStream):
             content=self._merged_content(self._acc.content),
             tool_calls=self._acc.tool_calls(),
             block=getattr(self._inner, "block", None),
+            dropped=self._acc.dropped,
         )
 
 

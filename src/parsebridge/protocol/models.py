@@ -221,10 +221,18 @@ class ToolCall(_Model):
 
 
 class ToolParseResult(_Model):
-    """What a tool-call parser found in one output."""
+    """What a tool-call parser found in one output.
+
+    `dropped` is the model text a parser's convention left out of `content` (builtin
+    under ``conventions="servers"``: text after or between calls, cut-off or unnamed
+    markup), in output order; None when nothing was left out. Nothing is lost: content,
+    the calls' `raw_text` and `dropped` together hold every character of the output
+    that is not format markup.
+    """
 
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    dropped: str | None = None
 
     @property
     def tools_called(self) -> bool:
@@ -253,6 +261,8 @@ class ParseResult(_Model):
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     block: ReasoningBlock | None = None
+    #: Text the tool parser's convention left out of `content` (see `ToolParseResult.dropped`).
+    dropped: str | None = None
 
     def to_openai_message(self) -> dict[str, Any]:
         """An OpenAI chat `message`, with `reasoning_content` when there is reasoning."""
@@ -436,10 +446,12 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
     return call
 
 
-def make_tool_result(content: str | None, tool_calls: list[ToolCall]) -> ToolParseResult:
+def make_tool_result(
+    content: str | None, tool_calls: list[ToolCall], dropped: str | None = None
+) -> ToolParseResult:
     """A `ToolParseResult` built without validation (`alloc` and `fill_fields`)."""
     result = alloc(ToolParseResult)
-    fill_fields(result, {"content": content, "tool_calls": tool_calls})
+    fill_fields(result, {"content": content, "tool_calls": tool_calls, "dropped": dropped})
     return result
 
 

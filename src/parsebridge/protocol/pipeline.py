@@ -79,6 +79,7 @@ class PipelineStream:
             content=self._acc.content,
             tool_calls=self._acc.tool_calls(),
             block=block,
+            dropped=self._tool_result.dropped if self._tool_result is not None else None,
         )
 
     @property
@@ -122,10 +123,13 @@ class Pipeline:
             r = self.reasoning.parse(text, reasoning_started=started)
             reasoning, content, block = r.reasoning, r.content, r.block
         calls = []
+        dropped = None
         if self.tools is not None and content:
             t = self.tools.parse(content)
-            content, calls = t.content, t.tool_calls
-        return ParseResult(reasoning=reasoning, content=content, tool_calls=calls, block=block)
+            content, calls, dropped = t.content, t.tool_calls, t.dropped
+        return ParseResult(
+            reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped
+        )
 
     def stream(self, *, reasoning_started: bool | None = None) -> PipelineStream:
         started = self.reasoning_started if reasoning_started is None else reasoning_started

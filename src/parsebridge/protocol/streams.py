@@ -116,6 +116,7 @@ class DeltaAccumulator:
         "_unread",
         "add_calls",
         "content_parts",
+        "dropped_parts",
         "keeps_history",
         "reasoning_parts",
     )
@@ -127,6 +128,8 @@ class DeltaAccumulator:
         #: text here directly (one list append instead of `add`); call deltas go through `add`.
         self.content_parts: list[str] = [] if self.keeps_history else _Nowhere()
         self.reasoning_parts: list[str] = [] if self.keeps_history else _Nowhere()
+        #: Text a convention left out of the content (never in a delta: see `ToolParseResult.dropped`).
+        self.dropped_parts: list[str] = [] if self.keeps_history else _Nowhere()
         self._calls: dict[int, _CallState] = {}
         self._anomalies: list[str] = []
         #: Call deltas recorded but not yet assembled into `_calls` (see `add_calls`).
@@ -193,6 +196,10 @@ class DeltaAccumulator:
     @property
     def reasoning(self) -> str | None:
         return "".join(self.reasoning_parts) or None
+
+    @property
+    def dropped(self) -> str | None:
+        return "".join(self.dropped_parts) or None
 
     def tool_calls(self) -> list[ToolCall]:
         self._assemble()
@@ -263,7 +270,7 @@ class ToolStreamBase(_StreamBase):
     def finish(self) -> ToolParseResult:
         """Flush, then return everything streamed assembled into one result."""
         self.flush()
-        return make_tool_result(self._acc.content, self._acc.tool_calls())
+        return make_tool_result(self._acc.content, self._acc.tool_calls(), self._acc.dropped)
 
 
 class ReasoningStreamBase(_StreamBase):

@@ -5,7 +5,9 @@ only when a spec names it, so listing names costs nothing. Streams are
 incremental and linear in the output length: they hold back only text that
 could still be the start of a marker and never re-parse what they have seen.
 
-Malformed output never raises; the policy (README "Builtin parsers") is:
+`conventions=` ("servers", the default, or "lossless"; see `_conventions`) says what
+the content holds when the output is not clean. Malformed output never raises; the
+policy (README "Builtin parsers") is:
 a call whose name cannot be recovered stays in the content verbatim; a
 named call whose arguments are not a JSON object is kept with
 `invalid_arguments`; a call cut off by the end of output is kept when its
@@ -22,6 +24,7 @@ from typing import Any
 from ...protocol import ReasoningParser, ToolParser, ToolSpec
 from ...protocol.family_rows import Kind, rows_of
 from ..base import Backend
+from ._conventions import check_conventions
 
 #: tool parser name → "module:Class" (modules relative to this package). Implementation data:
 #: which names exist is `families.toml`'s `builtin` column, and a test fails when the two differ.
@@ -124,4 +127,7 @@ class BuiltinBackend(Backend):
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
+        # Reasoning reads the same under both conventions (no disagreement with the servers
+        # comes from a policy); the option is checked so a pipeline can pass it to both parsers.
+        check_conventions(options.get("conventions"))
         return _load(reasoning_parsers()[name])(**options)  # type: ignore[no-any-return]

@@ -33,8 +33,9 @@ from typing import Any, ClassVar
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
 from ...protocol.errors import StreamStateError, call_typed
 from ...protocol.models import alloc, make_call_delta, make_delta, make_tool_result, new_call_id
-from ...protocol.parsers import ToolParserBase
+from ...protocol.parsers import ToolParserBase, ToolSpec
 from ...protocol.streams import ToolStreamBase
+from ._conventions import SERVERS, check_conventions, servers_content
 from ._json import (
     CLOSED,
     EOB,
@@ -128,6 +129,8 @@ class BuiltinToolStream(ToolStreamBase):
         "_buf",
         "_call_start",
         "_content_append",
+        "_cut",
+        "_dropping",
         "_exact",
         "_final",
         "_in_call",
@@ -138,6 +141,7 @@ class BuiltinToolStream(ToolStreamBase):
         "_pending_ws",
         "_pos",
         "_seen_structure",
+        "_servers",
         "_span",
         "_span_abs",
         "_span_parts",
@@ -176,6 +180,12 @@ class BuiltinToolStream(ToolStreamBase):
         self._call_start = 0
         #: absolute (start, end) of each named call's span, for `ToolCall.raw_text`.
         self.call_spans: list[tuple[int, int]] = []
+        #: conventions="servers": content ends where the first call begins (`_dropping` from
+        #: then on: what `_content` is given goes to the accumulator's `dropped_parts`).
+        self._servers = parser.cuts_content
+        #: ... and content ends at the format's start marker, whatever follows it.
+        self._cut = parser.cut_marker
+        self._dropping = False
 
     # -- life cycle ---------------------------------------------------------------------------
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
@@ -304,7 +314,7 @@ class BuiltinToolStream(ToolStreamBase):
     def _flushed_result(self) -> ToolParseResult:
         self.flush()
         acc = self._acc
-        return make_tool_result(acc.content, acc.tool_calls())
+        return make_tool_result(acc.content, acc.tool_calls(), acc.dropped)
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
@@ -457,6 +467,17 @@ class BuiltinToolStream(ToolStreamBase):
         """Text outside calls; whitespace right after a call (or at start) waits for what follows."""
         if not text:
             return
+        if self._dropping:
+            # (`_ws_mode` stays True: `feed`'s in-place content path then comes here too.)
+            self._acc.dropped_parts.append(text)
+            return
+        if self._cut:
+            at = text.find(self._cut)
+            if at != -1:
+                self._content(text[:at])
+                self._start_dropping()
+                self._acc.dropped_parts.append(text[at:])
+                return
         if self._ws_mode:
             if text.isspace():
                 self._pending_ws.append(text)
@@ -466,10 +487,22 @@ class BuiltinToolStream(ToolStreamBase):
             self._pending_ws = []
         self._out_content.append(text)
 
+    def _start_dropping(self) -> None:
+        """conventions="servers": the content ends here; what `_content` is given from now on
+        (whitespace held so far included) is left out of it, kept on the result's `dropped`."""
+        self._dropping = True
+        self._ws_mode = True
+        if self._pending_ws:
+            self._acc.dropped_parts.extend(self._pending_ws)
+            self._pending_ws = []
+
     def _inline_content(self, text: str) -> None:
         """Stray text inside a call span that is not part of the call: content, verbatim, in place."""
         if text:
-            self._out_content.append(text)
+            if self._dropping:
+                self._acc.dropped_parts.append(text)
+            else:
+                self._out_content.append(text)
 
     def _structure(self) -> None:
         """A committed piece of call structure (outside any call): swallow adjacent whitespace."""
@@ -512,6 +545,8 @@ class BuiltinToolStream(ToolStreamBase):
         start = self._span_abs if call_start is None else self._base + call_start
         self._drop_span()
         self._structure()
+        if self._servers:
+            self._start_dropping()
         self._index += 1
         self._in_call = True
         self._args_held = []
@@ -585,6 +620,16 @@ class BuiltinToolParser(ToolParserBase):
     backend = "builtin"
     stream_class: ClassVar[type[BuiltinToolStream]]
 
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        #: "servers" or "lossless" (see `_conventions`).
+        self.conventions = check_conventions(options.get("conventions"))
+        #: Under "servers", where the content ends (the format's `servers_content`): at the
+        #: first call ("call"), at the start marker ("marker"), nowhere ("keep").
+        cut = servers_content(self.name) if self.conventions == SERVERS else "keep"
+        self.cuts_content = cut != "keep"
+        self.cut_marker = self.markers[0] if cut == "marker" and self.markers else ""
+
     def stream(self) -> BuiltinToolStream:
         """A fresh incremental stream (per request)."""
         return self.stream_class(self)
@@ -602,4 +647,4 @@ class BuiltinToolParser(ToolParserBase):
         calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
-        return make_tool_result(acc.content, calls)
+        return make_tool_result(acc.content, calls, acc.dropped)

@@ -8,7 +8,8 @@ literal is read at the end of output (the calls arrive then). Neither vLLM
 
 Malformed output (nothing is lost): a literal that does not parse, or an item
 that is not such a dict, leaves the marker and everything after it in the
-content verbatim; text after the literal is content (the literal's end is
+content verbatim; text after the literal is content under ``conventions="lossless"``,
+left out of it (on the result's `dropped`) under "servers" (the literal's end is
 looked for at the last `MAX_TRIES` closing brackets).
 
 `format_tool_result`: the result as the tool message's content (no id).
@@ -23,9 +24,10 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.sarashina import TAG
-from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolStreamBase
+from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolSpec, ToolStreamBase
 from ...protocol.models import make_delta, make_tool_call, make_tool_result
 from ...protocol.streams import result_as_delta
+from ._conventions import SERVERS, check_conventions, servers_content
 from .reasoning import held_prefix
 
 _ARG_KEYS = ("arguments", "parameters")
@@ -111,6 +113,7 @@ class SarashinaToolStream(ToolStreamBase):
 
     def __init__(self, parser: SarashinaToolParser) -> None:
         super().__init__()
+        self._cut = parser.cuts_content
         self._held = ""
         self._after: list[str] | None = None
         self._fed = 0  # characters fed so far
@@ -151,6 +154,9 @@ class SarashinaToolStream(ToolStreamBase):
             return make_delta(TAG + after)
         calls, rest, spans = read
         self.call_spans += [(self._after_at + a, self._after_at + b) for a, b in spans]
+        if self._cut and rest:  # conventions="servers": text after the calls is left out
+            self._acc.dropped_parts.append(rest)
+            rest = ""
         return result_as_delta(make_tool_result(rest or None, calls))
 
 
@@ -160,6 +166,12 @@ class SarashinaToolParser(ToolParserBase):
     backend = "builtin"
     name = "sarashina"
     markers: ClassVar[tuple[str, ...]] = (TAG,)
+
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.conventions = check_conventions(options.get("conventions"))
+        #: "servers": text after the call list is left out of the content (on `dropped`).
+        self.cuts_content = self.conventions == SERVERS and servers_content(self.name) != "keep"
 
     def parse(self, text: str) -> ToolParseResult:
         s = self.stream()

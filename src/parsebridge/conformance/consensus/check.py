@@ -103,8 +103,8 @@ def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dic
 
 
 def run_consensus(transcripts: Iterable[Transcript], runner: Runner | None = None) -> list[Outcome]:
-    """Each transcript one-shot through builtin, vLLM and SGLang; the verdicts."""
-    runner = runner or Runner(["oneshot"])
+    """Each transcript one-shot through builtin (``conventions="servers"``), vLLM and SGLang; the verdicts."""
+    runner = runner or Runner(["oneshot"], conventions="servers")
     oneshot = runner.chunkings[:1]
     out = []
     for t in transcripts:

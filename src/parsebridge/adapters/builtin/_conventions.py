@@ -1,0 +1,55 @@
+"""`conventions=`: what a builtin parser shows as content when the output is not clean.
+
+Two conventions, one policy layer in the shared engine (`_scan.BuiltinToolStream`), the
+same for every format:
+
+* ``"servers"`` (the default) — read as vLLM and SGLang read it where both agree:
+  content is the text before the tool calls. Text after or between calls, and markup
+  that opens a call but never names one (a stray, doubled or cut-off start marker), are
+  left out of the content, as both servers leave them out.
+* ``"lossless"`` — nothing is left out: every character that is not call structure is
+  content (the builtin policy before conventions existed).
+
+Under both, nothing is lost: what ``"servers"`` leaves out of the content is on the
+result's `dropped` (never in a stream delta), and a stream equals its one-shot parse at
+every chunking. The calls themselves are read the same way under both.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Final
+
+from ...protocol.errors import InvalidSpecError
+
+SERVERS: Final = "servers"
+LOSSLESS: Final = "lossless"
+DEFAULT: Final = SERVERS
+
+#: Convention → what it does, one line (the CLI's help and the README's table read these).
+CONVENTIONS: Final[dict[str, str]] = {
+    SERVERS: "content is the text before the calls, as vLLM and SGLang show it; "
+    "text after or between calls and unnamed call markup go to `dropped`",
+    LOSSLESS: "nothing is left out: every character that is not call structure is content",
+}
+
+
+@cache
+def servers_content(parser_name: str) -> str:
+    """How both servers show text the calls do not account for in the format of builtin
+    parser `parser_name` (its `ToolFormat.servers_content`; "call" when it has no format)."""
+    from ...formats import tool_format
+
+    try:
+        return tool_format(parser_name).servers_content
+    except Exception:
+        return "call"
+
+
+def check_conventions(value: object) -> str:
+    """`value` when it names a convention; else a typed error naming the choices."""
+    if value is None:
+        return DEFAULT
+    if isinstance(value, str) and value in CONVENTIONS:
+        return value
+    raise InvalidSpecError(f"unknown conventions={value!r}; expected one of: {', '.join(CONVENTIONS)}")

@@ -1,0 +1,109 @@
+"""`conventions=`: "servers" (the default) reads like vLLM and SGLang, "lossless" drops nothing; in both,
+nothing is lost and a stream equals its one-shot parse.
+
+For every builtin tool parser, on its family's fixtures and on marker soups (see `_golden`):
+the calls are the same under both conventions; "servers" content followed by its `dropped`
+text holds every non-whitespace character "lossless" content holds, in order; and a stream
+at several chunkings finishes with the one-shot content, calls and `dropped`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import _golden
+import pytest
+
+import parsebridge as pb
+from parsebridge.adapters.builtin import TOOL_PARSERS
+from parsebridge.adapters.builtin._conventions import CONVENTIONS, servers_content
+from parsebridge.protocol import InvalidSpecError
+
+_WS = re.compile(r"\s+")
+#: Soups per parser here (the golden test runs the full count under "lossless").
+SOUPS = 60
+
+
+def _calls(result: Any) -> list[Any]:
+    return [(c.name, c.arguments, c.invalid_arguments, c.raw_text) for c in result.tool_calls]
+
+
+def _cases(name: str) -> list[tuple[str, list[dict[str, Any]], list[list[str]]]]:
+    cases = _golden.cases("tool", name)
+    fixtures = [c for c in cases if c[0].startswith("fixture:")]
+    return fixtures + [c for c in cases if c[0].startswith("soup:")][:SOUPS]
+
+
+@pytest.mark.parametrize("name", list(TOOL_PARSERS))
+def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str) -> None:
+    for label, tools, chunkings in _cases(name):
+        text = "".join(chunkings[0])
+        servers = pb.get_tool_parser(f"builtin:{name}", tools=tools or None)
+        lossless = pb.get_tool_parser(f"builtin:{name}", tools=tools or None, conventions="lossless")
+        one, full = servers.parse(text), lossless.parse(text)
+        assert full.dropped is None, label
+        assert _calls(one) == _calls(full), label
+        kept = (one.content or "") + (one.dropped or "")
+        assert _WS.sub("", kept) == _WS.sub("", full.content or ""), label
+        for chunks in chunkings:
+            stream = servers.stream()
+            shown = "".join(stream.feed(chunk).content for chunk in chunks) + stream.flush().content
+            got = stream.finish()
+            assert (shown or None, got.content, got.dropped) == (one.content, one.content, one.dropped), label
+            assert [c[:3] for c in _calls(got)] == [c[:3] for c in _calls(one)], label
+
+
+HERMES = 'Let me check.\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>\nDone.'
+
+
+def test_servers_is_the_default_and_lossless_keeps_text_after_the_calls() -> None:
+    servers = pb.get_tool_parser("builtin:hermes").parse(HERMES)
+    assert (servers.content, servers.dropped) == ("Let me check.\n", "\nDone.")
+    lossless = pb.get_tool_parser("builtin:hermes", conventions="lossless").parse(HERMES)
+    assert (lossless.content, lossless.dropped) == ("Let me check.\n\nDone.", None)
+    assert [c.name for c in servers.tool_calls] == [c.name for c in lossless.tool_calls] == ["f"]
+
+
+def test_a_start_marker_no_call_follows_cuts_the_content_where_both_servers_cut_it() -> None:
+    text = "A literal <｜tool▁calls▁begin｜> in prose."
+    assert servers_content("deepseek_v3") == "marker"
+    got = pb.get_tool_parser("builtin:deepseek_v3").parse(text)
+    assert (got.content, got.dropped, got.tool_calls) == (
+        "A literal ",
+        "<｜tool▁calls▁begin｜> in prose.",
+        [],
+    )
+    assert pb.get_tool_parser("builtin:deepseek_v3", conventions="lossless").parse(text).content == text
+    # hermes's servers keep a start marker no call follows: so does "servers"
+    assert servers_content("hermes") == "call"
+    assert pb.get_tool_parser("builtin:hermes").parse("a <tool_call> b").content == "a <tool_call> b"
+
+
+def test_a_pipeline_carries_the_dropped_text() -> None:
+    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes", reasoning_started=False)
+    text = "<think>hm</think>" + HERMES
+    one = pipe.parse(text)
+    assert (one.reasoning, one.content, one.dropped) == ("hm", "Let me check.\n", "\nDone.")
+    stream = pipe.stream()
+    for ch in text:
+        stream.feed(ch)
+    got = stream.finish()
+    assert (got.reasoning, got.content, got.dropped) == ("hm", "Let me check.\n", "\nDone.")
+
+
+@pytest.mark.parametrize("kind", ["tool", "reasoning"])
+def test_an_unknown_convention_is_a_typed_error(kind: str) -> None:
+    with pytest.raises(InvalidSpecError, match="servers, lossless"):
+        if kind == "tool":
+            pb.get_tool_parser("builtin:hermes", conventions="strict")
+        else:
+            pb.get_reasoning_parser("builtin:qwen3", conventions="strict")
+    assert list(CONVENTIONS) == ["servers", "lossless"]
+
+
+def test_every_format_says_how_the_servers_show_the_content() -> None:
+    from parsebridge.formats import tool_families, tool_format
+
+    for family in tool_families():
+        assert tool_format(family).servers_content in ("marker", "call", "keep"), family
