@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from . import _tokenizer
@@ -35,26 +36,43 @@ def probe_special_tokens() -> list[str]:
         base = _tokenizer.build_tokenizer((), None)
         seen: set[str] = set()
         request = api.make_request(None, "auto")
-        for name in api.tool_parser_names():
-            try:
-                cls = api.tool_parser_class(name)
-            except Exception:
-                continue
-            seen |= _tokenizer.marker_strings(cls)
-            with contextlib.suppress(Exception):
-                api.new_tool_parser(cls, _tokenizer.ProbeTokenizer(base, seen), request)
-        for name in api.reasoning_parser_names():
-            try:
-                cls = api.reasoning_parser_class(name)
-            except Exception:
-                continue
-            seen |= _tokenizer.marker_strings(cls)
-            with contextlib.suppress(Exception):
-                api.new_reasoning_parser(cls, _tokenizer.ProbeTokenizer(base, seen), {})
+        _probe(
+            api.tool_parser_names(),
+            api.tool_parser_class,
+            lambda cls, tokenizer: api.new_tool_parser(cls, tokenizer, request),
+            base,
+            seen,
+        )
+        _probe(
+            api.reasoning_parser_names(),
+            api.reasoning_parser_class,
+            lambda cls, tokenizer: api.new_reasoning_parser(cls, tokenizer, {}),
+            base,
+            seen,
+        )
         # Only marker-shaped strings become atomic: a probe also sees lookups
         # of fragments ("</", ">") that would wreck tokenization if atomic.
         _specials = sorted(s for s in seen if _tokenizer.is_marker(s) or _tokenizer.is_vocab_internal(s))
         return _specials
+
+
+def _probe(
+    names: list[str],
+    class_of: Callable[[str], type],
+    build: Callable[[type, Any], Any],
+    base: Any,
+    seen: set[str],
+) -> None:
+    """Build each named parser against a tokenizer that records its lookups into `seen`."""
+    for name in names:
+        try:
+            cls = class_of(name)
+        except Exception:
+            continue
+        seen |= _tokenizer.marker_strings(cls)
+        probe = _tokenizer.ProbeTokenizer(base, seen)
+        with contextlib.suppress(Exception):
+            build(cls, probe)
 
 
 def resolve_tokenizer(source: Any, parser_name: str) -> Any:
