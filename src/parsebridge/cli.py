@@ -406,6 +406,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"parsebridge {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    _add_list_command(sub)
+    _add_parse_command(sub)
+    _add_install_command(sub)
+    for module, func in _PLUGINS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        getattr(mod, func)(sub)
+    return p
+
+
+def _add_list_command(sub: Any) -> None:
+    """`parsebridge list`."""
     lp = sub.add_parser(
         "list",
         help="backends, their parsers, and the family table",
@@ -417,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     lp.add_argument("--json", action="store_true", help="machine-readable output")
     lp.set_defaults(func=_cmd_list)
 
+
+def _add_parse_command(sub: Any) -> None:
+    """`parsebridge parse`."""
     pp = sub.add_parser(
         "parse",
         help="parse one model output",
@@ -455,6 +474,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pp.set_defaults(func=_cmd_parse)
 
+
+def _add_install_command(sub: Any) -> None:
+    """`parsebridge install-framework` (its options live with the installer)."""
     from ._frameworks import install as fw_install
 
     ip = sub.add_parser(
@@ -465,16 +487,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fw_install.add_arguments(ip)
     ip.set_defaults(func=fw_install.run)
-
-    for module, func in _PLUGINS:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        getattr(mod, func)(sub)
-    return p
 
 
 def _pipe_closed() -> int:

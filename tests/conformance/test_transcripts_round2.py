@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from parsebridge.compare.cli import _stdin_transcripts
+from parsebridge.compare.inputs import stdin_transcripts as _stdin_transcripts
 from parsebridge.compare.logs import iter_log
 from parsebridge.conformance.transcripts import TranscriptError, iter_transcripts
 

@@ -60,12 +60,7 @@ def locate_reasoning(
         use_start = None
     else:
         return _locate_searching(text, reasoning, start_marker, end_marker)
-    stop = idx + len(reasoning)
-    use_end = None
-    if end_marker and text.startswith(end_marker, stop):
-        use_end = end_marker
-        stop += len(end_marker)
-    return make_block(reasoning, use_start, use_end, begin, stop, True)
+    return _found_block(text, reasoning, idx, use_start, begin, end_marker)
 
 
 def _locate_searching(
@@ -87,10 +82,19 @@ def _locate_searching(
         return make_block(reasoning, None, None, 0, len(text), False)
     use_start = start_marker if start is not None and start + len(start_marker or "") == idx else None
     begin = idx - len(use_start) if use_start else idx
+    return _found_block(text, reasoning, idx, use_start, begin, end_marker)
+
+
+def _found_block(
+    text: str, reasoning: str, idx: int, use_start: str | None, begin: int, end_marker: str | None
+) -> ReasoningBlock:
+    """The block of `reasoning` found at `idx` (its start marker, if any, from `begin`).
+
+    Whitespace between reasoning and the end marker belongs to neither side
+    in some parsers; the end marker must follow directly to be claimed.
+    """
     stop = idx + len(reasoning)
     use_end = None
-    # Whitespace between reasoning and the end marker belongs to neither
-    # side in some parsers; the marker must follow directly to be claimed.
     if end_marker and text.startswith(end_marker, stop):
         use_end = end_marker
         stop += len(end_marker)

@@ -1,25 +1,34 @@
 """`parsebridge compare`: backends side by side on the same transcripts.
 
 Registered into the `parsebridge` command by `parsebridge.cli` (plugin hook
-``register(subparsers)``). Input handling, output files, ``--resume`` and
-the progress bar live here; the comparing itself is `compare.py`, the
-output models `models.py`, the table/HTML views `render.py`.
+``register(subparsers)``). The options, output files and the progress bar
+live here; what is read (inputs, the previous output for ``--resume``) is
+`inputs.py`, the comparing itself `engine.py`, the output models
+`models.py`, the table/HTML views `render.py`.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from .logs import count_lines, is_gzip  # light (stdlib only); count_lines is also this module's API
+from .inputs import (
+    Source,
+    check_raw_outputs,
+    pending_transcripts,
+    read_previous,
+    sources,
+    split_list,
+    usage_error,
+)
+from .logs import count_lines  # noqa: F401  (light, stdlib only; also this module's API)
 
 EPILOG = """\
 inputs (any number, read in order):
@@ -57,10 +66,6 @@ exit status:
        message names it)
   130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
-
-
-def _split(values: Sequence[str] | None) -> list[str]:
-    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -182,169 +187,6 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schema", action="store_true", help="print the JSON schema of the json output and exit")
 
 
-# ---------------------------------------------------------------- inputs
-
-
-class _Source:
-    """One input, opened lazily; `count` is cheap (a line count), None when unknown."""
-
-    def __init__(self, label: str, items: Iterable[Any], count: int | None, raw: bool = False) -> None:
-        self.label, self.items, self.count, self.raw = label, items, count, raw
-
-
-_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
-
-
-def _stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
-    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
-    from ..conformance.transcripts import iter_json_lines, transcript_from
-
-    first = stream.readline()
-    if not first.lstrip().startswith("{"):
-        if not raw_ok:
-            raise _raw_without_family("<stdin>")
-        yield transcript_from({"output": first + stream.read()}, "stdin")
-        return
-    yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
-
-
-def _looks_like_path(arg: str) -> bool:
-    return not any(ch.isspace() for ch in arg) and (arg.lower().endswith(_PATHLIKE_SUFFIXES) or os.sep in arg)
-
-
-def _file_source(path: Path) -> _Source:
-    """One file: JSONL (gzip too) streamed with a cheap line count for the progress bar."""
-    from ..conformance.transcripts import JSONL_SUFFIXES, YAML_SUFFIXES
-    from .logs import inner_suffix, iter_log
-
-    suffix = inner_suffix(path)
-    jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
-    raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
-    count = count_lines(path) if jsonl else (1 if raw else None)
-    return _Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw)
-
-
-def _blank(path: Path) -> str | None:
-    """Why a file holds nothing to compare ("empty file", "only blank lines"), or None.
-
-    Reads only until the first character that is not white space.
-    """
-    if is_gzip(path):
-        return None
-    with path.open("rb") as fh:
-        first = fh.read(1)
-        if not first:
-            return "empty file"
-        block = first
-        while block:
-            if block.strip():
-                return None
-            block = fh.read(1 << 16)
-    return "only blank lines"
-
-
-def sources(ns: argparse.Namespace) -> list[_Source]:
-    """The inputs named on the command line, in order (nothing is read yet)."""
-    from .._cli_io import InputFileError
-    from ..conformance.transcripts import bundled_transcripts, load_transcripts, transcript_from
-    from ..protocol import ParsebridgeError
-    from .logs import expand, is_glob
-
-    out: list[_Source] = []
-    texts = 0
-    for arg in ns.inputs:
-        if arg == "-":
-            raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
-            out.append(_Source("<stdin>", _stdin_transcripts(sys.stdin, raw_ok), None))
-            continue
-        path = Path(arg)
-        if path.is_dir():
-            items = load_transcripts([path])
-            out.append(_Source(str(path), items, len(items)))
-        elif path.is_file():
-            why = _blank(path)
-            if why:
-                raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
-            out.append(_file_source(path))
-        elif is_glob(arg) and not any(ch.isspace() for ch in arg) and (matched := expand(arg)):
-            out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
-        elif _looks_like_path(arg):
-            raise InputFileError(f"no such file: {arg} (to compare a literal output, quote text with spaces)")
-        else:
-            texts += 1
-            tid = "text" if texts == 1 else f"text-{texts}"
-            out.append(_Source(tid, [transcript_from({"output": arg}, tid)], 1, raw=True))
-    if ns.bundled or not ns.inputs:
-        fams = _split(ns.family) or None
-        items = bundled_transcripts(families=fams)
-        if not items:
-            raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
-        out.append(_Source("bundled", items, len(items)))
-    return out
-
-
-def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
-    """`items`, with a non-UTF-8 file turned into a usage error that names it."""
-    from .._cli_io import InputFileError
-
-    try:
-        yield from items
-    except UnicodeDecodeError as exc:
-        bad = exc.object[exc.start : exc.start + 1].hex()
-        raise InputFileError(f"{label}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8") from None
-
-
-def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:
-    for t in items:
-        update: dict[str, Any] = {}
-        if tools and not t.tools:
-            update["tools"] = tools
-        if started and "reasoning_started_in_prompt" not in t.model_fields_set:
-            update["reasoning_started_in_prompt"] = True
-        yield t.model_copy(update=update) if update else t
-
-
-# ---------------------------------------------------------------- resume
-
-
-def read_previous(path: Path, builder: Any) -> set[str]:
-    """Ids already compared in a json output; their records go into `builder`.
-
-    The file is rewritten without summary lines and without a torn last
-    line (an interrupted write), streaming, so a huge file costs no memory
-    beyond the set of ids.
-    """
-    from .engine import compact
-
-    done: set[str] = set()
-    if not path.exists():
-        return done
-    tmp = path.with_name(path.name + ".resume-tmp")
-    dropped = 0
-    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
-        for line in src:
-            if not line.endswith("\n"):
-                dropped += 1
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                dropped += 1
-                continue
-            if not isinstance(obj, dict) or obj.get("type") == "summary" or "transcript" not in obj:
-                continue
-            tid = str(obj["transcript"])
-            if tid in done:
-                continue
-            done.add(tid)
-            builder.add(compact(obj), line.rstrip("\n"))
-            dst.write(line)
-    os.replace(tmp, path)
-    if dropped:
-        print(f"resume: dropped {dropped} incomplete line(s) from {path}", file=sys.stderr)
-    return done
-
-
 # ---------------------------------------------------------------- progress
 
 
@@ -389,16 +231,16 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.executor == "ray" and not _ray_ready():
         return 2
     srcs = sources(ns)
-    _check_raw_outputs(ns, srcs)
+    check_raw_outputs(ns, srcs)
     plan = ComparePlan.build(
         ns.tool_parser,
         reasoning_parsers=ns.reasoning_parser,
-        family=_split(ns.family) or None,
-        backends=_split(ns.backends) or None,
-        chunkings=_split(ns.chunking) or None,
+        family=split_list(ns.family) or None,
+        backends=split_list(ns.backends) or None,
+        chunkings=split_list(ns.chunking) or None,
     )
     if not plan.targets and not plan.backends:
-        raise _usage("no backend is available to compare")
+        raise usage_error("no backend is available to compare")
     tools = _load_tools(ns.tools)
     if ns.show is None:
         ns.show = 300 if ns.format == "html" else 20
@@ -407,7 +249,9 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
         builder.skipped = len(done)
-    new, summary = _run(ns, plan, srcs, _pending(srcs, tools, ns.reasoning_started, done), builder, jobs)
+    new, summary = _run(
+        ns, plan, srcs, pending_transcripts(srcs, tools, ns.reasoning_started, done), builder, jobs
+    )
     if not summary.complete:
         where = f" {ns.output}" if ns.output else ""
         print(
@@ -417,29 +261,23 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         )
         return 130
     if builder.transcripts == 0:
-        raise _usage("no transcripts to compare: the inputs hold none (only blank or comment lines?)")
+        raise usage_error("no transcripts to compare: the inputs hold none (only blank or comment lines?)")
     _show(ns, summary, builder, new)
     return 1 if ns.fail_on_diff and summary.differing else 0
 
 
-def _usage(message: str) -> Exception:
-    from ..protocol import ParsebridgeError
-
-    return ParsebridgeError(message)
-
-
 def _check_options(ns: argparse.Namespace) -> int:
     """Options that contradict each other (usage errors); returns the number of jobs asked for."""
-    for fam in _split(ns.family):
+    for fam in split_list(ns.family):
         from ..conformance.cli import check_family
 
         check_family(fam)
     if ns.resume and (not ns.output or ns.format != "json"):
-        raise _usage("--resume needs --format json and --output FILE (the file it continues)")
+        raise usage_error("--resume needs --format json and --output FILE (the file it continues)")
     if ns.jobs is not None and ns.jobs < 0:
-        raise _usage("--jobs must be 0 (one per CPU) or more")
+        raise usage_error("--jobs must be 0 (one per CPU) or more")
     if ns.address and ns.executor != "ray":
-        raise _usage("--address is for --executor ray")
+        raise usage_error("--address is for --executor ray")
     return int(ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1))
 
 
@@ -457,36 +295,10 @@ def _ray_ready() -> bool:
     return True
 
 
-def _check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[_Source]) -> None:
-    """A raw output (text, or a file that is not transcripts) has no family: it needs specs or --family."""
-    if ns.tool_parser or ns.reasoning_parser or ns.family:
-        return
-    raw = [s.label for s in srcs if s.raw]
-    if raw:
-        raise _raw_without_family(raw[0])
-
-
-def _raw_without_family(label: str) -> Exception:
-    return _usage(
-        f"{label} is a raw output, which names no family: give --tool-parser/--reasoning-parser SPEC "
-        "or --family NAME"
-    )
-
-
-def _pending(
-    srcs: Sequence[_Source], tools: list[dict[str, Any]] | None, started: bool, done: set[str]
-) -> Iterator[Any]:
-    """Every input's transcripts with the command line's defaults, minus those already compared."""
-    for src in srcs:
-        for t in _with_defaults(src.items, tools, started):
-            if t.id not in done:
-                yield t
-
-
 def _run(
     ns: argparse.Namespace,
     plan: Any,
-    srcs: Sequence[_Source],
+    srcs: Sequence[Source],
     pending: Iterator[Any],
     builder: Any,
     jobs: int,

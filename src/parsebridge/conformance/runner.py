@@ -15,6 +15,7 @@ parser for the family, framework not installed, parser module absent) or
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -150,6 +151,10 @@ class Result:
             out["observed"] = self.observation.to_dict()
             out["elapsed_ms"] = round(self.observation.elapsed * 1000, 3)
         return out
+
+
+#: A `Result` for one chunking of a fixed (target, transcript): ``row(chunking, status, **fields)``.
+Row = Callable[..., Result]
 
 
 # ---------------------------------------------------------------- the parser under test
@@ -397,47 +402,22 @@ class Runner:
     ) -> list[Result]:
         """Every chunking of one transcript through one target (one-shot parsed once, reused)."""
         chunkings = list(chunkings or self.chunkings)
-        family = transcript.family_name
-
-        def row(chunking: str, status: Status, **kw: Any) -> Result:
-            return Result(
-                target.backend,
-                target.spec,
-                target.reasoning_spec,
-                family,
-                transcript.kind,
-                transcript.id,
-                chunking,
-                status,
-                **kw,
-            )
-
-        if target.unsupported:
-            return [row(c.name, "unsupported", reason=target.unsupported) for c in chunkings]
-        reason = None if explicit else self.unavailable_reason(target.backend)
-        if reason is not None:
-            return [
-                row(c.name, "unsupported", reason=f"backend {target.backend!r} unavailable: {reason}")
-                for c in chunkings
-            ]
+        row: Row = functools.partial(
+            Result,
+            target.backend,
+            target.spec,
+            target.reasoning_spec,
+            transcript.family_name,
+            transcript.kind,
+            transcript.id,
+        )
+        skipped = self._skip_reason(target, explicit)
+        if skipped is not None:
+            return [row(c.name, "unsupported", reason=skipped) for c in chunkings]
         try:
             subject = self.subject(target, transcript.tools)
         except Exception as exc:
-            why = None if explicit else unsupported_reason(exc)
-            if why is not None:
-                return [row(c.name, "unsupported", reason=why) for c in chunkings]
-            msg = _error_text(exc, target, "create parser", transcript.id)
-            obs = [Observation(c.mode, c.name, error=msg, error_type=type(exc).__name__) for c in chunkings]
-            return [
-                row(
-                    c.name,
-                    "error",
-                    verdict=evaluate(transcript, o, None, backend=target.backend),
-                    observation=o,
-                    reason=msg,
-                )
-                for c, o in zip(chunkings, obs, strict=True)
-            ]
+            return self._construction_failed(exc, target, transcript, chunkings, row, explicit)
         markers = self.markers_for(transcript, subject)
         oneshot = observe_oneshot(subject, transcript)
         results: list[Result] = []
@@ -453,6 +433,39 @@ class Runner:
             )
             results.append(row(c.name, verdict.status, verdict=verdict, observation=seen))
         return results
+
+    def _skip_reason(self, target: Target, explicit: bool) -> str | None:
+        """Why a target does not run: no such parser, or (unless named explicitly) no backend here."""
+        if target.unsupported:
+            return target.unsupported
+        reason = None if explicit else self.unavailable_reason(target.backend)
+        return None if reason is None else f"backend {target.backend!r} unavailable: {reason}"
+
+    @staticmethod
+    def _construction_failed(
+        exc: Exception,
+        target: Target,
+        transcript: Transcript,
+        chunkings: Sequence[Chunking],
+        row: Row,
+        explicit: bool,
+    ) -> list[Result]:
+        """The rows of a target whose parser could not be built: unsupported, or an error per chunking."""
+        why = None if explicit else unsupported_reason(exc)
+        if why is not None:
+            return [row(c.name, "unsupported", reason=why) for c in chunkings]
+        msg = _error_text(exc, target, "create parser", transcript.id)
+        obs = [Observation(c.mode, c.name, error=msg, error_type=type(exc).__name__) for c in chunkings]
+        return [
+            row(
+                c.name,
+                "error",
+                verdict=evaluate(transcript, o, None, backend=target.backend),
+                observation=o,
+                reason=msg,
+            )
+            for c, o in zip(chunkings, obs, strict=True)
+        ]
 
     def markers_for(self, transcript: Transcript, subject: Subject) -> tuple[str, ...]:
         """The parser's declared markers plus the known markers of the transcript's families."""

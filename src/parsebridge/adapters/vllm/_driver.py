@@ -26,6 +26,10 @@ from typing import Any
 
 from ._compat import VllmApi
 
+#: What vLLM's streaming extraction methods take, in their order: previous text, current text,
+#: delta text, previous token ids, current token ids, delta token ids.
+StreamTexts = tuple[str, str, str, list[int], list[int], list[int]]
+
 
 @dataclass
 class RawCall:
@@ -206,85 +210,101 @@ class ServingLoopSession:
 
     # ------------------------------------------------------------------ streaming
 
-    def _reasoning_streaming(self, *args: Any) -> Any:
+    def _reasoning_streaming(self, texts: StreamTexts) -> Any:
         assert self.reasoning is not None
-        return getattr(self.reasoning, self.api.reasoning_method + "_streaming")(*args)
+        return getattr(self.reasoning, self.api.reasoning_method + "_streaming")(*texts)
+
+    def _tool_streaming(self, texts: StreamTexts) -> Any:
+        assert self.tool is not None
+        previous_text, current_text, delta_text, previous_ids, current_ids, delta_ids = texts
+        return self.tool.extract_tool_calls_streaming(
+            previous_text=previous_text,
+            current_text=current_text,
+            delta_text=delta_text,
+            previous_token_ids=previous_ids,
+            current_token_ids=current_ids,
+            delta_token_ids=delta_ids,
+            request=self.request,
+        )
 
     def step(self, delta_text: str, delta_ids: Sequence[int], finished: bool) -> Any:
-        api = self.api
         output_ids = list(delta_ids)
         if not delta_text and not output_ids and not self.num_tokens and not finished:
             return None  # the server skips empty chunks before any token (chunked prefill)
         tool, rp = self.tool, self.reasoning
-        tracked = tool is not None or rp is not None
         previous_text, previous_ids = self.previous_text, self.previous_token_ids
         current_text, current_ids = delta_text, output_ids
-        if tracked:
+        if tool is not None or rp is not None:
             current_text = previous_text + delta_text
             current_ids = previous_ids + output_ids if previous_ids else output_ids
-        delta: Any = None
-
+        texts = (previous_text, current_text, delta_text, previous_ids, current_ids, output_ids)
         if tool is not None and rp is not None:
-            prompt_ids = self.prompt_token_ids
-            if not self.reasoning_ended:
-                if self.behaviour.prompt_check_first:
-                    if prompt_ids and rp.is_reasoning_end(prompt_ids):
-                        self.reasoning_ended = True
-                        current_ids = output_ids
-                    else:
-                        delta = self._reasoning_streaming(
-                            previous_text, current_text, delta_text, previous_ids, current_ids, output_ids
-                        )
-                        if rp.is_reasoning_end(output_ids):
-                            self.reasoning_ended = True
-                            current_ids = rp.extract_content_ids(output_ids)
-                            current_text, delta = self._take_content(delta)
-                else:
-                    delta = self._reasoning_streaming(
-                        previous_text, current_text, delta_text, previous_ids, current_ids, output_ids
-                    )
-                    if prompt_ids and rp.is_reasoning_end(prompt_ids):
-                        self.reasoning_ended = True
-                        current_ids = output_ids
-                        current_text, delta = self._take_content(delta)
-                    if rp.is_reasoning_end(output_ids):
-                        self.reasoning_ended = True
-                        current_ids = rp.extract_content_ids(output_ids)
-                        current_text, delta = self._take_content(delta)
-                    if not self.reasoning_ended or not self.behaviour.transition_same_chunk:
-                        return self._finish_step(delta, current_text, current_ids, output_ids, finished)
-            if self.reasoning_ended:
-                tool_delta_ids = output_ids
-                if not self.added_content_delta:
-                    self.added_content_delta = True
-                    previous_text, previous_ids = "", []
-                    delta_text, tool_delta_ids = current_text, current_ids
-                delta = tool.extract_tool_calls_streaming(
-                    previous_text=previous_text,
-                    current_text=current_text,
-                    delta_text=delta_text,
-                    previous_token_ids=previous_ids,
-                    current_token_ids=current_ids,
-                    delta_token_ids=tool_delta_ids,
-                    request=self.request,
-                )
-        elif tool is not None:
-            delta = tool.extract_tool_calls_streaming(
-                previous_text=previous_text,
-                current_text=current_text,
-                delta_text=delta_text,
-                previous_token_ids=previous_ids,
-                current_token_ids=current_ids,
-                delta_token_ids=output_ids,
-                request=self.request,
-            )
+            return self._chain_step(texts, finished)
+        if tool is not None:
+            delta = self._tool_streaming(texts)
         elif rp is not None:
-            delta = self._reasoning_streaming(
-                previous_text, current_text, delta_text, previous_ids, current_ids, output_ids
-            )
+            delta = self._reasoning_streaming(texts)
         else:
-            delta = api.new_delta(content=delta_text)
+            delta = self.api.new_delta(content=delta_text)
         return self._finish_step(delta, current_text, current_ids, output_ids, finished)
+
+    def _chain_step(self, texts: StreamTexts, finished: bool) -> Any:
+        """Reasoning first; the tool parser once reasoning has ended (0.13+: from the chunk that ends it)."""
+        previous_text, current_text, delta_text, previous_ids, current_ids, output_ids = texts
+        delta: Any = None
+        if not self.reasoning_ended:
+            if self.behaviour.prompt_check_first:
+                delta, current_text, current_ids = self._reasoning_part_prompt_first(texts)
+            else:
+                delta, current_text, current_ids = self._reasoning_part_prompt_last(texts)
+                if not self.reasoning_ended or not self.behaviour.transition_same_chunk:
+                    return self._finish_step(delta, current_text, current_ids, output_ids, finished)
+        if self.reasoning_ended:
+            tool_delta_ids = output_ids
+            if not self.added_content_delta:  # the tool parser's first chunk: all content so far
+                self.added_content_delta = True
+                previous_text, previous_ids = "", []
+                delta_text, tool_delta_ids = current_text, current_ids
+            delta = self._tool_streaming(
+                (previous_text, current_text, delta_text, previous_ids, current_ids, tool_delta_ids)
+            )
+        return self._finish_step(delta, current_text, current_ids, output_ids, finished)
+
+    def _reasoning_part_prompt_first(self, texts: StreamTexts) -> tuple[Any, str, list[int]]:
+        """0.13+: "did the prompt end reasoning?" before the reasoning parser sees the chunk.
+
+        (delta, current text, current ids): what the tool parser sees if reasoning has ended.
+        """
+        rp = self.reasoning
+        assert rp is not None
+        current_text, current_ids, output_ids = texts[1], texts[4], texts[5]
+        prompt_ids = self.prompt_token_ids
+        if prompt_ids and rp.is_reasoning_end(prompt_ids):
+            self.reasoning_ended = True
+            return None, current_text, output_ids
+        delta = self._reasoning_streaming(texts)
+        if rp.is_reasoning_end(output_ids):
+            self.reasoning_ended = True
+            current_ids = rp.extract_content_ids(output_ids)
+            current_text, delta = self._take_content(delta)
+        return delta, current_text, current_ids
+
+    def _reasoning_part_prompt_last(self, texts: StreamTexts) -> tuple[Any, str, list[int]]:
+        """0.11: the reasoning parser sees the chunk first, then the prompt and the chunk are tested."""
+        rp = self.reasoning
+        assert rp is not None
+        current_text, current_ids, output_ids = texts[1], texts[4], texts[5]
+        delta = self._reasoning_streaming(texts)
+        prompt_ids = self.prompt_token_ids
+        if prompt_ids and rp.is_reasoning_end(prompt_ids):
+            self.reasoning_ended = True
+            current_ids = output_ids
+            current_text, delta = self._take_content(delta)
+        if rp.is_reasoning_end(output_ids):
+            self.reasoning_ended = True
+            current_ids = rp.extract_content_ids(output_ids)
+            current_text, delta = self._take_content(delta)
+        return delta, current_text, current_ids
 
     @staticmethod
     def _take_content(delta: Any) -> tuple[str, Any]:

@@ -1,0 +1,199 @@
+"""A/B of the vLLM adapter between two source trees: is a restructuring any slower?
+
+    python -m benchmarks.ab_vllm --old /tmp/old/src [--new src] [--rounds 7] [--json out.json]
+
+The vLLM twin of `ab_builtin` (same harness: one worker process per tree and
+round, in alternating order, so drifting machine load hits both alike; process
+CPU time; per figure the minimum over rounds of each side, printed side by side
+with the new/old ratio, < 1: the new tree is faster). Timed: the throughput
+benchmark's formats through ``vllm:NAME`` one-shot and streamed, cut by the
+adapter's own tokenizer (one token a chunk, with ids, as an engine streams),
+once on the installed release's own path (0.33+: `ChatStreamProcessor`) and
+once on the re-stated serving loop (``native=False``), plus one pipeline
+(qwen3 → hermes). Needs vLLM in the interpreter that runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.ab_builtin import _cpu
+
+#: Transcripts per corpus: each format's transcripts tiled to this many (a stream is set up per transcript).
+TRANSCRIPTS = 100
+
+
+def corpus() -> dict[str, dict[str, Any]]:
+    """figure → how to build the parser, texts, chunks (text, ids) — built once, by the parent."""
+    from benchmarks._backends import chunks_for, make_parser
+    from benchmarks._corpus import FORMATS
+
+    out: dict[str, dict[str, Any]] = {}
+    for fmt in FORMATS.values():
+        parser, spec = make_parser("vllm", fmt)
+        if parser is None:
+            continue
+        texts = (fmt.transcripts * TRANSCRIPTS)[:TRANSCRIPTS]
+        chunks = [chunks_for(parser, t) for t in texts]
+        for native in (True, False):
+            path = "native" if native else "loop"
+            out[f"{spec} {path}"] = {
+                "kind": fmt.kind,
+                "spec": spec,
+                "tools": fmt.tools if fmt.kind == "tool" else None,
+                "started": fmt.reasoning_started,
+                "native": native,
+                "texts": texts,
+                "chunks": chunks,
+            }
+    pipe, spec = _pipeline(FORMATS["hermes"].tools)
+    if pipe is not None:
+        texts = [
+            f"{t}\n{c}"
+            for t, c in zip(FORMATS["qwen3"].transcripts, FORMATS["hermes"].transcripts, strict=False)
+        ]
+        texts = (texts * TRANSCRIPTS)[:TRANSCRIPTS]
+        out[f"{spec} pipeline"] = {
+            "kind": "pipeline",
+            "spec": spec,
+            "tools": FORMATS["hermes"].tools,
+            "started": None,
+            "native": True,
+            "texts": texts,
+            "chunks": [chunks_for(pipe, t) for t in texts],
+        }
+    return out
+
+
+def _pipeline(tools: Any) -> tuple[Any, str]:
+    """vLLM's own qwen3 → hermes chain (None when this release composes none)."""
+    import parsebridge as pb
+
+    pipe = pb.get_pipeline("vllm:qwen3", "vllm:hermes", tools=tools)
+    return (
+        (pipe, "vllm:qwen3+hermes")
+        if type(getattr(pipe, "inner", None)).__name__ == "VllmPipeline"
+        else (None, "")
+    )
+
+
+def _parser(entry: dict[str, Any]) -> Any:
+    import parsebridge as pb
+
+    if entry["kind"] == "tool":
+        return pb.get_tool_parser(entry["spec"], tools=entry["tools"], native=entry["native"])
+    if entry["kind"] == "reasoning":
+        return pb.get_reasoning_parser(entry["spec"], native=entry["native"])
+    return _pipeline(entry["tools"])[0]
+
+
+def worker(path: str, repeat: int) -> None:
+    """Time every corpus entry one-shot and streamed with the parsebridge on sys.path."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    result: dict[str, float] = {}
+    for key, entry in data.items():
+        parser = _parser(entry)
+        kwargs = (
+            {}
+            if entry["started"] is None or entry["kind"] == "tool"
+            else {"reasoning_started": entry["started"]}
+        )
+        texts, chunked = entry["texts"], entry["chunks"]
+
+        def oneshot(parser: Any = parser, texts: list[str] = texts, kwargs: dict[str, Any] = kwargs) -> None:
+            for text in texts:
+                parser.parse(text, **kwargs)
+
+        def streamed(
+            parser: Any = parser, chunked: list[list[Any]] = chunked, kwargs: dict[str, Any] = kwargs
+        ) -> None:
+            for chunks in chunked:
+                stream = parser.stream(**kwargs)
+                feed = stream.feed
+                for text, ids in chunks:
+                    feed(text, ids)
+                stream.finish()
+
+        result[f"{key} one-shot"] = _cpu(oneshot, repeat)
+        result[f"{key} streamed"] = _cpu(streamed, repeat)
+    print(json.dumps(result))
+
+
+def _run(tree: str, corpus_path: str, repeat: int) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
+    here = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, "-m", "benchmarks.ab_vllm", "--worker", corpus_path, "--repeat", str(repeat)]
+    out = subprocess.run(cmd, env=env, cwd=here, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def report(runs: dict[str, list[dict[str, float]]]) -> tuple[list[dict[str, Any]], float]:
+    """Rows (min of each side, new/old) printed side by side; the geometric mean of the ratios."""
+    rows = []
+    for key in runs["old"][0]:
+        old = min(run[key] for run in runs["old"])
+        new = min(run[key] for run in runs["new"])
+        rows.append({"figure": key, "old_s": old, "new_s": new, "new_over_old": new / old if old else None})
+    width = max(len(r["figure"]) for r in rows)
+    print(f"{'figure':<{width}}  {'old ms':>9}  {'new ms':>9}  new/old")
+    for row in rows:
+        print(
+            f"{row['figure']:<{width}}  {row['old_s'] * 1e3:9.2f}  {row['new_s'] * 1e3:9.2f}  {row['new_over_old']:.3f}"
+        )
+    ratios = [r["new_over_old"] for r in rows if r["new_over_old"]]
+    geo = 1.0
+    for x in ratios:
+        geo *= x
+    return rows, geo ** (1 / len(ratios))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", help="the old tree's src directory")
+    ap.add_argument("--new", default="src", help="the new tree's src directory (default: src)")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per worker and figure (min kept)")
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--only", default="", help="time only the figures whose key holds this text")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(args.worker, args.repeat)
+        return
+    if not args.old:
+        ap.error("--old is required")
+    corpus_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"ab_vllm_corpus_{os.getpid()}.json"
+    chosen = {key: entry for key, entry in corpus().items() if args.only in key}
+    corpus_path.write_text(json.dumps(chosen), encoding="utf-8")
+    runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+    try:
+        for r in range(args.rounds):
+            for side in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                runs[side].append(_run(getattr(args, side), str(corpus_path), args.repeat))
+            print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    finally:
+        corpus_path.unlink(missing_ok=True)
+    rows, geo = report(runs)
+    print(
+        f"geometric mean new/old: {geo:.3f} over {len(rows)} figures ({args.rounds} rounds, min of each side)"
+    )
+    if args.json:
+        meta = {
+            "old": args.old,
+            "new": args.new,
+            "rounds": args.rounds,
+            "repeat": args.repeat,
+            "only": args.only,
+        }
+        payload = {"meta": meta, "geomean_new_over_old": geo, "rows": rows}
+        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

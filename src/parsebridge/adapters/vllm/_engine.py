@@ -1,0 +1,269 @@
+"""`VllmEngine`: what it takes to open vLLM sessions for one (reasoning, tool) parser pair.
+
+The parser classes, the tokenizer, the request object and the prompt ids
+are resolved here once per parser object; every one-shot parse and every
+stream then gets a fresh session (`_driver`), as vLLM's server builds its
+parsers per request.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from ...protocol import BackendError, ToolSpec
+from .._stepped import END_OF_STREAM_CHOICES, EndOfStream, call_framework
+from . import _mistral, _tokenizer
+from ._compat import VllmApi, get_api
+from ._driver import NativeSession, RawResult, ServingLoopSession
+from ._served_tokenizer import resolve_tokenizer
+from ._translate import reasoning_markers
+
+T = TypeVar("T")
+
+
+def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
+    """Run a vLLM call; anything it raises becomes a `BackendError` with the original as cause."""
+    return call_framework("vllm", spec_name, call, fn)
+
+
+#: The one-shot extraction method of each kind, newest name first.
+_EXTRACT_METHODS = {
+    "tool": ("extract_tool_calls",),
+    "reasoning": ("extract_reasoning", "extract_reasoning_content"),
+}
+
+
+def refuse_stub(kind: str, name: str | None, cls: type | None) -> None:
+    """`ParserUnsupportedError` for a vLLM harmony capability stub, with vLLM's own reason.
+
+    vLLM 0.33 registers `openai` / `openai_gptoss` (gpt-oss) as stubs whose
+    extraction methods only raise NotImplementedError pointing at
+    `HarmonyParser`: its server parses harmony output with that, on the
+    token ids of the harmony encoding, never through these classes. Only a
+    method the class defines itself, raising nothing but NotImplementedError
+    with a message naming HarmonyParser, counts (an inherited abstract
+    default, as in parsers vLLM drives another way, does not).
+    """
+    if cls is None or name is None:
+        return
+    for method in _EXTRACT_METHODS[kind]:
+        own = next((vars(c)[method] for c in cls.__mro__ if method in vars(c)), None)
+        code = getattr(own, "__code__", None)
+        if code is None:
+            continue
+        said = next((c for c in code.co_consts if isinstance(c, str) and "HarmonyParser" in c), None)
+        defined_here = method in vars(cls)
+        if defined_here and said and set(code.co_names) == {"NotImplementedError"}:
+            from ...protocol import ParserUnsupportedError
+
+            raise ParserUnsupportedError(
+                "vllm",
+                name,
+                f"vLLM's {cls.__name__} is a stub whose {method} only raises NotImplementedError "
+                f"({said.strip()!r}); vLLM's server parses this format with HarmonyParser on the "
+                "model's token ids instead",
+            )
+        return
+
+
+class VllmEngine:
+    """Everything needed to open vLLM sessions for one (reasoning, tool) parser pair."""
+
+    def __init__(
+        self,
+        tool_name: str | None,
+        reasoning_name: str | None,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tokenizer: Any = None,
+        tool_choice: Any = "auto",
+        chat_template_kwargs: dict[str, Any] | None = None,
+        request_fields: dict[str, Any] | None = None,
+        end_of_stream: EndOfStream = "last_chunk",
+        native: bool | None = None,
+    ) -> None:
+        if end_of_stream not in END_OF_STREAM_CHOICES:
+            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
+        self.api: VllmApi = get_api()
+        self.tool_name = tool_name
+        self.reasoning_name = reasoning_name
+        self.label = "+".join(n for n in (reasoning_name, tool_name) if n)
+        self.tools = list(tools or [])
+        self.tool_choice = tool_choice
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.request_fields = dict(request_fields or {})
+        self.end_of_stream: EndOfStream = end_of_stream
+        self.native = (
+            self.api.has_parser_driver if native is None else (native and self.api.has_parser_driver)
+        )
+        self.tool_cls = self._registered("tool", tool_name)
+        self.reasoning_cls = self._registered("reasoning", reasoning_name)
+        refuse_stub("tool", tool_name, self.tool_cls)
+        refuse_stub("reasoning", reasoning_name, self.reasoning_cls)
+        self.tokenizer = _wrap(
+            self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or "")
+        )
+        self._parser_cls: type | None = None
+        self._request: Any = None
+        self._started_prompt: list[int] | None = None
+        self._encoder: Callable[[str], list[int]] | None = None
+        self._markers: tuple[str | None, str | None] | None = None
+        self._lock = threading.Lock()
+        self._construct_once(users_tokenizer=tokenizer is not None)
+
+    def _registered(self, kind: str, name: str | None) -> type | None:
+        """vLLM's registered parser class of `kind` named `name` (None for no name)."""
+        if not name:
+            return None
+        lookup = self.api.tool_parser_class if kind == "tool" else self.api.reasoning_parser_class
+        return _wrap(self.label, f"get_{kind}_parser", lambda: lookup(name))
+
+    def _construct_once(self, users_tokenizer: bool) -> None:
+        """Build a session now: a parser that cannot be built fails at creation, typed."""
+        try:
+            self.session([])
+        except BackendError as exc:
+            # Some releases' Mistral parsers accept only vLLM's MistralTokenizer;
+            # the default then becomes one (see `_mistral`). A user's tokenizer is never swapped.
+            if users_tokenizer or "MistralTokenizer" not in str(exc):
+                raise
+            self.tokenizer = _wrap(self.label, "tokenizer", _mistral.build_mistral_tokenizer)
+            self._parser_cls = None
+            self.session([])
+
+    # ------------------------------------------------------------------ sessions
+
+    def request(self) -> Any:
+        """A request object per session, as the server has one per request.
+
+        Validating a ChatCompletionRequest costs about as much as parsing a
+        short output (benchmarks/overhead.py), so it is validated once per
+        engine and shared by every session, as a server shares one request
+        between its choices: parsing only reads the request (`adjust_request`,
+        which writes, runs before generation and parsebridge never calls it).
+        """
+        if self._request is None:
+            self._request = self.api.make_request(
+                self.tools or None, self.tool_choice, self.chat_template_kwargs, **self.request_fields
+            )
+        return self._request
+
+    def _native_cls(self) -> type:
+        with self._lock:
+            if self._parser_cls is None:
+                from vllm.parser import ParserManager
+
+                cls = ParserManager.get_parser(
+                    tool_parser_name=self.tool_name,
+                    reasoning_parser_name=self.reasoning_name,
+                    enable_auto_tools=True,
+                    tokenizer=self.tokenizer,
+                )
+                if cls is None:
+                    raise RuntimeError("vLLM's ParserManager composed no parser")
+                self._parser_cls = cls
+            return self._parser_cls
+
+    def _new_session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
+        request = self._request or self.request()
+        if self.native:
+            return NativeSession(
+                self.api,
+                self._parser_cls or self._native_cls(),
+                self.tokenizer,
+                request,
+                prompt_token_ids,
+                self.chat_template_kwargs,
+            )
+        return ServingLoopSession(
+            self.api,
+            self.tool_cls,
+            self.reasoning_cls,
+            self.tokenizer,
+            request,
+            prompt_token_ids,
+            self.chat_template_kwargs,
+        )
+
+    def session(self, prompt_token_ids: list[int]) -> NativeSession | ServingLoopSession:
+        return _wrap(self.label, "construct", lambda: self._new_session(prompt_token_ids))
+
+    # ------------------------------------------------------------------ prompt / tokens
+
+    def markers(self) -> tuple[str | None, str | None]:
+        if self._markers is None:
+            if self.reasoning_cls is None:
+                self._markers = (None, None)
+            else:
+                try:
+                    parser = self.api.new_reasoning_parser(
+                        self.reasoning_cls, self.tokenizer, self.chat_template_kwargs
+                    )
+                    self._markers = reasoning_markers(parser)
+                except Exception:
+                    self._markers = (None, None)
+        return self._markers
+
+    def prompt_ids(
+        self,
+        reasoning_started: bool | None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> list[int]:
+        """The prompt the server would pass: given ids, given text, or one ending in the start marker.
+
+        `reasoning_started=True` stands for a chat template that ends the
+        prompt with the reasoning start marker; otherwise the prompt carries
+        no reasoning markup and the parser's own default applies.
+        """
+        if prompt_token_ids is not None:
+            return list(prompt_token_ids)
+        if prompt is not None:
+            return self.encode(prompt)
+        if reasoning_started:
+            if self._started_prompt is None:
+                start, _ = self.markers()
+                self._started_prompt = self.encode(start) if start else []
+            return list(self._started_prompt)  # encoded once per engine; each session its own list
+        return []
+
+    def _make_encoder(self) -> Callable[[str], list[int]]:
+        """text → ids with this engine's tokenizer, chosen once (the Mistral test imports vLLM modules)."""
+        tokenizer = self.tokenizer
+        if _mistral.is_mistral(tokenizer):
+            self._encoder = functools.partial(_mistral.encode, tokenizer)
+        else:
+            self._encoder = functools.partial(_tokenizer.encode_ids, tokenizer)
+        return self._encoder
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids for text the caller gave without ids (typed error if the tokenizer refuses it,
+        e.g. lone surrogates, which no engine could have produced)."""
+        try:
+            return (self._encoder or self._make_encoder())(text)
+        except Exception as exc:
+            raise BackendError.wrapping("vllm", self.label, "tokenize", exc) from exc
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        """`text` as the engine would stream it with this tokenizer, `per` tokens a chunk."""
+        if _mistral.is_mistral(self.tokenizer):
+            return _mistral.chunks(self.tokenizer, text, per)
+        return _tokenizer.token_chunks(self.tokenizer, text, per)
+
+    # ------------------------------------------------------------------ one-shot
+
+    def oneshot(self, text: str, prompt_ids: list[int], call: str) -> RawResult:
+        # No closures: a one-shot parse is what a server pays per request.
+        stage = "construct"
+        try:
+            session = self._new_session(prompt_ids)
+            ids = self.encode(text)  # its own typed error ("tokenize")
+            stage = call
+            return session.oneshot(text, ids)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise BackendError.wrapping("vllm", self.label, stage, exc) from exc

@@ -1,0 +1,216 @@
+"""What `parsebridge compare` reads: the command line's inputs and, with ``--resume``, its previous output.
+
+An input is a transcript directory or file (JSONL, gzip, YAML), a glob of
+log parts, ``-`` for stdin, or literal text (one raw output); nothing is read
+until the comparison pulls it. Usage errors about inputs (a missing, empty,
+non-UTF-8 file; a raw output that names no family) are raised here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .logs import count_lines, is_gzip
+
+
+def split_list(values: Sequence[str] | None) -> list[str]:
+    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+
+
+def usage_error(message: str) -> Exception:
+    from ..protocol import ParsebridgeError
+
+    return ParsebridgeError(message)
+
+
+class Source:
+    """One input, opened lazily; `count` is cheap (a line count), None when unknown."""
+
+    def __init__(self, label: str, items: Iterable[Any], count: int | None, raw: bool = False) -> None:
+        self.label, self.items, self.count, self.raw = label, items, count, raw
+
+
+_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
+
+
+def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
+    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
+    from ..conformance.transcripts import iter_json_lines, transcript_from
+
+    first = stream.readline()
+    if not first.lstrip().startswith("{"):
+        if not raw_ok:
+            raise _raw_without_family("<stdin>")
+        yield transcript_from({"output": first + stream.read()}, "stdin")
+        return
+    yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
+
+
+def _looks_like_path(arg: str) -> bool:
+    return not any(ch.isspace() for ch in arg) and (arg.lower().endswith(_PATHLIKE_SUFFIXES) or os.sep in arg)
+
+
+def _file_source(path: Path) -> Source:
+    """One file: JSONL (gzip too) streamed with a cheap line count for the progress bar."""
+    from ..conformance.transcripts import JSONL_SUFFIXES, YAML_SUFFIXES
+    from .logs import inner_suffix, iter_log
+
+    suffix = inner_suffix(path)
+    jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
+    raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
+    count = count_lines(path) if jsonl else (1 if raw else None)
+    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw)
+
+
+def _blank(path: Path) -> str | None:
+    """Why a file holds nothing to compare ("empty file", "only blank lines"), or None.
+
+    Reads only until the first character that is not white space.
+    """
+    if is_gzip(path):
+        return None
+    with path.open("rb") as fh:
+        first = fh.read(1)
+        if not first:
+            return "empty file"
+        block = first
+        while block:
+            if block.strip():
+                return None
+            block = fh.read(1 << 16)
+    return "only blank lines"
+
+
+def sources(ns: argparse.Namespace) -> list[Source]:
+    """The inputs named on the command line, in order (nothing is read yet)."""
+    from .._cli_io import InputFileError
+    from ..conformance.transcripts import bundled_transcripts, load_transcripts, transcript_from
+    from ..protocol import ParsebridgeError
+    from .logs import expand, is_glob
+
+    out: list[Source] = []
+    texts = 0
+    for arg in ns.inputs:
+        if arg == "-":
+            raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
+            out.append(Source("<stdin>", stdin_transcripts(sys.stdin, raw_ok), None))
+            continue
+        path = Path(arg)
+        if path.is_dir():
+            items = load_transcripts([path])
+            out.append(Source(str(path), items, len(items)))
+        elif path.is_file():
+            why = _blank(path)
+            if why:
+                raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
+            out.append(_file_source(path))
+        elif is_glob(arg) and not any(ch.isspace() for ch in arg) and (matched := expand(arg)):
+            out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
+        elif _looks_like_path(arg):
+            raise InputFileError(f"no such file: {arg} (to compare a literal output, quote text with spaces)")
+        else:
+            texts += 1
+            tid = "text" if texts == 1 else f"text-{texts}"
+            out.append(Source(tid, [transcript_from({"output": arg}, tid)], 1, raw=True))
+    if ns.bundled or not ns.inputs:
+        fams = split_list(ns.family) or None
+        items = bundled_transcripts(families=fams)
+        if not items:
+            raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
+        out.append(Source("bundled", items, len(items)))
+    return out
+
+
+def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
+    """`items`, with a non-UTF-8 file turned into a usage error that names it."""
+    from .._cli_io import InputFileError
+
+    try:
+        yield from items
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.start + 1].hex()
+        raise InputFileError(f"{label}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8") from None
+
+
+def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:
+    for t in items:
+        update: dict[str, Any] = {}
+        if tools and not t.tools:
+            update["tools"] = tools
+        if started and "reasoning_started_in_prompt" not in t.model_fields_set:
+            update["reasoning_started_in_prompt"] = True
+        yield t.model_copy(update=update) if update else t
+
+
+# ---------------------------------------------------------------- resume
+
+
+def read_previous(path: Path, builder: Any) -> set[str]:
+    """Ids already compared in a json output; their records go into `builder`.
+
+    The file is rewritten without summary lines and without a torn last
+    line (an interrupted write), streaming, so a huge file costs no memory
+    beyond the set of ids.
+    """
+    from .engine import compact
+
+    done: set[str] = set()
+    if not path.exists():
+        return done
+    tmp = path.with_name(path.name + ".resume-tmp")
+    dropped = 0
+    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+        for line in src:
+            if not line.endswith("\n"):
+                dropped += 1
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                dropped += 1
+                continue
+            if not isinstance(obj, dict) or obj.get("type") == "summary" or "transcript" not in obj:
+                continue
+            tid = str(obj["transcript"])
+            if tid in done:
+                continue
+            done.add(tid)
+            builder.add(compact(obj), line.rstrip("\n"))
+            dst.write(line)
+    os.replace(tmp, path)
+    if dropped:
+        print(f"resume: dropped {dropped} incomplete line(s) from {path}", file=sys.stderr)
+    return done
+
+
+def check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
+    """A raw output (text, or a file that is not transcripts) has no family: it needs specs or --family."""
+    if ns.tool_parser or ns.reasoning_parser or ns.family:
+        return
+    raw = [s.label for s in srcs if s.raw]
+    if raw:
+        raise _raw_without_family(raw[0])
+
+
+def _raw_without_family(label: str) -> Exception:
+    return usage_error(
+        f"{label} is a raw output, which names no family: give --tool-parser/--reasoning-parser SPEC "
+        "or --family NAME"
+    )
+
+
+def pending_transcripts(
+    srcs: Sequence[Source], tools: list[dict[str, Any]] | None, started: bool, done: set[str]
+) -> Iterator[Any]:
+    """Every input's transcripts with the command line's defaults, minus those already compared."""
+    for src in srcs:
+        for t in _with_defaults(src.items, tools, started):
+            if t.id not in done:
+                yield t
