@@ -28,7 +28,6 @@ ALLOWED: dict[tuple[str, str], int] = {
     ("adapters/builtin/deepseek_v3.py", "DeepSeekV3ToolStream._step"): 99,
     ("adapters/sglang/_reasoning_stream.py", "SglangReasoningStream._closures"): 77,
     ("adapters/builtin/_jsoncalls.py", "JsonCallsStream._step"): 75,
-    ("serving/processor.py", "OutputProcessor.__init__"): 66,
     ("adapters/builtin/gpt_oss.py", "GptOssReasoningStream._run"): 65,
     ("adapters/builtin/_section.py", "SectionJsonStream._step"): 61,
 }

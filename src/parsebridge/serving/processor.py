@@ -173,32 +173,39 @@ class OutputProcessor:
         self._reasoning_spec: ParserSpec | None = None
         self.reasoning_parser: GuardedReasoningParser | None = None
         if reasoning is not None:
-            if isinstance(reasoning, str | ParserSpec | ReasoningParserConfig):
-                self._reasoning_spec = (
-                    reasoning.to_spec()
-                    if isinstance(reasoning, ReasoningParserConfig)
-                    else ParserSpec.parse(reasoning)
-                )
-                self.reasoning_parser = get_reasoning_parser(
-                    self._reasoning_spec, on_error=on_error, **options
-                )
-            else:
-                inner = reasoning.inner if isinstance(reasoning, GuardedReasoningParser) else reasoning
-                self.reasoning_parser = GuardedReasoningParser(inner, on_error)
-
+            self._set_reasoning(reasoning)
         self._tool_spec: ParserSpec | None = None
         self._tool_object: GuardedToolParser | None = None
         if tool is not None:
-            if isinstance(tool, str | ParserSpec | ToolCallParserConfig):
-                self._tool_spec = (
-                    tool.to_spec() if isinstance(tool, ToolCallParserConfig) else ParserSpec.parse(tool)
-                )
-                self._tool_parser_for(self.tools)  # fail at startup, not on the first request
-                if forced_format == "server":
-                    self.forced_format  # noqa: B018 - a backend without it fails here
-            else:
-                inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
-                self._tool_object = GuardedToolParser(inner, on_error)
+            self._set_tool(tool)
+
+    def _set_reasoning(self, reasoning: ReasoningSource) -> None:
+        """A spec is resolved with the processor's options; a parser object is guarded as it is."""
+        if isinstance(reasoning, str | ParserSpec | ReasoningParserConfig):
+            self._reasoning_spec = (
+                reasoning.to_spec()
+                if isinstance(reasoning, ReasoningParserConfig)
+                else ParserSpec.parse(reasoning)
+            )
+            self.reasoning_parser = get_reasoning_parser(
+                self._reasoning_spec, on_error=self.on_error, **self._options
+            )
+        else:
+            inner = reasoning.inner if isinstance(reasoning, GuardedReasoningParser) else reasoning
+            self.reasoning_parser = GuardedReasoningParser(inner, self.on_error)
+
+    def _set_tool(self, tool: ToolSource) -> None:
+        """A spec is built once here so a bad one fails at startup, not on the first request."""
+        if isinstance(tool, str | ParserSpec | ToolCallParserConfig):
+            self._tool_spec = (
+                tool.to_spec() if isinstance(tool, ToolCallParserConfig) else ParserSpec.parse(tool)
+            )
+            self._tool_parser_for(self.tools)
+            if self._forced_format == "server":
+                self.forced_format  # noqa: B018 - a backend without it fails here
+        else:
+            inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
+            self._tool_object = GuardedToolParser(inner, self.on_error)
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -32,9 +32,10 @@ from typing import Any, ClassVar
 
 from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
 from ...protocol.errors import StreamStateError, call_typed
-from ...protocol.models import alloc, make_call_delta, make_delta, make_tool_result, new_call_id
+from ...protocol.models import alloc, make_delta, make_tool_result
 from ...protocol.parsers import ToolParserBase, ToolSpec
 from ...protocol.streams import ToolStreamBase
+from ._call_steps import CallSteps
 from ._conventions import SERVERS, check_conventions, servers_content
 from ._json import (
     CLOSED,
@@ -85,7 +86,7 @@ __all__ = [
 # --- the driver ------------------------------------------------------------------------------
 
 
-class BuiltinToolStream(ToolStreamBase):
+class BuiltinToolStream(CallSteps, ToolStreamBase):
     """Incremental driver shared by every builtin format (see the module docstring).
 
     Buffer discipline: `_buf[_pos:]` is unconsumed text, and everything before
@@ -519,99 +520,6 @@ class BuiltinToolStream(ToolStreamBase):
             self._reject(self._pos)
         else:
             self._content(marker)
-
-    def _begin_span(self, pos: int) -> None:
-        """A possible call starts at `pos`; keep its raw text until the name is known."""
-        if self._span is None:
-            self._span = pos
-            self._span_parts = []
-            self._span_abs = self._base + pos
-
-    def _drop_span(self) -> None:
-        """The undecided text turned out to be call structure (separators): drop it."""
-        self._span = None
-        self._span_parts = []
-
-    def _reject(self, pos: int) -> None:
-        """The undecided span up to `pos` is not a call: it is content, verbatim."""
-        if self._span is None:
-            return
-        text = "".join(self._span_parts) + self._buf[self._span : pos]
-        self._drop_span()
-        self._content(text)
-
-    def _commit(self, name: str, call_start: int | None = None) -> None:
-        """The span is a call named `name`: announce it (index, id, name)."""
-        start = self._span_abs if call_start is None else self._base + call_start
-        self._drop_span()
-        self._structure()
-        if self._servers:
-            self._start_dropping()
-        self._index += 1
-        self._in_call = True
-        self._args_held = []
-        self._call_start = start
-        self._seal()
-        self._out_calls.append(make_call_delta(self._index, new_call_id(), name, ""))
-
-    def _args(self, text: str, hold_ws: bool = True) -> None:
-        """An argument fragment of the current call; a trailing whitespace run waits (dropped at end)."""
-        if not text:
-            return
-        if hold_ws:
-            body = text.rstrip(JSON_WS)
-            if not body:
-                self._args_held.append(text)
-                return
-            held, self._args_held = self._args_held, [text[len(body) :]] if len(body) < len(text) else []
-            text = body
-        else:
-            held, self._args_held = self._args_held, []
-        if not (self._out_calls and self._out_calls[-1].index == self._index):
-            self._seal()
-            self._out_calls.append(make_call_delta(self._index, None, None, ""))
-        self._arg_parts.extend(held)
-        self._arg_parts.append(text)
-
-    def _seal(self) -> None:
-        """Join the pending argument fragments into the last delta (one join per chunk: linear)."""
-        if self._arg_parts:
-            # The delta is ours and not yet handed out: joined straight into its field.
-            self._out_calls[-1].arguments += "".join(self._arg_parts)
-            self._arg_parts = []
-
-    def _end_call(self, pos: int) -> None:
-        """The current call's span ends at `pos` (exclusive)."""
-        if not self._in_call:
-            return
-        self._in_call = False
-        self._args_held = []
-        self.call_spans.append((self._call_start, self._base + pos))
-        self._structure()
-
-    # -- small cursor helpers ------------------------------------------------------------------
-    def _skip_ws(self) -> bool:
-        """Skip JSON whitespace; True when a non-whitespace character is available."""
-        buf, i, n = self._buf, self._pos, len(self._buf)
-        while i < n and buf[i] in JSON_WS:
-            i += 1
-        self._pos = i
-        return i < n
-
-    def _outside(self, starts: Sequence[str]) -> str | None:
-        """Content up to the first start marker: emits text before it, returns the marker (not consumed).
-
-        Returns None when the buffer is exhausted (text that could begin a marker stays).
-        """
-        j, which = find_markers(self._buf, self._pos, starts)
-        if which is not None:
-            self._content(self._buf[self._pos : j])
-            self._pos = j
-            return which
-        end = safe_end(self._buf, self._pos, starts, self._final)
-        self._content(self._buf[self._pos : end])
-        self._pos = end
-        return None
 
 
 class BuiltinToolParser(ToolParserBase):
