@@ -15,14 +15,11 @@ once on the re-stated serving loop (``native=False``), plus one pipeline
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks import _ab as ab
 from benchmarks.ab_builtin import _cpu
 
 #: Transcripts per corpus: each format's transcripts tiled to this many (a stream is set up per transcript).
@@ -125,74 +122,8 @@ def worker(path: str, repeat: int) -> None:
     print(json.dumps(result))
 
 
-def _run(tree: str, corpus_path: str, repeat: int) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
-    here = Path(__file__).resolve().parent.parent
-    cmd = [sys.executable, "-m", "benchmarks.ab_vllm", "--worker", corpus_path, "--repeat", str(repeat)]
-    out = subprocess.run(cmd, env=env, cwd=here, capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
-
-
-def report(runs: dict[str, list[dict[str, float]]]) -> tuple[list[dict[str, Any]], float]:
-    """Rows (min of each side, new/old) printed side by side; the geometric mean of the ratios."""
-    rows = []
-    for key in runs["old"][0]:
-        old = min(run[key] for run in runs["old"])
-        new = min(run[key] for run in runs["new"])
-        rows.append({"figure": key, "old_s": old, "new_s": new, "new_over_old": new / old if old else None})
-    width = max(len(r["figure"]) for r in rows)
-    print(f"{'figure':<{width}}  {'old ms':>9}  {'new ms':>9}  new/old")
-    for row in rows:
-        print(
-            f"{row['figure']:<{width}}  {row['old_s'] * 1e3:9.2f}  {row['new_s'] * 1e3:9.2f}  {row['new_over_old']:.3f}"
-        )
-    ratios = [r["new_over_old"] for r in rows if r["new_over_old"]]
-    geo = 1.0
-    for x in ratios:
-        geo *= x
-    return rows, geo ** (1 / len(ratios))
-
-
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--old", help="the old tree's src directory")
-    ap.add_argument("--new", default="src", help="the new tree's src directory (default: src)")
-    ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--repeat", type=int, default=3, help="timed runs per worker and figure (min kept)")
-    ap.add_argument("--json", help="write the results here")
-    ap.add_argument("--only", default="", help="time only the figures whose key holds this text")
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    if args.worker:
-        worker(args.worker, args.repeat)
-        return
-    if not args.old:
-        ap.error("--old is required")
-    corpus_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"ab_vllm_corpus_{os.getpid()}.json"
-    chosen = {key: entry for key, entry in corpus().items() if args.only in key}
-    corpus_path.write_text(json.dumps(chosen), encoding="utf-8")
-    runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
-    try:
-        for r in range(args.rounds):
-            for side in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                runs[side].append(_run(getattr(args, side), str(corpus_path), args.repeat))
-            print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    finally:
-        corpus_path.unlink(missing_ok=True)
-    rows, geo = report(runs)
-    print(
-        f"geometric mean new/old: {geo:.3f} over {len(rows)} figures ({args.rounds} rounds, min of each side)"
-    )
-    if args.json:
-        meta = {
-            "old": args.old,
-            "new": args.new,
-            "rounds": args.rounds,
-            "repeat": args.repeat,
-            "only": args.only,
-        }
-        payload = {"meta": meta, "geomean_new_over_old": geo, "rows": rows}
-        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    ab.main("benchmarks.ab_vllm", __doc__ or "", corpus, worker, argv)
 
 
 if __name__ == "__main__":
