@@ -105,3 +105,26 @@ def test_sarashina_python_literal_calls(text: str, content: str | None, calls: l
     assert pb.get_tool_parser("builtin:sarashina", conventions="lossless").has_tool_calls(text) == (
         "<|tool_calls|>" in text
     )
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        ['{"name": "a", "arguments": {"x": "p\u2028q"}}', "{'name': 'é', 'arguments': {}}"],
+        ['{"name": "a",\r\n "arguments": {"k": [1,\n 2]}}'],
+    ],
+    ids=["line-separator-in-a-string", "crlf-and-newlines"],
+)
+def test_sarashina_raw_text_is_each_item_verbatim(items: list[str]) -> None:
+    """Each call's raw text is its item of the literal (ast's lines count Python's line ends only),
+    streamed as one-shot: the CLI's `parse --stream` cuts it out by the stream's call spans."""
+    from parsebridge._cli_stream import RawCalls
+
+    text = "Hi <|tool_calls|>\n[" + ",\n ".join(items) + "]"
+    parser = pb.get_tool_parser("builtin:sarashina")
+    assert [c.raw_text for c in parser.parse(text).tool_calls] == items
+    rec = RawCalls(parser.stream())
+    for i in range(0, len(text), 3):
+        rec.feed(text[i : i + 3])
+    rec.flush()
+    assert rec.texts == items

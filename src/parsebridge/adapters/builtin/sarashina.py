@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -31,6 +32,8 @@ from ._conventions import SERVERS, check_conventions, servers_content
 from .reasoning import held_prefix
 
 _ARG_KEYS = ("arguments", "parameters")
+#: Where a line ends for Python's parser (the line numbers `ast` gives count these only).
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _literal_prefix(text: str) -> tuple[Any, str, list[tuple[int, int]]] | None:
@@ -51,9 +54,8 @@ def _literal_prefix(text: str) -> tuple[Any, str, list[tuple[int, int]]] | None:
 
 def _span(source: str, node: ast.expr, shift: int) -> tuple[int, int]:
     """`node`'s character span in `source` plus `shift` (ast gives lines and UTF-8 byte columns)."""
-    starts = [0]
-    for line in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    # Python's own line ends only (`str.splitlines` also splits at U+2028 and others in strings).
+    starts = [0, *(m.end() for m in _LINE_END.finditer(source)), len(source)]
 
     def at(line: int, col: int) -> int:
         row = source[starts[line - 1] : starts[line]]
