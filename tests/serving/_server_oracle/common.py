@@ -304,3 +304,30 @@ def parsebridge_run(
         chunks += stream.feed(text, ids)
     chunks += stream.finish(steps[-1][2] or "stop")
     return run_from_chunks(chunks)
+
+
+#: The model name every scripted request and server uses.
+MODEL = "oracle-model"
+
+
+def request_body(
+    tools: list[dict[str, Any]] | None,
+    tool_choice: Any = None,
+    chat_template_kwargs: dict[str, Any] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A streaming chat request's JSON as a client sends it: `tools`, `tool_choice` (None: not
+    sent) and `chat_template_kwargs` only when given."""
+    body: dict[str, Any] = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": "oracle"}],
+        "stream": True,
+        **fields,
+    }
+    if tools:
+        body["tools"] = tools
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
+    if chat_template_kwargs is not None:
+        body["chat_template_kwargs"] = chat_template_kwargs
+    return body

@@ -40,9 +40,7 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from .common import Run, Script, run_from_sse
-
-MODEL = "oracle-model"
+from .common import MODEL, Run, Script, request_body, run_from_sse
 
 
 class Undrivable(RuntimeError):
@@ -211,19 +209,7 @@ def make_request(
     """A streaming SGLang `ChatCompletionRequest` as a client sends it (`tool_choice` None: not sent)."""
     from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest
 
-    body: dict[str, Any] = {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": "oracle"}],
-        "stream": True,
-        **fields,
-    }
-    if tools:
-        body["tools"] = tools
-    if tool_choice is not None:
-        body["tool_choice"] = tool_choice
-    if chat_template_kwargs is not None:
-        body["chat_template_kwargs"] = chat_template_kwargs
-    return ChatCompletionRequest(**body)
+    return ChatCompletionRequest(**request_body(tools, tool_choice, chat_template_kwargs, **fields))
 
 
 def make_server(

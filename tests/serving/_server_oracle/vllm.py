@@ -23,9 +23,7 @@ import inspect
 from types import SimpleNamespace
 from typing import Any
 
-from .common import Run, Script, run_from_sse
-
-MODEL = "oracle-model"
+from .common import MODEL, Run, Script, request_body, run_from_sse
 
 
 class Undrivable(RuntimeError):
@@ -80,19 +78,7 @@ def make_request(
     **fields: Any,
 ) -> Any:
     """A streaming `ChatCompletionRequest` as a client sends it (`tool_choice` None: not sent)."""
-    body: dict[str, Any] = {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": "oracle"}],
-        "stream": True,
-        **fields,
-    }
-    if tools:
-        body["tools"] = tools
-    if tool_choice is not None:
-        body["tool_choice"] = tool_choice
-    if chat_template_kwargs is not None:
-        body["chat_template_kwargs"] = chat_template_kwargs
-    return _request_class()(**body)
+    return _request_class()(**request_body(tools, tool_choice, chat_template_kwargs, **fields))
 
 
 def _engine_client(tokenizer: Any) -> Any:
