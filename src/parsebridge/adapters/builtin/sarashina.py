@@ -48,12 +48,12 @@ def _literal_prefix(text: str) -> tuple[Any, str, list[tuple[int, int]]] | None:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         items = tree.body.elts if isinstance(tree.body, ast.List) else [tree.body]
-        return value, body[end:], [_span(body[:end], node, lead) for node in items]
+        return value, body[end:], _spans(body[:end], items, lead)
     return None
 
 
-def _span(source: str, node: ast.expr, shift: int) -> tuple[int, int]:
-    """`node`'s character span in `source` plus `shift` (ast gives lines and UTF-8 byte columns)."""
+def _spans(source: str, nodes: list[ast.expr], shift: int) -> list[tuple[int, int]]:
+    """Each node's character span in `source` plus `shift` (ast gives lines and UTF-8 byte columns)."""
     # Python's own line ends only (`str.splitlines` also splits at U+2028 and others in strings).
     starts = [0, *(m.end() for m in _LINE_END.finditer(source)), len(source)]
 
@@ -61,7 +61,7 @@ def _span(source: str, node: ast.expr, shift: int) -> tuple[int, int]:
         row = source[starts[line - 1] : starts[line]]
         return shift + starts[line - 1] + len(row.encode()[:col].decode(errors="ignore"))
 
-    return at(node.lineno, node.col_offset), at(node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return [(at(n.lineno, n.col_offset), at(n.end_lineno or n.lineno, n.end_col_offset or 0)) for n in nodes]
 
 
 #: Candidate ends tried per output (each a `literal_eval`): bounds the work on text after a list.
