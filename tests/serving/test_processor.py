@@ -225,10 +225,20 @@ def test_reasoning_started_derived_from_prompt() -> None:
     assert opened["reasoning_content"] == "I should search for it."
     closed = proc.parse(t["output"], prompt="<|im_start|>assistant\n<think>\n\n</think>\n\n").message
     assert "reasoning_content" not in closed
-    assert proc.resolve_reasoning_started(None, "no markers here") is False
     assert proc.resolve_reasoning_started(True, "<think></think>") is True
     chunks = run_stream(proc, t["output"], 4, prompt="...<think>\n")
     assert check_convention(chunks)["reasoning"] == "I should search for it."
+    # A prompt with neither marker says nothing: the parser's default decides. Under
+    # conventions="servers" (the default) Qwen3 starts inside reasoning, as vLLM's and
+    # SGLang's qwen3 parsers do; under "lossless", where its template does not open it.
+    assert proc.resolve_reasoning_started(None, "no markers here") is True
+    assert (
+        proc.parse(t["output"], prompt="no markers here").message["reasoning_content"]
+        == "I should search for it."
+    )
+    lossless = OutputProcessor("builtin:qwen3", TAG, tools=TOOLS, conventions="lossless")
+    assert lossless.resolve_reasoning_started(None, "no markers here") is False
+    assert "reasoning_content" not in lossless.parse(t["output"], prompt="no markers here").message
 
 
 # ----------------------------------------------------------------------------- tool_choice
@@ -253,13 +263,13 @@ def test_no_tools_in_request_means_no_tool_parsing() -> None:
 
 @pytest.mark.parametrize("size", CHUNKINGS)
 def test_tool_choice_required(size: int) -> None:
-    t = TRANSCRIPTS["sv-required-json"]
+    t = TRANSCRIPTS["sv-required-json"]  # thinking turned off by the template (its prompt)
     proc = OutputProcessor("builtin:qwen3", TAG, tools=TOOLS)
-    got = check_convention(run_stream(proc, t["output"], size, tool_choice="required"))
+    got = check_convention(run_stream(proc, t["output"], size, tool_choice="required", prompt=t["prompt"]))
     exp = expected_of("sv-required-json")
     assert norm_calls(got["tool_calls"]) == exp["calls"] and got["content"] is None
     assert got["finish_reason"] == "tool_calls"
-    msg, finish = proc.message(t["output"], tool_choice="required")
+    msg, finish = proc.message(t["output"], tool_choice="required", prompt=t["prompt"])
     assert [
         (c["function"]["name"], json.loads(c["function"]["arguments"])) for c in msg["tool_calls"]
     ] == exp["calls"]

@@ -10,8 +10,10 @@ file is parsed on first use, once.
 
 A row's keys: ``aliases`` (other spellings users type), ``format`` (the
 family in `parsebridge.formats` whose format this family's output is written
-in, when it has none of its own: e.g. ``granite4`` writes ``hermes``), and
-otherwise backend name → that backend's parser name.
+in, when it has none of its own: e.g. ``granite4`` writes ``hermes``),
+``servers_started`` (reasoning rows: both servers' parsers read the text
+before an end marker as reasoning though no start marker opened it, so builtin
+starts inside reasoning under ``conventions="servers"``), and otherwise backend name → that backend's parser name.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ Kind = Literal["tool", "reasoning"]
 KINDS: tuple[Kind, Kind] = ("tool", "reasoning")
 
 #: Row keys that are not backend names.
-RESERVED = frozenset({"aliases", "format"})
+RESERVED = frozenset({"aliases", "format", "servers_started"})
 
 
 def normalize_name(name: str) -> str:
@@ -42,6 +44,8 @@ class Row:
     aliases: tuple[str, ...] = ()
     #: The family whose format module describes this family's output (None: its own name).
     format: str | None = None
+    #: Both servers start this family's output inside reasoning (see the module docstring).
+    servers_started: bool = False
 
     @property
     def format_family(self) -> str:
@@ -63,7 +67,8 @@ def parse_rows(text: str) -> tuple[Row, ...]:
         for name, raw in data.get(kind, {}).items():
             parsers = {k: str(v) for k, v in raw.items() if k not in RESERVED}
             fmt = raw.get("format")
-            rows.append(Row(kind, name, parsers, tuple(raw.get("aliases", ())), str(fmt) if fmt else None))
+            aliases, started = tuple(raw.get("aliases", ())), raw.get("servers_started") is True
+            rows.append(Row(kind, name, parsers, aliases, str(fmt) if fmt else None, started))
     return tuple(rows)
 
 

@@ -75,13 +75,14 @@ def request_shape(case: Case, request: str) -> tuple[list[dict[str, Any]] | None
 
 
 @functools.lru_cache(maxsize=32)
-def processor(specs: tuple[str | None, str | None], tools_key: str) -> Any:
-    """A cached `OutputProcessor` for these specs and default tools."""
+def processor(specs: tuple[str | None, str | None], tools_key: str, conventions: str | None = None) -> Any:
+    """A cached `OutputProcessor` for these specs and default tools (`conventions`: builtin's option)."""
     import json
 
     from parsebridge.serving import OutputProcessor
 
-    return OutputProcessor(specs[0], specs[1], tools=json.loads(tools_key), on_error="raise")
+    options = {"conventions": conventions} if conventions else {}
+    return OutputProcessor(specs[0], specs[1], tools=json.loads(tools_key), on_error="raise", **options)
 
 
 def _tools_key(tools: list[dict[str, Any]] | None) -> str:
@@ -193,11 +194,13 @@ def server_run(case: Case, scenario: Scenario, proc: Any, script: Script) -> Run
     )
 
 
-def compare(case: Case, scenario: Scenario, *, swap: str | None = None) -> tuple[Run, Run]:
+def compare(
+    case: Case, scenario: Scenario, *, swap: str | None = None, conventions: str | None = None
+) -> tuple[Run, Run]:
     """(the framework server's run, parsebridge's run) for one case and scenario.
 
     `swap`: run parsebridge with another backend (e.g. ``"builtin"``) for the
-    same families — the negative control.
+    same families — the negative control; `conventions`: the swapped builtin's.
     """
     tools, tool_choice = request_shape(case, scenario.request)
     all_tools = request_shape(case, "auto")[0]
@@ -211,7 +214,7 @@ def compare(case: Case, scenario: Scenario, *, swap: str | None = None) -> tuple
         server = server_run(case, scenario, proc, script)
     except ServerError as exc:  # the server's own parser raised: an in-band error event
         failed = exc
-    ours = processor(swap_specs or case.specs, _tools_key(all_tools))
+    ours = processor(swap_specs or case.specs, _tools_key(all_tools), conventions)
     started = True if case.transcript.reasoning_started_in_prompt else None
     try:
         mine = parsebridge_run(ours, script, tools=tools, tool_choice=tool_choice, reasoning_started=started)

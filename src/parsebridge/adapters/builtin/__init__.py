@@ -127,7 +127,7 @@ class BuiltinBackend(Backend):
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
-        # Reasoning reads the same under both conventions (no disagreement with the servers
-        # comes from a policy); the option is checked so a pipeline can pass it to both parsers.
+        # Conventions decide only where reasoning starts (`_reasoning_start`); checked here so
+        # a parser that ignores them still refuses a misspelt one.
         check_conventions(options.get("conventions"))
         return _load(reasoning_parsers()[name])(**options)  # type: ignore[no-any-return]

@@ -13,6 +13,11 @@ same for every format:
 Under both, nothing is lost: what ``"servers"`` leaves out of the content is on the
 result's `dropped` (never in a stream delta), and a stream equals its one-shot parse at
 every chunking. The calls themselves are read the same way under both.
+
+Reasoning parsers take the same option; it decides only where reasoning starts when
+neither the caller nor the prompt says (`_reasoning_start`): under ``"servers"``, inside
+reasoning for the families whose servers both start there (``servers_started`` in
+`families.toml`), under ``"lossless"`` where the family's chat template opens it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,41 @@ CONVENTIONS: Final[dict[str, str]] = {
     "text after or between calls and unnamed call markup go to `dropped`",
     LOSSLESS: "nothing is left out: every character that is not call structure is content",
 }
+
+#: The same for reasoning parsers, where a convention decides only the start state.
+REASONING_CONVENTIONS: Final[dict[str, str]] = {
+    SERVERS: "output that opens without a start marker is reasoning where both servers read it so "
+    "(`servers_started` families)",
+    LOSSLESS: "output starts inside reasoning only where the family's chat template opens it",
+}
+
+#: What "servers" shows, per value of a tool format's `servers_content`.
+SERVERS_CONTENT: Final[dict[str, str]] = {
+    "marker": "content ends at the first start marker, whether a call follows or not",
+    "call": "content ends where the first call begins; a start marker no call follows stays content",
+    "keep": "text around and between calls stays content (both servers keep it): as `lossless`",
+}
+#: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
+SERVERS_START: Final[dict[bool, str]] = {
+    True: "output that opens without a start marker is reasoning up to the end marker, as both servers "
+    "read it (unless `reasoning_started=False` or a prompt that closed the block says otherwise)",
+    False: "reasoning starts where the family's chat template opens it: as `lossless`",
+}
+
+
+def servers_rules() -> list[tuple[str, str, list[str]]]:
+    """(kind, what "servers" does, the builtin parsers it does it for): the table the README and
+    `parsebridge list` show, read from the formats (`servers_content`) and `families.toml`."""
+    from . import TOOL_PARSERS, reasoning_parsers
+    from ._reasoning_start import servers_started
+
+    rows: list[tuple[str, str, list[str]]] = []
+    for value, rule in SERVERS_CONTENT.items():
+        rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_content(n) == value]))
+    started = servers_started()
+    for value, rule in SERVERS_START.items():
+        rows.append(("reasoning", rule, [n for n in reasoning_parsers() if (n in started) == value]))
+    return rows
 
 
 @cache

@@ -16,9 +16,9 @@ reasoning runs to the first end marker, or to the end of output when it is
 never closed; everything after the end marker is content, verbatim (families
 whose later, stray end markers are dropped are served by `reasoning_sections`). Empty
 reasoning or content is None. A prompt may be given instead of
-`reasoning_started`: reasoning has started when its last start marker comes
-after its last end marker (a template that wrote ``<think></think>`` to
-disable thinking has not started it).
+`reasoning_started` (see `_reasoning_start`): reasoning has started when its
+last start marker comes after its last end marker (a template that wrote
+``<think></think>`` to disable thinking has not started it).
 
 Streams hold back only a suffix that could still become a marker, so they
 cost time linear in the output and never delay more than a marker's length.
@@ -39,6 +39,7 @@ from ...protocol import (
 )
 from ...protocol.models import make_block, make_delta, make_reasoning_result
 from ...protocol.streams import Discarded
+from ._reasoning_start import default_start, resolve_started
 
 
 def held_prefix(buffer: str, marker: str) -> int:
@@ -47,12 +48,6 @@ def held_prefix(buffer: str, marker: str) -> int:
         if marker.startswith(buffer[-size:]):
             return size
     return 0
-
-
-def started_from_prompt(prompt: str, start: str, end: str) -> bool:
-    """Whether a prompt leaves the model inside an open reasoning block."""
-    opened = prompt.rfind(start)
-    return opened != -1 and opened > prompt.rfind(end)
 
 
 class ThinkTagReasoningParser(ReasoningParserBase):
@@ -78,19 +73,19 @@ class ThinkTagReasoningParser(ReasoningParserBase):
         self.end_marker = self.end_marker if end is None else end
         if not self.start_marker or not self.end_marker:
             raise InvalidSpecError(f"builtin:{self.name}: reasoning markers must be non-empty strings")
-        if started is not None:
-            self.started_by_default = started
+        self.started_by_default = default_start(self.name, started, self.started_by_default, options)
         self.prompt = prompt
         self.markers = (self.start_marker, self.end_marker)
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        """Resolve the start state: explicit flag, then a prompt, then the parser's default."""
-        if reasoning_started is not None:
-            return reasoning_started
-        prompt = prompt if prompt is not None else self.prompt
-        if prompt is not None:
-            return started_from_prompt(prompt, self.start_marker, self.end_marker)
-        return self.started_by_default
+        """The start state (`_reasoning_start`): explicit flag, then a prompt, then the default."""
+        return resolve_started(
+            reasoning_started,
+            self.prompt if prompt is None else prompt,
+            self.started_by_default,
+            (self.start_marker,),
+            (self.end_marker,),
+        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None

@@ -22,7 +22,8 @@ from typing import Any
 
 from ...formats import ReasoningFormat, reasoning_format
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
-from .reasoning import ThinkTagReasoningParser, started_from_prompt
+from ._reasoning_start import default_start, resolve_started
+from .reasoning import ThinkTagReasoningParser
 from .reasoning_sections import SectionReasoningParser
 
 
@@ -69,17 +70,16 @@ class AppendThinkReasoningParser(ReasoningParserBase):
 
     def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
         super().__init__(**options)
-        self.started_by_default = self.format.starts_in_prompt if started is None else started
+        fmt = self.format
+        self.started_by_default = default_start(self.name, started, fmt.starts_in_prompt, options)
         self.prompt = prompt
-        self.markers = self.format.markers
+        self.markers = fmt.markers
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        if reasoning_started is not None:
-            return reasoning_started
-        prompt = prompt if prompt is not None else self.prompt
-        if prompt is not None:
-            return started_from_prompt(prompt, self.format.start, self.format.end)
-        return self.started_by_default
+        prompt = self.prompt if prompt is None else prompt
+        return resolve_started(
+            reasoning_started, prompt, self.started_by_default, (self.format.start,), (self.format.end,)
+        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None

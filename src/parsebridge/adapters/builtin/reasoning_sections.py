@@ -49,6 +49,7 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from ._reasoning_start import default_start, resolve_started
 
 
 class Markers:
@@ -90,12 +91,6 @@ class Markers:
         return any(len(m) > len(text) and m.startswith(text) for m in self.texts)
 
 
-def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool:
-    """Whether a prompt leaves the model inside an open reasoning block."""
-    opened = max(prompt.rfind(s) for s in starts)
-    return opened != -1 and opened > max(prompt.rfind(e) for e in ends)
-
-
 def unwrap(text: str, wrappers: Markers) -> str:
     """`text` without its wrapper markers."""
     if not wrappers.texts:
@@ -120,7 +115,7 @@ class SectionReasoningParser(ReasoningParserBase):
     def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
         super().__init__(**options)
         fmt = self.format
-        self.started_by_default = fmt.starts_in_prompt if started is None else started
+        self.started_by_default = default_start(self.name, started, fmt.starts_in_prompt, options)
         self.prompt = prompt
         self.starts = Markers(fmt.starts)
         self.ends = Markers(fmt.ends)
@@ -131,13 +126,11 @@ class SectionReasoningParser(ReasoningParserBase):
         self.markers = fmt.markers
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        """Resolve the start state: explicit flag, then a prompt, then the family's default."""
-        if reasoning_started is not None:
-            return reasoning_started
-        prompt = prompt if prompt is not None else self.prompt
-        if prompt is not None:
-            return started_from_prompt(prompt, self.format.starts, self.format.ends)
-        return self.started_by_default
+        """The start state (`_reasoning_start`): explicit flag, then a prompt, then the default."""
+        prompt = self.prompt if prompt is None else prompt
+        return resolve_started(
+            reasoning_started, prompt, self.started_by_default, self.format.starts, self.format.ends
+        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None

@@ -1,0 +1,82 @@
+"""Where a builtin reasoning parser's output starts: inside reasoning or outside it.
+
+Decided once per parse or stream, before any text is read (so a stream never takes
+anything back), in this order:
+
+1. the caller's ``reasoning_started=``;
+2. a prompt: open when its last start marker comes after its last end marker (the
+   template ended it with ``<think>``), closed when an end marker comes last (a
+   template that wrote ``<think></think>`` turned thinking off); a prompt holding
+   neither marker says nothing and falls through;
+3. the parser's default: ``started=`` when given; else outside reasoning when
+   ``chat_template_kwargs`` turns thinking off (``enable_thinking``/``thinking``
+   false, the option the frameworks' parsers read, so one config works on every
+   backend); else inside reasoning under ``conventions="servers"`` for the families
+   both servers start there (``servers_started`` in `families.toml`: their parsers
+   assume thinking is on unless the request turns it off); else the family's
+   `starts_in_prompt` (the chat template opens the block).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from ._conventions import SERVERS, check_conventions
+
+
+def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool | None:
+    """Whether a prompt leaves the model inside an open reasoning block; None when it has no marker."""
+    opened = max(prompt.rfind(s) for s in starts)
+    closed = max(prompt.rfind(e) for e in ends)
+    if opened == closed == -1:
+        return None
+    return opened > closed
+
+
+def resolve_started(
+    reasoning_started: bool | None,
+    prompt: str | None,
+    default: bool,
+    starts: Sequence[str],
+    ends: Sequence[str],
+) -> bool:
+    """The start state: the explicit flag, then what the prompt says, then `default`."""
+    if reasoning_started is not None:
+        return reasoning_started
+    if prompt is not None:
+        said = started_from_prompt(prompt, starts, ends)
+        if said is not None:
+            return said
+    return default
+
+
+@cache
+def servers_started() -> frozenset[str]:
+    """Builtin reasoning parsers that start inside reasoning under ``conventions="servers"``."""
+    from ...protocol.family_rows import rows_of
+
+    return frozenset(
+        r.parsers["builtin"] for r in rows_of("reasoning") if r.servers_started and "builtin" in r.parsers
+    )
+
+
+def thinking_turned_off(chat_template_kwargs: object) -> bool:
+    """Whether chat-template options turn thinking off (``enable_thinking``, or ``thinking``, false)."""
+    if not isinstance(chat_template_kwargs, dict):
+        return False
+    thinking = chat_template_kwargs.get("thinking", chat_template_kwargs.get("enable_thinking"))
+    return thinking is not None and not thinking
+
+
+def default_start(name: str, started: bool | None, template_default: bool, options: dict[str, Any]) -> bool:
+    """A parser's default start state (step 3 above); the `conventions` option is checked here."""
+    convention = check_conventions(options.get("conventions"))
+    if started is not None:
+        return started
+    if thinking_turned_off(options.get("chat_template_kwargs")):
+        return False
+    if convention == SERVERS and name in servers_started():
+        return True
+    return template_default
