@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the README's builtin-parsers table from the formats' `summary` lines (and the
-conventions table from their `servers_content`).
+conventions table from `_conventions.servers_rules`: the formats' `servers_content` and
+`families.toml`'s `servers_started`, the rows `parsebridge list` shows too).
 
 The table lists every parser the builtin backend registers (kind | name |
 format); the format column is the `summary` of the family's format in
@@ -27,13 +28,6 @@ from parsebridge.formats import UnknownFormatError, mistral, reasoning_format, t
 README = ROOT / "README.md"
 BEGIN, END = "<!-- builtin-parsers:begin (tools/readme_tables.py) -->", "<!-- builtin-parsers:end -->"
 CONV_BEGIN, CONV_END = "<!-- conventions:begin (tools/readme_tables.py) -->", "<!-- conventions:end -->"
-
-#: What `conventions="servers"` does under each value of a format's `servers_content`.
-SERVERS_CONTENT = {
-    "marker": "content ends at the first start marker, whether a call follows or not",
-    "call": "content ends where the first call begins; a start marker no call follows stays content",
-    "keep": "text around and between calls stays content (both servers keep it): as `lossless`",
-}
 
 #: Builtin parsers that are not one family's format (so no format module holds their summary).
 GENERIC = {
@@ -70,16 +64,11 @@ def builtin_table() -> str:
 
 
 def conventions_table() -> str:
-    """The markdown table: per `servers_content` value, what "servers" shows and which builtin
-    tool parsers' formats have it (read from `parsebridge.formats`)."""
-    from parsebridge.adapters.builtin._conventions import servers_content
+    """What "servers" does and for which builtin parsers (docs/consensus.md and `parsebridge list`
+    show the same rows)."""
+    from parsebridge.conformance.consensus.page import conventions_table as table
 
-    groups: dict[str, list[str]] = {k: [] for k in SERVERS_CONTENT}
-    for name in TOOL_PARSERS:
-        groups[servers_content(name)].append(f"`{name}`")
-    rows = ["| under `servers` | builtin tool parsers |", "|---|---|"]
-    rows += [f"| {SERVERS_CONTENT[k]} | {', '.join(v) or '—'} |" for k, v in groups.items()]
-    return "\n".join(rows) + "\n"
+    return table()
 
 
 def _between(text: str, begin: str, end: str, body: str) -> str:

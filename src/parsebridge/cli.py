@@ -97,6 +97,8 @@ def _cmd_list(ns: argparse.Namespace) -> int:
         _print_parser_names(console, infos)
     for kind in ("tool", "reasoning"):
         console.print(_families_table(kind, [i.name for i in infos if i.name != "python"]))
+    if any(i.name == "builtin" for i in infos):
+        console.print(_conventions_table())
     return 0
 
 
@@ -107,6 +109,8 @@ def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
         entry["tool_aliases"] = family_aliases(i, "tool")
         entry["reasoning_aliases"] = family_aliases(i, "reasoning")
         backends.append(entry)
+    from .adapters.builtin._conventions import CONVENTIONS, REASONING_CONVENTIONS, servers_rules
+
     return {
         "parsebridge": __version__,
         "backends": backends,
@@ -114,6 +118,11 @@ def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
             {"kind": f.kind, "name": f.name, "aliases": list(f.aliases), "parsers": f.parsers}
             for f in family_table()
         ],
+        "builtin_conventions": {
+            "tool": CONVENTIONS,
+            "reasoning": REASONING_CONVENTIONS,
+            "servers": [{"kind": k, "rule": r, "parsers": p} for k, r, p in servers_rules()],
+        },
     }
 
 
@@ -169,6 +178,24 @@ def _families_table(kind: str, backends: list[str]) -> Any:
             io.plain(", ".join(fam.aliases)),
         )
     return ft
+
+
+def _conventions_table() -> Any:
+    """Builtin's `conventions=`: what each does, then what "servers" does for which parsers."""
+    from rich.table import Table
+
+    from .adapters.builtin._conventions import CONVENTIONS, DEFAULT, REASONING_CONVENTIONS, servers_rules
+
+    t = Table(title="\nbuiltin conventions (conventions=, parse --conventions)", title_justify="left")
+    for col in ("convention", "kind", "what it does", "builtin parsers"):
+        t.add_column(col, overflow="fold")
+    for name in CONVENTIONS:
+        label = io.plain(name + (" (default)" if name == DEFAULT else ""))
+        t.add_row(label, io.plain("tool"), io.plain(CONVENTIONS[name]), io.plain(""))
+        t.add_row(io.plain(""), io.plain("reasoning"), io.plain(REASONING_CONVENTIONS[name]), io.plain(""))
+    for kind, rule, names in servers_rules():
+        t.add_row(io.plain("servers"), io.plain(kind), io.plain(rule), io.plain(", ".join(names) or "-"))
+    return t
 
 
 def _count(names: list[str], info: BackendInfo, brief: bool, kind: str) -> str:

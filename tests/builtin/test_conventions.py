@@ -107,3 +107,30 @@ def test_every_format_says_how_the_servers_show_the_content() -> None:
 
     for family in tool_families():
         assert tool_format(family).servers_content in ("marker", "call", "keep"), family
+
+
+def test_parsebridge_list_describes_the_conventions_from_the_same_rules(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from parsebridge.adapters.builtin._conventions import REASONING_CONVENTIONS, servers_rules
+    from parsebridge.cli import main
+
+    assert main(["list", "--brief", "--backend", "builtin", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["builtin_conventions"]
+    assert listed["tool"] == CONVENTIONS and listed["reasoning"] == REASONING_CONVENTIONS
+    rules = [(r["kind"], r["rule"], r["parsers"]) for r in listed["servers"]]
+    assert rules == servers_rules()
+    kinds = {(kind, name) for kind, _, names in rules for name in names}
+    assert kinds == {("tool", n) for n in TOOL_PARSERS} | {
+        ("reasoning", n) for n in pb.list_backends()[0].reasoning_parsers
+    }
+    assert sorted(next(names for kind, rule, names in rules if kind == "reasoning")) == [
+        "glm45",
+        "ling3",
+        "qwen3",
+    ]
+    assert main(["list", "--brief", "--backend", "builtin"]) == 0
+    table = capsys.readouterr().out
+    assert "builtin conventions" in table and "servers (default)" in table and "lossless" in table

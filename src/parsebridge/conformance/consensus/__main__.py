@@ -1,4 +1,4 @@
-"""``python -m parsebridge.conformance.consensus [--family F …] [--json] [--write-baseline]``."""
+"""``python -m parsebridge.conformance.consensus [--family F …] [--json] [--write-baseline] [--markdown PATH]``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from .baseline import write_baseline
+from .baseline import framework_versions, write_baseline
 from .check import check, load_reviewed, run_consensus, summary
 from .corpus import consensus_corpus
+from .page import render_page
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", action="append", help="only these families (repeatable)")
     ap.add_argument("--json", action="store_true", help="print every outcome as JSON Lines")
     ap.add_argument("--write-baseline", action="store_true", help="record today's disagreements")
+    ap.add_argument(
+        "--markdown", metavar="PATH", help="write the docs page (docs/consensus.md) from this run"
+    )
     args = ap.parse_args(argv)
     corpus = consensus_corpus(args.family)
     t0 = time.perf_counter()
@@ -38,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{elapsed:.1f} s; unexplained {len(verdict.unexplained)}, stale {len(verdict.stale)}",
         file=sys.stderr,
     )
+    if args.markdown:
+        page = render_page(outcomes, reviewed, verdict, framework_versions())
+        Path(args.markdown).write_text(page, encoding="utf-8")
+        print(f"wrote {args.markdown}", file=sys.stderr)
     if args.write_baseline:
         path = Path(__file__).with_name("consensus.yaml")
         write_baseline(path, outcomes, reviewed)
