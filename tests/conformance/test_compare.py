@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -304,6 +305,29 @@ def test_compare_against_an_installed_framework(framework: str) -> None:
     assert all(len(c.results) == 2 for c in r.comparisons)
     (pair,) = r.summary.backend_pairs
     assert {pair.a, pair.b} == {"builtin", framework} and pair.transcripts == len(items)
+
+
+@pytest.mark.framework
+@pytest.mark.parametrize("framework", ["vllm", "sglang"])
+def test_compare_shows_builtin_agreeing_with_a_framework_on_text_after_a_call(framework: str) -> None:
+    """Issue 27's user: moving from a framework's hermes to builtin's, compare shows the same content
+    (builtin's default conventions); under lossless it shows the text after the call as builtin's."""
+    import importlib.util
+
+    if importlib.util.find_spec(framework) is None:
+        pytest.skip(f"{framework} is not installed")
+    output = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> Done.'
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    after = {"id": "text-after", "output": output, "tools": [weather]}  # SGLang reads declared tools only
+    specs = ["builtin:hermes", f"{framework}:hermes"]
+    pair = ("builtin:hermes/oneshot", f"{framework}:hermes/oneshot")  # (SGLang's own stream differs)
+
+    def one_shot_classes(result: Any) -> set[str]:
+        return {d.class_ for d in result.comparisons[0].differences if (d.a, d.b) == pair}
+
+    assert one_shot_classes(pb.compare(after, specs, chunkings=["token"])) == set()
+    lossless = pb.compare(after, specs, chunkings=["token"], conventions="lossless")
+    assert one_shot_classes(lossless) & {"content_differs", "content_lost"}
 
 
 def test_python_spec_typos_fail_up_front() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import parsebridge as pb
 from parsebridge.cli import main
 from parsebridge.compare import cli as compare_cli
 from parsebridge.compare import engine as compare_mod
@@ -140,3 +141,39 @@ def test_separate_summary_file_and_count(tmp_path: Path) -> None:
     )
     assert len(_lines(out.read_text())) == 7
     assert json.loads(summ.read_text())["transcripts"] == 7
+
+
+AFTER = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> Done.'
+
+
+def _builtin_content(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str | None, str]:
+    assert main(["compare", *args, "--tool-parser", "builtin:hermes", "--chunking", "char-3", "--format", "json"]) == 0
+    transcript, summary = _lines(capsys.readouterr().out)[-2:]
+    readings = transcript["results"]["builtin:hermes"]
+    assert readings["oneshot"]["content"] == readings["stream"]["content"]
+    return readings["oneshot"]["content"], summary["conventions"]
+
+
+def test_compare_reads_builtin_as_a_user_gets_it_and_lossless_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    # the default is builtin's own (servers): a comparison with vllm:hermes shows what a user of it gets
+    assert _builtin_content(capsys, AFTER) == ("Let me check.", "servers")
+    assert _builtin_content(capsys, AFTER, "--conventions", "lossless") == ("Let me check. Done.", "lossless")
+
+
+def test_compare_bundled_scores_builtin_under_lossless_unless_told(capsys: pytest.CaptureFixture[str]) -> None:
+    # the bundled transcripts' expected readings keep every character: lossless is what they score
+    args = ["compare", "--bundled", "--family", "hermes", "--backends", "builtin", "--format", "json"]
+    assert main(args) == 0
+    summary = _lines(capsys.readouterr().out)[-1]
+    assert summary["conventions"] == "lossless" and summary["wrong"] == 0
+    assert main([*args, "--conventions", "servers"]) == 0
+    summary = _lines(capsys.readouterr().out)[-1]
+    assert summary["conventions"] == "servers" and summary["wrong"] >= 1  # hermes-content-between-after
+
+
+def test_compare_conventions_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", AFTER, "--tool-parser", "builtin:hermes", "--conventions", "loseless"])
+    assert exc.value.code == 2 and "invalid choice: 'loseless'" in capsys.readouterr().err
+    with pytest.raises(pb.InvalidSpecError, match="unknown conventions='loseless'"):
+        pb.compare(AFTER, ["builtin:hermes"], conventions="loseless")

@@ -118,6 +118,13 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the prompt opened reasoning (for transcripts that do not say)",
     )
+    p.add_argument(
+        "--conventions",
+        choices=("servers", "lossless"),
+        default=None,
+        help="builtin parsers' conventions= (default: servers, as builtin reads by default; with --bundled "
+        "lossless, the reading the bundled transcripts' expected was written for)",
+    )
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -238,13 +245,15 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         family=split_list(ns.family) or None,
         backends=split_list(ns.backends) or None,
         chunkings=split_list(ns.chunking) or None,
+        conventions=ns.conventions or ("lossless" if ns.bundled else "servers"),
     )
     if not plan.targets and not plan.backends:
         raise usage_error("no backend is available to compare")
     tools = _load_tools(ns.tools)
     if ns.show is None:
         ns.show = 300 if ns.format == "html" else 20
-    builder = SummaryBuilder(plan.modes, top=ns.top, keep=ns.show if ns.format != "json" else 0)
+    keep = ns.show if ns.format != "json" else 0
+    builder = SummaryBuilder(plan.modes, top=ns.top, keep=keep, conventions=plan.conventions)
     done: set[str] = set()
     if ns.resume:
         done = read_previous(Path(ns.output), builder)

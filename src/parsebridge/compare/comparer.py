@@ -30,8 +30,8 @@ SUBJECT_CACHE = 128
 class _BoundedRunner(Runner):
     """The conformance runner with a bounded (LRU) parser cache, so a log with many tools lists stays flat."""
 
-    def __init__(self, chunkings: Sequence[str], limit: int = SUBJECT_CACHE) -> None:
-        super().__init__(chunkings)
+    def __init__(self, chunkings: Sequence[str], conventions: str, limit: int = SUBJECT_CACHE) -> None:
+        super().__init__(chunkings, conventions=conventions)
         self._lru: OrderedDict[tuple[Any, ...], Subject | BaseException] = OrderedDict()
         self._limit = limit
 
@@ -90,7 +90,7 @@ class Comparer:
 
     def __init__(self, plan: ComparePlan) -> None:
         self.plan = plan
-        self.runner = _BoundedRunner(plan.chunkings)
+        self.runner = _BoundedRunner(plan.chunkings, plan.conventions)
         self.chunkings = self.runner.chunkings
         self.modes = mode_names(self.chunkings)
         self._mode_of = {v: k for k, v in self.modes.items()}

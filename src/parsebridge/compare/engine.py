@@ -158,6 +158,7 @@ def compare(
     progress: Callable[[int], None] | None = None,
     executor: str = "local",
     address: str | None = None,
+    conventions: str | None = None,
 ) -> CompareResult:
     """Compare parsers on transcripts; the same structures as ``parsebridge compare --format json``.
 
@@ -179,15 +180,23 @@ def compare(
     ``pip install '.[ray]'`` in the clone, else `RayUnavailableError`).
     The comparisons and the summary are the same either way; with
     ``"ray"`` the comparisons keep the input order too.
+    `conventions`: builtin parsers' ``conventions=`` (default ``"servers"``, what
+    they give a user; ``"lossless"`` is what the bundled fixtures' `expected` is
+    written for).
 
         >>> r = pb.compare(text, ["builtin:hermes", "vllm:hermes"])
         >>> r.summary.pairs[0].rate, r.comparisons[0].differences
     """
     plan = ComparePlan.build(
-        specs, reasoning_parsers=reasoning_parsers, family=family, backends=backends, chunkings=chunkings
+        specs,
+        reasoning_parsers=reasoning_parsers,
+        family=family,
+        backends=backends,
+        chunkings=chunkings,
+        conventions=conventions,
     )
     start = time.perf_counter()
-    builder = SummaryBuilder(plan.modes, top=top)
+    builder = SummaryBuilder(plan.modes, top=top, conventions=plan.conventions)
     out: list[TranscriptComparison] = []
     runs = run_comparisons(as_transcripts(transcripts), plan, jobs=jobs, executor=executor, address=address)
     for line, rec in runs:

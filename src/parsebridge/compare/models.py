@@ -135,6 +135,7 @@ class CompareSummary(_Out):
     parsebridge: str = ""
     backends: dict[str, str | None] = Field(default_factory=dict, description="backend → version")
     modes: dict[str, str] = Field(default_factory=dict, description="MODE → chunking name")
+    conventions: str = Field("servers", description="the builtin parsers' conventions= (servers or lossless)")
     transcripts: int = Field(0, description="transcripts read (including those no spec could run)")
     agreeing: int = Field(0, description="transcripts run with no difference between any two readings")
     differing: int = Field(0, description="transcripts run with some difference between readings")

@@ -192,6 +192,9 @@ class ComparePlan:
     #: ``--family`` given: (kind, family) pairs; a transcript of that family also gets its own
     #: reasoning family's parser (a hermes transcript whose prompt opened ``<think>``).
     families: tuple[tuple[str, str], ...] = ()
+    #: builtin parsers' ``conventions=``: "servers" (their default, what a user of them gets) or
+    #: "lossless" (the reading the bundled fixtures' `expected` was written for).
+    conventions: str = "servers"
 
     @classmethod
     def build(
@@ -203,11 +206,14 @@ class ComparePlan:
         backends: Sequence[str] | None = None,
         chunkings: Sequence[str] | None = None,
         validate: bool = True,
+        conventions: str | None = None,
     ) -> ComparePlan:
         """Check specs, families, backends and chunkings up front (a typo fails before any work)."""
         from ..adapters import get_backend
+        from ..adapters.builtin._conventions import check_conventions
 
         chunk_names = _chunk_names(chunkings)
+        conv = check_conventions(conventions)
         if backends:  # canonical names (VLLM → vllm); an unknown one → error listing the known ones
             backends = list(dict.fromkeys(get_backend(b).name for b in backends))
         targets = targets_from(specs, reasoning_parsers)
@@ -216,7 +222,7 @@ class ComparePlan:
                 raise InvalidSpecError("give parser specs, or --family/--backends, not both")
             if validate:
                 _load_python_specs(targets)
-            return cls(tuple(targets), chunkings=chunk_names, explicit=True)
+            return cls(tuple(targets), chunkings=chunk_names, explicit=True, conventions=conv)
         chosen = list(backends) if backends else available_backends()
         if backends and validate:
             for b in backends:
@@ -239,8 +245,9 @@ class ComparePlan:
                 chunk_names,
                 explicit=False,
                 families=named,
+                conventions=conv,
             )
-        return cls((), (), tuple(chosen), chunk_names, explicit=False)
+        return cls((), (), tuple(chosen), chunk_names, explicit=False, conventions=conv)
 
     def parsed_chunkings(self) -> list[Chunking]:
         return parse_chunkings(list(self.chunkings))

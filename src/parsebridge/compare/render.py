@@ -216,7 +216,7 @@ def _summary_head(s: CompareSummary) -> Any:
         parts += [", ", (f"{s.wrong} with a reading wrong against expected", "red")]
     if s.not_run:
         parts += [", ", (f"{s.not_run} no spec could run", "dim")]
-    return styled(*parts, f"\nmodes: {modes}")
+    return styled(*parts, f"\nmodes: {modes}; builtin conventions: {s.conventions}")
 
 
 def _table(title: str, columns: Sequence[str]) -> Any:

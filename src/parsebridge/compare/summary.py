@@ -133,8 +133,9 @@ class SummaryBuilder:
     `top` most different lines (for showing large runs): both bounded.
     """
 
-    def __init__(self, modes: dict[str, str], *, top: int = 10, keep: int = 0) -> None:
+    def __init__(self, modes: dict[str, str], *, top: int = 10, keep: int = 0, conventions: str = "servers") -> None:
         self.modes = modes
+        self.conventions = conventions
         self.top = top
         self.keep = keep
         self.transcripts = 0
@@ -225,6 +226,7 @@ class SummaryBuilder:
             parsebridge=__version__,
             backends=_backend_versions(sorted({backend_group(s) for s in self.specs})),
             modes=dict(self.modes),
+            conventions=self.conventions,
             transcripts=self.transcripts,
             agreeing=self.agreeing,
             differing=self.differing,
