@@ -86,8 +86,8 @@ def test_reviewed_list_is_reviewed() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 27: under conventions='servers' 17 cases remain in the baseline (Qwen3/GLM-4.5 reasoning start, Inkling and MiniCPM 5 "
-    "markup no call follows, two Kimi K3 reasoning bugs)",
+    reason="issue 27: under conventions='servers' 12 cases remain in the baseline (Qwen3/GLM-4.5 reasoning start, "
+    "two Kimi K3 reasoning bugs)",
 )
 def test_no_baseline_remains() -> None:
     assert load_reviewed().baseline == ()

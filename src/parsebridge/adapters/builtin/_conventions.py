@@ -4,9 +4,10 @@ Two conventions, one policy layer in the shared engine (`_scan.BuiltinToolStream
 same for every format:
 
 * ``"servers"`` (the default) — read as vLLM and SGLang read it where both agree:
-  content is the text before the tool calls. Text after or between calls, and markup
-  that opens a call but never names one (a stray, doubled or cut-off start marker), are
-  left out of the content, as both servers leave them out.
+  content is the text before the tool calls (`ToolFormat.servers_content`). Text after
+  or between calls, and markup that opens no call where both servers leave it out (a
+  doubled start marker, a header that opens no block: `ToolFormat.servers_markup`), are
+  left out of the content.
 * ``"lossless"`` — nothing is left out: every character that is not call structure is
   content (the builtin policy before conventions existed).
 
@@ -38,12 +39,23 @@ CONVENTIONS: Final[dict[str, str]] = {
 def servers_content(parser_name: str) -> str:
     """How both servers show text the calls do not account for in the format of builtin
     parser `parser_name` (its `ToolFormat.servers_content`; "call" when it has no format)."""
+    return _format_fact(parser_name, "servers_content", "call")
+
+
+@cache
+def servers_markup(parser_name: str) -> str:
+    """Which markup that opens no call both servers leave out of the content in the format of
+    builtin parser `parser_name` (its `ToolFormat.servers_markup`; "" when it has no format)."""
+    return _format_fact(parser_name, "servers_markup", "")
+
+
+def _format_fact(parser_name: str, field: str, default: str) -> str:
     from ...formats import tool_format
 
     try:
-        return tool_format(parser_name).servers_content
+        return str(getattr(tool_format(parser_name), field))
     except Exception:
-        return "call"
+        return default
 
 
 def check_conventions(value: object) -> str:
