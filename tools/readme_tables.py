@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerate the README's builtin-parsers table from the formats' `summary` lines (and the
-conventions table from their `servers_content`).
+conventions table from their `servers_content` and `servers_markup`).
 
 The table lists every parser the builtin backend registers (kind | name |
 format); the format column is the `summary` of the family's format in
@@ -33,6 +33,11 @@ SERVERS_CONTENT = {
     "marker": "content ends at the first start marker, whether a call follows or not",
     "call": "content ends where the first call begins; a start marker no call follows stays content",
     "keep": "text around and between calls stays content (both servers keep it): as `lossless`",
+}
+#: ... and under each value of a format's `servers_markup` (markup that opens no call).
+SERVERS_MARKUP = {
+    "markers": "also left out: every marker of the format, wherever it stands (the text beside it stays)",
+    "doubled": "also left out: a start marker directly followed by another that opens a call",
 }
 
 #: Builtin parsers that are not one family's format (so no format module holds their summary).
@@ -70,15 +75,20 @@ def builtin_table() -> str:
 
 
 def conventions_table() -> str:
-    """The markdown table: per `servers_content` value, what "servers" shows and which builtin
-    tool parsers' formats have it (read from `parsebridge.formats`)."""
-    from parsebridge.adapters.builtin._conventions import servers_content
+    """The markdown table: per `servers_content` value, what "servers" shows, then per
+    `servers_markup` value, what else it leaves out, and which builtin tool parsers' formats
+    have it (read from `parsebridge.formats`)."""
+    from parsebridge.adapters.builtin._conventions import servers_content, servers_markup
 
     groups: dict[str, list[str]] = {k: [] for k in SERVERS_CONTENT}
+    markup: dict[str, list[str]] = {k: [] for k in SERVERS_MARKUP}
     for name in TOOL_PARSERS:
         groups[servers_content(name)].append(f"`{name}`")
+        if servers_markup(name):
+            markup[servers_markup(name)].append(f"`{name}`")
     rows = ["| under `servers` | builtin tool parsers |", "|---|---|"]
     rows += [f"| {SERVERS_CONTENT[k]} | {', '.join(v) or '—'} |" for k, v in groups.items()]
+    rows += [f"| {SERVERS_MARKUP[k]} | {', '.join(v) or '—'} |" for k, v in markup.items()]
     return "\n".join(rows) + "\n"
 
 
