@@ -14,7 +14,9 @@ Policy shared by every format (the builtin malformed-output contract):
 1. Content is the text outside call spans, verbatim, except that a
    whitespace-only run touching a call on one side and a call or the start/end
    of the output on the other belongs to the call structure.
-2. A call span whose name cannot be recovered stays in the content verbatim.
+2. A call span whose name cannot be recovered stays in the content verbatim
+   (under conventions="servers", but for the markup the format's servers leave
+   out: `CallSteps._unnamed`).
 3. A named call whose arguments are not a JSON object is kept with
    ``arguments={}`` and ``invalid_arguments`` = the verbatim arguments text
    (raw JSON formats: the value's text, without surrounding whitespace).
