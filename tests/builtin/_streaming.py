@@ -232,3 +232,25 @@ TYPED_TOOLS = [
         },
     }
 ]
+
+
+def interleaves(whole: str, *parts: str) -> bool:
+    """True when `whole` is `parts` interleaved: every part's characters, in the part's order,
+    and nothing else (e.g. an output's text as its content, its `dropped` and its calls' raw text)."""
+    if len(whole) != sum(map(len, parts)):
+        return False
+    # Each state is how far each part but the last has been read (the last follows from the rest).
+    states = {(0,) * (len(parts) - 1)}
+    for k, ch in enumerate(whole):
+        after = set()
+        for state in states:
+            last = k - sum(state)
+            for p, at in enumerate(state):
+                if at < len(parts[p]) and parts[p][at] == ch:
+                    after.add((*state[:p], at + 1, *state[p + 1 :]))
+            if last < len(parts[-1]) and parts[-1][last] == ch:
+                after.add(state)
+        if not after:
+            return False
+        states = after
+    return True

@@ -3,8 +3,10 @@ nothing is lost and a stream equals its one-shot parse.
 
 For every builtin tool parser, on its family's fixtures and on marker soups (see `_golden`):
 the calls are the same under both conventions; "servers" content followed by its `dropped`
-text holds every non-whitespace character "lossless" content holds, in order; and a stream
-at several chunkings finishes with the one-shot content, calls and `dropped`.
+text holds every non-whitespace character "lossless" content holds, in order (where the
+format's servers leave its markers out wherever they stand, `servers_markup="markers"`, the
+content and `dropped` interleave to it); and a stream at several chunkings finishes with the
+one-shot content, calls and `dropped`.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from typing import Any
 
 import _golden
 import pytest
+from _streaming import interleaves
 
 import parsebridge as pb
 from parsebridge.adapters.builtin import TOOL_PARSERS
-from parsebridge.adapters.builtin._conventions import CONVENTIONS, servers_content
+from parsebridge.adapters.builtin._conventions import CONVENTIONS, servers_content, servers_markup
 from parsebridge.protocol import InvalidSpecError
 
 _WS = re.compile(r"\s+")
@@ -37,6 +40,7 @@ def _cases(name: str) -> list[tuple[str, list[dict[str, Any]], list[list[str]]]]
 
 @pytest.mark.parametrize("name", list(TOOL_PARSERS))
 def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str) -> None:
+    interleaved = servers_markup(name) == "markers"
     for label, tools, chunkings in _cases(name):
         text = "".join(chunkings[0])
         servers = pb.get_tool_parser(f"builtin:{name}", tools=tools or None)
@@ -44,8 +48,12 @@ def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str)
         one, full = servers.parse(text), lossless.parse(text)
         assert full.dropped is None, label
         assert _calls(one) == _calls(full), label
-        kept = (one.content or "") + (one.dropped or "")
-        assert _WS.sub("", kept) == _WS.sub("", full.content or ""), label
+        if interleaved:
+            parts = (_WS.sub("", one.content or ""), _WS.sub("", one.dropped or ""))
+            assert interleaves(_WS.sub("", full.content or ""), *parts), label
+        else:
+            kept = (one.content or "") + (one.dropped or "")
+            assert _WS.sub("", kept) == _WS.sub("", full.content or ""), label
         for chunks in chunkings:
             stream = servers.stream()
             shown = "".join(stream.feed(chunk).content for chunk in chunks) + stream.flush().content
@@ -107,6 +115,7 @@ def test_every_format_says_how_the_servers_show_the_content() -> None:
 
     for family in tool_families():
         assert tool_format(family).servers_content in ("marker", "call", "keep"), family
+        assert tool_format(family).servers_markup in ("markers", "doubled", ""), family
 
 
 def test_parsebridge_list_describes_the_conventions_from_the_same_rules(

@@ -147,20 +147,29 @@ AFTER = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "
 
 
 def _builtin_content(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str | None, str]:
-    assert main(["compare", *args, "--tool-parser", "builtin:hermes", "--chunking", "char-3", "--format", "json"]) == 0
+    assert (
+        main(
+            ["compare", *args, "--tool-parser", "builtin:hermes", "--chunking", "char-3", "--format", "json"]
+        )
+        == 0
+    )
     transcript, summary = _lines(capsys.readouterr().out)[-2:]
     readings = transcript["results"]["builtin:hermes"]
     assert readings["oneshot"]["content"] == readings["stream"]["content"]
     return readings["oneshot"]["content"], summary["conventions"]
 
 
-def test_compare_reads_builtin_as_a_user_gets_it_and_lossless_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_reads_builtin_as_a_user_gets_it_and_lossless_on_request(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # the default is builtin's own (servers): a comparison with vllm:hermes shows what a user of it gets
     assert _builtin_content(capsys, AFTER) == ("Let me check.", "servers")
     assert _builtin_content(capsys, AFTER, "--conventions", "lossless") == ("Let me check. Done.", "lossless")
 
 
-def test_compare_bundled_scores_builtin_under_lossless_unless_told(capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_bundled_scores_builtin_under_lossless_unless_told(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # the bundled transcripts' expected readings keep every character: lossless is what they score
     args = ["compare", "--bundled", "--family", "hermes", "--backends", "builtin", "--format", "json"]
     assert main(args) == 0

@@ -202,8 +202,14 @@ def test_force_reasoning_means_reasoning_started(plugin):
         assert rp.parse_non_stream("pondering</think>answer") == ("pondering", "answer")
     # Unforced, the parser's own default: MiMo's template does not open reasoning; Qwen3 starts inside
     # it under builtin's default conventions="servers", as SGLang's own qwen3 detector reads it.
-    assert plugin.ReasoningParser("pb:builtin:mimo").parse_non_stream("pondering</think>answer")[0] != "pondering"
-    assert plugin.ReasoningParser("pb:builtin:qwen3").parse_non_stream("pondering</think>answer")[0] == "pondering"
+    assert (
+        plugin.ReasoningParser("pb:builtin:mimo").parse_non_stream("pondering</think>answer")[0]
+        != "pondering"
+    )
+    assert (
+        plugin.ReasoningParser("pb:builtin:qwen3").parse_non_stream("pondering</think>answer")[0]
+        == "pondering"
+    )
 
 
 @needs_hook

@@ -133,7 +133,9 @@ class SummaryBuilder:
     `top` most different lines (for showing large runs): both bounded.
     """
 
-    def __init__(self, modes: dict[str, str], *, top: int = 10, keep: int = 0, conventions: str = "servers") -> None:
+    def __init__(
+        self, modes: dict[str, str], *, top: int = 10, keep: int = 0, conventions: str = "servers"
+    ) -> None:
         self.modes = modes
         self.conventions = conventions
         self.top = top

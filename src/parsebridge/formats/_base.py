@@ -76,6 +76,13 @@ class ToolFormat:
     #: text around and between calls stays content (as builtin's "lossless" keeps it). "call"
     #: unless measured (the consensus check): the least a server leaves out.
     servers_content: str = "call"
+    #: Markup that opens no call and that both servers leave out of the content anyway (what
+    #: builtin's ``conventions="servers"`` puts on `dropped` instead): "markers" — every marker
+    #: of the format, wherever it stands (special tokens both servers read as structure; the
+    #: text around them stays); "doubled" — a start marker directly followed by another one that
+    #: opens a call (both servers read that call from the first); "" — none: unused markup
+    #: stays where `servers_content` puts it. "" unless measured (the consensus check).
+    servers_markup: str = ""
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ TOOL = ToolFormat(
     render=render,
     notes="format_tool_result: the result text (no Inkling tool-block wrapper verified).",
     servers_content="keep",
+    servers_markup="markers",
 )
 
 

@@ -39,4 +39,5 @@ TOOL = ToolFormat(
     markers=(FUNCTION_OPEN, FUNCTION_CLOSE, PARAM_OPEN, PARAM_CLOSE),
     render=render,
     notes="format_tool_result: the result text (no MiniCPM 5 tool-message wrapper verified).",
+    servers_markup="doubled",
 )

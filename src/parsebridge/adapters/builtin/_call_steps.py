@@ -26,6 +26,10 @@ class CallSteps:
     _span_abs: int
     _span_parts: list[str]
     _servers: bool
+    _markup: tuple[str, ...]
+    _doubled: str
+    _held_markup: list[str]
+    _acc: Any
     _index: int
     _in_call: bool
     _args_held: list[str]
@@ -48,17 +52,50 @@ class CallSteps:
         self._span_parts = []
 
     def _reject(self, pos: int) -> None:
-        """The undecided span up to `pos` is not a call: it is content, verbatim."""
+        """The undecided span up to `pos` is not a call: it is content, verbatim (under
+        conventions="servers", but for the markup both servers leave out: `_unnamed`)."""
         if self._span is None:
             return
         text = "".join(self._span_parts) + self._buf[self._span : pos]
         self._drop_span()
-        self._content(text)
+        if self._markup or self._doubled:
+            self._unnamed(text, pos)
+        else:
+            self._content(text)
+
+    def _unnamed(self, text: str, pos: int) -> None:
+        """conventions="servers": the rejected span `text` (the buffer goes on at `pos`) is
+        content, but for the markup both servers leave out (the format's `servers_markup`),
+        which goes to `dropped`. "doubled": the start marker alone, directly followed by
+        another, waits for what the next span turns out to be (a call: dropped by `_commit`;
+        else content, in front of that span's text). "markers": every marker of the format
+        in it is dropped; the text around them stays content."""
+        start = self._doubled
+        if start and text == start and self._buf.startswith(start, pos):
+            self._held_markup.append(text)
+            return
+        if self._held_markup:
+            text = "".join(self._held_markup) + text
+            self._held_markup = []
+        markers = self._markup
+        i = 0
+        if markers:
+            dropped = self._acc.dropped_parts
+            j, which = find_markers(text, 0, markers)
+            while which is not None:
+                self._content(text[i:j])
+                dropped.append(which)
+                i = j + len(which)
+                j, which = find_markers(text, i, markers)
+        self._content(text[i:])
 
     def _commit(self, name: str, call_start: int | None = None) -> None:
         """The span is a call named `name`: announce it (index, id, name)."""
         start = self._span_abs if call_start is None else self._base + call_start
         self._drop_span()
+        if self._held_markup:  # a doubled start marker right before the call (see `_unnamed`)
+            self._acc.dropped_parts.extend(self._held_markup)
+            self._held_markup = []
         self._structure()
         if self._servers:
             self._start_dropping()

@@ -4,9 +4,10 @@ Two conventions, one policy layer in the shared engine (`_scan.BuiltinToolStream
 same for every format:
 
 * ``"servers"`` (the default) — read as vLLM and SGLang read it where both agree:
-  content is the text before the tool calls. Text after or between calls, and markup
-  that opens a call but never names one (a stray, doubled or cut-off start marker), are
-  left out of the content, as both servers leave them out.
+  content is the text before the tool calls (`ToolFormat.servers_content`). Text after
+  or between calls, and markup that opens no call where both servers leave it out (a
+  doubled start marker, a header that opens no block: `ToolFormat.servers_markup`), are
+  left out of the content.
 * ``"lossless"`` — nothing is left out: every character that is not call structure is
   content (the builtin policy before conventions existed).
 
@@ -51,6 +52,11 @@ SERVERS_CONTENT: Final[dict[str, str]] = {
     "call": "content ends where the first call begins; a start marker no call follows stays content",
     "keep": "text around and between calls stays content (both servers keep it): as `lossless`",
 }
+#: ... and what else it leaves out, per value of a tool format's `servers_markup` (markup that opens no call).
+SERVERS_MARKUP: Final[dict[str, str]] = {
+    "markers": "also left out: every marker of the format, wherever it stands (the text beside it stays)",
+    "doubled": "also left out: a start marker directly followed by another that opens a call",
+}
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {
     True: "output that opens without a start marker is reasoning up to the end marker, as both servers "
@@ -61,13 +67,16 @@ SERVERS_START: Final[dict[bool, str]] = {
 
 def servers_rules() -> list[tuple[str, str, list[str]]]:
     """(kind, what "servers" does, the builtin parsers it does it for): the table the README and
-    `parsebridge list` show, read from the formats (`servers_content`) and `families.toml`."""
+    `parsebridge list` show, read from the formats (`servers_content`, `servers_markup`) and
+    `families.toml` (`servers_started`)."""
     from . import TOOL_PARSERS, reasoning_parsers
     from ._reasoning_start import servers_started
 
     rows: list[tuple[str, str, list[str]]] = []
     for value, rule in SERVERS_CONTENT.items():
         rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_content(n) == value]))
+    for value, rule in SERVERS_MARKUP.items():
+        rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_markup(n) == value]))
     started = servers_started()
     for value, rule in SERVERS_START.items():
         rows.append(("reasoning", rule, [n for n in reasoning_parsers() if (n in started) == value]))
@@ -78,12 +87,23 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
 def servers_content(parser_name: str) -> str:
     """How both servers show text the calls do not account for in the format of builtin
     parser `parser_name` (its `ToolFormat.servers_content`; "call" when it has no format)."""
+    return _format_fact(parser_name, "servers_content", "call")
+
+
+@cache
+def servers_markup(parser_name: str) -> str:
+    """Which markup that opens no call both servers leave out of the content in the format of
+    builtin parser `parser_name` (its `ToolFormat.servers_markup`; "" when it has no format)."""
+    return _format_fact(parser_name, "servers_markup", "")
+
+
+def _format_fact(parser_name: str, field: str, default: str) -> str:
     from ...formats import tool_format
 
     try:
-        return tool_format(parser_name).servers_content
+        return str(getattr(tool_format(parser_name), field))
     except Exception:
-        return "call"
+        return default
 
 
 def check_conventions(value: object) -> str:

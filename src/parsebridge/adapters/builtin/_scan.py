@@ -14,7 +14,9 @@ Policy shared by every format (the builtin malformed-output contract):
 1. Content is the text outside call spans, verbatim, except that a
    whitespace-only run touching a call on one side and a call or the start/end
    of the output on the other belongs to the call structure.
-2. A call span whose name cannot be recovered stays in the content verbatim.
+2. A call span whose name cannot be recovered stays in the content verbatim
+   (under conventions="servers", but for the markup the format's servers leave
+   out: `CallSteps._unnamed`).
 3. A named call whose arguments are not a JSON object is kept with
    ``arguments={}`` and ``invalid_arguments`` = the verbatim arguments text
    (raw JSON formats: the value's text, without surrounding whitespace).
@@ -36,7 +38,7 @@ from ...protocol.models import alloc, make_delta, make_tool_result
 from ...protocol.parsers import ToolParserBase, ToolSpec
 from ...protocol.streams import ToolStreamBase
 from ._call_steps import CallSteps
-from ._conventions import SERVERS, check_conventions, servers_content
+from ._conventions import SERVERS, check_conventions, servers_content, servers_markup
 from ._json import (
     CLOSED,
     EOB,
@@ -131,11 +133,14 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         "_call_start",
         "_content_append",
         "_cut",
+        "_doubled",
         "_dropping",
         "_exact",
         "_final",
+        "_held_markup",
         "_in_call",
         "_index",
+        "_markup",
         "_mode",
         "_out_calls",
         "_out_content",
@@ -187,6 +192,10 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         #: ... and content ends at the format's start marker, whatever follows it.
         self._cut = parser.cut_marker
         self._dropping = False
+        #: ... and the markup that opens no call both servers leave out (see `_unnamed`).
+        self._markup: tuple[str, ...] = parser.markup_markers
+        self._doubled = parser.doubled_start
+        self._held_markup: list[str] = []
 
     # -- life cycle ---------------------------------------------------------------------------
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
@@ -372,6 +381,9 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
                 self._reject(len(self._buf))
             if self._in_call:
                 self._end_call(len(self._buf))
+            if self._held_markup:  # (a doubled start marker whose span was never decided)
+                self._content("".join(self._held_markup))
+                self._held_markup = []
             self._settle_held_ws()
         elif self._idle_when_empty:
             while step() and self._pos < len(self._buf):
@@ -385,7 +397,13 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         """End of output: `_feed("", final=True)`, recorded. With nothing held, no call open
         and the machine in a state whose final steps do nothing (`_at_rest`), only the held
         whitespace is left to settle: no step runs."""
-        if self._pos == len(self._buf) and self._span is None and not self._in_call and self._at_rest():
+        if (
+            self._pos == len(self._buf)
+            and self._span is None
+            and not self._in_call
+            and not self._held_markup
+            and self._at_rest()
+        ):
             self._final = True
             self._settle_held_ws()
             return self._release()
@@ -451,9 +469,10 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
 
     def pending_text(self) -> str:
         """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""
+        held = "".join(self._pending_ws) + "".join(self._held_markup)
         if self._span is None:
-            return "".join(self._pending_ws) + self._buf[self._pos :]
-        return "".join(self._pending_ws) + "".join(self._span_parts) + self._buf[self._span :]
+            return held + self._buf[self._pos :]
+        return held + "".join(self._span_parts) + self._buf[self._span :]
 
     # -- format hooks ---------------------------------------------------------------------------
     def _step(self) -> bool:
@@ -537,6 +556,11 @@ class BuiltinToolParser(ToolParserBase):
         cut = servers_content(self.name) if self.conventions == SERVERS else "keep"
         self.cuts_content = cut != "keep"
         self.cut_marker = self.markers[0] if cut == "marker" and self.markers else ""
+        #: ... and the markup that opens no call left out of it (the format's `servers_markup`):
+        #: every marker ("markers"), or a start marker directly followed by another ("doubled").
+        markup = servers_markup(self.name) if self.conventions == SERVERS else ""
+        self.markup_markers: tuple[str, ...] = self.markers if markup == "markers" else ()
+        self.doubled_start = self.markers[0] if markup == "doubled" and self.markers else ""
 
     def stream(self) -> BuiltinToolStream:
         """A fresh incremental stream (per request)."""

@@ -24,7 +24,9 @@ Malformed output (builtin policy, see `_scan`): an invoke block whose JSON has
 no string "name" stays in the content verbatim (markers included); args that
 are not an object → ``invalid_arguments``; text after the object up to the
 block end is ignored; metadata not followed by a kind marker is content;
-truncated → kept when named (args flagged unless complete).
+truncated → kept when named (args flagged unless complete). Under
+conventions="servers" the markers of such a span go to `dropped` (both servers read
+every Inkling marker as structure; `ToolFormat.servers_markup`), its text stays content.
 
 `format_tool_result`: the result text (no Inkling tool-block wrapper could be verified).
 """

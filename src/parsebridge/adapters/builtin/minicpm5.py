@@ -16,7 +16,9 @@ parser additionally renames some tool names for one benchmark's tools — we
 do neither: arguments and names are what the model wrote.)
 
 Malformed output: see `_invoke` (a function without a name → content; truncated →
-kept, flagged unless no parameter started).
+kept, flagged unless no parameter started). Under conventions="servers" a doubled
+``<function<function name=…>`` leaves the first marker on `dropped` (both servers read
+the call from it; `ToolFormat.servers_markup`).
 
 `format_tool_result`: the result text (no MiniCPM 5 tool-message wrapper could be verified).
 """
