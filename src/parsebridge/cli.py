@@ -490,8 +490,8 @@ def _add_parse_command(sub: Any) -> None:
         "--conventions",
         choices=("servers", "lossless"),
         default=None,
-        help="builtin parsers: content as vLLM and SGLang show it (servers, the default) "
-        "or every character kept (lossless)",
+        help="builtin parsers: content and where reasoning starts as vLLM and SGLang read them "
+        "(servers, the default) or every character kept (lossless)",
     )
     pp.add_argument("--json", action="store_true", help="machine-readable output")
     pp.add_argument(

@@ -13,6 +13,7 @@ from parsebridge.conformance.consensus import (
     check,
     consensus_corpus,
     consensus_families,
+    frameworks_missing,
     load_reviewed,
     run_consensus,
     summary,
@@ -107,18 +108,10 @@ def test_no_baseline_remains() -> None:
     assert load_reviewed().baseline == ()
 
 
-def _frameworks_missing() -> str | None:
-    for name in FRAMEWORKS:
-        reason = get_backend(name).unavailable_reason()
-        if reason is not None:
-            return f"{name}: {reason}"
-    return None
-
-
 @pytest.fixture(scope="module")
 def consensus_run():  # type: ignore[no-untyped-def]
     """One run of the whole corpus through the three backends (~20 s), shared by the tests below."""
-    missing = _frameworks_missing()
+    missing = frameworks_missing()
     if missing:
         pytest.skip(f"needs both vLLM and SGLang installed ({missing})")
     reviewed = load_reviewed()
@@ -175,3 +168,16 @@ def test_kimi_k3_exception_reason_still_holds(framework: str) -> None:
         else:  # builtin: the stream's whole reading is its one-shot reading, nothing dropped
             assert stream.finish().reasoning == one_shot and streamed.startswith("Hi. ")
             assert one_shot is not None and one_shot.startswith("Hi. ")
+
+
+def test_the_command_without_both_frameworks_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from parsebridge.conformance.consensus import __main__ as command
+
+    monkeypatch.setattr(command, "frameworks_missing", lambda: "vllm: module 'vllm' is not installed")
+    page = tmp_path / "consensus.md"
+    assert command.main(["--markdown", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert "vllm: module 'vllm' is not installed" in err and "parsebridge install-framework all" in err
+    assert not page.exists()  # no page of zero consensus cases

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from .baseline import framework_versions, write_baseline
-from .check import check, load_reviewed, run_consensus, summary
+from .check import check, frameworks_missing, load_reviewed, run_consensus, summary
 from .corpus import consensus_corpus
 from .page import render_page
 
@@ -23,6 +23,14 @@ def main(argv: list[str] | None = None) -> int:
         "--markdown", metavar="PATH", help="write the docs page (docs/consensus.md) from this run"
     )
     args = ap.parse_args(argv)
+    missing = frameworks_missing()
+    if missing:
+        print(
+            f"error: the consensus check reads every case with vLLM and SGLang ({missing}); "
+            "install both with: parsebridge install-framework all",
+            file=sys.stderr,
+        )
+        return 2
     corpus = consensus_corpus(args.family)
     t0 = time.perf_counter()
     outcomes = run_consensus(corpus)

@@ -102,6 +102,17 @@ def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dic
     return out
 
 
+def frameworks_missing() -> str | None:
+    """Why the check cannot run here (a framework it needs is not importable), or None."""
+    from ...adapters import get_backend
+
+    for name in FRAMEWORKS:
+        reason = get_backend(name).unavailable_reason()
+        if reason is not None:
+            return f"{name}: {reason}"
+    return None
+
+
 def run_consensus(transcripts: Iterable[Transcript], runner: Runner | None = None) -> list[Outcome]:
     """Each transcript one-shot through builtin (``conventions="servers"``), vLLM and SGLang; the verdicts."""
     runner = runner or Runner(["oneshot"], conventions="servers")
