@@ -181,3 +181,35 @@ def test_the_command_without_both_frameworks_says_what_to_install(
     err = capsys.readouterr().err
     assert "vllm: module 'vllm' is not installed" in err and "parsebridge install-framework all" in err
     assert not page.exists()  # no page of zero consensus cases
+
+
+@pytest.mark.framework
+def test_the_conformance_report_has_the_consensus_column(tmp_path: Path) -> None:
+    missing = frameworks_missing()
+    if missing:
+        pytest.skip(f"needs both vLLM and SGLang installed ({missing})")
+    import json
+
+    from parsebridge.cli import main
+
+    rep = tmp_path / "rep"
+    args = [
+        "conformance",
+        "-q",
+        "--family",
+        "hermes",
+        "--family",
+        "qwen3",
+        "--chunking",
+        "oneshot",
+        "--report",
+        str(rep),
+    ]
+    assert main(args) == 0
+    report = json.loads((rep / "report.json").read_text(encoding="utf-8"))
+    hermes, qwen3 = report["consensus"]["tool:hermes"], report["consensus"]["reasoning:qwen3"]
+    assert hermes["consensus"] > 0 and hermes["agrees"] == hermes["consensus"] and not hermes["unexplained"]
+    # qwen3's no-think fixture expects the lossless reading (content); both servers and builtin's default read reasoning
+    assert qwen3["agrees"] == qwen3["consensus"] > 0 and not qwen3["unexplained"]
+    md = (rep / "report.md").read_text(encoding="utf-8")
+    assert "consensus (builtin default)" in md and f"| {hermes['agrees']}/{hermes['consensus']} |" in md

@@ -36,7 +36,21 @@ def make_report():
         timing={"wall_s": 1.0},
     )
     report["roundtrip"] = ROUNDTRIP
+    report["consensus"] = CONSENSUS
     return report
+
+
+#: A consensus section as `consensus.column.consensus_column` writes it.
+CONSENSUS = {
+    "tool:toycall": {"cases": 3, "consensus": 2, "agrees": 1, "reviewed": 1, "unexplained": []},
+    "reasoning:toythink": {
+        "cases": 1,
+        "consensus": 1,
+        "agrees": 0,
+        "reviewed": 0,
+        "unexplained": ["toy-think"],
+    },
+}
 
 
 #: A round-trip section as `roundtrip.run_roundtrip` writes it (one clean family, one diverging).
@@ -89,7 +103,8 @@ def test_report_json_has_the_contract_fields(tmp_path):
     assert data["summary"]["by_status"]["diverge"] >= 1
     assert data["summary"]["by_family"]["tool:toycall"]["python"]
     md = paths["md"].read_text()
-    assert "| family | python | vllm |" in md and "content_lost" in md
+    assert "| family | python | vllm | consensus (builtin default) |" in md and "content_lost" in md
+    assert "| 1/2 (1 reviewed) |" in md and "| 0/1 (1 unexplained) |" in md
     assert data["roundtrip"]["backends"]["python"]["toycall"]["classes"] == {"content_lost": 2}
     assert "## Round trip" in md and "| tool:toycall | 1/3: content_lost 2 |" in md
 
@@ -133,6 +148,8 @@ def test_html_renders_in_a_headless_browser(tmp_path):
     matrix = dom.split('id="matrix"', 1)[1].split("</table>", 1)[0]
     assert 'data-family="tool:toycall"' in matrix and 'data-family="reasoning:toythink"' in matrix
     assert 'data-backend="python"' in matrix and "w-diverge" in matrix
+    assert "consensus (builtin default)" in matrix and "1/2 (1 reviewed)" in matrix
+    assert "0/1 (1 unexplained: toy-think)" in matrix
     # the drill-down shows the not-passing transcript with the output and each chunking side by side
     assert 'data-transcript="toy-call"' in dom
     assert "token-5" in dom

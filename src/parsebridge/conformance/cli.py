@@ -513,6 +513,7 @@ def _write_report(
     timing: dict[str, Any],
     roundtrip: Any,
 ) -> dict[str, Any]:
+    from .consensus import column
     from .report import build_report, write_report
 
     report = build_report(
@@ -528,6 +529,8 @@ def _write_report(
     report["plugins"] = _plugin_probes([b for b in backends.running if b not in backends.unavailable])
     if roundtrip is not None:
         report["roundtrip"] = roundtrip
+    if column.applies([b for b in backends.running if b not in backends.unavailable]):
+        report["consensus"] = column.consensus_column(transcripts)
     return write_report(where, report)
 
 

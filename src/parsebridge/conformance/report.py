@@ -27,6 +27,10 @@
   ``elapsed_s``, ``backends`` → backend → family → {spec, inputs, clean,
   escaped, errors, classes (class → examples showing it), examples (class →
   the shortest output seen, its expected reading, detail), unsupported}.
+* ``consensus`` (when builtin, vLLM and SGLang all ran) — ``kind:family`` →
+  {cases, consensus, agrees, reviewed, unexplained}: each transcript one-shot
+  through the three with builtin under its default ``conventions="servers"``
+  (`consensus.column`); the markdown and HTML show it as a "consensus" column.
 """
 
 from __future__ import annotations
@@ -46,6 +50,13 @@ from .runner import Result
 from .transcripts import Transcript
 
 SCHEMA_VERSION = 1
+
+CONSENSUS_HEADER = "consensus (builtin default)"
+CONSENSUS_NOTE = (
+    "*consensus*: transcripts where vLLM and SGLang agree one-shot, and how many of them builtin "
+    'reads the same under its default `conventions="servers"` (the rows above run it `lossless`); '
+    "reviewed: named in consensus.yaml with a reason (docs/consensus.md)."
+)
 
 
 def transcript_entry(t: Transcript) -> dict[str, Any]:
@@ -122,6 +133,34 @@ def _md_escape(text: str, limit: int = 300) -> str:
     return text.replace("|", "\\|").replace("\n", "⏎")
 
 
+def _consensus_cell(row: dict[str, Any] | None) -> str:
+    """``agrees/consensus`` and what explains the rest (``–``: no consensus in the family)."""
+    if not row or not row["consensus"]:
+        return "–"
+    text = f"{row['agrees']}/{row['consensus']}"
+    if row["reviewed"]:
+        text += f" ({row['reviewed']} reviewed)"
+    if row["unexplained"]:
+        text += f" ({len(row['unexplained'])} unexplained)"
+    return text
+
+
+def _family_table(report: dict[str, Any], backends: list[str]) -> list[str]:
+    """Counts per family and backend, and the consensus column when the report has it."""
+    consensus = report.get("consensus")
+    extra = [CONSENSUS_HEADER] if consensus is not None else []
+    out = [
+        "| family | " + " | ".join([*backends, *extra]) + " |",
+        "|---|" + "---|" * (len(backends) + len(extra)),
+    ]
+    for fam, per in report["summary"]["by_family"].items():
+        cells = [" ".join(f"{s} {n}" for s, n in per.get(b, {}).items()) or "–" for b in backends]
+        if consensus is not None:
+            cells.append(_consensus_cell(consensus.get(fam)))
+        out.append(f"| {fam} | " + " | ".join(cells) + " |")
+    return out + (["", CONSENSUS_NOTE] if consensus is not None else [])
+
+
 def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
     """A human summary: matrix of counts, then every non-pass result (up to `max_rows`)."""
     backends = list(report["backends"])
@@ -143,15 +182,8 @@ def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
         + ", ".join(f"{s} {n}" for s, n in summary["by_status"].items())
         + f" (of {summary['total']}).",
         "",
-        "| family | " + " | ".join(backends) + " |",
-        "|---|" + "---|" * len(backends),
+        *_family_table(report, backends),
     ]
-    for fam, per in summary["by_family"].items():
-        cells = []
-        for b in backends:
-            counts = per.get(b, {})
-            cells.append(" ".join(f"{s} {n}" for s, n in counts.items()) or "–")
-        out.append(f"| {fam} | " + " | ".join(cells) + " |")
     bad = [r for r in report["results"] if r["status"] in ("fail", "error", "diverge")]
     order = {"error": 0, "fail": 1, "diverge": 2}
     bad.sort(key=lambda r: (order[r["status"]], r["backend"], r["transcript"], r["chunking"]))

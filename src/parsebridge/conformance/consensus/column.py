@@ -1,0 +1,54 @@
+"""The conformance report's "consensus" column: builtin's default against what vLLM and SGLang agree on.
+
+A conformance run reads builtin under ``conventions="lossless"`` (the fixtures'
+expected readings keep every character), so its own rows cannot say how the
+default reads. When the run has builtin, vLLM and SGLang, each transcript it
+read is read once more, one-shot, by the three as the consensus check reads
+it (builtin under ``"servers"``); per family the report gets how many
+transcripts have a consensus, how many builtin agrees with, how many of the
+rest the reviewed list (``consensus.yaml``) names, and the ids of any it does
+not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..transcripts import Transcript
+from .check import BACKENDS, Outcome, load_reviewed, run_consensus
+
+
+def applies(backends: Sequence[str]) -> bool:
+    """Whether a run with these (available) backends can fill the column."""
+    return all(b in backends for b in BACKENDS)
+
+
+def _as_case(t: Transcript) -> Transcript:
+    """The transcript under the id the reviewed list uses (``kind:family/id``), without `expected`."""
+    family = t.family_name or t.family or ""
+    return t.model_copy(update={"id": f"{t.kind}:{family}/{t.id}", "expected": None})
+
+
+def family_rows(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Any]]:
+    """``kind:family`` → cases, consensus, agrees, reviewed, unexplained (ids) for the report."""
+    reviewed = load_reviewed()
+    rows: dict[str, dict[str, Any]] = {}
+    for o in outcomes:
+        row = rows.setdefault(
+            o.family, {"cases": 0, "consensus": 0, "agrees": 0, "reviewed": 0, "unexplained": []}
+        )
+        row["cases"] += 1
+        row["consensus"] += o.consensus
+        row["agrees"] += o.consensus and o.agrees
+        if o.disagrees:
+            if reviewed.entry_for(o.id) is not None:
+                row["reviewed"] += 1
+            else:
+                row["unexplained"].append(o.id.split("/", 1)[1])
+    return dict(sorted(rows.items()))
+
+
+def consensus_column(transcripts: Sequence[Transcript]) -> dict[str, dict[str, Any]]:
+    """The column's data for the transcripts of a run (see the module doc)."""
+    return family_rows(run_consensus(_as_case(t) for t in transcripts))
