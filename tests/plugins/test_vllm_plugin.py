@@ -233,6 +233,19 @@ def test_parser_class_helper_composes_vllms_own_parser(loaded, tokenizer):
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Paris"})]
 
 
+@pytest.mark.parametrize("kwargs", [{"enable_thinking": False}, {"thinking": False}])
+def test_chat_template_kwargs_that_turn_thinking_off_reach_the_parser(tokenizer, kwargs):
+    """vLLM constructs a reasoning parser per request with the request's chat_template_kwargs, as its
+    own qwen3 parser reads them: thinking off means the output starts outside reasoning."""
+    cls = ReasoningParserManager.get_reasoning_parser("pb:builtin:qwen3")
+    text = "pondering</think>The answer."
+    assert cls(tokenizer).extract_reasoning(text, _request(None)) == ("pondering", "The answer.")
+    off = cls(tokenizer, chat_template_kwargs=kwargs)
+    assert off.extract_reasoning(text, _request(None)) == (None, text)
+    on = cls(tokenizer, chat_template_kwargs={"enable_thinking": True})
+    assert on.extract_reasoning(text, _request(None)) == ("pondering", "The answer.")
+
+
 def test_reasoning_token_id_methods(tokenizer):
     cls = ReasoningParserManager.get_reasoning_parser("pb:builtin:qwen3")
     parser = cls(tokenizer)

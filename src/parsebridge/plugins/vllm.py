@@ -46,6 +46,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
+from ..adapters.builtin._reasoning_start import thinking_turned_off
 from . import (
     PARSERS,
     FrameworkMissingError,
@@ -222,7 +223,10 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         self._pb = PARSERS.get("reasoning", self.pb_spec, None, self._framework_tokenizer())
         self._start, self._end = reasoning_markers(self._pb)
         #: Whether the prompt opened reasoning (True), closed it (False), or says nothing (None).
-        self._started: bool | None = None
+        #: The request's chat_template_kwargs (vLLM passes them here) may turn thinking off first.
+        self._started: bool | None = (
+            False if thinking_turned_off(kwargs.get("chat_template_kwargs")) else None
+        )
         self._stream: Any = None
         self._ended = False
 
