@@ -107,3 +107,18 @@ def test_sglang_serving_vllm_hermes_matches_vllms_own_server(tok, chunking):
     )
     in_vllm = vllm_server.run(None, "hermes", tok, Script(chunks=steps), tools=TOOLS, tool_choice="auto")
     assert client_message(in_sglang) == client_message(in_vllm)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [None, {"enable_thinking": False}], ids=["thinking-default", "thinking-off"]
+)
+@pytest.mark.parametrize("chunking", CHUNKINGS)
+def test_thinking_toggle_reads_as_sglangs_own_qwen3(tok, kwargs, chunking):
+    """Output without <think>: reasoning by default, content when the request turns thinking off,
+    through the plugin exactly as through SGLang's own qwen3 detector (the plugin's detector says
+    its parser starts inside reasoning unless enable_thinking is false, as SGLang's does)."""
+    steps = chunks(tok, "The answer is 4.", chunking)
+    ours = sglang_server.run("pb:builtin:qwen3", None, tok, Script(chunks=steps), chat_template_kwargs=kwargs)
+    theirs = sglang_server.run("qwen3", None, tok, Script(chunks=steps), chat_template_kwargs=kwargs)
+    assert client_message(ours) == client_message(theirs)
+    assert bool(client_message(ours)["reasoning"]) == (kwargs is None)

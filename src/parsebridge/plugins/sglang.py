@@ -126,12 +126,22 @@ class ParsebridgeDetector(BaseFormatDetector):  # type: ignore[misc]
 _BASE_REASONING_ARGS = frozenset(inspect.signature(BaseReasoningFormatDetector.__init__).parameters)
 
 
+def _reasoning_default(parser: Any) -> str | None:
+    """What SGLang's server derives `force_reasoning` from for this parser: ``"enable_thinking"``
+    (forced unless the request's chat_template_kwargs turn thinking off, as for SGLang's own
+    qwen3) when the parser starts inside reasoning by default; None (never forced) otherwise."""
+    inner = getattr(parser, "inner", parser)
+    return "enable_thinking" if getattr(inner, "started_by_default", False) else None
+
+
 class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[misc]
     """A parsebridge reasoning parser as an SGLang reasoning detector (subclassed per spec).
 
-    SGLang's `force_reasoning` (the template opened reasoning) becomes
-    parsebridge's ``reasoning_started=True``; otherwise the parser's own
-    default applies. ``stream_reasoning=False`` holds reasoning back until
+    SGLang's `force_reasoning` becomes parsebridge's ``reasoning_started``:
+    SGLang's server derives it per request from the template and the
+    detector's `reasoning_default` (`_reasoning_default`: thinking turned off
+    by chat_template_kwargs means False); not given, the parser's own default
+    applies. ``stream_reasoning=False`` holds reasoning back until
     reasoning ends, as SGLang's detectors do.
     """
 
@@ -153,9 +163,10 @@ class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore
             "stream_reasoning": stream_reasoning,
             "continue_final_message": continue_final_message,
             "previous_content": previous_content or "",
+            "reasoning_default": _reasoning_default(self._pb),
         }
         super().__init__(start, end, **{k: v for k, v in offered.items() if k in _BASE_REASONING_ARGS})
-        started: bool | None = True if force_reasoning else None
+        started: bool | None = force_reasoning
         if continue_final_message and previous_content and reasoning_open(previous_content, start, end):
             started = True
         self._started = started
