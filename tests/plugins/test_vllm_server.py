@@ -163,7 +163,7 @@ PRE_DRIVER_QWEN3 = pytest.mark.xfail(
     not get_api().has_parser_driver,
     reason="vLLM before 0.33: qwen3 reads output without <think> as content, and no chat_template_kwargs "
     "reach a reasoning parser",
-    strict=False,
+    strict=True,
 )
 
 
