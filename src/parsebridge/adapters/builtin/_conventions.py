@@ -70,7 +70,6 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     `parsebridge list` show, read from the formats (`servers_content`, `servers_markup`) and
     `families.toml` (`servers_started`)."""
     from . import TOOL_PARSERS, reasoning_parsers
-    from ._reasoning_start import servers_started
 
     rows: list[tuple[str, str, list[str]]] = []
     for value, rule in SERVERS_CONTENT.items():
@@ -81,6 +80,17 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     for value, rule in SERVERS_START.items():
         rows.append(("reasoning", rule, [n for n in reasoning_parsers() if (n in started) == value]))
     return rows
+
+
+@cache
+def servers_started() -> frozenset[str]:
+    """Builtin reasoning parsers that start inside reasoning under ``"servers"`` (`families.toml`'s
+    ``servers_started``; `_reasoning_start` applies it)."""
+    from ...protocol.family_rows import rows_of
+
+    return frozenset(
+        r.parsers["builtin"] for r in rows_of("reasoning") if r.servers_started and "builtin" in r.parsers
+    )
 
 
 @cache

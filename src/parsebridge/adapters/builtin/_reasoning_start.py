@@ -20,10 +20,9 @@ anything back), in this order:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
-from ._conventions import SERVERS, check_conventions
+from ._conventions import SERVERS, check_conventions, servers_started
 
 
 def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool | None:
@@ -50,16 +49,6 @@ def resolve_started(
         if said is not None:
             return said
     return default
-
-
-@cache
-def servers_started() -> frozenset[str]:
-    """Builtin reasoning parsers that start inside reasoning under ``conventions="servers"``."""
-    from ...protocol.family_rows import rows_of
-
-    return frozenset(
-        r.parsers["builtin"] for r in rows_of("reasoning") if r.servers_started and "builtin" in r.parsers
-    )
 
 
 def thinking_turned_off(chat_template_kwargs: object) -> bool:
