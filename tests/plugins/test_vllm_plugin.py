@@ -290,11 +290,27 @@ def test_tool_choice_none_passes_text_through(tokenizer):
 
 
 def test_probe_for_the_support_table():
+    from parsebridge.plugins._tables import tables
     from parsebridge.plugins.probe import probe
 
+    before = [dict(t) for t in tables()]  # this module registered pb: names already
     result = probe("vllm")
+    assert [dict(t) for t in tables()] == before, "the probe changed vLLM's tables"
     assert result["available"], result
     assert result["end_of_output_flush"] == API.has_parser_driver
+
+
+def test_a_probe_in_a_fresh_process_leaves_no_pb_names_behind():
+    """`parsebridge conformance` probes the plugin in the user's process: vLLM's own tables stay its own."""
+    code = (
+        "from parsebridge.plugins.probe import probe\n"
+        "from parsebridge.plugins._tables import tables\n"
+        "assert probe('vllm')['available']\n"
+        "print(sorted(str(n) for t in tables() for n in t if str(n).startswith('pb:')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_run_registers_then_runs_a_server_module(tmp_path):

@@ -145,8 +145,11 @@ def probe(framework: str) -> dict[str, Any]:
     """Can this release serve parsebridge parsers through the plugin? (never raises)"""
     if importlib.util.find_spec(framework) is None:
         return {"available": False, "detail": f"{framework} is not installed"}
+    from ._tables import tables_restored
+
     try:
-        return PROBES[framework]()
+        with tables_restored():  # the probe's pb: names do not stay in the framework's tables
+            return PROBES[framework]()
     except Exception as exc:
         return {"available": False, "detail": f"{type(exc).__name__}: {exc}"[:300]}
 
