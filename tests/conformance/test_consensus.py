@@ -91,7 +91,7 @@ def test_the_docs_page_counts_what_the_run_and_the_list_say() -> None:
     )
     assert "(vllm 1, sglang 2)" in page
     assert "| `tool:hermes` | 3 | 2 | 1 | 1 | 0 |" in page
-    assert "1. text \\| after — 1 cases (`tool:hermes`)" in page
+    assert "1. text \\| after — 1 case (`tool:hermes`)" in page
     assert "This run: 3 cases, 2 with a consensus; builtin agrees on 1, and 1 are named" in page
 
 

@@ -61,9 +61,8 @@ def _entry_lines(verdict: Verdict, reviewed: Reviewed) -> list[str]:
     for n, entry in enumerate(reviewed.exceptions, 1):
         cases = verdict.by_entry.get(entry.reason, [])
         families = sorted({c.split("/", 1)[0] for c in cases})
-        lines.append(
-            f"{n}. {_cell(entry.reason)} — {len(cases)} cases ({', '.join(f'`{f}`' for f in families)})"
-        )
+        count = f"{len(cases)} case" + ("" if len(cases) == 1 else "s")
+        lines.append(f"{n}. {_cell(entry.reason)} — {count} ({', '.join(f'`{f}`' for f in families)})")
     return lines
 
 
