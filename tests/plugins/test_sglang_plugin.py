@@ -213,6 +213,23 @@ def test_force_reasoning_means_reasoning_started(plugin):
 
 
 @needs_hook
+def test_reasoning_detector_declares_when_sglang_should_force_reasoning(plugin):
+    """SGLang's server derives force_reasoning from the detector's reasoning_default: builtin parsers
+    say whether they start inside reasoning; others keep SGLang's default (every request forced)."""
+    detector = lambda spec: plugin.ReasoningParser(spec).detector  # noqa: E731
+    assert detector("pb:builtin:qwen3").reasoning_default == "enable_thinking"
+    assert detector("pb:builtin:deepseek_r1").reasoning_default == "enable_thinking"
+    assert detector("pb:builtin:mimo").reasoning_default is None
+    off = plugin.ReasoningParser("pb:builtin:qwen3", force_reasoning=False)
+    assert off.parse_non_stream("pondering</think>answer") == ("", "pondering</think>answer")
+    if importlib.util.find_spec("vllm") is not None:
+        assert detector("pb:vllm:qwen3").reasoning_default == "always"
+        # not declared: SGLang's False says nothing, vLLM's qwen3 reads its own default
+        unforced = plugin.ReasoningParser("pb:vllm:qwen3", force_reasoning=False)
+        assert unforced.parse_non_stream("pondering</think>answer")[0] == "pondering"
+
+
+@needs_hook
 def test_reasoning_detector_declares_its_markers_for_sglangs_grammar_gate(plugin):
     """The scheduler reads `think_end_token` to gate grammars on the end of reasoning."""
     detector = plugin.ReasoningParser("pb:builtin:qwen3").detector

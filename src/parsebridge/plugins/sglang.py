@@ -126,12 +126,15 @@ class ParsebridgeDetector(BaseFormatDetector):  # type: ignore[misc]
 _BASE_REASONING_ARGS = frozenset(inspect.signature(BaseReasoningFormatDetector.__init__).parameters)
 
 
-def _reasoning_default(parser: Any) -> str | None:
-    """What SGLang's server derives `force_reasoning` from for this parser: ``"enable_thinking"``
-    (forced unless the request's chat_template_kwargs turn thinking off, as for SGLang's own
-    qwen3) when the parser starts inside reasoning by default; None (never forced) otherwise."""
-    inner = getattr(parser, "inner", parser)
-    return "enable_thinking" if getattr(inner, "started_by_default", False) else None
+def _reasoning_default(parser: Any) -> dict[str, str | None]:
+    """What SGLang's server derives `force_reasoning` from, for a parser whose default start is
+    known (builtin's): ``"enable_thinking"`` (forced unless the request's chat_template_kwargs
+    turn thinking off, as for SGLang's own qwen3) when it starts inside reasoning, None (never
+    forced) when not. Other parsers keep SGLang's default ("always": every request forced)."""
+    started = getattr(getattr(parser, "inner", parser), "started_by_default", None)
+    if started is None:
+        return {}
+    return {"reasoning_default": "enable_thinking" if started else None}
 
 
 class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[misc]
@@ -139,9 +142,9 @@ class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore
 
     SGLang's `force_reasoning` becomes parsebridge's ``reasoning_started``:
     SGLang's server derives it per request from the template and the
-    detector's `reasoning_default` (`_reasoning_default`: thinking turned off
-    by chat_template_kwargs means False); not given, the parser's own default
-    applies. ``stream_reasoning=False`` holds reasoning back until
+    detector's `reasoning_default` (`_reasoning_default`, for builtin parsers:
+    thinking turned off by chat_template_kwargs means False); not given, the
+    parser's own default applies. ``stream_reasoning=False`` holds reasoning back until
     reasoning ends, as SGLang's detectors do.
     """
 
@@ -158,15 +161,17 @@ class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore
     ) -> None:
         self._pb = PARSERS.get("reasoning", self.pb_spec, None, tokenizer)
         start, end = reasoning_markers(self._pb)
+        default = _reasoning_default(self._pb)
         offered = {
             "force_reasoning": bool(force_reasoning),
             "stream_reasoning": stream_reasoning,
             "continue_final_message": continue_final_message,
             "previous_content": previous_content or "",
-            "reasoning_default": _reasoning_default(self._pb),
+            **default,
         }
         super().__init__(start, end, **{k: v for k, v in offered.items() if k in _BASE_REASONING_ARGS})
-        started: bool | None = force_reasoning
+        # Declared (builtin): SGLang's False means thinking is off; otherwise only True says anything.
+        started: bool | None = force_reasoning if default else (True if force_reasoning else None)
         if continue_final_message and previous_content and reasoning_open(previous_content, start, end):
             started = True
         self._started = started
