@@ -316,9 +316,9 @@ def test_compare_shows_builtin_agreeing_with_a_framework_on_text_after_a_call(fr
 
     if importlib.util.find_spec(framework) is None:
         pytest.skip(f"{framework} is not installed")
-    output = (
-        'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> Done.'
-    )
+    # the newlines are the ones qwen25 (older SGLang's only parser of this format) needs
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    output = f"Let me check.{call} Done."
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
     after = {"id": "text-after", "output": output, "tools": [weather]}  # SGLang reads declared tools only
     specs = ["builtin:hermes", f"{framework}:hermes"]
