@@ -34,6 +34,13 @@ END_OF_STREAM_CHOICES: tuple[str, ...] = ("last_chunk", "empty_chunk")
 Markers = Callable[[], tuple[str | None, str | None]]
 
 
+def check_end_of_stream(value: str) -> EndOfStream:
+    """`value` when it names an end-of-stream mode; else a ValueError naming the choices."""
+    if value not in END_OF_STREAM_CHOICES:
+        raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {value!r}")
+    return value  # type: ignore[return-value]
+
+
 def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T]) -> T:
     """Run a framework call; anything it raises becomes a `BackendError` with the original as cause."""
     try:

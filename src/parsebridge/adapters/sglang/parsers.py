@@ -55,11 +55,11 @@ from ...protocol.models import (
 from .. import _tokenizers
 from .._common import locate_reasoning, reasoning_markers
 from .._stepped import (
-    END_OF_STREAM_CHOICES,
     EndOfStream,
     SteppedPipelineStream,
     SteppedToolStream,
     call_framework,
+    check_end_of_stream,
     closed_error,
     record_into,
 )
@@ -94,8 +94,7 @@ class SglangEngine:
         stream_reasoning: bool = True,
         end_of_stream: EndOfStream = "last_chunk",
     ) -> None:
-        if end_of_stream not in END_OF_STREAM_CHOICES:
-            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
+        check_end_of_stream(end_of_stream)
         self.api: SglangApi = get_api()
         if tool_choice not in TOOL_CHOICES and not (is_forced(tool_choice) and self.api.forced_choices):
             raise ValueError(
@@ -247,9 +246,7 @@ class _Stepper:
         self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
     ) -> None:
         self.engine = engine
-        self.end: EndOfStream = end_of_stream or engine.end_of_stream
-        if self.end not in END_OF_STREAM_CHOICES:
-            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
+        self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
         try:
             self.session = engine.session(reasoning_started)
             self._tool_lane = self.session.tool_lane()
@@ -516,9 +513,7 @@ class SglangReasoningParser(ReasoningParserBase):
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
     ) -> SglangReasoningStream:
         engine = self.engine
-        end = end_of_stream or engine.end_of_stream
-        if end not in END_OF_STREAM_CHOICES:
-            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end!r}")
+        end = check_end_of_stream(end_of_stream or engine.end_of_stream)
         try:
             parser = self._maker(reasoning_started, True)()
         except Exception as exc:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ...protocol import BackendError, ToolSpec
-from .._stepped import END_OF_STREAM_CHOICES, EndOfStream, call_framework
+from .._stepped import EndOfStream, call_framework, check_end_of_stream
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
@@ -85,8 +85,7 @@ class VllmEngine:
         end_of_stream: EndOfStream = "last_chunk",
         native: bool | None = None,
     ) -> None:
-        if end_of_stream not in END_OF_STREAM_CHOICES:
-            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {end_of_stream!r}")
+        check_end_of_stream(end_of_stream)
         self.api: VllmApi = get_api()
         self.tool_name = tool_name
         self.reasoning_name = reasoning_name

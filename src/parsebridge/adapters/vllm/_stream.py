@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
 from ...protocol.models import alloc, make_call_delta, make_delta
-from .._stepped import END_OF_STREAM_CHOICES, EndOfStream, closed_error, record_into
+from .._stepped import EndOfStream, check_end_of_stream, closed_error, record_into
 from ._driver import NativeSession
 from ._translate import call_deltas
 
@@ -46,9 +46,7 @@ class VllmStepper:
 
     def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
         self.engine = engine
-        self.end: EndOfStream = end_of_stream or engine.end_of_stream
-        if self.end not in END_OF_STREAM_CHOICES:
-            raise ValueError(f"end_of_stream must be one of {END_OF_STREAM_CHOICES}, not {self.end!r}")
+        self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
         # `engine.session` and the processor without their `_wrap` closures: a stream's set-up is
         # paid per request.
         try:
