@@ -17,17 +17,12 @@ from typing import Any
 
 from ..transcripts import Transcript
 from .check import BACKENDS, Outcome, load_reviewed, run_consensus
+from .corpus import as_case
 
 
 def applies(backends: Sequence[str]) -> bool:
     """Whether a run with these (available) backends can fill the column."""
     return all(b in backends for b in BACKENDS)
-
-
-def _as_case(t: Transcript) -> Transcript:
-    """The transcript under the id the reviewed list uses (``kind:family/id``), without `expected`."""
-    family = t.family_name or t.family or ""
-    return t.model_copy(update={"id": f"{t.kind}:{family}/{t.id}", "expected": None})
 
 
 def family_rows(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Any]]:
@@ -51,4 +46,4 @@ def family_rows(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Any]]:
 
 def consensus_column(transcripts: Sequence[Transcript]) -> dict[str, dict[str, Any]]:
     """The column's data for the transcripts of a run (see the module doc)."""
-    return family_rows(run_consensus(_as_case(t) for t in transcripts))
+    return family_rows(run_consensus(as_case(t) for t in transcripts))

@@ -188,12 +188,17 @@ def reasoning_variants(fam: Family) -> Iterator[Transcript]:
 # ---------------------------------------------------------------- the corpus
 
 
+def as_case(t: Transcript) -> Transcript:
+    """A transcript under the id the reviewed list names it by (``kind:family/id``), without `expected`
+    (a consensus case is judged against the frameworks, not against a fixture's reading)."""
+    return t.model_copy(update={"id": f"{t.kind}:{t.family_name}/{t.id}", "expected": None})
+
+
 def fixture_cases(fam: Family) -> Iterator[Transcript]:
     """The bundled fixtures of the family (its own, not those of families it only pairs with)."""
     for t in bundled_transcripts(kinds=[fam.kind]):
         if t.resolve_family() is fam or (t.family_name == fam.name):
-            t = t.model_copy(update={"id": f"{fam.kind}:{fam.name}/{t.id}", "expected": None})
-            yield t
+            yield as_case(t)
 
 
 def consensus_corpus(
