@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RENDER = ROOT / "benchmarks" / "results-issue13-round5" / "render.py"
+RENDER = ROOT / "benchmarks" / "render_results.py"
+RUN = ROOT / "benchmarks" / "results" / "2026-11-25-1448-hot-path"
 
 
 def test_benchmark_figures_match_the_runs() -> None:
@@ -41,7 +42,7 @@ def test_render_refuses_a_missing_or_empty_input(tmp_path: Path) -> None:
 def test_the_overhead_headline_mentions_an_earlier_pair_that_missed() -> None:
     import json
 
-    here = RENDER.parent
+    here = RUN
     earlier = [json.loads((here / f"overhead-import-earlier-run{i}.json").read_text()) for i in (1, 2)]
     missed_any = any(
         r.get("met") is False for run in earlier for r in run["rows"] if r.get("section") == "overhead"
