@@ -49,16 +49,13 @@ Cases = dict[str, tuple[Callable[[], object], Callable[[], object]]]
 
 def _delta_floor(direct_stream: Callable[[], object], chunked: list[list[Chunk]]) -> Callable[[], object]:
     """The direct streamed run plus one `StreamDelta` per chunk, built as the adapters build it."""
-    from parsebridge.protocol.models import StreamDelta, alloc
+    from parsebridge.protocol.models import delta_of
 
     def run() -> None:
         direct_stream()
         for chunks in chunked:
             for text, _ids in chunks:
-                delta = alloc(StreamDelta)
-                delta.content = text
-                delta.reasoning = ""
-                delta.tool_calls = []
+                delta_of(text, "", [])
 
     return run
 

@@ -26,6 +26,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from .calls import new_call_id, parse_arguments
     from .families import Family, FamilyTable, family_table, load_table
     from .models import (
         ParseResult,
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
         ToolCall,
         ToolCallDelta,
         ToolParseResult,
-        new_call_id,
-        parse_arguments,
     )
     from .parsers import (
         DynamoReasoningParser,
@@ -102,9 +101,9 @@ _LAZY: dict[str, str] = {
     "ToolStreamBase": "streams",
     "family_table": "families",
     "load_table": "families",
-    "new_call_id": "models",
+    "new_call_id": "calls",
     "normalize_name": "spec",
-    "parse_arguments": "models",
+    "parse_arguments": "calls",
     "result_as_delta": "streams",
     "tool_names": "parsers",
 }

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from ...formats._base import result_text
 from ...formats.sarashina import TAG
 from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolSpec, ToolStreamBase
-from ...protocol.models import make_delta, make_tool_call, make_tool_result
+from ...protocol.models import make_delta, make_tool_call, make_tool_result, set_raw_text
 from ...protocol.streams import result_as_delta
 from .engines.conventions import SERVERS, check_conventions, servers_content
 from .engines.think_tags import held_prefix
@@ -180,7 +180,7 @@ class SarashinaToolParser(ToolParserBase):
         s.feed(text)
         result = s.finish()
         for call, (start, end) in zip(result.tool_calls, s.call_spans, strict=False):
-            call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
+            set_raw_text(call, text[start:end])  # fresh calls built by this stream
         return result
 
     def stream(self) -> SarashinaToolStream:

@@ -45,7 +45,7 @@ from ...protocol import (
     ToolSpec,
 )
 from ...protocol.models import (
-    alloc,
+    delta_of,
     make_call_delta,
     make_delta,
     make_reasoning_result,
@@ -303,11 +303,7 @@ class _Stepper:
                 add_calls(calls)
             else:
                 calls = []
-            delta = alloc(StreamDelta)
-            delta.content = content
-            delta.reasoning = ""
-            delta.tool_calls = calls
-            return delta
+            return delta_of(content, "", calls)
 
         return feed
 

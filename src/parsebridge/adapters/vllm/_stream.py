@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
-from ...protocol.models import alloc, make_call_delta, make_delta
+from ...protocol.models import delta_of, make_call_delta, make_delta
 from .._stepped import EndOfStream, check_end_of_stream, closed_error, record_into
 from ._driver import NativeSession
 from ._translate import call_deltas
@@ -233,10 +233,6 @@ def delta_reader(acc: DeltaAccumulator, reasoning_field: str, api: VllmApi) -> C
             add_calls(calls)
         else:
             calls = []
-        out = alloc(StreamDelta)
-        out.content = content
-        out.reasoning = reasoning
-        out.tool_calls = calls
-        return out
+        return delta_of(content, reasoning, calls)
 
     return read
