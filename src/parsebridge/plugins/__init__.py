@@ -44,13 +44,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..formats import think as _think
+from ..policy.guard import ON_ERROR_CHOICES, OnError
 from ..protocol import InvalidSpecError, ParserSpec
 
 Kind = Literal["tool", "reasoning"]
@@ -196,10 +198,10 @@ def kind_of(spec: str) -> Kind:
     raise InvalidSpecError(f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}")
 
 
-def on_error_policy() -> Literal["raise", "fallback"]:
+def on_error_policy() -> OnError:
     value = os.environ.get(ENV_ON_ERROR, "fallback").strip().lower()
-    if value not in ("raise", "fallback"):
-        raise InvalidSpecError(f"{ENV_ON_ERROR} must be 'raise' or 'fallback', not {value!r}")
+    if value not in ON_ERROR_CHOICES:
+        raise InvalidSpecError(f"{ENV_ON_ERROR} must be one of {ON_ERROR_CHOICES}, not {value!r}")
     return value  # type: ignore[return-value]
 
 
@@ -323,6 +325,58 @@ def describe(regs: Iterable[Registration], kind: Kind) -> list[str]:
     return sorted(r.name for r in regs if r.kind == kind)
 
 
+class Registrar:
+    """A framework plugin's `register` and `register_all`: per registration, a subclass of the
+    plugin's tool or reasoning class bound to the spec, put in the framework's tables."""
+
+    def __init__(
+        self,
+        framework: str,
+        bases: dict[Kind, type],
+        install: Callable[[Registration, type], None],
+        module: str,
+        registered: dict[str, type],
+    ) -> None:
+        self.framework = framework
+        self._bases, self._install, self._module, self.registered = bases, install, module, registered
+
+    def class_for(self, reg: Registration) -> type:
+        """The class serving `reg`: its base for the kind, with the spec as `pb_spec`."""
+        base = self._bases[reg.kind]
+        label = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", reg.spec))
+        doc = f"parsebridge `{reg.spec}` in {FRAMEWORK_LABELS[self.framework]}."
+        attrs = {"pb_spec": reg.spec, "__module__": self._module, "__doc__": doc}
+        return type(f"Pb{label}{base.__name__.removeprefix('Parsebridge')}", (base,), attrs)
+
+    def add(self, reg: Registration) -> type:
+        cls = self.class_for(reg)
+        self._install(reg, cls)
+        self.registered[reg.name] = cls
+        return cls
+
+    def register(self, spec: str, name: str | None = None, kind: Kind | None = None) -> str:
+        """Register one parsebridge parser (any config string) into the framework; return the name
+        it serves under. `name` defaults to ``pb:`` + the spec, lower-cased (SGLang looks reasoning
+        parsers up lower-cased); `kind` is read from the spec (a ``python:`` class says by its base
+        class) when not given."""
+        reg = Registration((name or plugin_name(spec)).lower(), kind or kind_of(spec), spec)
+        self.add(reg)
+        return reg.name
+
+    def register_all(self, backends: Iterable[str] | None = None) -> list[str]:
+        """Register every parser of `backends` (default: builtin and the other framework when
+        installed) and the ``PARSEBRIDGE_PLUGIN_PARSERS`` entries; return the names."""
+        names = []
+        for reg in registrations(self.framework, backends=backends):
+            self.add(reg)
+            names.append(reg.name)
+        return names
+
+
+#: How the plugins' docstrings name each framework.
+FRAMEWORK_LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
 __all__ = [
     "ENV_BACKENDS",
     "ENV_ON_ERROR",
@@ -331,6 +385,7 @@ __all__ = [
     "PREFIX",
     "FrameworkMissingError",
     "InvalidSpecError",
+    "Registrar",
     "Registration",
     "describe",
     "kind_of",

@@ -42,7 +42,6 @@ loader would half-import under the name ``parsebridge.plugins``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -50,12 +49,11 @@ from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
 from . import (
     PARSERS,
     FrameworkMissingError,
-    Kind,
+    Registrar,
     Registration,
     reasoning_closed,
     reasoning_markers,
     reasoning_open,
-    registrations,
     tool_dicts,
 )
 
@@ -323,47 +321,22 @@ _NO_IDS = _CallIds()  # reasoning deltas carry no calls
 REGISTERED: dict[str, type] = {}
 
 
-def _class_for(reg: Registration) -> type:
-    base: type = ParsebridgeToolParser if reg.kind == "tool" else ParsebridgeReasoningParser
-    label = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", reg.spec))
-    return type(
-        f"Pb{label}{base.__name__.removeprefix('Parsebridge')}",
-        (base,),
-        {"pb_spec": reg.spec, "__module__": __name__, "__doc__": f"parsebridge `{reg.spec}` in vLLM."},
-    )
-
-
-def _register(reg: Registration) -> type:
-    cls = _class_for(reg)
+def _install(reg: Registration, cls: type) -> None:
     if reg.kind == "tool":
         _api.ToolParserManager.register_module(name=reg.name, force=True, module=cls)
     else:
         _api.ReasoningParserManager.register_module(name=reg.name, force=True, module=cls)
-    REGISTERED[reg.name] = cls
-    return cls
 
 
-def register(spec: str, name: str | None = None, kind: Kind | None = None) -> str:
-    """Register one parsebridge parser (any config string) into vLLM; return the name it serves under.
-
-    `name` defaults to ``pb:`` + the spec, lower-cased; `kind` is read from the
-    spec (a ``python:`` class says by its base class) when not given.
-    """
-    from . import kind_of, plugin_name
-
-    reg = Registration((name or plugin_name(spec)).lower(), kind or kind_of(spec), spec)
-    _register(reg)
-    return reg.name
-
-
-def register_all(backends: Iterable[str] | None = None) -> list[str]:
-    """Register every parser of `backends` (default: builtin and SGLang when installed)
-    and the ``PARSEBRIDGE_PLUGIN_PARSERS`` entries; return the names."""
-    names = []
-    for reg in registrations("vllm", backends=backends):
-        _register(reg)
-        names.append(reg.name)
-    return names
+_REGISTRAR = Registrar(
+    "vllm",
+    {"tool": ParsebridgeToolParser, "reasoning": ParsebridgeReasoningParser},
+    _install,
+    __name__,
+    REGISTERED,
+)
+register = _REGISTRAR.register
+register_all = _REGISTRAR.register_all
 
 
 def parser_class(reasoning: str | None = None, tool: str | None = None) -> Any:

@@ -82,7 +82,7 @@ def _reading(obs: Observation | None) -> dict[str, Any] | None:
     return obs.reading()
 
 
-def agree(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The divergence classes between two readings ([] when they agree)."""
     return [d.cls.value for d in compare_readings(a, b, exact=False, source="expected")]
 
@@ -91,13 +91,13 @@ def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dic
     fam = t.resolve_family()
     out = Outcome(t.id, f"{t.kind}:{fam.name if fam else t.family}", variant_of(t), readings, errors)
     v, s, b = (readings.get(k) for k in ("vllm", "sglang", "builtin"))
-    if v is None or s is None or agree(v, s):
+    if v is None or s is None or differences(v, s):
         return out
     out.consensus = True
     if b is None:
         out.agrees, out.classes = False, ("backend_error",)
         return out
-    diff = agree(v, b)
+    diff = differences(v, b)
     out.agrees, out.classes = not diff, tuple(dict.fromkeys(diff))
     return out
 
