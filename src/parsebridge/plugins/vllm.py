@@ -51,6 +51,8 @@ from . import (
     FrameworkMissingError,
     Registrar,
     Registration,
+    _log,
+    on_error_policy,
     reasoning_closed,
     reasoning_markers,
     reasoning_open,
@@ -89,12 +91,32 @@ _ToolCall: Any = getattr(_protocol, "ToolCall", None) or _api.protocol.ToolCall
 _FunctionCall: Any = getattr(_protocol, "FunctionCall", None) or _api.protocol.FunctionCall
 
 
-def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
+_DECODE_WARNED: set[tuple[str, str]] = set()
+
+
+def _decode(tokenizer: Any, ids: Sequence[int], spec: str = "") -> str:
+    """The text of `ids`. A tokenizer that cannot decode them fails under the plugin's policy
+    (``PARSEBRIDGE_PLUGIN_ON_ERROR``): ``raise`` raises a `BackendError` naming the parser;
+    ``fallback`` (the default) logs it once per parser and error type and reads no text there."""
     if not ids:
         return ""
     try:
         return str(tokenizer.decode(list(ids)))
-    except Exception:  # a tokenizer that cannot decode these ids: no markers found
+    except Exception as exc:
+        from ..protocol import BackendError
+
+        if on_error_policy() == "raise":
+            raise BackendError.wrapping("pb", spec, "tokenizer.decode", exc) from exc
+        key = (spec, type(exc).__name__)
+        if key not in _DECODE_WARNED:
+            _DECODE_WARNED.add(key)
+            _log.warning(
+                "parsebridge plugin %s: the tokenizer cannot decode token ids (%s: %s); "
+                "no reasoning marker is found in them",
+                spec,
+                type(exc).__name__,
+                exc,
+            )
         return ""
 
 
@@ -242,8 +264,11 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         return self._end
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-        text = _decode(self.model_tokenizer, list(input_ids)[-PROMPT_TAIL_TOKENS:])
+        text = self._decode(list(input_ids)[-PROMPT_TAIL_TOKENS:])
         return reasoning_closed(text, self._start, self._end)
+
+    def _decode(self, ids: Sequence[int]) -> str:
+        return _decode(self.model_tokenizer, ids, self.pb_spec)
 
     def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Iterable[int]) -> bool:
         """Whether the end marker completes within `delta_ids` (decodes only the tail, not the output)."""
@@ -252,22 +277,26 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
             return False
         window = list(input_ids)[-(len(delta) + len(self._end)) :]
         before = window[: len(window) - len(delta)]
-        return self._end in _decode(self.model_tokenizer, window) and self._end not in _decode(
-            self.model_tokenizer, before
-        )
+        return self._end in self._decode(window) and self._end not in self._decode(before)
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         """The ids after the end marker (all of them when it is not among them)."""
         ids = list(input_ids)
-        if self._end not in _decode(self.model_tokenizer, ids):
+        if self._end not in self._decode(ids):
             return ids
-        for cut in range(1, len(ids) + 1):
-            if self._end in _decode(self.model_tokenizer, ids[:cut]):
-                return ids[cut:]
-        return []
+        # The shortest prefix whose text holds the end marker: a prefix that holds it, every longer
+        # one does, so a binary search finds it in log2(n) decodes (a scan would decode n prefixes).
+        low, high = 1, len(ids)
+        while low < high:
+            mid = (low + high) // 2
+            if self._end in self._decode(ids[:mid]):
+                high = mid
+            else:
+                low = mid + 1
+        return ids[low:]
 
     def _read_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        text = _decode(self.model_tokenizer, list(prompt_token_ids)[-PROMPT_TAIL_TOKENS:])
+        text = self._decode(list(prompt_token_ids)[-PROMPT_TAIL_TOKENS:])
         if reasoning_open(text, self._start, self._end):
             self._started = True
         elif reasoning_closed(text, self._start, self._end):

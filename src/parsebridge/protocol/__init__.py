@@ -22,6 +22,7 @@ from .errors import (
     ParseTimeoutError,
     StreamStateError,
     UnknownBackendError,
+    UnknownOptionError,
     UnknownParserError,
 )
 
@@ -163,6 +164,7 @@ __all__ = [
     "ToolStream",
     "ToolStreamBase",
     "UnknownBackendError",
+    "UnknownOptionError",
     "UnknownParserError",
     "family_table",
     "load_table",

@@ -73,6 +73,26 @@ class UnknownParserError(InvalidSpecError, LookupError):
         )
 
 
+class UnknownOptionError(InvalidSpecError, TypeError):
+    """A keyword option the parser named by a spec does not take (a typo, or another backend's)."""
+
+    def __init__(self, spec: str, unknown: Iterable[str], accepted: Iterable[str]) -> None:
+        self.spec = spec
+        self.unknown = list(unknown)
+        self.accepted = sorted(set(accepted))
+        hints = [
+            f"{near[0]!r} for {name!r}" if len(self.unknown) > 1 else repr(near[0])
+            for name in self.unknown
+            if (near := closest(name, self.accepted, n=1))
+        ]
+        hint = f" Did you mean {', '.join(hints)}?" if hints else ""
+        plural = "s" if len(self.unknown) > 1 else ""
+        super().__init__(
+            f"{spec} takes no option{plural} {', '.join(map(repr, self.unknown))}.{hint} "
+            f"Options it takes: {_listing(self.accepted)}."
+        )
+
+
 class BackendNotInstalledError(ParsebridgeError, ImportError):
     """The backend's framework cannot be imported here."""
 
