@@ -560,7 +560,7 @@ def _write_report(
     if roundtrip is not None:
         report["roundtrip"] = roundtrip
     if column.applies([b for b in backends.running if b not in backends.unavailable]):
-        report["consensus"] = column.consensus_column(transcripts)
+        report["consensus"] = column.consensus_column(transcripts, results)
     return write_report(where, report)
 
 
