@@ -23,6 +23,7 @@ from .errors import (
     StreamStateError,
     UnknownBackendError,
     UnknownParserError,
+    UnsupportedOptionError,
 )
 
 if TYPE_CHECKING:
@@ -165,6 +166,7 @@ __all__ = [
     "ToolStreamBase",
     "UnknownBackendError",
     "UnknownParserError",
+    "UnsupportedOptionError",
     "family_table",
     "load_table",
     "new_call_id",
