@@ -46,6 +46,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
+from ..protocol.prompt_rule import prompt_start_state, start_options
 from . import (
     PARSERS,
     FrameworkMissingError,
@@ -55,7 +56,6 @@ from . import (
     on_error_policy,
     reasoning_closed,
     reasoning_markers,
-    reasoning_open,
     tool_dicts,
 )
 
@@ -244,11 +244,18 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         self._start, self._end = reasoning_markers(self._pb)
         #: Whether the prompt opened reasoning (True), closed it (False), or says nothing (None).
         #: The request's chat_template_kwargs (vLLM passes them here) may turn thinking off first.
-        self._started: bool | None = (
+        self._default: bool | None = (
             False if thinking_turned_off(kwargs.get("chat_template_kwargs")) else None
         )
+        self._started = self._default
+        #: The prompt's options for the parser (`start_options`), and the prompt itself once given.
+        self._options: dict[str, Any] = {}
+        self._prompt_ids: list[int] | None = None
+        self._prompt_closes = False
+        self._backend = self.pb_spec.partition(":")[0]
         self._stream: Any = None
         self._ended = False
+        self._reasoned = False
 
     def _framework_tokenizer(self) -> Any:
         return self.model_tokenizer
@@ -264,7 +271,14 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         return self._end
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-        text = self._decode(list(input_ids)[-PROMPT_TAIL_TOKENS:])
+        """Whether reasoning has ended by the end of `input_ids`. vLLM's server asks it about the
+        prompt (right after `set_prompt_token_ids`): that answer follows the backend's prompt rule
+        (`parsebridge.protocol.prompt_rule`), so a backend whose server ignores the prompt (SGLang)
+        is not switched to content by one; other ids: the last marker decides."""
+        ids = list(input_ids)
+        if self._prompt_ids is not None and ids == self._prompt_ids:
+            return self._prompt_closes
+        text = self._decode(ids[-PROMPT_TAIL_TOKENS:])
         return reasoning_closed(text, self._start, self._end)
 
     def _decode(self, ids: Sequence[int]) -> str:
@@ -296,11 +310,12 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         return ids[low:]
 
     def _read_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        text = self._decode(list(prompt_token_ids)[-PROMPT_TAIL_TOKENS:])
-        if reasoning_open(text, self._start, self._end):
-            self._started = True
-        elif reasoning_closed(text, self._start, self._end):
-            self._started = False
+        """The request's start state and prompt options, as `OutputProcessor` reads the same prompt."""
+        self._prompt_ids = list(prompt_token_ids)
+        text = self._decode(self._prompt_ids[-PROMPT_TAIL_TOKENS:])
+        self._started, self._options = start_options(self._pb, None, self._default, text)
+        said = prompt_start_state(self._backend, text, self._start, self._end)
+        self._prompt_closes = (self._started if said is None else said) is False
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
         self._read_prompt(prompt_token_ids)
@@ -311,7 +326,7 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
     # ------------------------------------------------------------------ parsing
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
-        result = self._pb.parse(model_output, reasoning_started=self._started)
+        result = self._pb.parse(model_output, reasoning_started=self._started, **self._options)
         return result.reasoning, result.content
 
     def extract_reasoning_streaming(
@@ -324,9 +339,11 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         delta_token_ids: Sequence[int],
     ) -> Any:
         if self._stream is None:
-            self._stream = self._pb.stream(reasoning_started=self._started)
+            self._stream = self._pb.stream(reasoning_started=self._started, **self._options)
         delta = self._stream.feed(delta_text, list(delta_token_ids) or None)
-        if delta.content:
+        self._reasoned = self._reasoned or bool(delta.reasoning)
+        if delta.content and (self._reasoned or delta.content.strip()):
+            # Whitespace before the start marker is content that does not end reasoning yet.
             self._ended = True
         return _delta_message(delta, _NO_IDS)
 

@@ -24,6 +24,7 @@ from .errors import (
     UnknownBackendError,
     UnknownOptionError,
     UnknownParserError,
+    UnsupportedOptionError,
 )
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ __all__ = [
     "UnknownBackendError",
     "UnknownOptionError",
     "UnknownParserError",
+    "UnsupportedOptionError",
     "family_table",
     "load_table",
     "new_call_id",

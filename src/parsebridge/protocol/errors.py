@@ -190,3 +190,19 @@ class ParserUnsupportedError(ParsebridgeError, LookupError):
         self.parser = parser
         self.reason = reason
         super().__init__(f"{backend}:{parser} cannot parse here: {reason}")
+
+
+class UnsupportedOptionError(ParsebridgeError, ValueError):
+    """A parse or stream option this parser cannot honour, refused before any text is read.
+
+    E.g. ``reasoning_started=False`` on a framework parser that starts inside
+    reasoning whatever its server is told, or ``prompt=`` on a parser of your
+    own whose `parse` takes no prompt. A usage error, never the framework's failure.
+    """
+
+    def __init__(self, spec: str, option: str, value: object, reason: str) -> None:
+        self.spec = spec
+        self.option = option
+        self.value = value
+        self.reason = reason
+        super().__init__(f"{spec} cannot honour {option}={value!r}: {reason}")
