@@ -9,12 +9,13 @@ runtime): the names resolve to the plugin's classes, and what Dynamo's
 chunks assemble to equals parsebridge's own reading.
 
 ai-dynamo is optional and not a dependency of parsebridge; the tests skip
-without it. To run them::
+without it. CI runs them in ``python3 -m tox -e dynamo-plugin`` (vLLM 0.33 and
+SGLang 0.5.23 parsers-only, then ai-dynamo, ai-dynamo-runtime 1.6.1 and redis
+from ``src/parsebridge/_frameworks/requirements/plugin-dynamo-vllm.txt``, all
+``--no-deps``); by hand, into an env with vLLM (and SGLang for ``pb:sglang:*``)::
 
-    pip download --no-deps ai-dynamo==1.6.1 ai-dynamo-runtime==1.6.1 -d /tmp/dyn
-    pip install --no-deps --target /tmp/dyn/site /tmp/dyn/*.whl
-    pip install --no-deps --target /tmp/dyn/site redis
-    PYTHONPATH=/tmp/dyn/site pytest tests/plugins/test_dynamo_vllm_plugin.py
+    pip install --no-deps -r src/parsebridge/_frameworks/requirements/plugin-dynamo-vllm.txt
+    pytest tests/plugins/test_dynamo_vllm_plugin.py
 
 ai-dynamo 1.6.1 pins vLLM 0.31.0 and imports `vllm.entrypoints.chat_utils`,
 which vLLM 0.33 moved to `vllm.renderers.chat_utils` (same functions); when
