@@ -79,7 +79,23 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_html_is_self_contained(tmp_path: Path) -> None:
     out = tmp_path / "cmp.html"
-    assert main(["compare", "--text", TEXT, "--text", "<b>not html</b>", *SPECS, "--format", "html", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--text",
+                TEXT,
+                "--text",
+                "<b>not html</b>",
+                *SPECS,
+                "--format",
+                "html",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "http://" not in page and "https://" not in page and "<script" not in page
@@ -164,7 +180,10 @@ def test_compare_reads_builtin_as_a_user_gets_it_and_lossless_on_request(
 ) -> None:
     # the default is builtin's own (servers): a comparison with vllm:hermes shows what a user of it gets
     assert _builtin_content(capsys, "--text", AFTER) == ("Let me check.", "servers")
-    assert _builtin_content(capsys, "--text", AFTER, "--conventions", "lossless") == ("Let me check. Done.", "lossless")
+    assert _builtin_content(capsys, "--text", AFTER, "--conventions", "lossless") == (
+        "Let me check. Done.",
+        "lossless",
+    )
 
 
 def test_compare_bundled_scores_builtin_under_lossless_unless_told(

@@ -57,9 +57,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..formats import UnknownFormatError, tool_format
 from ..formats import think as _think
 from ..policy.guard import ON_ERROR_CHOICES, OnError
-from ..protocol import InvalidSpecError, ParserSpec
+from ..protocol import InvalidSpecError, ParserSpec, family_table
 
 Kind = Literal["tool", "reasoning"]
 
@@ -303,6 +304,27 @@ def tool_indices(tools: Sequence[dict[str, Any]] | None) -> dict[str, int]:
     return out
 
 
+def tool_start_marker(parser: Any, spec: str) -> str | None:
+    """The marker that opens a tool parser's calls (None when its format has none).
+
+    A builtin parser declares its markers; a framework's parser (``sglang:qwen25``)
+    declares none, and its marker is the first of the format its family writes
+    (`families.toml` says which family the backend's parser reads; `formats` holds the markers).
+    """
+    declared = [m for m in getattr(parser, "markers", ()) or () if isinstance(m, str) and m]
+    if declared:
+        return declared[0]
+    parsed = ParserSpec.parse(spec)
+    family = family_table().for_parser("tool", parsed.backend, parsed.name or "")
+    if family is None:
+        return None
+    try:
+        markers = tool_format(family.format or family.name).markers
+    except UnknownFormatError:
+        return None
+    return next((m for m in markers if m), None)
+
+
 _WARNED_MARKERS: set[str] = set()
 
 
@@ -528,5 +550,6 @@ __all__ = [
     "registrations",
     "require_framework",
     "tool_dicts",
+    "tool_start_marker",
     "vllm_plugin_file",
 ]

@@ -57,6 +57,7 @@ from . import (
     reasoning_closed,
     reasoning_markers,
     tool_dicts,
+    tool_start_marker,
 )
 
 try:
@@ -182,10 +183,10 @@ class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]
             "tool", self.pb_spec, None, self._framework_tokenizer()
         )  # a broken spec fails here
         # The name vLLM's own parsers give their opening marker; frontends (Dynamo) read it to spot
-        # tool markup that arrives with the end of reasoning. No end marker is declared: formats do
-        # not all have one, and a frontend waits for the end of output instead.
-        markers = tuple(m for m in getattr(first, "markers", ()) or () if isinstance(m, str) and m)
-        self.tool_call_start_token: str | None = markers[0] if markers else None
+        # tool markup that arrives with the end of reasoning (without it, Dynamo shows that markup as
+        # content and the call is lost). No end marker is declared: formats do not all have one, and a
+        # frontend waits for the end of output instead.
+        self.tool_call_start_token: str | None = tool_start_marker(first, self.pb_spec)
 
     def _framework_tokenizer(self) -> Any:
         return self.model_tokenizer
