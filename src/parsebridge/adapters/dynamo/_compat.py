@@ -6,7 +6,8 @@ Every release from 0.8 on serves an OpenAI frontend in-process (`make_engine`
 moved: how an endpoint is named (``runtime.endpoint("ns.comp.ep")`` from 1.0;
 ``namespace().component().endpoint()`` before), the registration function
 (`register_model` from 1.0; `register_llm` before), `WorkerType` (required
-from 1.3), and `make_engine`'s first argument (the runtime, from 1.0).
+from 1.3), `make_engine`'s first argument (the runtime, from 1.0), and NATS (connected
+unless ``enable_nats=False`` before 1.3).
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ class DynamoApi:
     engine_takes_runtime: bool
     path_endpoints: bool
 
+    @property
+    def streams(self) -> bool:
+        """Whether the frontend honours the engine's choice index, which the stream fences need.
+
+        Measured: 1.3.1, 1.5.1 and 1.6.1 do; 1.0.2 and 0.8.1 put every engine output on choice 0
+        (one-shot parsing works there, streaming cannot be attributed per step).
+        """
+        return version_tuple(self.version) >= (1, 3)
+
     def tool_parser_names(self) -> list[str]:
         return sorted(set(self.core.get_tool_parser_names()))
 
@@ -44,6 +54,8 @@ class DynamoApi:
         return f"in-process OpenAI frontend, scripted engine ({reg}{worker})"
 
     def runtime(self, loop: Any) -> Any:
+        if version_tuple(self.version) < (1, 3):  # NATS was on unless turned off (deprecated since)
+            return self.runtime_cls(loop, "mem", "tcp", enable_nats=False)
         return self.runtime_cls(loop, "mem", "tcp")
 
     def endpoint(self, runtime: Any, namespace: str, component: str, name: str) -> Any:
@@ -84,6 +96,7 @@ def get_api() -> DynamoApi:
     import importlib.metadata
 
     import dynamo._core as core
+
     llm: Any = importlib.import_module("dynamo.llm")
     from dynamo.runtime import DistributedRuntime
 

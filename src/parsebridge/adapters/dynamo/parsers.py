@@ -26,6 +26,7 @@ from ...protocol import (
     BackendError,
     DeltaAccumulator,
     ParseResult,
+    ParserUnsupportedError,
     Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
@@ -56,6 +57,8 @@ from .._stepped import (
 from ._frontend import DynamoFrontend, frontend
 
 PATH = "/v1/chat/completions"
+#: Seconds a stream waits for the frontend's answer to one step before it fails (BackendError).
+STEP_TIMEOUT = 60.0
 #: Request options forwarded to Dynamo as request fields when given.
 REQUEST_OPTIONS = ("tool_choice", "chat_template_kwargs", "reasoning_effort")
 
@@ -198,9 +201,17 @@ class DynamoStepper:
     def _open(self) -> tuple[DynamoFrontend, Script, SseReader]:
         if self._script is None:
             fe, model = self.engine.model()
+            if fe.api is not None and not fe.api.streams:
+                raise ParserUnsupportedError(
+                    "dynamo",
+                    self.engine.label,
+                    f"streaming needs ai-dynamo-runtime 1.3 or newer (installed: {fe.api.version}): "
+                    "older frontends put every engine output on choice 0, so a stream's steps cannot "
+                    "be told apart; one-shot parsing works",
+                )
             script = fe.board.open()
             try:
-                reader = open_sse(fe.ensure(), PATH, self.engine.body(model, script.key, True))
+                reader = open_sse(fe.ensure(), PATH, self.engine.body(model, script.key, True), STEP_TIMEOUT)
             except Exception as exc:
                 script.cancel()
                 raise self._error(exc) from exc
