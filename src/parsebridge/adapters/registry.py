@@ -37,6 +37,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "python": "parsebridge.adapters.python_backend:PythonBackend",
     "vllm": "parsebridge.adapters.vllm:VllmBackend",
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
+    "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
 }
 
 _lock = threading.RLock()
