@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapte
     import argparse
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
-FRAMEWORKS = ("vllm", "sglang")
+FRAMEWORKS = ("vllm", "sglang", "smg")
 _FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")
 
 

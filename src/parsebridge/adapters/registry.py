@@ -36,6 +36,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "python": "parsebridge.adapters.python_backend:PythonBackend",
     "vllm": "parsebridge.adapters.vllm:VllmBackend",
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
+    "smg": "parsebridge.adapters.smg:SmgBackend",
 }
 
 _lock = threading.RLock()

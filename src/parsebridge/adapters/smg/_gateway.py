@@ -1,0 +1,241 @@
+"""smg gateway processes: one per parser configuration, started on demand, pooled, closed at exit.
+
+A `Runtime` per process holds a temporary folder (the tokenizer model
+folder and the gateways' logs), the scripted worker (`_worker`) and a small
+pool of gateways keyed by (tool parser, reasoning parser): the least
+recently used is closed when a new configuration needs room. A gateway is
+``python -m smg launch`` on free 127.0.0.1 ports, ready once it answers a
+chat request; one that dies is started again once, and a second failure is
+a `GatewayError`. At exit (or `shutdown()`) every gateway is killed, the
+worker stopped and the folder removed: no process, port or file is left.
+A forked child never uses its parent's runtime: it builds its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from ...protocol import BackendError
+from ._tokenizer_dir import write_model_dir
+from ._worker import ScriptedWorker
+
+#: Gateways kept running at once (each ~60 MB); more configurations close the least recently used.
+POOL_SIZE = int(os.environ.get("PARSEBRIDGE_SMG_POOL", "4"))
+#: Seconds a gateway may take to answer its first chat request.
+START_TIMEOUT = float(os.environ.get("PARSEBRIDGE_SMG_START_TIMEOUT", "60"))
+Config = tuple[str | None, str | None]
+
+
+class GatewayError(BackendError):
+    """smg's gateway could not start, or died twice; the message says why (with its log's tail)."""
+
+    def __init__(self, label: str, message: str) -> None:
+        super().__init__("smg", label, "gateway", message)
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (the gateway binds it a moment later)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def label_of(config: Config) -> str:
+    tool, reasoning = config
+    return "+".join(n for n in (reasoning, tool) if n) or "none"
+
+
+class Gateway:
+    """One `python -m smg launch` process for one (tool, reasoning) parser configuration."""
+
+    def __init__(self, config: Config, worker_port: int, model_dir: Path, log_dir: Path) -> None:
+        self.config = config
+        self.label = label_of(config)
+        self._worker_port = worker_port
+        self._model_dir = model_dir
+        self._log = log_dir / f"gateway-{'-'.join(n or '_' for n in config)}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.restarts = 0
+        self.start_seconds = 0.0
+
+    def command(self) -> list[str]:
+        tool, reasoning = self.config
+        args = [sys.executable, "-m", "smg", "launch", "--host", "127.0.0.1", "--port", str(self.port)]
+        args += ["--worker-urls", f"grpc://127.0.0.1:{self._worker_port}"]
+        args += ["--tokenizer-path", str(self._model_dir), "--model-path", str(self._model_dir)]
+        args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())]
+        args += ["--log-level", "warn"]
+        if tool:
+            args += ["--tool-call-parser", tool]
+        if reasoning:
+            args += ["--reasoning-parser", reasoning]
+        return args
+
+    def start(self) -> None:
+        began = time.perf_counter()
+        self.port = free_port()
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1", "RUST_LOG_STYLE": "never"}
+        with open(self._log, "wb") as log:
+            self.proc = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self._log.parent,
+                env=env,
+                start_new_session=True,
+            )
+        self._wait_ready()
+        self.start_seconds = time.perf_counter() - began
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        body = json.dumps({"model": "parsebridge", "messages": [{"role": "user", "content": "ping"}]})
+        while True:
+            if not self.alive():
+                raise GatewayError(self.label, f"the gateway exited while starting: {self.log_tail()}")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                try:
+                    conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+                    if conn.getresponse().status == 200:
+                        return
+                finally:
+                    conn.close()
+            if time.monotonic() > deadline:
+                self.close()
+                raise GatewayError(self.label, f"no answer within {START_TIMEOUT:.0f} s: {self.log_tail()}")
+            time.sleep(0.02)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_tail(self, limit: int = 800) -> str:
+        try:
+            text = self._log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return "(no log)"
+        lines = [line for line in text.splitlines() if " WARN " not in line]
+        return " | ".join(lines)[-limit:] or "(empty log)"
+
+    def restart(self) -> None:
+        """Start a dead gateway again, once in its life; the second death is a `GatewayError`."""
+        if self.restarts >= 1:
+            raise GatewayError(self.label, f"the gateway died again after a restart: {self.log_tail()}")
+        self.restarts += 1
+        self.close()
+        self.start()
+
+    def rss_kb(self) -> int | None:
+        """Resident memory of the gateway process (Linux /proc), or None."""
+        if self.proc is None:
+            return None
+        try:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return None
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        # The gateway holds no state worth a graceful stop (SIGTERM waits ~5 s for drains).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        proc.wait(10)
+
+
+class Runtime:
+    """The worker, the model folder and the gateway pool of one process."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._lock = threading.Lock()
+        self._dir = Path(tempfile.mkdtemp(prefix="parsebridge-smg-"))
+        self.model_dir = write_model_dir(self._dir / "model")
+        self.worker = ScriptedWorker(str(self.model_dir))
+        self._pool: OrderedDict[Config, Gateway] = OrderedDict()
+        self._closed = False
+        try:
+            self.worker.start()
+        except BaseException:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            raise
+
+    def gateway(self, config: Config) -> Gateway:
+        """The running gateway for `config`, started (and the pool trimmed) if needed."""
+        with self._lock:
+            if self._closed:
+                raise GatewayError(label_of(config), "the smg runtime was shut down")
+            gw = self._pool.get(config)
+            if gw is not None:
+                self._pool.move_to_end(config)
+                if not gw.alive():
+                    gw.restart()
+                return gw
+            while len(self._pool) >= max(1, POOL_SIZE):
+                _, old = self._pool.popitem(last=False)
+                old.close()
+            gw = Gateway(config, self.worker.port, self.model_dir, self._dir)
+            gw.start()
+            self._pool[config] = gw
+            return gw
+
+    def gateways(self) -> list[Gateway]:
+        with self._lock:
+            return list(self._pool.values())
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            pool, self._pool = list(self._pool.values()), OrderedDict()
+        for gw in pool:
+            gw.close()
+        self.worker.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+_runtime: Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
+def runtime() -> Runtime:
+    """This process's runtime, started on first use (a fork gets its own, not its parent's)."""
+    global _runtime
+    with _runtime_lock:
+        rt = _runtime
+        if rt is None or rt.pid != os.getpid() or rt._closed:
+            rt = _runtime = Runtime()
+        return rt
+
+
+def shutdown() -> None:
+    """Close every gateway, the worker and the temporary folder of this process (idempotent)."""
+    global _runtime
+    with _runtime_lock:
+        rt, _runtime = _runtime, None
+    if rt is not None and rt.pid == os.getpid():
+        rt.close()
+
+
+atexit.register(shutdown)
