@@ -19,17 +19,17 @@ LIMIT = 60
 #: (path under src/parsebridge, qualified name) -> the most lines it may have.
 ALLOWED: dict[tuple[str, str], int] = {
     ("adapters/builtin/gemma4.py", "GemmaCallStream._step"): 134,
-    ("adapters/builtin/_tagged.py", "TaggedCallStream._step"): 130,
-    ("adapters/builtin/_scan.py", "BuiltinToolStream.feed"): 109,
-    ("adapters/builtin/_invoke.py", "InvokeStream._step"): 106,
+    ("adapters/builtin/engines/tagged.py", "TaggedCallStream._step"): 130,
+    ("adapters/builtin/engines/scan.py", "BuiltinToolStream.feed"): 109,
+    ("adapters/builtin/engines/invoke.py", "InvokeStream._step"): 106,
     ("adapters/builtin/mistral.py", "MistralToolStream._step"): 103,
     ("serving/_forced.py", "RequiredArrayStage.feed"): 101,
     ("adapters/builtin/pythonic.py", "PythonicToolStream._step"): 100,
     ("adapters/builtin/deepseek_v3.py", "DeepSeekV3ToolStream._step"): 99,
     ("adapters/sglang/_reasoning_stream.py", "SglangReasoningStream._closures"): 77,
-    ("adapters/builtin/_jsoncalls.py", "JsonCallsStream._step"): 75,
+    ("adapters/builtin/engines/json_payload.py", "JsonCallsStream._step"): 75,
     ("adapters/builtin/gpt_oss.py", "GptOssReasoningStream._run"): 65,
-    ("adapters/builtin/_section.py", "SectionJsonStream._step"): 61,
+    ("adapters/builtin/engines/section_json.py", "SectionJsonStream._step"): 61,
 }
 
 

@@ -192,7 +192,7 @@ def test_streams_made_without_history_keep_nothing_but_stream_the_same() -> None
 
 
 def test_delta_lines_are_the_openai_json() -> None:
-    from parsebridge._cli_stream import delta_line
+    from parsebridge.cli.stream_output import delta_line
     from parsebridge.protocol.models import ToolCallDelta, make_delta
 
     for d in (
@@ -235,7 +235,7 @@ def _builtin_tool_cases() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("size", [1, 4, 17])
 def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
     """The recorder cuts each call out of the text the tool stream was fed, as `parse` does."""
-    from parsebridge._cli_stream import RawCalls
+    from parsebridge.cli.stream_output import RawCalls
     from parsebridge.protocol.streams import without_history
 
     checked = 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerate the README's builtin-parsers table from the formats' `summary` lines (and the
-conventions table from `_conventions.servers_rules`: the formats' `servers_content` and
+conventions table from `conventions.servers_rules`: the formats' `servers_content` and
 `servers_markup`, and `families.toml`'s `servers_started`, the rows `parsebridge list` shows too).
 
 The table lists every parser the builtin backend registers (kind | name |

@@ -69,9 +69,9 @@ _LAZY = {
     **{name: ("parsebridge.adapters", name) for name in _ADAPTER_NAMES},
     "compare": ("parsebridge.compare", "compare"),
     "OutputProcessor": ("parsebridge.serving", "OutputProcessor"),
-    "add_parser_arguments": ("parsebridge.flags", "add_parser_arguments"),
-    "parsers_from_args": ("parsebridge.flags", "parsers_from_args"),
-    "configs_from_args": ("parsebridge.flags", "configs_from_args"),
+    "add_parser_arguments": ("parsebridge.serving.flags", "add_parser_arguments"),
+    "parsers_from_args": ("parsebridge.serving.flags", "parsers_from_args"),
+    "configs_from_args": ("parsebridge.serving.flags", "configs_from_args"),
 }
 
 

@@ -1,4 +1,4 @@
-"""The shared test suite of the tagged-parameter formats (builtin `_tagged` machine).
+"""The shared test suite of the tagged-parameter formats (builtin `tagged` machine).
 
 Each family's test module builds a `Tagged` description (its parser and how
 it writes a call) and pulls the suite's tests into its namespace with
@@ -30,7 +30,7 @@ from _streaming import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parsebridge.adapters.builtin._scan import BuiltinToolParser
+from parsebridge.adapters.builtin.engines.scan import BuiltinToolParser
 
 Calls = list[tuple[str, dict[str, Any], str | None]]
 

@@ -20,7 +20,7 @@ from _streaming import interleaves
 
 import parsebridge as pb
 from parsebridge.adapters.builtin import TOOL_PARSERS
-from parsebridge.adapters.builtin._conventions import CONVENTIONS, servers_content, servers_markup
+from parsebridge.adapters.builtin.engines.conventions import CONVENTIONS, servers_content, servers_markup
 from parsebridge.protocol import InvalidSpecError
 
 _WS = re.compile(r"\s+")
@@ -123,7 +123,7 @@ def test_parsebridge_list_describes_the_conventions_from_the_same_rules(
 ) -> None:
     import json
 
-    from parsebridge.adapters.builtin._conventions import REASONING_CONVENTIONS, servers_rules
+    from parsebridge.adapters.builtin.engines.conventions import REASONING_CONVENTIONS, servers_rules
     from parsebridge.cli import main
 
     assert main(["list", "--brief", "--backend", "builtin", "--json"]) == 0

@@ -394,7 +394,7 @@ def test_whole_tokens_are_acted(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_flat_effects_are_what_scan_does(text: str, in_str: bool, esc: bool, depth: int) -> None:
     """Remembered or not, a text's effect on (in_str, esc) one level in or deeper is what the
     scan leaves, and a text the scan would stop in (a bracket or a marker) has none."""
-    from parsebridge.adapters.builtin._scan import EOB, JsonRaw
+    from parsebridge.adapters.builtin.engines.scan import EOB, JsonRaw
 
     esc = esc and in_str
     markers = ("<|end|>",)

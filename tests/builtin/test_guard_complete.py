@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import parsebridge as pb
-from parsebridge.adapters.builtin._scan import BuiltinToolStream
+from parsebridge.adapters.builtin.engines.scan import BuiltinToolStream
 from parsebridge.policy.guard import GuardedToolStream
 from parsebridge.protocol.errors import StreamStateError
 

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parsebridge.adapters.builtin._scan import is_invalid, loads_or_none, string_body, string_or_value
+from parsebridge.adapters.builtin.engines.scan import is_invalid, loads_or_none, string_body, string_or_value
 
 _PIECES = st.text(
     alphabet=st.sampled_from(['"', "\\", "n", "u", "0", "a", "é", "\x01", "\ufeff", " ", "\ud800"])
@@ -52,7 +52,7 @@ def test_string_or_value_and_loads_decode_like_json(text: str) -> None:
 
 
 def test_plain_strings_skip_the_decoder(monkeypatch: Any) -> None:
-    import parsebridge.adapters.builtin._scan as scan
+    import parsebridge.adapters.builtin.engines.scan as scan
 
     def fail(text: str) -> Any:
         raise AssertionError(f"decoder called for {text!r}")

@@ -109,7 +109,7 @@ def test_a_prompt_decides_before_the_convention_and_one_without_markers_says_not
 
 
 def test_servers_started_is_the_family_tables_fact() -> None:
-    from parsebridge.adapters.builtin._conventions import servers_started
+    from parsebridge.adapters.builtin.engines.conventions import servers_started
     from parsebridge.protocol.family_rows import rows_of
 
     assert servers_started() == frozenset(SERVERS_STARTED)

@@ -118,7 +118,7 @@ def test_sarashina_python_literal_calls(text: str, content: str | None, calls: l
 def test_sarashina_raw_text_is_each_item_verbatim(items: list[str]) -> None:
     """Each call's raw text is its item of the literal (ast's lines count Python's line ends only),
     streamed as one-shot: the CLI's `parse --stream` cuts it out by the stream's call spans."""
-    from parsebridge._cli_stream import RawCalls
+    from parsebridge.cli.stream_output import RawCalls
 
     text = "Hi <|tool_calls|>\n[" + ",\n ".join(items) + "]"
     parser = pb.get_tool_parser("builtin:sarashina")

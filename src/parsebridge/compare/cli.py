@@ -214,7 +214,7 @@ def _progress(enabled: bool, total: int | None) -> Any:
     if total:
         columns += [TaskProgressColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     columns += [TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn()]
-    from .._cli_io import console
+    from ..cli.terminal import console
 
     return Progress(*columns, console=console(stderr=True), transient=False, refresh_per_second=4)
 
@@ -297,7 +297,7 @@ def _ray_ready() -> bool:
     try:
         require_ray()
     except RayUnavailableError as exc:
-        from .._cli_io import print_error
+        from ..cli.terminal import print_error
 
         print_error(exc)  # verbatim: "parsebridge[ray]" is text, not markup
         return False
@@ -433,6 +433,6 @@ def _brief(summary: Any, path: str, new: int) -> None:
 
 
 def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
-    from .._cli_io import load_tools
+    from ..cli.terminal import load_tools
 
     return load_tools(path)

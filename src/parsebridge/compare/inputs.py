@@ -90,7 +90,7 @@ def _blank(path: Path) -> str | None:
 
 def sources(ns: argparse.Namespace) -> list[Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
-    from .._cli_io import InputFileError
+    from ..cli.terminal import InputFileError
     from ..conformance.transcripts import bundled_transcripts, load_transcripts, transcript_from
     from ..protocol import ParsebridgeError
     from .logs import expand, is_glob
@@ -130,7 +130,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
 
 def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
     """`items`, with a non-UTF-8 file turned into a usage error that names it."""
-    from .._cli_io import InputFileError
+    from ..cli.terminal import InputFileError
 
     try:
         yield from items

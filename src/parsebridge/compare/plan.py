@@ -210,7 +210,7 @@ class ComparePlan:
     ) -> ComparePlan:
         """Check specs, families, backends and chunkings up front (a typo fails before any work)."""
         from ..adapters import get_backend
-        from ..adapters.builtin._conventions import check_conventions
+        from ..adapters.builtin.engines.conventions import check_conventions
 
         chunk_names = _chunk_names(chunkings)
         conv = check_conventions(conventions)

@@ -109,7 +109,7 @@ def print_table(
     summary: CompareSummary, lines: Sequence[str], *, path: str | None = None, all_shown: bool = True
 ) -> None:
     """Side-by-side readings of the given transcripts, then the summary tables."""
-    from .._cli_io import console as cli_console
+    from ..cli.terminal import console as cli_console
 
     if path:
         with open(path, "w", encoding="utf-8") as fh:
@@ -121,7 +121,7 @@ def print_table(
 def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
     from rich.table import Table
 
-    from .._cli_io import plain, styled
+    from ..cli.terminal import plain, styled
 
     if lines and not all_shown:
         console.print(
@@ -172,7 +172,7 @@ def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_show
 
 
 def _print_summary(console: Any, s: CompareSummary) -> None:
-    from .._cli_io import styled
+    from ..cli.terminal import styled
 
     console.print(_summary_head(s))
     for title, pairs in (
@@ -204,7 +204,7 @@ _PAIRS_SHOWN = 30
 
 def _summary_head(s: CompareSummary) -> Any:
     """``N transcripts: A without differences …, D with`` and the modes line."""
-    from .._cli_io import Part, styled
+    from ..cli.terminal import Part, styled
 
     modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
     parts: list[Part] = [(f"{s.transcripts} transcripts", "bold")]
@@ -229,7 +229,7 @@ def _table(title: str, columns: Sequence[str]) -> Any:
 
 
 def _pairs_table(title: str, pairs: Sequence[PairAgreement]) -> Any:
-    from .._cli_io import plain, styled
+    from ..cli.terminal import plain, styled
 
     t = _table(
         title,
@@ -249,7 +249,7 @@ def _pairs_table(title: str, pairs: Sequence[PairAgreement]) -> Any:
 
 
 def _specs_table(s: CompareSummary) -> Any:
-    from .._cli_io import plain
+    from ..cli.terminal import plain
 
     t = _table(
         "per spec", ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes")
@@ -267,7 +267,7 @@ def _specs_table(s: CompareSummary) -> Any:
 
 
 def _classes_table(s: CompareSummary) -> Any:
-    from .._cli_io import plain
+    from ..cli.terminal import plain
 
     t = _table("divergence classes", ("class", "transcripts", "meaning"))
     for c, n in s.classes.items():

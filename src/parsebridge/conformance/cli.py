@@ -284,7 +284,7 @@ def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
 
 def load_transcript_files(paths: Sequence[str]) -> list[Any]:
     """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error."""
-    from .._cli_io import InputFileError, exists_or_fail
+    from ..cli.terminal import InputFileError, exists_or_fail
     from .transcripts import load_transcripts
 
     out: list[Any] = []
@@ -329,8 +329,8 @@ class _Backends:
 
 
 def cmd_conformance(ns: argparse.Namespace) -> int:
-    from .._cli_io import console as term_console
-    from .._cli_io import styled
+    from ..cli.terminal import console as term_console
+    from ..cli.terminal import styled
     from .chunking import parse_chunkings
     from .runner import Runner
 
@@ -386,7 +386,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
 
 def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -> list[Any]:
     """--transcripts files (problems warned about) or the bundled ones, by family, kind and --transcript id."""
-    from .._cli_io import styled
+    from ..cli.terminal import styled
     from ..protocol import InvalidSpecError
     from .transcripts import bundled_transcripts, select, validate_transcripts
 
@@ -484,7 +484,7 @@ def _roundtrip(
     ns: argparse.Namespace, console: Any, backends: _Backends, families: list[str], jobs: int
 ) -> Any:
     """Run and print the round trip (drawn calls rendered by each format, parsed back by each backend)."""
-    from .._cli_io import styled
+    from ..cli.terminal import styled
     from .roundtrip import run_roundtrip, summary_lines
 
     roundtrip = run_roundtrip(
@@ -547,7 +547,7 @@ def _quiet_frameworks() -> None:
 
 
 def _cell(counts: Counter[str]) -> Any:
-    from .._cli_io import styled
+    from ..cli.terminal import styled
 
     parts: list[tuple[str, str] | str] = []
     for s in STATUS_STYLE:
@@ -562,7 +562,7 @@ def _print_summary(
 ) -> None:
     from rich.table import Table
 
-    from .._cli_io import plain, styled
+    from ..cli.terminal import plain, styled
 
     per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     totals: dict[str, Counter[str]] = defaultdict(Counter)

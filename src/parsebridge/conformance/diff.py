@@ -265,8 +265,8 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
     """The same summary on a terminal (rich); names and classes are printed as plain text."""
     from rich.table import Table
 
-    from .._cli_io import console as cli_console
-    from .._cli_io import plain, styled
+    from ..cli.terminal import console as cli_console
+    from ..cli.terminal import plain, styled
 
     console = cli_console()
     console.print(
@@ -386,7 +386,7 @@ def main(ns: argparse.Namespace) -> int:
     d = diff_reports(a, b, backends=wanted)
     warning = backend_mismatch(a, b, wanted)
     if warning:
-        from .._cli_io import print_error
+        from ..cli.terminal import print_error
 
         print_error(warning, prefix="warning:")
     if fmt == "table" and not out:

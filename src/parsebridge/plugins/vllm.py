@@ -46,7 +46,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from ..adapters.builtin._reasoning_start import thinking_turned_off
+from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
 from . import (
     PARSERS,
     FrameworkMissingError,

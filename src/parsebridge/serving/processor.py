@@ -217,7 +217,7 @@ class OutputProcessor:
         **kwargs: Any,
     ) -> OutputProcessor:
         """A processor from the flags of `parsebridge.add_parser_arguments` (``--parser-on-error`` too)."""
-        from ..flags import configs_from_args
+        from .flags import configs_from_args
 
         reasoning_cfg, tool_cfg = configs_from_args(namespace)
         kwargs.setdefault("on_error", getattr(namespace, "parser_on_error", None) or "raise")

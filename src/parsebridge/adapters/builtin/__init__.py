@@ -5,7 +5,7 @@ only when a spec names it, so listing names costs nothing. Streams are
 incremental and linear in the output length: they hold back only text that
 could still be the start of a marker and never re-parse what they have seen.
 
-`conventions=` ("servers", the default, or "lossless"; see `_conventions`) says what
+`conventions=` ("servers", the default, or "lossless"; see `conventions`) says what
 the content holds when the output is not clean. Malformed output never raises; the
 policy (README "Builtin parsers") is:
 a call whose name cannot be recovered stays in the content verbatim; a
@@ -24,7 +24,7 @@ from typing import Any
 from ...protocol import ReasoningParser, ToolParser, ToolSpec
 from ...protocol.family_rows import Kind, rows_of
 from ..base import Backend
-from ._conventions import check_conventions
+from .engines.conventions import check_conventions
 
 #: tool parser name → "module:Class" (modules relative to this package). Implementation data:
 #: which names exist is `families.toml`'s `builtin` column, and a test fails when the two differ.
@@ -35,7 +35,7 @@ TOOL_PARSERS: dict[str, str] = {
     "pythonic": "pythonic:PythonicToolParser",
     "deepseek_v3": "deepseek_v3:DeepSeekV3ToolParser",
     "qwen3_coder": "qwen3_coder:Qwen3CoderToolParser",
-    # JSON-payload formats (one machine, `_jsoncalls`)
+    # JSON-payload formats (one machine, `json_payload`)
     "granite": "granite:GraniteToolParser",
     "granite_20b_fc": "granite:GraniteFcToolParser",
     "jamba": "jamba:JambaToolParser",
@@ -74,14 +74,14 @@ TOOL_PARSERS: dict[str, str] = {
 #: Reasoning parsers with a class of their own; every other name in `families.toml`'s `builtin`
 #: column is a preset built from its family's format (`reasoning_presets`).
 REASONING_CLASSES: dict[str, str] = {
-    "deepseek_r1": "reasoning:DeepSeekR1ReasoningParser",
+    "deepseek_r1": "engines.think_tags:DeepSeekR1ReasoningParser",
     # harmony (tools-b): one format for reasoning, content and calls
     "gpt_oss": "gpt_oss:GptOssReasoningParser",
     "inkling": "inkling_reasoning:InklingReasoningParser",
 }
 
 #: Builtin parsers that are no family's (any markers, given as options): listed after the families'.
-GENERIC_REASONING: dict[str, str] = {"think": "reasoning:ThinkTagReasoningParser"}
+GENERIC_REASONING: dict[str, str] = {"think": "engines.think_tags:ThinkTagReasoningParser"}
 
 
 @functools.cache
@@ -127,7 +127,7 @@ class BuiltinBackend(Backend):
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
-        # Conventions decide only where reasoning starts (`_reasoning_start`); checked here so
+        # Conventions decide only where reasoning starts (`reasoning_start`); checked here so
         # a parser that ignores them still refuses a misspelt one.
         check_conventions(options.get("conventions"))
         return _load(reasoning_parsers()[name])(**options)  # type: ignore[no-any-return]

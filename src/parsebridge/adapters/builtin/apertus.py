@@ -4,7 +4,7 @@ A JSON array between ``<|tools_prefix|>`` and ``<|tools_suffix|>`` whose items a
 single-key objects: the key is the function name, its value the arguments.
 Text around the block is content.
 
-Malformed output (see `_jsoncalls`): a block whose body is not such an array is
+Malformed output (see `json_payload`): a block whose body is not such an array is
 content verbatim; an item with a second key ends the array (the rest of the
 block is ignored); the suffix cutting an item ends the call (kept, arguments
 flagged unless complete); a missing suffix at end of output keeps the calls
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.apertus import END, START
-from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, KeyedReader, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, KeyedReader, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),), reader=KeyedReader)
 

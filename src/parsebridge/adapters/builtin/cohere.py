@@ -9,7 +9,7 @@ those tags are structure and never reach the content. Command R/R+ writes
 (``<|START_THINKING|>``) is the reasoning parser's.
 
 An action block may hold one call object instead of the array. Malformed
-output (see `_jsoncalls`): an action block whose body is not a call array or
+output (see `json_payload`): an action block whose body is not a call array or
 object is content verbatim (SGLang returns only the text before it); the end
 marker cutting a call object ends it (named → kept, arguments flagged unless
 complete). "Action:" followed by anything but a call array is prose.
@@ -32,8 +32,8 @@ from ...formats.cohere import (
     START_ACTION,
     START_RESPONSE,
 )
-from ._jsoncalls import ANY, ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
-from ._scan import ObjectReader
+from .engines.json_payload import ANY, ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.scan import ObjectReader
 
 
 class CohereObjectReader(ObjectReader):

@@ -14,7 +14,7 @@ by a JSON object right after the separator is read as V3.1 with a tool named
 accepted too. The name is announced at the end of the name line (V3) or at
 ``<｜tool▁sep｜>`` (V3.1); arguments stream raw up to their closing brace.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * section and call markers with whitespace between them are structure; other text between
   calls inside a section is content;
@@ -41,7 +41,7 @@ from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END,
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
 from ...protocol.models import alloc, make_call_delta, make_delta
-from ._scan import (
+from .engines.scan import (
     MORE,
     ArgsScan,
     BuiltinToolParser,
@@ -52,7 +52,7 @@ from ._scan import (
     match_marker,
     safe_end,
 )
-from ._sections import REJECTED, SectionStream
+from .engines.sections import REJECTED, SectionStream
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)

@@ -12,7 +12,7 @@
 V4 names the block ``<｜DSML｜tool_calls>`` (``<｜DSML｜toolcalls>`` and
 ``<｜DSML｜tool>`` are read as openers too); V4.1 writes ``<｜DSML｜ calls>``,
 ``<｜DSML｜ invoke``, ``<｜DSML｜ parameter`` (a space after the DSML token).
-The shared invoke machine (`_invoke`) reads them; a bare invoke without the
+The shared invoke machine (`invoke`) reads them; a bare invoke without the
 block is accepted, like both frameworks do.
 
 Value rule: ``string="true"`` → the text verbatim (nothing stripped: the
@@ -26,7 +26,7 @@ turn); we keep it as content (nothing is lost). Neither framework unwraps
 anything we do not: vLLM's ``{"arguments": {…}}`` unwrapping against the tool
 schema is not done here (arguments are what the model wrote).
 
-Malformed output: see `_invoke` (unnamed invoke → content; a block without a
+Malformed output: see `invoke` (unnamed invoke → content; a block without a
 named invoke → content; truncated → kept, flagged unless no parameter started).
 
 `format_tool_result`: V3.2 ``<function_results>\\n<result>…</result>\\n</function_results>``,
@@ -38,8 +38,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...formats import deepseek_v4, deepseek_v32, deepseek_v41
-from ._invoke import Dialect, InvokeToolParser
-from ._scan import is_invalid, loads_or_none
+from .engines.invoke import Dialect, InvokeToolParser
+from .engines.scan import is_invalid, loads_or_none
 
 
 def _dialect(tags: deepseek_v32.DsmlTags, alt_begins: tuple[str, ...] = ()) -> Dialect:

@@ -10,8 +10,8 @@ Format::
 
 MiniMax-M2's invoke layout in a ``<dots_function_call>`` block: any number of
 invokes per block, names with or without quotes, values typed by the tool
-schema (`_values`) with ONE leading and ONE trailing newline removed.
-Malformed output follows the shared `_tagged` machine (see minimax_m2).
+schema (`schema_values`) with ONE leading and ONE trailing newline removed.
+Malformed output follows the shared `tagged` machine (see minimax_m2).
 
 Where the frameworks differ: SGLang also accepts a JSON ``{"name": …,
 "arguments": …}`` object as the block's body. The published format is the
@@ -28,7 +28,7 @@ from typing import Any
 
 from ...formats.dots import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
 from ...formats.dots import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 
 class DotsToolStream(TaggedCallStream):

@@ -15,7 +15,7 @@ Each call has its own block; text outside blocks is content. The arguments
 JSON is built incrementally: keys, punctuation and string fragments are
 emitted as they arrive, a bare scalar when its terminator arrives.
 
-Malformed output (builtin policy, see `_scan`): a block that does not start
+Malformed output (builtin policy, see `scan`): a block that does not start
 with ``call:NAME{`` (NAME a plain name) stays content verbatim up to its end
 marker; a syntax error inside the arguments (a key without ``:``, a stray
 character) switches to passing the rest of the block's text through
@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 
 from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
-from ._scan import (
+from .engines.scan import (
     MORE,
     BuiltinToolParser,
     BuiltinToolStream,
@@ -55,7 +55,7 @@ from ._scan import (
     match_marker,
     safe_end,
 )
-from ._tagged import clean_name
+from .engines.tagged import clean_name
 
 (
     _CONTENT,

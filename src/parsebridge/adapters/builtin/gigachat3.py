@@ -6,7 +6,7 @@ call header ``function call<|role_sep|>`` (or the single token
 ``<|message_sep|>`` is structure, not content. "parameters" is accepted as a
 synonym of "arguments".
 
-Malformed output (see `_jsoncalls`): a header not followed by a call object is
+Malformed output (see `json_payload`): a header not followed by a call object is
 content verbatim; an object that breaks after its name keeps the call and the
 rest is content; at end of output a named call is kept (arguments flagged
 unless complete).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.gigachat3 import CALL_PREFIX, CALL_TOKEN, EOS, MESSAGE_SEP
-from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(
     regions=(Region(CALL_PREFIX, shape=OBJECT), Region(CALL_TOKEN, shape=OBJECT)),

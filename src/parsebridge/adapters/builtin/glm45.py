@@ -11,11 +11,11 @@ GLM-4.7 / GLM-5 write the same tags without the newlines
 (``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>``),
 so the name ends at the first newline, ``<arg_key>`` or ``</tool_call>``,
 whichever comes first; whitespace between tags is ignored. Values are typed
-by the tool schema (`_values`; strings verbatim, the template writes other
+by the tool schema (`schema_values`; strings verbatim, the template writes other
 types as JSON) and a value keeps its inner text except ONE leading and ONE
 trailing newline.
 
-Malformed output (the shared `_tagged` machine): ``<tool_call>`` whose name
+Malformed output (the shared `tagged` machine): ``<tool_call>`` whose name
 is missing or not a name (e.g. a JSON body) stays content verbatim up to its
 ``</tool_call>``; a key with no ``<arg_value>`` is dropped; a missing
 ``</arg_value>`` is ended by the next ``<arg_key>`` or ``</tool_call>``; a
@@ -36,7 +36,7 @@ from typing import Any
 
 from ...formats.glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END
 from ...formats.glm45 import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 
 class Glm45ToolStream(TaggedCallStream):

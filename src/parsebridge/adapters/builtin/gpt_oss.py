@@ -70,7 +70,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.streams import Discarded
-from ._scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
 _STRAY_ENDS = (END, CALL, RETURN)
 _OUTSIDE_MARKERS = (*HEADER_OPENS, *_STRAY_ENDS)

@@ -8,7 +8,7 @@ Granite 4 writes Hermes blocks (``<tool_call>{…}</tool_call>``): the family ta
 maps vLLM's ``granite4`` to builtin ``hermes``, not here. granite-20b-functioncalling
 (``<function_call> {…}`` per call) is `GraniteFcToolParser` below.
 
-Malformed output (see `_jsoncalls` for the shared policy): a marker not followed by
+Malformed output (see `json_payload` for the shared policy): a marker not followed by
 an array (e.g. prose that mentions ``<tool_call>``) is content verbatim; an array
 that breaks after calls ends there and the rest is content. vLLM's engine and
 this parser agree on well-formed output; for a body that is not valid JSON vLLM
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.granite import FC_TAG, TAG, TEXT_TAG
-from ._jsoncalls import ARRAY, OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(TAG, shape=ARRAY), Region(TEXT_TAG, shape=ARRAY)))
 FC_SPEC = JsonCallsSpec(regions=(Region(FC_TAG, shape=OBJECT),))

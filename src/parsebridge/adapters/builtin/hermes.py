@@ -5,9 +5,9 @@ Streaming announces the call when its "name" string closes and streams the
 raw text of the arguments value as it arrives (JSON string state is tracked,
 so ``</tool_call>`` inside an argument string does not end the call).
 
-The JSON-payload machine (`_jsoncalls`) with one `whole_block` region.
+The JSON-payload machine (`json_payload`) with one `whole_block` region.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * whitespace between/around calls is structure; other text outside blocks is content;
 * a block whose JSON yields no string "name" (not JSON, no name) stays in the content verbatim,
@@ -31,8 +31,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.hermes import END, START
-from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
-from ._scan import content_mode, first_chars
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.scan import content_mode, first_chars
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=OBJECT, whole_block=True),))
 

@@ -20,7 +20,7 @@ or the end of output ends it). All markers are special tokens.
   detector does the same; chain an inkling reasoning parser to keep it);
 * text outside blocks → content; block metadata → dropped; stray end markers → dropped.
 
-Malformed output (builtin policy, see `_scan`): an invoke block whose JSON has
+Malformed output (builtin policy, see `scan`): an invoke block whose JSON has
 no string "name" stays in the content verbatim (markers included); args that
 are not an object → ``invalid_arguments``; text after the object up to the
 block end is ignored; metadata not followed by a kind marker is content;
@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 
 from ...formats import inkling as fmt
 from ...formats._base import result_text
-from ._blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
-from ._scan import BuiltinToolParser, JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
+from .engines.scan import BuiltinToolParser, JsonRaw, ObjectReader, find_markers, safe_end
 
 _BLOCK_ENDS = fmt.BLOCK_ENDS
 _OPENERS = (fmt.MESSAGE_MODEL, *fmt.KINDS)
@@ -46,7 +46,7 @@ _OUTSIDE_MARKERS = (*_OPENERS, *_BLOCK_ENDS)
 _BODY_ENDS = (*_BLOCK_ENDS, *_OPENERS)  # a new block ends an unterminated one
 _CONTENT_KINDS = (fmt.TEXT, fmt.INVOKE_TEXT, fmt.TOOL_ERROR)
 
-_OUTSIDE, _HEADER, _BODY = range(3)  # then the call block's states (`_blocks`)
+_OUTSIDE, _HEADER, _BODY = range(3)  # then the call block's states (`call_blocks`)
 
 
 class _ArgsReader(ObjectReader):
@@ -54,7 +54,7 @@ class _ArgsReader(ObjectReader):
 
 
 class InklingToolStream(CallBlockStream):
-    """Incremental Inkling block machine; an invoke block's body is a call block (`_blocks`)."""
+    """Incremental Inkling block machine; an invoke block's body is a call block (`call_blocks`)."""
 
     scan_unnamed_body = False
 

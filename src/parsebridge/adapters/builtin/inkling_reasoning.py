@@ -23,7 +23,7 @@ from typing import Any
 from ...formats.inkling import BLOCK_ENDS, KINDS, MESSAGE_MODEL, TEXT, THINKING
 from ...formats.inkling import REASONING as FORMAT
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
-from .reasoning_sections import Markers
+from .engines.reasoning_sections import Markers
 
 _MARKERS = Markers((MESSAGE_MODEL, *KINDS, *BLOCK_ENDS))
 _OUTSIDE, _HEADER, _THINKING, _TEXT, _OTHER = range(5)

@@ -5,7 +5,7 @@ One call object per block; "arguments" is accepted as a synonym of
 opening tokens, vLLM's none: whitespace there is allowed. Text around blocks is
 content.
 
-Malformed output (see `_jsoncalls`): ``<|action_start|>`` followed by anything
+Malformed output (see `json_payload`): ``<|action_start|>`` followed by anything
 but ``<|plugin|>`` and a call object (e.g. ``<|interpreter|>`` code) is content
 verbatim; ``<|action_end|>`` cutting the object ends the call (named → kept,
 arguments flagged unless complete).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.internlm import ACTION_END, ACTION_START, PLUGIN
-from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(ACTION_START, ACTION_END, shape=OBJECT, openers=(PLUGIN,)),))
 

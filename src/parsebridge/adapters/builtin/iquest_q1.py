@@ -6,7 +6,7 @@ Format::
 
 Read exactly as `glm45` reads GLM (the name ends at a newline, ``<arg_key>``
 or the block's end; values typed by the tool schema); only the block tags
-differ. Malformed output follows the shared `_tagged` machine (see glm45).
+differ. Malformed output follows the shared `tagged` machine (see glm45).
 
 `format_tool_result`: the result text as is (no IQuest template ships with
 the frameworks).
@@ -18,7 +18,7 @@ from typing import Any
 
 from ...formats.iquest_q1 import END, KEY, KEY_END, START, VALUE, VALUE_END
 from ...formats.iquest_q1 import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 
 class IQuestQ1ToolStream(TaggedCallStream):

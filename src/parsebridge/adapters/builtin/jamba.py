@@ -7,7 +7,7 @@ here); a ``<tool_calls>`` block inside ``<think>`` is the reasoning parser's
 business (vLLM's hunyuan parser skips such blocks itself; run with the
 family's reasoning parser and they never reach this one).
 
-Malformed output (see `_jsoncalls`): a block whose body is not a call array
+Malformed output (see `json_payload`): a block whose body is not a call array
 (``<tool_calls>oops</tool_calls>``) is content verbatim; ``</tool_calls>``
 cutting a call object (a missing ``}``/``]``) ends it: a named call is kept,
 arguments flagged unless complete — vLLM instead drops the whole block to
@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.jamba import END, START
-from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),))
 

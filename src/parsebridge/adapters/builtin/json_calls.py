@@ -7,7 +7,7 @@ or ````` ``` … ``` `````) anywhere, with text around the fence as content. A b
 value may also lead right after ``</think>`` (when no reasoning parser ran first).
 "parameters" is accepted as a synonym of "arguments".
 
-Malformed output (see `_jsoncalls`): a leading JSON value that is not a call (a
+Malformed output (see `json_payload`): a leading JSON value that is not a call (a
 plain JSON answer such as ``{"answer": 42}``) is content verbatim; so is a fence
 holding anything else (a code block); a leading object that breaks after its
 name keeps the call and the rest is content.
@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from ...formats.json_calls import FENCE, FENCE_LANG
 from ...formats.think import END as THINK_END
-from ._jsoncalls import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(
     regions=(Region(FENCE, FENCE, shape=ANY, openers=(FENCE_LANG,)),),

@@ -13,7 +13,7 @@ The call id is ``functions.NAME:IDX``; the name is the id without the
 ``<|tool_call_argument_begin|>``; arguments stream raw up to their closing
 brace. A ``<|tool_call_begin|>`` without the section marker is accepted.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * section and call markers with whitespace between them are structure; other text between
   calls inside a section is content;
@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 
 from ...formats.kimi_k2 import ARG_BEGIN, CALL_BEGIN, CALL_END, SECTION_BEGIN, SECTION_END
 from ...formats.kimi_k2 import format_tool_result as _format_tool_result
-from ._scan import BuiltinToolParser
-from ._section import SectionDialect, SectionJsonStream
+from .engines.scan import BuiltinToolParser
+from .engines.section_json import SectionDialect, SectionJsonStream
 
 _INDEX = re.compile(r":\s*\d+\s*$")
 

@@ -10,7 +10,7 @@
       <|close|>call<|sep|>
     <|close|>tools<|sep|>
 
-Read by the shared invoke machine (`_invoke`): the call element is the
+Read by the shared invoke machine (`invoke`): the call element is the
 invoke, ``tool`` names it, ``key`` names an argument, open tags end at
 ``<|sep|>``; attribute values are unescaped (``&quot;`` → ``"``, ``&amp;`` →
 ``&``). The ``response`` channel's markers (and ``<|close|>message<|sep|>``)
@@ -24,7 +24,7 @@ way and keep the text on failure).
 A ``<|open|>think<|sep|>`` block is not read here (it is reasoning: chain a
 kimi_k3 reasoning parser); alone, it stays in the content.
 
-Malformed output: see `_invoke` (a call without ``tool`` → content; truncated →
+Malformed output: see `invoke` (a call without ``tool`` → content; truncated →
 kept, flagged unless no argument started).
 
 `format_tool_result`: the result text (no Kimi K3 tool-message wrapper could be verified).
@@ -36,8 +36,8 @@ from typing import Any, ClassVar
 
 from ...formats import kimi_k3 as fmt
 from ...formats._base import result_text
-from ._invoke import Dialect, InvokeToolParser
-from ._scan import is_invalid, loads_or_none
+from .engines.invoke import Dialect, InvokeToolParser
+from .engines.scan import is_invalid, loads_or_none
 
 
 class KimiK3ToolParser(InvokeToolParser):

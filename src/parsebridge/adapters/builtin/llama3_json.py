@@ -10,7 +10,7 @@ object ends a run of calls; the rest is content verbatim up to the next
 ``<|python_tag|>`` or ``{``, and a ``{`` that does not open a named call
 object is content.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * separators (whitespace and ``;``) between calls, and after the last call at end of output,
   are structure; when content follows the last call they stay in the content verbatim;
@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.llama3_json import TAG
-from ._scan import (
+from .engines.scan import (
     BROKEN,
     DONE,
     MORE,

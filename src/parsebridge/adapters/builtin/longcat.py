@@ -4,7 +4,7 @@ Hermes's format with its own tags (vLLM's longcat parser is its Hermes parser
 with these markers): one call object per block, text around blocks is content,
 "parameters" accepted as a synonym of "arguments".
 
-Malformed output (see `_jsoncalls`): a block whose body yields no name is content
+Malformed output (see `json_payload`): a block whose body yields no name is content
 verbatim; the end tag cutting the object ends the call (named → kept, arguments
 flagged unless complete); text between the object and the end tag is ignored.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.longcat import END, START
-from ._jsoncalls import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=OBJECT),))
 

@@ -4,7 +4,7 @@
 
     Let me check.<function name="get_weather"><param name="city">北京</param><param name="days">3</param></function>
 
-Read by the shared invoke machine (`_invoke`) with no section marker: every
+Read by the shared invoke machine (`invoke`) with no section marker: every
 ``<function name=…>`` element is a call. A value wrapped in
 ``<![CDATA[…]]>`` is that raw text.
 
@@ -15,7 +15,7 @@ itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
 parser additionally renames some tool names for one benchmark's tools — we
 do neither: arguments and names are what the model wrote.)
 
-Malformed output: see `_invoke` (a function without a name → content; truncated →
+Malformed output: see `invoke` (a function without a name → content; truncated →
 kept, flagged unless no parameter started). Under conventions="servers" a doubled
 ``<function<function name=…>`` leaves the first marker on `dropped` (both servers read
 the call from it; `ToolFormat.servers_markup`).
@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 from ...formats import minicpm5 as fmt
 from ...formats._base import result_text
 from ...protocol.parsers import ToolSpec
-from ._invoke import Dialect, InvokeToolParser
-from ._scan import is_invalid, loads_or_none
+from .engines.invoke import Dialect, InvokeToolParser
+from .engines.scan import is_invalid, loads_or_none
 from .qwen3_coder import schema_types
 
 

@@ -10,11 +10,11 @@ Format (MiniMax-M2 chat template)::
     </minimax:tool_call>
 
 One block holds any number of ``<invoke>`` calls. Names are the attribute's
-text without its quotes. Values are typed by the tool schema (`_values`;
+text without its quotes. Values are typed by the tool schema (`schema_values`;
 strings verbatim, other types written as JSON), with ONE leading and ONE
 trailing newline removed.
 
-Malformed output (the shared `_tagged` machine): a block whose first invoke
+Malformed output (the shared `tagged` machine): a block whose first invoke
 has no readable name stays content verbatim up to ``</minimax:tool_call>``;
 stray text between invokes or parameters is content, in place; a missing
 ``</parameter>`` is ended by the next ``<parameter name=`` or ``</invoke>``;
@@ -31,7 +31,7 @@ from typing import Any
 
 from ...formats.minimax_m2 import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
 from ...formats.minimax_m2 import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 
 class MinimaxM2ToolStream(TaggedCallStream):

@@ -10,7 +10,7 @@ Accepted shapes after ``[TOOL_CALLS]`` (whitespace allowed after the marker):
 
 Text before ``[TOOL_CALLS]`` and after a completed call/array is content.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * a ``[TOOL_CALLS]`` not followed by a readable name (plain text, an empty array, an element
   without a string "name") stays in the content verbatim, from the marker on; inside an
@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from ...formats.mistral import ARGS, TOOL_CALLS
 from ...formats.mistral import format_tool_result as _format_tool_result
-from ._scan import (
+from .engines.scan import (
     BROKEN,
     CLOSED,
     DONE,

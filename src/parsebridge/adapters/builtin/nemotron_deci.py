@@ -5,7 +5,7 @@ A JSON array of call objects (``"arguments"``, or ``"parameters"``) between
 Text around the block is content. Neither vLLM 0.33 nor SGLang 0.5.23 ships
 a parser for it (NVIDIA Dynamo's is ``nemotron_deci``).
 
-Malformed output (see `_jsoncalls`): a block whose body is not a call array is
+Malformed output (see `json_payload`): a block whose body is not a call array is
 content verbatim; the end marker cutting a call ends it (kept, arguments
 flagged unless complete); a missing end marker at end of output keeps the
 calls read.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.nemotron_deci import END, START
-from ._jsoncalls import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ANY),))
 

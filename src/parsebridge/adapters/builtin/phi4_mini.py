@@ -4,7 +4,7 @@ The plain word ``functools`` directly followed (after optional whitespace) by a
 JSON array of call objects; the array's ``]`` ends the region. "parameters" is
 accepted as a synonym of "arguments" (vLLM's parser reads both).
 
-Malformed output (see `_jsoncalls`): ``functools`` not followed by an array (prose
+Malformed output (see `json_payload`): ``functools`` not followed by an array (prose
 such as "functools.partial") is content verbatim. Text before the calls is
 content: vLLM's phi4_mini_json returns no content at all once it found calls,
 we keep the text (the format does not say it is discarded).
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.phi4_mini import TAG
-from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(regions=(Region(TAG, shape=ARRAY),))
 

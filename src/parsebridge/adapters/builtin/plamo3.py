@@ -7,14 +7,14 @@
     <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"city": "Tokyo"}
     <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>
 
-(one line in real output). Read by the shared section machine (`_section`):
+(one line in real output). Read by the shared section machine (`section_json`):
 the head between the request marker and the arguments marker must be exactly
 ``<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>``
 (whitespace around allowed); ``<|plamo:end_tool_arguments:plamo|>`` ends the
 arguments (a value cut by it is flagged); ``<|plamo:tag|>`` (end of turn) is
 dropped. Thinking (``<|plamo:begin_think:plamo|>``) is not read here.
 
-Malformed output: see `_section` (no readable name → content verbatim; bad JSON →
+Malformed output: see `section_json` (no readable name → content verbatim; bad JSON →
 ``invalid_arguments``; truncated → kept, flagged unless complete).
 
 `format_tool_result`: the result text (no PLaMo 3 tool-message wrapper could be verified).
@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 from ...formats import plamo3 as fmt
 from ...formats._base import result_text
-from ._scan import BuiltinToolParser
-from ._section import SectionDialect, SectionJsonStream
+from .engines.scan import BuiltinToolParser
+from .engines.section_json import SectionDialect, SectionJsonStream
 
 
 def name_from_head(head: str) -> str | None:

@@ -14,7 +14,7 @@ seen; its arguments JSON is emitted in one piece when the call's closing
 source is then parsed with `ast` (`ast.literal_eval` per keyword) — the same
 code for one-shot and streaming, each call parsed once.
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * positional, repeated or ``**`` arguments, non-literal values, values JSON cannot hold (sets, bytes,
   complex, NaN), or a call that does not parse → call kept, ``arguments={}``,
@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.pythonic import PY_END, PY_START
-from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker
+from .engines.scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.]+")

@@ -31,11 +31,11 @@ string fragments (a trailing newline is held until we know it is not the
 last one); other values are emitted when their parameter closes. The call is
 announced when ``<function=NAME>`` is complete.
 
-The machine is `_tagged`'s (seed_oss's), with Qwen3-Coder's four rules:
+The machine is `tagged`'s (seed_oss's), with Qwen3-Coder's four rules:
 one call per block, names stripped of whitespace only, a parameter head that
 is not one dropped, a key cut off by the end of output not kept.
 
-Malformed output (builtin policy, see `_scan`): a block without a readable
+Malformed output (builtin policy, see `scan`): a block without a readable
 ``<function=NAME>`` stays in the content verbatim; stray text between
 parameters (not a tag), or between ``</function>`` and ``</tool_call>``
 (unless only whitespace), is not part of the call: it is shown as content,
@@ -54,8 +54,8 @@ from typing import Any
 
 from ...formats.qwen3_coder import END, FN, FN_END, PARAM, PARAM_END, START
 from ...formats.qwen3_coder import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream, stripped_name
-from ._values import convert_value, schema_types
+from .engines.schema_values import convert_value, schema_types
+from .engines.tagged import TaggedCallParser, TaggedCallStream, stripped_name
 
 __all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
 

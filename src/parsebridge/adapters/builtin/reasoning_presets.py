@@ -22,9 +22,9 @@ from typing import Any
 
 from ...formats import ReasoningFormat, reasoning_format
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
-from ._reasoning_start import default_start, resolve_started
-from .reasoning import ThinkTagReasoningParser
-from .reasoning_sections import SectionReasoningParser
+from .engines.reasoning_sections import SectionReasoningParser
+from .engines.reasoning_start import default_start, resolve_started
+from .engines.think_tags import ThinkTagReasoningParser
 
 
 @functools.cache

@@ -28,8 +28,8 @@ from ...formats.sarashina import TAG
 from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolSpec, ToolStreamBase
 from ...protocol.models import make_delta, make_tool_call, make_tool_result
 from ...protocol.streams import result_as_delta
-from ._conventions import SERVERS, check_conventions, servers_content
-from .reasoning import held_prefix
+from .engines.conventions import SERVERS, check_conventions, servers_content
+from .engines.think_tags import held_prefix
 
 _ARG_KEYS = ("arguments", "parameters")
 #: Where a line ends for Python's parser (the line numbers `ast` gives count these only).

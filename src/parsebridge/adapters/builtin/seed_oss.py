@@ -9,10 +9,10 @@ Format (Seed-OSS chat template)::
     </seed:tool_call>
 
 Qwen3-Coder's layout in a ``<seed:tool_call>`` block; values are typed by
-the tool schema the same way (`_values`), with ONE leading and ONE trailing
+the tool schema the same way (`schema_values`), with ONE leading and ONE trailing
 newline removed.
 
-Malformed output (the shared `_tagged` machine): a block without a readable
+Malformed output (the shared `tagged` machine): a block without a readable
 ``<function=NAME>`` stays content verbatim up to ``</seed:tool_call>``; stray
 text between parameters is content, in place; a missing ``</parameter>`` is
 ended by the next ``<parameter=`` or ``</function>``; a missing
@@ -28,7 +28,7 @@ from typing import Any
 
 from ...formats.seed_oss import END, FN, FN_END, PARAM, PARAM_END, START
 from ...formats.seed_oss import format_tool_result as _format_tool_result
-from ._tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 
 class SeedOssToolStream(TaggedCallStream):

@@ -6,7 +6,7 @@
     <steptml:parameter name="city">Paris</steptml:parameter>
     </steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>
 
-Read by the shared invoke machine (`_invoke`): the per-call wrapper
+Read by the shared invoke machine (`invoke`): the per-call wrapper
 ``<｜tool_call_begin｜>TYPE<｜tool_sep｜>`` … ``<｜tool_call_end｜>`` is structure
 (the TYPE, always "function", is not checked: SGLang skips a call whose type
 is not "function", vLLM does not look).
@@ -18,7 +18,7 @@ undeclared (or no tools) → JSON when the text is a JSON value, else the text
 (SGLang's fallback; vLLM keeps undeclared values as strings — the fixtures
 declare their tools, so both agree there).
 
-Malformed output: see `_invoke` (unnamed invoke → content; a section without a
+Malformed output: see `invoke` (unnamed invoke → content; a section without a
 named invoke → content; truncated → kept, flagged unless no parameter started).
 
 `format_tool_result`: the result text, unwrapped — the content of the tool
@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 from ...formats import step3 as fmt
 from ...formats._base import result_text
 from ...protocol.parsers import ToolSpec
-from ._invoke import Dialect, InvokeToolParser
-from ._scan import is_invalid, loads_or_none
+from .engines.invoke import Dialect, InvokeToolParser
+from .engines.scan import is_invalid, loads_or_none
 from .qwen3_coder import schema_types
 
 

@@ -8,7 +8,7 @@ array is content. When no reasoning parser ran first, a bare array may also
 lead right after ``</think>`` (the thinking stays content), as vLLM's handler reads it.
 "parameters" is accepted as a synonym of "arguments".
 
-Malformed output (see `_jsoncalls`): a fence or marker whose body is not a call
+Malformed output (see `json_payload`): a fence or marker whose body is not a call
 array (a code block, ``[1, 2]``) is content verbatim, and so is a leading array
 whose first element has no name. vLLM skips elements without "arguments"; we
 keep them with ``{}`` (builtin rule 5: missing arguments → ``{}``).
@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from ...formats.think import END as THINK_END
 from ...formats.xlam import FENCE, FENCE_LANG, TAG_END, TAG_START, TOOL_CALLS
-from ._jsoncalls import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 
 SPEC = JsonCallsSpec(
     regions=(

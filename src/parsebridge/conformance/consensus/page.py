@@ -20,7 +20,7 @@ def _cell(text: str) -> str:
 
 def conventions_table() -> str:
     """What ``conventions="servers"`` does and for which builtin parsers (the README's table)."""
-    from ...adapters.builtin._conventions import servers_rules
+    from ...adapters.builtin.engines.conventions import servers_rules
 
     rows = ["| kind | under `servers` | builtin parsers |", "|---|---|---|"]
     for kind, rule, names in servers_rules():

@@ -3,7 +3,7 @@
 Subcommands: `list` (backends, parsers, families), `parse` (one output
 through a reasoning and/or tool parser), and, from the conformance package,
 `conformance` and `compare`. Exit statuses are the same for every
-subcommand and listed in `parsebridge --help` (`_cli_io.EXIT_STATUS_HELP`).
+subcommand and listed in `parsebridge --help` (`cli.terminal.EXIT_STATUS_HELP`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
-from . import _cli_io as io
-from ._version import __version__
-from .adapters import get_pipeline, list_backends
-from .adapters.base import BackendInfo
-from .protocol import BackendError, ParsebridgeError, ParseResult, ToolCall, family_table
+from .._version import __version__
+from ..adapters import get_pipeline, list_backends
+from ..adapters.base import BackendInfo
+from ..protocol import BackendError, ParsebridgeError, ParseResult, ToolCall, family_table
+from . import terminal as io
 
 #: Subcommands contributed by other modules: (module, register function).
 _PLUGINS: tuple[tuple[str, str], ...] = (
@@ -60,7 +60,7 @@ def family_aliases(info: BackendInfo, kind: str) -> dict[str, str]:
     among family names and aliases, so these are accepted too (and show up
     in "did you mean" lists) without being parsers of their own.
     """
-    from .protocol.spec import normalize_name
+    from ..protocol.spec import normalize_name
 
     own = info.tool_parsers if kind == "tool" else info.reasoning_parsers
     by_norm = {normalize_name(n): n for n in own}
@@ -81,7 +81,7 @@ def _cmd_list(ns: argparse.Namespace) -> int:
         known = [i.name for i in infos]
         for b in ns.backend:
             if b.lower() not in known:
-                from .protocol import UnknownBackendError
+                from ..protocol import UnknownBackendError
 
                 raise UnknownBackendError(b, known)
         infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
@@ -109,7 +109,7 @@ def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
         entry["tool_aliases"] = family_aliases(i, "tool")
         entry["reasoning_aliases"] = family_aliases(i, "reasoning")
         backends.append(entry)
-    from .adapters.builtin._conventions import CONVENTIONS, REASONING_CONVENTIONS, servers_rules
+    from ..adapters.builtin.engines.conventions import CONVENTIONS, REASONING_CONVENTIONS, servers_rules
 
     return {
         "parsebridge": __version__,
@@ -184,7 +184,12 @@ def _conventions_table() -> Any:
     """Builtin's `conventions=`: what each does, then what "servers" does for which parsers."""
     from rich.table import Table
 
-    from .adapters.builtin._conventions import CONVENTIONS, DEFAULT, REASONING_CONVENTIONS, servers_rules
+    from ..adapters.builtin.engines.conventions import (
+        CONVENTIONS,
+        DEFAULT,
+        REASONING_CONVENTIONS,
+        servers_rules,
+    )
 
     t = Table(title="\nbuiltin conventions (conventions=, parse --conventions)", title_justify="left")
     for col in ("convention", "kind", "what it does", "builtin parsers"):
@@ -263,7 +268,7 @@ def _conventions_option(ns: argparse.Namespace) -> dict[str, str]:
     """``conventions=`` for the pipeline when `--conventions` was given (builtin parsers only)."""
     if ns.conventions is None:
         return {}
-    from .protocol.spec import ParserSpec
+    from ..protocol.spec import ParserSpec
 
     for spec in (ns.reasoning_parser, ns.tool_parser):
         if spec and ParserSpec.parse(spec).backend != "builtin":
@@ -275,12 +280,12 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
     """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
 
     With builtin parsers the stream keeps no history and the result is spooled
-    (`_cli_stream`): memory stays flat whatever the output's size. vLLM's and SGLang's
+    (`cli.stream_output`): memory stays flat whatever the output's size. vLLM's and SGLang's
     streams keep the text they were fed (their block is located in it at the end), so
     theirs keep their history too and the block comes from their `finish()`.
     """
-    from ._cli_stream import RawCalls, StreamedResult, delta_line
-    from .protocol.streams import without_history
+    from ..protocol.streams import without_history
+    from .stream_output import RawCalls, StreamedResult, delta_line
 
     bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
     with without_history() if bounded else contextlib.nullcontext():
@@ -325,7 +330,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
 
 
 def _quiet_framework_logs() -> None:
-    from .adapters._common import quiet_framework_logs
+    from ..adapters._common import quiet_framework_logs
 
     quiet_framework_logs()
 
@@ -336,7 +341,7 @@ PANEL_MAX = 1 << 16
 
 
 def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
-    """Reasoning or content (a str or a `_cli_stream.Spool`), verbatim, titled."""
+    """Reasoning or content (a str or a `cli.stream_output.Spool`), verbatim, titled."""
     from rich.panel import Panel
     from rich.rule import Rule
     from rich.text import Text
@@ -504,7 +509,7 @@ def _add_parse_command(sub: Any) -> None:
 
 def _add_install_command(sub: Any) -> None:
     """`parsebridge install-framework` (its options live with the installer)."""
-    from ._frameworks import install as fw_install
+    from .._frameworks import install as fw_install
 
     ip = sub.add_parser(
         "install-framework",

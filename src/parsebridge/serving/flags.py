@@ -18,9 +18,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from .adapters import get_reasoning_parser, get_tool_parser
-from .policy.guard import ON_ERROR_CHOICES, GuardedReasoningParser, GuardedToolParser, OnError
-from .protocol import (
+from ..adapters import get_reasoning_parser, get_tool_parser
+from ..policy.guard import ON_ERROR_CHOICES, GuardedReasoningParser, GuardedToolParser, OnError
+from ..protocol import (
     InvalidSpecError,
     ParserBackend,
     ParserSpec,

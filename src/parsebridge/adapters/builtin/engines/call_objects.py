@@ -6,10 +6,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ._json import CLOSED, MARKER, NEED, STOP, ArgsScan, JsonRaw, Quiet, string_body, string_or_value
-from ._markers import MORE, match_marker
+from .json_text import CLOSED, MARKER, NEED, STOP, ArgsScan, JsonRaw, Quiet, string_body, string_or_value
+from .markers import MORE, match_marker
 
-#: The stream a reader steps (`_scan.BuiltinToolStream`; not imported: `_scan` imports this module).
+#: The stream a reader steps (`scan.BuiltinToolStream`; not imported: `scan` imports this module).
 BuiltinToolStream = Any
 
 

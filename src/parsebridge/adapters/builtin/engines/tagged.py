@@ -19,7 +19,7 @@ predates the others, sets all four the other way: `one_call_per_block`,
 
 * the call is announced when its name is complete; a block without a
   readable name stays in the content verbatim;
-* parameter values are typed by the tool schema (`_values.convert_value`);
+* parameter values are typed by the tool schema (`schema_values.convert_value`);
   a value is the text between its tags with ONE leading and ONE trailing
   newline removed; string-typed values stream as JSON string fragments,
   others are emitted when the parameter closes;
@@ -46,11 +46,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from ...formats import qwen3_coder as _qwen3_coder
-from ...protocol.parsers import ToolSpec
-from ._markers import marker_finder
-from ._scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
-from ._values import ParamTypes, convert_value, is_string_typed, schema_types
+from ....formats import qwen3_coder as _qwen3_coder
+from ....protocol.parsers import ToolSpec
+from .markers import marker_finder
+from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
+from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.

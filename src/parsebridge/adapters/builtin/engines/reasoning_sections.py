@@ -41,15 +41,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...formats import ReasoningFormat
-from ...protocol import (
+from ....formats import ReasoningFormat
+from ....protocol import (
     ReasoningBlock,
     ReasoningParserBase,
     ReasoningParseResult,
     ReasoningStreamBase,
     StreamDelta,
 )
-from ._reasoning_start import default_start, resolve_started
+from .reasoning_start import default_start, resolve_started
 
 
 class Markers:
@@ -126,7 +126,7 @@ class SectionReasoningParser(ReasoningParserBase):
         self.markers = fmt.markers
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        """The start state (`_reasoning_start`): explicit flag, then a prompt, then the default."""
+        """The start state (`reasoning_start`): explicit flag, then a prompt, then the default."""
         prompt = self.prompt if prompt is None else prompt
         return resolve_started(
             reasoning_started, prompt, self.started_by_default, self.format.starts, self.format.ends

@@ -7,7 +7,7 @@ markers), so one machine (`SectionJsonStream`) reads them, configured by a
 `SectionDialect`. The name is announced at ARG_BEGIN; arguments stream raw up
 to their closing brace (marker text inside a JSON string is data).
 
-Malformed output (builtin policy, see `_scan`):
+Malformed output (builtin policy, see `scan`):
 
 * section and call markers with whitespace between them are structure; other text between
   calls inside a section is content; a bare call without the section is accepted;
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ._scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
-from ._sections import REJECTED, SectionStream
+from .scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
+from .sections import REJECTED, SectionStream
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._conventions import SERVERS, check_conventions, servers_started
+from .conventions import SERVERS, check_conventions, servers_started
 
 
 def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool | None:

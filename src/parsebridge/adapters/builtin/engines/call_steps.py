@@ -1,7 +1,7 @@
 """The steps a format's `_step` takes on a call: a span opens, is named (or rejected), takes
 argument fragments and ends; plus the two cursor helpers every format uses.
 
-A mixin of `BuiltinToolStream` (`_scan`), kept apart so the driver's module holds the
+A mixin of `BuiltinToolStream` (`scan`), kept apart so the driver's module holds the
 driver: the state these steps read and write is declared in its ``__slots__``.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...protocol.models import make_call_delta, new_call_id
-from ._markers import JSON_WS, find_markers, safe_end
+from ....protocol.models import make_call_delta, new_call_id
+from .markers import JSON_WS, find_markers, safe_end
 
 
 class CallSteps:

@@ -32,14 +32,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from ...protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
-from ...protocol.errors import StreamStateError, call_typed
-from ...protocol.models import alloc, make_delta, make_tool_result
-from ...protocol.parsers import ToolParserBase, ToolSpec
-from ...protocol.streams import ToolStreamBase
-from ._call_steps import CallSteps
-from ._conventions import SERVERS, check_conventions, servers_content, servers_markup
-from ._json import (
+from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
+from ....protocol.errors import StreamStateError, call_typed
+from ....protocol.models import alloc, make_delta, make_tool_result
+from ....protocol.parsers import ToolParserBase, ToolSpec
+from ....protocol.streams import ToolStreamBase
+from .call_objects import BROKEN, DONE, ObjectReader
+from .call_steps import CallSteps
+from .conventions import SERVERS, check_conventions, servers_content, servers_markup
+from .json_text import (
     CLOSED,
     EOB,
     MARKER,
@@ -53,8 +54,7 @@ from ._json import (
     string_body,
     string_or_value,
 )
-from ._markers import JSON_WS, MORE, content_mode, find_markers, first_chars, match_marker, safe_end
-from ._objects import BROKEN, DONE, ObjectReader
+from .markers import JSON_WS, MORE, content_mode, find_markers, first_chars, match_marker, safe_end
 
 #: The driver, and (re-exported, for the formats) the scanners and readers it drives.
 __all__ = [
@@ -549,7 +549,7 @@ class BuiltinToolParser(ToolParserBase):
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        #: "servers" or "lossless" (see `_conventions`).
+        #: "servers" or "lossless" (see `conventions`).
         self.conventions = check_conventions(options.get("conventions"))
         #: Under "servers", where the content ends (the format's `servers_content`): at the
         #: first call ("call"), at the start marker ("marker"), nowhere ("keep").

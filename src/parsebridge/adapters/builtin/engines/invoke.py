@@ -18,7 +18,7 @@ Reading rules (the format parsers' docstrings add their value rules):
 * a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
   section or (Step-3) the call wrapper's end closes the arguments normally.
 
-Malformed output (builtin policy, see `_scan`): an invoke without a ``name``
+Malformed output (builtin policy, see `scan`): an invoke without a ``name``
 attribute stays in the content verbatim; a section holding no named call is
 content, markers included; stray text between parameters is content, shown in
 place; a parameter tag without a name is content with its value. At end of
@@ -33,8 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ._scan import BuiltinToolParser, find_markers, safe_end
-from ._sections import REJECTED, SectionStream
+from .scan import BuiltinToolParser, find_markers, safe_end
+from .sections import REJECTED, SectionStream
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")

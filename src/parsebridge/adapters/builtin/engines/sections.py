@@ -1,5 +1,5 @@
-"""What the formats with a tool-call section share: DeepSeek V3, the section formats (`_section`)
-and the invoke formats (`_invoke`).
+"""What the formats with a tool-call section share: DeepSeek V3, the section formats (`section_json`)
+and the invoke formats (`invoke`).
 
 Their calls stand in a section (``<｜tool▁calls▁begin｜>`` … ``<｜tool▁calls▁end｜>``)
 or bare, and they read the section the same way: a section is structure once
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._scan import CLOSED, MARKER, BuiltinToolParser, BuiltinToolStream, JsonRaw, find_markers, safe_end
+from .scan import CLOSED, MARKER, BuiltinToolParser, BuiltinToolStream, JsonRaw, find_markers, safe_end
 
 #: `_between_calls`: the undecided section turned out to be content (step again).
 REJECTED = "\x00rejected"

@@ -1,5 +1,5 @@
 """A block holding one JSON call object, read to the block's end: Hermes's ``<tool_call>``
-(and the other `whole_block` regions of `_jsoncalls`) and Inkling's invoke block.
+(and the other `whole_block` regions of `json_payload`) and Inkling's invoke block.
 
 After the block's start, `CallBlockStream._call_block_step` reads the body: an
 object (an `ObjectReader`) whose name makes the call; a body that is no object
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ._scan import (
+from .scan import (
     BROKEN,
     DONE,
     MARKER,

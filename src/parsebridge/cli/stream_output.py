@@ -20,8 +20,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from .protocol import ParseResult, StreamDelta
-from .protocol.models import ReasoningBlock, ToolCall, make_tool_call
+from ..protocol import ParseResult, StreamDelta
+from ..protocol.models import ReasoningBlock, ToolCall, make_tool_call
 
 #: Text kept in memory per spool before it moves to a temporary file.
 SPOOL_IN_MEMORY = 1 << 20

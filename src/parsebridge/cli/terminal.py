@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import ParsebridgeError
+from ..protocol import ParsebridgeError
 
 
 class InputFileError(ParsebridgeError, ValueError):

@@ -3,7 +3,7 @@
 `JsonRaw` tracks string, escape and depth state over raw JSON text, so a
 value's end (or a marker outside its strings) is found without parsing it;
 `ArgsScan` and `Quiet` are the modes a state reading JSON hands to the driver's
-`feed` (see `_scan.BuiltinToolStream._fast_mode`).
+`feed` (see `scan.BuiltinToolStream._fast_mode`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ._markers import MORE, match_marker
+from .markers import MORE, match_marker
 
 
 def _no_constant(name: str) -> Any:

@@ -1,6 +1,6 @@
 """`conventions=`: what a builtin parser shows as content when the output is not clean.
 
-Two conventions, one policy layer in the shared engine (`_scan.BuiltinToolStream`), the
+Two conventions, one policy layer in the shared engine (`scan.BuiltinToolStream`), the
 same for every format:
 
 * ``"servers"`` (the default) — read as vLLM and SGLang read it where both agree:
@@ -16,7 +16,7 @@ result's `dropped` (never in a stream delta), and a stream equals its one-shot p
 every chunking. The calls themselves are read the same way under both.
 
 Reasoning parsers take the same option; it decides only where reasoning starts when
-neither the caller nor the prompt says (`_reasoning_start`): under ``"servers"``, inside
+neither the caller nor the prompt says (`reasoning_start`): under ``"servers"``, inside
 reasoning for the families whose servers both start there (``servers_started`` in
 `families.toml`), under ``"lossless"`` where the family's chat template opens it.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from ...protocol.errors import InvalidSpecError
+from ....protocol.errors import InvalidSpecError
 
 SERVERS: Final = "servers"
 LOSSLESS: Final = "lossless"
@@ -69,7 +69,7 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     """(kind, what "servers" does, the builtin parsers it does it for): the table the README and
     `parsebridge list` show, read from the formats (`servers_content`, `servers_markup`) and
     `families.toml` (`servers_started`)."""
-    from . import TOOL_PARSERS, reasoning_parsers
+    from .. import TOOL_PARSERS, reasoning_parsers
 
     rows: list[tuple[str, str, list[str]]] = []
     for value, rule in SERVERS_CONTENT.items():
@@ -85,8 +85,8 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
 @cache
 def servers_started() -> frozenset[str]:
     """Builtin reasoning parsers that start inside reasoning under ``"servers"`` (`families.toml`'s
-    ``servers_started``; `_reasoning_start` applies it)."""
-    from ...protocol.family_rows import rows_of
+    ``servers_started``; `reasoning_start` applies it)."""
+    from ....protocol.family_rows import rows_of
 
     return frozenset(
         r.parsers["builtin"] for r in rows_of("reasoning") if r.servers_started and "builtin" in r.parsers
@@ -108,7 +108,7 @@ def servers_markup(parser_name: str) -> str:
 
 
 def _format_fact(parser_name: str, field: str, default: str) -> str:
-    from ...formats import tool_format
+    from ....formats import tool_format
 
     try:
         return str(getattr(tool_format(parser_name), field))

@@ -16,7 +16,7 @@ reasoning runs to the first end marker, or to the end of output when it is
 never closed; everything after the end marker is content, verbatim (families
 whose later, stray end markers are dropped are served by `reasoning_sections`). Empty
 reasoning or content is None. A prompt may be given instead of
-`reasoning_started` (see `_reasoning_start`): reasoning has started when its
+`reasoning_started` (see `reasoning_start`): reasoning has started when its
 last start marker comes after its last end marker (a template that wrote
 ``<think></think>`` to disable thinking has not started it).
 
@@ -29,17 +29,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...formats import think
-from ...protocol import (
+from ....formats import think
+from ....protocol import (
     InvalidSpecError,
     ReasoningParserBase,
     ReasoningParseResult,
     ReasoningStreamBase,
     StreamDelta,
 )
-from ...protocol.models import make_block, make_delta, make_reasoning_result
-from ...protocol.streams import Discarded
-from ._reasoning_start import default_start, resolve_started
+from ....protocol.models import make_block, make_delta, make_reasoning_result
+from ....protocol.streams import Discarded
+from .reasoning_start import default_start, resolve_started
 
 
 def held_prefix(buffer: str, marker: str) -> int:
@@ -78,7 +78,7 @@ class ThinkTagReasoningParser(ReasoningParserBase):
         self.markers = (self.start_marker, self.end_marker)
 
     def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        """The start state (`_reasoning_start`): explicit flag, then a prompt, then the default."""
+        """The start state (`reasoning_start`): explicit flag, then a prompt, then the default."""
         return resolve_started(
             reasoning_started,
             self.prompt if prompt is None else prompt,

@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...protocol.parsers import ToolSpec
-from ._scan import is_invalid, loads_or_none
+from ....protocol.parsers import ToolSpec
+from .scan import is_invalid, loads_or_none
 
 _OBVIOUS = re.compile(r"-?\d|[\[{]|(?:true|false|null)\Z")
 

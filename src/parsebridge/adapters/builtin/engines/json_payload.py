@@ -12,7 +12,7 @@ docstring).
 The machine (content → region → value → elements → after) streams: a call
 is announced when its name string closes and its arguments are streamed raw
 as they arrive (JSON string state is tracked, so markers inside strings do
-not end anything). Policy for malformed regions, on top of `_scan`'s:
+not end anything). Policy for malformed regions, on top of `scan`'s:
 
 * a region whose first element yields no name (not JSON, a plain JSON answer,
   an empty ``[]``-less body) is content verbatim, markers included;
@@ -39,8 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ._blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
-from ._scan import (
+from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
+from .scan import (
     BROKEN,
     CLOSED,
     DONE,
@@ -469,7 +469,7 @@ class JsonCallsParser(BuiltinToolParser):
         return (head == "[" and lead.shape != OBJECT) or (head == "{" and lead.shape != ARRAY)
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        from ...formats import tool_format
+        from ....formats import tool_format
 
         return tool_format(self.family_format).format_tool_result(tool_call_id, result)
 
