@@ -170,3 +170,14 @@ class ParserUnsupportedError(ParsebridgeError, LookupError):
         self.parser = parser
         self.reason = reason
         super().__init__(f"{backend}:{parser} cannot parse here: {reason}")
+
+
+class ServerUnavailableError(ParsebridgeError, RuntimeError):
+    """A backend whose parsers run only inside the framework's own server could not start or reach
+    that server (missing wheel, a library the wheel needs, no free port, a forked child of a
+    process that had one running...); `reason` says why."""
+
+    def __init__(self, backend: str, reason: str) -> None:
+        self.backend = backend
+        self.reason = reason
+        super().__init__(f"backend {backend!r}: its server is unavailable: {reason}")
