@@ -6,8 +6,8 @@ pool of gateways keyed by (tool parser, reasoning parser): the least
 recently used is closed when a new configuration needs room. A gateway is
 ``python -m smg launch`` on free 127.0.0.1 ports, ready once it answers a
 chat request; one that dies is started again once, and a second failure is
-a `GatewayError`. At exit (or `shutdown()`) every gateway is killed, the
-worker stopped and the folder removed: no process, port or file is left.
+a `ServerUnavailableError`. At exit (or `shutdown()`) every gateway is killed, the
+worker stopped and the folder (logs) removed: no process, port or file is left.
 A forked child never uses its parent's runtime: it builds its own.
 """
 
@@ -19,7 +19,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,8 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from ...protocol import BackendError
-from ._tokenizer_dir import write_model_dir
+from ...protocol.errors import ServerUnavailableError
+from .._served import free_port, model_folder
 from ._worker import ScriptedWorker
 
 #: Gateways kept running at once (each ~60 MB); more configurations close the least recently used.
@@ -39,18 +38,9 @@ START_TIMEOUT = float(os.environ.get("PARSEBRIDGE_SMG_START_TIMEOUT", "60"))
 Config = tuple[str | None, str | None]
 
 
-class GatewayError(BackendError):
-    """smg's gateway could not start, or died twice; the message says why (with its log's tail)."""
-
-    def __init__(self, label: str, message: str) -> None:
-        super().__init__("smg", label, "gateway", message)
-
-
-def free_port() -> int:
-    """A port free on 127.0.0.1 now (the gateway binds it a moment later)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def gateway_error(label: str, reason: str) -> ServerUnavailableError:
+    """The typed error for a gateway (configuration `label`) that could not start or died twice."""
+    return ServerUnavailableError("smg", f"gateway {label}: {reason}")
 
 
 def label_of(config: Config) -> str:
@@ -107,7 +97,7 @@ class Gateway:
         body = json.dumps({"model": "parsebridge", "messages": [{"role": "user", "content": "ping"}]})
         while True:
             if not self.alive():
-                raise GatewayError(self.label, f"the gateway exited while starting: {self.log_tail()}")
+                raise gateway_error(self.label, f"the gateway exited while starting: {self.log_tail()}")
             with contextlib.suppress(OSError, http.client.HTTPException):
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
                 try:
@@ -118,7 +108,7 @@ class Gateway:
                     conn.close()
             if time.monotonic() > deadline:
                 self.close()
-                raise GatewayError(self.label, f"no answer within {START_TIMEOUT:.0f} s: {self.log_tail()}")
+                raise gateway_error(self.label, f"no answer within {START_TIMEOUT:.0f} s: {self.log_tail()}")
             time.sleep(0.02)
 
     def alive(self) -> bool:
@@ -133,9 +123,9 @@ class Gateway:
         return " | ".join(lines)[-limit:] or "(empty log)"
 
     def restart(self) -> None:
-        """Start a dead gateway again, once in its life; the second death is a `GatewayError`."""
+        """Start a dead gateway again, once in its life; the second death is a `ServerUnavailableError`."""
         if self.restarts >= 1:
-            raise GatewayError(self.label, f"the gateway died again after a restart: {self.log_tail()}")
+            raise gateway_error(self.label, f"the gateway died again after a restart: {self.log_tail()}")
         self.restarts += 1
         self.close()
         self.start()
@@ -170,7 +160,8 @@ class Runtime:
         self.pid = os.getpid()
         self._lock = threading.Lock()
         self._dir = Path(tempfile.mkdtemp(prefix="parsebridge-smg-"))
-        self.model_dir = write_model_dir(self._dir / "model")
+        #: One token per byte, no marker tokens: no smg parser needs a marker as one token.
+        self.model_dir = model_folder(()).path
         self.worker = ScriptedWorker(str(self.model_dir))
         self._pool: OrderedDict[Config, Gateway] = OrderedDict()
         self._closed = False
@@ -184,7 +175,7 @@ class Runtime:
         """The running gateway for `config`, started (and the pool trimmed) if needed."""
         with self._lock:
             if self._closed:
-                raise GatewayError(label_of(config), "the smg runtime was shut down")
+                raise gateway_error(label_of(config), "the smg runtime was shut down")
             gw = self._pool.get(config)
             if gw is not None:
                 self._pool.move_to_end(config)

@@ -13,8 +13,8 @@ answers each `Generate` with token ids parsebridge chose:
   produced: the deterministic feed-to-delta attribution (`_client`).
 
 Requests find their script by a key the prompt carries (`prompt_for`); the
-tokenizer is one token per byte (`_tokenizer_dir`), so token ids are the
-UTF-8 bytes and need no tokenizer here. grpcio and smg-grpc-proto are
+tokenizer is one token per byte (`_served.model_folder` with no markers),
+so token ids are the UTF-8 bytes and need no tokenizer here. grpcio and smg-grpc-proto are
 imported when the worker starts, never at import of parsebridge.
 """
 
@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-#: Token id of the end-of-sequence token (`_tokenizer_dir` puts it after the 256 bytes).
+#: Token id of the end-of-sequence token (`_served.model_folder(())` puts it after the 256 bytes).
 EOS_ID = 256
 #: The tick: one byte that every smg parser passes straight through on a choice of its own.
 TICK_IDS = (46,)  # "."
