@@ -3,6 +3,7 @@
     parsebridge install-framework vllm-0.33.0
     parsebridge install-framework sglang-latest     # newest supported release
     parsebridge install-framework vllm-oldest
+    parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
     parsebridge install-framework all               # newest vLLM and SGLang side by side
     parsebridge install-framework --list
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapte
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
 FRAMEWORKS = ("vllm", "sglang", "smg")
+#: What `all` installs: the frameworks the consensus env runs side by side (smg has its own envs).
+IN_ALL = ("vllm", "sglang")
 _FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")
 
 
@@ -39,7 +42,7 @@ class UnsupportedRelease(ValueError):
     """The env names no supported framework release (a usage error: exit 2)."""
 
 
-_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | smg-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
 
 
 def _version_key(version: str) -> tuple[object, ...]:
@@ -79,10 +82,10 @@ def install_hint(fw: str) -> str:
 
 
 def resolve(env: str) -> list[tuple[str, str]]:
-    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework."""
+    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework in `IN_ALL`."""
     versions = available()
     if env == "all":
-        return [(fw, versions[fw][-1]) for fw in FRAMEWORKS if versions[fw]]
+        return [(fw, versions[fw][-1]) for fw in IN_ALL if versions[fw]]
     fw, _, version = env.partition("-")
     if fw not in versions or not version:
         known = [f"{f}-{v}" for f, vs in versions.items() for v in vs]

@@ -82,7 +82,7 @@ def run_units(
         warm(runner, units, transcripts)
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        order = sorted(range(len(units)), key=lambda i: -len(transcripts[units[i][1]].output))
+        order = _order(units, transcripts)
         try:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
                 # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
@@ -106,6 +106,26 @@ def run_units(
             if progress is not None:
                 progress(len(got))
         yield from got
+
+
+def _order(units: Sequence[Unit], transcripts: Sequence[Transcript]) -> list[int]:
+    """Longest output first; a `groups_units` backend's units after the rest, one target at a time
+    (each configuration is a server process: interleaving them would restart one per unit)."""
+    from ..adapters.registry import get_backend
+
+    grouped: dict[str, bool] = {}
+
+    def key(i: int) -> tuple[int, str, int]:
+        target, ti, _ = units[i]
+        size = -len(transcripts[ti].output)
+        if target.backend not in grouped:
+            try:
+                grouped[target.backend] = get_backend(target.backend).groups_units
+            except Exception:  # an unknown backend: reported per result by the workers
+                grouped[target.backend] = False
+        return (1, target.label, size) if grouped[target.backend] else (0, "", size)
+
+    return sorted(range(len(units)), key=key)
 
 
 def _call(index: int) -> tuple[int, Any]:

@@ -30,6 +30,7 @@ class SmgBackend(FrameworkBackend):
     distribution = "smg"
     install_command = INSTALL_COMMAND
     parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
+    groups_units = True
 
     def unavailable_reason(self) -> str | None:
         for module in _NEEDS:

@@ -62,6 +62,13 @@ def _with_restart(config: Config, send: Callable[[Gateway], T]) -> T:
     return send(gw)
 
 
+def ensure(config: Config) -> None:
+    """Start `config`'s gateway now (a parser is built): smg's refusal of a name or a pairing
+    (`ParserUnsupportedError`) or a gateway that cannot start (`ServerUnavailableError`) shows
+    at construction, not at the first parse."""
+    runtime().gateway(config)
+
+
 def oneshot(config: Config, text: str, tools: Sequence[ToolSpec] | None) -> dict[str, Any]:
     """The gateway's chat message for a non-streamed request whose output is `text`."""
     rt = runtime()

@@ -1,14 +1,19 @@
 """smg gateway processes: one per parser configuration, started on demand, pooled, closed at exit.
 
-A `Runtime` per process holds a temporary folder (the tokenizer model
-folder and the gateways' logs), the scripted worker (`_worker`) and a small
+A `Runtime` per process holds the scripted worker (`_worker`) and a small
 pool of gateways keyed by (tool parser, reasoning parser): the least
 recently used is closed when a new configuration needs room. A gateway is
-``python -m smg launch`` on free 127.0.0.1 ports, ready once it answers a
-chat request; one that dies is started again once, and a second failure is
-a `ServerUnavailableError`. At exit (or `shutdown()`) every gateway is killed, the
-worker stopped and the folder (logs) removed: no process, port or file is left.
-A forked child never uses its parent's runtime: it builds its own.
+``python -m smg launch`` on free 127.0.0.1 ports, reading the tokenizer
+folder `_served.model_folder` keeps in parsebridge's cache; it is ready once
+it answers a chat request. Its output goes to a pipe (the last lines kept
+for error messages), never to a file. One that dies is started again once;
+a second failure, or a gateway that cannot start, is a
+`ServerUnavailableError` saying why; smg's refusal of a configuration (a
+Symphony-only name paired with a legacy one) is a `ParserUnsupportedError`.
+At exit (or `shutdown()`; in a multiprocessing child through its finalizers)
+every gateway is killed and the worker stopped: no process or port is left
+(a process killed by a signal cannot clean up after itself). A forked child
+never uses its parent's runtime: it builds its own.
 """
 
 from __future__ import annotations
@@ -18,16 +23,16 @@ import contextlib
 import http.client
 import json
 import os
-import shutil
+import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from pathlib import Path
+from typing import IO
 
-from ...protocol.errors import ServerUnavailableError
+from ...protocol.errors import ParserUnsupportedError, ServerUnavailableError
 from .._served import free_port, model_folder
 from ._worker import ScriptedWorker
 
@@ -36,6 +41,9 @@ POOL_SIZE = int(os.environ.get("PARSEBRIDGE_SMG_POOL", "4"))
 #: Seconds a gateway may take to answer its first chat request.
 START_TIMEOUT = float(os.environ.get("PARSEBRIDGE_SMG_START_TIMEOUT", "60"))
 Config = tuple[str | None, str | None]
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: smg's refusal of a parser configuration, in its start-up error.
+_INVALID = re.compile(r"Invalid configuration: [^|]*")
 
 
 def gateway_error(label: str, reason: str) -> ServerUnavailableError:
@@ -51,12 +59,16 @@ def label_of(config: Config) -> str:
 class Gateway:
     """One `python -m smg launch` process for one (tool, reasoning) parser configuration."""
 
-    def __init__(self, config: Config, worker_port: int, model_dir: Path, log_dir: Path) -> None:
+    def __init__(self, config: Config, worker_port: int, model_dir: Path, symphony: bool = False) -> None:
         self.config = config
+        #: ``--parser symphony``: smg reads some names (e.g. ``xlam``) only from its Symphony tables.
+        self.symphony = symphony
         self.label = label_of(config)
         self._worker_port = worker_port
         self._model_dir = model_dir
-        self._log = log_dir / f"gateway-{'-'.join(n or '_' for n in config)}.log"
+        #: The gateway's last output lines, read from a pipe (no log file is written).
+        self._log: deque[str] = deque(maxlen=200)
+        self._drain: threading.Thread | None = None
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.restarts = 0
@@ -69,6 +81,8 @@ class Gateway:
         args += ["--tokenizer-path", str(self._model_dir), "--model-path", str(self._model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())]
         args += ["--log-level", "warn"]
+        if self.symphony:
+            args += ["--parser", "symphony"]
         if tool:
             args += ["--tool-call-parser", tool]
         if reasoning:
@@ -79,16 +93,18 @@ class Gateway:
         began = time.perf_counter()
         self.port = free_port()
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1", "RUST_LOG_STYLE": "never"}
-        with open(self._log, "wb") as log:
-            self.proc = subprocess.Popen(
-                self.command(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self._log.parent,
-                env=env,
-                start_new_session=True,
-            )
+        self._log.clear()
+        self.proc = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        self._drain = threading.Thread(
+            target=_drain, args=(self.proc.stdout, self._log), name="pb-smg-gateway-log", daemon=True
+        )
+        self._drain.start()
         self._wait_ready()
         self.start_seconds = time.perf_counter() - began
 
@@ -115,12 +131,11 @@ class Gateway:
         return self.proc is not None and self.proc.poll() is None
 
     def log_tail(self, limit: int = 800) -> str:
-        try:
-            text = self._log.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return "(no log)"
-        lines = [line for line in text.splitlines() if " WARN " not in line]
-        return " | ".join(lines)[-limit:] or "(empty log)"
+        drain = self._drain
+        if drain is not None and not self.alive():
+            drain.join(2)  # the rest of a dead gateway's output
+        lines = [line for line in list(self._log) if " WARN " not in line]
+        return " | ".join(lines)[-limit:] or "(no output)"
 
     def restart(self) -> None:
         """Start a dead gateway again, once in its life; the second death is a `ServerUnavailableError`."""
@@ -148,9 +163,17 @@ class Gateway:
         if proc is None:
             return
         # The gateway holds no state worth a graceful stop (SIGTERM waits ~5 s for drains).
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
+        proc.kill()
         proc.wait(10)
+
+
+def _drain(pipe: IO[bytes] | None, into: deque[str]) -> None:
+    """Keep a gateway's output lines (its pipe must be read, or the gateway blocks on a full one)."""
+    if pipe is None:
+        return
+    with pipe:
+        for raw in pipe:
+            into.append(_ANSI.sub("", raw.decode("utf-8", "replace")).rstrip())
 
 
 class Runtime:
@@ -159,16 +182,20 @@ class Runtime:
     def __init__(self) -> None:
         self.pid = os.getpid()
         self._lock = threading.Lock()
-        self._dir = Path(tempfile.mkdtemp(prefix="parsebridge-smg-"))
         #: One token per byte, no marker tokens: no smg parser needs a marker as one token.
         self.model_dir = model_folder(()).path
         self.worker = ScriptedWorker(str(self.model_dir))
         self._pool: OrderedDict[Config, Gateway] = OrderedDict()
+        #: Configurations whose gateway could not start: the error, raised again without a new try.
+        self._failed: dict[Config, ServerUnavailableError | ParserUnsupportedError] = {}
+        self._symphony: set[Config] = set()
+        #: Gateway processes started (first starts, LRU re-starts and restarts after a death).
+        self.starts = 0
         self._closed = False
         try:
             self.worker.start()
         except BaseException:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            self.worker.stop()
             raise
 
     def gateway(self, config: Config) -> Gateway:
@@ -182,13 +209,39 @@ class Runtime:
                 if not gw.alive():
                     gw.restart()
                 return gw
+            failed = self._failed.get(config)
+            if failed is not None:
+                raise failed
             while len(self._pool) >= max(1, POOL_SIZE):
                 _, old = self._pool.popitem(last=False)
                 old.close()
-            gw = Gateway(config, self.worker.port, self.model_dir, self._dir)
-            gw.start()
+            try:
+                gw = self._start(config)
+            except (ServerUnavailableError, ParserUnsupportedError) as exc:
+                self._failed[config] = exc
+                raise
             self._pool[config] = gw
             return gw
+
+    def _start(self, config: Config) -> Gateway:
+        """A started gateway for `config`, with ``--parser symphony`` when smg asks for it."""
+        symphony = config in self._symphony
+        while True:
+            gw = Gateway(config, self.worker.port, self.model_dir, symphony)
+            self.starts += 1
+            try:
+                gw.start()
+                return gw
+            except ServerUnavailableError:
+                log = gw.log_tail(4000)
+                if not symphony and "--parser symphony" in log:
+                    symphony = True
+                    self._symphony.add(config)
+                    continue
+                refused = _INVALID.search(log)
+                if refused:  # smg refuses this combination of names: not a failure of the gateway
+                    raise ParserUnsupportedError("smg", gw.label, refused.group(0)) from None
+                raise
 
     def gateways(self) -> list[Gateway]:
         with self._lock:
@@ -203,7 +256,6 @@ class Runtime:
         for gw in pool:
             gw.close()
         self.worker.stop()
-        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 _runtime: Runtime | None = None
@@ -217,6 +269,11 @@ def runtime() -> Runtime:
         rt = _runtime
         if rt is None or rt.pid != os.getpid() or rt._closed:
             rt = _runtime = Runtime()
+            # A multiprocessing child leaves through os._exit, which skips atexit: its
+            # finalizers still run (the conformance suite's --jobs workers are such children).
+            import multiprocessing.util
+
+            multiprocessing.util.Finalize(rt, rt.close, exitpriority=100)
         return rt
 
 

@@ -68,7 +68,11 @@ class ScriptedWorker:
         self.port = 0
 
     def start(self) -> int:
+        import os
         from concurrent import futures
+
+        # grpc logs an INFO line at every fork of a process that has a server (conformance --jobs).
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
         import grpc
         from smg_grpc_proto.generated import sglang_scheduler_pb2_grpc as pbg
@@ -156,7 +160,22 @@ def _servicer(worker: ScriptedWorker) -> Any:
         def GetLoads(self, request: Any, context: Any) -> Any:
             return pb.GetLoadsResponse()
 
+        def GetTokenizer(self, request: Any, context: Any) -> Iterator[Any]:
+            return _unimplemented(context)
+
+        def SubscribeKvEvents(self, request: Any, context: Any) -> Iterator[Any]:
+            return _unimplemented(context)
+
     return Servicer()
+
+
+def _unimplemented(context: Any) -> Iterator[Any]:
+    """An UNIMPLEMENTED status without grpc logging a traceback (the generated stubs raise)."""
+    import grpc
+
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details("not served by parsebridge's scripted worker")
+    return iter(())
 
 
 def _whole(pb: Any, rid: str, ids: list[int], prompt: int, stream: bool) -> Iterator[Any]:

@@ -28,7 +28,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import ParserUnsupportedError
+from ...protocol.errors import call_typed
 from ...protocol.models import (
     make_call_delta,
     make_delta,
@@ -41,7 +41,6 @@ from .._stepped import (
     SteppedPipelineStream,
     SteppedReasoningStream,
     SteppedToolStream,
-    call_framework,
     closed_error,
     record_into,
 )
@@ -58,14 +57,15 @@ def _label(config: Config) -> str:
 
 
 def _started_check(label: str, reasoning_started: bool | None) -> None:
-    """smg decides by itself whether reasoning opened in the prompt (its parser's default)."""
-    if reasoning_started:
-        raise ParserUnsupportedError(
-            "smg",
-            label,
-            "a request whose prompt opened the reasoning block: smg's gateway takes no such flag "
-            "(its reasoning parser starts as it is configured)",
-        )
+    """Nothing to pass on: smg's gateway takes no "reasoning opened in the prompt" flag.
+
+    Measured on 1.13.0: neither ``chat_template_kwargs`` (``enable_thinking``,
+    ``thinking``) nor a prompt ending in ``<think>`` changes how ``qwen3``
+    starts; each reasoning parser starts as it is built (``deepseek_r1``,
+    ``qwen3_thinking``: inside reasoning). So `reasoning_started` is accepted
+    and the reading is what the gateway gives any client; conformance shows
+    the difference where a transcript's prompt opened the block.
+    """
 
 
 def _calls(message: dict[str, Any]) -> list[ToolCall]:
@@ -120,7 +120,7 @@ class SmgStepper:
             raise closed_error()
         self.text_seen.append(text)
         session = self._session
-        delta = _merge(call_framework("smg", self.spec[1], "stream.feed", lambda: session.step(text)))
+        delta = _merge(call_typed("smg", self.spec[1], "stream.feed", lambda: session.step(text)))
         self._record(delta.content, delta.reasoning, delta.tool_calls)
         return delta
 
@@ -128,7 +128,7 @@ class SmgStepper:
         if self._closed:
             return make_delta()
         self._closed = True
-        return _merge(call_framework("smg", self.spec[1], "stream.flush", self._session.end))
+        return _merge(call_typed("smg", self.spec[1], "stream.flush", self._session.end))
 
     def pending_text(self) -> str:
         return ""
@@ -147,9 +147,10 @@ class SmgToolParser(ToolParserBase):
         super().__init__(tools, **options)
         self.name = name
         self.config: Config = (name, None)
+        _client.ensure(self.config)
 
     def parse(self, text: str) -> ToolParseResult:
-        msg = call_framework("smg", self.name, "chat", lambda: _client.oneshot(self.config, text, self.tools))
+        msg = call_typed("smg", self.name, "chat", lambda: _client.oneshot(self.config, text, self.tools))
         return make_tool_result(msg.get("content") or None, _calls(msg))
 
     def stream(self, **_: Any) -> SteppedToolStream:
@@ -165,11 +166,12 @@ class SmgReasoningParser(ReasoningParserBase):
         super().__init__(**options)
         self.name = name
         self.config: Config = (None, name)
+        _client.ensure(self.config)
         self.markers = THINK_MARKERS  # type: ignore[misc]
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **_: Any) -> ReasoningParseResult:
         _started_check(self.name, reasoning_started)
-        msg = call_framework("smg", self.name, "chat", lambda: _client.oneshot(self.config, text, None))
+        msg = call_typed("smg", self.name, "chat", lambda: _client.oneshot(self.config, text, None))
         reasoning = msg.get("reasoning_content") or None
         block = locate_reasoning(text, reasoning, *THINK_MARKERS)
         return make_reasoning_result(reasoning, msg.get("content") or None, block)
@@ -194,6 +196,7 @@ class SmgPipeline(Pipeline):
         super().__init__(None, None, reasoning_started=reasoning_started)
         self.reasoning_name, self.tool_name = reasoning, tool
         self.config: Config = (tool, reasoning)
+        _client.ensure(self.config)
         self.tools = list(tools or [])
 
     @property
@@ -205,7 +208,7 @@ class SmgPipeline(Pipeline):
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
         _started_check(_label(self.config), self._started(reasoning_started))
-        msg = call_framework(
+        msg = call_typed(
             "smg", _label(self.config), "chat", lambda: _client.oneshot(self.config, text, self.tools)
         )
         reasoning = msg.get("reasoning_content") or None
