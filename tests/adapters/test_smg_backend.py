@@ -102,7 +102,9 @@ def test_a_crashed_gateway_is_restarted_once_then_a_typed_error(fresh_runtime) -
     gw.proc.wait()
     with pytest.raises(Exception, match="died again") as err:
         parser.parse(CALL)
-    assert isinstance(err.value, ServerUnavailableError) or isinstance(err.value.__cause__, ServerUnavailableError)
+    assert isinstance(err.value, ServerUnavailableError) or isinstance(
+        err.value.__cause__, ServerUnavailableError
+    )
 
 
 def test_the_pool_is_bounded_and_shutdown_leaves_nothing(fresh_runtime, monkeypatch) -> None:

@@ -118,7 +118,11 @@ def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple
         script.step(list(step.encode("utf-8")))
     script.end()
     key = _gateway.runtime().worker.register(script)
-    body: dict[str, Any] = {"model": "parsebridge", "messages": [{"role": "user", "content": key}], "stream": stream}
+    body: dict[str, Any] = {
+        "model": "parsebridge",
+        "messages": [{"role": "user", "content": key}],
+        "stream": stream,
+    }
     if tool:
         tools = [x if "function" in x else {"type": "function", "function": x} for x in t.tools]
         body["tools"] = tools or PLACEHOLDER
