@@ -115,6 +115,9 @@ class StreamSession:
         self._key = self._rt.worker.register(self._script)
         self._body = _body(self._key, _tools_payload(config, tools), True)
         self._reader: SseReader | None = None
+        #: The gateway ended the response before the stream did (e.g. once a call is complete):
+        #: later steps show nothing, as to a client.
+        self.ended_early = False
 
     def _open(self) -> SseReader:
         gw = self._rt.gateway(self.config)
@@ -128,22 +131,20 @@ class StreamSession:
     def step(self, text: str) -> list[Delta]:
         """Send `text` as one engine step; the deltas the gateway showed for it."""
         ids = encode(text)
-        if not ids:
+        if not ids or self.ended_early:
             return []
         self._script.step(ids)
         reader = self._reader or self._open()
         out, ticked = read_to_fence(reader, _fence)
         if not ticked:
-            raise BackendError(
-                "smg", self.label, "stream.feed", "the stream ended before the step was answered"
-            )
+            self.ended_early = True
         return out
 
     def end(self) -> list[Delta]:
         """Finish the request; the deltas its end produced (flushes, the finish chunk)."""
         self._script.end()
         try:
-            if self._reader is None:
+            if self._reader is None or self.ended_early:
                 return []
             out, _ = read_to_fence(self._reader, lambda event: (_fence(event)[0], False))
             return out

@@ -274,6 +274,13 @@ def runtime() -> Runtime:
             import multiprocessing.util
 
             multiprocessing.util.Finalize(rt, rt.close, exitpriority=100)
+            # Before concurrent.futures stops taking work at interpreter exit (its hook runs ahead
+            # of atexit): the worker's gRPC server would print a traceback for every request the
+            # gateways still send. threading runs these hooks last-registered first.
+            register = getattr(threading, "_register_atexit", None)
+            if register is not None:
+                with contextlib.suppress(RuntimeError):
+                    register(shutdown)
         return rt
 
 
