@@ -36,6 +36,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "python": "parsebridge.adapters.python_backend:PythonBackend",
     "vllm": "parsebridge.adapters.vllm:VllmBackend",
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
+    "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
     "smg": "parsebridge.adapters.smg:SmgBackend",
 }
 

@@ -85,56 +85,33 @@ class ModelFolder:
         return "".join(parts)
 
 
-def _files(markers: Sequence[str]) -> tuple[dict[str, Any], dict[str, int], int]:
+def _added(token_id: int, content: str, special: bool) -> dict[str, Any]:
+    """One `added_tokens` entry: matched verbatim, never normalised."""
+    flags = dict.fromkeys(("single_word", "lstrip", "rstrip", "normalized"), False)
+    return {"id": token_id, "content": content, **flags, "special": special}
+
+
+def _tokenizer_json(marker_ids: dict[str, int], eos_id: int) -> dict[str, Any]:
     b2u = _bytes_to_unicode()
+    added = [_added(tid, m, False) for m, tid in marker_ids.items()]
+    added.append(_added(eos_id, EOS, True))
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    model = dict.fromkeys(("dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix"))
+    model.update(type="BPE", fuse_unk=False, byte_fallback=False, ignore_merges=False, merges=[])
+    model["vocab"] = {b2u[b]: b for b in range(256)}
+    return {
+        "version": "1.0",
+        **dict.fromkeys(("truncation", "padding", "normalizer", "post_processor")),
+        "added_tokens": added,
+        "pre_tokenizer": byte_level,
+        "decoder": byte_level,
+        "model": model,
+    }
+
+
+def _files(markers: Sequence[str]) -> tuple[dict[str, Any], dict[str, int], int]:
     marker_ids = {m: 256 + i for i, m in enumerate(markers)}
     eos_id = 256 + len(markers)
-    added = [
-        {
-            "id": tid,
-            "content": m,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": False,
-            "special": False,
-        }
-        for m, tid in marker_ids.items()
-    ]
-    added.append(
-        {
-            "id": eos_id,
-            "content": EOS,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": False,
-            "special": True,
-        }
-    )
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-    tokenizer: dict[str, Any] = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added,
-        "normalizer": None,
-        "pre_tokenizer": byte_level,
-        "post_processor": None,
-        "decoder": byte_level,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": {b2u[b]: b for b in range(256)},
-            "merges": [],
-        },
-    }
     config = {
         "model_type": "llama",
         "architectures": ["LlamaForCausalLM"],
@@ -150,7 +127,11 @@ def _files(markers: Sequence[str]) -> tuple[dict[str, Any], dict[str, int], int]
         "tokenizer_class": "PreTrainedTokenizerFast",
         "model_max_length": 1 << 20,
     }
-    files = {"tokenizer.json": tokenizer, "config.json": config, "tokenizer_config.json": tokenizer_config}
+    files = {
+        "tokenizer.json": _tokenizer_json(marker_ids, eos_id),
+        "config.json": config,
+        "tokenizer_config.json": tokenizer_config,
+    }
     return files, marker_ids, eos_id
 
 

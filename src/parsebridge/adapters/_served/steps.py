@@ -22,21 +22,33 @@ CANCELLED = "cancelled"
 
 
 class Script:
-    """One request's engine steps (see module doc). `put`/`end`/`cancel` are thread-safe."""
+    """One request's engine steps (see module doc). `put`/`end`/`cancel` are thread-safe.
 
-    __slots__ = ("_board", "_loop", "_queue", "ended", "key")
+    Steps put before the engine asks are kept in order; from then on they go to the loop the
+    engine runs in (which need not be the frontend's own: a framework may run its engine
+    handlers on a loop of its choosing).
+    """
 
-    def __init__(self, board: ScriptBoard, key: str, loop: asyncio.AbstractEventLoop) -> None:
+    __slots__ = ("_board", "_early", "_lock", "_loop", "_queue", "ended", "key")
+
+    def __init__(self, board: ScriptBoard, key: str) -> None:
         self._board = board
         self.key = key
-        self._loop = loop
-        self._queue: asyncio.Queue[list[int] | str] = asyncio.Queue()
+        self._lock = threading.Lock()
+        self._early: list[list[int] | str] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[list[int] | str] | None = None
         self.ended = False
 
     def _send(self, item: list[int] | str) -> None:
+        with self._lock:
+            loop, queue = self._loop, self._queue
+            if loop is None or queue is None:
+                self._early.append(item)
+                return
         # A closed loop raises RuntimeError: the server is gone, nobody reads the step.
         with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+            loop.call_soon_threadsafe(queue.put_nowait, item)
 
     def put(self, token_ids: list[int]) -> None:
         """One engine step's token ids (an empty list is a step with no token)."""
@@ -57,8 +69,13 @@ class Script:
         self._board.discard(self.key)
 
     async def steps(self) -> AsyncIterator[list[int] | str]:
-        """The engine side (in the server's loop): token id lists, then one str (finish or CANCELLED)."""
-        queue = self._queue
+        """The engine side (in the engine's loop): token id lists, then one str (finish or CANCELLED)."""
+        queue: asyncio.Queue[list[int] | str] = asyncio.Queue()
+        with self._lock:
+            for item in self._early:
+                queue.put_nowait(item)
+            self._early.clear()
+            self._loop, self._queue = asyncio.get_running_loop(), queue
         while True:
             item = await queue.get()
             if isinstance(item, str):
@@ -78,17 +95,19 @@ class ScriptBoard:
         self._prefix = f"{prefix}-{os.getpid()}-{os.urandom(3).hex()}"
         self.loop: asyncio.AbstractEventLoop | None = None
 
+    @property
+    def prefix(self) -> str:
+        """What every key of this board starts with: ``NAME-PID-RANDOM`` (unique per board)."""
+        return self._prefix
+
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The server's event loop (set by the frontend when it starts; scripts made later use it)."""
+        """The frontend's event loop (for the record: scripts follow the loop their engine runs in)."""
         self.loop = loop
 
     def open(self) -> Script:
         """A script under a fresh key (the text to send as the request's prompt)."""
-        loop = self.loop
-        if loop is None:
-            raise RuntimeError("ScriptBoard.open before the server's loop was bound")
         key = f"{self._prefix}-{next(self._counter)}"
-        script = Script(self, key, loop)
+        script = Script(self, key)
         with self._lock:
             self._scripts[key] = script
         return script
