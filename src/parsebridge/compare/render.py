@@ -279,7 +279,7 @@ def single_backend_hint(s: CompareSummary) -> str | None:
     """Why nothing was compared across backends, when only one (builtin) could run."""
     if s.pairs or list(s.backends) != ["builtin"]:
         return None
-    installed = [fw for fw in ("vllm", "sglang") if _installed(fw)]
+    installed = [fw for fw in ("vllm", "sglang", "dynamo") if _installed(fw)]
     if installed:
         return (
             "only the builtin backend ran, so there is nothing to compare it with; "
