@@ -132,3 +132,18 @@ def test_a_gateway_that_cannot_start_says_why(fresh_runtime, monkeypatch) -> Non
         err.value.__cause__, ServerUnavailableError
     )
     assert "no smg here" in str(err.value)
+
+
+def test_a_fork_of_a_process_that_ran_the_worker_refuses(fresh_runtime) -> None:
+    """gRPC aborts a server started after a fork of a process whose server ran: a typed error instead."""
+    get_tool_parser("smg:qwen", TOOLS).parse("hello")
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 only on the typed error
+        code = 1
+        try:
+            _gateway.runtime()
+        except ServerUnavailableError as exc:
+            code = 0 if "fork" in str(exc) else 2
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

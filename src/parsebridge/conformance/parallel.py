@@ -67,6 +67,8 @@ def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript
         seen.add(target.backend)
         if not explicit and runner.unavailable_reason(target.backend) is not None:
             continue
+        if _groups_units(target.backend):
+            continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
         with contextlib.suppress(Exception):  # reported per result by the workers
             runner.subject(target, transcripts[ti].tools)
 
@@ -112,22 +114,24 @@ def run_units(
         yield from got
 
 
+def _groups_units(backend: str) -> bool:
+    """Whether `backend` asks for its units in one batch per target (`Backend.groups_units`)."""
+    from ..adapters.registry import get_backend
+
+    try:
+        return bool(get_backend(backend).groups_units)
+    except Exception:  # an unknown backend: reported per result by the workers
+        return False
+
+
 def _batches(units: Sequence[Unit], transcripts: Sequence[Transcript]) -> list[list[int]]:
     """What each worker task runs: one unit, longest output first; a `groups_units` backend's units
     one batch per target (each configuration is a server process of the worker's own: handing its
     units to every worker would start it in each), biggest batches first."""
-    from ..adapters.registry import get_backend
-
-    grouped: dict[str, bool] = {}
     singles: list[int] = []
     by_target: dict[str, list[int]] = {}
     for i, (target, _, _) in enumerate(units):
-        if target.backend not in grouped:
-            try:
-                grouped[target.backend] = get_backend(target.backend).groups_units
-            except Exception:  # an unknown backend: reported per result by the workers
-                grouped[target.backend] = False
-        if grouped[target.backend] and not target.unsupported:
+        if _groups_units(target.backend) and not target.unsupported:
             by_target.setdefault(f"{target.backend}|{target.label}", []).append(i)
         else:
             singles.append(i)

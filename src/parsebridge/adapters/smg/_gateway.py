@@ -12,8 +12,9 @@ a second failure, or a gateway that cannot start, is a
 Symphony-only name paired with a legacy one) is a `ParserUnsupportedError`.
 At exit (or `shutdown()`; in a multiprocessing child through its finalizers)
 every gateway is killed and the worker stopped: no process or port is left
-(a process killed by a signal cannot clean up after itself). A forked child
-never uses its parent's runtime: it builds its own.
+(a process killed by a signal cannot clean up after itself). A forked child of a
+process whose worker ran refuses with `ServerUnavailableError` (gRPC aborts a
+server started after such a fork); one forked before any use builds its own.
 """
 
 from __future__ import annotations
@@ -267,7 +268,14 @@ def runtime() -> Runtime:
     global _runtime
     with _runtime_lock:
         rt = _runtime
-        if rt is None or rt.pid != os.getpid() or rt._closed:
+        if rt is not None and rt.pid != os.getpid() and not rt._closed:
+            raise ServerUnavailableError(
+                "smg",
+                "this process is a fork of one whose scripted gRPC worker was running, and gRPC cannot "
+                "serve again after such a fork (it aborts); use smg: in the parent, or start children "
+                "with the spawn method",
+            )
+        if rt is None or rt._closed:
             rt = _runtime = Runtime()
             # A multiprocessing child leaves through os._exit, which skips atexit: its
             # finalizers still run (the conformance suite's --jobs workers are such children).
