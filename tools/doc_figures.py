@@ -62,9 +62,10 @@ SHAPES = {
     ("sglang", "0.5.1.post3"): "`force_reasoning`",
     ("sglang", "0.5.10.post1"): "`sglang.srt.parser.reasoning_parser`, `request=`",
     ("sglang", "0.5.23"): "`tokenizer=`, `tool_choice`, `parse_stream_end()`",
+    ("smg", "1.13.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
-NAMES = {"vllm": "vLLM", "sglang": "SGLang", "builtin": "builtin"}
+NAMES = {"vllm": "vLLM", "sglang": "SGLang", "builtin": "builtin", "dynamo": "Dynamo", "smg": "smg"}
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript
         seen.add(target.backend)
         if not explicit and runner.unavailable_reason(target.backend) is not None:
             continue
-        if _groups_units(target.backend):
+        if groups_units(target.backend):
             continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
         with contextlib.suppress(Exception):  # reported per result by the workers
             runner.subject(target, transcripts[ti].tools)
@@ -114,7 +114,7 @@ def run_units(
         yield from got
 
 
-def _groups_units(backend: str) -> bool:
+def groups_units(backend: str) -> bool:
     """Whether `backend` asks for its units in one batch per target (`Backend.groups_units`)."""
     from ..adapters.registry import get_backend
 
@@ -131,7 +131,7 @@ def _batches(units: Sequence[Unit], transcripts: Sequence[Transcript]) -> list[l
     singles: list[int] = []
     by_target: dict[str, list[int]] = {}
     for i, (target, _, _) in enumerate(units):
-        if _groups_units(target.backend) and not target.unsupported:
+        if groups_units(target.backend) and not target.unsupported:
             by_target.setdefault(f"{target.backend}|{target.label}", []).append(i)
         else:
             singles.append(i)
