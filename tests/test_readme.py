@@ -131,7 +131,7 @@ def _cases() -> list[tuple[int, str, str | None]]:
 
 def _needs(code: str) -> list[str]:
     live = "\n".join(line.split("#", 1)[0] for line in code.splitlines())
-    return [fw for fw in ("vllm", "sglang", "dynamo") if f'"{fw}:' in live or f"'{fw}:" in live]
+    return [fw for fw in ("vllm", "sglang", "dynamo", "smg") if f'"{fw}:' in live or f"'{fw}:" in live]
 
 
 #: The package index name of a framework whose name differs.

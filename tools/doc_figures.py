@@ -65,9 +65,10 @@ SHAPES = {
     ("dynamo", "1.3.1"): "in-process frontend, scripted engine, fenced steps (`WorkerType` required)",
     ("dynamo", "1.5.1"): "same",
     ("dynamo", "1.6.1"): "same (36 / 35 names with aliases)",
+    ("smg", "1.13.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
-NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "builtin": "builtin"}
+NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "smg": "smg", "builtin": "builtin"}
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -4,6 +4,7 @@
     parsebridge install-framework sglang-latest     # newest supported release
     parsebridge install-framework vllm-oldest
     parsebridge install-framework dynamo-latest     # Dynamo's frontend (ai-dynamo-runtime), no torch
+    parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
     parsebridge install-framework all               # newest vLLM and SGLang side by side
     parsebridge install-framework --list
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapte
     import argparse
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
-FRAMEWORKS = ("vllm", "sglang", "dynamo")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
 #: What `all` installs side by side (the consensus env: both Python frameworks in one interpreter).
 ALL = ("vllm", "sglang")
 #: The package index name of a framework, where it is not the framework's own name.
@@ -44,7 +45,7 @@ class UnsupportedRelease(ValueError):
     """The env names no supported framework release (a usage error: exit 2)."""
 
 
-_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
 
 
 def _version_key(version: str) -> tuple[object, ...]:
@@ -84,7 +85,7 @@ def install_hint(fw: str) -> str:
 
 
 def resolve(env: str) -> list[tuple[str, str]]:
-    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework."""
+    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework in `ALL`."""
     versions = available()
     if env == "all":
         return [(fw, versions[fw][-1]) for fw in ALL if versions[fw]]

@@ -62,6 +62,9 @@ class Backend(abc.ABC):
     #: Distribution whose version is reported.
     distribution: ClassVar[str | None] = None
     install_command: ClassVar[str] = ""
+    #: Each parser configuration costs a process of its own (smg: a gateway per configuration):
+    #: the conformance suite's workers then take one configuration's units together.
+    groups_units: ClassVar[bool] = False
 
     def version(self) -> str | None:
         dist = self.distribution

@@ -38,6 +38,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "vllm": "parsebridge.adapters.vllm:VllmBackend",
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
     "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
+    "smg": "parsebridge.adapters.smg:SmgBackend",
 }
 
 _lock = threading.RLock()

@@ -36,7 +36,7 @@ def _process_start() -> float:
 
 _T0 = _process_start()  # so the reported wall time includes interpreter start and framework imports
 
-DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo")
+DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
 STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 EPILOG = """\
@@ -110,7 +110,7 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang, dynamo; naming one that is not installed is a usage error)",
+        "builtin, vllm, sglang, dynamo, smg; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",
