@@ -51,3 +51,19 @@ def test_the_overhead_headline_mentions_an_earlier_pair_that_missed() -> None:
         line for line in (ROOT / "README.md").read_text().splitlines() if "met on both runs by" in line
     )
     assert ("earlier pair of runs" in row) == missed_any
+
+
+def test_the_overhead_spread_is_how_far_the_ratio_moves_between_halves() -> None:
+    """The spread printed beside every overhead ratio: the median ratio on the even rounds against
+    the one on the odd rounds (two runs of the same code, on the same machine)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks._timing import Sample, median_ratio, spread
+    finally:
+        sys.path.remove(str(ROOT))
+    steady = Sample("pb", [1.1, 1.1, 1.1, 1.1]), Sample("direct", [1.0, 1.0, 1.0, 1.0])
+    assert spread(*steady) == pytest.approx(0.0) and median_ratio(*steady) == pytest.approx(1.1)
+    # the odd rounds ran 20 % slower on the bridge side only: the ratio moves by 0.2
+    noisy = Sample("pb", [1.0, 1.2, 1.0, 1.2]), Sample("direct", [1.0, 1.0, 1.0, 1.0])
+    assert spread(*noisy) == pytest.approx(0.2)
+    assert spread(Sample("pb", [1.0]), Sample("direct", [1.0])) != spread(*steady)  # NaN: one round

@@ -113,7 +113,7 @@ def test_missing_ray_is_a_typed_error_with_the_install_command(
 
 
 def test_address_needs_the_ray_executor(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "text", *SPEC_ARGS, "--address", "auto"]) == 2
+    assert main(["compare", "--text", "text", *SPEC_ARGS, "--address", "auto"]) == 2
     assert "--executor ray" in capsys.readouterr().err
 
 

@@ -247,7 +247,7 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         ns.reasoning_parser,
         ns.tool_parser,
         tools=tools,
-        reasoning_started=True if ns.reasoning_started else None,
+        reasoning_started=ns.reasoning_started,
         on_error=ns.on_error,
         **_conventions_option(ns),
     )
@@ -259,9 +259,34 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
             print(json.dumps(out, indent=2, ensure_ascii=False))
         else:
             _show_result(result, None)
+            _say_assumed_open(pipe, ns, result)
         return 0
     _stream_parse(pipe, ns)
     return 0
+
+
+def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
+    """A note when the reasoning shown started before the output (no start marker in it) and
+    nothing on the command line said so: the parser's default assumed it open (builtin:qwen3's,
+    as vLLM and SGLang read Qwen3; a template's that opens ``<think>``)."""
+    block = getattr(result, "block", None)
+    if ns.reasoning_started is not None or result.reasoning is None or block is None:
+        return
+    if block.start_marker is not None:
+        return
+    spec = (
+        getattr(getattr(pipe, "reasoning", None), "spec", None) or (getattr(pipe, "specs", None) or [""])[0]
+    )
+    from rich.text import Text
+
+    io.console().print(
+        Text(
+            f"reasoning assumed open at the start (the default of {spec}): the output has no start "
+            "marker; --no-reasoning-started if the prompt did not open it",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
 
 
 def _conventions_option(ns: argparse.Namespace) -> dict[str, str]:
@@ -325,6 +350,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
             out.write("\n}\n")
         else:
             _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
+            _say_assumed_open(pipe, ns, result)
     finally:
         collected.close()
 
@@ -348,10 +374,14 @@ def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
 
     if text is None:
         text = Text("(none)", style="dim")
+    elif isinstance(text, str) and (shown := io.whitespace_only(text)):
+        text = Text(shown, style="dim")
     elif isinstance(text, str) and len(text) <= PANEL_MAX:
         text = io.plain(text)
     elif not isinstance(text, str) and text.size <= PANEL_MAX:
-        text = io.plain(text.head(PANEL_MAX))
+        head = text.head(PANEL_MAX)
+        shown = io.whitespace_only(head)
+        text = Text(shown, style="dim") if shown else io.plain(head)
     else:
         console.print(Rule(Text(title), align="left", style=style or "none"))
         blocks = (
@@ -422,7 +452,7 @@ def _show_result(
     else:
         console.print(Text("no tool calls", style="dim"))
     if deltas is not None:
-        console.print(Text(f"{deltas} non-empty deltas streamed", style="dim"))
+        console.print(Text(f"{deltas} non-empty delta{'' if deltas == 1 else 's'} streamed", style="dim"))
 
 
 # ---------------------------------------------------------------- main
@@ -481,7 +511,13 @@ def _add_parse_command(sub: Any) -> None:
     pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
     pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
     pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
-    pp.add_argument("--reasoning-started", action="store_true", help="the prompt already opened reasoning")
+    pp.add_argument(
+        "--reasoning-started",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
+        "parser's own default, said in the output when it assumed reasoning open)",
+    )
     pp.add_argument("--stream", action="store_true", help="feed the output in chunks through a stream")
     pp.add_argument(
         "--chunk-size",
@@ -531,7 +567,17 @@ def _pipe_closed() -> int:
     return io.EXIT_PIPE_CLOSED
 
 
+def importable_here() -> None:
+    """Let ``python:`` specs import modules from the current folder, as ``python -m parsebridge``
+    does: the installed `parsebridge` script's path starts at its own folder instead. Appended,
+    so a file here never shadows an installed module."""
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.append(here)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    importable_here()
     parser = build_parser()
     ns = parser.parse_args(argv)
     try:

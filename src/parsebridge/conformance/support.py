@@ -279,7 +279,9 @@ def main(ns: argparse.Namespace) -> int:
     """Render the support page; the command line is recorded in it so anyone can regenerate it."""
     data = getattr(ns, "data", None)
     if not ns.reports and not data:
-        raise SystemExit("give report.json files (or directories) and/or --data FILE")
+        from ..protocol import ParsebridgeError
+
+        raise ParsebridgeError("give report.json files (or directories) and/or --data FILE")
     args = (["--data", data] if data else []) + (["--out", ns.out] if getattr(ns, "out", None) else [])
     command = "parsebridge conformance support " + " ".join(shlex.quote(a) for a in args)
     text = support_table(ns.reports, command=command, data=data)

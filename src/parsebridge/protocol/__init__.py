@@ -22,7 +22,9 @@ from .errors import (
     ParseTimeoutError,
     StreamStateError,
     UnknownBackendError,
+    UnknownOptionError,
     UnknownParserError,
+    UnsupportedOptionError,
 )
 
 if TYPE_CHECKING:
@@ -163,7 +165,9 @@ __all__ = [
     "ToolStream",
     "ToolStreamBase",
     "UnknownBackendError",
+    "UnknownOptionError",
     "UnknownParserError",
+    "UnsupportedOptionError",
     "family_table",
     "load_table",
     "new_call_id",
