@@ -50,10 +50,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         75,
         "one state machine step, not yet split",
     ),
-    ("adapters/builtin/gpt_oss.py", "GptOssReasoningStream._run"): (
-        65,
-        "the harmony channel loop, not yet split",
-    ),
     ("adapters/builtin/engines/section_json.py", "SectionJsonStream._step"): (
         61,
         "one state machine step, not yet split",
