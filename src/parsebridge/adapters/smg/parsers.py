@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...formats import think as _think
 from ...protocol import (
     DeltaAccumulator,
     ParseResult,
@@ -48,7 +49,7 @@ from . import _client
 from ._client import Config, StreamSession
 
 #: Reasoning markers used to locate the block in the text (smg returns only strings).
-THINK_MARKERS: tuple[str, str] = ("<think>", "</think>")
+THINK_MARKERS: tuple[str, str] = (_think.START, _think.END)
 
 
 def _label(config: Config) -> str:
