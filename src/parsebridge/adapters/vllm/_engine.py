@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from ...protocol import BackendError, ToolSpec
@@ -250,14 +251,15 @@ class VllmEngine:
 
     def _probe_started(self, value: bool) -> bool:
         """Whether the flag's prompt gives the reading asked for on `PROBE_TEXT`, one-shot and streamed."""
-        from .._stepped import SteppedPipelineStream
-        from ._stream import VllmStepper
-
         ids = self._flag_ids(value)
         raw = self.oneshot(PROBE_TEXT, list(ids), "probe")
-        stream = SteppedPipelineStream(VllmStepper(self, list(ids), "empty_chunk"), self.markers)
-        stream.feed(PROBE_TEXT)
-        streamed = stream.finish()
+        session = self._new_session(list(ids))
+        field = self.api.delta_reasoning_field
+        parts = [session.step(PROBE_TEXT, self.encode(PROBE_TEXT), False), session.step("", [], True)]
+        streamed = SimpleNamespace(
+            reasoning="".join(getattr(d, field, None) or "" for d in parts if d is not None),
+            content="".join(d.content or "" for d in parts if d is not None),
+        )
         return honoured(value, raw.reasoning, raw.content) and honoured(
             value, streamed.reasoning, streamed.content
         )
