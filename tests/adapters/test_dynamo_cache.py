@@ -43,7 +43,7 @@ _POOL = _PARSE + textwrap.dedent(
 def _run(code: str, home: Path) -> str:
     env = dict(os.environ, HOME=str(home), PARSEBRIDGE_CACHE=str(home / "pb"))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
-    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.returncode == 0, out.stderr[-6000:]
     return out.stdout
 
 
