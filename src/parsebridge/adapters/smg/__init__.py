@@ -20,6 +20,9 @@ from ..base import FrameworkBackend
 INSTALL_COMMAND = install_hint("smg")
 #: Modules the route needs besides smg itself: the worker's gRPC server and the scheduler proto.
 _NEEDS = ("smg", "grpc", "smg_grpc_proto")
+#: The options its parsers take: the request fields `OutputProcessor` passes with every request (the
+#: scripted gateway request carries neither: smg reads no reasoning or tool-choice switch from them).
+_OPTIONS = frozenset({"tool_choice", "chat_template_kwargs"})
 
 
 class SmgBackend(FrameworkBackend):
@@ -31,6 +34,8 @@ class SmgBackend(FrameworkBackend):
     install_command = INSTALL_COMMAND
     parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
     groups_units = True
+    tool_options = _OPTIONS
+    reasoning_options = _OPTIONS
 
     def unavailable_reason(self) -> str | None:
         for module in _NEEDS:
