@@ -36,7 +36,7 @@ from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, 
 from ....protocol.errors import StreamStateError, call_typed
 from ....protocol.models import alloc, make_delta, make_tool_result
 from ....protocol.parsers import ToolParserBase, ToolSpec
-from ....protocol.streams import ToolStreamBase
+from ....protocol.streams import Discarded, ToolStreamBase
 from .call_objects import BROKEN, DONE, ObjectReader
 from .call_steps import CallSteps
 from .conventions import SERVERS, check_conventions, servers_content, servers_markup
@@ -84,6 +84,9 @@ __all__ = [
     "string_or_value",
 ]
 
+
+#: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
+RAW_TRIM_EVERY = 256
 
 # --- the driver ------------------------------------------------------------------------------
 
@@ -146,6 +149,8 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         "_out_content",
         "_pending_ws",
         "_pos",
+        "_raw_at",
+        "_raw_kept",
         "_seen_structure",
         "_servers",
         "_span",
@@ -154,6 +159,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         "_ws_mode",
         "call_spans",
         "parser",
+        "raw_texts",
     )
 
     def __init__(self, parser: BuiltinToolParser) -> None:
@@ -186,6 +192,11 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         self._call_start = 0
         #: absolute (start, end) of each named call's span, for `ToolCall.raw_text`.
         self.call_spans: list[tuple[int, int]] = []
+        #: ... and each ended call's raw text, cut from the fed text kept from `open_from()` on
+        #: (`_raw_kept`, starting at offset `_raw_at`; nothing is kept by a stream without history).
+        self.raw_texts: list[str] = []
+        self._raw_kept: list[str] = [] if self._acc.keeps_history else Discarded()
+        self._raw_at = 0
         #: conventions="servers": content ends where the first call begins (`_dropping` from
         #: then on: what `_content` is given goes to the accumulator's `dropped_parts`).
         self._servers = parser.cuts_content
@@ -209,6 +220,10 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         """
         if self._flushed:
             raise StreamStateError.fed_after_flush()
+        kept = self._raw_kept
+        kept.append(text)
+        if len(kept) > RAW_TRIM_EVERY:
+            self._keep_raw()
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -324,7 +339,27 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
     def _flushed_result(self) -> ToolParseResult:
         self.flush()
         acc = self._acc
-        return make_tool_result(acc.content, acc.tool_calls(), acc.dropped)
+        calls = acc.tool_calls()
+        self._keep_raw()
+        for call, raw in zip(calls, self.raw_texts, strict=False):
+            call.__dict__["raw_text"] = raw  # fresh calls built by the accumulator: set in place
+        return make_tool_result(acc.content, calls, acc.dropped)
+
+    def _keep_raw(self) -> None:
+        """Cut the raw text of each call ended since the last time out of the kept fed text, then
+        drop what no call found later can span (before `open_from()`)."""
+        if not self._acc.keeps_history:
+            return
+        kept = "".join(self._raw_kept)
+        at = self._raw_at
+        texts, spans = self.raw_texts, self.call_spans
+        for start, end in spans[len(texts) :]:
+            texts.append(kept[start - at : end - at])
+        keep = min(self.open_from(), at + len(kept))
+        if keep > at:
+            kept = kept[keep - at :]
+            self._raw_at = keep
+        self._raw_kept = [kept] if kept else []
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
