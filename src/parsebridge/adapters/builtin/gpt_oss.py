@@ -146,12 +146,7 @@ class GptOssToolStream(BuiltinToolStream):
         j, which = find_markers(buf, self._pos, BODY_ENDS)
         stop = j if which is not None else safe_end(buf, self._pos, BODY_ENDS, self._final)
         piece = buf[self._pos : stop]
-        if self._kind == _CALL:
-            self._args(piece)
-        elif self._kind == _CONTENT:
-            self._content(piece)
-        elif piece:  # a reasoning body: not this parser's to show, kept on `dropped`
-            self._acc.dropped_parts.append(piece)
+        self._body(piece)
         self._pos = stop
         if which is None:
             return False
@@ -163,6 +158,15 @@ class GptOssToolStream(BuiltinToolStream):
             self._structure()
         self._state = _OUTSIDE
         return True
+
+    def _body(self, piece: str) -> None:
+        """A message body's text: arguments, content, or (reasoning: not this parser's to show) `dropped`."""
+        if self._kind == _CALL:
+            self._args(piece)
+        elif self._kind == _CONTENT:
+            self._content(piece)
+        elif piece:
+            self._acc.dropped_parts.append(piece)
 
     def open_from(self) -> int:
         """A header read so far may open a call: it starts at `_header_at`."""

@@ -358,7 +358,11 @@ class JsonCallsStream(CallBlockStream):
             return self._at_char(state, buf[self._pos], found is not None)
         if state == _OBJECT:
             return self._object_step()
-        # _SKIP: ignore the rest of a broken region up to its end marker
+        return self._skip_step()  # _SKIP
+
+    def _skip_step(self) -> bool:
+        """The rest of a broken region up to its end marker: content (`dropped` under "servers")."""
+        buf = self._buf
         end = self._region.end
         assert end is not None
         j, which = find_markers(buf, self._pos, (end,))

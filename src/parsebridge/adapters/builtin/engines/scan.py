@@ -210,8 +210,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
 
     # -- life cycle ---------------------------------------------------------------------------
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """Feed the next chunk; the delta is recorded here (see `guard_complete`).
-
+        """Feed the next chunk (kept for the calls' raw text); the delta is recorded here.
         Nothing held and the machine in a state `_mode` names: a chunk its state
         decides in one act goes to that act (`_exact`); else the chunk is handled
         in place when the format's step would do nothing but hand it whole to
@@ -220,10 +219,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         """
         if self._flushed:
             raise StreamStateError.fed_after_flush()
-        kept = self._raw_kept
-        kept.append(text)
-        if len(kept) > RAW_TRIM_EVERY:
-            self._keep_raw()
+        self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -345,12 +341,12 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
             call.__dict__["raw_text"] = raw  # fresh calls built by the accumulator: set in place
         return make_tool_result(acc.content, calls, acc.dropped)
 
-    def _keep_raw(self) -> None:
+    def _keep_raw(self, text: str = "") -> None:
         """Cut the raw text of each call ended since the last time out of the kept fed text, then
-        drop what no call found later can span (before `open_from()`)."""
+        drop what no call found later can span (before `open_from()`); `text` is fed text to keep."""
         if not self._acc.keeps_history:
             return
-        kept = "".join(self._raw_kept)
+        kept = "".join(self._raw_kept) + text
         at = self._raw_at
         texts, spans = self.raw_texts, self.call_spans
         for start, end in spans[len(texts) :]:
