@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._corpus import Format
+from ._direct_base import Chunk, DirectUnavailable
 from ._timing import Row
 
 BACKENDS = ("builtin", "vllm", "sglang")
 FRAMEWORKS = ("vllm", "sglang")
-
-Chunk = tuple[str, tuple[int, ...] | None]
 
 
 @dataclass
@@ -142,10 +141,6 @@ def bridge_stream(parser: Any, fmt: Format) -> Callable[[Sequence[Chunk]], objec
 
 
 # ---------------------------------------------------------------------- direct (no adapter)
-
-
-class DirectUnavailable(Exception):
-    """No direct baseline for this backend / API shape; the message says why."""
 
 
 def direct_driver(backend: str, parser: Any, fmt: Format) -> Any:

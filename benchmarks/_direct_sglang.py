@@ -20,8 +20,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ._backends import Chunk, DirectUnavailable
 from ._corpus import Format
+from ._direct_base import Chunk, DirectUnavailable
 
 
 def _accepted(func: Any) -> set[str]:

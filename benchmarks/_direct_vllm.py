@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._backends import Chunk, DirectUnavailable
 from ._corpus import Format
+from ._direct_base import Chunk, DirectUnavailable
 
 
 class VllmDirect:

@@ -92,11 +92,26 @@ def median_ratio(a: Sample, b: Sample) -> float:
     return a.median / b.median if b.median else float("inf")
 
 
+def spread(a: Sample, b: Sample) -> float:
+    """How much the median ratio a/b moves between two runs of the same code: the ratio on the
+    even rounds against the ratio on the odd rounds (rounds alternate, so both halves saw the
+    same machine). Printed beside a ratio, it says how far that ratio can be trusted."""
+    halves = []
+    for part in (slice(0, None, 2), slice(1, None, 2)):
+        ra, rb = a.runs[part], b.runs[part]
+        if not ra or not rb or not statistics.median(rb):
+            return float("nan")
+        halves.append(statistics.median(ra) / statistics.median(rb))
+    return abs(halves[0] - halves[1])
+
+
 def calibrate(fn: Callable[[], object], target_s: float, cap: int = 10_000) -> int:
     """How many calls of `fn` make one timed run last about `target_s` (at least 1)."""
-    start = time.perf_counter()
-    fn()
-    once = time.perf_counter() - start
+    once = float("inf")
+    for _ in range(3):  # the least disturbed of three calls: one slow call must not shrink samples
+        start = time.perf_counter()
+        fn()
+        once = min(once, time.perf_counter() - start)
     if once <= 0:
         return cap
     return max(1, min(cap, int(target_s / once)))

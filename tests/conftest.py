@@ -78,7 +78,7 @@ def pytest_report_header(config):  # type: ignore[no-untyped-def]
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """Mark every test that exercises vLLM or SGLang (by module or parameter) as `framework`.
+    """Mark every test that exercises vLLM, SGLang or smg (by module or parameter) as `framework`.
 
     Framework tox envs run ``-m framework``: the rest already ran in `core`.
     """
@@ -86,6 +86,6 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 
     for item in items:
         text = item.nodeid.lower()
-        if "vllm" in text or "sglang" in text:
+        if "vllm" in text or "sglang" in text or "smg" in text:
             item.add_marker(pytest.mark.framework)
     _scale_examples(items)

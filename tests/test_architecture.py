@@ -18,7 +18,9 @@ def _paragraph() -> str:
 def test_readme_names_every_room():
     rooms = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     named = set(re.findall(r"^- `(\w+)/`", _paragraph(), re.M))
-    assert named == rooms, f"in the tree, not the README: {rooms - named}; in the README only: {named - rooms}"
+    assert named == rooms, (
+        f"in the tree, not the README: {rooms - named}; in the README only: {named - rooms}"
+    )
 
 
 def test_readme_counts_the_rooms():

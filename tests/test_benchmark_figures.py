@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RENDER = ROOT / "benchmarks" / "results-issue13-round5" / "render.py"
+RENDER = ROOT / "benchmarks" / "render_results.py"
+RUN = ROOT / "benchmarks" / "results" / "2026-11-25-1448-hot-path"
 
 
 def test_benchmark_figures_match_the_runs() -> None:
@@ -41,7 +42,7 @@ def test_render_refuses_a_missing_or_empty_input(tmp_path: Path) -> None:
 def test_the_overhead_headline_mentions_an_earlier_pair_that_missed() -> None:
     import json
 
-    here = RENDER.parent
+    here = RUN
     earlier = [json.loads((here / f"overhead-import-earlier-run{i}.json").read_text()) for i in (1, 2)]
     missed_any = any(
         r.get("met") is False for run in earlier for r in run["rows"] if r.get("section") == "overhead"
@@ -50,3 +51,19 @@ def test_the_overhead_headline_mentions_an_earlier_pair_that_missed() -> None:
         line for line in (ROOT / "README.md").read_text().splitlines() if "met on both runs by" in line
     )
     assert ("earlier pair of runs" in row) == missed_any
+
+
+def test_the_overhead_spread_is_how_far_the_ratio_moves_between_halves() -> None:
+    """The spread printed beside every overhead ratio: the median ratio on the even rounds against
+    the one on the odd rounds (two runs of the same code, on the same machine)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks._timing import Sample, median_ratio, spread
+    finally:
+        sys.path.remove(str(ROOT))
+    steady = Sample("pb", [1.1, 1.1, 1.1, 1.1]), Sample("direct", [1.0, 1.0, 1.0, 1.0])
+    assert spread(*steady) == pytest.approx(0.0) and median_ratio(*steady) == pytest.approx(1.1)
+    # the odd rounds ran 20 % slower on the bridge side only: the ratio moves by 0.2
+    noisy = Sample("pb", [1.0, 1.2, 1.0, 1.2]), Sample("direct", [1.0, 1.0, 1.0, 1.0])
+    assert spread(*noisy) == pytest.approx(0.2)
+    assert spread(Sample("pb", [1.0]), Sample("direct", [1.0])) != spread(*steady)  # NaN: one round

@@ -1,6 +1,6 @@
 """Every Python example in the README runs (the README is documentation users copy).
 
-Blocks that need a framework (they name ``vllm:`` or ``sglang:`` specs in
+Blocks that need a framework (they name ``vllm:``, ``sglang:`` or ``dynamo:`` specs in
 code that runs) are skipped unless that framework is installed; a block
 preceded by ``<!-- readme: no-test -->`` is illustration only.
 
@@ -131,7 +131,11 @@ def _cases() -> list[tuple[int, str, str | None]]:
 
 def _needs(code: str) -> list[str]:
     live = "\n".join(line.split("#", 1)[0] for line in code.splitlines())
-    return [fw for fw in ("vllm", "sglang") if f'"{fw}:' in live or f"'{fw}:" in live]
+    return [fw for fw in ("vllm", "sglang", "dynamo", "smg") if f'"{fw}:' in live or f"'{fw}:" in live]
+
+
+#: The package index name of a framework whose name differs.
+_DISTRIBUTION = {"dynamo": "ai-dynamo-runtime"}
 
 
 def _id(value: object) -> str:
@@ -159,7 +163,8 @@ def test_readme_python_example_runs(line, code, swap, tmp_path, monkeypatch):
     for fw in _needs(code):
         if importlib.util.find_spec(fw) is None:
             pytest.skip(f"README example at line {line} needs {fw}, which is not installed")
-        installed, documented = importlib.metadata.version(fw), _documented_release(fw)
+        installed = importlib.metadata.version(_DISTRIBUTION.get(fw, fw))
+        documented = _documented_release(fw)
         if installed != documented:
             # Older releases parse differently (the matrix shows how); the README speaks of the newest.
             pytest.skip(f"README example at line {line} is written for {fw} {documented}, not {installed}")

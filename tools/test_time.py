@@ -4,7 +4,7 @@
 Run:  python tools/test_time.py --measure   clone HEAD into a temporary directory, run
                                             ``python3 -m tox -e core`` there as a newcomer
                                             would (environment creation included), write
-                                            benchmarks/results-test-time.json
+                                            benchmarks/results/test-time.json
       python tools/test_time.py             render the README's sentence from that JSON
       python tools/test_time.py --check     fail if the README's sentence is stale (a test runs it)
 
@@ -30,7 +30,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-RESULTS = ROOT / "benchmarks" / "results-test-time.json"
+RESULTS = ROOT / "benchmarks" / "results" / "test-time.json"
 COMMAND = "python3 -m tox -e core"
 BEGIN, END = "<!-- test-time:begin (tools/test_time.py) -->", "<!-- test-time:end -->"
 
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         if new != text:
             print("README.md test-time sentence is stale: run python tools/test_time.py", file=sys.stderr)
             return 1
-        print("README.md test-time sentence matches benchmarks/results-test-time.json")
+        print("README.md test-time sentence matches benchmarks/results/test-time.json")
         return 0
     README.write_text(new, encoding="utf-8")
     print("README.md test-time sentence written")

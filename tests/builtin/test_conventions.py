@@ -145,3 +145,11 @@ def test_parsebridge_list_describes_the_conventions_from_the_same_rules(
     assert main(["list", "--brief", "--backend", "builtin"]) == 0
     table = capsys.readouterr().out
     assert "builtin conventions" in table and "servers (default)" in table and "lossless" in table
+
+
+def test_a_format_fact_defaults_only_for_a_parser_without_a_format():
+    from parsebridge.adapters.builtin.engines import conventions
+
+    assert conventions._format_fact("no_such_parser", "servers_content", "call") == "call"
+    with pytest.raises(AttributeError):  # a typo in a field name is an error, not the default
+        conventions._format_fact("hermes", "servers_contnet", "call")

@@ -32,7 +32,7 @@ def _log(path: Path, n: int) -> Path:
 
 
 def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", TEXT, *SPECS, "--format", "json"]) == 0
+    assert main(["compare", "--text", TEXT, *SPECS, "--format", "json"]) == 0
     objs = _lines(capsys.readouterr().out)
     assert [o["type"] for o in objs] == ["transcript", "summary"]
     TranscriptComparison.model_validate(objs[0])
@@ -42,7 +42,7 @@ def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_table_shows_readings_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", TEXT, *SPECS]) == 0
+    assert main(["compare", "--text", TEXT, *SPECS]) == 0
     out = capsys.readouterr().out
     assert "content_lost" in out and "stream:token-5" in out and "agreement per spec pair" in out
 
@@ -60,16 +60,16 @@ def test_stdin_jsonl_and_bare(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
 
 
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", TEXT]) == 2  # a raw output has no family
-    assert main(["compare", TEXT, "--tool-parser", "builtin:hermez"]) == 2
+    assert main(["compare", "--text", TEXT]) == 2  # a raw output has no family
+    assert main(["compare", "--text", TEXT, "--tool-parser", "builtin:hermez"]) == 2
     assert main(["compare", str(tmp_path / "missing.jsonl"), "--tool-parser", TAGGED]) == 2
-    assert main(["compare", TEXT, "--tool-parser", TAGGED, "--resume"]) == 2
+    assert main(["compare", "--text", TEXT, "--tool-parser", TAGGED, "--resume"]) == 2
     assert "error" in capsys.readouterr().err
 
 
 def test_fail_on_diff(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", TEXT, *SPECS, "--fail-on-diff", "--format", "json"]) == 1
-    assert main(["compare", "no call", *SPECS, "--fail-on-diff", "--format", "json"]) == 0
+    assert main(["compare", "--text", TEXT, *SPECS, "--fail-on-diff", "--format", "json"]) == 1
+    assert main(["compare", "--text", "no call", *SPECS, "--fail-on-diff", "--format", "json"]) == 0
 
 
 def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,7 +79,23 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_html_is_self_contained(tmp_path: Path) -> None:
     out = tmp_path / "cmp.html"
-    assert main(["compare", TEXT, "<b>not html</b>", *SPECS, "--format", "html", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--text",
+                TEXT,
+                "--text",
+                "<b>not html</b>",
+                *SPECS,
+                "--format",
+                "html",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "http://" not in page and "https://" not in page and "<script" not in page
@@ -163,8 +179,11 @@ def test_compare_reads_builtin_as_a_user_gets_it_and_lossless_on_request(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # the default is builtin's own (servers): a comparison with vllm:hermes shows what a user of it gets
-    assert _builtin_content(capsys, AFTER) == ("Let me check.", "servers")
-    assert _builtin_content(capsys, AFTER, "--conventions", "lossless") == ("Let me check. Done.", "lossless")
+    assert _builtin_content(capsys, "--text", AFTER) == ("Let me check.", "servers")
+    assert _builtin_content(capsys, "--text", AFTER, "--conventions", "lossless") == (
+        "Let me check. Done.",
+        "lossless",
+    )
 
 
 def test_compare_bundled_scores_builtin_under_lossless_unless_told(
@@ -182,7 +201,7 @@ def test_compare_bundled_scores_builtin_under_lossless_unless_told(
 
 def test_compare_conventions_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["compare", AFTER, "--tool-parser", "builtin:hermes", "--conventions", "loseless"])
+        main(["compare", "--text", AFTER, "--tool-parser", "builtin:hermes", "--conventions", "loseless"])
     assert exc.value.code == 2 and "invalid choice: 'loseless'" in capsys.readouterr().err
     with pytest.raises(pb.InvalidSpecError, match="unknown conventions='loseless'"):
         pb.compare(AFTER, ["builtin:hermes"], conventions="loseless")

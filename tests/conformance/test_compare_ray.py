@@ -113,7 +113,7 @@ def test_missing_ray_is_a_typed_error_with_the_install_command(
 
 
 def test_address_needs_the_ray_executor(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "text", *SPEC_ARGS, "--address", "auto"]) == 2
+    assert main(["compare", "--text", "text", *SPEC_ARGS, "--address", "auto"]) == 2
     assert "--executor ray" in capsys.readouterr().err
 
 
@@ -133,7 +133,7 @@ def test_globs_and_gzip_read_like_plain_files(tmp_path: Path, log_parts: list[Pa
 
 def test_glob_matching_nothing_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(tmp_path / "none-*.jsonl.gz"), *SPEC_ARGS]) == 2
-    assert "no such file" in capsys.readouterr().err
+    assert "no file matches" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- on a local Ray runtime

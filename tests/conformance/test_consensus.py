@@ -216,3 +216,35 @@ def test_the_conformance_report_has_the_consensus_column(tmp_path: Path) -> None
     assert qwen3["agrees"] == qwen3["consensus"] > 0 and not qwen3["unexplained"]
     md = (rep / "report.md").read_text(encoding="utf-8")
     assert "consensus (builtin default)" in md and f"| {hermes['agrees']}/{hermes['consensus']} |" in md
+
+
+@pytest.mark.framework
+def test_the_column_reuses_the_runs_framework_readings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's column takes vLLM's and SGLang's one-shot readings from the run: only builtin
+    (read lossless by the run, servers by the column) is read again, and the column is the same."""
+    missing = frameworks_missing()
+    if missing:
+        pytest.skip(f"needs both vLLM and SGLang installed ({missing})")
+    from parsebridge.conformance.consensus import column
+    from parsebridge.conformance.runner import Runner, run_conformance
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    transcripts = bundled_transcripts(["hermes", "qwen3", "deepseek_r1"])
+    results = run_conformance(["builtin", *FRAMEWORKS], transcripts, ["oneshot", "char"])
+    fresh = column.consensus_column(transcripts)
+    read_again: list[str] = []
+    original = Runner.run_transcript
+
+    def counting(self: Runner, target, transcript, chunkings=None, **kw):  # type: ignore[no-untyped-def]
+        read_again.append(target.backend)
+        return original(self, target, transcript, chunkings, **kw)
+
+    monkeypatch.setattr(Runner, "run_transcript", counting)
+    reused = column.consensus_column(transcripts, results)
+    assert reused == fresh and fresh["tool:hermes"]["consensus"] > 0
+    assert set(read_again) == {"builtin"} and len(read_again) == len(transcripts)
+    # a run without a one-shot chunking holds no one-shot readings: the frameworks are read again
+    streamed = [r for r in results if r.chunking == "char"]
+    read_again.clear()
+    assert column.consensus_column(transcripts, streamed) == fresh
+    assert read_again.count("vllm") == read_again.count("sglang") == len(transcripts)

@@ -9,12 +9,13 @@ runtime): the names resolve to the plugin's classes, and what Dynamo's
 chunks assemble to equals parsebridge's own reading.
 
 ai-dynamo is optional and not a dependency of parsebridge; the tests skip
-without it. To run them::
+without it. CI runs them in ``python3 -m tox -e dynamo-plugin`` (vLLM 0.33 and
+SGLang 0.5.23 parsers-only, then ai-dynamo, ai-dynamo-runtime 1.6.1 and redis
+from ``src/parsebridge/_frameworks/requirements/plugin-dynamo-vllm.txt``, all
+``--no-deps``); by hand, into an env with vLLM (and SGLang for ``pb:sglang:*``)::
 
-    pip download --no-deps ai-dynamo==1.6.1 ai-dynamo-runtime==1.6.1 -d /tmp/dyn
-    pip install --no-deps --target /tmp/dyn/site /tmp/dyn/*.whl
-    pip install --no-deps --target /tmp/dyn/site redis
-    PYTHONPATH=/tmp/dyn/site pytest tests/plugins/test_dynamo_vllm_plugin.py
+    pip install --no-deps -r src/parsebridge/_frameworks/requirements/plugin-dynamo-vllm.txt
+    pytest tests/plugins/test_dynamo_vllm_plugin.py
 
 ai-dynamo 1.6.1 pins vLLM 0.31.0 and imports `vllm.entrypoints.chat_utils`,
 which vLLM 0.33 moved to `vllm.renderers.chat_utils` (same functions); when
@@ -179,7 +180,7 @@ def _transition_holds_partial_marker(pieces, marker="<tool_call>"):
 
 
 @pytest.mark.parametrize("name", list(OUTPUTS))
-@pytest.mark.parametrize("per", [1, 3, 20, "token"])
+@pytest.mark.parametrize("per", [1, 3, 12, 20, "token"])
 @pytest.mark.parametrize("tool", ["pb:builtin:hermes", "pb:sglang:qwen25"])
 def test_dynamo_streams_the_plugins_parsers(tokenizer, name, per, tool):
     """Every chunking: Dynamo's chunks assemble to parsebridge's streams under Dynamo's rule."""
@@ -192,7 +193,7 @@ def test_dynamo_streams_the_plugins_parsers(tokenizer, name, per, tool):
 
 
 @pytest.mark.parametrize("name", list(OUTPUTS))
-@pytest.mark.parametrize("per", [1, 3, 20, "token"])
+@pytest.mark.parametrize("per", [1, 3, 12, 20, "token"])
 def test_dynamo_serves_parsebridges_reading(tokenizer, name, per):
     """Builtin parsers through Dynamo read as parsebridge reads the whole output, unless the chunk
     that ends reasoning stops inside a tool marker (next test)."""
@@ -207,18 +208,44 @@ def test_dynamo_serves_parsebridges_reading(tokenizer, name, per):
         assert got == _client_view(want.reasoning, want.content, want.tool_calls)
 
 
+def _serve_vllm(pieces, tokenizer):
+    """vLLM 0.33's own per-request parser driver (`vllm.parser`) over the same chunks."""
+    from parsebridge.plugins.vllm import parser_class
+
+    request = get_api().make_request(TOOLS, "auto")
+    parser = parser_class(reasoning="pb:builtin:qwen3", tool="pb:builtin:hermes")(tokenizer, request.tools)
+    prompt = tokenizer.encode("user: weather?\nassistant:", add_special_tokens=False)
+    reasoning, content, calls = [], [], {}
+    for i, piece in enumerate(pieces):
+        ids = tokenizer.encode(piece, add_special_tokens=False)
+        delta = parser.parse_delta(
+            piece, ids, request, prompt_token_ids=prompt, finished=i == len(pieces) - 1
+        )
+        if delta is None:
+            continue
+        reasoning.append(delta.reasoning or "")
+        content.append(delta.content or "")
+        for tc in delta.tool_calls:
+            call = calls.setdefault(tc.index, {"name": None, "arguments": ""})
+            call["name"] = (tc.function.name if tc.function else None) or call["name"]
+            call["arguments"] += (tc.function.arguments if tc.function else None) or ""
+    got_calls = [(c["name"], json.loads(c["arguments"])) for _, c in sorted(calls.items())]
+    return "".join(reasoning) or None, "".join(content) or None, got_calls
+
+
 def test_dynamo_shows_text_after_reasoning_in_the_same_chunk_as_content(tokenizer):
     """Dynamo's processor, not the plugin: when reasoning ends in a chunk, the rest of that chunk
     reaches the tool parser only if it holds a whole tool-start marker (`process_output` then
     buffers it for `extract_tool_calls`); otherwise it is shown as content, and a call that
-    starts in it is lost. vLLM's own server hands that text to the tool parser. Here the
-    20-character chunk that shows the reply's first content ends in ``<tool_``."""
-    text = OUTPUTS["tools"]
-    pieces = _pieces(text, 20, tokenizer)
-    assert _transition_holds_partial_marker(pieces)
+    starts in it is lost. vLLM's own parser driver hands that text to the tool parser. Here the
+    12-character chunk that ends reasoning is ``>Sure.<tool_``: it shows ``Sure.<tool_``."""
+    text = OUTPUTS["reasoning+tools"]
+    pieces = _pieces(text, 12, tokenizer)
+    assert pieces[3] == ">Sure.<tool_" and _transition_holds_partial_marker(pieces)
     tool_cls, reasoning_cls = _resolve("pb:builtin:hermes", "pb:builtin:qwen3", tokenizer)
-    assert _serve(text, pieces, tool_cls, reasoning_cls, tokenizer) == (None, text, [])
-    # without a reasoning parser the same chunks read as parsebridge reads them
-    want = pb.get_tool_parser("builtin:hermes", TOOLS).parse(text)
-    got = _serve(text, pieces, tool_cls, None, tokenizer)
-    assert got == _client_view(None, want.content, want.tool_calls)
+    got = _serve(text, pieces, tool_cls, reasoning_cls, tokenizer)
+    assert got == ("the user wants weather", "Sure." + CALL, [])
+    # vLLM's own driver over the same chunks reads as parsebridge reads the whole output
+    want = pb.get_pipeline("builtin:qwen3", "builtin:hermes", tools=TOOLS).parse(text)
+    assert _serve_vllm(pieces, tokenizer) == _client_view(want.reasoning, want.content, want.tool_calls)
+    assert want.tool_calls and want.content == "Sure."

@@ -18,7 +18,9 @@ import parsebridge as pb
 from parsebridge.adapters import _tokenizers
 from parsebridge.adapters.builtin import REASONING_PARSERS, TOOL_PARSERS
 from parsebridge.adapters.vllm._compat import get_api
+from parsebridge.formats import UnknownFormatError, tool_format
 from parsebridge.plugins.probe import vllm_plugin_argument
+from parsebridge.protocol import normalize_name
 
 API = get_api()
 ToolParser, ToolParserManager = API.tool_module.ToolParser, API.ToolParserManager
@@ -74,6 +76,26 @@ def test_every_sglang_parser_resolves_when_sglang_is_installed():
         assert ToolParserManager.get_tool_parser(f"pb:sglang:{name}").pb_spec == f"sglang:{name}"
     for name in reasoning_names:
         assert ReasoningParserManager.get_reasoning_parser(f"pb:sglang:{name}").pb_spec == f"sglang:{name}"
+
+
+def test_sglang_tool_classes_declare_their_formats_opening_marker(tokenizer):
+    """`tool_call_start_token` (Dynamo reads it to spot a call arriving with the end of reasoning)
+    is declared for SGLang's parsers too: the first marker of the format their family writes."""
+    pytest.importorskip("sglang", reason="SGLang is not installed (no sglang: parsers to serve)")
+    served = {normalize_name(n) for n in pb.parser_names("sglang", "tool")}
+    got, want = {}, {}
+    for family in pb.family_table().of_kind("tool"):
+        name = family.parser_for("sglang")
+        if name is None or normalize_name(name) not in served:
+            continue
+        try:
+            want[name] = next(m for m in tool_format(family.format or family.name).markers if m)
+        except UnknownFormatError:  # a framework-only family: parsebridge knows no markers for it
+            continue
+        cls = ToolParserManager.get_tool_parser(f"pb:sglang:{name}")
+        got[name] = cls(tokenizer, TOOLS).tool_call_start_token
+    assert got["qwen25"] == "<tool_call>" and len(got) > 10
+    assert got == want
 
 
 def test_names_are_listed_where_vllm_validates_the_command_line():

@@ -245,7 +245,7 @@ def test_the_column_check_catches_an_alias_that_is_another_parsers_name(monkeypa
     assert _misses("fw", parse_rows(text)) == ["fw:b (tool) -> b, its family a says a"]
 
 
-@pytest.mark.parametrize("backend", ["vllm", "sglang"])
+@pytest.mark.parametrize("backend", ["vllm", "sglang", "smg"])
 def test_every_name_reaches_the_installed_frameworks_parser(backend):
     """The real release: each family it registers is reached by all the family's names."""
     if importlib.util.find_spec(backend) is None:

@@ -24,13 +24,15 @@ from parsebridge.protocol.models import (
     ReasoningParseResult,
     ToolCall,
     ToolParseResult,
-    alloc,
     fast_construction_supported,
     init_fields,
     make_block,
     make_reasoning_result,
     make_tool_call,
     make_tool_result,
+)
+from parsebridge.protocol.models import (
+    _alloc as alloc,
 )
 
 
@@ -140,10 +142,11 @@ def test_forced_fallback_builds_the_same_results(monkeypatch):
     assert make_reasoning_result("r", None, block) == expected
 
 
-#: Run in a fresh interpreter that reports a pydantic release the fast path was not written for.
+#: Run in a fresh interpreter whose `BaseModel` has another layout than the one the fast path
+#: was written for (a later 2.x release might): results are built the validated way.
 _FALLBACK_RUN = """
 import json, pydantic
-pydantic.VERSION = "3.0.0"
+pydantic.BaseModel.__slots__ = (*pydantic.BaseModel.__slots__, "__pydantic_new_thing__")
 from parsebridge.protocol import models
 import parsebridge as pb
 tp = pb.get_tool_parser("builtin:hermes")
@@ -163,7 +166,22 @@ print(json.dumps({
 """
 
 
-def test_an_unknown_pydantic_release_falls_back_end_to_end():
+def test_an_untested_pydantic_release_is_a_clear_import_error():
+    run = "import pydantic; pydantic.VERSION = '3.0.0'; from parsebridge import ToolCall"
+    out = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: parsebridge needs pydantic>=2.6,<3.0") and "'3.0.0'" in last
+
+
+@pytest.mark.parametrize("version", ["3.0.0", "2.5.3", "garbage"])
+def test_check_pydantic_names_the_range_and_the_version(version):
+    with pytest.raises(ImportError, match=rf"needs pydantic>=2\.6,<3\.0 .*found pydantic '{version}'"):
+        models.check_pydantic(version)
+    models.check_pydantic("2.14.4")
+
+
+def test_a_changed_basemodel_layout_falls_back_end_to_end():
     out = subprocess.run([sys.executable, "-c", _FALLBACK_RUN], capture_output=True, text=True, check=True)
     seen = json.loads(out.stdout)
     assert (seen["fast"], seen["fill"]) == (False, "init_fields")

@@ -63,3 +63,31 @@ def test_incomplete_or_contradictory_flags_are_typed_errors(argv):
 def test_unknown_backend_choice_is_refused_by_argparse():
     with pytest.raises(SystemExit):
         _parse("--tool-call-parser-backend", "nope")
+
+
+def test_native_is_the_designs_name_for_dynamo_and_builtin_stays_the_default() -> None:
+    import argparse
+
+    import parsebridge as pb
+    from parsebridge.protocol import ParserBackend, ParserSpec
+
+    ap = pb.add_parser_arguments(argparse.ArgumentParser())
+    ns = ap.parse_args(
+        [
+            "--tool-call-parser-backend",
+            "native",
+            "--tool-call-parser",
+            "hermes",
+            "--reasoning-parser",
+            "qwen3",
+        ]
+    )
+    reasoning, tools = pb.configs_from_args(ns)
+    assert tools is not None and str(tools.to_spec()) == "dynamo:hermes"
+    assert reasoning is not None and str(reasoning.to_spec()) == "builtin:qwen3"
+    assert ParserSpec.parse("native:deepseek_r1") == ParserSpec("dynamo", "deepseek_r1")
+    assert ParserBackend.NATIVE == "native" and ParserBackend.DYNAMO == "dynamo"
+    ns = ap.parse_args(["--tool-call-parser-backend", "native", "--tool-call-parser", "dynamo:hermes"])
+    assert str(pb.configs_from_args(ns)[1].to_spec()) == "dynamo:hermes"  # type: ignore[union-attr]
+    help_text = ap.format_help()
+    assert "native = dynamo" in help_text and "embedded" in help_text

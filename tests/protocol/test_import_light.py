@@ -8,7 +8,7 @@ from pathlib import Path
 
 import parsebridge
 
-HEAVY = ("vllm", "sglang", "torch", "transformers", "tokenizers")
+HEAVY = ("vllm", "sglang", "smg", "grpc", "smg_grpc_proto", "google", "torch", "transformers", "tokenizers")
 PKG = Path(parsebridge.__file__).parent
 
 

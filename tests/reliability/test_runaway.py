@@ -137,7 +137,8 @@ def test_options_the_worker_cannot_receive_are_a_typed_error(tmp_path):
         "import parsebridge as pb\n"
         "class LocalTokenizer:\n    pass\n"
         "try:\n"
-        "    pb.get_tool_parser('builtin:hermes', timeout=5.0, tokenizer=LocalTokenizer())\n"
+        # `Slow` takes any option (ToolParserBase's **options): builtin would refuse `tokenizer` first
+        "    pb.get_tool_parser('python:_slowparsers:Slow', timeout=5.0, tokenizer=LocalTokenizer())\n"
         "except pb.ParsebridgeError as exc:\n"
         "    print(type(exc).__name__, 'LocalTokenizer' in str(exc))\n",
     )

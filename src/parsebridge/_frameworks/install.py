@@ -3,6 +3,8 @@
     parsebridge install-framework vllm-0.33.0
     parsebridge install-framework sglang-latest     # newest supported release
     parsebridge install-framework vllm-oldest
+    parsebridge install-framework dynamo-latest     # Dynamo's frontend (ai-dynamo-runtime), no torch
+    parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
     parsebridge install-framework all               # newest vLLM and SGLang side by side
     parsebridge install-framework --list
 
@@ -31,7 +33,11 @@ if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapte
     import argparse
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
-FRAMEWORKS = ("vllm", "sglang")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
+#: What `all` installs side by side (the consensus env: both Python frameworks in one interpreter).
+ALL = ("vllm", "sglang")
+#: The package index name of a framework, where it is not the framework's own name.
+DISTRIBUTIONS = {"dynamo": "ai-dynamo-runtime"}
 _FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")
 
 
@@ -39,7 +45,7 @@ class UnsupportedRelease(ValueError):
     """The env names no supported framework release (a usage error: exit 2)."""
 
 
-_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
 
 
 def _version_key(version: str) -> tuple[object, ...]:
@@ -74,15 +80,15 @@ def install_hint(fw: str) -> str:
     return (
         f"parsebridge install-framework {fw}-latest   (parsers-only, CPU torch: "
         f"pip install -c {REQ_DIR / 'constraints.txt'} -r {REQ_DIR / f'{fw}-{version}.txt'} "
-        f"&& pip install --no-deps {fw}=={version})"
+        f"&& pip install --no-deps {DISTRIBUTIONS.get(fw, fw)}=={version})"
     )
 
 
 def resolve(env: str) -> list[tuple[str, str]]:
-    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework."""
+    """`vllm-latest` → [("vllm", "0.33.0")]; `all` → newest of each framework in `ALL`."""
     versions = available()
     if env == "all":
-        return [(fw, versions[fw][-1]) for fw in FRAMEWORKS if versions[fw]]
+        return [(fw, versions[fw][-1]) for fw in ALL if versions[fw]]
     fw, _, version = env.partition("-")
     if fw not in versions or not version:
         known = [f"{f}-{v}" for f, vs in versions.items() for v in vs]
@@ -124,8 +130,8 @@ def install(pairs: list[tuple[str, str]]) -> None:
     for fw, version in pairs:
         _pip("-c", str(constraints), "-r", str(REQ_DIR / f"{fw}-{version}.txt"))
     for fw, version in pairs:
-        _pip("--no-deps", f"{fw}=={version}")
-    names = ", ".join(f"{fw}=={version}" for fw, version in pairs)
+        _pip("--no-deps", f"{DISTRIBUTIONS.get(fw, fw)}=={version}")
+    names = ", ".join(f"{DISTRIBUTIONS.get(fw, fw)}=={version}" for fw, version in pairs)
     print(f"installed {names} parsers-only in {time.monotonic() - start:.0f}s", flush=True)
 
 

@@ -131,11 +131,17 @@ def _bpe_from_ranks(ranks: dict[bytes, int]) -> tuple[dict[str, int], list[tuple
     return vocab, [(m[3], m[4]) for m in merges]
 
 
-def _cache_dir() -> Path:
+def cache_root() -> Path:
+    """parsebridge's cache folder: ``$PARSEBRIDGE_CACHE``, else ``$XDG_CACHE_HOME/parsebridge``, else
+    ``~/.cache/parsebridge``."""
     root = os.environ.get("PARSEBRIDGE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "parsebridge"
     )
-    return Path(root) / "tokenizers"
+    return Path(root)
+
+
+def _cache_dir() -> Path:
+    return cache_root() / "tokenizers"
 
 
 def _atomic_write(path: Path, data: str) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import abc
 import importlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -62,6 +62,9 @@ class Backend(abc.ABC):
     #: Distribution whose version is reported.
     distribution: ClassVar[str | None] = None
     install_command: ClassVar[str] = ""
+    #: Each parser configuration costs a process of its own (smg: a gateway per configuration):
+    #: the conformance suite's workers then take one configuration's units together.
+    groups_units: ClassVar[bool] = False
 
     def version(self) -> str | None:
         dist = self.distribution
@@ -115,6 +118,14 @@ class Backend(abc.ABC):
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         """A reasoning parser for the backend's own registered `name`."""
 
+    def option_names(self, kind: str, name: str) -> Collection[str] | None:
+        """The keyword options the parser `name` of `kind` takes, or None to pass any through unchecked.
+
+        The registry refuses any other option with `UnknownOptionError` before the parser is built,
+        so a misspelt option fails the same way on every backend that answers here.
+        """
+        return None
+
     def create_pipeline(
         self,
         reasoning: str | None,
@@ -164,6 +175,13 @@ class FrameworkBackend(Backend):
 
     #: Class names in the adapter's `parsers` module: tool parser, reasoning parser, pipeline.
     parser_classes: ClassVar[tuple[str, str, str]]
+    #: The keyword options its tool and reasoning parsers take (its engine's keywords; a test
+    #: checks them against the engine's signature).
+    tool_options: ClassVar[frozenset[str]]
+    reasoning_options: ClassVar[frozenset[str]]
+
+    def option_names(self, kind: str, name: str) -> Collection[str] | None:
+        return self.tool_options if kind == "tool" else self.reasoning_options
 
     def _module(self, name: str) -> Any:
         self.require()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..protocol import (
@@ -41,6 +41,22 @@ _TOOL_ENTRY = ("parse", "parse_tool_calls")
 _REASONING_ENTRY = ("parse", "parse_reasoning")
 
 
+def _fix(module: str, exc: ImportError) -> str:
+    """How to make `module` importable, when it is the one missing (not something it imports)."""
+    missing = getattr(exc, "name", None)
+    if not isinstance(exc, ModuleNotFoundError) or not missing or not module.startswith(missing):
+        return ""
+    import os
+    import sys
+
+    here = os.getcwd()
+    searched = "the current folder and " if {"", here} & set(sys.path) else ""
+    return (
+        f" (looked in {searched}the Python path; run from the folder that holds "
+        f"{missing.replace('.', '/')}.py, add its folder to PYTHONPATH, or pip install its package)"
+    )
+
+
 def load_class(target: str) -> type:
     """Import ``module:Class`` and return the class, with errors that say what failed."""
     spec = ParserSpec.parse(f"python:{target}")
@@ -48,7 +64,9 @@ def load_class(target: str) -> type:
     try:
         module = importlib.import_module(spec.module)
     except ImportError as exc:
-        raise InvalidSpecError(f"python:{target}: cannot import module {spec.module!r}: {exc}") from exc
+        raise InvalidSpecError(
+            f"python:{target}: cannot import module {spec.module!r}: {exc}{_fix(spec.module, exc)}"
+        ) from exc
     cls = getattr(module, spec.class_name, None)
     if cls is None:
         public = [n for n in dir(module) if not n.startswith("_") and inspect.isclass(getattr(module, n))]
@@ -118,12 +136,25 @@ def reasoning_result(text: str, block: Any) -> ReasoningParseResult:
     return ReasoningParseResult(reasoning=block.content, content=content or None, block=block)
 
 
-def _construct(cls: type, kwargs: dict[str, Any]) -> Any:
+#: Options parsebridge's own machinery passes with a request (`OutputProcessor`): a class that does
+#: not take them is built without them. Any other option must be one its constructor takes.
+PASSED_THROUGH = frozenset({"tool_choice", "chat_template_kwargs"})
+
+
+def _keywords(cls: type) -> set[str] | None:
+    """The keyword parameters `cls(...)` takes (None: it takes any, or cannot be inspected)."""
     try:
         params = inspect.signature(cls).parameters
     except (TypeError, ValueError):
-        return cls(**kwargs)
+        return None
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return {n for n, p in params.items() if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
+
+
+def _construct(cls: type, kwargs: dict[str, Any]) -> Any:
+    params = _keywords(cls)
+    if params is None:
         return cls(**kwargs)
     return cls(**{k: v for k, v in kwargs.items() if k in params})
 
@@ -235,18 +266,23 @@ class PythonBackend(Backend):
     def reasoning_parser_names(self) -> list[str]:
         return []
 
+    def option_names(self, kind: str, name: str) -> Collection[str] | None:
+        """What the class's constructor takes (None when it takes ``**kwargs``), plus `PASSED_THROUGH`."""
+        params = _keywords(load_class(name))
+        return None if params is None else (params - {"tools"}) | PASSED_THROUGH
+
     def create_tool_parser(
         self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
     ) -> ToolParser:
         cls = load_class(name)
         if issubclass(cls, ToolParserBase):
-            return cls(tools=tools, **options)  # type: ignore[no-any-return]
+            return _construct(cls, {"tools": tools, **options})  # type: ignore[no-any-return]
         _check_entry(cls, f"python:{name}", "tool", _TOOL_ENTRY)
         return _UserToolParser(name, _construct(cls, {"tools": tools, **options}), tools)
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         cls = load_class(name)
         if issubclass(cls, ReasoningParserBase):
-            return cls(**options)  # type: ignore[no-any-return]
+            return _construct(cls, options)  # type: ignore[no-any-return]
         _check_entry(cls, f"python:{name}", "reasoning", _REASONING_ENTRY)
         return _UserReasoningParser(name, _construct(cls, options))

@@ -22,6 +22,7 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
     UnknownBackendError,
+    UnknownOptionError,
     UnknownParserError,
     family_table,
     normalize_name,
@@ -36,6 +37,8 @@ KNOWN_BACKENDS: dict[str, str] = {
     "python": "parsebridge.adapters.python_backend:PythonBackend",
     "vllm": "parsebridge.adapters.vllm:VllmBackend",
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
+    "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
+    "smg": "parsebridge.adapters.smg:SmgBackend",
 }
 
 _lock = threading.RLock()
@@ -146,6 +149,48 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
     raise UnknownParserError(backend.name, kind, parsed.name, known)
 
 
+def check_spec(kind: Kind, spec: str | ParserSpec) -> None:
+    """Fail now, typed, on a spec that cannot build: an unknown backend or parser, a framework
+    not installed (for its names), a ``python:`` class that cannot be imported."""
+    backend, name = resolve(kind, spec)
+    if backend.name == "python":
+        from .python_backend import load_class
+
+        load_class(name)
+
+
+#: What `get_tool_parser` / `get_reasoning_parser` take themselves (named in an unknown option's error).
+_OWN_OPTIONS: dict[str, tuple[str, ...]] = {
+    "tool": ("tools", "on_error", "timeout", "max_held"),
+    "reasoning": ("on_error", "timeout", "max_held"),
+}
+
+
+def check_options(backend: Backend, kind: Kind, name: str, options: dict[str, Any]) -> None:
+    """Raise `UnknownOptionError` for an option the parser does not take (backends that say)."""
+    accepted = backend.option_names(kind, name)
+    if accepted is None:
+        return
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        raise UnknownOptionError(f"{backend.name}:{name}", unknown, [*accepted, *_OWN_OPTIONS[kind]])
+
+
+def _pipeline_options(
+    parts: list[tuple[Kind, Backend, str]], options: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """`options` split between a pipeline's parsers: each gets what it takes; one neither takes fails."""
+    accepted = [backend.option_names(kind, name) for kind, backend, name in parts]
+    if any(a is None for a in accepted):
+        return [dict(options) for _ in parts]
+    known = set().union(*accepted)  # type: ignore[arg-type]
+    unknown = [key for key in options if key not in known]
+    if unknown:
+        specs = "the pipeline " + " + ".join(f"{backend.name}:{name}" for _, backend, name in parts)
+        raise UnknownOptionError(specs, unknown, [*known, *_OWN_OPTIONS["tool"]])
+    return [{k: v for k, v in options.items() if k in a} for a in accepted]  # type: ignore[operator]
+
+
 def get_tool_parser(
     spec: str | ParserSpec | ToolCallParserConfig,
     tools: Sequence[ToolSpec] | None = None,
@@ -165,6 +210,7 @@ def get_tool_parser(
     if isinstance(spec, ToolCallParserConfig):
         spec = spec.to_spec()
     backend, name = resolve("tool", spec)
+    check_options(backend, "tool", name, options)
     tool_list = list(tools) if tools else None
     if timeout is not None:
         from ..policy.budget import BudgetedToolParser
@@ -187,6 +233,7 @@ def get_reasoning_parser(
     if isinstance(spec, ReasoningParserConfig):
         spec = spec.to_spec()
     backend, name = resolve("reasoning", spec)
+    check_options(backend, "reasoning", name, options)
     if timeout is not None:
         from ..policy.budget import BudgetedReasoningParser
 
@@ -218,19 +265,27 @@ def get_pipeline(
         reasoning = reasoning.to_spec()
     if isinstance(tool, ToolCallParserConfig):
         tool = tool.to_spec()
+    own = {key: options.pop(key) for key in ("timeout", "max_held") if key in options}
+    parts: list[tuple[Kind, Backend, str]] = []
+    if reasoning is not None:
+        parts.append(("reasoning", *resolve("reasoning", reasoning)))
+    if tool is not None:
+        parts.append(("tool", *resolve("tool", tool)))
+    split = dict(zip((kind for kind, _, _ in parts), _pipeline_options(parts, options), strict=True))
     # A native chain runs in-process, so a time budget needs the generic pipeline.
-    if native and reasoning is not None and tool is not None and options.get("timeout") is None:
-        r_backend, r_name = resolve("reasoning", reasoning)
-        t_backend, t_name = resolve("tool", tool)
-        if r_backend is t_backend:
-            backend_options = {k: v for k, v in options.items() if k not in ("timeout", "max_held")}
-            pipe = r_backend.create_pipeline(
-                r_name, t_name, tools=tools, reasoning_started=reasoning_started, **backend_options
-            )
-            if pipe is not None:
-                return GuardedPipeline(pipe, on_error, max_held=options.get("max_held"))
-    rp = get_reasoning_parser(reasoning, on_error=on_error, **options) if reasoning is not None else None
-    tp = get_tool_parser(tool, tools, on_error=on_error, **options) if tool is not None else None
+    if native and len(parts) == 2 and own.get("timeout") is None and parts[0][1] is parts[1][1]:
+        (_, backend, r_name), (_, _, t_name) = parts
+        pipe = backend.create_pipeline(
+            r_name, t_name, tools=tools, reasoning_started=reasoning_started, **options
+        )
+        if pipe is not None:
+            return GuardedPipeline(pipe, on_error, max_held=own.get("max_held"))
+    rp = (
+        get_reasoning_parser(reasoning, on_error=on_error, **own, **split["reasoning"])
+        if reasoning is not None
+        else None
+    )
+    tp = get_tool_parser(tool, tools, on_error=on_error, **own, **split["tool"]) if tool is not None else None
     return Pipeline(rp, tp, reasoning_started=reasoning_started)
 
 

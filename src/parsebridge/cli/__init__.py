@@ -1,6 +1,6 @@
 """The `parsebridge` command: its entry point, subcommands and terminal input/output.
 
-``main`` (the console script) builds the command from ``cli.main``; ``compare`` and
+``main`` (the console script) builds the command from ``cli.commands``; ``compare`` and
 ``conformance`` contribute their own subcommands from their rooms. ``terminal`` is the
 one leaf the rooms' renderers print through (plain text, never markup), and
 ``stream_output`` keeps ``parse --stream`` in bounded memory. Nothing is imported here
@@ -14,6 +14,6 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `parsebridge` command (the console script's entry point)."""
-    from .main import main as run
+    from .commands import main as run
 
     return run(argv)

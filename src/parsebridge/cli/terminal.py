@@ -91,6 +91,14 @@ def _console_class() -> Any:
             self.quiet = True  # nothing more is written; `main` turns this into status 141
             raise BrokenPipeError
 
+        def _render_buffer(self, buffer: Any) -> str:
+            # Off a terminal, Rich pads a styled table title to the table's width: a file or
+            # pipe gets its lines without trailing spaces.
+            text: str = super()._render_buffer(buffer)
+            if self.is_terminal:
+                return text
+            return "\n".join(line.rstrip(" ") for line in text.split("\n"))
+
     return PipeAwareConsole
 
 
@@ -121,6 +129,14 @@ def styled(*parts: Part, style: str = "") -> Any:
         else:
             line.append(str(part))
     return line
+
+
+def whitespace_only(text: str) -> str | None:
+    """How to show text that is only white space (a blank cell reads as nothing): its repr,
+    e.g. ``'\\n\\n' (white space only)``; None for any other text."""
+    if text and not text.strip():
+        return f"{text!r} (white space only)" if len(text) <= 40 else f"{len(text)} white-space characters"
+    return None
 
 
 def print_error(message: object, *, prefix: str = "error:") -> None:
@@ -228,5 +244,8 @@ def exists_or_fail(path: str | os.PathLike[str]) -> Path:
     """`path` as a Path when it exists, else `InputFileError` (a usage error)."""
     p = Path(path)
     if not p.exists():
-        raise InputFileError(f"{p}: no such file or directory")
+        pattern = any(ch in str(path) for ch in "*?[")
+        raise InputFileError(
+            f"{p}: no such file or directory" + (" (as a pattern, it matches no file)" if pattern else "")
+        )
     return p

@@ -36,7 +36,8 @@ inputs (any number, read in order):
               or any other file = one raw output
   'GLOB'      every file it matches, in sorted order (a log in parts: 'logs/chat-*.jsonl.gz')
   -           standard input: JSON Lines if it starts with '{', else one raw output
-  TEXT        an argument that is not a file is itself one raw output
+  --text TEXT the text itself is one raw output (repeatable); an argument that names no
+              file is an error ("no such file")
   --bundled   the transcripts shipped with parsebridge (with --family: only that family's);
               this is also what runs when no input is given
 
@@ -89,7 +90,12 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     """What is compared: the inputs, the specs or families and backends, the chunkings, the defaults."""
     from .defaults import DEFAULT_COMPARE_CHUNKINGS
 
-    p.add_argument("inputs", nargs="*", metavar="TRANSCRIPTS", help="files, - for stdin, or raw output text")
+    p.add_argument(
+        "inputs", nargs="*", metavar="TRANSCRIPTS", help="files, directories, 'GLOB's, - for stdin"
+    )
+    p.add_argument(
+        "--text", action="append", metavar="TEXT", help="one raw model output, given as text (repeatable)"
+    )
     p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
     p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes (repeatable)")
     p.add_argument("--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3 (repeatable)")
@@ -239,10 +245,12 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         return 2
     srcs = sources(ns)
     check_raw_outputs(ns, srcs)
+    # With specs, --family only picks the bundled transcripts (it names no parsers then).
+    picks_bundled = ns.bundled and bool(ns.tool_parser or ns.reasoning_parser)
     plan = ComparePlan.build(
         ns.tool_parser,
         reasoning_parsers=ns.reasoning_parser,
-        family=split_list(ns.family) or None,
+        family=None if picks_bundled else split_list(ns.family) or None,
         backends=split_list(ns.backends) or None,
         chunkings=split_list(ns.chunking) or None,
         conventions=ns.conventions or ("lossless" if ns.bundled else "servers"),
@@ -258,13 +266,13 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
         builder.skipped = len(done)
-    new, summary = _run(
-        ns, plan, srcs, pending_transcripts(srcs, tools, ns.reasoning_started, done), builder, jobs
-    )
+    need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
+    pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
+    new, summary = _run(ns, plan, srcs, pending, builder, jobs)
     if not summary.complete:
         where = f" {ns.output}" if ns.output else ""
         print(
-            f"interrupted after {new} transcripts"
+            f"interrupted after {new} transcript{'' if new == 1 else 's'}"
             + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
             file=sys.stderr,
         )

@@ -44,8 +44,9 @@ from pydantic import BaseModel, Field
 
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
+from .batches import BATCH, INFLIGHT, Done
 from .comparer import SUBJECT_CACHE, Comparer
-from .executors import BATCH, INFLIGHT, Done, run_comparisons
+from .executors import run_comparisons
 from .logs import iter_log
 from .models import CompareSummary, TranscriptComparison
 from .plan import (

@@ -12,7 +12,6 @@ the same whichever executor ran them.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import signal
@@ -24,18 +23,12 @@ from typing import Any
 
 from ..conformance.transcripts import Transcript
 from ..protocol import ParsebridgeError
+from .batches import BATCH, INFLIGHT, Done, batched, finish
 from .comparer import Comparer
 from .plan import ComparePlan
-from .summary import Compact, compact
 
-#: Batches in flight per worker: enough to keep workers busy, few enough to keep memory flat.
-INFLIGHT = 4
-#: Transcripts per task sent to a worker (amortises inter-process overhead).
-BATCH = 16
 #: The executors `run_comparisons` knows.
 EXECUTORS = ("local", "ray")
-
-Done = tuple[str, Compact]
 
 _WORKER: Comparer | None = None
 
@@ -47,19 +40,9 @@ def _init_worker(plan: ComparePlan) -> None:
     _WORKER = Comparer(plan)
 
 
-def finish(d: dict[str, Any]) -> Done:
-    return json.dumps(d, ensure_ascii=False), compact(d)
-
-
 def _work(batch: list[Transcript]) -> list[Done]:
     assert _WORKER is not None
     return [finish(_WORKER.compare(t)) for t in batch]
-
-
-def batched(items: Iterable[Transcript], n: int) -> Iterator[list[Transcript]]:
-    it = iter(items)
-    while batch := list(islice(it, n)):
-        yield batch
 
 
 def _context() -> Any:

@@ -1,7 +1,7 @@
 """What `parsebridge compare` reads: the command line's inputs and, with ``--resume``, its previous output.
 
 An input is a transcript directory or file (JSONL, gzip, YAML), a glob of
-log parts, ``-`` for stdin, or literal text (one raw output); nothing is read
+log parts, ``-`` for stdin, or ``--text`` (one raw output); nothing is read
 until the comparison pulls it. Usage errors about inputs (a missing, empty,
 non-UTF-8 file; a raw output that names no family) are raised here.
 """
@@ -37,24 +37,26 @@ class Source:
         self.label, self.items, self.count, self.raw = label, items, count, raw
 
 
-_PATHLIKE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".txt", ".gz")
-
-
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
     """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
+    from ..cli.terminal import InputFileError
     from ..conformance.transcripts import iter_json_lines, transcript_from
 
     first = stream.readline()
+    while first and not first.strip():  # leading blank lines: read on to the first text
+        line = stream.readline()
+        if not line:
+            break
+        first += line
+    if not first.strip():  # as an empty file is
+        why = "empty" if not first else "only blank lines"
+        raise InputFileError(f"<stdin>: {why} (expected transcripts or one raw output)")
     if not first.lstrip().startswith("{"):
         if not raw_ok:
             raise _raw_without_family("<stdin>")
         yield transcript_from({"output": first + stream.read()}, "stdin")
         return
     yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
-
-
-def _looks_like_path(arg: str) -> bool:
-    return not any(ch.isspace() for ch in arg) and (arg.lower().endswith(_PATHLIKE_SUFFIXES) or os.sep in arg)
 
 
 def _file_source(path: Path) -> Source:
@@ -96,7 +98,6 @@ def sources(ns: argparse.Namespace) -> list[Source]:
     from .logs import expand, is_glob
 
     out: list[Source] = []
-    texts = 0
     for arg in ns.inputs:
         if arg == "-":
             raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
@@ -111,15 +112,17 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             if why:
                 raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
             out.append(_file_source(path))
-        elif is_glob(arg) and not any(ch.isspace() for ch in arg) and (matched := expand(arg)):
+        elif is_glob(arg):
+            matched = expand(arg)
+            if not matched:
+                raise InputFileError(f"no file matches {arg!r}")
             out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
-        elif _looks_like_path(arg):
-            raise InputFileError(f"no such file: {arg} (to compare a literal output, quote text with spaces)")
         else:
-            texts += 1
-            tid = "text" if texts == 1 else f"text-{texts}"
-            out.append(Source(tid, [transcript_from({"output": arg}, tid)], 1, raw=True))
-    if ns.bundled or not ns.inputs:
+            raise InputFileError(f"no such file: {arg} (to compare literal output text, give it with --text)")
+    for n, text in enumerate(getattr(ns, "text", None) or (), 1):
+        tid = "text" if n == 1 else f"text-{n}"
+        out.append(Source(tid, [transcript_from({"output": text}, tid)], 1, raw=True))
+    if ns.bundled or not (ns.inputs or getattr(ns, "text", None)):
         fams = split_list(ns.family) or None
         items = bundled_transcripts(families=fams)
         if not items:
@@ -207,10 +210,23 @@ def _raw_without_family(label: str) -> Exception:
 
 
 def pending_transcripts(
-    srcs: Sequence[Source], tools: list[dict[str, Any]] | None, started: bool, done: set[str]
+    srcs: Sequence[Source],
+    tools: list[dict[str, Any]] | None,
+    started: bool,
+    done: set[str],
+    need_family: bool = False,
 ) -> Iterator[Any]:
-    """Every input's transcripts with the command line's defaults, minus those already compared."""
+    """Every input's transcripts with the command line's defaults, minus those already compared.
+
+    `need_family` (no spec and no ``--family``: each transcript runs its own family's parsers):
+    a transcript that names no family is a usage error, as a raw output is.
+    """
     for src in srcs:
         for t in _with_defaults(src.items, tools, started):
+            if need_family and not (t.family or t.reasoning_family):
+                raise usage_error(
+                    f'{src.label}: transcript {t.id!r} names no family (a record\'s "family" key), '
+                    "and no parser was given: give --tool-parser/--reasoning-parser SPEC or --family NAME"
+                )
             if t.id not in done:
                 yield t

@@ -165,15 +165,12 @@ def _chunk_names(chunkings: Sequence[str] | None) -> tuple[str, ...]:
 
 def _load_python_specs(targets: Sequence[Target]) -> None:
     """Import every ``python:module:Class`` of the targets: a typo fails now, not per transcript."""
-    from ..adapters import resolve
-    from ..adapters.python_backend import load_class
+    from ..adapters.registry import check_spec
 
     for t in targets:
         for kind, spec in (("reasoning", t.reasoning_spec), ("tool", t.tool_spec)):
             if spec:
-                backend, name = resolve(kind, spec)  # type: ignore[arg-type]
-                if backend.name == "python":
-                    load_class(name)
+                check_spec(kind, spec)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from typing import Any
 
 from ..conformance.transcripts import Transcript
 from ..protocol import ParsebridgeError
+from .batches import BATCH, INFLIGHT, Done, batched, finish
 from .comparer import Comparer
-from .executors import BATCH, INFLIGHT, Done, batched, finish
 from .plan import ComparePlan
 
 #: A local runtime uses at most this many CPUs unless more workers are asked for.

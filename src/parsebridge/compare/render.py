@@ -44,6 +44,11 @@ def _calls_text(calls: Sequence[dict[str, Any]]) -> str:
 def _cut(text: str | None) -> str:
     if text is None:
         return "∅"
+    from ..cli.terminal import whitespace_only
+
+    shown = whitespace_only(text)
+    if shown:
+        return shown
     return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…"
 
 
@@ -192,10 +197,15 @@ def _print_summary(console: Any, s: CompareSummary) -> None:
         most = ", ".join(f"{r.transcript} ({r.score})" for r in s.most_different[:10])
         console.print(styled("most different: " + most))
     for who, n in s.unsupported.items():
-        console.print(styled(f"unsupported: {who} on {n} transcripts", style="dim"))
+        console.print(styled(f"unsupported: {who} on {_count(n, 'transcript')}", style="dim"))
     hint = single_backend_hint(s)
     if hint:
         console.print(styled(hint, style="dim"))
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 transcript``, ``2 transcripts``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 #: Pairs listed per agreement table on the terminal (the JSON and HTML have all).
@@ -207,7 +217,7 @@ def _summary_head(s: CompareSummary) -> Any:
     from ..cli.terminal import Part, styled
 
     modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
-    parts: list[Part] = [(f"{s.transcripts} transcripts", "bold")]
+    parts: list[Part] = [(_count(s.transcripts, "transcript"), "bold")]
     if s.skipped:
         parts.append(f" ({s.skipped} from a previous run)")
     parts += [": ", (f"{s.agreeing} without differences between readings", "green"), ", "]
@@ -279,7 +289,7 @@ def single_backend_hint(s: CompareSummary) -> str | None:
     """Why nothing was compared across backends, when only one (builtin) could run."""
     if s.pairs or list(s.backends) != ["builtin"]:
         return None
-    installed = [fw for fw in ("vllm", "sglang") if _installed(fw)]
+    installed = [fw for fw in ("vllm", "sglang", "dynamo") if _installed(fw)]
     if installed:
         return (
             "only the builtin backend ran, so there is nothing to compare it with; "
@@ -421,7 +431,7 @@ def render_html(summary: CompareSummary, lines: Sequence[str], *, all_shown: boo
         f"<title>parsebridge compare</title><style>{_css()}</style></head><body>",
         "<h1>parsebridge compare</h1>",
         f"<div class='meta'>parsebridge {_e(s.parsebridge)} · {_e(versions)} · modes: {_e(modes)}<br>"
-        f"{s.transcripts} transcripts: <span class='badge s-pass'>{s.agreeing} agree</span> "
+        f"{_count(s.transcripts, 'transcript')}: <span class='badge s-pass'>{s.agreeing} agree</span> "
         f"<span class='badge s-diverge'>{s.differing} differ</span>"
         + (f" <span class='badge s-fail'>{s.wrong} wrong vs expected</span>" if s.wrong else "")
         + (f" <span class='badge s-unsupported'>{s.not_run} not run</span>" if s.not_run else "")

@@ -36,7 +36,7 @@ def _process_start() -> float:
 
 _T0 = _process_start()  # so the reported wall time includes interpreter start and framework imports
 
-DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang")
+DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
 STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 EPILOG = """\
@@ -56,6 +56,27 @@ without a model checkpoint (the reason is given); error = the backend raised.
 
 chunkings: oneshot, whole, char[-K], token[-K], random[-SEED]; 'default' =
 oneshot,char,token,token-5,token-20,random-0; 'all' adds whole, token-2, random-1..2.
+"""
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 transcript``, ``2 transcripts``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+DIFF_EPILOG = """\
+exit status:
+  0    the reports were compared (whatever changed), or --strict and nothing regressed
+  1    --strict and at least one result regressed
+  2    usage error: a report that is missing or is not a conformance report.json
+  141  the output pipe closed early (e.g. `| head`)
+"""
+
+SUPPORT_EPILOG = """\
+exit status:
+  0    the page was written (to --out or standard output)
+  2    usage error: no report and no --data, or a report that is missing or malformed
+  141  the output pipe closed early (e.g. `| head`)
 """
 
 
@@ -89,7 +110,7 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang; naming one that is not installed is a usage error)",
+        "builtin, vllm, sglang, dynamo, smg; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",
@@ -170,6 +191,8 @@ def _add_subcommands(p: argparse.ArgumentParser) -> None:
         help="what changed between two report.json files (e.g. before and after a framework upgrade)",
         description="Match two conformance reports on (backend, family, transcript, chunking) and list "
         "what regressed, was fixed, changed, appeared or vanished. REPORT_A is before, REPORT_B after.",
+        epilog=DIFF_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     d.add_argument("report_a", metavar="REPORT_A", help="report.json (or its directory) before")
     d.add_argument("report_b", metavar="REPORT_B", help="report.json (or its directory) after")
@@ -187,6 +210,8 @@ def _add_subcommands(p: argparse.ArgumentParser) -> None:
         help="the support table of every framework release the matrix ran (Markdown)",
         description="Read the matrix's report.json files (one per tox env) and render the support page: "
         "per release, the adapter's API shape, the parsers it registers and its results per family.",
+        epilog=SUPPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     configure_support(s)
     s.set_defaults(func=cmd_support)
@@ -357,14 +382,14 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     run_s = time.perf_counter() - t_run
     wall_s = time.perf_counter() - _T0
 
-    _print_summary(console, results, backends.running, backends.versions, ns.show)
+    _print_summary(console, results, backends.running, backends.versions, ns.show, ns.report)
     roundtrip = None
     if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
         roundtrip = _roundtrip(ns, console, backends, families, jobs)
     console.print(
         styled(
-            f"{len(transcripts)} transcripts × {len(backends.running)} backend(s) × {len(chunkings)} "
-            f"chunkings: {len(results)} results in ",
+            f"{_count(len(transcripts), 'transcript')} × {_count(len(backends.running), 'backend')} × "
+            f"{_count(len(chunkings), 'chunking')}: {_count(len(results), 'result')} in ",
             (f"{wall_s:.1f} s", "bold"),
             f" wall (run {run_s:.1f} s, framework imports included)",
         )
@@ -423,10 +448,15 @@ def _named_backends(ns: argparse.Namespace) -> list[str]:
 
 def _explicit_pairs(ns: argparse.Namespace, transcripts: list[Any]) -> list[Any] | None:
     """(target, transcript) for --tool-parser/--reasoning-parser; None when the backends' parsers run."""
+    from ..adapters.registry import check_spec
     from .runner import plan_explicit
 
     if not (ns.tool_parser or ns.reasoning_parser):
         return None
+    # A spec that cannot build is a usage error now, as in `compare`, not an error per transcript.
+    for kind, spec in (("tool", ns.tool_parser), ("reasoning", ns.reasoning_parser)):
+        if spec:
+            check_spec(kind, spec)
     return list(plan_explicit(transcripts, tool=ns.tool_parser, reasoning=ns.reasoning_parser))
 
 
@@ -530,7 +560,7 @@ def _write_report(
     if roundtrip is not None:
         report["roundtrip"] = roundtrip
     if column.applies([b for b in backends.running if b not in backends.unavailable]):
-        report["consensus"] = column.consensus_column(transcripts)
+        report["consensus"] = column.consensus_column(transcripts, results)
     return write_report(where, report)
 
 
@@ -558,7 +588,12 @@ def _cell(counts: Counter[str]) -> Any:
 
 
 def _print_summary(
-    console: Any, results: Sequence[Any], backends: Sequence[str], versions: dict[str, Any], show: int
+    console: Any,
+    results: Sequence[Any],
+    backends: Sequence[str],
+    versions: dict[str, Any],
+    show: int,
+    report: str | None = None,
 ) -> None:
     from rich.table import Table
 
@@ -591,6 +626,7 @@ def _print_summary(
         line = styled((r.status, STATUS_STYLE[r.status]), f" {r.spec} {r.transcript} [{r.chunking}] {detail}")
         console.print(line, soft_wrap=True)
     if len(bad) > show:
-        console.print(
-            styled(f"… {len(bad) - show} more not passing (undocumented); see the report", style="dim")
+        where = (
+            f"see the report in {report}" if report else "--show N lists more, --report DIR writes them all"
         )
+        console.print(styled(f"… {len(bad) - show} more not passing (undocumented); {where}", style="dim"))

@@ -96,9 +96,14 @@ def load_report(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if p.is_dir():
         p = p / "report.json"
-    data = json.loads(p.read_text(encoding="utf-8"))
+    from ..cli.terminal import InputFileError  # a ValueError too, as this raised before
+
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"{p}: not a JSON conformance report ({exc})") from None
     if not isinstance(data, dict) or "results" not in data:
-        raise ValueError(f"{p} is not a parsebridge conformance report (no 'results')")
+        raise InputFileError(f"{p} is not a parsebridge conformance report (no 'results')")
     return data
 
 
@@ -166,8 +171,11 @@ def diff_reports(
                 )
             )
     pa, pb = _parsers(a), _parsers(b)
+    # A backend only one report ran is not compared (`backend_mismatch` says so): its parsers
+    # did not appear or vanish.
+    both = _backends_run(a, wanted) & _backends_run(b, wanted)
     for backend in sorted(pa.keys() | pb.keys()):
-        if wanted and backend not in wanted:
+        if backend not in both:
             continue
         gained = sorted(pb.get(backend, set()) - pa.get(backend, set()))
         lost = sorted(pa.get(backend, set()) - pb.get(backend, set()))

@@ -47,12 +47,15 @@ def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _work(index: int) -> tuple[int, list[Result]]:
+def _work(batch: list[int]) -> list[tuple[int, list[Result]]]:
     runner: Runner = _STATE["runner"]  # type: ignore[assignment]
     units: list[Unit] = _STATE["units"]  # type: ignore[assignment]
     transcripts: Sequence[Transcript] = _STATE["transcripts"]  # type: ignore[assignment]
-    target, ti, explicit = units[index]
-    return index, runner.run_transcript(target, transcripts[ti], explicit=explicit)
+    out = []
+    for index in batch:
+        target, ti, explicit = units[index]
+        out.append((index, runner.run_transcript(target, transcripts[ti], explicit=explicit)))
+    return out
 
 
 def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript]) -> None:
@@ -64,6 +67,8 @@ def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript
         seen.add(target.backend)
         if not explicit and runner.unavailable_reason(target.backend) is not None:
             continue
+        if groups_units(target.backend):
+            continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
         with contextlib.suppress(Exception):  # reported per result by the workers
             runner.subject(target, transcripts[ti].tools)
 
@@ -82,19 +87,20 @@ def run_units(
         warm(runner, units, transcripts)
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        order = sorted(range(len(units)), key=lambda i: -len(transcripts[units[i][1]].output))
+        batches = _batches(units, transcripts)
         try:
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
                 # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
                 # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
-                for f in as_completed([pool.submit(_work, i) for i in order]):
+                for f in as_completed([pool.submit(_work, batch) for batch in batches]):
                     try:
-                        i, rows = f.result()
+                        finished = f.result()
                     except BrokenProcessPool:
                         continue
-                    done[i] = rows
-                    if progress is not None:
-                        progress(len(rows))
+                    for i, rows in finished:
+                        done[i] = rows
+                        if progress is not None:
+                            progress(len(rows))
         except BrokenProcessPool:
             pass  # the rest runs below, in this process
         finally:
@@ -106,6 +112,33 @@ def run_units(
             if progress is not None:
                 progress(len(got))
         yield from got
+
+
+def groups_units(backend: str) -> bool:
+    """Whether `backend` asks for its units in one batch per target (`Backend.groups_units`)."""
+    from ..adapters.registry import get_backend
+
+    try:
+        return bool(get_backend(backend).groups_units)
+    except Exception:  # an unknown backend: reported per result by the workers
+        return False
+
+
+def _batches(units: Sequence[Unit], transcripts: Sequence[Transcript]) -> list[list[int]]:
+    """What each worker task runs: one unit, longest output first; a `groups_units` backend's units
+    one batch per target (each configuration is a server process of the worker's own: handing its
+    units to every worker would start it in each), biggest batches first."""
+    singles: list[int] = []
+    by_target: dict[str, list[int]] = {}
+    for i, (target, _, _) in enumerate(units):
+        if groups_units(target.backend) and not target.unsupported:
+            by_target.setdefault(f"{target.backend}|{target.label}", []).append(i)
+        else:
+            singles.append(i)
+    size = lambda i: len(transcripts[units[i][1]].output)  # noqa: E731
+    singles.sort(key=lambda i: -size(i))
+    groups = sorted(by_target.values(), key=lambda b: -sum(size(i) for i in b))
+    return groups + [[i] for i in singles]
 
 
 def _call(index: int) -> tuple[int, Any]:

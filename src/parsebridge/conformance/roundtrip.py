@@ -389,10 +389,12 @@ def run_roundtrip(
             progress(*pair)
         return run_family(pair[0], pair[1], examples, seed).as_dict()
 
-    from .parallel import map_forked
+    from .parallel import groups_units, map_forked
 
     if jobs > 1:  # build one parser per backend here, so forked workers inherit its imports and tokenizer
         for backend in dict.fromkeys(b for b, _ in pairs):
+            if groups_units(backend):
+                continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
             family = next(f for b, f in pairs if b == backend)
             with contextlib.suppress(Exception):
                 subject_for(backend, family, [])

@@ -22,7 +22,7 @@ from typing import Any
 
 from .diff import load_report
 
-FRAMEWORKS = ("vllm", "sglang")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
 #: The server-in-the-loop oracle's record, written beside report.json by the framework envs' tests
 #: (tests/serving/test_server_oracle_*.py): per framework, how many parser configurations and runs
 #: were compared with the framework's own chat server, and which differed.
@@ -279,7 +279,9 @@ def main(ns: argparse.Namespace) -> int:
     """Render the support page; the command line is recorded in it so anyone can regenerate it."""
     data = getattr(ns, "data", None)
     if not ns.reports and not data:
-        raise SystemExit("give report.json files (or directories) and/or --data FILE")
+        from ..protocol import ParsebridgeError
+
+        raise ParsebridgeError("give report.json files (or directories) and/or --data FILE")
     args = (["--data", data] if data else []) + (["--out", ns.out] if getattr(ns, "out", None) else [])
     command = "parsebridge conformance support " + " ".join(shlex.quote(a) for a in args)
     text = support_table(ns.reports, command=command, data=data)

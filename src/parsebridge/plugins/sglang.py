@@ -32,18 +32,16 @@ JSON-array form and parses that itself.
 from __future__ import annotations
 
 import inspect
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from . import (
     PARSERS,
     FrameworkMissingError,
-    Kind,
+    Registrar,
     Registration,
     reasoning_markers,
     reasoning_open,
-    registrations,
     tool_dicts,
     tool_indices,
 )
@@ -208,44 +206,19 @@ class ParsebridgeReasoningDetector(BaseReasoningFormatDetector):  # type: ignore
 REGISTERED: dict[str, type] = {}
 
 
-def _class_for(reg: Registration) -> type:
-    base: type = ParsebridgeDetector if reg.kind == "tool" else ParsebridgeReasoningDetector
-    label = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", reg.spec))
-    return type(
-        f"Pb{label}{base.__name__.removeprefix('Parsebridge')}",
-        (base,),
-        {"pb_spec": reg.spec, "__module__": __name__, "__doc__": f"parsebridge `{reg.spec}` in SGLang."},
-    )
-
-
-def _register(reg: Registration) -> type:
-    cls = _class_for(reg)
+def _install(reg: Registration, cls: type) -> None:
     if reg.kind == "tool":
         FunctionCallParser.ToolCallParserEnum[reg.name] = cls
     else:
         ReasoningParser.DetectorMap[reg.name.lower()] = cls
-    REGISTERED[reg.name] = cls
-    return cls
 
 
-def register(spec: str, name: str | None = None, kind: Kind | None = None) -> str:
-    """Register one parsebridge parser (any config string) into SGLang; return the name it serves under.
-
-    `name` defaults to ``pb:`` + the spec, lower-cased (SGLang looks reasoning
-    parsers up lower-cased); `kind` is read from the spec when not given.
-    """
-    from . import kind_of, plugin_name
-
-    reg = Registration((name or plugin_name(spec)).lower(), kind or kind_of(spec), spec)
-    _register(reg)
-    return reg.name
-
-
-def register_all(backends: Iterable[str] | None = None) -> list[str]:
-    """Register every parser of `backends` (default: builtin and vLLM when installed) and the
-    ``PARSEBRIDGE_PLUGIN_PARSERS`` entries; return the names. SGLang's entry point calls this."""
-    names = []
-    for reg in registrations("sglang", backends=backends):
-        _register(reg)
-        names.append(reg.name)
-    return names
+_REGISTRAR = Registrar(
+    "sglang",
+    {"tool": ParsebridgeDetector, "reasoning": ParsebridgeReasoningDetector},
+    _install,
+    __name__,
+    REGISTERED,
+)
+register = _REGISTRAR.register
+register_all = _REGISTRAR.register_all

@@ -42,21 +42,22 @@ loader would half-import under the name ``parsebridge.plugins``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
+from ..protocol.prompt_rule import prompt_start_state, start_options
 from . import (
     PARSERS,
     FrameworkMissingError,
-    Kind,
+    Registrar,
     Registration,
+    _log,
+    on_error_policy,
     reasoning_closed,
     reasoning_markers,
-    reasoning_open,
-    registrations,
     tool_dicts,
+    tool_start_marker,
 )
 
 try:
@@ -91,12 +92,32 @@ _ToolCall: Any = getattr(_protocol, "ToolCall", None) or _api.protocol.ToolCall
 _FunctionCall: Any = getattr(_protocol, "FunctionCall", None) or _api.protocol.FunctionCall
 
 
-def _decode(tokenizer: Any, ids: Sequence[int]) -> str:
+_DECODE_WARNED: set[tuple[str, str]] = set()
+
+
+def _decode(tokenizer: Any, ids: Sequence[int], spec: str = "") -> str:
+    """The text of `ids`. A tokenizer that cannot decode them fails under the plugin's policy
+    (``PARSEBRIDGE_PLUGIN_ON_ERROR``): ``raise`` raises a `BackendError` naming the parser;
+    ``fallback`` (the default) logs it once per parser and error type and reads no text there."""
     if not ids:
         return ""
     try:
         return str(tokenizer.decode(list(ids)))
-    except Exception:  # a tokenizer that cannot decode these ids: no markers found
+    except Exception as exc:
+        from ..protocol import BackendError
+
+        if on_error_policy() == "raise":
+            raise BackendError.wrapping("pb", spec, "tokenizer.decode", exc) from exc
+        key = (spec, type(exc).__name__)
+        if key not in _DECODE_WARNED:
+            _DECODE_WARNED.add(key)
+            _log.warning(
+                "parsebridge plugin %s: the tokenizer cannot decode token ids (%s: %s); "
+                "no reasoning marker is found in them",
+                spec,
+                type(exc).__name__,
+                exc,
+            )
         return ""
 
 
@@ -162,10 +183,10 @@ class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]
             "tool", self.pb_spec, None, self._framework_tokenizer()
         )  # a broken spec fails here
         # The name vLLM's own parsers give their opening marker; frontends (Dynamo) read it to spot
-        # tool markup that arrives with the end of reasoning. No end marker is declared: formats do
-        # not all have one, and a frontend waits for the end of output instead.
-        markers = tuple(m for m in getattr(first, "markers", ()) or () if isinstance(m, str) and m)
-        self.tool_call_start_token: str | None = markers[0] if markers else None
+        # tool markup that arrives with the end of reasoning (without it, Dynamo shows that markup as
+        # content and the call is lost). No end marker is declared: formats do not all have one, and a
+        # frontend waits for the end of output instead.
+        self.tool_call_start_token: str | None = tool_start_marker(first, self.pb_spec)
 
     def _framework_tokenizer(self) -> Any:
         return self.model_tokenizer
@@ -224,11 +245,18 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         self._start, self._end = reasoning_markers(self._pb)
         #: Whether the prompt opened reasoning (True), closed it (False), or says nothing (None).
         #: The request's chat_template_kwargs (vLLM passes them here) may turn thinking off first.
-        self._started: bool | None = (
+        self._default: bool | None = (
             False if thinking_turned_off(kwargs.get("chat_template_kwargs")) else None
         )
+        self._started = self._default
+        #: The prompt's options for the parser (`start_options`), and the prompt itself once given.
+        self._options: dict[str, Any] = {}
+        self._prompt_ids: list[int] | None = None
+        self._prompt_closes = False
+        self._backend = self.pb_spec.partition(":")[0]
         self._stream: Any = None
         self._ended = False
+        self._reasoned = False
 
     def _framework_tokenizer(self) -> Any:
         return self.model_tokenizer
@@ -244,8 +272,18 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         return self._end
 
     def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-        text = _decode(self.model_tokenizer, list(input_ids)[-PROMPT_TAIL_TOKENS:])
+        """Whether reasoning has ended by the end of `input_ids`. vLLM's server asks it about the
+        prompt (right after `set_prompt_token_ids`): that answer follows the backend's prompt rule
+        (`parsebridge.protocol.prompt_rule`), so a backend whose server ignores the prompt (SGLang)
+        is not switched to content by one; other ids: the last marker decides."""
+        ids = list(input_ids)
+        if self._prompt_ids is not None and ids == self._prompt_ids:
+            return self._prompt_closes
+        text = self._decode(ids[-PROMPT_TAIL_TOKENS:])
         return reasoning_closed(text, self._start, self._end)
+
+    def _decode(self, ids: Sequence[int]) -> str:
+        return _decode(self.model_tokenizer, ids, self.pb_spec)
 
     def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Iterable[int]) -> bool:
         """Whether the end marker completes within `delta_ids` (decodes only the tail, not the output)."""
@@ -254,26 +292,31 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
             return False
         window = list(input_ids)[-(len(delta) + len(self._end)) :]
         before = window[: len(window) - len(delta)]
-        return self._end in _decode(self.model_tokenizer, window) and self._end not in _decode(
-            self.model_tokenizer, before
-        )
+        return self._end in self._decode(window) and self._end not in self._decode(before)
 
     def extract_content_ids(self, input_ids: list[int]) -> list[int]:
         """The ids after the end marker (all of them when it is not among them)."""
         ids = list(input_ids)
-        if self._end not in _decode(self.model_tokenizer, ids):
+        if self._end not in self._decode(ids):
             return ids
-        for cut in range(1, len(ids) + 1):
-            if self._end in _decode(self.model_tokenizer, ids[:cut]):
-                return ids[cut:]
-        return []
+        # The shortest prefix whose text holds the end marker: a prefix that holds it, every longer
+        # one does, so a binary search finds it in log2(n) decodes (a scan would decode n prefixes).
+        low, high = 1, len(ids)
+        while low < high:
+            mid = (low + high) // 2
+            if self._end in self._decode(ids[:mid]):
+                high = mid
+            else:
+                low = mid + 1
+        return ids[low:]
 
     def _read_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        text = _decode(self.model_tokenizer, list(prompt_token_ids)[-PROMPT_TAIL_TOKENS:])
-        if reasoning_open(text, self._start, self._end):
-            self._started = True
-        elif reasoning_closed(text, self._start, self._end):
-            self._started = False
+        """The request's start state and prompt options, as `OutputProcessor` reads the same prompt."""
+        self._prompt_ids = list(prompt_token_ids)
+        text = self._decode(self._prompt_ids[-PROMPT_TAIL_TOKENS:])
+        self._started, self._options = start_options(self._pb, None, self._default, text)
+        said = prompt_start_state(self._backend, text, self._start, self._end)
+        self._prompt_closes = (self._started if said is None else said) is False
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
         self._read_prompt(prompt_token_ids)
@@ -284,7 +327,7 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
     # ------------------------------------------------------------------ parsing
 
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[str | None, str | None]:
-        result = self._pb.parse(model_output, reasoning_started=self._started)
+        result = self._pb.parse(model_output, reasoning_started=self._started, **self._options)
         return result.reasoning, result.content
 
     def extract_reasoning_streaming(
@@ -297,9 +340,11 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         delta_token_ids: Sequence[int],
     ) -> Any:
         if self._stream is None:
-            self._stream = self._pb.stream(reasoning_started=self._started)
+            self._stream = self._pb.stream(reasoning_started=self._started, **self._options)
         delta = self._stream.feed(delta_text, list(delta_token_ids) or None)
-        if delta.content:
+        self._reasoned = self._reasoned or bool(delta.reasoning)
+        if delta.content and (self._reasoned or delta.content.strip()):
+            # Whitespace before the start marker is content that does not end reasoning yet.
             self._ended = True
         return _delta_message(delta, _NO_IDS)
 
@@ -323,47 +368,22 @@ _NO_IDS = _CallIds()  # reasoning deltas carry no calls
 REGISTERED: dict[str, type] = {}
 
 
-def _class_for(reg: Registration) -> type:
-    base: type = ParsebridgeToolParser if reg.kind == "tool" else ParsebridgeReasoningParser
-    label = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", reg.spec))
-    return type(
-        f"Pb{label}{base.__name__.removeprefix('Parsebridge')}",
-        (base,),
-        {"pb_spec": reg.spec, "__module__": __name__, "__doc__": f"parsebridge `{reg.spec}` in vLLM."},
-    )
-
-
-def _register(reg: Registration) -> type:
-    cls = _class_for(reg)
+def _install(reg: Registration, cls: type) -> None:
     if reg.kind == "tool":
         _api.ToolParserManager.register_module(name=reg.name, force=True, module=cls)
     else:
         _api.ReasoningParserManager.register_module(name=reg.name, force=True, module=cls)
-    REGISTERED[reg.name] = cls
-    return cls
 
 
-def register(spec: str, name: str | None = None, kind: Kind | None = None) -> str:
-    """Register one parsebridge parser (any config string) into vLLM; return the name it serves under.
-
-    `name` defaults to ``pb:`` + the spec, lower-cased; `kind` is read from the
-    spec (a ``python:`` class says by its base class) when not given.
-    """
-    from . import kind_of, plugin_name
-
-    reg = Registration((name or plugin_name(spec)).lower(), kind or kind_of(spec), spec)
-    _register(reg)
-    return reg.name
-
-
-def register_all(backends: Iterable[str] | None = None) -> list[str]:
-    """Register every parser of `backends` (default: builtin and SGLang when installed)
-    and the ``PARSEBRIDGE_PLUGIN_PARSERS`` entries; return the names."""
-    names = []
-    for reg in registrations("vllm", backends=backends):
-        _register(reg)
-        names.append(reg.name)
-    return names
+_REGISTRAR = Registrar(
+    "vllm",
+    {"tool": ParsebridgeToolParser, "reasoning": ParsebridgeReasoningParser},
+    _install,
+    __name__,
+    REGISTERED,
+)
+register = _REGISTRAR.register
+register_all = _REGISTRAR.register_all
 
 
 def parser_class(reasoning: str | None = None, tool: str | None = None) -> Any:

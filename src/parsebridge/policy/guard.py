@@ -39,8 +39,9 @@ from ..protocol import (
     ToolParseResult,
     ToolStream,
 )
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import StreamStateError, UnsupportedOptionError
 from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
+from ..protocol.prompt_rule import check_prompt_options
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 OnError = Literal["raise", "fallback"]
@@ -73,16 +74,16 @@ class _Guard:
     def spec(self) -> str:
         return f"{self.backend}:{self.name}"
 
-    def _error(self, exc: BaseException, call: str, transcript: str | None) -> BackendError:
-        if isinstance(exc, BackendError):
-            return exc
+    def _error(self, exc: BaseException, call: str, transcript: str | None) -> ParsebridgeError:
+        if isinstance(exc, (BackendError, UnsupportedOptionError)):
+            return exc  # a usage error stays one: never the framework's failure
         err = BackendError(self.backend, self.name, call, f"{type(exc).__name__}: {exc}", transcript)
         err.__cause__ = exc
         return err
 
     def _handle(self, exc: BaseException, call: str, transcript: str | None) -> None:
         """Raise per policy, or log and return so the caller falls back."""
-        if isinstance(exc, StreamStateError):
+        if isinstance(exc, (StreamStateError, UnsupportedOptionError)):
             raise exc
         err = self._error(exc, call, transcript)
         if self.on_error == "raise":
@@ -176,7 +177,7 @@ class _GuardedStream:
         self.__dict__.pop("feed", None)
 
     def _failed(self, exc: Exception, text: str) -> StreamDelta:
-        if isinstance(exc, StreamStateError):
+        if isinstance(exc, (StreamStateError, UnsupportedOptionError)):
             raise exc
         delta = self._break(exc, "stream.feed", text)  # raises under "raise"
         self._slow_path()
@@ -358,7 +359,10 @@ class GuardedReasoningParser(_Guard):
         transcript: str | None = None,
         **kwargs: Any,
     ) -> ReasoningParseResult:
-        """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state)."""
+        """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state:
+        refused, typed, when its parse takes none; `parsebridge.protocol.prompt_rule`)."""
+        if kwargs:
+            check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
         try:
             if kwargs:
                 return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
@@ -380,6 +384,8 @@ class GuardedReasoningParser(_Guard):
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
     ) -> ReasoningStream:
+        if kwargs:
+            check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
         try:
             inner: ReasoningStream = self.inner.stream(reasoning_started=reasoning_started, **kwargs)
         except Exception as exc:
@@ -426,6 +432,8 @@ class GuardedPipeline(_Guard):
         transcript: str | None = None,
         **kwargs: Any,
     ) -> ParseResult:
+        if kwargs:
+            check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
         try:
             return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
         except Exception as exc:
@@ -434,6 +442,7 @@ class GuardedPipeline(_Guard):
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
+        check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
         try:
             inner = self.inner.stream(**kwargs)
         except Exception as exc:

@@ -20,12 +20,16 @@ from .errors import (
     ParserProtocolError,
     ParserUnsupportedError,
     ParseTimeoutError,
+    ServerUnavailableError,
     StreamStateError,
     UnknownBackendError,
+    UnknownOptionError,
     UnknownParserError,
+    UnsupportedOptionError,
 )
 
 if TYPE_CHECKING:
+    from .calls import new_call_id, parse_arguments
     from .families import Family, FamilyTable, family_table, load_table
     from .models import (
         ParseResult,
@@ -35,8 +39,6 @@ if TYPE_CHECKING:
         ToolCall,
         ToolCallDelta,
         ToolParseResult,
-        new_call_id,
-        parse_arguments,
     )
     from .parsers import (
         DynamoReasoningParser,
@@ -102,9 +104,9 @@ _LAZY: dict[str, str] = {
     "ToolStreamBase": "streams",
     "family_table": "families",
     "load_table": "families",
-    "new_call_id": "models",
+    "new_call_id": "calls",
     "normalize_name": "spec",
-    "parse_arguments": "models",
+    "parse_arguments": "calls",
     "result_as_delta": "streams",
     "tool_names": "parsers",
 }
@@ -152,6 +154,7 @@ __all__ = [
     "ReasoningParserConfig",
     "ReasoningStream",
     "ReasoningStreamBase",
+    "ServerUnavailableError",
     "StreamDelta",
     "StreamStateError",
     "ToolCall",
@@ -164,7 +167,9 @@ __all__ = [
     "ToolStream",
     "ToolStreamBase",
     "UnknownBackendError",
+    "UnknownOptionError",
     "UnknownParserError",
+    "UnsupportedOptionError",
     "family_table",
     "load_table",
     "new_call_id",

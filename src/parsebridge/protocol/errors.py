@@ -73,6 +73,26 @@ class UnknownParserError(InvalidSpecError, LookupError):
         )
 
 
+class UnknownOptionError(InvalidSpecError, TypeError):
+    """A keyword option the parser named by a spec does not take (a typo, or another backend's)."""
+
+    def __init__(self, spec: str, unknown: Iterable[str], accepted: Iterable[str]) -> None:
+        self.spec = spec
+        self.unknown = list(unknown)
+        self.accepted = sorted(set(accepted))
+        hints = [
+            f"{near[0]!r} for {name!r}" if len(self.unknown) > 1 else repr(near[0])
+            for name in self.unknown
+            if (near := closest(name, self.accepted, n=1))
+        ]
+        hint = f" Did you mean {', '.join(hints)}?" if hints else ""
+        plural = "s" if len(self.unknown) > 1 else ""
+        super().__init__(
+            f"{spec} takes no option{plural} {', '.join(map(repr, self.unknown))}.{hint} "
+            f"Options it takes: {_listing(self.accepted)}."
+        )
+
+
 class BackendNotInstalledError(ParsebridgeError, ImportError):
     """The backend's framework cannot be imported here."""
 
@@ -170,3 +190,30 @@ class ParserUnsupportedError(ParsebridgeError, LookupError):
         self.parser = parser
         self.reason = reason
         super().__init__(f"{backend}:{parser} cannot parse here: {reason}")
+
+
+class UnsupportedOptionError(ParsebridgeError, ValueError):
+    """A parse or stream option this parser cannot honour, refused before any text is read.
+
+    E.g. ``reasoning_started=False`` on a framework parser that starts inside
+    reasoning whatever its server is told, or ``prompt=`` on a parser of your
+    own whose `parse` takes no prompt. A usage error, never the framework's failure.
+    """
+
+    def __init__(self, spec: str, option: str, value: object, reason: str) -> None:
+        self.spec = spec
+        self.option = option
+        self.value = value
+        self.reason = reason
+        super().__init__(f"{spec} cannot honour {option}={value!r}: {reason}")
+
+
+class ServerUnavailableError(ParsebridgeError, RuntimeError):
+    """A backend whose parsers run only inside the framework's own server could not start or reach
+    that server (missing wheel, a library the wheel needs, no free port, a forked child of a
+    process that had one running...); `reason` says why."""
+
+    def __init__(self, backend: str, reason: str) -> None:
+        self.backend = backend
+        self.reason = reason
+        super().__init__(f"backend {backend!r}: its server is unavailable: {reason}")

@@ -12,63 +12,16 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from os import register_at_fork as _register_at_fork
-from os import urandom as _urandom
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.dataclasses import dataclass
 
+from .calls import new_call_id, parse_arguments
+
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
-
-
-#: Ids drawn ahead: one read of the OS's random source per `_ID_BATCH` ids, not one per id (a
-#: system call costs more than the rest of announcing a call). A forked child starts empty,
-#: so parent and child never hand out the same ids.
-_ID_POOL: list[str] = []
-_ID_BATCH = 256
-_register_at_fork(after_in_child=_ID_POOL.clear)
-
-
-def new_call_id() -> str:
-    """A fresh OpenAI-style tool-call id (`call_` + 24 hex chars).
-
-    96 random bits from the OS, as `uuid4` draws them, without building a UUID
-    (builtin streams mint one per call).
-    """
-    try:
-        return _ID_POOL.pop()
-    except IndexError:
-        hexed = _urandom(12 * _ID_BATCH).hex()
-        _ID_POOL.extend(["call_" + hexed[i : i + 24] for i in range(0, 24 * _ID_BATCH, 24)])
-        return _ID_POOL.pop()
-
-
-#: The C scanner behind `json.loads`, called directly: arguments are parsed once per call on
-#: every one-shot path, and `loads` adds two Python frames and a whitespace regex around it.
-_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
-    """Arguments text → (dict, None), or ({}, verbatim text) when it is not a JSON object.
-
-    Keeping the verbatim text instead of dropping the call is the documented
-    fallback: a client may still want to see what the model tried to say.
-    """
-    stripped = text.strip()
-    if not stripped:
-        return {}, None
-    if stripped[0] != "{":  # only an object can be arguments
-        return {}, text
-    try:
-        value, end = _scan_json(stripped, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return {}, text
-    if end != len(stripped) or not isinstance(value, dict):
-        return {}, text
-    return value, None
 
 
 class _Model(BaseModel):
@@ -129,7 +82,7 @@ class _SlottedModel:
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""
-        clone = alloc(type(self))
+        clone = _alloc(type(self))
         for name in self.model_fields:
             setattr(clone, name, getattr(self, name))
         if deep:
@@ -353,14 +306,14 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 # fields, equal to the validated model. Only for values of the right types;
 # what callers construct themselves is still validated.
 
-#: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `alloc(cls)` plus a
-#: store per slot; per-chunk closures elsewhere do that themselves (one Python frame less per
-#: chunk than `make_delta`). A `BaseModel` (`ToolCall`, the results) is `alloc(cls)` plus one
-#: `fill_fields(model, {every field: its value})`.
-alloc = object.__new__
+#: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `_alloc(cls)` plus a
+#: store per slot; a `BaseModel` (`ToolCall`, the results) is `_alloc(cls)` plus one
+#: `fill_fields(model, {every field: its value})`. Only this section knows how: everything
+#: else calls the `make_*`/`delta_of`/`empty_delta`/`set_raw_text` below.
+_alloc = object.__new__
 
 #: The pydantic releases the fast `fill_fields` was written and tested against (pyproject:
-#: ``pydantic>=2.6,<3``); outside them `fill_fields` is pydantic's normal construction.
+#: ``pydantic>=2.6,<3``); another release is an ImportError that says so (see `check_pydantic`).
 FAST_PYDANTIC = ((2, 6), (3, 0))
 #: The `BaseModel` instance layout the fast path relies on: field values in `__dict__` (stored
 #: through the slot's descriptor) and three bookkeeping slots it leaves unset, which
@@ -368,13 +321,28 @@ FAST_PYDANTIC = ((2, 6), (3, 0))
 BASEMODEL_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
 
 
-def fast_construction_supported(version: str = PYDANTIC_VERSION, base: type = BaseModel) -> bool:
-    """Whether `version` is a release the fast path was written for and `base` has its layout."""
+def _tested_release(version: str) -> bool:
     try:
         release = tuple(int(part) for part in version.split(".")[:2])
     except ValueError:
         return False
-    if not FAST_PYDANTIC[0] <= release < FAST_PYDANTIC[1]:
+    return FAST_PYDANTIC[0] <= release < FAST_PYDANTIC[1]
+
+
+def check_pydantic(version: str = PYDANTIC_VERSION) -> None:
+    """Import-time check: `version` is a pydantic release this module was tested with."""
+    if not _tested_release(version):
+        low, high = (".".join(map(str, r)) for r in FAST_PYDANTIC)
+        raise ImportError(
+            f"parsebridge needs pydantic>={low},<{high} (its result objects are built without "
+            f"validation in a way tested only there); found pydantic {version!r}: "
+            f"pip install 'pydantic>={low},<{high}'"
+        )
+
+
+def fast_construction_supported(version: str = PYDANTIC_VERSION, base: type = BaseModel) -> bool:
+    """Whether `version` is a release the fast path was written for and `base` has its layout."""
+    if not _tested_release(version):
         return False
     descriptor = base.__dict__.get("__dict__")
     return getattr(base, "__slots__", None) == BASEMODEL_SLOTS and hasattr(descriptor, "__set__")
@@ -385,9 +353,11 @@ def init_fields(model: BaseModel, fields: dict[str, Any]) -> None:
     model.__init__(**fields)  # type: ignore[misc]
 
 
-#: Checked once, at import: the installed pydantic is one the fast path was written for.
+check_pydantic()
+#: Checked once, at import: a tested release whose `BaseModel` still has the layout relied on
+#: (else the fallback: correct, validated, slower).
 FAST_CONSTRUCTION = fast_construction_supported()
-#: Gives a model from `alloc(cls)` every field's value: on the releases checked for, the
+#: Gives a model from `_alloc(cls)` every field's value: on the releases checked for, the
 #: store of BaseModel's `__dict__` slot descriptor itself (no validation, no Python frame;
 #: the bookkeeping slots stay unset, see `_Model.__getattr__`), elsewhere `init_fields`.
 #: `fields` holds every field, each of the right type.
@@ -412,16 +382,50 @@ def make_delta(
     content: str = "", reasoning: str = "", tool_calls: list[ToolCallDelta] | None = None
 ) -> StreamDelta:
     """A `StreamDelta` built without validation (the per-chunk path: one allocation, three slot stores)."""
-    delta = alloc(StreamDelta)
+    delta = _alloc(StreamDelta)
     delta.content = content
     delta.reasoning = reasoning
     delta.tool_calls = [] if tool_calls is None else tool_calls
     return delta
 
 
+def delta_of(content: str, reasoning: str, tool_calls: list[ToolCallDelta]) -> StreamDelta:
+    """`make_delta` with every field given: the per-chunk path of the streams, no defaults to fill."""
+    delta = _alloc(StreamDelta)
+    delta.content = content
+    delta.reasoning = reasoning
+    delta.tool_calls = tool_calls
+    return delta
+
+
+def arguments_delta(index: int, arguments: str) -> StreamDelta:
+    """The delta of one argument fragment of call `index` (one frame for both objects)."""
+    call = _alloc(ToolCallDelta)
+    call.index = index
+    call.id = call.name = None
+    call.arguments = arguments
+    delta = _alloc(StreamDelta)
+    delta.content = delta.reasoning = ""
+    delta.tool_calls = [call]
+    return delta
+
+
+def empty_delta() -> StreamDelta:
+    """The delta of a chunk that shows nothing (a fresh one each time: callers may extend it)."""
+    delta = _alloc(StreamDelta)
+    delta.content = delta.reasoning = ""
+    delta.tool_calls = []
+    return delta
+
+
+def set_raw_text(call: ToolCall, raw_text: str) -> None:
+    """Sets `raw_text` of a call this process built with `make_tool_call`, in place, unvalidated."""
+    call.__dict__["raw_text"] = raw_text
+
+
 def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
-    delta = alloc(ToolCallDelta)
+    delta = _alloc(ToolCallDelta)
     delta.index = index
     delta.id = id
     delta.name = name
@@ -432,7 +436,7 @@ def make_call_delta(index: int, id: str | None, name: str | None, arguments: str
 def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_text: str = "") -> ToolCall:
     """`ToolCall.from_arguments_text` without validation: JSON parsed, invalid text kept verbatim."""
     parsed, invalid = parse_arguments(arguments_text)
-    call = alloc(ToolCall)
+    call = _alloc(ToolCall)
     fill_fields(
         call,
         {
@@ -449,8 +453,8 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
 def make_tool_result(
     content: str | None, tool_calls: list[ToolCall], dropped: str | None = None
 ) -> ToolParseResult:
-    """A `ToolParseResult` built without validation (`alloc` and `fill_fields`)."""
-    result = alloc(ToolParseResult)
+    """A `ToolParseResult` built without validation (`_alloc` and `fill_fields`)."""
+    result = _alloc(ToolParseResult)
     fill_fields(result, {"content": content, "tool_calls": tool_calls, "dropped": dropped})
     return result
 
@@ -458,8 +462,8 @@ def make_tool_result(
 def make_reasoning_result(
     reasoning: str | None, content: str | None, block: ReasoningBlock | None
 ) -> ReasoningParseResult:
-    """A `ReasoningParseResult` built without validation (`alloc` and `fill_fields`)."""
-    result = alloc(ReasoningParseResult)
+    """A `ReasoningParseResult` built without validation (`_alloc` and `fill_fields`)."""
+    result = _alloc(ReasoningParseResult)
     fill_fields(result, {"reasoning": reasoning, "content": content, "block": block})
     return result
 
@@ -473,7 +477,7 @@ def make_block(
     located: bool,
 ) -> ReasoningBlock:
     """A `ReasoningBlock` built without validation (one allocation, a store per slot)."""
-    block = alloc(ReasoningBlock)
+    block = _alloc(ReasoningBlock)
     block.content = content
     block.start_marker = start_marker
     block.end_marker = end_marker

@@ -28,6 +28,13 @@ class ParserBackend(StrEnum):
     PYTHON = "python"
     SGLANG = "sglang"
     VLLM = "vllm"
+    DYNAMO = "dynamo"
+    #: The seed design's name for Dynamo's Rust parsers: read as DYNAMO everywhere (`BACKEND_ALIASES`).
+    NATIVE = "native"
+
+
+#: Backend names read as another backend's: the design's ``native`` is ``dynamo``.
+BACKEND_ALIASES: dict[str, str] = {ParserBackend.NATIVE.value: ParserBackend.DYNAMO.value}
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class ParserSpec:
         rest = rest.strip()
         if not _BACKEND_RE.match(backend):
             raise InvalidSpecError(f"invalid backend {backend!r} in spec {spec!r}")
+        backend = BACKEND_ALIASES.get(backend, backend)
         if not rest:
             raise InvalidSpecError(f"spec {spec!r} names a backend but no parser; expected {backend}:NAME")
         if backend == ParserBackend.PYTHON.value:

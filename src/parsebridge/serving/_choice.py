@@ -19,7 +19,6 @@ from typing import Any, Literal, Protocol
 
 from ..protocol import (
     BackendError,
-    ParsebridgeError,
     ParseResult,
     StreamDelta,
     ToolCallDelta,
@@ -330,7 +329,3 @@ class ChoiceStream:
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
-
-
-def is_parsebridge_error(exc: BaseException) -> bool:
-    return isinstance(exc, ParsebridgeError)

@@ -186,19 +186,12 @@ class ChunkStream:
         """Drive the whole stream: SSE lines, ending with ``data: [DONE]``; parser errors end it in-band."""
         try:
             for item in outputs:
-                out = _engine_output(item)
-                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                for chunk in self._output_chunks(item):
                     yield sse(chunk)
-                if out.finish_reason is not None:
-                    for chunk in self.finish(out.finish_reason, index=out.index):
-                        yield sse(chunk)
-            for chunk in self.finish():
+            for chunk in self._closing_chunks(usage):
                 yield sse(chunk)
-            if usage is not None:
-                yield sse(self.usage_chunk(usage))
         except ParsebridgeError as exc:
-            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
-            yield sse(self.error_event(exc))
+            yield self._ended_by(exc)
         yield SSE_DONE
 
     async def asse(
@@ -210,20 +203,33 @@ class ChunkStream:
         """`sse` for an async engine."""
         try:
             async for item in outputs:
-                out = _engine_output(item)
-                for chunk in self.feed(out.text, out.token_ids, index=out.index):
+                for chunk in self._output_chunks(item):
                     yield sse(chunk)
-                if out.finish_reason is not None:
-                    for chunk in self.finish(out.finish_reason, index=out.index):
-                        yield sse(chunk)
-            for chunk in self.finish():
+            for chunk in self._closing_chunks(usage):
                 yield sse(chunk)
-            if usage is not None:
-                yield sse(self.usage_chunk(usage))
         except ParsebridgeError as exc:
-            log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
-            yield sse(self.error_event(exc))
+            yield self._ended_by(exc)
         yield SSE_DONE
+
+    def _output_chunks(
+        self, item: EngineOutput | str | tuple[str, Sequence[int] | None]
+    ) -> Iterator[dict[str, Any]]:
+        """The chunks of one engine output (lazily: each is sent before the next is made)."""
+        out = _engine_output(item)
+        yield from self.feed(out.text, out.token_ids, index=out.index)
+        if out.finish_reason is not None:
+            yield from self.finish(out.finish_reason, index=out.index)
+
+    def _closing_chunks(self, usage: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+        """The chunks after the engine's last output: every choice finished, then the usage."""
+        yield from self.finish()
+        if usage is not None:
+            yield self.usage_chunk(usage)
+
+    def _ended_by(self, exc: ParsebridgeError) -> str:
+        """The SSE line of a parser error that ends the stream in-band (logged)."""
+        log.error("request %s: stream ended by a parser error: %s", self.request_id, exc)
+        return sse(self.error_event(exc))
 
 
 @dataclass

@@ -6,10 +6,12 @@ Two lines in a server::
     reasoning, tools = parsebridge.parsers_from_args(arg_parser.parse_args(), tools=request_tools)
 
 Flags per kind (``reasoning-parser`` and ``tool-call-parser``):
-``--X-backend {builtin,python,sglang,vllm}``, ``--X NAME``, ``--X-module``,
+``--X-backend {builtin,python,sglang,vllm,dynamo,native}``, ``--X NAME``, ``--X-module``,
 ``--X-class``. ``--X`` also takes a whole config string (``vllm:hermes``,
 ``python:pkg.mod:Class``), so the one flag is enough for most uses; an
-explicit ``--X-backend`` wins over a backend named inside ``--X``.
+explicit ``--X-backend`` wins over a backend named inside ``--X``. ``builtin``
+is parsebridge's embedded default; ``native`` is the design's name for Dynamo's
+Rust parsers (``dynamo``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
 )
+from ..protocol.spec import BACKEND_ALIASES
 
 _KINDS = (
     ("reasoning_parser", "reasoning-parser", "reasoning"),
@@ -56,7 +59,8 @@ def add_parser_arguments(
             dest=f"{dest}_backend",
             choices=backends,
             default=None,
-            help=f"backend of the {label} parser (default: builtin, or the backend named in --{flag})",
+            help=f"backend of the {label} parser (default: builtin, parsebridge's embedded parsers, or the "
+            f"backend named in --{flag}; native = dynamo, Dynamo's Rust parsers)",
         )
         group.add_argument(
             f"--{flag}",
@@ -86,6 +90,7 @@ def _config(
     ns: argparse.Namespace, dest: str, cls: type[ReasoningParserConfig | ToolCallParserConfig]
 ) -> Any:
     backend = getattr(ns, f"{dest}_backend", None)
+    backend = BACKEND_ALIASES.get(backend, backend) if backend is not None else None
     name = getattr(ns, dest, None)
     module = getattr(ns, f"{dest}_module", None)
     klass = getattr(ns, f"{dest}_class", None)

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import inspect
 import json
 import logging
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
@@ -37,6 +36,7 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
 )
+from ..protocol.prompt_rule import start_options
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
@@ -70,24 +70,6 @@ def _server_forced_choices(backend: str) -> bool:
         return bool(get_backend(backend).server_forced_choices())
     except Exception:  # an unknown or unusable backend: parsebridge's own stages
         return False
-
-
-def _started_from_markers(prompt: str, markers: Sequence[str]) -> bool | None:
-    if len(markers) < 2 or not markers[0] or not markers[1]:
-        return None
-    opened = prompt.rfind(markers[0])
-    return opened != -1 and opened > prompt.rfind(markers[1])
-
-
-def _accepts(fn: Any, names: Iterable[str]) -> bool:
-    """Whether callable `fn` takes every keyword in `names` (or any keyword)."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return True
-    return all(n in params for n in names)
 
 
 def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None) -> str:
@@ -357,37 +339,25 @@ class OutputProcessor:
         prompt: str | None = None,
         prompt_token_ids: Sequence[int] | None = None,
     ) -> bool | None:
-        """Did the prompt open reasoning? Explicit flag, else derived from the prompt, else the default.
-
-        A builtin parser decides from prompt text itself (`is_started`); any
-        parser that declares its start and end markers is asked the same
-        question (the prompt's last start marker after its last end marker);
-        token ids are decoded with the parser's tokenizer when it has one.
-        """
-        if reasoning_started is not None:
-            return reasoning_started
-        rp = self.reasoning_parser
-        if rp is None or (prompt is None and prompt_token_ids is None):
-            return self.reasoning_started
-        inner = rp.inner
-        if prompt is None and prompt_token_ids is not None:
-            tokenizer = getattr(inner, "tokenizer", None)
-            decode = getattr(tokenizer, "decode", None)
-            if callable(decode):
-                try:
-                    prompt = str(decode(list(prompt_token_ids)))
-                except Exception:  # a tokenizer that cannot decode: keep the default
-                    prompt = None
-        if prompt is None:
-            return self.reasoning_started
-        is_started = getattr(inner, "is_started", None)
-        if callable(is_started):
+        """Did the prompt open reasoning? The request's flag, else what its prompt says by the
+        backend's rule (`_start_for`; a builtin parser answers itself), else the processor's
+        `reasoning_started` (None: the parser decides, e.g. a vLLM parser given the prompt)."""
+        started, options = self._start_for(reasoning_started, prompt, prompt_token_ids)
+        is_started = getattr(getattr(self.reasoning_parser, "inner", None), "is_started", None)
+        if started is None and "prompt" in options and callable(is_started):  # builtin: it says itself
             try:
-                return bool(is_started(None, prompt))
+                return bool(is_started(None, options["prompt"]))
             except TypeError:
                 pass
-        derived = _started_from_markers(prompt, tuple(getattr(inner, "markers", ()) or ()))
-        return self.reasoning_started if derived is None else derived
+        return started
+
+    def _start_for(
+        self, reasoning_started: bool | None, prompt: str | None, prompt_token_ids: Sequence[int] | None
+    ) -> tuple[bool | None, dict[str, Any]]:
+        """(start state, prompt options for the parser): `parsebridge.protocol.prompt_rule.start_options`."""
+        return start_options(
+            self.reasoning_parser, reasoning_started, self.reasoning_started, prompt, prompt_token_ids
+        )
 
     # ------------------------------------------------------------------ per request
     def request(
@@ -402,11 +372,7 @@ class OutputProcessor:
         model: str | None = None,
     ) -> RequestProcessor:
         """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt."""
-        prompt_kwargs = self._prompt_kwargs(prompt, prompt_token_ids)
-        if prompt_kwargs:  # the parser reads the prompt itself (as its framework's server does)
-            started = self.reasoning_started if reasoning_started is None else reasoning_started
-        else:
-            started = self.resolve_reasoning_started(reasoning_started, prompt, prompt_token_ids)
+        started, prompt_kwargs = self._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
             self,
             tools=self.tools if tools is False else list(tools or []),
@@ -416,22 +382,6 @@ class OutputProcessor:
             request_id=request_id or f"chatcmpl-{uuid.uuid4().hex[:24]}",
             model=model or self.model,
         )
-
-    def _prompt_kwargs(self, prompt: str | None, prompt_token_ids: Sequence[int] | None) -> dict[str, Any]:
-        """The prompt, for a reasoning parser whose `parse`/`stream` accept it (vLLM's read token ids)."""
-        rp = self.reasoning_parser
-        if rp is None:
-            return {}
-        given: dict[str, Any] = {}
-        if prompt is not None:
-            given["prompt"] = prompt
-        if prompt_token_ids is not None:
-            given["prompt_token_ids"] = list(prompt_token_ids)
-        inner = rp.inner
-        taken = {k: v for k, v in given.items() if _accepts(inner.stream, [k]) and _accepts(inner.parse, [k])}
-        if "prompt" not in taken and "prompt_token_ids" not in taken:
-            return {}
-        return taken
 
     def parse(self, text: str, finish_reason: str | None = None, **request: Any) -> ChoiceOutput:
         """One-shot: a whole output → `ChoiceOutput` (message dict and finish reason)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ...protocol import ReasoningParser, ToolParser, ToolSpec
@@ -83,6 +83,14 @@ REASONING_CLASSES: dict[str, str] = {
 #: Builtin parsers that are no family's (any markers, given as options): listed after the families'.
 GENERIC_REASONING: dict[str, str] = {"think": "engines.think_tags:ThinkTagReasoningParser"}
 
+#: The keyword options builtin parsers take (anything else is an `UnknownOptionError`):
+#: `conventions` (see `engines.conventions`); `chat_template_kwargs` (``enable_thinking=False``
+#: turns reasoning off); `tool_choice`, which `OutputProcessor` passes with a request and applies
+#: itself; `started`/`prompt`, where reasoning starts; `start`/`end`, the `think` parser's markers.
+TOOL_OPTIONS = frozenset({"conventions", "chat_template_kwargs", "tool_choice"})
+REASONING_OPTIONS = frozenset({"conventions", "chat_template_kwargs", "started", "prompt"})
+EXTRA_REASONING_OPTIONS: dict[str, frozenset[str]] = {"think": frozenset({"start", "end"})}
+
 
 @functools.cache
 def reasoning_parsers() -> dict[str, str]:
@@ -120,6 +128,11 @@ class BuiltinBackend(Backend):
 
     def api_shape(self) -> str | None:
         return "parsebridge builtin"
+
+    def option_names(self, kind: str, name: str) -> Collection[str] | None:
+        if kind == "tool":
+            return TOOL_OPTIONS
+        return REASONING_OPTIONS | EXTRA_REASONING_OPTIONS.get(name, frozenset())
 
     def create_tool_parser(
         self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any

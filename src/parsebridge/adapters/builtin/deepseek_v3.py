@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
-from ...protocol.models import alloc, make_call_delta, make_delta
+from ...protocol.models import empty_delta, make_call_delta, make_delta
 from .engines.scan import (
     MORE,
     ArgsScan,
@@ -80,12 +80,7 @@ _START_MODES: tuple[Any, ...] = (_CONTENT_MODE, None, None, None, None, None, No
 # An act that shows nothing and knows the state it leaves sets that state's modes itself.
 
 
-def _nothing() -> StreamDelta:
-    """`make_delta()` without its defaults to fill: the delta of most acts, once per token."""
-    delta = alloc(StreamDelta)
-    delta.content = delta.reasoning = ""
-    delta.tool_calls = []
-    return delta
+_nothing = empty_delta  # the delta of most acts, once per token
 
 
 def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:

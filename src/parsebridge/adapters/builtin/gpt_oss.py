@@ -250,20 +250,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     content.append("".join(self._header))
                     self._state = _OUTSIDE
                     continue
-                self._header.append(self._take(len(MESSAGE)))
-                header = "".join(self._header)
-                info = read_header(header[: -len(MESSAGE)])
-                self._kind = _CONTENT if info is None else message_kind(*info)
-                if self._kind == _CALL or info is None:
-                    content.append(header)
-                elif self._kind == _REASON:
-                    if self._analysis_count:
-                        reasoning.append("\n")
-                        self._reasoning_parts.append("\n")
-                    self._analysis_count += 1
-                    if self._block_start is None:
-                        self._block_start = self._header_at
-                self._state = _BODY
+                self._open_body(reasoning, content)
             else:
                 j, which = find_markers(held, 0, BODY_ENDS)
                 stop = j if which is not None else safe_end(held, 0, BODY_ENDS, final)
@@ -286,6 +273,24 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     self._block_end = self._consumed
                 self._state = _OUTSIDE
         return StreamDelta(reasoning="".join(reasoning), content="".join(content))
+
+    def _open_body(self, reasoning: list[str], content: list[str]) -> None:
+        """The header is read up to `<|message|>`: its kind says where the body goes (a call's or
+        a non-harmony header stays content; analysis bodies after the first are joined by a newline)."""
+        self._header.append(self._take(len(MESSAGE)))
+        header = "".join(self._header)
+        info = read_header(header[: -len(MESSAGE)])
+        self._kind = _CONTENT if info is None else message_kind(*info)
+        if self._kind == _CALL or info is None:
+            content.append(header)
+        elif self._kind == _REASON:
+            if self._analysis_count:
+                reasoning.append("\n")
+                self._reasoning_parts.append("\n")
+            self._analysis_count += 1
+            if self._block_start is None:
+                self._block_start = self._header_at
+        self._state = _BODY
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._held += text

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from ...formats._base import result_text
 from ...formats.sarashina import TAG
 from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolSpec, ToolStreamBase
-from ...protocol.models import make_delta, make_tool_call, make_tool_result
+from ...protocol.models import make_delta, make_tool_call, make_tool_result, set_raw_text
 from ...protocol.streams import result_as_delta
 from .engines.conventions import SERVERS, check_conventions, servers_content
 from .engines.think_tags import held_prefix
@@ -167,7 +167,7 @@ class SarashinaToolStream(ToolStreamBase):
         """The assembled result, each call with its raw text (as `parse` gives it)."""
         result = super().finish()
         for call, raw in zip(result.tool_calls, self.raw_texts, strict=False):
-            call.__dict__["raw_text"] = raw  # fresh calls built by the accumulator: set in place
+            set_raw_text(call, raw)  # fresh calls built by the accumulator
         return result
 
 

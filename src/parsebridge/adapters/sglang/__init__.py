@@ -15,6 +15,19 @@ from ..base import FrameworkBackend
 #: The install command, naming the newest supported release (from the shipped requirement files).
 INSTALL_COMMAND = install_hint("sglang")
 
+#: `SglangEngine`'s keywords (tool and reasoning parsers alike).
+_ENGINE_OPTIONS = frozenset(
+    {
+        "tokenizer",
+        "tool_choice",
+        "chat_template_kwargs",
+        "reasoning_effort",
+        "request_fields",
+        "stream_reasoning",
+        "end_of_stream",
+    }
+)
+
 
 class SglangBackend(FrameworkBackend):
     """SGLang's FunctionCallParser and ReasoningParser registries behind the protocol."""
@@ -24,6 +37,8 @@ class SglangBackend(FrameworkBackend):
     distribution = "sglang"
     install_command = INSTALL_COMMAND
     parser_classes = ("SglangToolParser", "SglangReasoningParser", "SglangPipeline")
+    tool_options = _ENGINE_OPTIONS
+    reasoning_options = _ENGINE_OPTIONS
 
 
 __all__ = ["INSTALL_COMMAND", "SglangBackend"]

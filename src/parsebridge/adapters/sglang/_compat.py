@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ...protocol.models import new_call_id
+from ...protocol.calls import new_call_id
 from .._common import import_first, quiet_framework_logs, version_tuple
 
 _lock = threading.Lock()

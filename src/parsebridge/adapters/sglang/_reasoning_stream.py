@@ -23,7 +23,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import alloc, make_delta, make_reasoning_result
+from ...protocol.models import delta_of, make_delta, make_reasoning_result
 from .._common import locate_reasoning
 from .._stepped import closed_error
 
@@ -105,11 +105,7 @@ class SglangReasoningStream(ReasoningStreamBase):
                 c_append(content)
             else:
                 content = ""
-            delta = alloc(StreamDelta)
-            delta.content = content
-            delta.reasoning = reasoning
-            delta.tool_calls = []
-            return delta
+            return delta_of(content, reasoning, [])
 
         def final_chunk() -> tuple[str, str]:
             """Close; the finishing chunk's (reasoning, content)."""

@@ -45,13 +45,14 @@ from ...protocol import (
     ToolSpec,
 )
 from ...protocol.models import (
-    alloc,
+    delta_of,
     make_call_delta,
     make_delta,
     make_reasoning_result,
     make_tool_call,
     make_tool_result,
 )
+from ...protocol.prompt_rule import PROBE_TEXT, honoured, refuse_started
 from .. import _tokenizers
 from .._common import locate_reasoning, reasoning_markers
 from .._stepped import (
@@ -129,6 +130,7 @@ class SglangEngine:
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
         self._shapes: dict[bool | None, RequestShape] = {}
+        self._honours: dict[bool, bool] = {}
         # Construct once now: a parser that cannot be built fails at creation, typed.
         _wrap(self.label, "construct", lambda: self.session(None).construct())
 
@@ -176,10 +178,41 @@ class SglangEngine:
         if self.reasoning_name is None:
             return None
         if reasoning_started is not None:
+            self.check_started(reasoning_started)
             return reasoning_started
         return self.api.request_forces_reasoning(
             self.reasoning_name, self.chat_template_kwargs, self.reasoning_effort, self._sglang_tokenizer()
         )
+
+    def check_started(self, value: bool) -> None:
+        """Refuse a `force_reasoning` value SGLang's detector does not honour (probed once, typed)."""
+        if self.reasoning_name is None:
+            return
+        if value:
+            return  # True stands for the template's start; the server's reading stands (prompt_rule)
+        ok = self._honours.get(value)
+        if ok is None:
+            ok = self._honours[value] = self._probe_started(value)
+        if not ok:
+            raise refuse_started(f"sglang:{self.label}", value, "SGLang")
+
+    def _probe_started(self, value: bool) -> bool:
+        """Whether ``force_reasoning=value`` gives the reading asked for on `PROBE_TEXT`."""
+        shape = RequestShape(
+            tool_name=None,
+            reasoning_name=self.reasoning_name,
+            tools=[],
+            tool_choice="auto",
+            request=self.request,
+            force_reasoning=value,
+            stream_reasoning=True,
+            tokenizer=self._sglang_tokenizer(),
+        )
+        session = Session(self.api, shape)
+        reasoning, content = session.reasoning_parser(stream=False).parse_non_stream(PROBE_TEXT)
+        streaming = session.reasoning_parser(stream=True)
+        r1, c1 = streaming.parse_stream_chunk(PROBE_TEXT)
+        return honoured(value, reasoning, content) and honoured(value, r1, c1)
 
     def session(self, reasoning_started: bool | None) -> Session:
         """A fresh per-request session; its request shape is worked out once per start state."""
@@ -303,11 +336,7 @@ class _Stepper:
                 add_calls(calls)
             else:
                 calls = []
-            delta = alloc(StreamDelta)
-            delta.content = content
-            delta.reasoning = ""
-            delta.tool_calls = calls
-            return delta
+            return delta_of(content, "", calls)
 
         return feed
 
@@ -492,9 +521,20 @@ class SglangReasoningParser(ReasoningParserBase):
             )
         return make
 
-    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+    def parse(
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> ReasoningParseResult:
+        """`prompt`/`prompt_token_ids` are accepted and change nothing: SGLang's server never reads
+        the prompt (`adapters.prompt_rule`)."""
         # A request with only a reasoning parser is one `parse_non_stream` on a fresh parser
         # (what `Session.oneshot` does for it, without its raw result).
+        if reasoning_started is not None:
+            self.engine.check_started(reasoning_started)  # typed refusal, before any text is read
         try:
             make = self._makers[False].get(reasoning_started) or self._maker(reasoning_started, False)
             reasoning, content = make().parse_non_stream(text)
@@ -510,9 +550,17 @@ class SglangReasoningParser(ReasoningParserBase):
         )
 
     def stream(
-        self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
+        self,
+        *,
+        reasoning_started: bool | None = None,
+        end_of_stream: EndOfStream | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        **_: Any,
     ) -> SglangReasoningStream:
         engine = self.engine
+        if reasoning_started is not None:
+            engine.check_started(reasoning_started)
         end = check_end_of_stream(end_of_stream or engine.end_of_stream)
         try:
             parser = self._maker(reasoning_started, True)()
@@ -562,10 +610,19 @@ class SglangPipeline(Pipeline):
     def _started(self, reasoning_started: bool | None) -> bool | None:
         return self.reasoning_started if reasoning_started is None else reasoning_started
 
-    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
-        reasoning, content, calls = self.engine.oneshot(
-            text, self._started(reasoning_started), "parse_non_stream"
-        )
+    def parse(
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> ParseResult:
+        """The prompt is accepted and changes nothing, as for `SglangReasoningParser.parse`."""
+        started = self._started(reasoning_started)
+        if started is not None:
+            self.engine.check_started(started)
+        reasoning, content, calls = self.engine.oneshot(text, started, "parse_non_stream")
         start, end = self.engine.markers()
         return ParseResult(
             reasoning=reasoning,
@@ -577,7 +634,11 @@ class SglangPipeline(Pipeline):
     def stream(  # type: ignore[override]
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **_: Any
     ) -> SteppedPipelineStream:
-        stepper = _Stepper(self.engine, self._started(reasoning_started), end_of_stream)
+        """Also takes `prompt`/`prompt_token_ids` (in ``**_``), which change nothing."""
+        started = self._started(reasoning_started)
+        if started is not None:
+            self.engine.check_started(started)
+        stepper = _Stepper(self.engine, started, end_of_stream)
         return SteppedPipelineStream(stepper, self.engine.markers)
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:

@@ -14,6 +14,11 @@ from ..base import FrameworkBackend
 #: The install command, naming the newest supported release (from the shipped requirement files).
 INSTALL_COMMAND = install_hint("vllm")
 
+#: `VllmEngine`'s keywords; reasoning parsers also take the prompt they read where reasoning starts.
+_ENGINE_OPTIONS = frozenset(
+    {"tokenizer", "tool_choice", "chat_template_kwargs", "request_fields", "end_of_stream", "native"}
+)
+
 
 class VllmBackend(FrameworkBackend):
     """vLLM's ToolParserManager and ReasoningParserManager behind the protocol."""
@@ -23,6 +28,8 @@ class VllmBackend(FrameworkBackend):
     distribution = "vllm"
     install_command = INSTALL_COMMAND
     parser_classes = ("VllmToolParser", "VllmReasoningParser", "VllmPipeline")
+    tool_options = _ENGINE_OPTIONS
+    reasoning_options = _ENGINE_OPTIONS | {"prompt", "prompt_token_ids"}
 
 
 __all__ = ["INSTALL_COMMAND", "VllmBackend"]

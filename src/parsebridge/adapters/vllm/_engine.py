@@ -11,9 +11,11 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from ...protocol import BackendError, ToolSpec
+from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
 from .._stepped import EndOfStream, call_framework, check_end_of_stream
 from . import _mistral, _tokenizer
 from ._compat import VllmApi, get_api
@@ -107,7 +109,8 @@ class VllmEngine:
         )
         self._parser_cls: type | None = None
         self._request: Any = None
-        self._started_prompt: list[int] | None = None
+        self._started_prompts: dict[bool, list[int]] = {}
+        self._honours: dict[bool, bool] = {}
         self._encoder: Callable[[str], list[int]] | None = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()
@@ -212,22 +215,54 @@ class VllmEngine:
         prompt: str | None = None,
         prompt_token_ids: Sequence[int] | None = None,
     ) -> list[int]:
-        """The prompt the server would pass: given ids, given text, or one ending in the start marker.
+        """The prompt the server would pass (the rule: `adapters.prompt_rule`).
 
-        `reasoning_started=True` stands for a chat template that ends the
-        prompt with the reasoning start marker; otherwise the prompt carries
-        no reasoning markup and the parser's own default applies.
+        `reasoning_started` wins: True stands for a chat template that ends the
+        prompt with the start marker, False for one that wrote the start and end
+        markers, each refused (`UnsupportedOptionError`) when vLLM's parser does
+        not read that prompt so. Otherwise the given ids, the given text encoded,
+        or no prompt (the parser's own default).
         """
+        if reasoning_started is not None:
+            self.check_started(reasoning_started)
+            cached = self._started_prompts.get(reasoning_started)
+            if cached is None:
+                cached = self._started_prompts[reasoning_started] = self._flag_ids(reasoning_started)
+            return list(cached)  # encoded once per engine; each session its own list
         if prompt_token_ids is not None:
             return list(prompt_token_ids)
         if prompt is not None:
             return self.encode(prompt)
-        if reasoning_started:
-            if self._started_prompt is None:
-                start, _ = self.markers()
-                self._started_prompt = self.encode(start) if start else []
-            return list(self._started_prompt)  # encoded once per engine; each session its own list
         return []
+
+    def _flag_ids(self, value: bool) -> list[int]:
+        tail = flag_prompt(value, *self.markers())
+        return self.encode(tail) if tail else []
+
+    def check_started(self, value: bool) -> None:
+        """Refuse a start state this configuration's parser does not honour (probed once, typed)."""
+        if value:
+            return  # True stands for the template's start; the server's reading stands (prompt_rule)
+        ok = self._honours.get(value)
+        if ok is None:
+            ok = self._honours[value] = self._probe_started(value)
+        if not ok:
+            raise refuse_started(f"vllm:{self.label}", value, "vLLM")
+
+    def _probe_started(self, value: bool) -> bool:
+        """Whether the flag's prompt gives the reading asked for on `PROBE_TEXT`, one-shot and streamed."""
+        ids = self._flag_ids(value)
+        raw = self.oneshot(PROBE_TEXT, list(ids), "probe")
+        session = self._new_session(list(ids))
+        field = self.api.delta_reasoning_field
+        parts = [session.step(PROBE_TEXT, self.encode(PROBE_TEXT), False), session.step("", [], True)]
+        streamed = SimpleNamespace(
+            reasoning="".join(getattr(d, field, None) or "" for d in parts if d is not None),
+            content="".join(d.content or "" for d in parts if d is not None),
+        )
+        return honoured(value, raw.reasoning, raw.content) and honoured(
+            value, streamed.reasoning, streamed.content
+        )
 
     def _make_encoder(self) -> Callable[[str], list[int]]:
         """text → ids with this engine's tokenizer, chosen once (the Mistral test imports vLLM modules)."""

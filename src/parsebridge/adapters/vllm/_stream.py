@@ -18,17 +18,30 @@ Two per-chunk paths, chosen once per stream by `VllmStepper.attach`:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
-from ...protocol.models import alloc, make_call_delta, make_delta
+from ...protocol.models import delta_of, make_call_delta, make_delta
 from .._stepped import EndOfStream, check_end_of_stream, closed_error, record_into
 from ._driver import NativeSession
 from ._translate import call_deltas
 
 if TYPE_CHECKING:
     from ._compat import VllmApi
-    from ._engine import VllmEngine
+
+
+class StepperEngine(Protocol):
+    """What a stepper needs of `_engine.VllmEngine` (named structurally: the engine builds steppers
+    itself, to probe a start state, so importing it here would close an import circle)."""
+
+    label: str
+    end_of_stream: EndOfStream
+    api: VllmApi
+
+    def _new_session(self, prompt_ids: list[int]) -> Any: ...
+
+    def encode(self, text: str) -> list[int]: ...
+
 
 #: A chunk held back until the next `feed` shows whether it was the last: (text, token ids).
 HeldChunk = tuple[str, list[int]]
@@ -44,7 +57,9 @@ class VllmStepper:
     older releases step the re-stated serving loop (`ServingLoopSession.step`).
     """
 
-    def __init__(self, engine: VllmEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None) -> None:
+    def __init__(
+        self, engine: StepperEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None
+    ) -> None:
         self.engine = engine
         self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
         # `engine.session` and the processor without their `_wrap` closures: a stream's set-up is
@@ -233,10 +248,6 @@ def delta_reader(acc: DeltaAccumulator, reasoning_field: str, api: VllmApi) -> C
             add_calls(calls)
         else:
             calls = []
-        out = alloc(StreamDelta)
-        out.content = content
-        out.reasoning = reasoning
-        out.tool_calls = calls
-        return out
+        return delta_of(content, reasoning, calls)
 
     return read

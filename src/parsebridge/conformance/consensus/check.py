@@ -18,7 +18,7 @@ longer disagree (stale), so the list only ever shrinks by review.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -26,7 +26,7 @@ from typing import Any
 
 from ..checks import compare_readings
 from ..observation import Observation
-from ..runner import Runner, target_for
+from ..runner import Result, Runner, target_for
 from ..transcripts import Transcript
 from .corpus import FRAMEWORKS
 
@@ -82,7 +82,7 @@ def _reading(obs: Observation | None) -> dict[str, Any] | None:
     return obs.reading()
 
 
-def agree(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The divergence classes between two readings ([] when they agree)."""
     return [d.cls.value for d in compare_readings(a, b, exact=False, source="expected")]
 
@@ -91,13 +91,13 @@ def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dic
     fam = t.resolve_family()
     out = Outcome(t.id, f"{t.kind}:{fam.name if fam else t.family}", variant_of(t), readings, errors)
     v, s, b = (readings.get(k) for k in ("vllm", "sglang", "builtin"))
-    if v is None or s is None or agree(v, s):
+    if v is None or s is None or differences(v, s):
         return out
     out.consensus = True
     if b is None:
         out.agrees, out.classes = False, ("backend_error",)
         return out
-    diff = agree(v, b)
+    diff = differences(v, b)
     out.agrees, out.classes = not diff, tuple(dict.fromkeys(diff))
     return out
 
@@ -113,17 +113,30 @@ def frameworks_missing() -> str | None:
     return None
 
 
-def run_consensus(transcripts: Iterable[Transcript], runner: Runner | None = None) -> list[Outcome]:
-    """Each transcript one-shot through builtin (``conventions="servers"``), vLLM and SGLang; the verdicts."""
+#: A one-shot reading a run already holds: (case id, backend, spec, reasoning spec) -> its result.
+Known = Mapping[tuple[str, str, str, str | None], Result]
+
+
+def run_consensus(
+    transcripts: Iterable[Transcript], runner: Runner | None = None, known: Known | None = None
+) -> list[Outcome]:
+    """Each transcript one-shot through builtin (``conventions="servers"``), vLLM and SGLang; the verdicts.
+
+    `known` holds readings a run already made (see `column.known_readings`): a backend whose
+    target has one there is not run again.
+    """
     runner = runner or Runner(["oneshot"], conventions="servers")
     oneshot = runner.chunkings[:1]
+    known = known or {}
     out = []
     for t in transcripts:
         readings: dict[str, dict[str, Any] | None] = {}
         errors: dict[str, str] = {}
         for backend in BACKENDS:
-            rows = runner.run_transcript(target_for(t, backend, runner.table), t, oneshot)
-            row = rows[0]
+            target = target_for(t, backend, runner.table)
+            row = known.get((t.id, backend, target.spec, target.reasoning_spec))
+            if row is None:
+                row = runner.run_transcript(target, t, oneshot)[0]
             readings[backend] = _reading(row.observation)
             if readings[backend] is None:
                 errors[backend] = row.detail or row.status

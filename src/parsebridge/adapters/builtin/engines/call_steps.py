@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ....protocol.models import make_call_delta, new_call_id
+from ....protocol.calls import new_call_id
+from ....protocol.models import make_call_delta
 from .markers import JSON_WS, find_markers, safe_end
 
 

@@ -108,12 +108,14 @@ def servers_markup(parser_name: str) -> str:
 
 
 def _format_fact(parser_name: str, field: str, default: str) -> str:
-    from ....formats import tool_format
+    """`field` of the parser's format; `default` only when it has no format (a wrong field raises)."""
+    from ....formats import UnknownFormatError, tool_format
 
     try:
-        return str(getattr(tool_format(parser_name), field))
-    except Exception:
+        fmt = tool_format(parser_name)
+    except UnknownFormatError:
         return default
+    return str(getattr(fmt, field))
 
 
 def check_conventions(value: object) -> str:

@@ -4,7 +4,7 @@ Decided once per parse or stream, before any text is read (so a stream never tak
 anything back), in this order:
 
 1. the caller's ``reasoning_started=``;
-2. a prompt: open when its last start marker comes after its last end marker (the
+2. a prompt (the ``"markers"`` rule of `parsebridge.protocol.prompt_rule`): open when its last start marker comes after its last end marker (the
    template ended it with ``<think>``), closed when an end marker comes last (a
    template that wrote ``<think></think>`` turned thinking off); a prompt holding
    neither marker says nothing and falls through;
@@ -22,16 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ....protocol.prompt_rule import started_from_prompt
 from .conventions import SERVERS, check_conventions, servers_started
 
-
-def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str]) -> bool | None:
-    """Whether a prompt leaves the model inside an open reasoning block; None when it has no marker."""
-    opened = max(prompt.rfind(s) for s in starts)
-    closed = max(prompt.rfind(e) for e in ends)
-    if opened == closed == -1:
-        return None
-    return opened > closed
+__all__ = ["default_start", "resolve_started", "started_from_prompt", "thinking_turned_off"]
 
 
 def resolve_started(

@@ -34,7 +34,14 @@ from typing import Any, ClassVar
 
 from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
 from ....protocol.errors import StreamStateError, call_typed
-from ....protocol.models import alloc, make_delta, make_tool_result
+from ....protocol.models import (
+    arguments_delta,
+    delta_of,
+    empty_delta,
+    make_delta,
+    make_tool_result,
+    set_raw_text,
+)
 from ....protocol.parsers import ToolParserBase, ToolSpec
 from ....protocol.streams import Discarded, ToolStreamBase
 from .call_objects import BROKEN, DONE, ObjectReader
@@ -266,14 +273,8 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
                             # The chunk is consumed; by the `ArgsScan` contract a step on the
                             # empty rest does nothing: what is left is the delta.
                             return self._release()
-                        call = alloc(ToolCallDelta)  # `make_call_delta`, inline
-                        call.index = self._index
-                        call.id = call.name = None
-                        call.arguments = text
-                        delta = alloc(StreamDelta)
-                        delta.content = delta.reasoning = ""
-                        delta.tool_calls = calls = [call]
-                        self._add_calls(calls)
+                        delta = arguments_delta(self._index, text)
+                        self._add_calls(delta.tool_calls)
                         return delta
                 elif cls is Quiet:
                     if mode.stop(text) is None:
@@ -290,26 +291,18 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
                         self._pos = len(text)
                         if mode.sink is not None:
                             mode.sink(text)
-                        delta = alloc(StreamDelta)
-                        delta.content = delta.reasoning = ""
-                        delta.tool_calls = []
-                        return delta
+                        return empty_delta()
                 elif self._span is None and mode(text) is None:  # (a span: the step keeps it)
                     self._base += self._pos
                     self._buf = text
                     self._pos = len(text)
-                    delta = alloc(StreamDelta)
-                    delta.reasoning = ""
-                    delta.tool_calls = []
                     if self._ws_mode:
                         self._content(text)
-                        delta.content = text = "".join(self._out_content)
+                        text = "".join(self._out_content)
                         self._out_content = []
-                    else:
-                        delta.content = text
                     if text:
                         self._content_append(text)
-                    return delta
+                    return delta_of(text, "", [])
             delta = self._feed(text, token_ids)
             # The state may have changed; a mode only while nothing is held.
             self._mode = self._fast_mode() if self._pos == len(self._buf) else None
@@ -338,7 +331,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         calls = acc.tool_calls()
         self._keep_raw()
         for call, raw in zip(calls, self.raw_texts, strict=False):
-            call.__dict__["raw_text"] = raw  # fresh calls built by the accumulator: set in place
+            set_raw_text(call, raw)  # fresh calls built by the accumulator
         return make_tool_result(acc.content, calls, acc.dropped)
 
     def _keep_raw(self, text: str = "") -> None:
@@ -455,23 +448,20 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         """The delta of what the machine released since the last one, recorded."""
         if self._arg_parts:
             self._seal()
-        delta = alloc(StreamDelta)
         out = self._out_content
         if out:
-            delta.content = content = "".join(out)
+            content = "".join(out)
             self._out_content = []
             self._content_append(content)
         else:
-            delta.content = ""
-        delta.reasoning = ""
+            content = ""
         calls = self._out_calls
         if calls:
-            delta.tool_calls = calls
             self._out_calls = []
             self._add_calls(calls)
         else:
-            delta.tool_calls = []  # never the list the machine appends to next
-        return delta
+            calls = []  # never the list the machine appends to next
+        return delta_of(content, "", calls)
 
     def _take_whole(self, text: str) -> None:
         """`_feed`'s buffer shift for a chunk taken whole with nothing held: the buffer is
@@ -609,5 +599,5 @@ class BuiltinToolParser(ToolParserBase):
         s._end()
         calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
-            call.__dict__["raw_text"] = text[start:end]  # fresh calls built by this stream: set in place
+            set_raw_text(call, text[start:end])  # fresh calls built by this stream
         return make_tool_result(acc.content, calls, acc.dropped)

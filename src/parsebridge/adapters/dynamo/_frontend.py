@@ -1,0 +1,217 @@
+"""Dynamo's OpenAI frontend in this process, with a scripted engine behind it.
+
+One `DynamoFrontend` per process (`frontend()`), started on first use. Each
+parser configuration — a (reasoning parser, tool parser) pair — is one model
+registered on it (`model_for`), with its own endpoint and the same engine
+handler; registration happens once per configuration, when first asked for.
+
+The engine handler plays the script the request's prompt names
+(`ScriptBoard`): one engine step per stream chunk. A streamed request asks
+for two choices; choice 0 carries the steps, choice 1 only an empty step
+after each — the fence (`read_to_fence`): Dynamo keeps per-choice parser
+state, passes an empty step through as an empty delta, and emits in order,
+so the events between two fences are what one step produced.
+
+Dynamo writes each registered model's files under ``$HOME/.cache/dynamo/mdc``
+(it does not read ``XDG_CACHE_HOME`` for this); `close` removes what this
+frontend added there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from ...protocol.errors import ServerUnavailableError
+from .._served import ServedFrontend, get_json, model_folder, wait_until
+from .._served.steps import CANCELLED
+from ._compat import DynamoApi, get_api
+
+#: The endpoint namespace and component of the models this frontend registers.
+NAMESPACE = "parsebridge"
+
+
+def all_markers() -> list[str]:
+    """Every marker of every format parsebridge knows: single tokens in the frontend's vocabulary."""
+    from ...formats import reasoning_families, reasoning_format, tool_families, tool_format
+
+    out: set[str] = set()
+    for family in tool_families():
+        out.update(m for m in tool_format(family).markers if m)
+    for family in reasoning_families():
+        fmt = reasoning_format(family)
+        out.update(m for m in fmt.markers if m)
+    return sorted(out)
+
+
+def _mdc_root() -> Path:
+    return Path(os.path.expanduser("~")) / ".cache" / "dynamo" / "mdc"
+
+
+class DynamoFrontend(ServedFrontend):
+    """Dynamo's frontend and runtime in a thread of this process (see module doc)."""
+
+    backend = "dynamo"
+    start_timeout = 30.0
+    #: A second Dynamo runtime in a forked copy of a process that ran one hangs while starting
+    #: (measured, 1.6.1): the child refuses at once instead. A child of a process that never
+    #: started one (the conformance workers) starts its own.
+    fork_policy = "refuse"
+    register_timeout = 30.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._models: dict[tuple[str | None, str | None], str] = {}
+        self._register_lock = threading.Lock()
+        self._runtime: Any = None
+        self._server: asyncio.Future[Any] | None = None
+        self._serving: list[asyncio.Future[Any]] = []
+        self._mdc_before: set[str] = set()
+        self.api: DynamoApi | None = None
+        self.folder = model_folder(all_markers())
+
+    # ------------------------------------------------------------------ start / stop
+
+    async def _start(self, port: int) -> None:
+        api = self.api = get_api()
+        self._mdc_before = _snapshot(_mdc_root())
+        self._runtime = api.runtime(asyncio.get_running_loop())
+        run = await api.serve_http(self._runtime, port)
+        self._server = asyncio.ensure_future(run)
+
+    def _is_ready(self) -> bool:
+        server = self._server
+        if server is not None and server.done():
+            exc = server.exception() if not server.cancelled() else None
+            raise ServerUnavailableError("dynamo", f"the HTTP frontend stopped while starting: {exc!r}")
+        assert self.port is not None
+        return isinstance(get_json(self.port, "/v1/models", 2.0), dict)
+
+    async def _stop(self) -> None:
+        runtime, self._runtime = self._runtime, None
+        if runtime is not None:
+            runtime.shutdown()
+        pending = [f for f in [*self._serving, self._server] if f is not None]
+        for fut in pending:
+            if not fut.done():
+                fut.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=5.0)
+        self._clean_mdc()
+
+    def _reset(self) -> None:
+        self._models = {}
+        self._runtime = None
+        self._server = None
+        self._serving = []
+
+    def _clean_mdc(self) -> None:
+        """Remove the model files Dynamo cached for this frontend's models (and nothing else)."""
+        root = _mdc_root()
+        slugs, blobs = root / "by-slug", root / "blobs"
+        ours = [slugs / name for name in _listing(slugs) if name.startswith(self.board.prefix)]
+        targets = {Path(os.path.realpath(p)) for folder in ours for p in folder.rglob("*") if p.is_symlink()}
+        for folder in ours:
+            shutil.rmtree(folder, ignore_errors=True)
+        in_use = (
+            {Path(os.path.realpath(p)) for p in slugs.rglob("*") if p.is_symlink()}
+            if slugs.is_dir()
+            else set()
+        )
+        for blob in targets - in_use:
+            if blob.parent == blobs and blob.name not in self._mdc_before:
+                blob.unlink(missing_ok=True)
+        for folder in (blobs, slugs, root, root.parent):  # only folders this frontend made, once empty
+            if str(folder) not in self._mdc_before and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+
+    # ------------------------------------------------------------------ models
+
+    def model_for(self, reasoning: str | None, tool: str | None) -> str:
+        """The model name serving this parser pair (registered on first use); starts the frontend."""
+        port = self.ensure()
+        key = (reasoning, tool)
+        name = self._models.get(key)
+        if name is not None:
+            return name
+        with self._register_lock:
+            name = self._models.get(key)
+            if name is not None:
+                return name
+            name = f"{self.board.prefix}-m{len(self._models)}"
+            try:
+                self.run(self._register(name, reasoning, tool), self.register_timeout)
+                wait_until(lambda: _listed(port, name), self.register_timeout, f"dynamo model {name}")
+            except ServerUnavailableError:
+                raise
+            except Exception as exc:
+                raise ServerUnavailableError(
+                    "dynamo", f"registering reasoning={reasoning!r} tool={tool!r} failed: {exc}"
+                ) from exc
+            self._models[key] = name
+            return name
+
+    async def _register(self, name: str, reasoning: str | None, tool: str | None) -> None:
+        api = self.api
+        assert api is not None
+        endpoint = api.endpoint(self._runtime, NAMESPACE, name, "generate")
+        self._serving.append(asyncio.ensure_future(endpoint.serve_endpoint(self._generate)))
+        await api.register_model(endpoint, str(self.folder.path), name, api.runtime_config(tool, reasoning))
+
+    # ------------------------------------------------------------------ the scripted engine
+
+    async def _generate(self, request: Any, context: Any = None) -> AsyncIterator[dict[str, Any]]:
+        """The engine: the steps of the script the prompt names; fences on choice 1 when n=2."""
+        prompt = self.folder.decode(request.get("token_ids") or [])
+        script = self.board.take(prompt)
+        fenced = (request.get("sampling_options") or {}).get("n") == 2
+        if script is None:  # not a request of ours (or already abandoned): end at once
+            yield {"token_ids": [], "finish_reason": "stop", "index": 0}
+            return
+        async for item in script.steps():
+            if isinstance(item, str):
+                if item == CANCELLED:
+                    return
+                yield {"token_ids": [], "finish_reason": item, "index": 0}
+                if fenced:
+                    yield {"token_ids": [], "finish_reason": item, "index": 1}
+                return
+            yield {"token_ids": item, "index": 0}
+            if fenced:
+                yield {"token_ids": [], "index": 1}
+
+
+def _listed(port: int, name: str) -> bool:
+    models = get_json(port, "/v1/models", 2.0)
+    return any(m.get("id") == name for m in models.get("data", ()))
+
+
+def _snapshot(root: Path) -> set[str]:
+    """The blob names and the cache folders that exist before the frontend starts."""
+    folders = {str(p) for p in (root / "blobs", root / "by-slug", root, root.parent) if p.is_dir()}
+    return _listing(root / "blobs") | folders
+
+
+def _listing(folder: Path) -> set[str]:
+    try:
+        return {p.name for p in folder.iterdir()}
+    except OSError:
+        return set()
+
+
+_lock = threading.Lock()
+_frontend: DynamoFrontend | None = None
+
+
+def frontend() -> DynamoFrontend:
+    """This process's frontend object (not started until a parser needs it)."""
+    global _frontend
+    with _lock:
+        if _frontend is None:
+            _frontend = DynamoFrontend()
+        return _frontend

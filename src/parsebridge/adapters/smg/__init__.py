@@ -1,0 +1,60 @@
+"""The smg backend: the SGLang model gateway's Rust tool and reasoning parsers as ``smg:NAME``.
+
+smg (``pip install smg``) exposes no parse function to Python: its parsers
+run inside its gateway, on the token ids a gRPC worker streams. parsebridge
+drives that gateway with a scripted worker of its own (`_worker`), one
+gateway per parser configuration (`_gateway`), and reads its OpenAI chat
+answers (`_client`, `parsers`). Nothing here imports smg, grpcio or the
+proto package at import time; a gateway starts on first parse.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from ..._frameworks.install import install_hint
+from ..base import FrameworkBackend
+
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = install_hint("smg")
+#: Modules the route needs besides smg itself: the worker's gRPC server and the scheduler proto.
+_NEEDS = ("smg", "grpc", "smg_grpc_proto")
+
+
+class SmgBackend(FrameworkBackend):
+    """smg's Rust parsers, run inside its gateway (``python -m smg launch``) behind a scripted worker."""
+
+    name = "smg"
+    import_name = "smg"
+    distribution = "smg"
+    install_command = INSTALL_COMMAND
+    parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
+    groups_units = True
+
+    def unavailable_reason(self) -> str | None:
+        for module in _NEEDS:
+            if importlib.util.find_spec(module) is None:
+                return f"module {module!r} is not installed"
+        return None
+
+    def _rs(self) -> Any:
+        self.require()
+        from smg import smg_rs
+
+        return smg_rs
+
+    def api_shape(self) -> str | None:
+        return "gateway+grpc-worker"
+
+    def tool_parser_names(self) -> list[str]:
+        return sorted(self._rs().get_available_tool_call_parsers())
+
+    def reasoning_parser_names(self) -> list[str]:
+        return sorted(self._rs().get_available_reasoning_parsers())
+
+    def server_forced_choices(self) -> bool:
+        return False
+
+
+__all__ = ["INSTALL_COMMAND", "SmgBackend"]

@@ -1,0 +1,608 @@
+"""The `parsebridge` command.
+
+Subcommands: `list` (backends, parsers, families), `parse` (one output
+through a reasoning and/or tool parser), and, from the conformance package,
+`conformance` and `compare`. Exit statuses are the same for every
+subcommand and listed in `parsebridge --help` (`cli.terminal.EXIT_STATUS_HELP`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import itertools
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any
+
+from .._version import __version__
+from ..adapters import get_pipeline, list_backends
+from ..adapters.base import BackendInfo
+from ..protocol import BackendError, ParsebridgeError, ParseResult, ToolCall, family_table
+from . import terminal as io
+
+#: Subcommands contributed by other modules: (module, register function).
+_PLUGINS: tuple[tuple[str, str], ...] = (
+    ("parsebridge.conformance.cli", "register"),
+    ("parsebridge.compare.cli", "register"),
+)
+
+
+#: Characters per chunk of `parse --stream` when --chunk-size is not given.
+DEFAULT_CHUNK_SIZE = 4
+
+
+class UsageError(ParsebridgeError, ValueError):
+    """The command line asks for something that cannot run as given (exit 2)."""
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1 (a chunk size of 0 or less would lose the output)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+# ---------------------------------------------------------------- list
+
+
+def family_aliases(info: BackendInfo, kind: str) -> dict[str, str]:
+    """Names that reach one of this backend's parsers only through the family table: name → parser.
+
+    A spec's name is looked up among the backend's own parsers first, then
+    among family names and aliases, so these are accepted too (and show up
+    in "did you mean" lists) without being parsers of their own.
+    """
+    from ..protocol.spec import normalize_name
+
+    own = info.tool_parsers if kind == "tool" else info.reasoning_parsers
+    by_norm = {normalize_name(n): n for n in own}
+    out: dict[str, str] = {}
+    for fam in family_table().of_kind(kind):  # type: ignore[arg-type]
+        target = fam.parser_for(info.name)
+        if target is None or normalize_name(target) not in by_norm:
+            continue
+        for alias in (fam.name, *fam.aliases):
+            if normalize_name(alias) not in by_norm:
+                out.setdefault(alias, by_norm[normalize_name(target)])
+    return dict(sorted(out.items()))
+
+
+def _cmd_list(ns: argparse.Namespace) -> int:
+    infos = list_backends(with_parsers=not ns.brief)
+    if ns.backend:
+        known = [i.name for i in infos]
+        for b in ns.backend:
+            if b.lower() not in known:
+                from ..protocol import UnknownBackendError
+
+                raise UnknownBackendError(b, known)
+        infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
+    if ns.json:
+        print(json.dumps(_list_json(infos), indent=2))
+        return 0
+    console = io.console()
+    console.print(_backends_table(infos, ns.brief))
+    for i in infos:
+        if not i.available and i.install:
+            console.print(io.plain(f"install {i.name}: {i.install}"), style="dim", soft_wrap=True)
+    if not ns.brief:
+        _print_parser_names(console, infos)
+    for kind in ("tool", "reasoning"):
+        console.print(_families_table(kind, [i.name for i in infos if i.name != "python"]))
+    if any(i.name == "builtin" for i in infos):
+        console.print(_conventions_table())
+    return 0
+
+
+def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
+    backends = []
+    for i in infos:
+        entry = vars(i).copy()
+        entry["tool_aliases"] = family_aliases(i, "tool")
+        entry["reasoning_aliases"] = family_aliases(i, "reasoning")
+        backends.append(entry)
+    from ..adapters.builtin.engines.conventions import CONVENTIONS, REASONING_CONVENTIONS, servers_rules
+
+    return {
+        "parsebridge": __version__,
+        "backends": backends,
+        "families": [
+            {"kind": f.kind, "name": f.name, "aliases": list(f.aliases), "parsers": f.parsers}
+            for f in family_table()
+        ],
+        "builtin_conventions": {
+            "tool": CONVENTIONS,
+            "reasoning": REASONING_CONVENTIONS,
+            "servers": [{"kind": k, "rule": r, "parsers": p} for k, r, p in servers_rules()],
+        },
+    }
+
+
+def _backends_table(infos: list[BackendInfo], brief: bool) -> Any:
+    from rich.table import Table
+
+    t = Table(title="Backends", title_justify="left")
+    for col in ("backend", "status", "version", "tool parsers", "reasoning parsers"):
+        t.add_column(col, overflow="fold")
+    for i in infos:
+        status = io.plain("available") if i.available else io.plain(f"unavailable: {i.reason or ''}")
+        status.stylize("green" if i.available else "red", 0, 9 if i.available else 11)
+        t.add_row(
+            io.plain(i.name),
+            status,
+            io.plain(i.version or ""),
+            _count(i.tool_parsers, i, brief, "tool"),
+            _count(i.reasoning_parsers, i, brief, "reasoning"),
+        )
+    return t
+
+
+def _print_parser_names(console: Any, infos: list[BackendInfo]) -> None:
+    """Each available backend's parser names, and the family names it also accepts."""
+    for i in infos:
+        if not (i.available and (i.tool_parsers or i.reasoning_parsers)):
+            continue
+        for kind, names in (("tool", i.tool_parsers), ("reasoning", i.reasoning_parsers)):
+            console.print(
+                io.plain(f"\n{i.name} {kind} parsers ({len(names)}): {', '.join(names)}"), soft_wrap=True
+            )
+            aliases = family_aliases(i, kind)
+            if aliases:
+                listed = ", ".join(f"{a} → {p}" for a, p in aliases.items())
+                console.print(
+                    io.plain(f"  also accepted (family names): {listed}"), style="dim", soft_wrap=True
+                )
+
+
+def _families_table(kind: str, backends: list[str]) -> Any:
+    """Family → each backend's parser name, with the family's aliases."""
+    from rich.table import Table
+
+    ft = Table(title=f"\n{kind} families (family → each backend's parser name)", title_justify="left")
+    ft.add_column("family", overflow="fold")
+    for b in backends:
+        ft.add_column(b, overflow="fold")
+    ft.add_column("aliases", style="dim", overflow="fold")
+    for fam in family_table().of_kind(kind):  # type: ignore[arg-type]
+        ft.add_row(
+            io.plain(fam.name),
+            *(io.plain(fam.parser_for(b) or "-") for b in backends),
+            io.plain(", ".join(fam.aliases)),
+        )
+    return ft
+
+
+def _conventions_table() -> Any:
+    """Builtin's `conventions=`: what each does, then what "servers" does for which parsers."""
+    from rich.table import Table
+
+    from ..adapters.builtin.engines.conventions import (
+        CONVENTIONS,
+        DEFAULT,
+        REASONING_CONVENTIONS,
+        servers_rules,
+    )
+
+    t = Table(title="\nbuiltin conventions (conventions=, parse --conventions)", title_justify="left")
+    for col in ("convention", "kind", "what it does", "builtin parsers"):
+        t.add_column(col, overflow="fold")
+    for name in CONVENTIONS:
+        label = io.plain(name + (" (default)" if name == DEFAULT else ""))
+        t.add_row(label, io.plain("tool"), io.plain(CONVENTIONS[name]), io.plain(""))
+        t.add_row(io.plain(""), io.plain("reasoning"), io.plain(REASONING_CONVENTIONS[name]), io.plain(""))
+    for kind, rule, names in servers_rules():
+        t.add_row(io.plain("servers"), io.plain(kind), io.plain(rule), io.plain(", ".join(names) or "-"))
+    return t
+
+
+def _count(names: list[str], info: BackendInfo, brief: bool, kind: str) -> str:
+    if info.name == "python":
+        return "any module:Class"
+    if not info.available:
+        return "-"
+    if brief:
+        return "(not listed with --brief)"
+    aliases = family_aliases(info, kind)
+    return f"{len(names)}" + (f" (+{len(aliases)} family names)" if aliases else "")
+
+
+# ---------------------------------------------------------------- parse
+
+
+def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
+    """Re-cut decoded blocks into pieces of `size` characters (the last may be shorter)."""
+    rest = ""
+    for block in blocks:
+        text = rest + block if rest else block
+        cut = len(text) - len(text) % size
+        for i in range(0, cut, size):
+            yield text[i : i + size]
+        rest = text[cut:]
+    if rest:
+        yield rest
+
+
+def _cmd_parse(ns: argparse.Namespace) -> int:
+    if not (ns.tool_parser or ns.reasoning_parser):
+        raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
+    if ns.chunk_size is not None and not ns.stream:
+        raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
+    if ns.input != "-":
+        io.exists_or_fail(ns.input)
+    tools = io.load_tools(ns.tools)
+    text = None if ns.stream else io.read_text(ns.input)
+    if ns.framework_logs:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # the adapters then leave the frameworks' logs alone
+    else:
+        _quiet_framework_logs()
+    pipe = get_pipeline(
+        ns.reasoning_parser,
+        ns.tool_parser,
+        tools=tools,
+        reasoning_started=ns.reasoning_started,
+        on_error=ns.on_error,
+        **_conventions_option(ns),
+    )
+    if text is not None:
+        result = pipe.parse(text)
+        del text
+        if ns.json:
+            out = {"result": result.model_dump(mode="json"), "message": result.to_openai_message()}
+            print(json.dumps(out, indent=2, ensure_ascii=False))
+        else:
+            _show_result(result, None)
+            _say_assumed_open(pipe, ns, result)
+        return 0
+    _stream_parse(pipe, ns)
+    return 0
+
+
+def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
+    """A note when the reasoning shown started before the output (no start marker in it) and
+    nothing on the command line said so: the parser's default assumed it open (builtin:qwen3's,
+    as vLLM and SGLang read Qwen3; a template's that opens ``<think>``)."""
+    block = getattr(result, "block", None)
+    if ns.reasoning_started is not None or result.reasoning is None or block is None:
+        return
+    if block.start_marker is not None:
+        return
+    spec = (
+        getattr(getattr(pipe, "reasoning", None), "spec", None) or (getattr(pipe, "specs", None) or [""])[0]
+    )
+    from rich.text import Text
+
+    io.console().print(
+        Text(
+            f"reasoning assumed open at the start (the default of {spec}): the output has no start "
+            "marker; --no-reasoning-started if the prompt did not open it",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
+
+
+def _conventions_option(ns: argparse.Namespace) -> dict[str, str]:
+    """``conventions=`` for the pipeline when `--conventions` was given (builtin parsers only)."""
+    if ns.conventions is None:
+        return {}
+    from ..protocol.spec import ParserSpec
+
+    for spec in (ns.reasoning_parser, ns.tool_parser):
+        if spec and ParserSpec.parse(spec).backend != "builtin":
+            raise UsageError(f"--conventions is an option of the builtin parsers, not of {spec}")
+    return {"conventions": ns.conventions}
+
+
+def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
+    """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
+
+    With builtin parsers the stream keeps no history and the result is spooled
+    (`cli.stream_output`): memory stays flat whatever the output's size. vLLM's and SGLang's
+    streams keep the text they were fed (their block is located in it at the end), so
+    theirs keep their history too and the block comes from their `finish()`.
+    """
+    from ..protocol.streams import without_history
+    from .stream_output import RawCalls, StreamedResult, delta_line
+
+    bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
+    with without_history() if bounded else contextlib.nullcontext():
+        stream = pipe.stream()
+    raw: list[RawCalls] = []
+
+    def observed(tools: Any) -> Any:
+        raw.append(RawCalls(tools))
+        return raw[-1]
+
+    if hasattr(stream, "observe_tools"):  # each call's raw text, where the tool stream reports it
+        stream.observe_tools(observed)
+    collected = StreamedResult()
+    deltas = 0
+    out: IO[str] | None = sys.stdout if ns.json else None
+    if out is not None:
+        out.write('{\n  "deltas": [')
+    try:
+        for piece in itertools.chain(
+            _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
+        ):
+            d = stream.feed(piece) if piece is not None else stream.flush()
+            if not d:
+                continue
+            if out is not None:
+                out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
+            collected.add(d)
+            deltas += 1
+        block = getattr(stream, "block", None) if bounded else stream.finish().block
+        result = collected.result(block, raw[0].texts if raw else ())
+        if out is not None:
+            out.write("\n  ],\n" if deltas else "],\n")
+            out.write('  "result": ')
+            collected.write_json(out, collected.result_json(result))
+            out.write(',\n  "message": ')
+            collected.write_json(out, collected.message_json(result))
+            out.write("\n}\n")
+        else:
+            _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
+            _say_assumed_open(pipe, ns, result)
+    finally:
+        collected.close()
+
+
+def _quiet_framework_logs() -> None:
+    from ..adapters._common import quiet_framework_logs
+
+    quiet_framework_logs()
+
+
+#: Text up to this many characters is shown in a panel; longer text is written as it is
+#: between two rules (Rich lays a panel's text out line by line: seconds per megabyte).
+PANEL_MAX = 1 << 16
+
+
+def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
+    """Reasoning or content (a str or a `cli.stream_output.Spool`), verbatim, titled."""
+    from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.text import Text
+
+    if text is None:
+        text = Text("(none)", style="dim")
+    elif isinstance(text, str) and (shown := io.whitespace_only(text)):
+        text = Text(shown, style="dim")
+    elif isinstance(text, str) and len(text) <= PANEL_MAX:
+        text = io.plain(text)
+    elif not isinstance(text, str) and text.size <= PANEL_MAX:
+        head = text.head(PANEL_MAX)
+        shown = io.whitespace_only(head)
+        text = Text(shown, style="dim") if shown else io.plain(head)
+    else:
+        console.print(Rule(Text(title), align="left", style=style or "none"))
+        blocks = (
+            (text[i : i + PANEL_MAX] for i in range(0, len(text), PANEL_MAX))
+            if isinstance(text, str)
+            else text.blocks()
+        )
+        for block in blocks:  # straight to the file: Rich would lay out every line
+            console.file.write(block)
+        console.file.write("\n")
+        console.print(Rule(style=style or "none"))
+        return
+    console.print(
+        Panel(text, title=title, title_align="left", border_style=style or "none", expand=console.is_terminal)
+    )
+
+
+#: More calls than this are listed one line each (a Rich table lays out every row in memory first).
+TABLE_MAX_ROWS = 500
+
+
+def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
+    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
+    out = console.file
+    for i, call in enumerate(calls):
+        args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
+        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
+    console.print(Rule())
+
+
+def _show_result(
+    result: ParseResult,
+    deltas: int | None,
+    text_of: Any = None,
+    calls: tuple[int, Iterable[ToolCall]] | None = None,
+) -> None:
+    """The result as panels and a table; `text_of` maps placeholders to spooled text, `calls`
+    (count, calls) stands in for `result.tool_calls` (made one at a time)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console = io.console()
+    text_of = text_of or (lambda value: value)
+    if result.reasoning is not None:
+        _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
+    _show_text(console, "content", text_of(result.content), None)
+    if getattr(result, "dropped", None):
+        _show_text(console, "left out of the content (conventions=servers)", text_of(result.dropped), "dim")
+    count, tool_calls = calls or (len(result.tool_calls), result.tool_calls)
+    if count > TABLE_MAX_ROWS:
+        _show_call_lines(console, count, tool_calls)
+    elif count:
+        t = Table(title="tool calls", title_justify="left")
+        for col in ("#", "id", "name", "arguments"):
+            t.add_column(col, overflow="fold")
+        for i, call in enumerate(tool_calls):
+            if call.valid:
+                args = io.plain(call.arguments_json)
+            else:
+                args = Text("invalid: ", style="red")
+                args.append(str(call.invalid_arguments))
+            t.add_row(str(i), io.plain(call.id), io.plain(call.name), args)
+        console.print(t)
+    else:
+        console.print(Text("no tool calls", style="dim"))
+    if deltas is not None:
+        console.print(Text(f"{deltas} non-empty delta{'' if deltas == 1 else 's'} streamed", style="dim"))
+
+
+# ---------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="parsebridge",
+        description="One protocol over vLLM's, SGLang's and builtin reasoning and tool-call parsers.",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"parsebridge {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    _add_list_command(sub)
+    _add_parse_command(sub)
+    _add_install_command(sub)
+    for module, func in _PLUGINS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        getattr(mod, func)(sub)
+    return p
+
+
+def _add_list_command(sub: Any) -> None:
+    """`parsebridge list`."""
+    lp = sub.add_parser(
+        "list",
+        help="backends, their parsers, and the family table",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lp.add_argument("--backend", action="append", help="only this backend (repeatable)")
+    lp.add_argument("--brief", action="store_true", help="do not import frameworks to list parser names")
+    lp.add_argument("--json", action="store_true", help="machine-readable output")
+    lp.set_defaults(func=_cmd_list)
+
+
+def _add_parse_command(sub: Any) -> None:
+    """`parsebridge parse`."""
+    pp = sub.add_parser(
+        "parse",
+        help="parse one model output",
+        description="Parse one raw model output (UTF-8 text) one-shot, or streamed in chunks. "
+        "The input is read in blocks, so --stream with builtin parsers handles outputs of any size "
+        "in bounded memory (vLLM's and SGLang's streams keep the text they were fed).",
+        epilog=io.EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
+    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
+    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
+    pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
+    pp.add_argument(
+        "--reasoning-started",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
+        "parser's own default, said in the output when it assumed reasoning open)",
+    )
+    pp.add_argument("--stream", action="store_true", help="feed the output in chunks through a stream")
+    pp.add_argument(
+        "--chunk-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="characters per chunk with --stream (default 4; an error without --stream)",
+    )
+    pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
+    pp.add_argument(
+        "--conventions",
+        choices=("servers", "lossless"),
+        default=None,
+        help="builtin parsers: content and where reasoning starts as vLLM and SGLang read them "
+        "(servers, the default) or every character kept (lossless)",
+    )
+    pp.add_argument("--json", action="store_true", help="machine-readable output")
+    pp.add_argument(
+        "--framework-logs",
+        action="store_true",
+        help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
+    )
+    pp.set_defaults(func=_cmd_parse)
+
+
+def _add_install_command(sub: Any) -> None:
+    """`parsebridge install-framework` (its options live with the installer)."""
+    from .._frameworks import install as fw_install
+
+    ip = sub.add_parser(
+        "install-framework",
+        help="install vLLM or SGLang parsers-only (CPU torch, no GPU) into this environment",
+        description=fw_install.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fw_install.add_arguments(ip)
+    ip.set_defaults(func=fw_install.run)
+
+
+def _pipe_closed() -> int:
+    """Stdout's reader went away (`| head`): stop quietly, and keep Python's exit flush quiet too."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return io.EXIT_PIPE_CLOSED
+
+
+def importable_here() -> None:
+    """Let ``python:`` specs import modules from the current folder, as ``python -m parsebridge``
+    does: the installed `parsebridge` script's path starts at its own folder instead. Appended,
+    so a file here never shadows an installed module."""
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.append(here)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    importable_here()
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        code = int(ns.func(ns) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
+    except KeyboardInterrupt:
+        return io.EXIT_INTERRUPTED
+    except BackendError as exc:
+        io.print_error(exc)
+        return io.EXIT_FAILED
+    except ParsebridgeError as exc:
+        io.print_error(exc)
+        return io.EXIT_USAGE
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        io.print_error(f"{exc.filename}: {exc.strerror}" if exc.filename else exc)
+        return io.EXIT_USAGE
+    except Exception as exc:  # never a bare traceback; PARSEBRIDGE_DEBUG=1 shows it
+        if os.environ.get("PARSEBRIDGE_DEBUG"):
+            raise
+        io.print_error(f"{type(exc).__name__}: {exc} (set PARSEBRIDGE_DEBUG=1 for the traceback)")
+        return io.EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""`dynamo:` parsers: Dynamo's frontend in-process (issue 37). Skipped without `ai-dynamo-runtime`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.adapters import get_backend
+from parsebridge.conformance.chunking import parse_chunking
+from parsebridge.conformance.transcripts import bundled_transcripts
+from parsebridge.protocol import ServerUnavailableError, UnknownParserError
+
+pytestmark = pytest.mark.framework
+
+_reason = get_backend("dynamo").unavailable_reason()
+if _reason is not None:
+    pytest.skip(f"dynamo is not installed: {_reason}", allow_module_level=True)
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {}}}},
+    }
+]
+CALL = 'Let me check.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+def _plain(delta):  # type: ignore[no-untyped-def]
+    """A delta without the frontend's random call ids."""
+    return (delta.content, delta.reasoning, [(c.index, c.name, c.arguments) for c in delta.tool_calls])
+
+
+def test_unknown_names_get_the_typed_error_with_suggestions() -> None:
+    with pytest.raises(UnknownParserError) as info:
+        pb.get_tool_parser("dynamo:hermez")
+    assert info.value.backend == "dynamo" and "hermes" in info.value.suggestions
+    assert pb.get_tool_parser("dynamo:qwen").spec == "dynamo:hermes"  # a family alias
+    assert pb.get_reasoning_parser("dynamo:r1").spec == "dynamo:deepseek_r1"
+
+
+def test_one_shot_stream_and_pipeline() -> None:
+    tp = pb.get_tool_parser("dynamo:hermes", tools=TOOLS)
+    res = tp.parse(CALL)
+    assert res.content == "Let me check." and [(c.name, c.arguments) for c in res.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    stream = tp.stream()
+    deltas = [_plain(stream.feed(CALL[i : i + 5])) for i in range(0, len(CALL), 5)]
+    final = stream.finish()
+    assert deltas[0] == ("Let m", "", []) and deltas[-1][2] == [(0, "get_weather", '{"city": "Paris"}')]
+    assert final.content == "Let me check." and final.tool_calls[0].arguments == {"city": "Paris"}
+
+    rp = pb.get_reasoning_parser("dynamo:deepseek_r1")
+    r = rp.parse("why</think>answer")
+    assert (r.reasoning, r.content, r.block.end_index) == ("why", "answer", len("why</think>"))
+    s = rp.stream()
+    assert [_plain(s.feed(c))[:2] for c in ["why", "</think>", "ans"]] == [("", "why"), ("", ""), ("ans", "")]
+
+    pipe = pb.get_pipeline("dynamo:qwen3", "dynamo:hermes", tools=TOOLS)
+    out = pipe.parse("<think>hmm</think>" + CALL)
+    assert (out.reasoning, out.content, out.tool_calls[0].name) == ("hmm", "Let me check.", "get_weather")
+    ps = pipe.stream()
+    for chunk in ["<think>", "hmm", "</think>", CALL]:
+        ps.feed(chunk)
+    assert ps.finish().model_dump(exclude={"tool_calls"}) == out.model_dump(exclude={"tool_calls"})
+
+
+def test_attribution_is_deterministic_at_one_token_per_chunk() -> None:
+    """Every feed returns the same delta on every run: the fence, not timing, decides (issue 37)."""
+    token = parse_chunking("token")
+    cases = [t for t in bundled_transcripts(["hermes", "deepseek_r1"]) if t.kind in ("tool", "reasoning")][
+        :12
+    ]
+    assert cases
+    for t in cases:
+        parser = (
+            pb.get_tool_parser("dynamo:hermes", tools=t.tools)
+            if t.kind == "tool"
+            else pb.get_reasoning_parser("dynamo:deepseek_r1")
+        )
+        chunks = [c.text for c in token.split(t.output)]
+        runs = []
+        for _ in range(3):
+            s = parser.stream()
+            runs.append([_plain(s.feed(c)) for c in chunks] + [_plain(s.flush())])
+        assert runs[0] == runs[1] == runs[2], t.id
+
+
+def test_a_frontend_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parsebridge.adapters.dynamo import _frontend
+
+    def broken() -> None:
+        raise ImportError("/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.28' not found")
+
+    fe = _frontend.DynamoFrontend()
+    monkeypatch.setattr(_frontend, "get_api", broken)
+    with pytest.raises(ServerUnavailableError, match=r"GLIBC_2\.28") as info:
+        fe.ensure()
+    assert info.value.backend == "dynamo" and fe.loop is None
+
+
+_LIFECYCLE = textwrap.dedent(
+    """
+    import os, socket, threading, parsebridge as pb
+    from parsebridge.adapters.dynamo._frontend import frontend
+    before = threading.active_count()
+    tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in "fg"]
+    tp = pb.get_tool_parser("dynamo:hermes", tools=tools)  # Dynamo reads calls only when tools are declared
+    assert tp.parse('<tool_call>{"name": "f", "arguments": {}}</tool_call>').tool_calls[0].name == "f"
+    fe = frontend(); port = fe.port
+    pid = os.fork()
+    if pid == 0:  # a forked child of a process that ran the frontend refuses, typed and at once
+        try:
+            tp.parse('<tool_call>{"name": "g", "arguments": {}}</tool_call>')
+            os._exit(3)
+        except pb.ParsebridgeError as exc:
+            os._exit(0 if "forked from process" in str(exc) else 4)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0, status
+    fe.close()
+    assert threading.active_count() == before, (threading.active_count(), before)
+    s = socket.socket(); s.settimeout(1)
+    assert s.connect_ex(("127.0.0.1", port)) != 0  # nothing listens on the port any more
+    print("clean")
+    """
+)
+
+
+def test_close_leaves_no_thread_port_or_cache_and_a_fork_refuses_clearly(tmp_path: Path) -> None:
+    env = dict(os.environ, HOME=str(tmp_path), PARSEBRIDGE_CACHE=str(tmp_path / "pb"))
+    out = subprocess.run(
+        [sys.executable, "-c", _LIFECYCLE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and "clean" in out.stdout, out.stderr[-3000:]
+    assert not (tmp_path / ".cache" / "dynamo").exists(), sorted(tmp_path.rglob("*"))
+
+
+def test_a_thread_pool_shares_the_frontend() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    tp = pb.get_tool_parser("dynamo:hermes", tools=TOOLS)
+    texts = [CALL.replace("Paris", f"City{i}") for i in range(16)]
+
+    def streamed(text: str) -> tuple[str | None, list[object]]:
+        s = tp.stream()
+        for i in range(0, len(text), 7):
+            s.feed(text[i : i + 7])
+        res = s.finish()
+        return res.content, [c.arguments for c in res.tool_calls]
+
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(streamed, texts))
+    assert together == [streamed(t) for t in texts]
+    assert together[3] == ("Let me check.", [{"city": "City3"}])

@@ -1,0 +1,196 @@
+"""The shared served-framework machinery (`adapters/_served`), against a tiny fake server.
+
+No framework: a fake frontend serves one streamed route whose engine plays a
+script, fenced after every step the way the Dynamo adapter fences, so the
+life cycle (first use, readiness, restart once, typed error, close, fork)
+and the attribution are tested on their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parsebridge.adapters._served import (
+    ServedFrontend,
+    get_json,
+    model_folder,
+    open_sse,
+    read_to_fence,
+)
+from parsebridge.protocol import ServerUnavailableError
+
+
+class FakeFrontend(ServedFrontend):
+    """Streams each script step as an event {"step": text}, then a fence event {"fence": n}."""
+
+    backend = "fake"
+    start_timeout = 5.0
+
+    def __init__(self, fail_starts: int = 0, folder: Any = None) -> None:
+        super().__init__()
+        self.fail_starts = fail_starts
+        self.folder = folder or model_folder(["<tool_call>", "</tool_call>"])
+        self.server: asyncio.AbstractServer | None = None
+
+    async def _start(self, port: int) -> None:
+        if self.fail_starts > 0:
+            self.fail_starts -= 1
+            raise OSError("address in use (simulated)")
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", port)
+
+    async def _stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+    def _is_ready(self) -> bool:
+        return get_json(self.ensure_port(), "/ready", 1.0) == {"ok": True}
+
+    def ensure_port(self) -> int:
+        assert self.port is not None
+        return self.port
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        body = json.loads(await reader.readexactly(length)) if length else None
+        if head.startswith(b"GET /ready"):
+            payload = b'{"ok": true}'
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(payload), payload))
+        else:
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
+            script = self.board.take(body["prompt"])
+            assert script is not None
+            n = 0
+            async for item in script.steps():
+                if isinstance(item, str):
+                    writer.write(b'data: {"finish": "%s"}\n\n' % item.encode())
+                    break
+                text = self.folder.decode(item)
+                if "hold" not in text:  # a step the "server" holds back shows nothing
+                    writer.write(b"data: %s\n\n" % json.dumps({"step": text}).encode())
+                writer.write(b'data: {"fence": %d}\n\n' % n)
+                await writer.drain()
+                n += 1
+            writer.write(b"data: [DONE]\n\n")
+        await writer.drain()
+        writer.close()
+
+
+def _fence(event: Any) -> tuple[Any, bool]:
+    return (None, True) if "fence" in event else (event, False)
+
+
+def test_model_folder_is_cached_and_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARSEBRIDGE_CACHE", str(tmp_path))
+    folder = model_folder(["<think>", "</think>", "<th"])
+    assert folder.path.parent == tmp_path / "served"
+    assert {p.name for p in folder.path.iterdir()} == {
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "config.json",
+    }
+    ids = folder.encode("é<think>x</think>")
+    assert ids[:2] == list("é".encode()) and ids[2] == folder.marker_ids["<think>"]
+    assert ids[-1] == folder.marker_ids["</think>"]
+    assert folder.decode(ids) == "é<think>x</think>"
+    assert model_folder(["<th", "</think>", "<think>"]) is folder  # same marker set: the same folder
+    vocab = json.loads((folder.path / "tokenizer.json").read_text())
+    assert len(vocab["model"]["vocab"]) == 256
+    assert not any(t["special"] for t in vocab["added_tokens"] if t["content"] != "<|pb_eos|>")
+
+
+def test_first_use_starts_fences_attribute_each_step_and_close_leaves_nothing() -> None:
+    fe = FakeFrontend()
+    before = threading.active_count()
+    port = fe.ensure()
+    assert fe.ensure() == port and fe.running
+    script = fe.board.open()
+    reader = open_sse(port, "/stream", {"prompt": script.key})
+    per_step = []
+    for chunk in ["Let me", " hold", "<tool_call>{}</tool_call>"]:
+        script.put(fe.folder.encode(chunk))
+        events, fenced = read_to_fence(reader, _fence)
+        assert fenced
+        per_step.append([e["step"] for e in events])
+    script.end()
+    rest, fenced = read_to_fence(reader, _fence)
+    assert not fenced and rest == [{"finish": "stop"}]
+    assert per_step == [["Let me"], [], ["<tool_call>{}</tool_call>"]]
+    assert len(fe.board) == 0
+    fe.close()
+    assert threading.active_count() == before
+    assert not fe.running
+    with pytest.raises(OSError):
+        get_json(port, "/ready", 0.5)
+
+
+def test_a_failed_start_is_retried_once_then_a_typed_error() -> None:
+    ok = FakeFrontend(fail_starts=1)
+    assert ok.ensure() > 0
+    ok.close()
+    bad = FakeFrontend(fail_starts=2)
+    with pytest.raises(ServerUnavailableError, match="address in use") as info:
+        bad.ensure()
+    assert info.value.backend == "fake" and "attempt 2" in info.value.reason
+    assert bad.loop is None and not bad.running
+
+
+def test_close_removes_cleanup_paths(tmp_path: Path) -> None:
+    fe = FakeFrontend()
+    fe.ensure()
+    junk = tmp_path / "written-by-the-server"
+    junk.mkdir()
+    (junk / "f").write_text("x")
+    fe.cleanup_paths.append(junk)
+    fe.close()
+    assert not junk.exists()
+    fe.close()  # twice is fine
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_server_or_refuses_clearly() -> None:
+    fe = FakeFrontend()
+    parent_port = fe.ensure()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        try:
+            child_port = fe.ensure()
+            msg = "ok" if child_port != parent_port and fe.running else "same"
+            fe.close()
+            FakeFrontend.fork_policy = "refuse"
+            refusing = FakeFrontend()
+            refusing.ensure()
+            pid2 = os.fork()
+            if pid2 == 0:
+                try:
+                    refusing.ensure()
+                    os.write(write, b"no-refusal")
+                except ServerUnavailableError as exc:
+                    os.write(write, b"refused" if "forked" in str(exc) else b"wrong-error")
+                os._exit(0)
+            os.waitpid(pid2, 0)
+            refusing.close()
+            os.write(write, ("|" + msg).encode())
+        except BaseException as exc:  # reported to the parent
+            os.write(write, f"|error {exc!r}".encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        said = fh.read()
+    FakeFrontend.fork_policy = "restart"
+    assert said == "refused|ok"
+    assert fe.ensure() == parent_port  # the parent's server is untouched
+    fe.close()

@@ -1,0 +1,149 @@
+"""The `smg:` backend: names, typed errors, attribution and the gateway life cycle.
+
+Needs smg (``parsebridge install-framework smg-latest``); the tox envs
+``smg-*`` install it. Every gateway here is started by the backend itself and
+checked gone (process and port) after `shutdown()`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from parsebridge import get_reasoning_parser, get_tool_parser
+from parsebridge.adapters.registry import get_backend
+from parsebridge.protocol import ServerUnavailableError, UnknownParserError
+
+pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
+
+if not get_backend("smg").is_available():
+    pytest.skip(f"smg is not installed: {get_backend('smg').unavailable_reason()}", allow_module_level=True)
+
+from parsebridge.adapters.smg import _gateway  # noqa: E402  (after the skip)
+
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+CALL = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+@pytest.fixture
+def fresh_runtime():
+    _gateway.shutdown()
+    yield
+    _gateway.shutdown()
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_names_are_smgs_own_and_unknown_names_get_suggestions() -> None:
+    backend = get_backend("smg")
+    assert "qwen" in backend.tool_parser_names() and "hermes" not in backend.tool_parser_names()
+    assert "deepseek_r1" in backend.reasoning_parser_names()
+    with pytest.raises(UnknownParserError) as err:
+        get_tool_parser("smg:qwen_codr")
+    assert "qwen_coder" in err.value.suggestions
+
+
+def test_family_names_reach_smgs_parsers() -> None:
+    """`smg:hermes` is smg's `qwen` (the <tool_call> format), through the family table."""
+    assert get_tool_parser("smg:hermes", TOOLS).name == "qwen"
+
+
+def test_oneshot_and_the_lost_text_case() -> None:
+    """One-shot reads the text before the call; at 5-character engine steps smg loses the part of it
+    that shares a step with the start of <tool_call> (smg 1.13.0: 'Let me check.' -> 'Let me che')."""
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    result = parser.parse(CALL)
+    assert result.content == "Let me check."
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Paris"})]
+    stream = parser.stream()
+    for i in range(0, len(CALL), 5):
+        stream.feed(CALL[i : i + 5])
+    streamed = stream.finish()
+    assert [(c.name, c.arguments) for c in streamed.tool_calls] == [("get_weather", {"city": "Paris"})]
+    assert streamed.content in ("Let me che", "Let me check.")  # the lost text is release-dependent
+    if streamed.content != "Let me check.":
+        assert streamed.content == "Let me che"
+
+
+def test_each_feed_returns_what_its_step_produced() -> None:
+    """One character per feed, twice: the same delta at the same feed (no timing involved)."""
+    parser = get_reasoning_parser("smg:deepseek_r1")
+    text = "thinking hard</think>The answer."
+    runs = []
+    for _ in range(2):
+        stream = parser.stream()
+        runs.append([(d.reasoning, d.content) for d in (stream.feed(ch) for ch in text)])
+        stream.finish()
+    assert runs[0] == runs[1]
+    steps = runs[0]
+    assert "".join(r for r, _ in steps) == "thinking hard"
+    assert "".join(c for _, c in steps) == "The answer."
+    assert steps[0] == ("t", "")  # the first character's step shows it at once
+    assert steps[-1] == ("", ".")
+    # nothing shows while the end marker arrives (held back as a possible marker, then dropped)
+    marker_at = text.index("</think>")
+    assert all(steps[i] == ("", "") for i in range(marker_at + 1, marker_at + len("</think>")))
+
+
+def test_a_crashed_gateway_is_restarted_once_then_a_typed_error(fresh_runtime) -> None:
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    rt = _gateway.runtime()
+    gw = rt.gateway(("qwen", None))
+    gw.proc.kill()
+    gw.proc.wait()
+    assert parser.parse(CALL).tool_calls  # restarted once
+    assert gw.restarts == 1
+    gw.proc.kill()
+    gw.proc.wait()
+    with pytest.raises(Exception, match="died again") as err:
+        parser.parse(CALL)
+    assert isinstance(err.value, ServerUnavailableError) or isinstance(
+        err.value.__cause__, ServerUnavailableError
+    )
+
+
+def test_the_pool_is_bounded_and_shutdown_leaves_nothing(fresh_runtime, monkeypatch) -> None:
+    monkeypatch.setattr(_gateway, "POOL_SIZE", 2)
+    for name in ("qwen", "llama", "mistral"):
+        get_tool_parser(f"smg:{name}", TOOLS).parse("hello")
+    rt = _gateway.runtime()
+    assert [gw.config[0] for gw in rt.gateways()] == ["llama", "mistral"]  # qwen, least recent, closed
+    pids = [gw.proc.pid for gw in rt.gateways()]
+    ports = [gw.port for gw in rt.gateways()] + [rt.worker.port]
+    _gateway.shutdown()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert not any(_port_open(p) for p in ports)
+
+
+def test_a_gateway_that_cannot_start_says_why(fresh_runtime, monkeypatch) -> None:
+    monkeypatch.setattr(
+        _gateway.Gateway, "command", lambda self: ["python3", "-c", "raise SystemExit('no smg here')"]
+    )
+    with pytest.raises(Exception) as err:
+        get_tool_parser("smg:qwen", TOOLS)
+    assert isinstance(err.value, ServerUnavailableError) or isinstance(
+        err.value.__cause__, ServerUnavailableError
+    )
+    assert "no smg here" in str(err.value)
+
+
+def test_a_fork_of_a_process_that_ran_the_worker_refuses(fresh_runtime) -> None:
+    """gRPC aborts a server started after a fork of a process whose server ran: a typed error instead."""
+    get_tool_parser("smg:qwen", TOOLS).parse("hello")
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 only on the typed error
+        code = 1
+        try:
+            _gateway.runtime()
+        except ServerUnavailableError as exc:
+            code = 0 if "fork" in str(exc) else 2
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -1,0 +1,270 @@
+"""Issue 40, items 3-7: the same mistake fails the same way, through the real command in a subprocess.
+
+An argument that names no file, records that name no family, a spec that cannot be imported, an
+empty standard input: exit 2 with one line that says what to do. And the small things: counts
+that agree with their noun, no trailing spaces in a table written to a file, ``--help`` that
+exits 0 and lists the exit statuses, white space shown as such.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from _cli_run import one_error_line, run
+
+CALL = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+LINE_PARSER = """\
+import parsebridge as pb
+
+
+class LineParser(pb.ToolParserBase):
+    backend = "python"
+
+    def parse(self, text):
+        return pb.ToolParseResult(content=text.upper())
+"""
+
+# ---------------------------------------------------------------- 3: an argument names a file
+
+
+@pytest.mark.parametrize("arg", ["nope.log", "mine.jsnl", "answer"])
+def test_compare_argument_that_names_no_file_is_an_error(tmp_path: Path, arg: str) -> None:
+    line = one_error_line(run("compare", arg, "--tool-parser", "builtin:hermes", cwd=tmp_path))
+    assert f"no such file: {arg}" in line and "--text" in line
+
+
+def test_compare_glob_without_a_match_says_so(tmp_path: Path) -> None:
+    line = one_error_line(run("compare", "logs/*.jsonl", "--tool-parser", "builtin:hermes", cwd=tmp_path))
+    assert line == "error: no file matches 'logs/*.jsonl'"
+
+
+def test_compare_literal_text_comes_in_with_text(tmp_path: Path) -> None:
+    p = run(
+        "compare", "--text", "Hi " + CALL, "--tool-parser", "builtin:hermes", "--format", "json", cwd=tmp_path
+    )
+    assert p.returncode == 0, p.stderr
+    record = json.loads(p.stdout.splitlines()[0])
+    assert record["transcript"] == "text"
+    assert record["results"]["builtin:hermes"]["oneshot"]["tool_calls"][0]["name"] == "f"
+
+
+# ---------------------------------------------------------------- 4: records that name no family
+
+
+@pytest.mark.parametrize("extra", [(), ("--fail-on-diff",), ("--format", "json")])
+def test_compare_records_without_a_family_and_no_spec_exit_2(tmp_path: Path, extra: tuple[str, ...]) -> None:
+    (tmp_path / "mine.jsonl").write_text('{"id": "a", "output": "hi"}\n{"id": "b", "output": "yo"}\n')
+    line = one_error_line(run("compare", "mine.jsonl", *extra, cwd=tmp_path))
+    assert "mine.jsonl: transcript 'a' names no family" in line and "--family NAME" in line
+
+
+def test_compare_records_with_a_family_still_run(tmp_path: Path) -> None:
+    (tmp_path / "mine.jsonl").write_text(
+        json.dumps({"id": "a", "family": "hermes", "output": "Hi " + CALL}) + "\n"
+    )
+    p = run("compare", "mine.jsonl", "--backends", "builtin", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.splitlines()[-1])["transcripts"] == 1
+
+
+# ---------------------------------------------------------------- 5: a spec that cannot build
+
+
+@pytest.mark.parametrize("spec", ["python:nosuch:LineParser", "builtin:hermez"])
+def test_conformance_with_a_spec_that_cannot_build_exits_2_like_compare(tmp_path: Path, spec: str) -> None:
+    (tmp_path / "f.jsonl").write_text(json.dumps({"id": "a", "family": "hermes", "output": "hi"}) + "\n")
+    conf = one_error_line(
+        run("conformance", "-q", "--tool-parser", spec, "--transcripts", "f.jsonl", cwd=tmp_path)
+    )
+    comp = one_error_line(run("compare", "f.jsonl", "--tool-parser", spec, cwd=tmp_path))
+    assert conf == comp
+
+
+# ---------------------------------------------------------------- 6: python: specs from the current folder
+
+
+def _console_script() -> list[str]:
+    script = Path(sys.executable).parent / "parsebridge"
+    if not script.exists():
+        found = shutil.which("parsebridge")
+        if found is None:
+            pytest.skip("no installed `parsebridge` console script next to this Python (pip install .)")
+        script = Path(found)
+    return [str(script)]
+
+
+def test_console_script_and_python_m_both_import_specs_from_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "my_parsers.py").write_text(LINE_PARSER)
+    (tmp_path / "out.txt").write_text("hi")
+    args = ("parse", "--tool-parser", "python:my_parsers:LineParser", "--json", "out.txt")
+    module = run(*args, cwd=tmp_path)
+    script = run(*args, cwd=tmp_path, command=_console_script())
+    assert module.returncode == script.returncode == 0, (module.stderr, script.stderr)
+    assert json.loads(module.stdout)["result"]["content"] == "HI"
+    assert module.stdout == script.stdout
+
+
+def test_an_unimportable_spec_names_the_fix_the_same_way_from_both(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text("hi")
+    args = ("parse", "--tool-parser", "python:my_parserz:LineParser", "out.txt")
+    module = one_error_line(run(*args, cwd=tmp_path))
+    script = one_error_line(run(*args, cwd=tmp_path, command=_console_script()))
+    assert module == script
+    assert (
+        "No module named 'my_parserz'" in module and "run from the folder that holds my_parserz.py" in module
+    )
+    assert "PYTHONPATH" in module
+
+
+# ---------------------------------------------------------------- 7: the small things
+
+
+def test_conformance_without_report_does_not_point_at_one(tmp_path: Path) -> None:
+    (tmp_path / "f.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"t{i}", "family": "hermes", "output": "x", "expected": {"content": "y"}})
+            + "\n"
+            for i in range(3)
+        )
+    )
+    args = (
+        "conformance",
+        "-q",
+        "--backend",
+        "builtin",
+        "--transcripts",
+        "f.jsonl",
+        "--show",
+        "1",
+        "--chunking",
+        "oneshot",
+    )
+    p = run(*args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "see the report" not in p.stdout and "--report DIR writes them all" in p.stdout
+    with_report = run(*args, "--report", "rep", cwd=tmp_path)
+    assert "see the report in rep" in with_report.stdout
+
+
+def test_counts_agree_with_their_noun(tmp_path: Path) -> None:
+    (tmp_path / "f.jsonl").write_text(json.dumps({"id": "a", "family": "hermes", "output": "hi"}) + "\n")
+    p = run(
+        "conformance",
+        "-q",
+        "--backend",
+        "builtin",
+        "--transcripts",
+        "f.jsonl",
+        "--chunking",
+        "oneshot",
+        cwd=tmp_path,
+    )
+    assert "1 transcript × 1 backend × 1 chunking: 1 result in" in p.stdout, p.stdout
+    p = run("compare", "--text", "hi", "--tool-parser", "builtin:hermes", cwd=tmp_path)
+    assert "1 transcript:" in p.stdout and "1 transcripts" not in p.stdout
+
+
+def _report(path: Path, backends: dict[str, str], parsers: dict[str, list[str]]) -> None:
+    results = [
+        {
+            "backend": b,
+            "family": "hermes",
+            "transcript": "t",
+            "chunking": "oneshot",
+            "status": "pass",
+            "spec": f"{b}:hermes",
+        }
+        for b in backends
+    ]
+    parsers_by_kind = {b: {"tool": names, "reasoning": []} for b, names in parsers.items()}
+    path.write_text(json.dumps({"backends": backends, "results": results, "parsers": parsers_by_kind}))
+
+
+def test_conformance_diff_of_different_backends_lists_no_parser_as_vanished(tmp_path: Path) -> None:
+    _report(
+        tmp_path / "a.json", {"builtin": "1", "vllm": "0.33"}, {"builtin": ["hermes"], "vllm": ["hermes"]}
+    )
+    _report(tmp_path / "b.json", {"builtin": "1"}, {"builtin": ["hermes"]})
+    p = run("conformance", "diff", "a.json", "b.json", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "vllm not compared" in p.stderr
+    assert json.loads(p.stdout)["parsers_vanished"] == {}
+
+
+def test_empty_stdin_is_refused_as_an_empty_file_is(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_text("")
+    from_file = one_error_line(run("compare", "empty.txt", "--tool-parser", "builtin:hermes", cwd=tmp_path))
+    from_stdin = one_error_line(
+        run("compare", "-", "--tool-parser", "builtin:hermes", cwd=tmp_path, stdin=b"")
+    )
+    assert from_file == "error: empty.txt: empty file (expected transcripts or one raw output)"
+    assert from_stdin == "error: <stdin>: empty (expected transcripts or one raw output)"
+    blank = one_error_line(
+        run("compare", "-", "--tool-parser", "builtin:hermes", cwd=tmp_path, stdin=b"\n \n")
+    )
+    assert "<stdin>: only blank lines" in blank
+    # leading blank lines of a real output are kept
+    p = run(
+        "compare",
+        "-",
+        "--tool-parser",
+        "builtin:hermes",
+        "--format",
+        "json",
+        cwd=tmp_path,
+        stdin=b"\n\nhello",
+    )
+    assert (
+        json.loads(p.stdout.splitlines()[0])["results"]["builtin:hermes"]["oneshot"]["content"] == "\n\nhello"
+    )
+
+
+def test_a_table_written_to_a_file_has_no_trailing_spaces(tmp_path: Path) -> None:
+    p = run("compare", "--text", "Hi " + CALL, "--tool-parser", "builtin:hermes", "-o", "t.txt", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "t.txt").read_text()
+    assert text.startswith("text\n")
+    assert [line for line in text.splitlines() if line != line.rstrip()] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "parsebridge.plugins", "--help"],
+        [sys.executable, "-m", "parsebridge", "conformance", "diff", "--help"],
+        [sys.executable, "-m", "parsebridge", "conformance", "support", "--help"],
+    ],
+    ids=["plugins", "diff", "support"],
+)
+def test_help_exits_0_and_lists_the_exit_statuses(tmp_path: Path, command: list[str]) -> None:
+    p = run(cwd=tmp_path, command=command)
+    assert p.returncode == 0, p.stderr
+    assert "exit status:" in p.stdout and "  2    usage error" in p.stdout
+
+
+def test_plugins_module_usage_error_exits_2(tmp_path: Path) -> None:
+    p = run("sglang", cwd=tmp_path, command=[sys.executable, "-m", "parsebridge.plugins"])
+    assert p.returncode == 2 and "usage: python -m parsebridge.plugins vllm" in p.stderr
+
+
+def test_support_without_reports_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{}")
+    assert "give report.json files" in one_error_line(run("conformance", "support", cwd=tmp_path))
+    assert "is not a parsebridge conformance report" in one_error_line(
+        run("conformance", "diff", "bad.json", "bad.json", cwd=tmp_path)
+    )
+
+
+def test_white_space_only_content_is_shown_as_such(tmp_path: Path) -> None:
+    (tmp_path / "ws.txt").write_text("   ")
+    p = run("parse", "--tool-parser", "builtin:hermes", "ws.txt", cwd=tmp_path)
+    assert "'   ' (white space only)" in p.stdout
+    p = run("parse", "--tool-parser", "builtin:hermes", "--stream", "ws.txt", cwd=tmp_path)
+    assert "'   ' (white space only)" in p.stdout and "1 non-empty delta streamed" in p.stdout
+    (tmp_path / "t.jsonl").write_text(json.dumps({"id": "w", "output": "\n\n"}) + "\n")
+    p = run("compare", "t.jsonl", "--tool-parser", "builtin:hermes", cwd=tmp_path)
+    assert "'\\n\\n' (white space only)" in p.stdout
