@@ -9,7 +9,8 @@ copy knows it is not the parent (`os.register_at_fork`): the parent's thread
 and server do not exist there, so `ensure()` in the child starts its own, or
 refuses with the typed error when the subclass sets ``fork_policy =
 "refuse"`` (a framework that cannot run twice in one process image).
-`close()` stops the server, joins the thread, and removes `cleanup_paths`.
+`close()` stops the server, joins the thread, and removes `cleanup_paths`; it
+runs at exit, also in a `multiprocessing` worker (which skips `atexit`).
 """
 
 from __future__ import annotations
@@ -161,9 +162,7 @@ class ServedFrontend(abc.ABC):
         except BaseException:
             self.port = None
             raise
-        if len(_registered_exit) == 0:
-            atexit.register(_close_all)
-            _registered_exit.append(True)
+        _close_at_exit()
         self.started_at = time.time()
         self.start_seconds = time.perf_counter() - began
         return port
@@ -222,7 +221,24 @@ class ServedFrontend(abc.ABC):
         self._reset()
 
 
-_registered_exit: list[bool] = []
+_registered_exit: list[int] = []  # the processes that registered `_close_all` (atexit survives a fork)
+
+
+def _close_at_exit() -> None:
+    """Close every frontend when this process ends: `atexit`, and in a `multiprocessing` child
+    (a process pool's worker), its finalizers, which run where `atexit` does not (the child ends
+    with `os._exit`)."""
+    pid = os.getpid()
+    if pid in _registered_exit:
+        return
+    if not _registered_exit:
+        atexit.register(_close_all)
+    _registered_exit.append(pid)
+    import multiprocessing
+    import multiprocessing.util
+
+    if multiprocessing.parent_process() is not None:
+        multiprocessing.util.Finalize(None, _close_all, exitpriority=10)
 
 
 def _close_all() -> None:

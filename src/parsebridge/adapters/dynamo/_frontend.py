@@ -14,13 +14,18 @@ so the events between two fences are what one step produced.
 
 Dynamo writes each registered model's files under ``$HOME/.cache/dynamo/mdc``
 (it does not read ``XDG_CACHE_HOME`` for this); `close` removes what this
-frontend added there.
+frontend added there, and a start first removes what frontends of dead
+processes left (a forked worker can end without running `close`): the model
+folders named ``dynamo-PID-...`` whose PID no longer runs, and the blobs only
+they linked to.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
 import shutil
 import threading
 from collections.abc import AsyncIterator
@@ -79,7 +84,9 @@ class DynamoFrontend(ServedFrontend):
 
     async def _start(self, port: int) -> None:
         api = self.api = get_api()
-        self._mdc_before = _snapshot(_mdc_root())
+        root = _mdc_root()
+        _remove_slugs(root, [name for name in _listing(root / "by-slug") if _left_by_dead_process(name)])
+        self._mdc_before = _snapshot(root)
         self._runtime = api.runtime(asyncio.get_running_loop())
         run = await api.serve_http(self._runtime, port)
         self._server = asyncio.ensure_future(run)
@@ -113,22 +120,12 @@ class DynamoFrontend(ServedFrontend):
     def _clean_mdc(self) -> None:
         """Remove the model files Dynamo cached for this frontend's models (and nothing else)."""
         root = _mdc_root()
-        slugs, blobs = root / "by-slug", root / "blobs"
-        ours = [slugs / name for name in _listing(slugs) if name.startswith(self.board.prefix)]
-        targets = {Path(os.path.realpath(p)) for folder in ours for p in folder.rglob("*") if p.is_symlink()}
-        for folder in ours:
-            shutil.rmtree(folder, ignore_errors=True)
-        in_use = (
-            {Path(os.path.realpath(p)) for p in slugs.rglob("*") if p.is_symlink()}
-            if slugs.is_dir()
-            else set()
-        )
-        for blob in targets - in_use:
-            if blob.parent == blobs and blob.name not in self._mdc_before:
-                blob.unlink(missing_ok=True)
-        for folder in (blobs, slugs, root, root.parent):  # only folders this frontend made, once empty
+        _remove_slugs(root, [n for n in _listing(root / "by-slug") if n.startswith(self.board.prefix)])
+        # Only the folders that held nothing but parsebridge's entries (`_snapshot`), once empty.
+        for folder in (root / "blobs", root / "by-slug", root, root.parent):
             if str(folder) not in self._mdc_before and folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
+                with contextlib.suppress(OSError):  # another process wrote in it meanwhile
+                    folder.rmdir()
 
     # ------------------------------------------------------------------ models
 
@@ -191,10 +188,62 @@ def _listed(port: int, name: str) -> bool:
     return any(m.get("id") == name for m in models.get("data", ()))
 
 
+#: The model folders this module's frontends register: ``dynamo-PID-RANDOM-mN`` (`ScriptBoard.prefix`).
+_OURS = re.compile(r"dynamo-(\d+)-[0-9a-f]{6}-m\d+")
+
+
+def _left_by_dead_process(name: str) -> bool:
+    """Whether `name` is a model folder of a parsebridge frontend whose process no longer runs."""
+    match = _OURS.fullmatch(name)
+    if match is None:
+        return False
+    pid = int(match.group(1))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, but another user's
+        return False
+    return False
+
+
+def _links(folders: list[Path]) -> set[Path]:
+    """The files the symlinks under `folders` point to."""
+    out: set[Path] = set()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            out.update(Path(os.path.realpath(p)) for p in folder.rglob("*") if p.is_symlink())
+    return out
+
+
+def _remove_slugs(root: Path, names: list[str]) -> None:
+    """Remove the model folders `names` under ``by-slug`` and the blobs no remaining folder links to."""
+    if not names:
+        return
+    slugs, blobs = root / "by-slug", root / "blobs"
+    doomed = [slugs / name for name in names]
+    targets = _links(doomed)
+    for folder in doomed:
+        shutil.rmtree(folder, ignore_errors=True)
+    in_use = _links([slugs / name for name in _listing(slugs)])
+    for blob in targets - in_use:
+        if blob.parent == blobs:
+            blob.unlink(missing_ok=True)
+
+
 def _snapshot(root: Path) -> set[str]:
-    """The blob names and the cache folders that exist before the frontend starts."""
-    folders = {str(p) for p in (root / "blobs", root / "by-slug", root, root.parent) if p.is_dir()}
-    return _listing(root / "blobs") | folders
+    """The cache folders that hold something besides parsebridge's entries before the frontend starts:
+    `close` leaves them in place. The others are removed once empty, even if they existed: another
+    process's frontend (a sibling pool worker) may have made them a moment ago."""
+    slugs = _listing(root / "by-slug")
+    foreign_slugs = any(_OURS.fullmatch(name) is None for name in slugs)
+    foreign_root = foreign_slugs or bool(_listing(root) - {"by-slug", "blobs"})
+    foreign_parent = foreign_root or bool(_listing(root.parent) - {root.name})
+    kept = [(root / "blobs", foreign_slugs), (root / "by-slug", foreign_slugs)]
+    kept += [(root, foreign_root), (root.parent, foreign_parent)]
+    return {str(folder) for folder, foreign in kept if foreign}
 
 
 def _listing(folder: Path) -> set[str]:
