@@ -24,6 +24,8 @@ from parsebridge.adapters.builtin.engines.conventions import CONVENTIONS, server
 from parsebridge.protocol import InvalidSpecError
 
 _WS = re.compile(r"\s+")
+#: Tool parsers whose format holds reasoning bodies: not theirs to show, on `dropped` under both conventions.
+REASONING_BODIES = {"gpt_oss"}
 #: Soups per parser here (the golden test runs the full count under "lossless").
 SOUPS = 60
 
@@ -46,20 +48,20 @@ def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str)
         servers = pb.get_tool_parser(f"builtin:{name}", tools=tools or None)
         lossless = pb.get_tool_parser(f"builtin:{name}", tools=tools or None, conventions="lossless")
         one, full = servers.parse(text), lossless.parse(text)
-        assert full.dropped is None, label
+        assert full.dropped is None or name in REASONING_BODIES, label
         assert _calls(one) == _calls(full), label
         if interleaved:
             parts = (_WS.sub("", one.content or ""), _WS.sub("", one.dropped or ""))
             assert interleaves(_WS.sub("", full.content or ""), *parts), label
         else:
             kept = (one.content or "") + (one.dropped or "")
-            assert _WS.sub("", kept) == _WS.sub("", full.content or ""), label
+            assert interleaves(_WS.sub("", kept), _WS.sub("", full.content or ""), _WS.sub("", full.dropped or "")), label
         for chunks in chunkings:
             stream = servers.stream()
             shown = "".join(stream.feed(chunk).content for chunk in chunks) + stream.flush().content
             got = stream.finish()
             assert (shown or None, got.content, got.dropped) == (one.content, one.content, one.dropped), label
-            assert [c[:3] for c in _calls(got)] == [c[:3] for c in _calls(one)], label
+            assert _calls(got) == _calls(one), label  # raw_text included
 
 
 HERMES = 'Let me check.\n<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>\nDone.'

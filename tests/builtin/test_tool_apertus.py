@@ -29,7 +29,10 @@ def test_calls() -> None:
 def test_malformed_truncated() -> None:
     jp.check(P, "<|tools_prefix|>x<|tools_suffix|>", "<|tools_prefix|>x<|tools_suffix|>", [])
     jp.check(P, "<|tools_prefix|>[{}]<|tools_suffix|>", "<|tools_prefix|>[{}]<|tools_suffix|>", [])
-    jp.check(P, '<|tools_prefix|>[{"a": {"x": 1}, "b": 2}]<|tools_suffix|>', None, [("a", {"x": 1}, None)])
+    # the array broken after a call: the rest of the region is content (issue 39: it used to be lost)
+    jp.check(
+        P, '<|tools_prefix|>[{"a": {"x": 1}, "b": 2}]<|tools_suffix|>', ', "b": 2}]', [("a", {"x": 1}, None)]
+    )
     jp.check(P, '<|tools_prefix|>[{"a": {"x": "', None, [("a", {}, '{"x": "')])
 
 

@@ -36,8 +36,8 @@ def test_malformed() -> None:
         '<tool_calls>[{"name": "a", "arguments": {}}, {"x": 1}, {"name": "b", "arguments": "s"}]</tool_calls>'
     )
     jp.check(P, text, '{"x": 1}', [("a", {}, None), ("b", {}, '"s"')])
-    # junk between the array and the end marker is ignored
-    jp.check(P, '<tool_calls>[{"name": "a", "arguments": {}}] x ]</tool_calls> y', " y", [("a", {}, None)])
+    # junk between the array and the end marker is content (issue 39: it used to be ignored)
+    jp.check(P, '<tool_calls>[{"name": "a", "arguments": {}}] x ]</tool_calls> y', "x ] y", [("a", {}, None)])
 
 
 def test_end_marker_cuts_a_call() -> None:

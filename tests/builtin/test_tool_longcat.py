@@ -29,7 +29,7 @@ def test_calls_malformed_truncated() -> None:
     jp.check(
         P,
         '<longcat_tool_call>{"name": "a", "arguments": {"x": 1}}}</longcat_tool_call>',
-        None,
+        "}",  # the region's rest after the call is content (issue 39: it used to be lost)
         [("a", {"x": 1}, None)],
     )
     jp.check(P, '<longcat_tool_call>{"name": "a", "arguments": {"x', None, [("a", {}, '{"x')])

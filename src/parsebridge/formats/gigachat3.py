@@ -31,6 +31,7 @@ TOOL = ToolFormat(
     family="gigachat3",
     summary='`function call<|role_sep|>\\n{"name": …, "arguments": …}` (or `<|function_call|>`)',
     markers=(CALL_PREFIX, CALL_TOKEN, MESSAGE_SEP),
+    servers_markup="doubled",
     render=render,
     format_tool_result=format_tool_result,
 )

@@ -2,8 +2,9 @@
 
 The content comes first (optionally closed by ``<|message_sep|>``), then the
 call header ``function call<|role_sep|>`` (or the single token
-``<|function_call|>``) and one JSON call object; a trailing ``</s>`` or
-``<|message_sep|>`` is structure, not content. "parameters" is accepted as a
+``<|function_call|>``) and one JSON call object; ``</s>`` is structure, not
+content, and so is ``<|message_sep|>`` where a call header follows it (elsewhere
+it is text, as both servers show it). "parameters" is accepted as a
 synonym of "arguments".
 
 Malformed output (see `json_payload`): a header not followed by a call object is
@@ -23,7 +24,8 @@ from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCa
 
 SPEC = JsonCallsSpec(
     regions=(Region(CALL_PREFIX, shape=OBJECT), Region(CALL_TOKEN, shape=OBJECT)),
-    drop=(MESSAGE_SEP, EOS),
+    drop=(EOS,),
+    joins=(MESSAGE_SEP,),
 )
 
 

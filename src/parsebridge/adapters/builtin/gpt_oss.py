@@ -25,8 +25,8 @@ What each message means (both parsers):
 * a header that is not harmony's (``[<|start|>assistant][ to=R]<|channel|>WORD[ to=R][ [<|constrain|>]TYPE]``)
   or that never reaches ``<|message|>`` is text: content verbatim, markers included.
 
-The tool parser drops reasoning bodies (SGLang's gpt-oss detector does the
-same; vLLM routes them to reasoning): chain the gpt_oss reasoning parser to
+The tool parser leaves reasoning bodies out of the content, on the result's `dropped`
+(SGLang's gpt-oss detector drops them; vLLM routes them to reasoning): chain the gpt_oss reasoning parser to
 keep them. The reasoning parser takes out analysis bodies as reasoning,
 unwraps content messages, and passes call messages through verbatim (headers
 included) as content, so the tool parser after it still sees them; alone, a
@@ -146,10 +146,7 @@ class GptOssToolStream(BuiltinToolStream):
         j, which = find_markers(buf, self._pos, BODY_ENDS)
         stop = j if which is not None else safe_end(buf, self._pos, BODY_ENDS, self._final)
         piece = buf[self._pos : stop]
-        if self._kind == _CALL:
-            self._args(piece)
-        elif self._kind == _CONTENT:
-            self._content(piece)
+        self._body(piece)
         self._pos = stop
         if which is None:
             return False
@@ -161,6 +158,20 @@ class GptOssToolStream(BuiltinToolStream):
             self._structure()
         self._state = _OUTSIDE
         return True
+
+    def _body(self, piece: str) -> None:
+        """A message body's text: arguments, content, or (reasoning: not this parser's to show) `dropped`."""
+        if self._kind == _CALL:
+            self._args(piece)
+        elif self._kind == _CONTENT:
+            self._content(piece)
+        elif piece:
+            self._acc.dropped_parts.append(piece)
+
+    def open_from(self) -> int:
+        """A header read so far may open a call: it starts at `_header_at`."""
+        start = super().open_from()
+        return min(start, self._header_at) if self._state == _HEADER else start
 
     def _at_end(self) -> None:
         if self._state == _HEADER:  # cut off before its body: text (a recipient may be cut too)

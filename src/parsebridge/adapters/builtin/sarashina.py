@@ -120,8 +120,9 @@ class SarashinaToolStream(ToolStreamBase):
         self._after: list[str] | None = None
         self._fed = 0  # characters fed so far
         self._after_at = 0  # offset of the text after the marker, once it is seen
-        #: Each call's (start, end) in the text fed (see `open_from`).
+        #: Each call's (start, end) in the text fed (see `open_from`), and its raw text.
         self.call_spans: list[tuple[int, int]] = []
+        self.raw_texts: list[str] = []
 
     def pending_text(self) -> str:
         return self._held + "".join(self._after or ())
@@ -156,10 +157,18 @@ class SarashinaToolStream(ToolStreamBase):
             return make_delta(TAG + after)
         calls, rest, spans = read
         self.call_spans += [(self._after_at + a, self._after_at + b) for a, b in spans]
+        self.raw_texts += [after[a:b] for a, b in spans]
         if self._cut and rest:  # conventions="servers": text after the calls is left out
             self._acc.dropped_parts.append(rest)
             rest = ""
         return result_as_delta(make_tool_result(rest or None, calls))
+
+    def finish(self) -> ToolParseResult:
+        """The assembled result, each call with its raw text (as `parse` gives it)."""
+        result = super().finish()
+        for call, raw in zip(result.tool_calls, self.raw_texts, strict=False):
+            set_raw_text(call, raw)  # fresh calls built by the accumulator
+        return result
 
 
 class SarashinaToolParser(ToolParserBase):
@@ -178,10 +187,7 @@ class SarashinaToolParser(ToolParserBase):
     def parse(self, text: str) -> ToolParseResult:
         s = self.stream()
         s.feed(text)
-        result = s.finish()
-        for call, (start, end) in zip(result.tool_calls, s.call_spans, strict=False):
-            set_raw_text(call, text[start:end])  # fresh calls built by this stream
-        return result
+        return s.finish()
 
     def stream(self) -> SarashinaToolStream:
         return SarashinaToolStream(self)

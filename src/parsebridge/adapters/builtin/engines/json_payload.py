@@ -20,7 +20,8 @@ not end anything). Policy for malformed regions, on top of `scan`'s:
 * in an array that already produced a call, a nameless element is content
   (verbatim, in place) and the array goes on; a character that cannot
   continue the array ends it: the rest of the region up to its end marker is
-  ignored (or, for formats without an end marker, the rest is content);
+  content (left out, on `dropped`, under conventions="servers"), as for formats
+  without an end marker;
 * the end marker cutting an element (missing ``}``/``]``) ends the element:
   named → kept (arguments flagged unless already a complete object);
 * end of output inside an element: named → kept, unnamed → content.
@@ -91,6 +92,9 @@ class JsonCallsSpec:
     #: markers after which a bare value may lead again (kept in the content), e.g. ``</think>``
     #: when no reasoning parser ran first.
     relead: tuple[str, ...] = ()
+    #: markers that are structure only where a region start follows them (after whitespace),
+    #: content anywhere else (GigaChat 3's ``<|message_sep|>`` before its call header).
+    joins: tuple[str, ...] = ()
     reader: type[Any] = ObjectReader
 
     @property
@@ -98,7 +102,7 @@ class JsonCallsSpec:
         found: list[str] = []
         for r in self.regions:
             found += [m for m in (r.start, r.end) if m and m not in found]
-        return tuple(found) + tuple(m for m in self.drop if m not in found)
+        return tuple(found) + tuple(m for m in (*self.joins, *self.drop) if m not in found)
 
 
 def match_option(buf: str, i: int, options: tuple[str, ...], final: bool) -> str | None:
@@ -226,7 +230,7 @@ class JsonCallsStream(CallBlockStream):
     def _derived(cls) -> tuple[Any, ...]:
         spec = cls.spec
         by_start = {r.start: r for r in spec.regions}
-        starts = tuple(by_start) + spec.drop + spec.relead
+        starts = tuple(by_start) + spec.drop + spec.relead + spec.joins
         blocks = {r.start: (r.start, *((r.end,) if r.end else ())) for r in spec.regions if r.whole_block}
         # (the reader has fast modes: `ObjectReader.fast_mode`)
         reader_modes = hasattr(spec.reader, "fast_mode")
@@ -296,6 +300,8 @@ class JsonCallsStream(CallBlockStream):
             if found is None:
                 return False
             region = self._by_start.get(found)
+            if found in self.spec.joins:
+                return self._join(found)
             if found in self.spec.relead:  # content, after which a bare value may lead
                 self._content(found)
                 self._pos += len(found)
@@ -352,15 +358,41 @@ class JsonCallsStream(CallBlockStream):
             return self._at_char(state, buf[self._pos], found is not None)
         if state == _OBJECT:
             return self._object_step()
-        # _SKIP: ignore the rest of a broken region up to its end marker
+        return self._skip_step()  # _SKIP
+
+    def _skip_step(self) -> bool:
+        """The rest of a broken region up to its end marker: content (`dropped` under "servers")."""
+        buf = self._buf
         end = self._region.end
         assert end is not None
         j, which = find_markers(buf, self._pos, (end,))
         if which is None:
-            self._pos = safe_end(buf, self._pos, (end,), self._final)
-            return False
+            j = safe_end(buf, self._pos, (end,), self._final)
+        self._content(buf[self._pos : j])  # (after a call: `dropped` under "servers")
         self._pos = j
+        if which is None:
+            return False
         self._close_region()
+        return True
+
+    def _join(self, marker: str) -> bool:
+        """At a `joins` marker: structure when a region start follows it (whitespace between
+        included), content otherwise; False while what follows is not known yet."""
+        buf = self._buf
+        j = self._pos + len(marker)
+        while j < len(buf) and buf[j] in " \t\r\n":
+            j += 1
+        if j == len(buf) and not self._final:
+            return False
+        nxt = match_marker(buf, j, tuple(self._by_start), self._final) if j < len(buf) else None
+        if nxt == MORE:
+            return False
+        if nxt is not None:
+            self._pos = j
+            self._structure()
+        else:
+            self._content(marker)
+            self._pos += len(marker)
         return True
 
     # -- whole blocks ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from ....protocol.models import (
     set_raw_text,
 )
 from ....protocol.parsers import ToolParserBase, ToolSpec
-from ....protocol.streams import ToolStreamBase
+from ....protocol.streams import Discarded, ToolStreamBase
 from .call_objects import BROKEN, DONE, ObjectReader
 from .call_steps import CallSteps
 from .conventions import SERVERS, check_conventions, servers_content, servers_markup
@@ -91,6 +91,9 @@ __all__ = [
     "string_or_value",
 ]
 
+
+#: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
+RAW_TRIM_EVERY = 256
 
 # --- the driver ------------------------------------------------------------------------------
 
@@ -153,6 +156,8 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         "_out_content",
         "_pending_ws",
         "_pos",
+        "_raw_at",
+        "_raw_kept",
         "_seen_structure",
         "_servers",
         "_span",
@@ -161,6 +166,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         "_ws_mode",
         "call_spans",
         "parser",
+        "raw_texts",
     )
 
     def __init__(self, parser: BuiltinToolParser) -> None:
@@ -193,6 +199,11 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         self._call_start = 0
         #: absolute (start, end) of each named call's span, for `ToolCall.raw_text`.
         self.call_spans: list[tuple[int, int]] = []
+        #: ... and each ended call's raw text, cut from the fed text kept from `open_from()` on
+        #: (`_raw_kept`, starting at offset `_raw_at`; nothing is kept by a stream without history).
+        self.raw_texts: list[str] = []
+        self._raw_kept: list[str] = [] if self._acc.keeps_history else Discarded()
+        self._raw_at = 0
         #: conventions="servers": content ends where the first call begins (`_dropping` from
         #: then on: what `_content` is given goes to the accumulator's `dropped_parts`).
         self._servers = parser.cuts_content
@@ -206,8 +217,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
 
     # -- life cycle ---------------------------------------------------------------------------
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """Feed the next chunk; the delta is recorded here (see `guard_complete`).
-
+        """Feed the next chunk (kept for the calls' raw text); the delta is recorded here.
         Nothing held and the machine in a state `_mode` names: a chunk its state
         decides in one act goes to that act (`_exact`); else the chunk is handled
         in place when the format's step would do nothing but hand it whole to
@@ -216,6 +226,7 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         """
         if self._flushed:
             raise StreamStateError.fed_after_flush()
+        self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -317,7 +328,27 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
     def _flushed_result(self) -> ToolParseResult:
         self.flush()
         acc = self._acc
-        return make_tool_result(acc.content, acc.tool_calls(), acc.dropped)
+        calls = acc.tool_calls()
+        self._keep_raw()
+        for call, raw in zip(calls, self.raw_texts, strict=False):
+            set_raw_text(call, raw)  # fresh calls built by the accumulator
+        return make_tool_result(acc.content, calls, acc.dropped)
+
+    def _keep_raw(self, text: str = "") -> None:
+        """Cut the raw text of each call ended since the last time out of the kept fed text, then
+        drop what no call found later can span (before `open_from()`); `text` is fed text to keep."""
+        if not self._acc.keeps_history:
+            return
+        kept = "".join(self._raw_kept) + text
+        at = self._raw_at
+        texts, spans = self.raw_texts, self.call_spans
+        for start, end in spans[len(texts) :]:
+            texts.append(kept[start - at : end - at])
+        keep = min(self.open_from(), at + len(kept))
+        if keep > at:
+            kept = kept[keep - at :]
+            self._raw_at = keep
+        self._raw_kept = [kept] if kept else []
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
