@@ -55,7 +55,9 @@ def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str)
             assert interleaves(_WS.sub("", full.content or ""), *parts), label
         else:
             kept = (one.content or "") + (one.dropped or "")
-            assert interleaves(_WS.sub("", kept), _WS.sub("", full.content or ""), _WS.sub("", full.dropped or "")), label
+            assert interleaves(
+                _WS.sub("", kept), _WS.sub("", full.content or ""), _WS.sub("", full.dropped or "")
+            ), label
         for chunks in chunkings:
             stream = servers.stream()
             shown = "".join(stream.feed(chunk).content for chunk in chunks) + stream.flush().content
