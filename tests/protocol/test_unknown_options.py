@@ -93,8 +93,11 @@ def test_python_backend_refuses_what_the_class_constructor_does_not_take(tmp_pat
 def test_framework_backends_raise_the_same_typed_error(framework: str) -> None:
     if importlib.util.find_spec(framework) is None:
         pytest.skip(f"{framework} is not installed (parsebridge install-framework {framework}-latest)")
+    from parsebridge.adapters.registry import resolve
+
+    own = resolve("tool", f"{framework}:hermes")[1]  # the release's name (SGLang 0.4 has only qwen25)
     err = _error(lambda: pb.get_tool_parser(f"{framework}:hermes", tool=[]))
-    assert f"{framework}:hermes takes no option 'tool'. Did you mean 'tools'?" in str(err)
+    assert f"{framework}:{own} takes no option 'tool'. Did you mean 'tools'?" in str(err)
     err = _error(lambda: pb.get_reasoning_parser(f"{framework}:qwen3", bogus_option=1))
     assert "takes no option 'bogus_option'" in str(err) and "tokenizer" in err.accepted
 
