@@ -330,7 +330,12 @@ def test_length_finish_reason(server: Server) -> None:
 # ----------------------------------------------------------------------------- (4) tool_choice over HTTP
 
 
-def test_tool_choice_over_http(server: Server) -> None:
+def test_tool_choice_over_http(server: Server, request: pytest.FixtureRequest) -> None:
+    if server.backend == "sglang":
+        # Recorded (issue 42's prompt rule): SGLang's server never reads the prompt, so the example
+        # server's sglang:qwen3 reasoning is forced and takes the forced-choice JSON as reasoning;
+        # the example server does not forward chat_template_kwargs, the way to turn thinking off.
+        request.applymarker(pytest.mark.xfail(strict=True, reason="forced-choice JSON read as reasoning"))
     client = server.client()
     named = {"type": "function", "function": {"name": "get_weather"}}
     named_reasoning: dict[bool, str] = {}

@@ -111,6 +111,14 @@ def check_prompt_options(spec: str, fn: Callable[..., Any], options: dict[str, A
             )
 
 
+def _says_nothing(parser: Any, prompt: str) -> bool:
+    """Whether a prompt holds neither of the parser's reasoning markers (the ``"markers"`` reading)."""
+    markers = (*(getattr(parser, "markers", ()) or ()), "", "")
+    return (
+        started_from_prompt(prompt, (markers[0] or "",), (markers[1] or "",)) is None if markers[0] else True
+    )
+
+
 def start_options(
     parser: Any,
     reasoning_started: bool | None,
@@ -143,6 +151,11 @@ def start_options(
         given["prompt_token_ids"] = list(prompt_token_ids)
     taken = {k: v for k, v in given.items() if takes_option(inner.parse, k) and takes_option(inner.stream, k)}
     if taken:
+        if default is not None and prompt is not None and _says_nothing(inner, prompt):
+            return (
+                default,
+                {},
+            )  # the request's own state (thinking turned off) stands where the prompt is silent
         return None, taken
     text = prompt if prompt is not None else _decoded(inner, prompt_token_ids)
     if text is None:
