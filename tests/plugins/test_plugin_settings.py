@@ -97,7 +97,9 @@ def test_vllm_resolves_a_family_alias_through_its_manager() -> None:
         "import json\n"
         "from parsebridge.adapters.vllm._compat import get_api\n"
         "api = get_api()\n"
-        "api.tool_module.ToolParserManager.import_tool_parser('parsebridge.plugins.vllm')\n"
+        "from parsebridge.plugins.probe import vllm_plugin_argument\n"
+        # the module name, or the plugin file on releases that take a file (vLLM 0.11)
+        "api.tool_module.ToolParserManager.import_tool_parser(vllm_plugin_argument())\n"
         "cls = api.tool_parser_class('pb:builtin:qwen25')\n"
         "print(json.dumps(cls.pb_spec))\n"
     )
