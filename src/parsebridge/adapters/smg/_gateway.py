@@ -165,7 +165,12 @@ class Gateway:
             return
         # The gateway holds no state worth a graceful stop (SIGTERM waits ~5 s for drains).
         proc.kill()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            # Killed, but not yet reaped (seen on a machine at load 40): an evicted gateway must not
+            # fail the parse that evicted it, so a daemon thread reaps it when the kernel lets it go.
+            threading.Thread(target=proc.wait, name="smg-reap", daemon=True).start()
 
 
 def _drain(pipe: IO[bytes] | None, into: deque[str]) -> None:
