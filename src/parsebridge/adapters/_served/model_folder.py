@@ -23,25 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._tokenizers import _bytes_to_unicode, cache_root  # the byte table the in-memory tokenizers use
+
 #: The end-of-sequence token (special: never part of a decoded text).
 EOS = "<|pb_eos|>"
 #: The chat template the folder declares: the messages' text, nothing around it (the prompt is
 #: the scripted engine's key).
 CHAT_TEMPLATE = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
 _FORMAT = 1  # bump when the written files change
-
-
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte to printable-character table (what a ByteLevel pre-tokenizer uses)."""
-    visible = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars = list(visible)
-    extra = 0
-    for b in range(256):
-        if b not in visible:
-            visible.append(b)
-            chars.append(256 + extra)
-            extra += 1
-    return dict(zip(visible, (chr(c) for c in chars), strict=True))
 
 
 @dataclass(frozen=True)
@@ -164,8 +153,6 @@ def _write(folder: Path, files: dict[str, Any]) -> None:
 
 def model_folder(markers: Iterable[str]) -> ModelFolder:
     """The model folder whose vocabulary holds `markers` as single tokens (built once, cached)."""
-    from .._tokenizers import cache_root
-
     key = tuple(sorted({m for m in markers if m}, key=lambda m: (-len(m), m)))
     with _lock:
         made = _built.get(key)
