@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.apertus import END, START
-from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, KeyedReader, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.keyed_object import KeyedReader
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),), reader=KeyedReader)
 
