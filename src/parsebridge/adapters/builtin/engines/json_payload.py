@@ -211,45 +211,9 @@ class JsonCallsStream(CallBlockStream):
         if state >= BLOCK_WAIT:  # inside a whole block (its states are numbered after ours)
             return self._call_block_step(self._block, self._block_reader)
         if state == _CONTENT:
-            found = self._outside(self._starts)
-            if found is None:
-                return False
-            region = self._by_start.get(found)
-            if found in self.spec.joins:
-                return self._join(found)
-            if found in self.spec.relead:  # content, after which a bare value may lead
-                self._content(found)
-                self._pos += len(found)
-                self._state = _START
-                return True
-            if region is None:  # a wrapper marker: structure
-                self._pos += len(found)
-                self._structure()
-                return True
-            self._open(region, self._pos)
-            self._pos += len(found)
-            self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
-            return True
+            return self._content_step()
         if state == _START:
-            start = self._pos
-            more = self._skip_ws()
-            self._content(buf[start : self._pos])
-            if not more:
-                return False
-            lead = self.spec.leading
-            assert lead is not None
-            marker = match_marker(buf, self._pos, self._starts, self._final)
-            if marker == MORE:
-                return False
-            c = buf[self._pos]
-            if marker is not None:  # a marked region (e.g. ``[TOOL_CALLS]``) is not a bare value
-                self._state = _CONTENT
-            elif (c == "[" and lead.shape != OBJECT) or (c == "{" and lead.shape != ARRAY):
-                self._open(lead, self._pos)
-                self._state = _BODY_WAIT
-            else:
-                self._state = _CONTENT
-            return True
+            return self._start_step(buf)
         if state == _OPENER:
             if not self._skip_ws() and not self._final:
                 return False
@@ -274,6 +238,50 @@ class JsonCallsStream(CallBlockStream):
         if state == _OBJECT:
             return self._object_step()
         return self._skip_step()  # _SKIP
+
+    def _content_step(self) -> bool:
+        """Content up to a start marker: a region opens, or a join, relead or wrapper marker."""
+        found = self._outside(self._starts)
+        if found is None:
+            return False
+        region = self._by_start.get(found)
+        if found in self.spec.joins:
+            return self._join(found)
+        if found in self.spec.relead:  # content, after which a bare value may lead
+            self._content(found)
+            self._pos += len(found)
+            self._state = _START
+            return True
+        if region is None:  # a wrapper marker: structure
+            self._pos += len(found)
+            self._structure()
+            return True
+        self._open(region, self._pos)
+        self._pos += len(found)
+        self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
+        return True
+
+    def _start_step(self, buf: str) -> bool:
+        """At the start of the output (or after a relead marker): a bare value may lead."""
+        start = self._pos
+        more = self._skip_ws()
+        self._content(buf[start : self._pos])
+        if not more:
+            return False
+        lead = self.spec.leading
+        assert lead is not None
+        marker = match_marker(buf, self._pos, self._starts, self._final)
+        if marker == MORE:
+            return False
+        c = buf[self._pos]
+        if marker is not None:  # a marked region (e.g. ``[TOOL_CALLS]``) is not a bare value
+            self._state = _CONTENT
+        elif (c == "[" and lead.shape != OBJECT) or (c == "{" and lead.shape != ARRAY):
+            self._open(lead, self._pos)
+            self._state = _BODY_WAIT
+        else:
+            self._state = _CONTENT
+        return True
 
     def _skip_step(self) -> bool:
         """The rest of a broken region up to its end marker: content (`dropped` under "servers")."""

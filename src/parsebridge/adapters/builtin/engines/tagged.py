@@ -253,79 +253,15 @@ class TaggedCallStream(BuiltinToolStream):
             self._finish_value()
             return True
         if state == _CONTENT:
-            found = self._outside(self._starts)
-            if found is None:
-                return False
-            self._begin_span(self._pos)
-            self._pos += len(found)
-            self._head = []
-            if cls.start is None:
-                self._state = _NAME
-            else:
-                self._state = _NAME if cls.call_open is None else _BLOCK
-            return True
+            return self._content_step(cls)
         if state == _BLOCK:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, self._block_markers, self._final)
-            if found == MORE:
-                return False
-            if found == cls.call_open:
-                self._begin_span(self._pos)
-                self._pos += len(found)
-                self._head = []
-                self._state = _NAME
-            elif found is not None:  # block end or a new block
-                if self._span is not None:
-                    self._state = _OPAQUE
-                    return True
-                if found == cls.end:
-                    self._pos += len(found)
-                    self._structure()
-                self._state = _CONTENT
-            elif self._span is not None:
-                self._state = _OPAQUE
-            else:
-                self._stray_back = _BLOCK
-                self._inline_content(buf[self._pos])
-                self._pos += 1
-                self._state = _STRAY
-            return True
+            return self._block_step(buf, cls)
         if state == _NAME:
             if cls.call_open is None and not self._head and not self._skip_ws():
                 return False
             return self._read_name()
         if state == _PARAMS:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, self._in_call_markers, self._final)
-            if found == MORE:
-                return False
-            if found == cls.param_open:
-                self._pos += len(found)
-                self._head = []
-                self._state = _PNAME
-            elif found is not None and found == cls.call_close:
-                self._pos += len(found)
-                if cls.one_call_per_block:
-                    self._close_object()
-                    self._state = _TAIL
-                else:
-                    self._close_call(self._pos)
-                    self._state = self._after_call()
-            elif found is not None and found == cls.end:
-                self._pos += len(found)
-                self._close_call(self._pos)
-                self._state = _CONTENT
-            elif found is not None:  # a new block or call: this call ends unclosed
-                self._close_call(self._pos)
-                self._state = _CONTENT if found == cls.start else self._after_call()
-            else:
-                self._stray_back = _PARAMS
-                self._inline_content(buf[self._pos])
-                self._pos += 1
-                self._state = _STRAY
-            return True
+            return self._params_step(buf, cls)
         if state == _STRAY:
             j = buf.find("<", self._pos)
             end = len(buf) if j < 0 else j
@@ -338,20 +274,7 @@ class TaggedCallStream(BuiltinToolStream):
         if state == _PNAME:
             return self._read_pname()
         if state == _VWAIT:
-            if not self._skip_ws():
-                return False
-            assert cls.value_open is not None
-            found = match_marker(buf, self._pos, (cls.value_open,), self._final)
-            if found == MORE:
-                return False
-            if found is None:  # a key without a value is no argument: its text is shown as content
-                self._inline_content(self._key_raw)
-                self._state = _PARAMS
-                return True
-            self._pos += len(found)
-            self._open_value(self._key)
-            self._state = _PVALUE
-            return True
+            return self._value_wait_step(buf, cls)
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
         j, which = find_markers(buf, self._pos, self._opaque_ends)
@@ -368,6 +291,99 @@ class TaggedCallStream(BuiltinToolStream):
         else:
             self._reject(self._pos)
         self._state = _CONTENT
+        return True
+
+    def _content_step(self, cls: type[TaggedCallStream]) -> bool:
+        """Content up to a start marker; then a call's name, or a block of calls."""
+        found = self._outside(self._starts)
+        if found is None:
+            return False
+        self._begin_span(self._pos)
+        self._pos += len(found)
+        self._head = []
+        if cls.start is None:
+            self._state = _NAME
+        else:
+            self._state = _NAME if cls.call_open is None else _BLOCK
+        return True
+
+    def _value_wait_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """After a key, before its value's opening marker (a key without one is content)."""
+        if not self._skip_ws():
+            return False
+        assert cls.value_open is not None
+        found = match_marker(buf, self._pos, (cls.value_open,), self._final)
+        if found == MORE:
+            return False
+        if found is None:  # a key without a value is no argument: its text is shown as content
+            self._inline_content(self._key_raw)
+            self._state = _PARAMS
+            return True
+        self._pos += len(found)
+        self._open_value(self._key)
+        self._state = _PVALUE
+        return True
+
+    def _params_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """Inside a call, between parameters: a parameter opens, the call ends, or stray text."""
+        if not self._skip_ws():
+            return False
+        found = match_marker(buf, self._pos, self._in_call_markers, self._final)
+        if found == MORE:
+            return False
+        if found == cls.param_open:
+            self._pos += len(found)
+            self._head = []
+            self._state = _PNAME
+        elif found is not None and found == cls.call_close:
+            self._pos += len(found)
+            if cls.one_call_per_block:
+                self._close_object()
+                self._state = _TAIL
+            else:
+                self._close_call(self._pos)
+                self._state = self._after_call()
+        elif found is not None and found == cls.end:
+            self._pos += len(found)
+            self._close_call(self._pos)
+            self._state = _CONTENT
+        elif found is not None:  # a new block or call: this call ends unclosed
+            self._close_call(self._pos)
+            self._state = _CONTENT if found == cls.start else self._after_call()
+        else:
+            self._stray_back = _PARAMS
+            self._inline_content(buf[self._pos])
+            self._pos += 1
+            self._state = _STRAY
+        return True
+
+    def _block_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """Inside a block, between calls: a call opens, the block ends (or a new one starts), or stray text."""
+        if not self._skip_ws():
+            return False
+        found = match_marker(buf, self._pos, self._block_markers, self._final)
+        if found == MORE:
+            return False
+        if found == cls.call_open:
+            self._begin_span(self._pos)
+            self._pos += len(found)
+            self._head = []
+            self._state = _NAME
+        elif found is not None:  # block end or a new block
+            if self._span is not None:
+                self._state = _OPAQUE
+                return True
+            if found == cls.end:
+                self._pos += len(found)
+                self._structure()
+            self._state = _CONTENT
+        elif self._span is not None:
+            self._state = _OPAQUE
+        else:
+            self._stray_back = _BLOCK
+            self._inline_content(buf[self._pos])
+            self._pos += 1
+            self._state = _STRAY
         return True
 
     def _read_name(self) -> bool:
