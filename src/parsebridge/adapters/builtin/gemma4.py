@@ -187,13 +187,9 @@ class GemmaCallStream(BuiltinToolStream):
 
     def _bare_step(self, buf: str) -> bool:
         """A bare (unquoted) value up to what ends it, as its JSON."""
-        m = _BARE_STOP.search(buf, self._pos)
+        m = self._token_until(_BARE_STOP, buf)
         if m is None:
-            self._tok.append(buf[self._pos :])
-            self._pos = len(buf)
             return False
-        self._tok.append(buf[self._pos : m.start()])
-        self._pos = m.start()
         self._emit(bare_json("".join(self._tok)))
         self._tok = []
         self._state = _AFTER
@@ -264,17 +260,22 @@ class GemmaCallStream(BuiltinToolStream):
             return self._value_start()
         return True
 
+    def _token_until(self, stop: re.Pattern[str], buf: str) -> re.Match[str] | None:
+        """The token (`_tok`) takes the text up to `stop`, and the cursor moves there: the match,
+        or None at the buffer's end (all of it taken; more text needed)."""
+        m = stop.search(buf, self._pos)
+        end = len(buf) if m is None else m.start()
+        self._tok.append(buf[self._pos : end])
+        self._pos = end
+        return m
+
     def _name_step(self, buf: str) -> bool:
         """The call's name up to its arguments' opening brace (anything else: opaque)."""
-        m = _NAME_END.search(buf, self._pos)
+        m = self._token_until(_NAME_END, buf)
         if m is None:
-            self._tok.append(buf[self._pos :])
-            self._pos = len(buf)
             return False
-        self._tok.append(buf[self._pos : m.start()])
         name = clean_name("".join(self._tok))
         self._tok = []
-        self._pos = m.start()
         if m.group() != "{" or name is None:
             self._state = _OPAQUE
             return True
@@ -319,13 +320,9 @@ class GemmaCallStream(BuiltinToolStream):
     def _read_key(self) -> bool:
         buf = self._buf
         while True:
-            m = _KEY_STOP.search(buf, self._pos)
+            m = self._token_until(_KEY_STOP, buf)
             if m is None:
-                self._tok.append(buf[self._pos :])
-                self._pos = len(buf)
                 return False
-            self._tok.append(buf[self._pos : m.start()])
-            self._pos = m.start()
             c = m.group()
             if c == "<":
                 found = match_marker(buf, self._pos, (self.delim, *self._blocks), self._final)

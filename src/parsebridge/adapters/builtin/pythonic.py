@@ -116,10 +116,7 @@ class PythonicToolStream(BuiltinToolStream):
         if not self._wrapped:
             self._state = _CONTENT
             return True
-        start = self._pos
-        more = self._skip_ws()
-        self._content(buf[start : self._pos])
-        if not more:
+        if not self._ws_as_content():
             return False
         found = match_marker(buf, self._pos, (PY_END,), self._final)
         if found == MORE:
@@ -175,10 +172,7 @@ class PythonicToolStream(BuiltinToolStream):
 
     def _start_step(self, buf: str) -> bool:
         """At the start of the output: a list of calls, or the wrapped one, may lead."""
-        start = self._pos
-        more = self._skip_ws()
-        self._content(buf[start : self._pos])
-        if not more:
+        if not self._ws_as_content():
             return False
         if buf[self._pos] == "[":
             self._begin_span(self._pos)

@@ -195,6 +195,14 @@ class CallSteps:
         self._pos = i
         return i < n
 
+    def _ws_as_content(self) -> bool:
+        """Whitespace at the cursor is content (held by the content policy); True when a
+        non-whitespace character follows it."""
+        start = self._pos
+        more = self._skip_ws()
+        self._content(self._buf[start : self._pos])
+        return more
+
     def _outside(self, starts: Sequence[str]) -> str | None:
         """Content up to the first start marker: emits text before it, returns the marker (not consumed).
 

@@ -308,10 +308,15 @@ class InvokeStream(SectionStream):
 
 
 class InvokeToolParser(BuiltinToolParser):
-    """Base of the invoke formats: a `dialect` and a value rule."""
+    """Base of the invoke formats: a `dialect` (the format's `markers` follow from it) and a value rule."""
 
     dialect: Dialect
     stream_class = InvokeStream
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "dialect" in cls.__dict__ and "markers" not in cls.__dict__:
+            cls.markers = cls.dialect.markers
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError

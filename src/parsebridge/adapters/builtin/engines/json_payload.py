@@ -263,10 +263,7 @@ class JsonCallsStream(CallBlockStream):
 
     def _start_step(self, buf: str) -> bool:
         """At the start of the output (or after a relead marker): a bare value may lead."""
-        start = self._pos
-        more = self._skip_ws()
-        self._content(buf[start : self._pos])
-        if not more:
+        if not self._ws_as_content():
             return False
         lead = self.spec.leading
         assert lead is not None
@@ -408,9 +405,24 @@ class JsonCallsStream(CallBlockStream):
 
 
 class JsonCallsParser(BuiltinToolParser):
-    """Base of the JSON-payload parsers; subclasses set `name`, `stream_class` (with its spec)."""
+    """Base of the JSON-payload parsers: a subclass sets `name` and its format's `calls_spec` (its
+    `markers` and its stream class follow from it, unless it sets them itself), or a `stream_class`."""
 
     stream_class: ClassVar[type[JsonCallsStream]]
+    calls_spec: ClassVar[JsonCallsSpec | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("calls_spec")
+        if spec is None:
+            return
+        if "markers" not in cls.__dict__:
+            cls.markers = spec.markers
+        if "stream_class" not in cls.__dict__:
+            name = cls.__name__.removesuffix("Parser") + "Stream"
+            cls.stream_class = type(name, (JsonCallsStream,), {"spec": spec, "__module__": cls.__module__})
+        if not cls.__dict__.get("family_format"):
+            cls.family_format = cls.name
 
     def has_tool_calls(self, text: str) -> bool:
         """A region start anywhere, or (formats with bare calls) a leading ``[``/``{``."""

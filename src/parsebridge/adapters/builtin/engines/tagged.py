@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
@@ -459,10 +459,48 @@ class TaggedCallStream(BuiltinToolStream):
                 )
 
 
+class Tags(NamedTuple):
+    """A format's markers by role (see `TaggedCallStream`; None: the stream's default)."""
+
+    start: str | None = None
+    end: str | None = None
+    call_open: str | None = None
+    call_close: str | None = None
+    param_open: str | None = None
+    param_name_close: str | None = None
+    value_open: str | None = None
+    param_close: str | None = None
+
+
 class TaggedCallParser(BuiltinToolParser):
-    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format."""
+    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format.
+
+    A format sets `tags` (its markers in the roles `TaggedCallStream` names), and its stream
+    class is made from them; or it sets its own `stream_class`. Its `markers` follow
+    from the stream class's (unless it sets them), and its tool-result message is its format's.
+    """
 
     stream_class: ClassVar[type[BuiltinToolStream]] = TaggedCallStream
+    tags: ClassVar[Tags | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        tags = cls.__dict__.get("tags")
+        if tags is not None and "stream_class" not in cls.__dict__:
+            name = cls.__name__.removesuffix("Parser") + "Stream"
+            attrs = {key: value for key, value in tags._asdict().items() if value is not None}
+            cls.stream_class = type(name, (TaggedCallStream,), {**attrs, "__module__": cls.__module__})
+        stream = cls.stream_class
+        if "markers" not in cls.__dict__ and issubclass(stream, TaggedCallStream):
+            name_close = stream.param_name_close if stream.param_name_close != ">" else None
+            found = (stream.start, stream.end, stream.call_open, stream.call_close, stream.param_open)
+            cls.markers = tuple(m for m in (*found, name_close, stream.value_open, stream.param_close) if m)
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The tool-result message of this parser's format (``formats/<name>.py``)."""
+        from ....formats import tool_format
+
+        return tool_format(self.name).format_tool_result(tool_call_id, result)
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
