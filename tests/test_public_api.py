@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import parsebridge
@@ -84,3 +86,14 @@ def test_the_readme_lists_the_api() -> None:
     assert listed == set(parsebridge._API)
     named = set(re.findall(r"`([A-Za-z_]\w*)`", implementer_part)) - {"parsebridge", "__all__"}
     assert named <= set(protocol.__all__), named - set(protocol.__all__)
+
+
+def test_compare_stays_the_function_after_its_package_is_imported() -> None:
+    """The import system binds a subpackage on its parent; `parsebridge.compare` names both."""
+    code = (
+        "import parsebridge.compare.engine, parsebridge as pb; "
+        "from parsebridge.compare import iter_compare; "
+        "assert callable(pb.compare) and pb.compare.__module__ == 'parsebridge.compare.engine', pb.compare; "
+        "assert 'parsebridge.compare' in __import__('sys').modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

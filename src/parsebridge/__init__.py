@@ -17,6 +17,8 @@ still resolve here (`_IMPLEMENTER`), for code written before, but are not listed
 from __future__ import annotations
 
 import logging
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -183,6 +185,20 @@ _IMPLEMENTER: dict[str, str] = {
         _PROTOCOL,
     ),
 }
+
+
+class _Package(types.ModuleType):
+    """`parsebridge.compare` stays the function once the `parsebridge.compare` package is imported:
+    the import system binds a subpackage on its parent (`from parsebridge.compare import …` and
+    `importlib.import_module` still reach the package)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _API and isinstance(value, types.ModuleType) and value.__name__ == _API[name]:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

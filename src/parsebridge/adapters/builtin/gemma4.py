@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
+from .engines.call_steps import clean_name
 from .engines.scan import (
     MORE,
     BuiltinToolParser,
@@ -55,7 +56,6 @@ from .engines.scan import (
     match_marker,
     safe_end,
 )
-from .engines.tagged import clean_name
 
 (
     _CONTENT,

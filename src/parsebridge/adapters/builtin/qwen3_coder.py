@@ -51,8 +51,9 @@ Qwen3-Coder chat template renders a tool message (no id in this format).
 from __future__ import annotations
 
 from ...formats.qwen3_coder import END, FN, FN_END, PARAM, PARAM_END, START
+from .engines.call_steps import stripped_name
 from .engines.schema_values import convert_value, schema_types
-from .engines.tagged import TaggedCallParser, TaggedCallStream, stripped_name
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 __all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
 

@@ -8,6 +8,7 @@ driver: the state these steps read and write is declared in its ``__slots__``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,23 @@ from .markers import JSON_WS, find_markers, safe_end
 
 #: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
 RAW_TRIM_EVERY = 256
+
+
+#: What a call name may hold: no whitespace, quotes, brackets or braces.
+_NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
+
+
+def clean_name(text: str) -> str | None:
+    """A tag's name text → the name (whitespace and one pair of quotes removed), None if not a name."""
+    name = text.strip(JSON_WS)
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+        name = name[1:-1].strip(JSON_WS)
+    return name if _NAME_OK.match(name) else None
+
+
+def stripped_name(text: str) -> str | None:
+    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
+    return text.strip(JSON_WS) or None
 
 
 class CallSteps:

@@ -12,8 +12,8 @@ seed_oss       ``<seed:tool_call>``      ``<function=NAME>``  ``<parameter=k>v</
 qwen3_coder    ``<tool_call>``           ``<function=NAME>``  ``<parameter=k>v</parameter>``
 =============  ========================  ===================  ==========================================
 
-A format is a set of class attributes of a `TaggedCallStream` subclass: the
-tag texts, and four rules on which the formats differ (Qwen3-Coder's, which
+A format is its tag texts (`Tags`, set on its `TaggedCallParser`), and four rules
+(attributes of a `TaggedCallStream` subclass) on which the formats differ (Qwen3-Coder's, which
 predates the others, sets all four the other way: `one_call_per_block`,
 `name_of`, `shows_bad_param_head`, `keeps_cut_key`). The machine:
 
@@ -34,20 +34,19 @@ predates the others, sets all four the other way: `one_call_per_block`,
   a key cut off before its value is kept in the flagged text (``{"k": ``)
   unless the format says otherwise (`keeps_cut_key`).
 
-Names are the tag's text stripped of whitespace and one pair of quotes;
-a name holding whitespace, quotes, brackets or braces is not a name (so a
-JSON body inside a block is content, not a call named ``{"name"…``).
+Names: `call_steps.clean_name` (so a JSON body inside a block is content, not a call
+named ``{"name"…``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
+from .call_steps import clean_name
 from .markers import marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
@@ -55,20 +54,6 @@ from .schema_values import ParamTypes, convert_value, is_string_typed, schema_ty
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
 _DERIVED: dict[type, tuple[Any, ...]] = {}
-_NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
-
-
-def clean_name(text: str) -> str | None:
-    """A tag's name text → the name (whitespace and one pair of quotes removed), None if not a name."""
-    name = text.strip(JSON_WS)
-    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
-        name = name[1:-1].strip(JSON_WS)
-    return name if _NAME_OK.match(name) else None
-
-
-def stripped_name(text: str) -> str | None:
-    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
-    return text.strip(JSON_WS) or None
 
 
 class TaggedCallStream(BuiltinToolStream):
