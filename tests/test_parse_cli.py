@@ -127,6 +127,7 @@ STREAM_ARGS = [
 ]
 
 
+@pytest.mark.slow  # ~9 s of CPU (three 3 MB parses in subprocesses): tox -e thorough runs it (CI)
 def test_stream_memory_does_not_grow_with_the_output(tmp_path: Path) -> None:
     """Before: 1 MB -> 68 MB, 4 MB -> 164 MB (every delta kept three times); now flat."""
     write_output(tmp_path / "small.txt", 256 << 10)
