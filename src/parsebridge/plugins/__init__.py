@@ -418,14 +418,23 @@ class ParserCache:
         spec: str,
         tools: list[dict[str, Any]] | None = None,
         tokenizer: Any = None,
+        options: dict[str, Any] | None = None,
     ) -> Any:
-        key = (kind, spec, json.dumps(tools, sort_keys=True, default=str) if tools else "", id(tokenizer))
+        """The parser for `spec`; `options`: constructor options beyond tools and tokenizer (a request's
+        ``chat_template_kwargs`` for a parser that reads them itself)."""
+        key = (
+            kind,
+            spec,
+            json.dumps(tools, sort_keys=True, default=str) if tools else "",
+            id(tokenizer),
+            json.dumps(options, sort_keys=True, default=str) if options else "",
+        )
         with self._lock:
             got = self._items.get(key)
             if got is not None:
                 self._items.move_to_end(key)
                 return got[0]
-        made = _make(kind, spec, tools, tokenizer)
+        made = _make(kind, spec, tools, tokenizer, options or {})
         with self._lock:
             # The tokenizer is kept alive with the parser, so its id is not reused while cached.
             self._items[key] = (made, tokenizer)
@@ -434,10 +443,12 @@ class ParserCache:
         return made
 
 
-def _make(kind: Kind, spec: str, tools: list[dict[str, Any]] | None, tokenizer: Any) -> Any:
+def _make(
+    kind: Kind, spec: str, tools: list[dict[str, Any]] | None, tokenizer: Any, extra: dict[str, Any]
+) -> Any:
     from ..adapters import get_reasoning_parser, get_tool_parser
 
-    options: dict[str, Any] = {"on_error": on_error_policy()}
+    options: dict[str, Any] = {**extra, "on_error": on_error_policy()}
     # Framework backends read token ids and special tokens: give them the server's tokenizer.
     if tokenizer is not None and ParserSpec.parse(spec).backend in ("vllm", "sglang"):
         options["tokenizer"] = tokenizer
