@@ -90,6 +90,22 @@ _SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang
 _SERVER_NAMED_FINISH: dict[str, str] = {"vllm": "stop", "sglang": "tool_calls"}
 
 
+#: The constructor's keywords a processor for another request's chat_template_kwargs keeps.
+_SETTINGS = (
+    "tools",
+    "tool_choice",
+    "reasoning_started",
+    "on_error",
+    "cumulative",
+    "forced_format",
+    "named_finish_reason",
+    "reasoning_key",
+    "native",
+    "model",
+    "cache_size",
+)
+
+
 class OutputProcessor:
     """Reasoning then tool-call parsing for a server, speaking OpenAI chat completions.
 
@@ -131,6 +147,9 @@ class OutputProcessor:
         cache_size: int = 64,
         **options: Any,
     ) -> None:
+        # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
+        self._sources = (reasoning, tool)
+        self._settings = {k: v for k, v in locals().items() if k in _SETTINGS}
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
         if forced_format not in (None, "json", "native", "server"):
@@ -152,21 +171,6 @@ class OutputProcessor:
         self._tool_cache: OrderedDict[str, GuardedToolParser] = OrderedDict()
         self._pipe_cache: OrderedDict[str, Pipeline | None] = OrderedDict()
         self._template_cache: OrderedDict[str, OutputProcessor] = OrderedDict()
-        # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
-        self._sources = (reasoning, tool)
-        self._settings: dict[str, Any] = {
-            "tools": tools,
-            "tool_choice": tool_choice,
-            "reasoning_started": reasoning_started,
-            "on_error": on_error,
-            "cumulative": cumulative,
-            "forced_format": forced_format,
-            "named_finish_reason": named_finish_reason,
-            "reasoning_key": reasoning_key,
-            "native": native,
-            "model": model,
-            "cache_size": cache_size,
-        }
 
         self._reasoning_spec: ParserSpec | None = None
         self.reasoning_parser: GuardedReasoningParser | None = None
