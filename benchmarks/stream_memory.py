@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from parsebridge.formats import hermes, think
+
 from ._timing import Row
 
 ARGS = [
@@ -43,12 +45,17 @@ CHUNK_SIZE = 64
 def write_output(path: Path, size: int) -> Path:
     """A reasoning block, then content lines with a hermes call every 20 lines, to `size` bytes."""
     with path.open("w", encoding="utf-8") as fh:
-        head = "<think>" + "let me think about this. " * 200 + "</think>"
+        head = think.START + "let me think about this. " * 200 + think.END
         fh.write(head)
         written, i = len(head), 0
         while written < size:
             piece = f"Some content line {i}, ünïcode.\n" * 20
-            piece += f'<tool_call>{{"name": "f{i % 7}", "arguments": {{"a": {i}, "b": "x y"}}}}</tool_call>\n'
+            piece += (
+                hermes.START
+                + f'{{"name": "f{i % 7}", "arguments": {{"a": {i}, "b": "x y"}}}}'
+                + hermes.END
+                + "\n"
+            )
             fh.write(piece)
             written += len(piece.encode())
             i += 1
