@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,7 +72,9 @@ class OwnGateways:
         if key in self.procs:
             return self.procs[key][1]
         port = _free_port()
-        args = [sys.executable, "-m", "smg", "launch", "--host", "127.0.0.1", "--port", str(port)]
+        # smg's own CLI, run by the backend's launcher only so that a killed test run leaves no gateway.
+        launcher = str(Path(_gateway.__file__).with_name("_launch.py"))
+        args = [sys.executable, "-P", launcher, "launch", "--host", "127.0.0.1", "--port", str(port)]
         args += ["--worker-urls", f"grpc://127.0.0.1:{self.rt.worker.port}"]
         args += ["--tokenizer-path", str(self.rt.model_dir), "--model-path", str(self.rt.model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(_free_port())]
@@ -79,7 +82,9 @@ class OwnGateways:
         args += ["--reasoning-parser", reasoning] if reasoning else []
         args += ["--parser", "symphony"] if symphony else []
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
         self.procs[key] = (proc, port)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -95,6 +100,8 @@ class OwnGateways:
         for proc, _ in self.procs.values():
             proc.kill()
             proc.wait(10)
+            if proc.stdin is not None:
+                proc.stdin.close()
 
 
 def post(port: int, body: dict[str, Any]) -> http.client.HTTPResponse:
