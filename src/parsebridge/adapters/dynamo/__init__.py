@@ -24,8 +24,10 @@ INSTALL_COMMAND = install_hint("dynamo")
 
 
 def _api() -> Any:
-    # Dynamo's Rust side logs every request at INFO to stderr unless told otherwise.
-    os.environ.setdefault("DYN_LOG", "off")
+    # Dynamo logs at INFO unless told otherwise (read once, when Dynamo is first imported): errors
+    # only, unless DYN_LOG says otherwise. Its per-request INFO lines, which DYN_LOG cannot remove,
+    # are kept off standard error by `_quiet` (PARSEBRIDGE_DYNAMO_LOG=1 shows them).
+    os.environ.setdefault("DYN_LOG", "error")
     from ._compat import get_api
 
     return get_api()
