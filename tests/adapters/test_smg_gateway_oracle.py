@@ -8,7 +8,9 @@ every family smg names, at one token (the suite's ``token`` chunking) and
 three characters per chunk, the `smg:` stream's accumulated reading (content,
 reasoning, each call's name and arguments text) equals what the gateway
 streamed, and the one-shot reading equals its non-streamed message. So the
-tick that attributes deltas to feeds changes nothing the gateway says.
+tick that attributes deltas to feeds changes nothing the gateway says. At one
+token per chunk, what `OutputProcessor` with the same `smg:` spec(s) streams
+(its chat-completion chunks, assembled as a client does) equals it too.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from parsebridge import get_pipeline, get_reasoning_parser, get_tool_parser
+from parsebridge import OutputProcessor, get_pipeline, get_reasoning_parser, get_tool_parser
 from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.chunking import parse_chunking
 from parsebridge.conformance.runner import target_for
@@ -171,6 +173,25 @@ def _subject(t: Any, target: Any) -> Any:
     return get_reasoning_parser(target.reasoning_spec)
 
 
+def _served(t: Any, target: Any, chunks: list[str]) -> tuple[str, str, list[tuple[str, str]]]:
+    """What `OutputProcessor` with the target's `smg:` spec(s) streams, assembled as a client does
+    (the tools the gateway request declares: the transcript's, or the placeholder)."""
+    tools = [x if "function" in x else {"type": "function", "function": x} for x in t.tools] or PLACEHOLDER
+    processor = OutputProcessor(target.reasoning_spec, target.tool_spec, tools=tools)
+    stream = processor.stream()
+    content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
+    for chunk in [c for step in chunks for c in stream.feed(step)] + list(stream.finish()):
+        for choice in chunk.get("choices", ()):
+            delta = choice.get("delta") or {}
+            content.append(delta.get("content") or "")
+            reasoning.append(delta.get("reasoning_content") or "")
+            for c in delta.get("tool_calls") or ():
+                name, args = calls.get(c.get("index", 0), ("", ""))
+                fn = c.get("function") or {}
+                calls[c.get("index", 0)] = (name + (fn.get("name") or ""), args + (fn.get("arguments") or ""))
+    return "".join(reasoning), "".join(content), [calls[i] for i in sorted(calls)]
+
+
 def _config_of(target: Any) -> tuple[str | None, str | None]:
     def name(spec: str | None) -> str | None:
         return spec.split(":", 1)[1] if spec else None
@@ -226,6 +247,9 @@ def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: A
         )
         reasoning, content, calls = oracle_stream(port, t, chunks, tool)
         assert got == (reasoning, content, _norm(calls)), name
+        if name == "token":  # OutputProcessor with the smg: spec(s) streams the same
+            served = _served(t, target, chunks)
+            assert (served[0], served[1], _norm(served[2])) == (reasoning, content, _norm(calls)), "served"
 
 
 def _is_json(text: str) -> bool:
