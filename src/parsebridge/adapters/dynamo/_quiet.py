@@ -8,15 +8,17 @@ slow filter that prints a four-line warning at import. So while the frontend
 runs, `StderrFilter` puts a pipe in place of file descriptor 2 and a thread
 copies everything written there to the original standard error, byte for
 byte, except those request lines (INFO level, target ``request_span``) and,
-once the frontend is being closed, the one error Dynamo logs about that close
-(``monitor_instance_source: The Sender is dropped``). Errors and warnings
+once the frontend is being closed, the errors Dynamo logs about that close
+(``monitor_instance_source: The Sender is dropped``, ``KeyValueStoreManager.watch
+receiver closed``). Errors and warnings
 pass. Lines are held only while they could still become a request line
 (a partial line that starts like a Dynamo log line); anything else is copied
 at once. When the frontend stops, the original descriptor is put back (only
 if descriptor 2 is still this pipe: a test runner may have swapped it) and the
 pipe drained. A test runner that swaps descriptor 2 per test (pytest's
 capture) takes it back meanwhile; the filter takes it again when the frontend
-is closed, so the close leaves nothing on the terminal either.
+is closed, and keeps it until it has been quiet for a moment (at most a
+second), so the close leaves nothing on the terminal either.
 
 ``PARSEBRIDGE_DYNAMO_LOG=1`` leaves standard error alone: the request lines
 show again. What else Dynamo logs is ``DYN_LOG``'s business (parsebridge
@@ -29,14 +31,21 @@ import contextlib
 import os
 import re
 import threading
+import time
 
 #: Set to 1 (or any value but 0/empty) to see Dynamo's own log output unfiltered.
 ENV = "PARSEBRIDGE_DYNAMO_LOG"
 _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 #: Dynamo's per-request lines: INFO level, target ``request_span`` (after ANSI codes are removed).
 _REQUEST = re.compile(rb"^\S+\s+INFO\s.*\brequest_span: route request (completed|cancelled)\b")
-#: The error Dynamo logs when parsebridge closes the frontend (its own shutdown, not a failure).
-_CLOSING = re.compile(rb"\bERROR\s.*monitor_instance_source: The Sender is dropped")
+#: The errors Dynamo logs about parsebridge closing the frontend (its own shutdown, not a failure).
+_CLOSING = re.compile(
+    rb"\bERROR\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch receiver closed)"
+)
+#: At close, the pipe is kept until it has been quiet this long (Dynamo's threads log their
+#: shutdown a little after it returns), but no longer than `CLOSE_WAIT` seconds.
+QUIET_GAP = 0.1
+CLOSE_WAIT = 1.0
 #: How a Dynamo log line starts: a timestamp, maybe after an ANSI code.
 _LOG_START = re.compile(rb"^(\x1b\[[0-9;]*m)?\d{4}-\d\d-\d\dT")
 
@@ -52,6 +61,7 @@ class StderrFilter:
     def __init__(self) -> None:
         self.closing = False
         self._pid = os.getpid()
+        self._last = 0.0  # when the pipe last had data (monotonic)
         read, self._write = os.pipe()
         self._pipe_id = _ident(self._write)
         #: Where the copy goes: what descriptor 2 was when the pipe took its place (`_take`).
@@ -86,6 +96,7 @@ class StderrFilter:
         held = b""
         with contextlib.suppress(OSError):
             while data := os.read(read, 65536):
+                self._last = time.monotonic()
                 *lines, held = (held + data).split(b"\n")
                 out = b"".join(line + b"\n" for line in lines if not self._drop(line))
                 if held and not _LOG_START.match(held) and len(held) < 4096:
@@ -100,6 +111,11 @@ class StderrFilter:
         """Put back what descriptor 2 was (if it is still the pipe) and copy what the pipe still holds."""
         if self._pid != os.getpid():  # a forked child: the thread and the descriptors are the parent's
             return
+        began = time.monotonic()
+        while time.monotonic() - max(self._last, began) < QUIET_GAP:
+            if time.monotonic() - began > CLOSE_WAIT:
+                break
+            time.sleep(QUIET_GAP / 4)
         if _ident(2) == self._pipe_id:
             os.dup2(self._target, 2)
         os.close(self._write)
