@@ -22,6 +22,10 @@ REQUEST = (
     f"{ESC}1mrouter.route_request{ESC}0m: {ESC}2mrequest_span{ESC}0m{ESC}2m:{ESC}0m route request completed "
     'request.outcome="success" method=POST\n'
 )
+CANCELLED = (
+    f"{ESC}2m2026-11-27T09:19:32.130834Z{ESC}0m {ESC}32m INFO{ESC}0m {ESC}1mhandle_payload{ESC}0m: "
+    f"{ESC}2mrequest_span{ESC}0m{ESC}2m:{ESC}0m request cancellation received request_id=x\n"
+)
 ERROR = f"{ESC}2m2026-11-27T08:41:11.2Z{ESC}0m {ESC}31mERROR{ESC}0m dynamo_llm::x: the engine failed\n"
 SHUTDOWN = "2026-11-27T08:41:11.3Z ERROR dynamo_runtime::component::client: monitor_instance_source: The Sender is dropped: channel closed\n"
 WARN = "2026-11-27T08:41:11.4Z  WARN dynamo_llm::y: request_span: route request failed\n"
@@ -47,7 +51,8 @@ def _through_filter(writes: list[str], closing: bool = False) -> str:
 
 
 def test_request_lines_are_dropped_errors_and_warnings_pass() -> None:
-    out = _through_filter([REQUEST, "python says hi\n", ERROR, REQUEST, WARN, "no newline at the end"])
+    writes = [REQUEST, "python says hi\n", ERROR, CANCELLED, REQUEST, WARN, "no newline at the end"]
+    out = _through_filter(writes)
     assert out == "python says hi\n" + ERROR + WARN + "no newline at the end"
 
 

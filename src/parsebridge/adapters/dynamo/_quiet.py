@@ -1,7 +1,8 @@
 """Keep Dynamo's per-request log lines off the user's terminal, and nothing else.
 
 Dynamo's frontend (1.6.1) writes one INFO line per request to standard error
-(``request_span: route request completed``). Its log settings cannot remove
+(``request_span: route request completed``, and on a dropped stream ``route
+request cancelled`` and ``request cancellation received``). Its log settings cannot remove
 it: Dynamo appends ``request_span=trace`` after ``DYN_LOG``'s directives, and
 the only selectors that would outrank it (field selectors) switch Dynamo to a
 slow filter that prints a four-line warning at import. So while the frontend
@@ -18,7 +19,9 @@ if descriptor 2 is still this pipe: a test runner may have swapped it) and the
 pipe drained. A test runner that swaps descriptor 2 per test (pytest's
 capture) takes it back meanwhile; the filter takes it again when the frontend
 is closed, and keeps it until it has been quiet for a moment (at most a
-second), so the close leaves nothing on the terminal either.
+second), so the close leaves nothing on the terminal either; what Dynamo logs
+while such a runner has its own descriptor 2 in place goes where the runner
+sends it.
 
 ``PARSEBRIDGE_DYNAMO_LOG=1`` leaves standard error alone: the request lines
 show again. What else Dynamo logs is ``DYN_LOG``'s business (parsebridge
@@ -36,8 +39,9 @@ import time
 #: Set to 1 (or any value but 0/empty) to see Dynamo's own log output unfiltered.
 ENV = "PARSEBRIDGE_DYNAMO_LOG"
 _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
-#: Dynamo's per-request lines: INFO level, target ``request_span`` (after ANSI codes are removed).
-_REQUEST = re.compile(rb"^\S+\s+INFO\s.*\brequest_span: route request (completed|cancelled)\b")
+#: Dynamo's per-request lines: INFO level, target ``request_span`` after the span names, if any
+#: ("route request completed", "... cancelled", "request cancellation received"; ANSI codes removed).
+_REQUEST = re.compile(rb"^\S+\s+INFO\s+(?:\S+:\s)?request_span: ")
 #: The errors Dynamo logs about parsebridge closing the frontend (its own shutdown, not a failure).
 _CLOSING = re.compile(
     rb"\bERROR\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch receiver closed)"
