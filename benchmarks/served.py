@@ -39,6 +39,7 @@ from typing import Any
 
 import parsebridge as pb
 from parsebridge.adapters import get_backend
+from parsebridge.formats import hermes, think
 
 TOOLS = [
     {
@@ -50,10 +51,10 @@ TOOLS = [
     }
 ]
 TOOL_TEXT = (
-    'Let me check the weather for you.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}'
-    "\n</tool_call>"
+    f'Let me check the weather for you.{hermes.START}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}'
+    f"\n{hermes.END}"
 )
-REASONING_TEXT = "The user asks for 2+2. That is 4, a simple sum.</think>The answer is 4."
+REASONING_TEXT = f"The user asks for 2+2. That is 4, a simple sum.{think.END}The answer is 4."
 CASES = (("tool", "hermes", TOOL_TEXT), ("reasoning", "deepseek_r1", REASONING_TEXT))
 STEP = 5
 SERVED = ("dynamo", "smg")
