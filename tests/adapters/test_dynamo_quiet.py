@@ -97,5 +97,9 @@ def test_a_dynamo_parse_prints_nothing_unless_asked() -> None:
         env={**env, _quiet.ENV: "1"},
         timeout=300,
     )
-    assert loud.returncode == 0 and loud.stdout == "why\n"
-    assert loud.stderr.count("route request completed") == 2, loud.stderr[-2000:]
+    assert loud.returncode == 0 and loud.stdout == "why\n", loud.stderr[-2000:]
+    from parsebridge.adapters._common import version_tuple
+
+    # Dynamo 1.6.1 writes one line per request (a one-shot parse and a stream); 1.4.2 wrote none.
+    if version_tuple(get_backend("dynamo").version() or "0") >= (1, 6):
+        assert loud.stderr.count("route request completed") == 2, loud.stderr[-2000:]

@@ -10,8 +10,8 @@ runs, `StderrFilter` puts a pipe in place of file descriptor 2 and a thread
 copies everything written there to the original standard error, byte for
 byte, except those request lines (INFO level, target ``request_span``) and,
 once the frontend is being closed, the errors Dynamo logs about that close
-(``monitor_instance_source: The Sender is dropped``, ``KeyValueStoreManager.watch
-receiver closed``). Errors and warnings
+(``monitor_instance_source: The Sender is dropped``; ``KeyValueStoreManager.watch
+receiver closed`` in 1.6.1, ``... failed adding new key to channel`` in 1.4.2). Errors and warnings
 pass. Lines are held only while they could still become a request line
 (a partial line that starts like a Dynamo log line); anything else is copied
 at once. When the frontend stops, the original descriptor is put back (only
@@ -44,7 +44,7 @@ _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 _REQUEST = re.compile(rb"^\S+\s+INFO\s+(?:\S+:\s)?request_span: ")
 #: The errors Dynamo logs about parsebridge closing the frontend (its own shutdown, not a failure).
 _CLOSING = re.compile(
-    rb"\bERROR\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch receiver closed)"
+    rb"\bERROR\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch )"
 )
 #: At close, the pipe is kept until it has been quiet this long (Dynamo's threads log their
 #: shutdown a little after it returns), but no longer than `CLOSE_WAIT` seconds.
