@@ -23,7 +23,8 @@ from typing import Any
 
 from benchmarks import _ab as ab
 
-#: Families whose fixtures are timed beside the throughput formats (the engines issue 31 touches).
+#: Families whose fixtures are timed beside the throughput formats: every builtin engine with a
+#: state machine of its own.
 FIXTURE_FAMILIES = (
     "qwen3_coder",
     "seed_oss",
@@ -39,6 +40,11 @@ FIXTURE_FAMILIES = (
     "step3",
     "kimi_k3",
     "minicpm5",
+    "gemma4",
+    "mistral",
+    "pythonic",
+    "xlam",
+    "apertus",
 )
 #: Characters of output per family corpus (fixtures tiled until this size).
 CORPUS_CHARS = 40_000

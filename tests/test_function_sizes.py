@@ -19,41 +19,8 @@ LIMIT = 60
 #: (path under src/parsebridge, qualified name) -> (its length exactly, why it is long). The cap is
 #: the length: a function that shrinks fails until its entry follows (or goes, under 60 lines).
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
-    ("adapters/builtin/gemma4.py", "GemmaCallStream._step"): (134, "one state machine step, not yet split"),
-    ("adapters/builtin/engines/tagged.py", "TaggedCallStream._step"): (
-        130,
-        "one state machine step, not yet split",
-    ),
     ("adapters/builtin/engines/scan.py", "BuiltinToolStream.feed"): (95, "the per-chunk fast path, inline"),
-    ("adapters/builtin/engines/invoke.py", "InvokeStream._step"): (
-        106,
-        "one state machine step, not yet split",
-    ),
-    ("adapters/builtin/mistral.py", "MistralToolStream._step"): (
-        103,
-        "one state machine step, not yet split",
-    ),
     ("serving/_forced.py", "RequiredArrayStage.feed"): (101, "the forced-array scanner, not yet split"),
-    ("adapters/builtin/pythonic.py", "PythonicToolStream._step"): (
-        100,
-        "one state machine step, not yet split",
-    ),
-    ("adapters/builtin/deepseek_v3.py", "DeepSeekV3ToolStream._step"): (
-        99,
-        "one state machine step, not yet split",
-    ),
-    ("adapters/sglang/_reasoning_stream.py", "SglangReasoningStream._closures"): (
-        69,
-        "per-chunk closures sharing state, not yet split",
-    ),
-    ("adapters/builtin/engines/json_payload.py", "JsonCallsStream._step"): (
-        68,
-        "one state machine step, not yet split",
-    ),
-    ("adapters/builtin/engines/section_json.py", "SectionJsonStream._step"): (
-        61,
-        "one state machine step, not yet split",
-    ),
 }
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from .run_output import RunBackends, print_summary, write_run_report
 
 
 def _process_start() -> float:
@@ -35,9 +35,6 @@ def _process_start() -> float:
 
 
 _T0 = _process_start()  # so the reported wall time includes interpreter start and framework imports
-
-DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
-STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 EPILOG = """\
 exit status:
@@ -241,45 +238,6 @@ def cmd_diff(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- running
 
 
-def _plugin_probes(backends: list[str]) -> dict[str, Any]:
-    """Per framework backend run: can this release serve parsebridge parsers (the support table's plugin column)."""
-    from ..plugins.probe import probe
-
-    return {b: probe(b) for b in backends if b in ("vllm", "sglang")}
-
-
-def _backend_meta(
-    names: Sequence[str],
-) -> tuple[dict[str, Any], dict[str, str], dict[str, Any], dict[str, Any]]:
-    """(versions, unavailable reasons, api shapes, parser lists) per backend."""
-    from ..adapters import get_backend
-
-    versions: dict[str, Any] = {}
-    unavailable: dict[str, str] = {}
-    shapes: dict[str, Any] = {}
-    parsers: dict[str, Any] = {}
-    for name in names:
-        try:
-            backend = get_backend(name)
-            reason = backend.unavailable_reason()
-        except Exception as exc:
-            versions[name], unavailable[name] = None, str(exc)
-            continue
-        if reason is not None:
-            versions[name], unavailable[name] = None, reason
-            continue
-        versions[name] = backend.version()
-        try:
-            shapes[name] = backend.api_shape()
-            parsers[name] = {
-                "tool": sorted(backend.tool_parser_names()),
-                "reasoning": sorted(backend.reasoning_parser_names()),
-            }
-        except Exception as exc:  # imports, but cannot list: its parsers will error and say why
-            unavailable[name] = f"{type(exc).__name__}: {exc}"
-    return versions, unavailable, shapes, parsers
-
-
 def check_family(name: str) -> None:
     """A usage error with suggestions when `name` is no family or alias of the family table."""
     from ..protocol import InvalidSpecError, family_table
@@ -331,28 +289,6 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
     return out
 
 
-@dataclass
-class _Backends:
-    """The backends a run asked for and what is known about each (version, why unavailable, …)."""
-
-    requested: list[str]
-    explicit: bool
-    versions: dict[str, Any]
-    unavailable: dict[str, str]
-    shapes: dict[str, Any]
-    parsers: dict[str, Any]
-
-    @classmethod
-    def of(cls, explicit: list[str]) -> _Backends:
-        requested = explicit or list(DEFAULT_BACKENDS)
-        return cls(requested, bool(explicit), *_backend_meta(requested))
-
-    @property
-    def running(self) -> list[str]:
-        """Named backends all run (an unavailable one is reported); by default, the available ones."""
-        return self.requested if self.explicit else [b for b in self.requested if b not in self.unavailable]
-
-
 def cmd_conformance(ns: argparse.Namespace) -> int:
     from ..cli.terminal import console as term_console
     from ..cli.terminal import styled
@@ -370,7 +306,9 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     pairs = _explicit_pairs(ns, transcripts)
     if pairs is not None:
         transcripts = list({t.id: t for _, t in pairs}.values())
-    backends = _Backends.of(list(dict.fromkeys(t.backend for t, _ in pairs)) if pairs is not None else named)
+    backends = RunBackends.of(
+        list(dict.fromkeys(t.backend for t, _ in pairs)) if pairs is not None else named
+    )
     _framework_logs(ns.framework_logs)
     for b in backends.requested:
         if b in backends.unavailable:
@@ -382,7 +320,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     run_s = time.perf_counter() - t_run
     wall_s = time.perf_counter() - _T0
 
-    _print_summary(console, results, backends.running, backends.versions, ns.show, ns.report)
+    print_summary(console, results, backends.running, backends.versions, ns.show, ns.report)
     roundtrip = None
     if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
         roundtrip = _roundtrip(ns, console, backends, families, jobs)
@@ -401,7 +339,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
             "run_s": round(run_s, 3),
             "setup_s": {b: round(s, 3) for b, s in runner.setup_seconds.items()},
         }
-        paths = _write_report(ns.report, results, transcripts, backends, chunkings, timing, roundtrip)
+        paths = write_run_report(ns.report, results, transcripts, backends, chunkings, timing, roundtrip)
         console.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
     if not transcripts:
         err.print(styled(("warning:", "yellow"), " no transcripts selected"))
@@ -511,7 +449,7 @@ def _execute(
 
 
 def _roundtrip(
-    ns: argparse.Namespace, console: Any, backends: _Backends, families: list[str], jobs: int
+    ns: argparse.Namespace, console: Any, backends: RunBackends, families: list[str], jobs: int
 ) -> Any:
     """Run and print the round trip (drawn calls rendered by each format, parsed back by each backend)."""
     from ..cli.terminal import styled
@@ -534,36 +472,6 @@ def _roundtrip(
     return roundtrip
 
 
-def _write_report(
-    where: str,
-    results: list[Any],
-    transcripts: list[Any],
-    backends: _Backends,
-    chunkings: list[Any],
-    timing: dict[str, Any],
-    roundtrip: Any,
-) -> dict[str, Any]:
-    from .consensus import column
-    from .report import build_report, write_report
-
-    report = build_report(
-        results,
-        transcripts,
-        backends={b: backends.versions.get(b) for b in backends.requested},
-        unavailable=backends.unavailable,
-        api_shapes=backends.shapes,
-        chunkings=[c.name for c in chunkings],
-        timing=timing,
-    )
-    report["parsers"] = backends.parsers
-    report["plugins"] = _plugin_probes([b for b in backends.running if b not in backends.unavailable])
-    if roundtrip is not None:
-        report["roundtrip"] = roundtrip
-    if column.applies([b for b in backends.running if b not in backends.unavailable]):
-        report["consensus"] = column.consensus_column(transcripts, results)
-    return write_report(where, report)
-
-
 #: Loggers silenced during a run: frameworks log a traceback per malformed output, which
 #: the report already records as a result; --framework-logs keeps them.
 QUIET_LOGGERS = ("vllm", "sglang", "transformers", "parsebridge")
@@ -574,59 +482,3 @@ def _quiet_frameworks() -> None:
 
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-def _cell(counts: Counter[str]) -> Any:
-    from ..cli.terminal import styled
-
-    parts: list[tuple[str, str] | str] = []
-    for s in STATUS_STYLE:
-        if counts[s]:
-            parts += [" "] if parts else []
-            parts.append((f"{counts[s]} {s}", STATUS_STYLE[s]))
-    return styled(*parts) if parts else styled(("–", "dim"))
-
-
-def _print_summary(
-    console: Any,
-    results: Sequence[Any],
-    backends: Sequence[str],
-    versions: dict[str, Any],
-    show: int,
-    report: str | None = None,
-) -> None:
-    from rich.table import Table
-
-    from ..cli.terminal import plain, styled
-
-    per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
-    totals: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in results:
-        per[f"{r.kind}:{r.family}"][r.backend][r.status] += 1
-        totals[r.backend][r.status] += 1
-    table = Table(title="conformance: family × backend", title_justify="left")
-    table.add_column("family", overflow="fold")
-    for b in backends:
-        table.add_column(plain(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")
-    for fam in sorted(per):
-        table.add_row(plain(fam), *(_cell(per[fam][b]) for b in backends))
-    table.add_section()
-    table.add_row(styled(("total", "bold")), *(_cell(totals[b]) for b in backends))
-    console.print(table)
-    if show <= 0:
-        return
-    order = {"error": 0, "fail": 1, "diverge": 2}
-    bad = sorted(
-        (r for r in results if r.status in order and not r.known),
-        key=lambda r: (order[r.status], r.backend, r.transcript, r.chunking),
-    )
-
-    for r in bad[:show]:
-        detail = r.detail if len(r.detail) <= 200 else r.detail[:199] + "…"
-        line = styled((r.status, STATUS_STYLE[r.status]), f" {r.spec} {r.transcript} [{r.chunking}] {detail}")
-        console.print(line, soft_wrap=True)
-    if len(bad) > show:
-        where = (
-            f"see the report in {report}" if report else "--show N lists more, --report DIR writes them all"
-        )
-        console.print(styled(f"… {len(bad) - show} more not passing (undocumented); {where}", style="dim"))

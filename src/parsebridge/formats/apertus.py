@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json, result_text
+from ._base import ToolFormat, dump_json
 
 START, END = "<|tools_prefix|>", "<|tools_suffix|>"
 
@@ -13,16 +13,12 @@ def render(calls: Any) -> str:
     return START + dump_json([{n: a} for n, a in calls]) + END
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result as the tool message's content (JSON; the format has no id)."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result as the tool message's content (JSON; the format
+# has no id).
 TOOL = ToolFormat(
     family="apertus",
     summary='`<|tools_prefix|>[{"NAME": {arguments}}]<|tools_suffix|>` (name as the key)',
     markers=(START, END),
     render=render,
-    format_tool_result=format_tool_result,
     servers_content="keep",
 )

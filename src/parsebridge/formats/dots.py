@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, result_text, xml_value
+from ._base import ToolFormat, xml_value
 
 START, END = "<dots_function_call>", "</dots_function_call>"
 INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
@@ -19,16 +19,12 @@ def render(calls: Any) -> str:
     return f"{START}\n" + "".join(parts) + END
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result text as is: the frameworks ship no dots chat template, so we add no wrapper."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result text as is: the frameworks ship no dots chat
+# template, so we add no wrapper.
 TOOL = ToolFormat(
     family="dots",
     summary='`<dots_function_call><invoke name="…"><parameter name="…">…</parameter></invoke></dots_function_call>`, values typed by the tool schema',
     markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
     render=render,
-    format_tool_result=format_tool_result,
     typed_values=True,
 )

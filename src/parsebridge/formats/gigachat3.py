@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json, result_text
+from ._base import ToolFormat, dump_json
 
 CALL_PREFIX = "function call<|role_sep|>"
 #: the special-token spelling some GigaChat 3 checkpoints write instead.
@@ -22,16 +22,12 @@ def render(calls: Any, *, token: bool = False) -> str:
     return "\n".join(head + dump_json({"name": n, "arguments": a}) for n, a in calls)
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result as the function-result message's content (JSON; the format has no id)."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result as the function-result message's content (JSON;
+# the format has no id).
 TOOL = ToolFormat(
     family="gigachat3",
     summary='`function call<|role_sep|>\\n{"name": …, "arguments": …}` (or `<|function_call|>`)',
     markers=(CALL_PREFIX, CALL_TOKEN, MESSAGE_SEP),
     servers_markup="doubled",
     render=render,
-    format_tool_result=format_tool_result,
 )

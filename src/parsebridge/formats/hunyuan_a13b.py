@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ._base import ToolFormat
-from .jamba import END, GRAMMAR, START, format_tool_result, render
+from .jamba import END, GRAMMAR, START, render
 
+# Tool results: `ToolFormat`'s default, as Jamba's.
 TOOL = ToolFormat(
     family="hunyuan_a13b",
     summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>` (Jamba\'s shape)',
@@ -13,5 +14,4 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
-    format_tool_result=format_tool_result,
 )

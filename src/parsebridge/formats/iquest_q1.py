@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, join_calls, result_text, xml_value
+from ._base import ToolFormat, join_calls, xml_value
 from .glm45 import KEY, KEY_END, VALUE, VALUE_END
 
 START, END = "<iquest_tool_call>", "</iquest_tool_call>"
@@ -15,16 +15,12 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}{name}{pairs}{END}"
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result text as is: neither framework ships the IQuest template's tool turn, so we add no wrapper."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result text as is: neither framework ships the IQuest
+# template's tool turn, so we add no wrapper.
 TOOL = ToolFormat(
     family="iquest_q1",
     summary="`<iquest_tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</iquest_tool_call>`, values typed by the tool schema",
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call, sep=""),
-    format_tool_result=format_tool_result,
     typed_values=True,
 )

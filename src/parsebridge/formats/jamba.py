@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call, result_text
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
 
 START, END = "<tool_calls>", "</tool_calls>"
 
@@ -16,11 +16,8 @@ def render(calls: Any, *, tag: str = "tool_calls") -> str:
 GRAMMAR = TextGrammar((START, END), object_call(), joined(", ", f"{START}[", f"]{END}"))
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result as the tool message's content (the template adds the turn; the format has no id)."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result as the tool message's content (the template adds
+# the turn; the format has no id).
 TOOL = ToolFormat(
     family="jamba",
     summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`',
@@ -29,5 +26,4 @@ TOOL = ToolFormat(
     grammar=GRAMMAR,
     content_before=True,
     content_after=True,
-    format_tool_result=format_tool_result,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, dump_json, result_text
+from ._base import ToolFormat, dump_json
 
 FENCE, FENCE_LANG = "```", "json"
 
@@ -16,15 +16,11 @@ def render(calls: Any, *, array: bool | None = None, fence: bool = False, key: s
     return f"{FENCE}{FENCE_LANG}\n{body}\n{FENCE}" if fence else body
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The tool message's content as gateways pass it on: a string verbatim, anything else as JSON."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the tool message's content as gateways pass it on: a string
+# verbatim, anything else as JSON.
 TOOL = ToolFormat(
     family="json",
     summary='a bare JSON call `{"name": …, "arguments"|"parameters": …}` or an array of them, optionally ```json-fenced',
     markers=(),
     render=render,
-    format_tool_result=format_tool_result,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call, result_text
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
 
 TAG = "functools"
 
@@ -16,16 +16,12 @@ def render(calls: Any) -> str:
 GRAMMAR = TextGrammar((TAG,), object_call(), joined(", ", f"{TAG}[", "]"))
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result as the tool message's content (the template adds the turn; the format has no id)."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result as the tool message's content (the template adds
+# the turn; the format has no id).
 TOOL = ToolFormat(
     family="phi4_mini",
     summary='`functools[{"name": …, "arguments": …}]`',
     markers=(TAG,),
     render=render,
     grammar=GRAMMAR,
-    format_tool_result=format_tool_result,
 )

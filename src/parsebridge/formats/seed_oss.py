@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
+from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
 
 START, END = "<seed:tool_call>", "</seed:tool_call>"
 FN, FN_END = "<function=", "</function>"
@@ -28,11 +28,8 @@ GRAMMAR = TextGrammar(
 )
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result text as is: the Seed-OSS chat template puts a tool message's content verbatim in a ``tool`` turn."""
-    return result_text(result)
-
-
+# Tool results: `ToolFormat`'s default, the result text as is: the Seed-OSS chat template puts a
+# tool message's content verbatim in a ``tool`` turn.
 TOOL = ToolFormat(
     family="seed_oss",
     summary="`<seed:tool_call><function=NAME><parameter=P>…</parameter></function></seed:tool_call>`, values typed by the tool schema",
@@ -43,5 +40,4 @@ TOOL = ToolFormat(
     content_after=True,
     content_between=True,
     typed_values=True,
-    format_tool_result=format_tool_result,
 )

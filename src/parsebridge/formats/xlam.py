@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call, result_text
+from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
 
 FENCE, FENCE_LANG = "```", "json"
 #: other wrappers the xLAM handler accepts around the array.
@@ -23,19 +23,15 @@ def render(calls: Any, *, wrap: str = "") -> str:
     return body
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """The result as the tool message's content (the template lists it in the history; no id)."""
-    return result_text(result)
-
-
 #: xLAM may fence its array as a json code block.
 GRAMMAR = TextGrammar((FENCE + FENCE_LANG,), object_call(), joined(", ", "[", "]"))
 
+# Tool results: `ToolFormat`'s default, the result as the tool message's content (the template lists
+# it in the history; no id).
 TOOL = ToolFormat(
     family="xlam",
     summary='a JSON array `[{"name": …, "arguments": …}]`, bare or in ```json / `[TOOL_CALLS]` / `<tool_call>`',
     markers=(),
     render=render,
     grammar=GRAMMAR,
-    format_tool_result=format_tool_result,
 )

@@ -15,22 +15,15 @@ read (vLLM makes the suffix optional too; SGLang then returns the block as text)
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.apertus import END, START
-from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, KeyedReader, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, Region
+from .engines.keyed_object import KeyedReader
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),), reader=KeyedReader)
-
-
-class ApertusToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class ApertusToolParser(JsonCallsParser):
     """Apertus ``<|tools_prefix|>`` name-keyed arrays (builtin, incremental)."""
 
     name = "apertus"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = ApertusToolStream
-    family_format = "apertus"
+    calls_spec = SPEC

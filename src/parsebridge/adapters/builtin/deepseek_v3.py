@@ -299,25 +299,7 @@ class DeepSeekV3ToolStream(SectionStream):
                 self._state = _TAIL
             return closed is not False
         if state == _NAME_LINE:
-            m = _NAME_END.search(buf, pos)
-            if m is None:
-                self._head.append(buf[pos:])
-                self._pos = len(buf)
-                return False
-            stop = m.start()
-            self._head.append(buf[pos:stop])
-            self._pos = stop
-            c = buf[stop]
-            if c == "<":
-                found = match_marker(buf, stop, _BREAKERS, self._final)
-                if found == MORE:
-                    return False
-                if found is None:  # a '<' inside the name line: keep reading
-                    self._head.append("<")
-                    self._pos += 1
-                    return True
-            self._name_line_done(c)
-            return True
+            return self._name_line_step(buf, pos)
         if state == _FENCE_TAG:
             end = _TAG.match(buf, pos).end()  # type: ignore[union-attr]  # matches the empty string
             self._pos = end
@@ -326,29 +308,7 @@ class DeepSeekV3ToolStream(SectionStream):
             self._state = _ARGS_WAIT
             return True
         if state == _ARGS_WAIT:
-            m = _NON_WS.search(buf, pos)
-            if m is None:
-                self._pos = len(buf)
-                return False
-            pos = self._pos = m.start()
-            c = buf[pos]
-            if c == "`":
-                if len(buf) - pos < 3 and not self._final:
-                    return False
-                if buf.startswith(_FENCE, pos):
-                    self._pos = pos + len(_FENCE)
-                    self._state = _FENCE_TAG
-                    return True
-            elif c == _LT:
-                found = match_marker(buf, pos, _BREAKERS, self._final)
-                if found == MORE:
-                    return False
-                if found is not None:
-                    self._stop_call(found)
-                    return True
-            self._raw.reset()  # the arguments' mode holds this scanner
-            self._state = _ARGS
-            return True
+            return self._args_wait_step(buf, pos)
         if buf.find(_LT, pos) < 0:  # no marker and no marker prefix in the rest
             if state == _OUTSIDE:
                 if self._span is None:
@@ -361,20 +321,7 @@ class DeepSeekV3ToolStream(SectionStream):
             self._pos = len(buf)
             return False
         if state == _OUTSIDE:
-            which = self._between_calls(self._outside_markers())
-            if which is None or which is REJECTED:  # (more text needed / the section was content)
-                return which is REJECTED
-            if which == CALLS_END:
-                self._pos += len(CALLS_END)
-                self._close_section(CALLS_END)
-                return True
-            self._begin_span(self._pos)
-            self._pos += len(which)
-            if which == CALLS_BEGIN:
-                self._open_section()
-            else:
-                self._open_call()
-            return True
+            return self._outside_step()
         if state == _HEAD:
             j, which = find_markers(buf, pos, _HEAD_ENDS)
             stop = j if which is not None else safe_end(buf, pos, _HEAD_ENDS, self._final)
@@ -390,6 +337,71 @@ class DeepSeekV3ToolStream(SectionStream):
             return True
         # _TAIL (named: ignore up to the call end) / _OPAQUE (unnamed: content at the call end)
         return self._to_call_end(_BREAKERS)
+
+    def _outside_step(self) -> bool:
+        """Between calls, a marker ahead: the section or a call opens, or the section ends."""
+        which = self._between_calls(self._outside_markers())
+        if which is None or which is REJECTED:  # (more text needed / the section was content)
+            return which is REJECTED
+        if which == CALLS_END:
+            self._pos += len(CALLS_END)
+            self._close_section(CALLS_END)
+            return True
+        self._begin_span(self._pos)
+        self._pos += len(which)
+        if which == CALLS_BEGIN:
+            self._open_section()
+        else:
+            self._open_call()
+        return True
+
+    def _args_wait_step(self, buf: str, pos: int) -> bool:
+        """Before the arguments: a code fence opens, a marker stops the call, or the JSON starts."""
+        m = _NON_WS.search(buf, pos)
+        if m is None:
+            self._pos = len(buf)
+            return False
+        pos = self._pos = m.start()
+        c = buf[pos]
+        if c == "`":
+            if len(buf) - pos < 3 and not self._final:
+                return False
+            if buf.startswith(_FENCE, pos):
+                self._pos = pos + len(_FENCE)
+                self._state = _FENCE_TAG
+                return True
+        elif c == _LT:
+            found = match_marker(buf, pos, _BREAKERS, self._final)
+            if found == MORE:
+                return False
+            if found is not None:
+                self._stop_call(found)
+                return True
+        self._raw.reset()  # the arguments' mode holds this scanner
+        self._state = _ARGS
+        return True
+
+    def _name_line_step(self, buf: str, pos: int) -> bool:
+        """The name line (up to a newline, a fence or a marker): read on, or done."""
+        m = _NAME_END.search(buf, pos)
+        if m is None:
+            self._head.append(buf[pos:])
+            self._pos = len(buf)
+            return False
+        stop = m.start()
+        self._head.append(buf[pos:stop])
+        self._pos = stop
+        c = buf[stop]
+        if c == "<":
+            found = match_marker(buf, stop, _BREAKERS, self._final)
+            if found == MORE:
+                return False
+            if found is None:  # a '<' inside the name line: keep reading
+                self._head.append("<")
+                self._pos += 1
+                return True
+        self._name_line_done(c)
+        return True
 
     def _at_rest(self) -> bool:
         return self._state == _OUTSIDE

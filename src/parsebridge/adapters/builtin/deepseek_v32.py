@@ -35,7 +35,7 @@ V4/V4.1 ``<tool_result>…</tool_result>`` — one result as each encoding scrip
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ...formats import deepseek_v4, deepseek_v32, deepseek_v41
 from .engines.invoke import Dialect, InvokeToolParser
@@ -58,7 +58,6 @@ class DeepSeekV32ToolParser(InvokeToolParser):
 
     name = "deepseek_v32"
     dialect = _dialect(deepseek_v32.TAGS)
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
     _result = staticmethod(deepseek_v32.format_tool_result)
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
@@ -80,7 +79,6 @@ class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
 
     name = "deepseek_v4"
     dialect = _dialect(deepseek_v4.TAGS, deepseek_v4.ALT_BEGINS)
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
     _result = staticmethod(deepseek_v4.format_tool_result)
 
 
@@ -89,5 +87,4 @@ class DeepSeekV41ToolParser(DeepSeekV32ToolParser):
 
     name = "deepseek_v41"
     dialect = _dialect(deepseek_v41.TAGS)
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
     _result = staticmethod(deepseek_v4.format_tool_result)  # V4.1 renders results like V4

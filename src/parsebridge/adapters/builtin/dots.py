@@ -24,26 +24,12 @@ frameworks).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.dots import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
-from ...formats.dots import format_tool_result as _format_tool_result
-from .engines.tagged import TaggedCallParser, TaggedCallStream
-
-
-class DotsToolStream(TaggedCallStream):
-    start, end = START, END
-    call_open, call_close = INVOKE, INVOKE_END
-    param_open, param_close = PARAM, PARAM_END
+from .engines.tagged import TaggedCallParser, Tags
 
 
 class DotsToolParser(TaggedCallParser):
     """dots ``<dots_function_call><invoke name=…>`` calls (builtin, incremental)."""
 
     name = "dots"
-    markers = (START, END, INVOKE, INVOKE_END, PARAM, PARAM_END)
-    stream_class = DotsToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text as is."""
-        return _format_tool_result(tool_call_id, result)
+    tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)

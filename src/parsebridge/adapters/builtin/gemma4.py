@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
+from .engines.call_steps import clean_name
 from .engines.scan import (
     MORE,
     BuiltinToolParser,
@@ -55,7 +56,6 @@ from .engines.scan import (
     match_marker,
     safe_end,
 )
-from .engines.tagged import clean_name
 
 (
     _CONTENT,
@@ -154,98 +154,17 @@ class GemmaCallStream(BuiltinToolStream):
                 self._state = _NAME
             return True
         if state == _NAME:
-            m = _NAME_END.search(buf, self._pos)
-            if m is None:
-                self._tok.append(buf[self._pos :])
-                self._pos = len(buf)
-                return False
-            self._tok.append(buf[self._pos : m.start()])
-            name = clean_name("".join(self._tok))
-            self._tok = []
-            self._pos = m.start()
-            if m.group() != "{" or name is None:
-                self._state = _OPAQUE
-                return True
-            self._pos += 1
-            self._commit(name)
-            self._stack = ["}"]
-            self._need_comma = False
-            self._emit("{")
-            self._state = _KEYWAIT
-            return True
+            return self._name_step(buf)
         if state in (_KEYWAIT, _VALWAIT, _ARRWAIT, _AFTER, _TAIL):
-            if not self._skip_ws():
-                return False
-            found = self._block_marker()
-            if found == MORE:
-                return False
-            if found is not None:
-                self._stop_at(found)
-                return True
-            c = buf[self._pos]
-            if state == _TAIL:  # text after the arguments closed, before the end marker: content
-                self._end_call(self._pos)
-                self._state = _TAILTEXT
-                return True
-            if state == _AFTER:
-                if c == ",":
-                    self._pos += 1
-                    self._need_comma = True
-                    self._state = _KEYWAIT if self._stack[-1] == "}" else _VALWAIT
-                elif c == self._stack[-1]:
-                    self._close(c)
-                else:
-                    self._state = _RAW
-                return True
-            if (state == _KEYWAIT and c == "}") or (state == _ARRWAIT and c == "]"):
-                self._close(c)
-            elif state == _KEYWAIT:
-                self._tok, self._key_delims = [], []
-                self._state = _KEY
-            else:
-                return self._value_start()
-            return True
+            return self._between_tokens_step(state, buf)
         if state == _KEY:
             return self._read_key()
         if state == _STR:
-            j, which = find_markers(buf, self._pos, self._str_ends)
-            end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
-            if end > self._pos:
-                self._emit(json.dumps(buf[self._pos : end], ensure_ascii=False)[1:-1])
-            self._pos = end
-            if which is None:
-                return False
-            if which != self.delim:  # the block ends inside the string: the call ends, flagged
-                self._stop_at(which)
-                return True
-            self._pos += len(self.delim)
-            self._emit('"')
-            self._state = _AFTER
-            return True
+            return self._string_step(buf)
         if state == _BARE:
-            m = _BARE_STOP.search(buf, self._pos)
-            if m is None:
-                self._tok.append(buf[self._pos :])
-                self._pos = len(buf)
-                return False
-            self._tok.append(buf[self._pos : m.start()])
-            self._pos = m.start()
-            self._emit(bare_json("".join(self._tok)))
-            self._tok = []
-            self._state = _AFTER
-            return True
+            return self._bare_step(buf)
         if state == _TAILTEXT:
-            j, which = find_markers(buf, self._pos, self._blocks)
-            end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
-            self._inline_content(buf[self._pos : end])
-            self._pos = end
-            if which is None:
-                return False
-            if which == self.end:
-                self._pos += len(which)
-                self._structure()
-            self._state = _CONTENT
-            return True
+            return self._tail_text_step(buf)
         if state == _RAW:  # a syntax error: the rest of the block's text goes into the arguments verbatim
             j, which = find_markers(buf, self._pos, self._blocks)
             end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
@@ -264,6 +183,108 @@ class GemmaCallStream(BuiltinToolStream):
         self._pos = j + (len(which) if which == self.end else 0)
         self._reject(self._pos)
         self._state = _CONTENT
+        return True
+
+    def _bare_step(self, buf: str) -> bool:
+        """A bare (unquoted) value up to what ends it, as its JSON."""
+        m = self._token_until(_BARE_STOP, buf)
+        if m is None:
+            return False
+        self._emit(bare_json("".join(self._tok)))
+        self._tok = []
+        self._state = _AFTER
+        return True
+
+    def _tail_text_step(self, buf: str) -> bool:
+        """Text after the arguments closed, before the end marker: content."""
+        j, which = find_markers(buf, self._pos, self._blocks)
+        end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
+        self._inline_content(buf[self._pos : end])
+        self._pos = end
+        if which is None:
+            return False
+        if which == self.end:
+            self._pos += len(which)
+            self._structure()
+        self._state = _CONTENT
+        return True
+
+    def _string_step(self, buf: str) -> bool:
+        """Inside a delimited string value, up to its closing delimiter (or the block's end)."""
+        j, which = find_markers(buf, self._pos, self._str_ends)
+        end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
+        if end > self._pos:
+            self._emit(json.dumps(buf[self._pos : end], ensure_ascii=False)[1:-1])
+        self._pos = end
+        if which is None:
+            return False
+        if which != self.delim:  # the block ends inside the string: the call ends, flagged
+            self._stop_at(which)
+            return True
+        self._pos += len(self.delim)
+        self._emit('"')
+        self._state = _AFTER
+        return True
+
+    def _between_tokens_step(self, state: int, buf: str) -> bool:
+        """Between the arguments' tokens: a key, a value, a separator or a close, or the block's end."""
+        if not self._skip_ws():
+            return False
+        found = self._block_marker()
+        if found == MORE:
+            return False
+        if found is not None:
+            self._stop_at(found)
+            return True
+        c = buf[self._pos]
+        if state == _TAIL:  # text after the arguments closed, before the end marker: content
+            self._end_call(self._pos)
+            self._state = _TAILTEXT
+            return True
+        if state == _AFTER:
+            if c == ",":
+                self._pos += 1
+                self._need_comma = True
+                self._state = _KEYWAIT if self._stack[-1] == "}" else _VALWAIT
+            elif c == self._stack[-1]:
+                self._close(c)
+            else:
+                self._state = _RAW
+            return True
+        if (state == _KEYWAIT and c == "}") or (state == _ARRWAIT and c == "]"):
+            self._close(c)
+        elif state == _KEYWAIT:
+            self._tok, self._key_delims = [], []
+            self._state = _KEY
+        else:
+            return self._value_start()
+        return True
+
+    def _token_until(self, stop: re.Pattern[str], buf: str) -> re.Match[str] | None:
+        """The token (`_tok`) takes the text up to `stop`, and the cursor moves there: the match,
+        or None at the buffer's end (all of it taken; more text needed)."""
+        m = stop.search(buf, self._pos)
+        end = len(buf) if m is None else m.start()
+        self._tok.append(buf[self._pos : end])
+        self._pos = end
+        return m
+
+    def _name_step(self, buf: str) -> bool:
+        """The call's name up to its arguments' opening brace (anything else: opaque)."""
+        m = self._token_until(_NAME_END, buf)
+        if m is None:
+            return False
+        name = clean_name("".join(self._tok))
+        self._tok = []
+        if m.group() != "{" or name is None:
+            self._state = _OPAQUE
+            return True
+        self._pos += 1
+        self._commit(name)
+        self._stack = ["}"]
+        self._need_comma = False
+        self._emit("{")
+        self._state = _KEYWAIT
         return True
 
     def _value_start(self) -> bool:
@@ -299,13 +320,9 @@ class GemmaCallStream(BuiltinToolStream):
     def _read_key(self) -> bool:
         buf = self._buf
         while True:
-            m = _KEY_STOP.search(buf, self._pos)
+            m = self._token_until(_KEY_STOP, buf)
             if m is None:
-                self._tok.append(buf[self._pos :])
-                self._pos = len(buf)
                 return False
-            self._tok.append(buf[self._pos : m.start()])
-            self._pos = m.start()
             c = m.group()
             if c == "<":
                 found = match_marker(buf, self._pos, (self.delim, *self._blocks), self._final)

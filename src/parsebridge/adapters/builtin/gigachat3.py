@@ -17,10 +17,8 @@ unless complete).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.gigachat3 import CALL_PREFIX, CALL_TOKEN, EOS, MESSAGE_SEP
-from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(
     regions=(Region(CALL_PREFIX, shape=OBJECT), Region(CALL_TOKEN, shape=OBJECT)),
@@ -29,14 +27,8 @@ SPEC = JsonCallsSpec(
 )
 
 
-class GigaChat3ToolStream(JsonCallsStream):
-    spec = SPEC
-
-
 class GigaChat3ToolParser(JsonCallsParser):
     """GigaChat 3 ``function call<|role_sep|>`` JSON (builtin, incremental)."""
 
     name = "gigachat3"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = GigaChat3ToolStream
-    family_format = "gigachat3"
+    calls_spec = SPEC

@@ -32,26 +32,12 @@ body the GLM-4.5 template writes after ``<|observation|>``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END
-from ...formats.glm45 import format_tool_result as _format_tool_result
-from .engines.tagged import TaggedCallParser, TaggedCallStream
-
-
-class Glm45ToolStream(TaggedCallStream):
-    start, end = START, END
-    param_open, param_name_close = KEY, KEY_END
-    value_open, param_close = VALUE, VALUE_END
+from .engines.tagged import TaggedCallParser, Tags
 
 
 class Glm45ToolParser(TaggedCallParser):
     """GLM ``<tool_call>NAME<arg_key>…`` calls (builtin, incremental)."""
 
     name = "glm45"
-    markers = (START, END, KEY, KEY_END, VALUE, VALUE_END)
-    stream_class = Glm45ToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """``<tool_response>\\n…\\n</tool_response>`` as the GLM-4.5 template renders it."""
-        return _format_tool_result(tool_call_id, result)
+    tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)

@@ -20,30 +20,18 @@ keeps what its partial parse recovered, which is what we do per element.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.granite import FC_TAG, TAG, TEXT_TAG
-from .engines.json_payload import ARRAY, OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, OBJECT, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(TAG, shape=ARRAY), Region(TEXT_TAG, shape=ARRAY)))
 FC_SPEC = JsonCallsSpec(regions=(Region(FC_TAG, shape=OBJECT),))
-
-
-class GraniteToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class GraniteToolParser(JsonCallsParser):
     """Granite 3.x ``<|tool_call|>`` JSON arrays (builtin, incremental)."""
 
     name = "granite"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = GraniteToolStream
-    family_format = "granite"
-
-
-class GraniteFcToolStream(JsonCallsStream):
-    spec = FC_SPEC
+    calls_spec = SPEC
 
 
 class GraniteFcToolParser(JsonCallsParser):
@@ -55,6 +43,4 @@ class GraniteFcToolParser(JsonCallsParser):
     """
 
     name = "granite_20b_fc"
-    markers: ClassVar[tuple[str, ...]] = FC_SPEC.markers
-    stream_class = GraniteFcToolStream
-    family_format = "granite_20b_fc"
+    calls_spec = FC_SPEC

@@ -19,13 +19,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...formats.internlm import ACTION_END, ACTION_START, PLUGIN
-from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(ACTION_START, ACTION_END, shape=OBJECT, openers=(PLUGIN,)),))
-
-
-class InternlmToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class InternlmToolParser(JsonCallsParser):
@@ -33,5 +29,4 @@ class InternlmToolParser(JsonCallsParser):
 
     name = "internlm"
     markers: ClassVar[tuple[str, ...]] = (ACTION_START, PLUGIN, ACTION_END)
-    stream_class = InternlmToolStream
-    family_format = "internlm"
+    calls_spec = SPEC

@@ -14,26 +14,12 @@ the frameworks).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.iquest_q1 import END, KEY, KEY_END, START, VALUE, VALUE_END
-from ...formats.iquest_q1 import format_tool_result as _format_tool_result
-from .engines.tagged import TaggedCallParser, TaggedCallStream
-
-
-class IQuestQ1ToolStream(TaggedCallStream):
-    start, end = START, END
-    param_open, param_name_close = KEY, KEY_END
-    value_open, param_close = VALUE, VALUE_END
+from .engines.tagged import TaggedCallParser, Tags
 
 
 class IQuestQ1ToolParser(TaggedCallParser):
     """IQuest ``<iquest_tool_call>NAME<arg_key>…`` calls (builtin, incremental)."""
 
     name = "iquest_q1"
-    markers = (START, END, KEY, KEY_END, VALUE, VALUE_END)
-    stream_class = IQuestQ1ToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text as is."""
-        return _format_tool_result(tool_call_id, result)
+    tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)

@@ -19,22 +19,14 @@ were read whole; text between the array and ``</tool_calls>`` is ignored.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.jamba import END, START
-from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ARRAY),))
-
-
-class JambaToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class JambaToolParser(JsonCallsParser):
     """Jamba / Hunyuan-A13B ``<tool_calls>`` JSON arrays (builtin, incremental)."""
 
     name = "jamba"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = JambaToolStream
-    family_format = "jamba"
+    calls_spec = SPEC

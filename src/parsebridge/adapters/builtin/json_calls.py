@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from ...formats.json_calls import FENCE, FENCE_LANG
 from ...formats.think import END as THINK_END
-from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(
     regions=(Region(FENCE, FENCE, shape=ANY, openers=(FENCE_LANG,)),),
@@ -30,14 +30,9 @@ SPEC = JsonCallsSpec(
 )
 
 
-class JsonToolStream(JsonCallsStream):
-    spec = SPEC
-
-
 class JsonToolParser(JsonCallsParser):
     """Bare or fenced JSON call objects/arrays (builtin, incremental)."""
 
     name = "json"
     markers: ClassVar[tuple[str, ...]] = ()
-    stream_class = JsonToolStream
-    family_format = "json"
+    calls_spec = SPEC

@@ -32,10 +32,9 @@ kept, flagged unless no argument started).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ...formats import kimi_k3 as fmt
-from ...formats._base import result_text
 from .engines.invoke import Dialect, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 
@@ -57,7 +56,6 @@ class KimiK3ToolParser(InvokeToolParser):
         unescape=True,
         unwrap=(fmt.RESPONSE_OPEN, fmt.RESPONSE_CLOSE, fmt.MESSAGE_CLOSE),
     )
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         if attrs.get("type", "").strip() == "string":
@@ -67,7 +65,3 @@ class KimiK3ToolParser(InvokeToolParser):
 
     def has_tool_calls(self, text: str) -> bool:
         return fmt.TOOLS_OPEN in text or fmt.CALL_OPEN in text
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text (a non-string result JSON-encoded)."""
-        return result_text(result)

@@ -13,22 +13,14 @@ flagged unless complete); text between the object and the end tag is ignored.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.longcat import END, START
-from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import OBJECT, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=OBJECT),))
-
-
-class LongcatToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class LongcatToolParser(JsonCallsParser):
     """LongCat ``<longcat_tool_call>`` blocks (builtin, incremental)."""
 
     name = "longcat"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = LongcatToolStream
-    family_format = "longcat"
+    calls_spec = SPEC

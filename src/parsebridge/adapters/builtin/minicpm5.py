@@ -26,10 +26,9 @@ the call from it; `ToolFormat.servers_markup`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from ...formats import minicpm5 as fmt
-from ...formats._base import result_text
 from ...protocol.parsers import ToolSpec
 from .engines.invoke import Dialect, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
@@ -48,7 +47,6 @@ class MiniCPM5ToolParser(InvokeToolParser):
         param_open=fmt.PARAM_OPEN,
         param_close=fmt.PARAM_CLOSE,
     )
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
@@ -66,7 +64,3 @@ class MiniCPM5ToolParser(InvokeToolParser):
 
     def has_tool_calls(self, text: str) -> bool:
         return fmt.FUNCTION_OPEN in text
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text (a non-string result JSON-encoded)."""
-        return result_text(result)

@@ -27,26 +27,12 @@ template renders each tool message inside its tool turn.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.minimax_m2 import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
-from ...formats.minimax_m2 import format_tool_result as _format_tool_result
-from .engines.tagged import TaggedCallParser, TaggedCallStream
-
-
-class MinimaxM2ToolStream(TaggedCallStream):
-    start, end = START, END
-    call_open, call_close = INVOKE, INVOKE_END
-    param_open, param_close = PARAM, PARAM_END
+from .engines.tagged import TaggedCallParser, Tags
 
 
 class MinimaxM2ToolParser(TaggedCallParser):
     """MiniMax-M2 ``<invoke name=…><parameter name=…>`` calls (builtin, incremental)."""
 
     name = "minimax_m2"
-    markers = (START, END, INVOKE, INVOKE_END, PARAM, PARAM_END)
-    stream_class = MinimaxM2ToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """``<response>…</response>`` as the MiniMax-M2 template renders it."""
-        return _format_tool_result(tool_call_id, result)
+    tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)

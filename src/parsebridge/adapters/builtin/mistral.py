@@ -81,49 +81,9 @@ class MistralToolStream(BuiltinToolStream):
             self._state = _AFTER_TAG
             return True
         if state == _AFTER_TAG:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, _MARKERS, self._final)
-            if found == MORE:
-                return False
-            if found is not None:
-                return self._fail()
-            c = buf[self._pos]
-            if c == "[":
-                self._pos += 1
-                self._array_calls = 0
-                self._state = _ARRAY_WAIT
-            elif c == "{":
-                self._pos += 1
-                self._reader = ObjectReader(_MARKERS)
-                self._state = _SINGLE
-            elif _NAME_RUN.match(c):
-                self._name = []
-                self._state = _NAME
-            else:
-                return self._fail()
-            return True
+            return self._after_tag_step(buf)
         if state == _NAME:
-            m = _NAME_RUN.match(buf, self._pos)
-            if m:
-                self._name.append(m.group())
-                self._pos = m.end()
-            if self._pos >= len(buf):
-                return False
-            if buf[self._pos] == "{":
-                self._commit("".join(self._name))
-                self._raw = JsonRaw(_MARKERS)
-                self._state = _ARGS
-                return True
-            found = match_marker(buf, self._pos, (ARGS,), self._final)
-            if found == MORE:
-                return False
-            if found == ARGS:
-                self._commit("".join(self._name))
-                self._pos += len(ARGS)
-                self._state = _ARGS_WAIT
-                return True
-            return self._fail()
+            return self._name_step(buf)
         if state == _ARGS_WAIT:
             if not self._skip_ws():
                 return False
@@ -140,25 +100,7 @@ class MistralToolStream(BuiltinToolStream):
                 return self._to_outside()
             return False
         if state == _ARRAY_WAIT:
-            if self._array_calls:
-                self._begin_span(self._pos)  # separators: structure if a call follows, else content
-            if not self._skip_ws():
-                return False
-            c = buf[self._pos]
-            if c == "{":
-                self._pos += 1
-                self._reader = ObjectReader(_MARKERS)
-                self._state = _ELEMENT
-            elif c == "," and self._array_calls:
-                self._pos += 1
-            elif c == "]" and self._array_calls:
-                self._pos += 1
-                self._drop_span()
-                self._structure()
-                return self._to_outside()
-            else:
-                return self._fail()
-            return True
+            return self._array_step(buf)
         # _ELEMENT / _SINGLE
         r = self._reader.step(self)
         if r == DONE and self._in_call:
@@ -174,6 +116,76 @@ class MistralToolStream(BuiltinToolStream):
                 return self._to_outside()
             return self._fail()
         return False
+
+    def _array_step(self, buf: str) -> bool:
+        """In the array, before an element or after a call: an object, a comma, or the array ends."""
+        if self._array_calls:
+            self._begin_span(self._pos)  # separators: structure if a call follows, else content
+        if not self._skip_ws():
+            return False
+        c = buf[self._pos]
+        if c == "{":
+            self._pos += 1
+            self._reader = ObjectReader(_MARKERS)
+            self._state = _ELEMENT
+        elif c == "," and self._array_calls:
+            self._pos += 1
+        elif c == "]" and self._array_calls:
+            self._pos += 1
+            self._drop_span()
+            self._structure()
+            return self._to_outside()
+        else:
+            return self._fail()
+        return True
+
+    def _name_step(self, buf: str) -> bool:
+        """A v11+ call's name, up to its arguments (an object, or [ARGS] before it)."""
+        m = _NAME_RUN.match(buf, self._pos)
+        if m:
+            self._name.append(m.group())
+            self._pos = m.end()
+        if self._pos >= len(buf):
+            return False
+        if buf[self._pos] == "{":
+            self._commit("".join(self._name))
+            self._raw = JsonRaw(_MARKERS)
+            self._state = _ARGS
+            return True
+        found = match_marker(buf, self._pos, (ARGS,), self._final)
+        if found == MORE:
+            return False
+        if found == ARGS:
+            self._commit("".join(self._name))
+            self._pos += len(ARGS)
+            self._state = _ARGS_WAIT
+            return True
+        return self._fail()
+
+    def _after_tag_step(self, buf: str) -> bool:
+        """After [TOOL_CALLS]: an array, one object, or a name (the v11+ form) opens."""
+        if not self._skip_ws():
+            return False
+        found = match_marker(buf, self._pos, _MARKERS, self._final)
+        if found == MORE:
+            return False
+        if found is not None:
+            return self._fail()
+        c = buf[self._pos]
+        if c == "[":
+            self._pos += 1
+            self._array_calls = 0
+            self._state = _ARRAY_WAIT
+        elif c == "{":
+            self._pos += 1
+            self._reader = ObjectReader(_MARKERS)
+            self._state = _SINGLE
+        elif _NAME_RUN.match(c):
+            self._name = []
+            self._state = _NAME
+        else:
+            return self._fail()
+        return True
 
     def _at_end(self) -> None:
         if self._state == _ARRAY_WAIT and self._array_calls:

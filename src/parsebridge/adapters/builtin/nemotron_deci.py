@@ -15,22 +15,14 @@ calls read.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.nemotron_deci import END, START
-from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ANY, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(START, END, shape=ANY),))
-
-
-class NemotronDeciToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class NemotronDeciToolParser(JsonCallsParser):
     """Llama-Nemotron ``<TOOLCALL>`` arrays (builtin, incremental)."""
 
     name = "nemotron_deci"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = NemotronDeciToolStream
-    family_format = "nemotron_deci"
+    calls_spec = SPEC

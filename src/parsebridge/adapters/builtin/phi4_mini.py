@@ -14,22 +14,14 @@ we keep the text (the format does not say it is discarded).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.phi4_mini import TAG
-from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(regions=(Region(TAG, shape=ARRAY),))
-
-
-class Phi4MiniToolStream(JsonCallsStream):
-    spec = SPEC
 
 
 class Phi4MiniToolParser(JsonCallsParser):
     """Phi-4-mini ``functools[...]`` (builtin, incremental)."""
 
     name = "phi4_mini"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = Phi4MiniToolStream
-    family_format = "phi4_mini"
+    calls_spec = SPEC

@@ -97,27 +97,7 @@ class PythonicToolStream(BuiltinToolStream):
             self._state = _WRAP_WAIT if self._wrapped else _ELEM_WAIT
             return True
         if state == _START:
-            start = self._pos
-            more = self._skip_ws()
-            self._content(buf[start : self._pos])
-            if not more:
-                return False
-            if buf[self._pos] == "[":
-                self._begin_span(self._pos)
-                self._pos += 1
-                self._state = _ELEM_WAIT
-                return True
-            found = match_marker(buf, self._pos, (PY_START,), self._final)
-            if found == MORE:
-                return False
-            if found == PY_START:
-                self._begin_span(self._pos)
-                self._pos += len(PY_START)
-                self._wrapped = True
-                self._state = _WRAP_WAIT
-                return True
-            self._state = _CONTENT
-            return True
+            return self._start_step(buf)
         if state == _WRAP_WAIT:
             if not self._skip_ws():
                 return False
@@ -127,54 +107,16 @@ class PythonicToolStream(BuiltinToolStream):
             self._state = _ELEM_WAIT
             return True
         if state in (_ELEM_WAIT, _AFTER_CALL):
-            if state == _AFTER_CALL:
-                self._begin_span(self._pos)
-            if not self._skip_ws():
-                return False
-            c = buf[self._pos]
-            if c == "]" and self._calls:
-                self._pos += 1
-                self._drop_span()
-                self._structure()
-                self._state = _AFTER_LIST
-            elif state == _AFTER_CALL and c == ",":
-                self._pos += 1
-                self._state = _ELEM_WAIT
-            elif state == _ELEM_WAIT and _IDENT_START.match(c):
-                self._name = []
-                self._state = _NAME
-            else:
-                return self._fail()
-            return True
+            return self._list_step(state, buf)
         if state in (_NAME, _NAME_WS):
-            if state == _NAME:
-                m = _NAME_RUN.match(buf, self._pos)
-                if m:
-                    self._name.append(m.group())
-                    self._pos = m.end()
-                if self._pos >= len(buf):
-                    return False
-                self._state = _NAME_WS
-            if not self._skip_ws():
-                return False
-            if buf[self._pos] != "(":
-                return self._fail()
-            self._pos += 1
-            self._commit("".join(self._name))
-            self._calls += 1
-            self._src, self._depth, self._quote, self._esc = [], 0, "", False
-            self._state = _ARGS
-            return True
+            return self._name_step(state, buf)
         if state == _ARGS:
             return self._scan_args()
         # _AFTER_LIST
         if not self._wrapped:
             self._state = _CONTENT
             return True
-        start = self._pos
-        more = self._skip_ws()
-        self._content(buf[start : self._pos])
-        if not more:
+        if not self._ws_as_content():
             return False
         found = match_marker(buf, self._pos, (PY_END,), self._final)
         if found == MORE:
@@ -182,6 +124,70 @@ class PythonicToolStream(BuiltinToolStream):
         if found == PY_END:
             self._pos += len(PY_END)
             self._structure()
+        self._state = _CONTENT
+        return True
+
+    def _name_step(self, state: int, buf: str) -> bool:
+        """A call's name up to its opening parenthesis."""
+        if state == _NAME:
+            m = _NAME_RUN.match(buf, self._pos)
+            if m:
+                self._name.append(m.group())
+                self._pos = m.end()
+            if self._pos >= len(buf):
+                return False
+            self._state = _NAME_WS
+        if not self._skip_ws():
+            return False
+        if buf[self._pos] != "(":
+            return self._fail()
+        self._pos += 1
+        self._commit("".join(self._name))
+        self._calls += 1
+        self._src, self._depth, self._quote, self._esc = [], 0, "", False
+        self._state = _ARGS
+        return True
+
+    def _list_step(self, state: int, buf: str) -> bool:
+        """In the list, before an element or after a call: a name, a comma, or the list ends."""
+        if state == _AFTER_CALL:
+            self._begin_span(self._pos)
+        if not self._skip_ws():
+            return False
+        c = buf[self._pos]
+        if c == "]" and self._calls:
+            self._pos += 1
+            self._drop_span()
+            self._structure()
+            self._state = _AFTER_LIST
+        elif state == _AFTER_CALL and c == ",":
+            self._pos += 1
+            self._state = _ELEM_WAIT
+        elif state == _ELEM_WAIT and _IDENT_START.match(c):
+            self._name = []
+            self._state = _NAME
+        else:
+            return self._fail()
+        return True
+
+    def _start_step(self, buf: str) -> bool:
+        """At the start of the output: a list of calls, or the wrapped one, may lead."""
+        if not self._ws_as_content():
+            return False
+        if buf[self._pos] == "[":
+            self._begin_span(self._pos)
+            self._pos += 1
+            self._state = _ELEM_WAIT
+            return True
+        found = match_marker(buf, self._pos, (PY_START,), self._final)
+        if found == MORE:
+            return False
+        if found == PY_START:
+            self._begin_span(self._pos)
+            self._pos += len(PY_START)
+            self._wrapped = True
+            self._state = _WRAP_WAIT
+            return True
         self._state = _CONTENT
         return True
 

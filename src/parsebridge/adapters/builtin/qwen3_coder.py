@@ -50,12 +50,10 @@ Qwen3-Coder chat template renders a tool message (no id in this format).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.qwen3_coder import END, FN, FN_END, PARAM, PARAM_END, START
-from ...formats.qwen3_coder import format_tool_result as _format_tool_result
+from .engines.call_steps import stripped_name
 from .engines.schema_values import convert_value, schema_types
-from .engines.tagged import TaggedCallParser, TaggedCallStream, stripped_name
+from .engines.tagged import TaggedCallParser, TaggedCallStream
 
 __all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
 
@@ -76,9 +74,4 @@ class Qwen3CoderToolParser(TaggedCallParser):
     """Qwen3-Coder ``<function=…><parameter=…>`` calls (builtin, incremental)."""
 
     name = "qwen3_coder"
-    markers = (START, END, FN, FN_END, PARAM, PARAM_END)
     stream_class = Qwen3CoderToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """``<tool_response>\\n…\\n</tool_response>`` as the Qwen3-Coder template renders it."""
-        return _format_tool_result(tool_call_id, result)

@@ -24,26 +24,12 @@ message's content verbatim in a ``tool`` turn).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...formats.seed_oss import END, FN, FN_END, PARAM, PARAM_END, START
-from ...formats.seed_oss import format_tool_result as _format_tool_result
-from .engines.tagged import TaggedCallParser, TaggedCallStream
-
-
-class SeedOssToolStream(TaggedCallStream):
-    start, end = START, END
-    call_open, call_close = FN, FN_END
-    param_open, param_close = PARAM, PARAM_END
+from .engines.tagged import TaggedCallParser, Tags
 
 
 class SeedOssToolParser(TaggedCallParser):
     """Seed-OSS ``<seed:tool_call><function=…>`` calls (builtin, incremental)."""
 
     name = "seed_oss"
-    markers = (START, END, FN, FN_END, PARAM, PARAM_END)
-    stream_class = SeedOssToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text as is, as the Seed-OSS template renders a tool message."""
-        return _format_tool_result(tool_call_id, result)
+    tags = Tags(START, END, FN, FN_END, PARAM, param_close=PARAM_END)

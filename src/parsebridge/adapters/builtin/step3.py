@@ -28,10 +28,9 @@ message; no Step-3 wrapper for tool output could be verified.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from ...formats import step3 as fmt
-from ...formats._base import result_text
 from ...protocol.parsers import ToolSpec
 from .engines.invoke import Dialect, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
@@ -53,7 +52,6 @@ class Step3ToolParser(InvokeToolParser):
         head_end=fmt.SEP,
         call_end=fmt.CALL_END,
     )
-    markers: ClassVar[tuple[str, ...]] = dialect.markers
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
@@ -69,7 +67,3 @@ class Step3ToolParser(InvokeToolParser):
 
     def has_tool_calls(self, text: str) -> bool:
         return fmt.CALLS_BEGIN in text or fmt.INVOKE_OPEN in text
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The result text (a non-string result JSON-encoded), as the tool message's content."""
-        return result_text(result)

@@ -18,11 +18,9 @@ keep them with ``{}`` (builtin rule 5: missing arguments → ``{}``).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...formats.think import END as THINK_END
 from ...formats.xlam import FENCE, FENCE_LANG, TAG_END, TAG_START, TOOL_CALLS
-from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
+from .engines.json_payload import ARRAY, JsonCallsParser, JsonCallsSpec, Region
 
 SPEC = JsonCallsSpec(
     regions=(
@@ -35,14 +33,8 @@ SPEC = JsonCallsSpec(
 )
 
 
-class XlamToolStream(JsonCallsStream):
-    spec = SPEC
-
-
 class XlamToolParser(JsonCallsParser):
     """xLAM JSON call arrays: bare, fenced, or marked (builtin, incremental)."""
 
     name = "xlam"
-    markers: ClassVar[tuple[str, ...]] = SPEC.markers
-    stream_class = XlamToolStream
-    family_format = "xlam"
+    calls_spec = SPEC

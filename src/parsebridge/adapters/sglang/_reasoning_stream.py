@@ -28,6 +28,24 @@ from .._common import locate_reasoning
 from .._stepped import closed_error
 
 
+def _finishing_chunk(parser: Any, chunk: str, stream_end: bool, label: str) -> tuple[str, str]:
+    """The finishing chunk's (reasoning, content): `chunk` (the held one, or "") through the
+    parser, then, with `stream_end`, the parser's end of stream; a raise arrives typed.
+
+    The server always handles a finishing step, also for an empty generation (its one step
+    has no text): the detector's end of stream runs on it (append-think sends "<think>"), as
+    `parse` does on empty text."""
+    try:
+        reasoning, content = parser.parse_stream_chunk(chunk)
+        if stream_end:
+            end_reasoning, end_content = parser.parse_stream_end()
+            reasoning = (reasoning or "") + (end_reasoning or "")
+            content = (content or "") + (end_content or "")
+    except Exception as exc:
+        raise BackendError.wrapping("sglang", label, "parse_stream_chunk", exc) from exc
+    return reasoning or "", content or ""
+
+
 class SglangReasoningStream(ReasoningStreamBase):
     """SGLang's server feeding one `ReasoningParser` (`parse_stream_chunk` per engine chunk, and
     `parse_stream_end()` with the last one on releases that have it).
@@ -111,20 +129,9 @@ class SglangReasoningStream(ReasoningStreamBase):
             """Close; the finishing chunk's (reasoning, content)."""
             nonlocal pending, closed
             closed = True
-            # The server always handles a finishing step, also for an empty generation (its one
-            # step has no text): the detector's end of stream runs on it (append-think sends
-            # "<think>"), as `parse` does on empty text.
-            chunk = (pending or "") if hold else ""
-            try:
-                reasoning, content = parser.parse_stream_chunk(chunk)
-                if stream_end:
-                    end_reasoning, end_content = parser.parse_stream_end()
-                    reasoning = (reasoning or "") + (end_reasoning or "")
-                    content = (content or "") + (end_content or "")
-            except Exception as exc:
-                raise BackendError.wrapping("sglang", label, "parse_stream_chunk", exc) from exc
+            finishing = _finishing_chunk(parser, (pending or "") if hold else "", stream_end, label)
             pending = None
-            return reasoning or "", content or ""
+            return finishing
 
         def held() -> str | None:
             return pending

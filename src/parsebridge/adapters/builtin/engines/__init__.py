@@ -4,11 +4,13 @@ The per-format modules beside this package (``hermes``, ``kimi_k2``, …) only c
 an engine with their format's markers. Here live the machines themselves:
 
 * ``scan`` — the incremental driver every builtin tool stream runs on (buffer, content
-  policy, OpenAI delta bookkeeping), with ``call_steps`` (what a format does on a call),
-  ``markers`` (marker search over the buffer) and ``json_text`` (the raw JSON scanner);
+  OpenAI delta bookkeeping), with ``call_steps`` (what a format does on a call),
+  ``content_policy`` (what outside calls is content), ``markers`` (marker search over the
+  buffer) and ``json_text`` (the raw JSON scanner);
 * ``call_objects`` / ``call_blocks`` — ``{"name": …, "arguments": …}`` objects, and blocks
   holding one such object;
-* ``json_payload`` — formats whose calls are JSON after a marker (Hermes, Granite, xLAM, …);
+* ``json_payload`` — formats whose calls are JSON after a marker (Hermes, Granite, xLAM, …),
+  with ``keyed_object`` for a call object keyed by its name (Apertus);
 * ``sections`` — what the formats with a tool-call section share; ``section_json`` — the
   special-token sections with raw JSON arguments (Kimi K2, PLaMo 3); ``invoke`` — the
   ``<invoke name=…><parameter …>`` formats (DeepSeek V3.2, Step-3);

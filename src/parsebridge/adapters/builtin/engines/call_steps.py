@@ -1,5 +1,6 @@
 """The steps a format's `_step` takes on a call: a span opens, is named (or rejected), takes
-argument fragments and ends; plus the two cursor helpers every format uses.
+argument fragments and ends; each ended call's raw text, cut from the fed text kept; plus
+the two cursor helpers every format uses.
 
 A mixin of `BuiltinToolStream` (`scan`), kept apart so the driver's module holds the
 driver: the state these steps read and write is declared in its ``__slots__``.
@@ -7,12 +8,33 @@ driver: the state these steps read and write is declared in its ``__slots__``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ....protocol.calls import new_call_id
 from ....protocol.models import make_call_delta
 from .markers import JSON_WS, find_markers, safe_end
+
+#: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
+RAW_TRIM_EVERY = 256
+
+
+#: What a call name may hold: no whitespace, quotes, brackets or braces.
+_NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
+
+
+def clean_name(text: str) -> str | None:
+    """A tag's name text → the name (whitespace and one pair of quotes removed), None if not a name."""
+    name = text.strip(JSON_WS)
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
+        name = name[1:-1].strip(JSON_WS)
+    return name if _NAME_OK.match(name) else None
+
+
+def stripped_name(text: str) -> str | None:
+    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
+    return text.strip(JSON_WS) or None
 
 
 class CallSteps:
@@ -30,6 +52,7 @@ class CallSteps:
     _markup: tuple[str, ...]
     _doubled: str
     _held_markup: list[str]
+    _pending_ws: list[str]
     _acc: Any
     _index: int
     _in_call: bool
@@ -38,6 +61,9 @@ class CallSteps:
     _arg_parts: list[str]
     _out_calls: list[Any]
     call_spans: list[tuple[int, int]]
+    raw_texts: list[str]
+    _raw_kept: list[str]
+    _raw_at: int
     # and the driver's `_content`, `_structure` and `_start_dropping`
 
     def _begin_span(self, pos: int) -> None:
@@ -142,6 +168,42 @@ class CallSteps:
         self.call_spans.append((self._call_start, self._base + pos))
         self._structure()
 
+    def pending_text(self) -> str:
+        """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""
+        held = "".join(self._pending_ws) + "".join(self._held_markup)
+        if self._span is None:
+            return held + self._buf[self._pos :]
+        return held + "".join(self._span_parts) + self._buf[self._span :]
+
+    # -- each call's raw text ------------------------------------------------------------------
+    def _keep_raw(self, text: str = "") -> None:
+        """Cut the raw text of each call ended since the last time out of the kept fed text, then
+        drop what no call found later can span (before `open_from()`); `text` is fed text to keep."""
+        if not self._acc.keeps_history:
+            return
+        kept = "".join(self._raw_kept) + text
+        at = self._raw_at
+        texts, spans = self.raw_texts, self.call_spans
+        for start, end in spans[len(texts) :]:
+            texts.append(kept[start - at : end - at])
+        keep = min(self.open_from(), at + len(kept))
+        if keep > at:
+            kept = kept[keep - at :]
+            self._raw_at = keep
+        self._raw_kept = [kept] if kept else []
+
+    def open_from(self) -> int:
+        """The offset (in the text fed so far) before which no call found later can start: the
+        open call's or the undecided span's start, else the start of the buffer. With `call_spans`,
+        it lets a consumer that keeps the fed text from there on cut out each call's raw text
+        (the CLI's `parse --stream`; `parse` slices its whole input)."""
+        start = self._base
+        if self._span is not None:
+            start = min(start, self._span_abs)
+        if self._in_call:
+            start = min(start, self._call_start)
+        return start
+
     # -- small cursor helpers ------------------------------------------------------------------
     def _skip_ws(self) -> bool:
         """Skip JSON whitespace; True when a non-whitespace character is available."""
@@ -150,6 +212,14 @@ class CallSteps:
             i += 1
         self._pos = i
         return i < n
+
+    def _ws_as_content(self) -> bool:
+        """Whitespace at the cursor is content (held by the content policy); True when a
+        non-whitespace character follows it."""
+        start = self._pos
+        more = self._skip_ws()
+        self._content(self._buf[start : self._pos])
+        return more
 
     def _outside(self, starts: Sequence[str]) -> str | None:
         """Content up to the first start marker: emits text before it, returns the marker (not consumed).

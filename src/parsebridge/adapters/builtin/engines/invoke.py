@@ -182,33 +182,7 @@ class InvokeStream(SectionStream):
     def _step(self) -> bool:
         state, buf, d = self._state, self._buf, self._d
         if state == _OUTSIDE:
-            which = self._between_calls(
-                self._in_section_markers if self._in_section else self._outside_markers
-            )
-            if which is None or which is REJECTED:  # (more text needed / the section was content)
-                return which is REJECTED
-            self._pos += len(which)
-            if which == d.section_end and which:
-                self._close_section(which)
-            elif which in d.section_begins:
-                self._begin_span(self._pos - len(which))
-                self._open_section()
-            elif which == d.invoke_open:
-                self._begin_span(self._pos - len(which))
-                self._tag = []
-                self._state = _OPEN_TAG
-            elif which == d.head_begin:
-                self._begin_span(self._pos - len(which))
-                self._state = _HEAD
-            elif which in d.unwrap:
-                if self._span is None:
-                    self._structure()
-            elif self._span is None:  # a lone wrapper marker: structure after a call, else content
-                if (self._in_section and self._section_named) or (self._ws_mode and self._seen_structure):
-                    self._structure()
-                else:
-                    self._content(which)
-            return True
+            return self._outside_step(d)
         if state == _HEAD:  # Step-3's call type ("function") up to the separator
             j, which = find_markers(buf, self._pos, self._head_ends)
             if which is None:
@@ -218,50 +192,9 @@ class InvokeStream(SectionStream):
             self._state = _OUTSIDE
             return True
         if state in (_OPEN_TAG, _PARAM_TAG):
-            done = self._read_tag()
-            if done is None:
-                return False
-            tag = "".join(self._tag)
-            if state == _OPEN_TAG:
-                name = tag_attrs(tag, d.unescape).get(d.name_attr, "").strip() if done else ""
-                if not name:
-                    self._state = _OPAQUE
-                    return True
-                self._fn = name
-                self._nparams = 0
-                self._started = False
-                self._commit(name)
-                self._named_in_section()
-                if tag.rstrip().endswith("/"):
-                    self._end_invoke()
-                else:
-                    self._state = _PARAMS
-                return True
-            attrs = tag_attrs(tag, d.unescape) if done else {}
-            pname = attrs.get(d.key_attr)
-            self._pname, self._pattrs, self._value = pname, attrs, []
-            if pname is None:
-                self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
-            self._state = _VALUE
-            return True
+            return self._tag_step(state, d)
         if state == _PARAMS:
-            j, which = find_markers(buf, self._pos, self._param_markers)
-            stop = j if which is not None else safe_end(buf, self._pos, self._param_markers, self._final)
-            self._stray(buf[self._pos : stop])
-            self._pos = stop
-            if which is None:
-                return False
-            self._stray_ws = []  # whitespace before a tag is layout
-            if which == d.param_open:
-                self._pos += len(which)
-                self._tag = []
-                self._started = True
-                self._state = _PARAM_TAG
-                return True
-            if which == d.invoke_close:
-                self._pos += len(which)
-            self._end_invoke()
-            return True
+            return self._params_step(buf, d)
         if state == _VALUE:
             j, which = find_markers(buf, self._pos, self._value_ends)
             stop = j if which is not None else safe_end(buf, self._pos, self._value_ends, self._final)
@@ -286,6 +219,83 @@ class InvokeStream(SectionStream):
         self._state = _OUTSIDE
         return True
 
+    def _params_step(self, buf: str, d: Dialect) -> bool:
+        """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""
+        j, which = find_markers(buf, self._pos, self._param_markers)
+        stop = j if which is not None else safe_end(buf, self._pos, self._param_markers, self._final)
+        self._stray(buf[self._pos : stop])
+        self._pos = stop
+        if which is None:
+            return False
+        self._stray_ws = []  # whitespace before a tag is layout
+        if which == d.param_open:
+            self._pos += len(which)
+            self._tag = []
+            self._started = True
+            self._state = _PARAM_TAG
+            return True
+        if which == d.invoke_close:
+            self._pos += len(which)
+        self._end_invoke()
+        return True
+
+    def _tag_step(self, state: int, d: Dialect) -> bool:
+        """An opening tag read whole: an invoke is named (or opaque), or a parameter's value opens."""
+        done = self._read_tag()
+        if done is None:
+            return False
+        tag = "".join(self._tag)
+        if state == _OPEN_TAG:
+            name = tag_attrs(tag, d.unescape).get(d.name_attr, "").strip() if done else ""
+            if not name:
+                self._state = _OPAQUE
+                return True
+            self._fn = name
+            self._nparams = 0
+            self._started = False
+            self._commit(name)
+            self._named_in_section()
+            if tag.rstrip().endswith("/"):
+                self._end_invoke()
+            else:
+                self._state = _PARAMS
+            return True
+        attrs = tag_attrs(tag, d.unescape) if done else {}
+        pname = attrs.get(d.key_attr)
+        self._pname, self._pattrs, self._value = pname, attrs, []
+        if pname is None:
+            self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
+        self._state = _VALUE
+        return True
+
+    def _outside_step(self, d: Dialect) -> bool:
+        """Between calls: content up to a marker; a section, an invoke or a Step-3 head opens."""
+        which = self._between_calls(self._in_section_markers if self._in_section else self._outside_markers)
+        if which is None or which is REJECTED:  # (more text needed / the section was content)
+            return which is REJECTED
+        self._pos += len(which)
+        if which == d.section_end and which:
+            self._close_section(which)
+        elif which in d.section_begins:
+            self._begin_span(self._pos - len(which))
+            self._open_section()
+        elif which == d.invoke_open:
+            self._begin_span(self._pos - len(which))
+            self._tag = []
+            self._state = _OPEN_TAG
+        elif which == d.head_begin:
+            self._begin_span(self._pos - len(which))
+            self._state = _HEAD
+        elif which in d.unwrap:
+            if self._span is None:
+                self._structure()
+        elif self._span is None:  # a lone wrapper marker: structure after a call, else content
+            if (self._in_section and self._section_named) or (self._ws_mode and self._seen_structure):
+                self._structure()
+            else:
+                self._content(which)
+        return True
+
     def _at_end(self) -> None:
         if not self._in_call:
             if self._state == _OUTSIDE:
@@ -298,10 +308,15 @@ class InvokeStream(SectionStream):
 
 
 class InvokeToolParser(BuiltinToolParser):
-    """Base of the invoke formats: a `dialect` and a value rule."""
+    """Base of the invoke formats: a `dialect` (the format's `markers` follow from it) and a value rule."""
 
     dialect: Dialect
     stream_class = InvokeStream
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "dialect" in cls.__dict__ and "markers" not in cls.__dict__:
+            cls.markers = cls.dialect.markers
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError

@@ -42,16 +42,12 @@ from typing import Any, ClassVar
 
 from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
 from .scan import (
-    BROKEN,
-    CLOSED,
     DONE,
     EOB,
     MARKER,
     MORE,
     NEED,
-    STOP,
     BuiltinToolParser,
-    BuiltinToolStream,
     JsonRaw,
     ObjectReader,
     content_mode,
@@ -59,7 +55,6 @@ from .scan import (
     first_chars,
     match_marker,
     safe_end,
-    string_body,
 )
 
 ARRAY, OBJECT, ANY = "array", "object", "any"
@@ -115,86 +110,6 @@ def match_option(buf: str, i: int, options: tuple[str, ...], final: bool) -> str
         if rest.startswith(o) and (best is None or len(o) > len(best)):
             best = o
     return best
-
-
-# --- a call object keyed by its name: {"get_weather": {"city": "Paris"}} (Apertus) ---------------
-
-_K_WAIT, _K_KEY, _K_COLON, _K_VALUE_WAIT, _K_VALUE, _K_AFTER = range(6)
-
-
-class KeyedReader:
-    """Reads ``{"NAME": arguments}`` after its ``{``, with `ObjectReader`'s step protocol.
-
-    The single key is the function name (announced when its string closes),
-    its value the arguments (streamed raw). A second key breaks the object.
-    """
-
-    def __init__(self, markers: tuple[str, ...]) -> None:
-        self.markers = markers
-        self._firsts = frozenset(m[0] for m in markers)
-        self.phase = _K_WAIT
-        self.name: str | None = None
-        self.args_state = 0
-        self.marker: str | None = None
-        self._raw = JsonRaw(markers)
-        self._tok: list[str] = []
-
-    def step(self, st: BuiltinToolStream) -> str:
-        while True:
-            if self.phase == _K_KEY:
-                start = st._pos
-                end, why = self._raw.scan(st._buf, start, (), st._final, stop_at_close=True)
-                st._pos = end
-                if why != CLOSED:
-                    self._tok.append(st._buf[start:end])
-                    return NEED
-                self._tok.append(st._buf[start : end - 1])
-                name = string_body("".join(self._tok))
-                if not isinstance(name, str):
-                    return BROKEN
-                self.name = name
-                st._commit(name)
-                self.phase = _K_COLON
-                continue
-            if self.phase == _K_VALUE:
-                start = st._pos
-                end, why = self._raw.scan(st._buf, start, self.markers, st._final, stops=",}")
-                st._pos = end
-                st._args(st._buf[start:end])
-                if why == STOP:
-                    self.args_state = 2
-                    self.phase = _K_AFTER
-                    continue
-                if why == MARKER:
-                    self.marker = self._raw.marker
-                    return MARKER
-                return NEED
-            if not st._skip_ws():
-                return NEED
-            c = st._buf[st._pos]
-            if c in self._firsts:
-                found = match_marker(st._buf, st._pos, self.markers, st._final)
-                if found == MORE:
-                    return NEED
-                if found is not None:
-                    self.marker = found
-                    return MARKER
-            if self.phase == _K_WAIT and c == '"':
-                self.phase = _K_KEY
-                self._raw.reset(in_str=True)
-                st._pos += 1
-            elif self.phase == _K_COLON and c == ":":
-                st._pos += 1
-                self.phase = _K_VALUE_WAIT
-            elif self.phase == _K_VALUE_WAIT:  # the value starts here (whitespace skipped)
-                self.phase = _K_VALUE
-                self.args_state = 1
-                self._raw.reset()
-            elif self.phase in (_K_WAIT, _K_AFTER) and c == "}":
-                st._pos += 1
-                return DONE
-            else:
-                return BROKEN
 
 
 # --- the machine -------------------------------------------------------------------------------
@@ -296,45 +211,9 @@ class JsonCallsStream(CallBlockStream):
         if state >= BLOCK_WAIT:  # inside a whole block (its states are numbered after ours)
             return self._call_block_step(self._block, self._block_reader)
         if state == _CONTENT:
-            found = self._outside(self._starts)
-            if found is None:
-                return False
-            region = self._by_start.get(found)
-            if found in self.spec.joins:
-                return self._join(found)
-            if found in self.spec.relead:  # content, after which a bare value may lead
-                self._content(found)
-                self._pos += len(found)
-                self._state = _START
-                return True
-            if region is None:  # a wrapper marker: structure
-                self._pos += len(found)
-                self._structure()
-                return True
-            self._open(region, self._pos)
-            self._pos += len(found)
-            self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
-            return True
+            return self._content_step()
         if state == _START:
-            start = self._pos
-            more = self._skip_ws()
-            self._content(buf[start : self._pos])
-            if not more:
-                return False
-            lead = self.spec.leading
-            assert lead is not None
-            marker = match_marker(buf, self._pos, self._starts, self._final)
-            if marker == MORE:
-                return False
-            c = buf[self._pos]
-            if marker is not None:  # a marked region (e.g. ``[TOOL_CALLS]``) is not a bare value
-                self._state = _CONTENT
-            elif (c == "[" and lead.shape != OBJECT) or (c == "{" and lead.shape != ARRAY):
-                self._open(lead, self._pos)
-                self._state = _BODY_WAIT
-            else:
-                self._state = _CONTENT
-            return True
+            return self._start_step(buf)
         if state == _OPENER:
             if not self._skip_ws() and not self._final:
                 return False
@@ -359,6 +238,47 @@ class JsonCallsStream(CallBlockStream):
         if state == _OBJECT:
             return self._object_step()
         return self._skip_step()  # _SKIP
+
+    def _content_step(self) -> bool:
+        """Content up to a start marker: a region opens, or a join, relead or wrapper marker."""
+        found = self._outside(self._starts)
+        if found is None:
+            return False
+        region = self._by_start.get(found)
+        if found in self.spec.joins:
+            return self._join(found)
+        if found in self.spec.relead:  # content, after which a bare value may lead
+            self._content(found)
+            self._pos += len(found)
+            self._state = _START
+            return True
+        if region is None:  # a wrapper marker: structure
+            self._pos += len(found)
+            self._structure()
+            return True
+        self._open(region, self._pos)
+        self._pos += len(found)
+        self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
+        return True
+
+    def _start_step(self, buf: str) -> bool:
+        """At the start of the output (or after a relead marker): a bare value may lead."""
+        if not self._ws_as_content():
+            return False
+        lead = self.spec.leading
+        assert lead is not None
+        marker = match_marker(buf, self._pos, self._starts, self._final)
+        if marker == MORE:
+            return False
+        c = buf[self._pos]
+        if marker is not None:  # a marked region (e.g. ``[TOOL_CALLS]``) is not a bare value
+            self._state = _CONTENT
+        elif (c == "[" and lead.shape != OBJECT) or (c == "{" and lead.shape != ARRAY):
+            self._open(lead, self._pos)
+            self._state = _BODY_WAIT
+        else:
+            self._state = _CONTENT
+        return True
 
     def _skip_step(self) -> bool:
         """The rest of a broken region up to its end marker: content (`dropped` under "servers")."""
@@ -485,9 +405,24 @@ class JsonCallsStream(CallBlockStream):
 
 
 class JsonCallsParser(BuiltinToolParser):
-    """Base of the JSON-payload parsers; subclasses set `name`, `stream_class` (with its spec)."""
+    """Base of the JSON-payload parsers: a subclass sets `name` and its format's `calls_spec` (its
+    `markers` and its stream class follow from it, unless it sets them itself), or a `stream_class`."""
 
     stream_class: ClassVar[type[JsonCallsStream]]
+    calls_spec: ClassVar[JsonCallsSpec | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("calls_spec")
+        if spec is None:
+            return
+        if "markers" not in cls.__dict__:
+            cls.markers = spec.markers
+        if "stream_class" not in cls.__dict__:
+            name = cls.__name__.removesuffix("Parser") + "Stream"
+            cls.stream_class = type(name, (JsonCallsStream,), {"spec": spec, "__module__": cls.__module__})
+        if not cls.__dict__.get("family_format"):
+            cls.family_format = cls.name
 
     def has_tool_calls(self, text: str) -> bool:
         """A region start anywhere, or (formats with bare calls) a leading ``[``/``{``."""
@@ -517,6 +452,5 @@ __all__ = [
     "JsonCallsParser",
     "JsonCallsSpec",
     "JsonCallsStream",
-    "KeyedReader",
     "Region",
 ]

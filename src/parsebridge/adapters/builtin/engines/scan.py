@@ -11,9 +11,8 @@ agree by construction; the tests check the machine is chunking-invariant.
 
 Policy shared by every format (the builtin malformed-output contract):
 
-1. Content is the text outside call spans, verbatim, except that a
-   whitespace-only run touching a call on one side and a call or the start/end
-   of the output on the other belongs to the call structure.
+1. Content is the text outside call spans, verbatim, but for whitespace that
+   belongs to the call structure (`content_policy`).
 2. A call span whose name cannot be recovered stays in the content verbatim
    (under conventions="servers", but for the markup the format's servers leave
    out: `CallSteps._unnamed`).
@@ -45,7 +44,8 @@ from ....protocol.models import (
 from ....protocol.parsers import ToolParserBase, ToolSpec
 from ....protocol.streams import Discarded, ToolStreamBase
 from .call_objects import BROKEN, DONE, ObjectReader
-from .call_steps import CallSteps
+from .call_steps import RAW_TRIM_EVERY, CallSteps
+from .content_policy import ContentPolicy
 from .conventions import SERVERS, check_conventions, servers_content, servers_markup
 from .json_text import (
     CLOSED,
@@ -92,13 +92,7 @@ __all__ = [
 ]
 
 
-#: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
-RAW_TRIM_EVERY = 256
-
-# --- the driver ------------------------------------------------------------------------------
-
-
-class BuiltinToolStream(CallSteps, ToolStreamBase):
+class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
     """Incremental driver shared by every builtin format (see the module docstring).
 
     Buffer discipline: `_buf[_pos:]` is unconsumed text, and everything before
@@ -334,22 +328,6 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
             set_raw_text(call, raw)  # fresh calls built by the accumulator
         return make_tool_result(acc.content, calls, acc.dropped)
 
-    def _keep_raw(self, text: str = "") -> None:
-        """Cut the raw text of each call ended since the last time out of the kept fed text, then
-        drop what no call found later can span (before `open_from()`); `text` is fed text to keep."""
-        if not self._acc.keeps_history:
-            return
-        kept = "".join(self._raw_kept) + text
-        at = self._raw_at
-        texts, spans = self.raw_texts, self.call_spans
-        for start, end in spans[len(texts) :]:
-            texts.append(kept[start - at : end - at])
-        keep = min(self.open_from(), at + len(kept))
-        if keep > at:
-            kept = kept[keep - at :]
-            self._raw_at = keep
-        self._raw_kept = [kept] if kept else []
-
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
         parser = self.parser
@@ -433,12 +411,6 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
             return self._release()
         return self._feed("", None, final=True)
 
-    def _settle_held_ws(self) -> None:
-        """At the end of output: held whitespace is content unless call structure was seen."""
-        if self._pending_ws and not self._seen_structure:
-            self._out_content.extend(self._pending_ws)
-        self._pending_ws = []
-
     def _at_rest(self) -> bool:
         """True in a state whose steps, at the end of output with nothing left in the buffer,
         do nothing and whose `_at_end` does nothing when no call is open or undecided."""
@@ -476,25 +448,6 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
         self._buf = text
         self._pos = len(text)
 
-    def open_from(self) -> int:
-        """The offset (in the text fed so far) before which no call found later can start: the
-        open call's or the undecided span's start, else the start of the buffer. With `call_spans`,
-        it lets a consumer that keeps the fed text from there on cut out each call's raw text
-        (the CLI's `parse --stream`; `parse` slices its whole input)."""
-        start = self._base
-        if self._span is not None:
-            start = min(start, self._span_abs)
-        if self._in_call:
-            start = min(start, self._call_start)
-        return start
-
-    def pending_text(self) -> str:
-        """Raw text seen but not yet shown (held whitespace, an undecided call, a marker prefix)."""
-        held = "".join(self._pending_ws) + "".join(self._held_markup)
-        if self._span is None:
-            return held + self._buf[self._pos :]
-        return held + "".join(self._span_parts) + self._buf[self._span :]
-
     # -- format hooks ---------------------------------------------------------------------------
     def _step(self) -> bool:
         """Consume what can be decided; False when more text is needed (or none is left)."""
@@ -502,64 +455,6 @@ class BuiltinToolStream(CallSteps, ToolStreamBase):
 
     def _at_end(self) -> None:
         """End of output after the final steps: settle a truncated call (the driver does the rest)."""
-
-    # -- emission ---------------------------------------------------------------------------------
-    def _content(self, text: str) -> None:
-        """Text outside calls; whitespace right after a call (or at start) waits for what follows."""
-        if not text:
-            return
-        if self._dropping:
-            # (`_ws_mode` stays True: `feed`'s in-place content path then comes here too.)
-            self._acc.dropped_parts.append(text)
-            return
-        if self._cut:
-            at = text.find(self._cut)
-            if at != -1:
-                self._content(text[:at])
-                self._start_dropping()
-                self._acc.dropped_parts.append(text[at:])
-                return
-        if self._ws_mode:
-            if text.isspace():
-                self._pending_ws.append(text)
-                return
-            self._ws_mode = False
-            self._out_content.extend(self._pending_ws)
-            self._pending_ws = []
-        self._out_content.append(text)
-
-    def _start_dropping(self) -> None:
-        """conventions="servers": the content ends here; what `_content` is given from now on
-        (whitespace held so far included) is left out of it, kept on the result's `dropped`."""
-        self._dropping = True
-        self._ws_mode = True
-        if self._pending_ws:
-            self._acc.dropped_parts.extend(self._pending_ws)
-            self._pending_ws = []
-
-    def _inline_content(self, text: str) -> None:
-        """Stray text inside a call span that is not part of the call: content, verbatim, in place."""
-        if text:
-            if self._dropping:
-                self._acc.dropped_parts.append(text)
-            else:
-                self._out_content.append(text)
-
-    def _structure(self) -> None:
-        """A committed piece of call structure (outside any call): swallow adjacent whitespace."""
-        self._pending_ws = []
-        self._ws_mode = True
-        self._seen_structure = True
-
-    def _section_ended(self, marker: str, named: bool) -> None:
-        """At a tool-call section's end `marker` (consumed): structure when a call of the
-        section was `named`; else the undecided span up to here, or the marker itself, is content."""
-        if named:
-            self._structure()
-        elif self._span is not None:
-            self._reject(self._pos)
-        else:
-            self._content(marker)
 
 
 class BuiltinToolParser(ToolParserBase):

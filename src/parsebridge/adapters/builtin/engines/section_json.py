@@ -91,45 +91,9 @@ class SectionJsonStream(SectionStream):
     def _step(self) -> bool:
         state, buf = self._state, self._buf
         if state == _OUTSIDE:
-            which = self._between_calls(self._outside_markers())
-            if which is None or which is REJECTED:  # (more text needed / the section was content)
-                return which is REJECTED
-            if which in self._d.drop:  # end-of-turn tokens: never text
-                self._pos += len(which)
-                if self._span is None:
-                    self._structure()
-                return True
-            if which == self._d.section_end:
-                self._pos += len(which)
-                self._close_section(which)
-                return True
-            self._begin_span(self._pos)
-            self._pos += len(which)
-            if which == self._d.section_begin:
-                self._open_section()
-            else:
-                self._head = []
-                self._state = _HEAD
-            return True
+            return self._outside_step()
         if state == _HEAD:
-            j, which = find_markers(buf, self._pos, self._head_ends)
-            stop = j if which is not None else safe_end(buf, self._pos, self._head_ends, self._final)
-            self._head.append(buf[self._pos : stop])
-            self._pos = stop
-            if which is None:
-                return False
-            if which != self._d.arg_begin:
-                self._stop_call(which)
-                return True
-            self._pos += len(which)
-            name = self._d.name_from_head("".join(self._head))
-            if name is None:
-                self._state = _TAIL
-            else:
-                self._commit(name)
-                self._named_in_section()
-                self._state = _ARGS_WAIT
-            return True
+            return self._head_step(buf)
         if state == _ARGS_WAIT:
             if not self._skip_ws():
                 return False
@@ -149,6 +113,50 @@ class SectionJsonStream(SectionStream):
             return closed is not False
         # _TAIL: named → ignore up to the call end; unnamed → content at the call end
         return self._to_call_end(self._breakers)
+
+    def _outside_step(self) -> bool:
+        """Between calls: content up to a marker; a call or the section opens, or ends."""
+        which = self._between_calls(self._outside_markers())
+        if which is None or which is REJECTED:  # (more text needed / the section was content)
+            return which is REJECTED
+        if which in self._d.drop:  # end-of-turn tokens: never text
+            self._pos += len(which)
+            if self._span is None:
+                self._structure()
+            return True
+        if which == self._d.section_end:
+            self._pos += len(which)
+            self._close_section(which)
+            return True
+        self._begin_span(self._pos)
+        self._pos += len(which)
+        if which == self._d.section_begin:
+            self._open_section()
+        else:
+            self._head = []
+            self._state = _HEAD
+        return True
+
+    def _head_step(self, buf: str) -> bool:
+        """A call's head up to its arguments: the name, or the call stops (unnamed: its tail)."""
+        j, which = find_markers(buf, self._pos, self._head_ends)
+        stop = j if which is not None else safe_end(buf, self._pos, self._head_ends, self._final)
+        self._head.append(buf[self._pos : stop])
+        self._pos = stop
+        if which is None:
+            return False
+        if which != self._d.arg_begin:
+            self._stop_call(which)
+            return True
+        self._pos += len(which)
+        name = self._d.name_from_head("".join(self._head))
+        if name is None:
+            self._state = _TAIL
+        else:
+            self._commit(name)
+            self._named_in_section()
+            self._state = _ARGS_WAIT
+        return True
 
     def _at_end(self) -> None:
         if self._state == _OUTSIDE:

@@ -12,8 +12,8 @@ seed_oss       ``<seed:tool_call>``      ``<function=NAME>``  ``<parameter=k>v</
 qwen3_coder    ``<tool_call>``           ``<function=NAME>``  ``<parameter=k>v</parameter>``
 =============  ========================  ===================  ==========================================
 
-A format is a set of class attributes of a `TaggedCallStream` subclass: the
-tag texts, and four rules on which the formats differ (Qwen3-Coder's, which
+A format is its tag texts (`Tags`, set on its `TaggedCallParser`), and four rules
+(attributes of a `TaggedCallStream` subclass) on which the formats differ (Qwen3-Coder's, which
 predates the others, sets all four the other way: `one_call_per_block`,
 `name_of`, `shows_bad_param_head`, `keeps_cut_key`). The machine:
 
@@ -34,20 +34,19 @@ predates the others, sets all four the other way: `one_call_per_block`,
   a key cut off before its value is kept in the flagged text (``{"k": ``)
   unless the format says otherwise (`keeps_cut_key`).
 
-Names are the tag's text stripped of whitespace and one pair of quotes;
-a name holding whitespace, quotes, brackets or braces is not a name (so a
-JSON body inside a block is content, not a call named ``{"name"…``).
+Names: `call_steps.clean_name` (so a JSON body inside a block is content, not a call
+named ``{"name"…``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
+from .call_steps import clean_name
 from .markers import marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
@@ -55,20 +54,6 @@ from .schema_values import ParamTypes, convert_value, is_string_typed, schema_ty
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
 _DERIVED: dict[type, tuple[Any, ...]] = {}
-_NAME_OK = re.compile(r"[^\s<>{}\[\]\"'`]+\Z")
-
-
-def clean_name(text: str) -> str | None:
-    """A tag's name text → the name (whitespace and one pair of quotes removed), None if not a name."""
-    name = text.strip(JSON_WS)
-    if len(name) >= 2 and name[0] == name[-1] and name[0] in "\"'":
-        name = name[1:-1].strip(JSON_WS)
-    return name if _NAME_OK.match(name) else None
-
-
-def stripped_name(text: str) -> str | None:
-    """A tag's name text → the name with whitespace stripped, None if empty (Qwen3-Coder's rule)."""
-    return text.strip(JSON_WS) or None
 
 
 class TaggedCallStream(BuiltinToolStream):
@@ -253,79 +238,15 @@ class TaggedCallStream(BuiltinToolStream):
             self._finish_value()
             return True
         if state == _CONTENT:
-            found = self._outside(self._starts)
-            if found is None:
-                return False
-            self._begin_span(self._pos)
-            self._pos += len(found)
-            self._head = []
-            if cls.start is None:
-                self._state = _NAME
-            else:
-                self._state = _NAME if cls.call_open is None else _BLOCK
-            return True
+            return self._content_step(cls)
         if state == _BLOCK:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, self._block_markers, self._final)
-            if found == MORE:
-                return False
-            if found == cls.call_open:
-                self._begin_span(self._pos)
-                self._pos += len(found)
-                self._head = []
-                self._state = _NAME
-            elif found is not None:  # block end or a new block
-                if self._span is not None:
-                    self._state = _OPAQUE
-                    return True
-                if found == cls.end:
-                    self._pos += len(found)
-                    self._structure()
-                self._state = _CONTENT
-            elif self._span is not None:
-                self._state = _OPAQUE
-            else:
-                self._stray_back = _BLOCK
-                self._inline_content(buf[self._pos])
-                self._pos += 1
-                self._state = _STRAY
-            return True
+            return self._block_step(buf, cls)
         if state == _NAME:
             if cls.call_open is None and not self._head and not self._skip_ws():
                 return False
             return self._read_name()
         if state == _PARAMS:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, self._in_call_markers, self._final)
-            if found == MORE:
-                return False
-            if found == cls.param_open:
-                self._pos += len(found)
-                self._head = []
-                self._state = _PNAME
-            elif found is not None and found == cls.call_close:
-                self._pos += len(found)
-                if cls.one_call_per_block:
-                    self._close_object()
-                    self._state = _TAIL
-                else:
-                    self._close_call(self._pos)
-                    self._state = self._after_call()
-            elif found is not None and found == cls.end:
-                self._pos += len(found)
-                self._close_call(self._pos)
-                self._state = _CONTENT
-            elif found is not None:  # a new block or call: this call ends unclosed
-                self._close_call(self._pos)
-                self._state = _CONTENT if found == cls.start else self._after_call()
-            else:
-                self._stray_back = _PARAMS
-                self._inline_content(buf[self._pos])
-                self._pos += 1
-                self._state = _STRAY
-            return True
+            return self._params_step(buf, cls)
         if state == _STRAY:
             j = buf.find("<", self._pos)
             end = len(buf) if j < 0 else j
@@ -338,20 +259,7 @@ class TaggedCallStream(BuiltinToolStream):
         if state == _PNAME:
             return self._read_pname()
         if state == _VWAIT:
-            if not self._skip_ws():
-                return False
-            assert cls.value_open is not None
-            found = match_marker(buf, self._pos, (cls.value_open,), self._final)
-            if found == MORE:
-                return False
-            if found is None:  # a key without a value is no argument: its text is shown as content
-                self._inline_content(self._key_raw)
-                self._state = _PARAMS
-                return True
-            self._pos += len(found)
-            self._open_value(self._key)
-            self._state = _PVALUE
-            return True
+            return self._value_wait_step(buf, cls)
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
         j, which = find_markers(buf, self._pos, self._opaque_ends)
@@ -368,6 +276,99 @@ class TaggedCallStream(BuiltinToolStream):
         else:
             self._reject(self._pos)
         self._state = _CONTENT
+        return True
+
+    def _content_step(self, cls: type[TaggedCallStream]) -> bool:
+        """Content up to a start marker; then a call's name, or a block of calls."""
+        found = self._outside(self._starts)
+        if found is None:
+            return False
+        self._begin_span(self._pos)
+        self._pos += len(found)
+        self._head = []
+        if cls.start is None:
+            self._state = _NAME
+        else:
+            self._state = _NAME if cls.call_open is None else _BLOCK
+        return True
+
+    def _value_wait_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """After a key, before its value's opening marker (a key without one is content)."""
+        if not self._skip_ws():
+            return False
+        assert cls.value_open is not None
+        found = match_marker(buf, self._pos, (cls.value_open,), self._final)
+        if found == MORE:
+            return False
+        if found is None:  # a key without a value is no argument: its text is shown as content
+            self._inline_content(self._key_raw)
+            self._state = _PARAMS
+            return True
+        self._pos += len(found)
+        self._open_value(self._key)
+        self._state = _PVALUE
+        return True
+
+    def _params_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """Inside a call, between parameters: a parameter opens, the call ends, or stray text."""
+        if not self._skip_ws():
+            return False
+        found = match_marker(buf, self._pos, self._in_call_markers, self._final)
+        if found == MORE:
+            return False
+        if found == cls.param_open:
+            self._pos += len(found)
+            self._head = []
+            self._state = _PNAME
+        elif found is not None and found == cls.call_close:
+            self._pos += len(found)
+            if cls.one_call_per_block:
+                self._close_object()
+                self._state = _TAIL
+            else:
+                self._close_call(self._pos)
+                self._state = self._after_call()
+        elif found is not None and found == cls.end:
+            self._pos += len(found)
+            self._close_call(self._pos)
+            self._state = _CONTENT
+        elif found is not None:  # a new block or call: this call ends unclosed
+            self._close_call(self._pos)
+            self._state = _CONTENT if found == cls.start else self._after_call()
+        else:
+            self._stray_back = _PARAMS
+            self._inline_content(buf[self._pos])
+            self._pos += 1
+            self._state = _STRAY
+        return True
+
+    def _block_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """Inside a block, between calls: a call opens, the block ends (or a new one starts), or stray text."""
+        if not self._skip_ws():
+            return False
+        found = match_marker(buf, self._pos, self._block_markers, self._final)
+        if found == MORE:
+            return False
+        if found == cls.call_open:
+            self._begin_span(self._pos)
+            self._pos += len(found)
+            self._head = []
+            self._state = _NAME
+        elif found is not None:  # block end or a new block
+            if self._span is not None:
+                self._state = _OPAQUE
+                return True
+            if found == cls.end:
+                self._pos += len(found)
+                self._structure()
+            self._state = _CONTENT
+        elif self._span is not None:
+            self._state = _OPAQUE
+        else:
+            self._stray_back = _BLOCK
+            self._inline_content(buf[self._pos])
+            self._pos += 1
+            self._state = _STRAY
         return True
 
     def _read_name(self) -> bool:
@@ -443,10 +444,48 @@ class TaggedCallStream(BuiltinToolStream):
                 )
 
 
+class Tags(NamedTuple):
+    """A format's markers by role (see `TaggedCallStream`; None: the stream's default)."""
+
+    start: str | None = None
+    end: str | None = None
+    call_open: str | None = None
+    call_close: str | None = None
+    param_open: str | None = None
+    param_name_close: str | None = None
+    value_open: str | None = None
+    param_close: str | None = None
+
+
 class TaggedCallParser(BuiltinToolParser):
-    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format."""
+    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format.
+
+    A format sets `tags` (its markers in the roles `TaggedCallStream` names), and its stream
+    class is made from them; or it sets its own `stream_class`. Its `markers` follow
+    from the stream class's (unless it sets them), and its tool-result message is its format's.
+    """
 
     stream_class: ClassVar[type[BuiltinToolStream]] = TaggedCallStream
+    tags: ClassVar[Tags | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        tags = cls.__dict__.get("tags")
+        if tags is not None and "stream_class" not in cls.__dict__:
+            name = cls.__name__.removesuffix("Parser") + "Stream"
+            attrs = {key: value for key, value in tags._asdict().items() if value is not None}
+            cls.stream_class = type(name, (TaggedCallStream,), {**attrs, "__module__": cls.__module__})
+        stream = cls.stream_class
+        if "markers" not in cls.__dict__ and issubclass(stream, TaggedCallStream):
+            name_close = stream.param_name_close if stream.param_name_close != ">" else None
+            found = (stream.start, stream.end, stream.call_open, stream.call_close, stream.param_open)
+            cls.markers = tuple(m for m in (*found, name_close, stream.value_open, stream.param_close) if m)
+
+    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
+        """The tool-result message of this parser's format (``formats/<name>.py``)."""
+        from ....formats import tool_format
+
+        return tool_format(self.name).format_tool_result(tool_call_id, result)
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)

@@ -1,0 +1,100 @@
+"""The public API is one list: `parsebridge._API` (what a user calls) and `parsebridge.protocol._LAZY`
+(what an implementer builds on), each mirrored by typed imports for type checkers and
+described in the README's "What `parsebridge` exports" section.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import parsebridge
+import parsebridge.protocol as protocol
+
+SRC = Path(parsebridge.__file__).resolve().parent
+#: The checkout's README, also when tox installs the package as a wheel.
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _typed_imports(path: Path, package: str) -> dict[str, str]:
+    """Name → absolute module of every import under the module's ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.level == 1 and imp.module
+                for alias in imp.names:
+                    # `import X as X`: the explicit re-export type checkers honour
+                    assert alias.asname == alias.name, f"{path.name}: {alias.name} needs `as {alias.name}`"
+                    assert alias.name not in found, f"{path.name}: {alias.name} imported twice"
+                    found[alias.name] = f"{package}.{imp.module}"
+    return found
+
+
+def test_the_package_tables_and_typed_imports_agree() -> None:
+    api, implementer = parsebridge._API, parsebridge._IMPLEMENTER
+    assert not set(api) & set(implementer), "each name is listed once"
+    typed = _typed_imports(SRC / "__init__.py", "parsebridge")
+    assert typed == {**api, **implementer}
+
+
+def test_all_is_the_api_table() -> None:
+    assert parsebridge.__all__ == [*parsebridge._API, "__version__"]
+    assert len(set(parsebridge.__all__)) == len(parsebridge.__all__)
+
+
+def test_the_protocol_table_and_typed_imports_agree() -> None:
+    typed = _typed_imports(SRC / "protocol" / "__init__.py", "parsebridge.protocol")
+    assert typed == {name: f"parsebridge.protocol.{module}" for name, module in protocol._LAZY.items()}
+    assert protocol.__all__ == list(protocol._LAZY)
+
+
+def test_every_name_resolves_to_its_home() -> None:
+    for name, module in {**parsebridge._API, **parsebridge._IMPLEMENTER}.items():
+        assert getattr(parsebridge, name) is getattr(importlib.import_module(module), name), name
+    for name, module in protocol._LAZY.items():
+        assert getattr(protocol, name) is getattr(
+            importlib.import_module(f"parsebridge.protocol.{module}"), name
+        )
+
+
+def test_implementer_names_live_in_the_protocol() -> None:
+    """A name kept resolvable from `parsebridge` for old code has its home in `parsebridge.protocol`
+    (`Backend`, a base class the adapters define, in `parsebridge.adapters`)."""
+    for name, module in parsebridge._IMPLEMENTER.items():
+        assert name in protocol.__all__ or module == "parsebridge.adapters", name
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    try:
+        parsebridge.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("parsebridge.no_such_name resolved")
+
+
+def test_the_readme_lists_the_api() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### What `parsebridge` exports", 1)[1].split("\n#", 1)[0]
+    user_part, implementer_part = section.split("What an implementer builds on", 1)
+    listed = set(re.findall(r"`([A-Za-z_]\w*)`", user_part)) - {"parsebridge", "__all__"}
+    assert listed == set(parsebridge._API)
+    named = set(re.findall(r"`([A-Za-z_]\w*)`", implementer_part)) - {"parsebridge", "__all__"}
+    assert named <= set(protocol.__all__), named - set(protocol.__all__)
+
+
+def test_compare_stays_the_function_after_its_package_is_imported() -> None:
+    """The import system binds a subpackage on its parent; `parsebridge.compare` names both."""
+    code = (
+        "import parsebridge.compare.engine, parsebridge as pb; "
+        "from parsebridge.compare import iter_compare; "
+        "assert callable(pb.compare) and pb.compare.__module__ == 'parsebridge.compare.engine', pb.compare; "
+        "assert 'parsebridge.compare' in __import__('sys').modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
