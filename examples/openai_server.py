@@ -168,10 +168,16 @@ def build_app(
         tools = body.get("tools")
         tool_choice = body.get("tool_choice", "auto" if tools else "none")
         started = transcript.get("reasoning_started_in_prompt")
+        template_kwargs = body.get("chat_template_kwargs")
+        if template_kwargs is not None and not isinstance(template_kwargs, dict):
+            return error(400, "chat_template_kwargs must be an object")
         try:
             # (2) per request: fresh state from the shared processor. A real server passes its
             # rendered prompt (text or token ids); the transcript may record one, or just the flag.
+            # chat_template_kwargs, as vLLM's and SGLang's servers take them ({"enable_thinking": False}
+            # turns Qwen3's thinking off), reach the parsers: they decide where reasoning starts.
             req = processor.request(
+                chat_template_kwargs=template_kwargs,
                 tools=tools,
                 tool_choice=tool_choice,
                 reasoning_started=True if started is True else None,

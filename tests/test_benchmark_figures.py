@@ -20,6 +20,14 @@ def test_benchmark_figures_match_the_runs() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_served_backend_figures_match_their_run() -> None:
+    """docs/benchmarks.md's dynamo:/smg: block is the stored run's (benchmarks/served.py --render)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.served", "--check"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0, "stale: run python -m benchmarks.served --render\n" + out.stderr
+
+
 def _render_module():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("_bench_render", RENDER)
     assert spec is not None and spec.loader is not None

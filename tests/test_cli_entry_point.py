@@ -578,7 +578,7 @@ def test_all_install_puts_every_no_deps_install_last(monkeypatch: pytest.MonkeyP
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(tool, "_pip", lambda *args: calls.append(args))
     pairs = tool.resolve("all")
-    assert {fw for fw, _ in pairs} == {"vllm", "sglang"}
+    assert {fw for fw, _ in pairs} == {"vllm", "sglang", "dynamo", "smg"}
     tool.install(pairs)
     kinds = ["no-deps" if "--no-deps" in c else "resolve" for c in calls]
     assert kinds == ["resolve"] * len(pairs) + ["no-deps"] * len(pairs)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,7 +135,7 @@ def test_stream_memory_does_not_grow_with_the_output(tmp_path: Path) -> None:
     write_output(tmp_path / "big.txt", 3 << 20)
     small = peak_rss_mb([*STREAM_ARGS, "--json", "small.txt"], tmp_path, tmp_path / "s.json")
     big = peak_rss_mb([*STREAM_ARGS, "--json", "big.txt"], tmp_path, tmp_path / "b.json")
-    # 12x the input: what grows is the calls kept for the result (~4,000: id, name, arguments, raw text).
+    # 12x the input; the calls for the result are spooled too (~4,000: id, name, arguments, raw text).
     assert big - small < 16, (small, big)
     streamed = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
     one = pb_run(*[a for a in STREAM_ARGS if a != "--stream"], "--json", "big.txt", cwd=tmp_path)
@@ -160,12 +161,39 @@ def test_stream_table_prints_long_text_verbatim(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_stream_of_50_mb_stays_under_200_mb(tmp_path: Path) -> None:
+def test_stream_memory_is_flat_from_1_to_50_mb(tmp_path: Path) -> None:
+    """Peak RSS bounded by the largest call and chunk, not the input (issue 40 item 14; the figures:
+    benchmarks/stream_memory.py). Measured at 1/8/50 MB: 41/50/90 MB when every call was kept for the
+    result, 41/48/53 MB with them spooled (what is left: the spools' first megabyte in memory, and the
+    builtin stream's own list of call spans)."""
+    write_output(tmp_path / "small.txt", 1 << 20)
     write_output(tmp_path / "o.txt", 50 << 20)
-    rss = peak_rss_mb([*STREAM_ARGS, "--json", "o.txt"], tmp_path, tmp_path / "o.json")
-    assert rss < 200, rss
-    table = peak_rss_mb([*STREAM_ARGS, "o.txt"], tmp_path, tmp_path / "o.table")
-    assert table < 200, table
+    args = [*STREAM_ARGS, "--chunk-size", "64", "--json"]
+    small = peak_rss_mb([*args, "small.txt"], tmp_path, tmp_path / "s.json")
+    big = peak_rss_mb([*args, "o.txt"], tmp_path, tmp_path / "o.json")
+    assert big - small < 20, (small, big)
+    table = peak_rss_mb([*STREAM_ARGS, "--chunk-size", "64", "o.txt"], tmp_path, tmp_path / "o.table")
+    assert table - small < 20, (small, table)
+
+
+def _seconds(args: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    with (cwd / "out").open("w", encoding="utf-8") as fh:
+        p = subprocess.run([sys.executable, "-m", "parsebridge", *args], cwd=cwd, stdout=fh, timeout=1800)
+    assert p.returncode == 0
+    return time.perf_counter() - start
+
+
+@pytest.mark.slow
+def test_the_table_view_costs_at_most_twice_the_json(tmp_path: Path) -> None:
+    """`parse` on a big output: the table within 2x of --json, one-shot and streamed (issue 40 item
+    13: 18.6 s against 1.3 s on 20 MB when Rich laid out the text; measured on this tree at 20 MB,
+    loaded machine: one-shot table 14.1 s / json 21.2 s, streamed 298 s / 311 s)."""
+    write_output(tmp_path / "o.txt", 8 << 20)
+    one = [a for a in STREAM_ARGS if a != "--stream"]
+    assert _seconds([*one, "o.txt"], tmp_path) < 2 * _seconds([*one, "--json", "o.txt"], tmp_path)
+    streamed = [*STREAM_ARGS, "--chunk-size", "64"]
+    assert _seconds([*streamed, "o.txt"], tmp_path) < 2 * _seconds([*streamed, "--json", "o.txt"], tmp_path)
 
 
 def test_streams_made_without_history_keep_nothing_but_stream_the_same() -> None:
@@ -248,7 +276,7 @@ def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
         for i in range(0, len(text), size):
             rec.feed(text[i : i + size])
         rec.flush()
-        assert rec.texts == want, (spec, text)
+        assert list(rec.texts) == want, (spec, text)
         checked += bool(want)
     assert checked > 100
 

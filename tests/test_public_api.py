@@ -16,7 +16,8 @@ import parsebridge
 import parsebridge.protocol as protocol
 
 SRC = Path(parsebridge.__file__).resolve().parent
-README = SRC.parent.parent / "README.md"
+#: The checkout's README, also when tox installs the package as a wheel.
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def _typed_imports(path: Path, package: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +148,62 @@ def test_a_fork_of_a_process_that_ran_the_worker_refuses(fresh_runtime) -> None:
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+_ORPHAN_PARENT = """
+import concurrent.futures, sys, time
+from parsebridge import get_reasoning_parser, get_tool_parser
+from parsebridge.adapters.smg import _gateway
+tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+get_tool_parser("smg:qwen", tools).parse("hello")
+# A gateway started from a pool thread that has ended must still be running (not a thread's child).
+with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    pool.submit(lambda: get_reasoning_parser("smg:deepseek_r1").parse("a</think>b")).result()
+print(" ".join(str(gw.proc.pid) for gw in _gateway.runtime().gateways()), flush=True)
+time.sleep(600)
+"""
+
+
+def _stat(pid: int) -> list[str] | None:
+    """Fields of /proc/PID/stat after the command name (state first, then ppid), or None if gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _gone(pid: int, within: float) -> bool:
+    """Whether `pid` has ended (or is a zombie nobody reaped yet) within `within` seconds."""
+    import time
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        stat = _stat(pid)
+        if stat is None or stat[0] in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_no_gateway_outlives_a_sigkilled_parent() -> None:
+    """A process killed by SIGKILL runs no cleanup: its gateways end on their own (`_launch`'s pipe)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == 2, pids
+        time.sleep(0.5)  # the pool thread is gone by now; its gateway must not be
+        for pid in pids:  # both running, children of the parent
+            stat = _stat(pid)
+            assert stat is not None and stat[0] not in ("Z", "X") and int(stat[1]) == parent.pid, stat
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        assert all(_gone(pid, 10) for pid in pids), "a gateway outlived its SIGKILLed parent"
+    finally:
+        parent.kill()
+        parent.wait()

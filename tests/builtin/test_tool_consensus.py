@@ -127,4 +127,4 @@ def test_sarashina_raw_text_is_each_item_verbatim(items: list[str]) -> None:
     for i in range(0, len(text), 3):
         rec.feed(text[i : i + 3])
     rec.flush()
-    assert rec.texts == items
+    assert list(rec.texts) == items

@@ -114,8 +114,12 @@ def consensus_run():  # type: ignore[no-untyped-def]
     missing = frameworks_missing()
     if missing:
         pytest.skip(f"needs both vLLM and SGLang installed ({missing})")
+    from parsebridge.conformance.consensus.voices import add_voices
+
     reviewed = load_reviewed()
-    outcomes = run_consensus(consensus_corpus())
+    corpus = consensus_corpus()
+    outcomes = run_consensus(corpus)
+    add_voices(outcomes, corpus)  # Dynamo's and smg's readings beside them, where installed
     return outcomes, reviewed, check(outcomes, reviewed)
 
 
@@ -134,10 +138,11 @@ def test_builtin_agrees_with_vllm_and_sglang_consensus(consensus_run) -> None:  
 def test_the_docs_page_is_this_runs(consensus_run) -> None:  # type: ignore[no-untyped-def]
     from parsebridge.conformance.consensus.baseline import framework_versions
     from parsebridge.conformance.consensus.page import COMMAND, render_page
+    from parsebridge.conformance.consensus.voices import voice_versions
 
     outcomes, reviewed, verdict = consensus_run
     page = Path(__file__).resolve().parents[2] / "docs" / "consensus.md"
-    want = render_page(outcomes, reviewed, verdict, framework_versions())
+    want = render_page(outcomes, reviewed, verdict, framework_versions(), voice_versions())
     assert page.read_text(encoding="utf-8") == want, f"docs/consensus.md is stale: run `{COMMAND}`"
 
 
@@ -248,3 +253,53 @@ def test_the_column_reuses_the_runs_framework_readings(monkeypatch: pytest.Monke
     read_again.clear()
     assert column.consensus_column(transcripts, streamed) == fresh
     assert read_again.count("vllm") == read_again.count("sglang") == len(transcripts)
+
+
+# ---------------------------------------------------------------- Dynamo and smg: the third and fourth voices
+
+
+def _voiced(variant: str, consensus: bool, agrees: bool, **readings: dict) -> Outcome:
+    return Outcome(
+        f"tool:hermes/{variant}", "tool:hermes", variant, dict(readings), consensus=consensus, agrees=agrees
+    )
+
+
+def test_voices_stances_count_agreement_difference_and_siding_with_builtin() -> None:
+    from parsebridge.conformance.consensus.voices import stances
+
+    call, text = _r(None, [CALL]), _r("Done.", [CALL])
+    outcomes = [
+        _voiced("a", True, True, vllm=call, sglang=call, builtin=call, dynamo=call, smg=text),
+        _voiced("b", True, False, vllm=call, sglang=call, builtin=text, dynamo=text, smg=None),
+        _voiced("c", False, True, vllm=call, sglang=text, builtin=call, dynamo=text),
+    ]
+    got = stances(outcomes)
+    dyn, smg = got["dynamo"]["tool:hermes"], got["smg"]["tool:hermes"]
+    assert (dyn.read, dyn.consensus, dyn.agrees, dyn.against) == (3, 2, 1, 1)
+    assert dyn.with_builtin == ["tool:hermes/b"] and dict(dyn.differs) == {"content_differs": 1}
+    assert (dyn.split, dyn.split_vllm, dyn.split_sglang) == (1, 0, 1)
+    assert (smg.read, smg.errors, smg.consensus, smg.agrees, smg.with_builtin) == (2, 1, 1, 0, [])
+
+
+def test_the_page_names_a_missing_voice_and_renders_the_same_without_it() -> None:
+    from parsebridge.conformance.consensus.page import render_page
+
+    good = _voiced("one-call", True, True, vllm=_r(None, [CALL]), sglang=_r(None, [CALL]))
+    listed = load_reviewed("exceptions: []\n")
+    args = ([good], listed, check([good], listed), {"vllm": "1", "sglang": "2"})
+    page = render_page(*args, {"dynamo": None, "smg": None})
+    assert page == render_page(*args, {"dynamo": None, "smg": None})
+    assert "Dynamo is not installed where this page was generated" in page
+    assert "smg is not installed where this page was generated" in page
+    assert "## Dynamo and smg" not in render_page(*args)  # no voices asked for: no section
+
+
+def test_the_consensus_env_has_both_voices() -> None:
+    """tox's `all` env installs Dynamo and smg beside vLLM and SGLang: the page's voices are never missing there."""
+    import os
+
+    if os.environ.get("TOX_ENV_NAME") != "all":
+        pytest.skip("only the tox env `all` promises every framework")
+    from parsebridge.conformance.consensus.voices import voice_versions
+
+    assert all(voice_versions().values()), voice_versions()

@@ -106,7 +106,7 @@ def test_framework_backends_raise_the_same_typed_error(framework: str) -> None:
     ("module", "engine"),
     [
         ("parsebridge.adapters.vllm._engine", "VllmEngine"),
-        ("parsebridge.adapters.sglang.parsers", "SglangEngine"),
+        ("parsebridge.adapters.sglang._engine", "SglangEngine"),
     ],
 )
 def test_framework_option_lists_are_their_engines_keywords(module: str, engine: str) -> None:

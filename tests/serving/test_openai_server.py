@@ -330,19 +330,12 @@ def test_length_finish_reason(server: Server) -> None:
 # ----------------------------------------------------------------------------- (4) tool_choice over HTTP
 
 
-def _sglang_forces_qwen3_reasoning() -> bool:
-    """Whether this SGLang's own qwen3 reading (no prompt, no request kwargs) takes plain JSON as reasoning."""
-    output = TRANSCRIPTS["sv-required-json"]["output"]
-    return bool(pb.get_reasoning_parser(BACKENDS["sglang"][0]).parse(output).reasoning)
+#: What a client sends with the forced-choice request whose template turned thinking off (the transcript's
+#: prompt closes reasoning): SGLang's server reads the start state from it, never from the prompt.
+THINKING_OFF = {"extra_body": {"chat_template_kwargs": {"enable_thinking": False}}}
 
 
-def test_tool_choice_over_http(server: Server, request: pytest.FixtureRequest) -> None:
-    if server.backend == "sglang" and _sglang_forces_qwen3_reasoning():
-        # Recorded (issue 42's prompt rule): SGLang's server never reads the prompt, so where this
-        # release forces qwen3 reasoning (0.5.x) the example server's sglang:qwen3 takes the
-        # forced-choice JSON as reasoning; the example server does not forward chat_template_kwargs,
-        # the way to turn thinking off. SGLang 0.4.x does not force it, and the test passes there.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="forced-choice JSON read as reasoning"))
+def test_tool_choice_over_http(server: Server) -> None:
     client = server.client()
     named = {"type": "function", "function": {"name": "get_weather"}}
     named_reasoning: dict[bool, str] = {}
@@ -350,7 +343,7 @@ def test_tool_choice_over_http(server: Server, request: pytest.FixtureRequest) -
         kwargs = {"model": "m", "tools": TOOLS}
         if stream:
             req_msg, req_finish = _stream_message(
-                client, messages=_ask("sv-required-json"), tool_choice="required", **kwargs
+                client, messages=_ask("sv-required-json"), tool_choice="required", **kwargs, **THINKING_OFF
             )
             nam_msg, nam_finish = _stream_message(
                 client, messages=_ask("sv-named-json"), tool_choice=named, **kwargs
@@ -360,7 +353,7 @@ def test_tool_choice_over_http(server: Server, request: pytest.FixtureRequest) -
             )
         else:
             r = client.chat.completions.create(
-                messages=_ask("sv-required-json"), tool_choice="required", **kwargs
+                messages=_ask("sv-required-json"), tool_choice="required", **kwargs, **THINKING_OFF
             )
             req_msg, req_finish = r.choices[0].message, r.choices[0].finish_reason
             r = client.chat.completions.create(messages=_ask("sv-named-json"), tool_choice=named, **kwargs)

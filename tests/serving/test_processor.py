@@ -241,6 +241,22 @@ def test_reasoning_started_derived_from_prompt() -> None:
     assert "reasoning_content" not in lossless.parse(t["output"], prompt="no markers here").message
 
 
+def test_request_chat_template_kwargs_reach_the_parsers() -> None:
+    """A request's chat_template_kwargs decide the start state as the processor's own would; None and the
+    processor's own value keep the processor; each other value builds one processor, reused."""
+    proc = OutputProcessor("builtin:qwen3", TAG, tools=TOOLS)
+    off = {"enable_thinking": False}
+    assert proc.parse("plain answer").message["reasoning_content"] == "plain answer"
+    assert proc.parse("plain answer", chat_template_kwargs=off).message["content"] == "plain answer"
+    assert (
+        proc.request(chat_template_kwargs=off).processor is proc.request(chat_template_kwargs=off).processor
+    )
+    assert proc.request(chat_template_kwargs=None).processor is proc
+    own = OutputProcessor("builtin:qwen3", TAG, tools=TOOLS, chat_template_kwargs=off)
+    assert own.request(chat_template_kwargs=dict(off)).processor is own
+    assert own.parse("x", chat_template_kwargs={"enable_thinking": True}).message["reasoning_content"] == "x"
+
+
 # ----------------------------------------------------------------------------- tool_choice
 
 

@@ -5,7 +5,7 @@
     parsebridge install-framework vllm-oldest
     parsebridge install-framework dynamo-latest     # Dynamo's frontend (ai-dynamo-runtime), no torch
     parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
-    parsebridge install-framework all               # newest vLLM and SGLang side by side
+    parsebridge install-framework all               # the newest of every framework side by side
     parsebridge install-framework --list
 
 (`python tools/install_framework.py …` in a clone does the same.) The recipe
@@ -34,8 +34,9 @@ if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapte
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
 FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
-#: What `all` installs side by side (the consensus env: both Python frameworks in one interpreter).
-ALL = ("vllm", "sglang")
+#: What `all` installs side by side (the consensus env: vLLM and SGLang make the consensus, Dynamo
+#: and smg are its third and fourth voices; all four in one interpreter).
+ALL = FRAMEWORKS
 #: The package index name of a framework, where it is not the framework's own name.
 DISTRIBUTIONS = {"dynamo": "ai-dynamo-runtime"}
 _FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")

@@ -52,7 +52,7 @@ def call_framework(backend: str, spec_name: str, call: str, fn: Callable[[], T])
 
 
 class Stepper(Protocol):
-    """One framework session stepped chunk by chunk (`vllm._stream.VllmStepper`, `sglang.parsers._Stepper`).
+    """One framework session stepped chunk by chunk (`vllm._stream.VllmStepper`, `sglang._stepper._Stepper`).
 
     The per-chunk path is the `feed` that `attach` returns, with nothing around
     it: it records every delta it returns in the stream's accumulator, refuses

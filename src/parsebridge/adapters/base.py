@@ -168,9 +168,10 @@ class Backend(abc.ABC):
 class FrameworkBackend(Backend):
     """A framework adapter package: `_compat.get_api()` and three classes in `.parsers`.
 
-    The vLLM and SGLang adapters have the same shape, so the backend object
-    is written once: both modules are imported on first use, after
-    `require()` has checked that the framework is importable.
+    The vLLM, SGLang, Dynamo and smg adapters have this shape, so the backend
+    object is written once and each says only what differs (its names, its
+    options, how it finds its framework): the modules are imported on first
+    use, after `require()` has checked that the framework is importable.
     """
 
     #: Class names in the adapter's `parsers` module: tool parser, reasoning parser, pipeline.

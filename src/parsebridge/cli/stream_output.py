@@ -6,18 +6,21 @@ chunks). The CLI needs each delta once, to print it, and the assembled
 result once, at the end. So its stream is made `without_history()`, and
 `StreamedResult` keeps what the result needs: reasoning and content text
 in temporary files (in memory up to `SPOOL_IN_MEMORY`, on disk past it),
-each call's id, name and arguments. The result is written from those
-files block by block, never joined into one string.
+and each finished call's id, name, arguments and raw text as a JSON line in
+one too (`LineSpool`), so what stays in memory is bounded by the largest
+call and chunk, not by the output. The result is written from those files
+block by block, never joined into one string.
 """
 
 from __future__ import annotations
 
+import heapq
 import io
 import itertools
 import json
 import secrets
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from ..protocol import ParseResult, StreamDelta
@@ -104,6 +107,32 @@ class Spool:
             self._file.close()
 
 
+class LineSpool:
+    """Values appended one at a time and read back in order: JSON lines in a `Spool`."""
+
+    def __init__(self) -> None:
+        self._spool = Spool()
+        self._count = 0
+
+    def append(self, value: Any) -> None:
+        self._spool.add(_escape(value) + "\n")  # JSON escapes a newline inside a string
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Any]:
+        rest = ""
+        for block in self._spool.blocks():
+            lines = (rest + block).split("\n")
+            rest = lines.pop()
+            for line in lines:
+                yield json.loads(line)
+
+    def close(self) -> None:
+        self._spool.close()
+
+
 class RawCalls:
     """A tool stream, observed: the raw text of each call it finds, as `parse` gives it.
 
@@ -116,7 +145,8 @@ class RawCalls:
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
-        self.texts: list[str] = []
+        #: Each call's raw text, in call order (spooled: the list would grow with the output).
+        self.texts = LineSpool()
         self._spans = getattr(stream, "call_spans", None)
         self._open_from = getattr(stream, "open_from", None)
         self._kept: list[str] = []  # fed text from offset `_kept_at` on
@@ -172,15 +202,22 @@ class StreamedResult:
     """What a client assembles from the deltas, kept for the end: text spooled, calls compact.
 
     A call is kept as its id, name, argument text and raw text; its `ToolCall` (parsed
-    arguments and all) is made when it is written, one at a time.
+    arguments and all) is made when it is written, one at a time. A call is finished when
+    a call with a higher index starts: it then goes to a `LineSpool` (index, id, name,
+    arguments), so only the open call stays in memory. A delta for a call already spooled
+    (a stream that went back to an earlier index) is kept beside it and merged when read.
     """
 
     def __init__(self) -> None:
         self.reasoning = Spool()
         self.content = Spool()
         self._calls: dict[int, _Call] = {}
+        self._done = LineSpool()
+        self._done_below = 0  # every call with a lower index is spooled (or later in `_late`)
+        self._late: dict[int, _Call] = {}
+        self._count = 0
         self._last: _Call | None = None
-        self._raw: Sequence[str] = ()
+        self._raw: Iterable[str] = ()
         #: Strings that stand for the spools and the call lists until they are written.
         tag = secrets.token_hex(8)
         self._marks = {
@@ -194,9 +231,7 @@ class StreamedResult:
         if delta.content:
             self.content.add(delta.content)
         for d in delta.tool_calls:
-            call = self._calls.get(d.index)
-            if call is None:
-                call = self._calls[d.index] = _Call()
+            call = self._call(d.index)
             if call is not self._last:
                 last = self._last
                 if last is not None and len(last.parts) > 1:
@@ -209,17 +244,52 @@ class StreamedResult:
             if d.arguments:
                 call.parts.append(d.arguments)
 
+    def _call(self, index: int) -> _Call:
+        """The open call at `index`; a new index finishes (spools) the open calls below it."""
+        call = self._calls.get(index)
+        if call is not None:
+            return call
+        if index < self._done_below:  # a spooled call's index again: kept beside it
+            call = self._late.get(index)
+            if call is None:
+                call = self._late[index] = _Call()
+            return call
+        for i in sorted(i for i in self._calls if i < index):
+            done = self._calls.pop(i)
+            self._done.append([i, done.id, done.name, "".join(done.parts)])
+        self._done_below = index
+        self._count += 1
+        call = self._calls[index] = _Call()
+        return call
+
     @property
     def call_count(self) -> int:
-        return len(self._calls)
+        return self._count + len(self._unspooled_late())
+
+    def _unspooled_late(self) -> list[int]:
+        """Late indices no spooled call has (a stream that started a lower index after a higher one)."""
+        if not self._late:
+            return []
+        spooled = {row[0] for row in self._done}
+        return [i for i in self._late if i not in spooled]
 
     def calls(self) -> Iterator[ToolCall]:
         """The calls in index order, each made as it is asked for."""
         raws = itertools.chain(self._raw, itertools.repeat(""))
-        for _, c in sorted(self._calls.items()):
-            yield make_tool_call(c.name or "", "".join(c.parts), c.id, next(raws))
+        for index, cid, name, args in self._calls_in_order():
+            late = self._late.get(index)
+            if late is not None:
+                cid, name, args = late.id or cid, late.name or name, args + "".join(late.parts)
+            yield make_tool_call(name or "", args, cid, next(raws))
 
-    def result(self, block: ReasoningBlock | None, raw_texts: Sequence[str] = ()) -> ParseResult:
+    def _calls_in_order(self) -> Iterator[tuple[int, str | None, str | None, str]]:
+        """Spooled calls (in index order) merged with the open ones and unspooled late ones."""
+        extra = [(i, c.id, c.name, "".join(c.parts)) for i, c in self._calls.items()]
+        extra += [(i, None, None, "") for i in self._unspooled_late()]
+        spooled = (tuple(row) for row in self._done)
+        yield from heapq.merge(spooled, sorted(extra), key=lambda row: row[0])  # type: ignore[arg-type]
+
+    def result(self, block: ReasoningBlock | None, raw_texts: Iterable[str] = ()) -> ParseResult:
         """The result without its calls (see `calls`); reasoning and content are placeholders
         that `write_json` fills. `raw_texts`: each call's raw text, in call order, where the
         tool stream reported them."""
@@ -236,14 +306,14 @@ class StreamedResult:
     def result_json(self, result: ParseResult) -> dict[str, Any]:
         """`result.model_dump(mode="json")` with its calls as a placeholder (`write_json`)."""
         out = result.model_dump(mode="json")
-        if self._calls:
+        if self._count:
             out["tool_calls"] = self._mark["calls"]
         return out
 
     def message_json(self, result: ParseResult) -> dict[str, Any]:
         """`result.to_openai_message()` with its calls as a placeholder (`write_json`)."""
         out = result.to_openai_message()
-        if self._calls:
+        if self._count:
             out["tool_calls"] = self._mark["message_calls"]
         return out
 
@@ -278,6 +348,10 @@ class StreamedResult:
     def close(self) -> None:
         self.reasoning.close()
         self.content.close()
+        self._done.close()
+        close = getattr(self._raw, "close", None)
+        if callable(close):
+            close()
 
 
 def delta_line(delta: StreamDelta) -> str:

@@ -42,11 +42,12 @@ loader would half-import under the name ``parsebridge.plugins``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
-from ..protocol.prompt_rule import prompt_start_state, start_options
+from ..protocol.prompt_rule import prompt_rule, prompt_start_state, reads_whole_output, start_options
 from . import (
     PARSERS,
     FrameworkMissingError,
@@ -119,6 +120,25 @@ def _decode(tokenizer: Any, ids: Sequence[int], spec: str = "") -> str:
                 exc,
             )
         return ""
+
+
+def _composed_with_tool_parser(depth: int = 6) -> bool | None:
+    """Whether the vLLM `Parser` constructing the caller (a reasoning parser) holds a tool parser too.
+
+    vLLM 0.33's `Parser.__init__` builds its reasoning parser from its class's
+    `reasoning_parser_cls` before its tool parser, from `tool_parser_cls`, and passes the
+    reasoning parser nothing about it: the constructing frame's class says. None when no
+    `Parser` is building it (releases before 0.33, Dynamo's processor, a direct construction).
+    """
+    frame = sys._getframe(1)
+    for _ in range(depth):
+        frame = frame.f_back  # type: ignore[assignment]
+        if frame is None:
+            return None
+        owner = type(frame.f_locals.get("self"))
+        if hasattr(owner, "reasoning_parser_cls") and hasattr(owner, "tool_parser_cls"):
+            return owner.tool_parser_cls is not None
+    return None
 
 
 def _tool_choice_none(request: Any) -> bool:
@@ -241,19 +261,25 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
-        self._pb = PARSERS.get("reasoning", self.pb_spec, None, self._framework_tokenizer())
+        self._backend = self.pb_spec.partition(":")[0]
+        # The request's chat_template_kwargs (vLLM passes them here): a parser whose server decides the
+        # start state from them (SGLang, `prompt_rule`) gets them as its own option; other parsers are
+        # told that thinking is off.
+        template = kwargs.get("chat_template_kwargs") or None
+        own = prompt_rule(self._backend) == "ignored"
+        options = {"chat_template_kwargs": dict(template)} if own and template else None
+        self._pb = PARSERS.get("reasoning", self.pb_spec, None, self._framework_tokenizer(), options)
         self._start, self._end = reasoning_markers(self._pb)
         #: Whether the prompt opened reasoning (True), closed it (False), or says nothing (None).
-        #: The request's chat_template_kwargs (vLLM passes them here) may turn thinking off first.
-        self._default: bool | None = (
-            False if thinking_turned_off(kwargs.get("chat_template_kwargs")) else None
-        )
+        self._default: bool | None = False if not own and thinking_turned_off(template) else None
         self._started = self._default
         #: The prompt's options for the parser (`start_options`), and the prompt itself once given.
         self._options: dict[str, Any] = {}
         self._prompt_ids: list[int] | None = None
         self._prompt_closes = False
-        self._backend = self.pb_spec.partition(":")[0]
+        #: SGLang's server reads the whole output through the reasoning parser (`reads_whole_output`):
+        #: with no tool parser to hand the rest to, so does this one (it never confirms the end).
+        self._whole = reads_whole_output(self._backend) and _composed_with_tool_parser() is False
         self._stream: Any = None
         self._ended = False
         self._reasoned = False
@@ -278,7 +304,7 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         is not switched to content by one; other ids: the last marker decides."""
         ids = list(input_ids)
         if self._prompt_ids is not None and ids == self._prompt_ids:
-            return self._prompt_closes
+            return self._prompt_closes and not self._whole
         text = self._decode(ids[-PROMPT_TAIL_TOKENS:])
         return reasoning_closed(text, self._start, self._end)
 
@@ -349,8 +375,9 @@ class ParsebridgeReasoningParser(_ReasoningParserBase):  # type: ignore[misc]
         return _delta_message(delta, _NO_IDS)
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
-        """Reasoning is over once the stream shows content: the rest goes to the tool parser."""
-        return self._ended
+        """Reasoning is over once the stream shows content: the rest goes to the tool parser (a parser
+        that reads the whole output, as SGLang's server does, never says so: its stream reads it all)."""
+        return self._ended and not self._whole
 
     def finish_streaming(self) -> Any:
         if self._stream is None:

@@ -21,6 +21,16 @@ away from what that server gives (README "Where reasoning starts", docs/serving.
   the prompt when they take the keyword; when they do not, the prompt is refused
   with `UnsupportedOptionError` before any text is read.
 
+Where reasoning ends is the servers' second difference. SGLang's server hands
+every chunk of the output to its reasoning detector, also after reasoning ended
+(the detector reopens reasoning at a later start marker and drops the answer's
+closing tags), and the detector's content goes on to the tool parser; vLLM's
+server stops asking the reasoning parser once it says reasoning ended and hands
+the rest, as the model wrote it, to the tool parser or to the client. So a
+``sglang:`` parser served inside vLLM (the plugin) keeps the whole output when no
+tool parser follows it (`reads_whole_output`); with a tool parser, vLLM's
+hand-off stands (the one place the two servers' readings cannot be made equal).
+
 ``reasoning_started=True/False`` (it always wins over a prompt) stands for what a
 chat template does: builtin takes it as the start state; vLLM gets a prompt that
 ends with the start marker (True) or with the start and end markers (False, a
@@ -49,6 +59,9 @@ PromptRule = Literal["markers", "token_ids", "ignored", "parser"]
 #: The rule per backend (see above); a backend not listed: ``"parser"``, its own signature decides.
 PROMPT_RULES: dict[str, PromptRule] = {"builtin": "markers", "vllm": "token_ids", "sglang": "ignored"}
 
+#: Backends whose server reads the whole output through the reasoning parser (see above).
+READS_WHOLE_OUTPUT = frozenset({"sglang"})
+
 #: The per-request options that carry the prompt.
 PROMPT_OPTIONS = ("prompt", "prompt_token_ids")
 
@@ -69,6 +82,12 @@ def started_from_prompt(prompt: str, starts: Sequence[str], ends: Sequence[str])
 def prompt_rule(backend: str | None) -> PromptRule:
     """How `backend` reads a request's prompt (see the module docstring)."""
     return PROMPT_RULES.get(backend or "", "parser")
+
+
+def reads_whole_output(backend: str | None) -> bool:
+    """Whether `backend`'s server hands the whole output to its reasoning parser, also after reasoning
+    ended (SGLang), rather than only until the parser says it ended (vLLM)."""
+    return (backend or "") in READS_WHOLE_OUTPUT
 
 
 def prompt_start_state(backend: str | None, prompt: str, start: str, end: str) -> bool | None:

@@ -90,6 +90,22 @@ _SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang
 _SERVER_NAMED_FINISH: dict[str, str] = {"vllm": "stop", "sglang": "tool_calls"}
 
 
+#: The constructor's keywords a processor for another request's chat_template_kwargs keeps.
+_SETTINGS = (
+    "tools",
+    "tool_choice",
+    "reasoning_started",
+    "on_error",
+    "cumulative",
+    "forced_format",
+    "named_finish_reason",
+    "reasoning_key",
+    "native",
+    "model",
+    "cache_size",
+)
+
+
 class OutputProcessor:
     """Reasoning then tool-call parsing for a server, speaking OpenAI chat completions.
 
@@ -131,6 +147,9 @@ class OutputProcessor:
         cache_size: int = 64,
         **options: Any,
     ) -> None:
+        # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
+        self._sources = (reasoning, tool)
+        self._settings = {k: v for k, v in locals().items() if k in _SETTINGS}
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
         if forced_format not in (None, "json", "native", "server"):
@@ -151,6 +170,7 @@ class OutputProcessor:
         self._lock = threading.Lock()
         self._tool_cache: OrderedDict[str, GuardedToolParser] = OrderedDict()
         self._pipe_cache: OrderedDict[str, Pipeline | None] = OrderedDict()
+        self._template_cache: OrderedDict[str, OutputProcessor] = OrderedDict()
 
         self._reasoning_spec: ParserSpec | None = None
         self.reasoning_parser: GuardedReasoningParser | None = None
@@ -370,17 +390,35 @@ class OutputProcessor:
         prompt_token_ids: Sequence[int] | None = None,
         request_id: str | None = None,
         model: str | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
     ) -> RequestProcessor:
-        """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt."""
-        started, prompt_kwargs = self._start_for(reasoning_started, prompt, prompt_token_ids)
+        """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt.
+
+        `chat_template_kwargs`: the request's own (as vLLM's and SGLang's servers take them, e.g.
+        ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
+        processor's; None: the processor's. A parser object is used as it is.
+        """
+        proc = self._for_template(chat_template_kwargs)
+        started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
-            self,
+            proc,
             tools=self.tools if tools is False else list(tools or []),
             tool_choice=self.tool_choice if tool_choice is False else tool_choice,
             reasoning_started=started,
             prompt_kwargs=prompt_kwargs,
             request_id=request_id or f"chatcmpl-{uuid.uuid4().hex[:24]}",
             model=model or self.model,
+        )
+
+    def _for_template(self, chat_template_kwargs: dict[str, Any] | None) -> OutputProcessor:
+        """This processor, or one like it whose parsers get `chat_template_kwargs` (built once per value)."""
+        if chat_template_kwargs is None or chat_template_kwargs == self._options.get("chat_template_kwargs"):
+            return self
+        options = {**self._options, "chat_template_kwargs": dict(chat_template_kwargs)}
+        return self._cached(  # type: ignore[no-any-return]
+            self._template_cache,
+            json.dumps(chat_template_kwargs, sort_keys=True, default=str),
+            lambda: OutputProcessor(*self._sources, **self._settings, **options),
         )
 
     def parse(self, text: str, finish_reason: str | None = None, **request: Any) -> ChoiceOutput:

@@ -11,87 +11,37 @@ never at import of this package.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from typing import Any
+import importlib.util
 
 from ..._frameworks.install import install_hint
-from ...protocol import Pipeline, ReasoningParser, ToolParser, ToolSpec
-from ..base import Backend
+from ..base import FrameworkBackend
 
 #: The install command, naming the newest supported release (from the shipped requirement files).
 INSTALL_COMMAND = install_hint("dynamo")
+#: The options its parsers take: request fields, sent to the frontend when given (`parsers`).
+REQUEST_OPTIONS = ("tool_choice", "chat_template_kwargs", "reasoning_effort")
 
 
-def _api() -> Any:
-    # Dynamo's Rust side logs every request at INFO to stderr unless told otherwise.
-    os.environ.setdefault("DYN_LOG", "off")
-    from ._compat import get_api
-
-    return get_api()
-
-
-class DynamoBackend(Backend):
+class DynamoBackend(FrameworkBackend):
     """Dynamo's frontend parsers (`ai-dynamo-runtime`) behind the protocol."""
 
     name = "dynamo"
     import_name = "dynamo._core"
     distribution = "ai-dynamo-runtime"
     install_command = INSTALL_COMMAND
+    parser_classes = ("DynamoToolParser", "DynamoReasoningParser", "DynamoPipeline")
+    tool_options = frozenset(REQUEST_OPTIONS)
+    reasoning_options = frozenset(REQUEST_OPTIONS)
 
     def unavailable_reason(self) -> str | None:
-        import importlib.util
-
         try:
             found = importlib.util.find_spec(self.import_name) is not None
         except (ImportError, ValueError):
             found = False
         return None if found else "module 'dynamo._core' (ai-dynamo-runtime) is not installed"
 
-    def api_shape(self) -> str | None:
-        return _api().api_shape()  # type: ignore[no-any-return]
-
-    def tool_parser_names(self) -> list[str]:
-        self.require()
-        return _api().tool_parser_names()  # type: ignore[no-any-return]
-
-    def reasoning_parser_names(self) -> list[str]:
-        self.require()
-        return _api().reasoning_parser_names()  # type: ignore[no-any-return]
-
-    def create_tool_parser(
-        self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
-    ) -> ToolParser:
-        self.require()
-        _api()
-        from .parsers import DynamoToolParser
-
-        return DynamoToolParser(name, tools, **options)
-
-    def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
-        self.require()
-        _api()
-        from .parsers import DynamoReasoningParser
-
-        return DynamoReasoningParser(name, **options)
-
-    def create_pipeline(
-        self,
-        reasoning: str | None,
-        tool: str | None,
-        *,
-        tools: Sequence[ToolSpec] | None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> Pipeline | None:
-        """Dynamo's own chain: one frontend model with both parsers, as one server request."""
-        if reasoning is None or tool is None:
-            return None
-        self.require()
-        _api()
-        from .parsers import DynamoPipeline
-
-        return DynamoPipeline(reasoning, tool, tools=tools, reasoning_started=reasoning_started, **options)
+    def server_forced_choices(self) -> bool:
+        return False
 
 
-__all__ = ["INSTALL_COMMAND", "DynamoBackend"]
+__all__ = ["INSTALL_COMMAND", "REQUEST_OPTIONS", "DynamoBackend"]

@@ -94,6 +94,12 @@ def get_api() -> DynamoApi:
     """The installed release's API (imports Dynamo: call only when a `dynamo:` parser is used)."""
     import importlib
     import importlib.metadata
+    import os
+
+    # Dynamo reads DYN_LOG once, when it is first imported, and logs at INFO without it: errors
+    # only, unless set. Its per-request INFO lines, which no DYN_LOG value removes, are kept off
+    # standard error by `_quiet` (PARSEBRIDGE_DYNAMO_LOG=1 shows them).
+    os.environ.setdefault("DYN_LOG", "error")
 
     import dynamo._core as core
 

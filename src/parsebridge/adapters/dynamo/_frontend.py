@@ -35,6 +35,7 @@ from typing import Any
 from ...protocol.errors import ServerUnavailableError
 from .._served import ServedFrontend, get_json, model_folder, wait_until
 from .._served.steps import CANCELLED
+from . import _quiet
 from ._compat import DynamoApi, get_api
 
 #: The endpoint namespace and component of the models this frontend registers.
@@ -78,6 +79,8 @@ class DynamoFrontend(ServedFrontend):
         self._server: asyncio.Future[Any] | None = None
         self._serving: list[asyncio.Future[Any]] = []
         self._mdc_before: set[str] = set()
+        #: Dynamo's per-request log lines kept off standard error while the frontend runs (`_quiet`).
+        self._quiet: _quiet.StderrFilter | None = None
         self.api: DynamoApi | None = None
         self.folder = model_folder(all_markers())
 
@@ -85,6 +88,8 @@ class DynamoFrontend(ServedFrontend):
 
     async def _start(self, port: int) -> None:
         api = self.api = get_api()
+        if self._quiet is None and _quiet.wanted():
+            self._quiet = _quiet.StderrFilter()
         root = _mdc_root()
         _remove_slugs(root, [name for name in _listing(root / "by-slug") if _left_by_dead_process(name)])
         self._mdc_before = _snapshot(root)
@@ -102,6 +107,8 @@ class DynamoFrontend(ServedFrontend):
 
     async def _stop(self) -> None:
         runtime, self._runtime = self._runtime, None
+        if self._quiet is not None:
+            self._quiet.begin_close()
         if runtime is not None:
             runtime.shutdown()
         pending = [f for f in [*self._serving, self._server] if f is not None]
@@ -113,6 +120,9 @@ class DynamoFrontend(ServedFrontend):
         self._clean_mdc()
 
     def _reset(self) -> None:
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None:  # after the frontend's thread has ended: its last lines are in the pipe
+            quiet.close()
         self._models = {}
         self._runtime = None
         self._server = None

@@ -54,13 +54,12 @@ from .._stepped import (
     closed_error,
     record_into,
 )
+from . import REQUEST_OPTIONS
 from ._frontend import DynamoFrontend, frontend
 
 PATH = "/v1/chat/completions"
 #: Seconds a stream waits for the frontend's answer to one step before it fails (BackendError).
 STEP_TIMEOUT = 60.0
-#: Request options forwarded to Dynamo as request fields when given.
-REQUEST_OPTIONS = ("tool_choice", "chat_template_kwargs", "reasoning_effort")
 
 
 def _markers(reasoning: str | None) -> tuple[str | None, str | None]:

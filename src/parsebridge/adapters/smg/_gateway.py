@@ -11,8 +11,10 @@ a second failure, or a gateway that cannot start, is a
 `ServerUnavailableError` saying why; smg's refusal of a configuration (a
 Symphony-only name paired with a legacy one) is a `ParserUnsupportedError`.
 At exit (or `shutdown()`; in a multiprocessing child through its finalizers)
-every gateway is killed and the worker stopped: no process or port is left
-(a process killed by a signal cannot clean up after itself). A forked child of a
+every gateway is killed and the worker stopped: no process or port is left.
+A process that dies without cleaning up (SIGKILL, a crash) leaves no gateway
+either: each runs under `_launch`, which ends it when its parent-death pipe
+(the gateway's stdin; this process holds the write end) reaches end-of-file. A forked child of a
 process whose worker ran refuses with `ServerUnavailableError` (gRPC aborts a
 server started after such a fork); one forked before any use builds its own.
 """
@@ -42,6 +44,8 @@ POOL_SIZE = int(os.environ.get("PARSEBRIDGE_SMG_POOL", "4"))
 #: Seconds a gateway may take to answer its first chat request.
 START_TIMEOUT = float(os.environ.get("PARSEBRIDGE_SMG_START_TIMEOUT", "60"))
 Config = tuple[str | None, str | None]
+#: Runs ``python -m smg ARGS`` and ends it when the process that started it is gone (any death).
+_LAUNCHER = Path(__file__).with_name("_launch.py")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: smg's refusal of a parser configuration, in its start-up error.
 _INVALID = re.compile(r"Invalid configuration: [^|]*")
@@ -77,7 +81,18 @@ class Gateway:
 
     def command(self) -> list[str]:
         tool, reasoning = self.config
-        args = [sys.executable, "-m", "smg", "launch", "--host", "127.0.0.1", "--port", str(self.port)]
+        # smg's own ``python -m smg launch``, run by `_launch` (a script: no parsebridge import, ``-P``
+        # keeps its folder off sys.path), which ends the gateway when this process is gone.
+        args = [
+            sys.executable,
+            "-P",
+            str(_LAUNCHER),
+            "launch",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
         args += ["--worker-urls", f"grpc://127.0.0.1:{self._worker_port}"]
         args += ["--tokenizer-path", str(self._model_dir), "--model-path", str(self._model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())]
@@ -97,7 +112,8 @@ class Gateway:
         self._log.clear()
         self.proc = subprocess.Popen(
             self.command(),
-            stdin=subprocess.DEVNULL,
+            # The launcher's parent-death pipe: this process holds the only write end.
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
@@ -165,6 +181,9 @@ class Gateway:
             return
         # The gateway holds no state worth a graceful stop (SIGTERM waits ~5 s for drains).
         proc.kill()
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:

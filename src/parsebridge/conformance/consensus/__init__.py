@@ -12,6 +12,10 @@
   (``consensus.yaml``: exceptions with reasons, and today's baseline grouped
   by reason) does not name, and named cases that agree now.
 
+* `add_voices(outcomes, corpus)` (`voices`) — the same cases read by Dynamo
+  and smg too, a third and a fourth voice beside the consensus (they judge
+  nothing; docs/consensus.md says where they agree, differ, or side with builtin).
+
 ``python -m parsebridge.conformance.consensus`` runs it and prints counts per
 family (``--write-baseline`` records today's disagreements, keeping reviewed
 reasons; ``--json`` prints every outcome).

@@ -12,6 +12,7 @@ from .baseline import framework_versions, write_baseline
 from .check import check, frameworks_missing, load_reviewed, run_consensus, summary
 from .corpus import consensus_corpus
 from .page import render_page
+from .voices import add_voices, voice_versions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     outcomes = run_consensus(corpus)
     elapsed = time.perf_counter() - t0
+    voices = voice_versions()
+    t1 = time.perf_counter()
+    add_voices(outcomes, corpus)
+    voices_elapsed = time.perf_counter() - t1
     if args.json:
         for o in outcomes:
             print(json.dumps(o.to_dict(), ensure_ascii=False))
@@ -47,11 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     total = {k: sum(r[k] for r in rows.values()) for k in ("cases", "consensus", "disagree")}
     print(f"{'total':28} {total['cases']:6} {total['consensus']:9} {total['disagree']:8}", file=sys.stderr)
     print(
-        f"{elapsed:.1f} s; unexplained {len(verdict.unexplained)}, stale {len(verdict.stale)}",
+        f"{elapsed:.1f} s (+{voices_elapsed:.1f} s for {', '.join(v for v, r in voices.items() if r) or 'no'}"
+        f" voices); unexplained {len(verdict.unexplained)}, stale {len(verdict.stale)}",
         file=sys.stderr,
     )
     if args.markdown:
-        page = render_page(outcomes, reviewed, verdict, framework_versions())
+        page = render_page(outcomes, reviewed, verdict, framework_versions(), voices)
         Path(args.markdown).write_text(page, encoding="utf-8")
         print(f"wrote {args.markdown}", file=sys.stderr)
     if args.write_baseline:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .check import Outcome, Reviewed, Verdict, summary
+from .voices import render_section
 
 COMMAND = "python -m parsebridge.conformance.consensus --markdown docs/consensus.md"
 
@@ -67,9 +68,14 @@ def _entry_lines(verdict: Verdict, reviewed: Reviewed) -> list[str]:
 
 
 def render_page(
-    outcomes: Sequence[Outcome], reviewed: Reviewed, verdict: Verdict, versions: dict[str, str]
+    outcomes: Sequence[Outcome],
+    reviewed: Reviewed,
+    verdict: Verdict,
+    versions: dict[str, str],
+    voices: dict[str, str | None] | None = None,
 ) -> str:
-    """The whole page, deterministic for one run's outcomes."""
+    """The whole page, deterministic for one run's outcomes; `voices` (voice → release, None when not
+    installed) adds the part on Dynamo and smg (`voices.render_section`)."""
     consensus = sum(o.consensus for o in outcomes)
     disagree = sum(o.disagrees for o in outcomes)
     release = ", ".join(f"{k} {v}" for k, v in versions.items())
@@ -106,4 +112,6 @@ def render_page(
     ]
     if reviewed.baseline:
         parts += [f"Baseline (to be fixed): {sum(len(e.cases) for e in reviewed.baseline)} cases.", ""]
+    if voices is not None:
+        parts += render_section(outcomes, voices)
     return "\n".join(parts)

@@ -1,0 +1,189 @@
+"""`_Stepper`: one SGLang session fed chunk by chunk, as SGLang's server steps it.
+
+End of stream: SGLang's server handles the *last* engine chunk together with
+the finish reason (that is when `parse_stream_end()` and the flush of
+unstreamed arguments happen, in the same step). parsebridge's `feed` cannot
+know which chunk is the last, so by default a stream holds each chunk back
+until the next `feed` (or `flush`) shows whether it was the last
+(``end_of_stream="last_chunk"``: one chunk of latency, faithful to a stream
+that ends on a stop string or max_tokens). ``end_of_stream="empty_chunk"``
+parses every chunk at once and ends with an empty finishing chunk, as when
+generation stops on an EOS token whose text is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...protocol import (
+    BackendError,
+    DeltaAccumulator,
+    StreamDelta,
+    ToolCallDelta,
+)
+from ...protocol.models import (
+    delta_of,
+    make_call_delta,
+    make_delta,
+)
+from .._stepped import (
+    EndOfStream,
+    check_end_of_stream,
+    closed_error,
+    record_into,
+)
+from ._engine import SglangEngine
+
+
+class _Stepper:
+    """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention.
+
+    A non-final chunk of a request with only a tool parser is one framework
+    call: `feed` makes it itself (`_tool_feed`); the final chunk, and requests
+    with both parsers, take `Session.step_parts`. (A request with only a
+    reasoning parser has its own stream, `SglangReasoningStream`.)
+    """
+
+    def __init__(
+        self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
+    ) -> None:
+        self.engine = engine
+        self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
+        try:
+            self.session = engine.session(reasoning_started)
+            self._tool_lane = self.session.tool_lane()
+        except Exception as exc:
+            raise BackendError.wrapping("sglang", engine.label, "construct", exc) from exc
+        self._step = self.session.step_parts
+        self._hold = self.end == "last_chunk"
+        self.pending: str | None = None
+        self.text_seen: list[str] = []
+        self.closed = False
+
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """Record into `acc`; the stream's per-chunk `feed` (its own closure for a request with
+        only a tool parser). Not kept here: see `_stepped.Stepper`."""
+        if self._tool_lane is not None:
+            return self._tool_feed(acc)
+        self._record = record_into(acc)
+        return self.feed
+
+    def _tool_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """`feed` for a request with only a tool parser: every name it needs bound once here.
+
+        Per chunk: one framework call, its text and call deltas recorded in the accumulator,
+        one delta (`make_delta` inlined).
+        """
+        stepper, lane, hold = self, self._tool_lane, self._hold
+        assert lane is not None
+        seen, c_append, add_calls = self.text_seen.append, acc.content_parts.append, acc.add_calls
+        call_deltas = self._call_deltas
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if stepper.closed:
+                raise closed_error()
+            seen(text)
+            if hold:
+                chunk = stepper.pending
+                if chunk is None:
+                    stepper.pending = text
+                    return make_delta()
+            else:
+                chunk = text
+            try:
+                content, items = lane(chunk)
+                calls = call_deltas(items) if items else None
+            except Exception as exc:
+                raise stepper._error(exc) from exc
+            if hold:
+                stepper.pending = text
+            if content:
+                c_append(content)
+            else:
+                content = ""
+            if calls:
+                add_calls(calls)
+            else:
+                calls = []
+            return delta_of(content, "", calls)
+
+        return feed
+
+    def _run(self, text: str, finished: bool) -> tuple[str, str, list[ToolCallDelta] | None]:
+        """One engine chunk through the session: (content, reasoning, call deltas or None)."""
+        # Non-final chunks of a single-parser request never come here (see `attach`).
+        try:
+            reasoning, content, raw_calls = self._step(text, finished)
+        except BackendError:
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
+        calls = (
+            [make_call_delta(c.index, c.id, c.name, c.arguments) for c in raw_calls] if raw_calls else None
+        )
+        return content, reasoning, calls
+
+    def _call_deltas(self, items: list[Any]) -> list[ToolCallDelta]:
+        """The server's tool-call deltas for one chunk's items (an item with a name opens a call)."""
+        api, tool_name = self.session.api, self.engine.tool_name
+        out = []
+        for item in items:
+            if item.name:
+                out.append(
+                    make_call_delta(
+                        item.tool_index,
+                        api.call_id(tool_name, item.name, item.tool_index),
+                        item.name,
+                        item.parameters or "",
+                    )
+                )
+            else:
+                out.append(make_call_delta(item.tool_index, None, None, item.parameters or ""))
+        return out
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`token_ids` are ignored: SGLang's parsers take text only."""
+        if self.closed:
+            raise closed_error()
+        self.text_seen.append(text)
+        hold = self._hold
+        if hold:
+            chunk = self.pending
+            if chunk is None:
+                self.pending = text
+                return make_delta()
+        else:
+            chunk = text
+        # `pending` moves on only once the held chunk went through, so that a
+        # failure reports it (see `pending_text`) and the guard adds `text`.
+        content, reasoning, calls = self._run(chunk, False)
+        if hold:
+            self.pending = text
+        self._record(content, reasoning, calls)
+        return make_delta(content, reasoning, calls)
+
+    @property
+    def spec(self) -> tuple[str, str]:
+        return "sglang", self.engine.label
+
+    def _error(self, exc: Exception) -> BackendError:
+        return BackendError.wrapping("sglang", self.engine.label, "parse_stream_chunk", exc)
+
+    def flush(self) -> StreamDelta:
+        """The final chunk (recorded by the stream, not here)."""
+        self.closed = True
+        if not self._hold:
+            return make_delta(*self._run("", True))
+        # An empty generation still has the server's finishing step (no text): run it, as `parse`
+        # runs the parsers on empty text.
+        delta = make_delta(*self._run(self.pending or "", True))
+        self.pending = None
+        return delta
+
+    def pending_text(self) -> str:
+        """Text fed but not shown: what SGLang's detectors buffer, then the chunk held back."""
+        return self.session.held_text() + (self.pending or "")
+
+
+# ====================================================================== tool calls

@@ -1,0 +1,181 @@
+"""What a plugin registers: a `Registration` (name, kind, spec) per parsebridge parser.
+
+Enumerated from the backends a plugin serves (builtin, the other framework),
+with the family table's names and aliases, then the ``PARSEBRIDGE_PLUGIN_PARSERS``
+entries and the caller's own; `kind_of` reads whether a spec is a tool or a
+reasoning parser.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..protocol import InvalidSpecError, ParserSpec
+from .settings import (
+    ENV_PARSERS,
+    PREFIX,
+    Kind,
+    PluginConfigError,
+    _log,
+    default_backends,
+    parse_env_parsers,
+)
+
+
+def plugin_name(spec: str) -> str:
+    """The name a server knows a parsebridge spec by: ``pb:`` + the spec, lower-cased."""
+    parsed = ParserSpec.parse(spec)
+    return f"{PREFIX}{parsed.backend}:{parsed.name}".lower()
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One parsebridge parser as a server sees it."""
+
+    name: str
+    kind: Kind
+    spec: str
+
+
+def enumerate_registrations(framework: str, backends: Iterable[str] | None = None) -> list[Registration]:
+    """Every parser of `backends` (default: `default_backends`) as a `Registration`.
+
+    A backend that is not installed here adds nothing (the other framework is
+    optional); the plugin's own framework is never enumerated into itself
+    (its parsers are already there under their own names).
+    """
+    from ..adapters import get_backend, parser_names
+
+    out: list[Registration] = []
+    for backend in backends if backends is not None else default_backends(framework):
+        if backend in (framework, "python"):
+            continue
+        try:
+            be = get_backend(backend)
+            if not be.is_available():
+                continue
+            found = [(kind, name) for kind in ("tool", "reasoning") for name in parser_names(be, kind)]  # type: ignore[arg-type]
+        except Exception as exc:  # an optional backend that cannot list its parsers here: skip it, say why
+            _log.warning(
+                "parsebridge plugin for %s: %s parsers not registered (%s: %s)",
+                framework,
+                backend,
+                type(exc).__name__,
+                exc,
+            )
+            continue
+        own = [(kind, name) for kind, name in found if not name.startswith(PREFIX)]  # not a plugin's
+        regs = [
+            Registration(plugin_name(f"{backend}:{name}"), kind, f"{backend}:{name}") for kind, name in own
+        ]  # type: ignore[arg-type]
+        out += regs + alias_registrations(backend, own, {r.name for r in regs})
+    return out
+
+
+def alias_registrations(backend: str, own: Iterable[tuple[str, str]], taken: set[str]) -> list[Registration]:
+    """``pb:BACKEND:ALIAS`` for each family name and alias the family table maps to one of the
+    backend's parsers (`own`: (kind, name) pairs), as config strings accept them; not `taken` names."""
+    from ..protocol import family_table, normalize_name
+
+    have = {(kind, normalize_name(name)) for kind, name in own}
+    out: list[Registration] = []
+    for family in family_table():
+        parser = family.parser_for(backend)
+        if parser is None or (family.kind, normalize_name(parser)) not in have:
+            continue
+        for alias in (family.name, *family.aliases):
+            name = plugin_name(f"{backend}:{alias}")
+            if name not in taken:
+                taken.add(name)
+                out.append(Registration(name, family.kind, f"{backend}:{alias}"))
+    return out
+
+
+def kind_of(spec: str) -> Kind:
+    """Whether a spec names a tool or a reasoning parser (a ``python:`` class says by what it has)."""
+    parsed = ParserSpec.parse(spec)
+    if parsed.backend == "python":
+        from ..adapters.python_backend import load_class
+
+        return _class_kind(spec, load_class(f"{parsed.module}:{parsed.class_name}"))
+    from ..adapters import get_backend, parser_names
+    from ..protocol import normalize_name
+
+    be = get_backend(parsed.backend)
+    wanted = normalize_name(parsed.name)
+    for kind in ("tool", "reasoning"):
+        if any(normalize_name(n) == wanted for n in parser_names(be, kind)):  # type: ignore[arg-type]
+            return kind  # type: ignore[return-value]
+    from ..protocol import family_table
+
+    for kind in ("tool", "reasoning"):
+        family = family_table().get(kind, parsed.name)  # type: ignore[arg-type]
+        if family is not None and family.parser_for(be.name):
+            return kind  # type: ignore[return-value]
+    raise InvalidSpecError(f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}")
+
+
+def _class_kind(spec: str, cls: type) -> Kind:
+    """A user class's kind: its base class, else the protocol methods it has (`python_backend`'s rule:
+    `parse_tool_calls` / `parse_reasoning`, or `parse` taking `reasoning_started`)."""
+
+    from ..protocol import ParserProtocolError, ReasoningParserBase, ToolParserBase
+
+    if issubclass(cls, ReasoningParserBase):
+        return "reasoning"
+    if issubclass(cls, ToolParserBase):
+        return "tool"
+    has = {
+        m
+        for m in ("parse", "parse_tool_calls", "has_tool_calls", "parse_reasoning", "has_reasoning")
+        if callable(getattr(cls, m, None))
+    }
+    tool, reasoning = (
+        bool(has & {"parse_tool_calls", "has_tool_calls"}),
+        bool(has & {"parse_reasoning", "has_reasoning"}),
+    )
+    if tool != reasoning:
+        return "tool" if tool else "reasoning"
+    if "parse" in has:
+        try:
+            params = inspect.signature(cls.parse).parameters  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        return "reasoning" if "reasoning_started" in params else "tool"
+    if tool:  # both sets and no `parse`: say which is meant
+        raise InvalidSpecError(
+            f"{spec}: the class has tool and reasoning methods; register it with kind='tool' or 'reasoning'"
+        )
+    raise ParserProtocolError(spec, "tool or reasoning", ["parse (or parse_tool_calls / parse_reasoning)"])
+
+
+def registrations(
+    framework: str,
+    extra: Sequence[tuple[str | None, str]] = (),
+    backends: Iterable[str] | None = None,
+) -> list[Registration]:
+    """What a plugin registers: enumerated backends, then ``PARSEBRIDGE_PLUGIN_PARSERS``, then `extra`."""
+    out = enumerate_registrations(framework, backends)
+    for name, spec in parse_env_parsers():
+        out.append(_env_registration(name, spec))
+    for name, spec in extra:
+        out.append(Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec))
+    return out
+
+
+def _env_registration(name: str | None, spec: str) -> Registration:
+    """One ``PARSEBRIDGE_PLUGIN_PARSERS`` entry, or `PluginConfigError` naming the variable and entry
+    (a server that loads plugins at start then says which setting to fix, not a bare ImportError)."""
+    entry = f"{name}={spec}" if name is not None else spec
+    if name is not None and not name:
+        raise PluginConfigError(ENV_PARSERS, entry, "the name before '=' is empty")
+    try:
+        return Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec)
+    except Exception as exc:
+        raise PluginConfigError(ENV_PARSERS, entry, f"{type(exc).__name__}: {exc}") from exc
+
+
+def describe(regs: Iterable[Registration], kind: Kind) -> list[str]:
+    return sorted(r.name for r in regs if r.kind == kind)

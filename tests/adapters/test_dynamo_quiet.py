@@ -1,0 +1,105 @@
+"""Dynamo's per-request log lines are kept off standard error; everything else passes (`_quiet`).
+
+The filter itself needs no Dynamo: these tests write Dynamo-shaped lines to
+descriptor 2 and read what reaches the original standard error. The last one
+runs a `dynamo:` parse in a child process when ai-dynamo-runtime is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from parsebridge.adapters.dynamo import _quiet
+
+ESC = "\x1b["
+REQUEST = (
+    f"{ESC}2m2026-11-27T08:41:11.130383Z{ESC}0m {ESC}32m INFO{ESC}0m {ESC}1mhttp-request{ESC}0m:"
+    f"{ESC}1mrouter.route_request{ESC}0m: {ESC}2mrequest_span{ESC}0m{ESC}2m:{ESC}0m route request completed "
+    'request.outcome="success" method=POST\n'
+)
+CANCELLED = (
+    f"{ESC}2m2026-11-27T09:19:32.130834Z{ESC}0m {ESC}32m INFO{ESC}0m {ESC}1mhandle_payload{ESC}0m: "
+    f"{ESC}2mrequest_span{ESC}0m{ESC}2m:{ESC}0m request cancellation received request_id=x\n"
+)
+ERROR = f"{ESC}2m2026-11-27T08:41:11.2Z{ESC}0m {ESC}31mERROR{ESC}0m dynamo_llm::x: the engine failed\n"
+SHUTDOWN = "2026-11-27T08:41:11.3Z ERROR dynamo_runtime::component::client: monitor_instance_source: The Sender is dropped: channel closed\n"
+WARN = "2026-11-27T08:41:11.4Z  WARN dynamo_llm::y: request_span: route request failed\n"
+
+
+def _through_filter(writes: list[str], closing: bool = False) -> str:
+    """What reaches the original descriptor 2 when `writes` are written to descriptor 2 in turn
+    (with the filter in its closing state when `closing`)."""
+    with tempfile.TemporaryFile() as sink:
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            quiet = _quiet.StderrFilter()
+            quiet.closing = closing
+            for text in writes:
+                os.write(2, text.encode())
+            quiet.close()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        sink.seek(0)
+        return sink.read().decode()
+
+
+def test_request_lines_are_dropped_errors_and_warnings_pass() -> None:
+    writes = [REQUEST, "python says hi\n", ERROR, CANCELLED, REQUEST, WARN, "no newline at the end"]
+    out = _through_filter(writes)
+    assert out == "python says hi\n" + ERROR + WARN + "no newline at the end"
+
+
+def test_the_shutdown_error_is_dropped_only_while_closing() -> None:
+    assert _through_filter([SHUTDOWN, REQUEST]) == SHUTDOWN
+    assert _through_filter([SHUTDOWN, ERROR], closing=True) == ERROR
+
+
+def test_a_request_line_written_in_pieces_is_still_dropped() -> None:
+    half = len(REQUEST) // 2
+    assert _through_filter(["a\n", REQUEST[:half], REQUEST[half:], "b\n"]) == "a\nb\n"
+
+
+def test_the_descriptor_is_put_back() -> None:
+    before = os.fstat(2)
+    _quiet.StderrFilter().close()
+    after = os.fstat(2)
+    assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
+
+
+@pytest.mark.framework
+def test_a_dynamo_parse_prints_nothing_unless_asked() -> None:
+    from parsebridge.adapters import get_backend
+
+    reason = get_backend("dynamo").unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"dynamo is not installed: {reason}")
+    code = (
+        "import parsebridge as pb\n"
+        "p = pb.get_reasoning_parser('dynamo:deepseek_r1')\n"
+        "print(p.parse('why</think>answer').reasoning)\n"
+        "s = p.stream(); s.feed('a</think>'); s.feed('b'); s.flush()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DYN_LOG", _quiet.ENV)}
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stdout == "why\n" and quiet.stderr == ""
+    loud = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**env, _quiet.ENV: "1"},
+        timeout=300,
+    )
+    assert loud.returncode == 0 and loud.stdout == "why\n", loud.stderr[-2000:]
+    from parsebridge.adapters._common import version_tuple
+
+    # Dynamo 1.6.1 writes one line per request (a one-shot parse and a stream); 1.4.2 wrote none.
+    if version_tuple(get_backend("dynamo").version() or "0") >= (1, 6):
+        assert loud.stderr.count("route request completed") == 2, loud.stderr[-2000:]
