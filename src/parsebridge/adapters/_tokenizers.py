@@ -268,8 +268,10 @@ def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
     if names:
         tok.add_tokens([AddedToken(s, special=False, normalized=False) for s in names])
     added = {t.content for t in tok.get_added_tokens_decoder().values()}
+    # The vocabulary now is the one read above plus the added tokens: `get_vocab` copies all of it
+    # (~150k entries for a real one), so it is not asked again per candidate.
     eos = next(
-        (t for t in ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>") if t in tok.get_vocab()),
+        (t for t in ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>") if t in vocab or t in added),
         None,
     )
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=eos, clean_up_tokenization_spaces=False)
