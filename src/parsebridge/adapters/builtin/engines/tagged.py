@@ -49,6 +49,7 @@ from typing import Any, ClassVar
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
 from .markers import marker_finder
+from .conventions import SERVERS
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
 
@@ -99,6 +100,11 @@ class TaggedCallStream(BuiltinToolStream):
     shows_bad_param_head: ClassVar[bool] = True
     #: At end of output, a parameter's key cut off before its value stays in the flagged arguments.
     keeps_cut_key: ClassVar[bool] = True
+    #: Under conventions="servers", as both servers read the format: a call cut off where no value
+    #: is open (after a parameter's close, inside the next head) has complete arguments (the
+    #: object is closed, not flagged), and a value with no declared schema stays a string.
+    servers_complete_cut_call: ClassVar[bool] = False
+    servers_untyped_strings: ClassVar[bool] = False
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -118,6 +124,11 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         self._vparts: list[str] = []
         self._stray_back = _PARAMS
+        servers = parser.conventions == SERVERS
+        self._complete_cut = servers and cls.servers_complete_cut_call
+        self._untyped: frozenset[str] | None = (
+            frozenset({"string"}) if servers and cls.servers_untyped_strings else None
+        )
         derived = _DERIVED.get(cls)
         if derived is None:
             derived = _DERIVED[cls] = cls._derived()
@@ -186,7 +197,7 @@ class TaggedCallStream(BuiltinToolStream):
             ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
         )
         self._opened = True
-        self._vtypes = self._types.get(pname)
+        self._vtypes = self._types.get(pname, self._untyped)
         self._vstream = is_string_typed(self._vtypes)
         if self._vstream:
             self._args('"', hold_ws=False)
@@ -430,6 +441,8 @@ class TaggedCallStream(BuiltinToolStream):
     def _at_end(self) -> None:
         if not self._in_call:
             return
+        if self._complete_cut and self._state in (_PARAMS, _PNAME, _TAIL, _STRAY):
+            self._close_object()  # (under "servers": the parameters so far are the arguments)
         if self._state == _PVALUE:
             self._finish_value()
         elif self._state == _TAIL:
