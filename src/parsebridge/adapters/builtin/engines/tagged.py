@@ -48,8 +48,8 @@ from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
-from .markers import marker_finder
 from .conventions import SERVERS
+from .markers import marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
 
