@@ -26,6 +26,9 @@ name and its ``glm47`` reads the name up to ``<arg_key>``; vLLM uses one
 parser for both names. We accept both layouts under both names: nothing in
 either template makes the other layout mean something else.
 
+Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
+`tools` do not declare is no call (its text is what a block without a readable name gives).
+
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, the
 body the GLM-4.5 template writes after ``<|observation|>``.
 """
@@ -43,6 +46,7 @@ class Glm45ToolStream(TaggedCallStream):
     start, end = START, END
     param_open, param_name_close = KEY, KEY_END
     value_open, param_close = VALUE, VALUE_END
+    servers_drops_undeclared = True  # (both servers drop a call to an undeclared tool)
 
 
 class Glm45ToolParser(TaggedCallParser):

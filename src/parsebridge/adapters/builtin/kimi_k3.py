@@ -58,6 +58,7 @@ class KimiK3ToolParser(InvokeToolParser):
         unwrap=(fmt.RESPONSE_OPEN, fmt.RESPONSE_CLOSE, fmt.MESSAGE_CLOSE),
     )
     markers: ClassVar[tuple[str, ...]] = dialect.markers
+    servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         if attrs.get("type", "").strip() == "string":

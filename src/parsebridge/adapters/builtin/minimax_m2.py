@@ -21,6 +21,9 @@ stray text between invokes or parameters is content, in place; a missing
 a missing ``</invoke>`` is ended by the next ``<invoke name=`` or the block's
 end.
 
+Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
+`tools` do not declare is no call (its text is what a block without a readable name gives).
+
 `format_tool_result`: ``<response>{result}</response>``, as the MiniMax-M2
 template renders each tool message inside its tool turn.
 """
@@ -38,6 +41,7 @@ class MinimaxM2ToolStream(TaggedCallStream):
     start, end = START, END
     call_open, call_close = INVOKE, INVOKE_END
     param_open, param_close = PARAM, PARAM_END
+    servers_drops_undeclared = True  # (both servers drop a call to an undeclared tool)
 
 
 class MinimaxM2ToolParser(TaggedCallParser):

@@ -105,6 +105,9 @@ class TaggedCallStream(BuiltinToolStream):
     #: object is closed, not flagged), and a value with no declared schema stays a string.
     servers_complete_cut_call: ClassVar[bool] = False
     servers_untyped_strings: ClassVar[bool] = False
+    #: ... and a call to a tool the request's `tools` do not declare is no call (its text is
+    #: treated as a block without a readable name), when the request declares tools.
+    servers_drops_undeclared: ClassVar[bool] = False
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -126,6 +129,8 @@ class TaggedCallStream(BuiltinToolStream):
         self._stray_back = _PARAMS
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
+        drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
+        self._declared: frozenset[str] | None = frozenset(parser.param_types) if drops else None
         self._untyped: frozenset[str] | None = (
             frozenset({"string"}) if servers and cls.servers_untyped_strings else None
         )
@@ -392,6 +397,8 @@ class TaggedCallStream(BuiltinToolStream):
             return False
         self._head.append(buf[self._pos : j])
         name = cls.name_of("".join(self._head))
+        if name is not None and self._declared is not None and name not in self._declared:
+            name = None  # (under "servers": a call to an undeclared tool is no call)
         self._head = []
         self._pos = j
         if cls.call_open is not None:
