@@ -61,7 +61,7 @@ from ...formats.qwen3_coder import format_tool_result as _format_tool_result
 from .engines.schema_values import convert_value, schema_types
 from .engines.tagged import TaggedCallParser, TaggedCallStream, stripped_name
 
-__all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
+__all__ = ["MimoToolParser", "Qwen3CoderToolParser", "convert_value", "schema_types"]
 
 
 class Qwen3CoderToolStream(TaggedCallStream):
@@ -88,3 +88,18 @@ class Qwen3CoderToolParser(TaggedCallParser):
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """``<tool_response>\\n…\\n</tool_response>`` as the Qwen3-Coder template renders it."""
         return _format_tool_result(tool_call_id, result)
+
+
+class MimoToolStream(Qwen3CoderToolStream):
+    """MiMo's reading of the Qwen3-Coder layout: under "servers", values keep their newlines."""
+
+    servers_keeps_value_newlines = True
+
+
+class MimoToolParser(Qwen3CoderToolParser):
+    """MiMo: Qwen3-Coder's layout, read as vLLM's and SGLang's mimo parsers both read it under
+    ``conventions="servers"`` (a value keeps the newlines the format writes around it); under
+    ``"lossless"`` exactly as `Qwen3CoderToolParser`."""
+
+    name = "mimo"
+    stream_class = MimoToolStream

@@ -69,6 +69,7 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "is left out like other markup)",
     "servers_complete_cut_call": "a call cut off where no value is open keeps its parameters as valid "
     "arguments; a value with no declared schema stays a string",
+    "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
 }
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {

@@ -108,6 +108,8 @@ class TaggedCallStream(BuiltinToolStream):
     #: ... and a call to a tool the request's `tools` do not declare is no call (its text is
     #: treated as a block without a readable name), when the request declares tools.
     servers_drops_undeclared: ClassVar[bool] = False
+    #: ... and a value keeps the newlines the format writes around it (no newline is removed).
+    servers_keeps_value_newlines: ClassVar[bool] = False
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -129,6 +131,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._stray_back = _PARAMS
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
+        self._keeps_newlines = servers and cls.servers_keeps_value_newlines
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
         self._declared: frozenset[str] | None = frozenset(parser.param_types) if drops else None
         self._untyped: frozenset[str] | None = (
@@ -215,11 +218,11 @@ class TaggedCallStream(BuiltinToolStream):
             return
         if self._vfirst:
             self._vfirst = False
-            if piece.startswith("\n"):
+            if piece.startswith("\n") and not self._keeps_newlines:
                 piece = piece[1:]
         piece = self._vheld + piece
         self._vheld = ""
-        if piece.endswith("\n"):
+        if piece.endswith("\n") and not self._keeps_newlines:
             piece, self._vheld = piece[:-1], "\n"
         if not piece:
             return
