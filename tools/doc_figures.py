@@ -62,10 +62,11 @@ SHAPES = {
     ("sglang", "0.5.1.post3"): "`force_reasoning`",
     ("sglang", "0.5.10.post1"): "`sglang.srt.parser.reasoning_parser`, `request=`",
     ("sglang", "0.5.23"): "`tokenizer=`, `tool_choice`, `parse_stream_end()`",
-    ("dynamo", "1.3.1"): "in-process frontend, scripted engine, fenced steps (`WorkerType` required)",
+    ("dynamo", "1.4.2"): "in-process frontend, scripted engine, fenced steps (`WorkerType` required)",
     ("dynamo", "1.5.1"): "same",
     ("dynamo", "1.6.1"): "same (36 / 35 names with aliases)",
-    ("smg", "1.13.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
+    ("smg", "1.9.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
+    ("smg", "1.13.0"): "same",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
 NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "smg": "smg", "builtin": "builtin"}

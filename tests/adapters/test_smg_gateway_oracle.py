@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from _building import build_or_skip
 from parsebridge import get_pipeline, get_reasoning_parser, get_tool_parser
 from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.chunking import parse_chunking
@@ -186,7 +187,9 @@ def _norm(calls: list[tuple[str, str]]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("t", "target"), _cases())
 def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: Any) -> None:
     try:
-        subject = _subject(t, target)
+        subject = build_or_skip(
+            "smg", f"{target.tool_spec or target.reasoning_spec}", lambda: _subject(t, target)
+        )
     except Exception as exc:  # smg refuses the pairing (e.g. a Symphony-only name with another table)
         from parsebridge.protocol.errors import ParserUnsupportedError
 

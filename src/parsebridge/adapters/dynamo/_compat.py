@@ -37,7 +37,7 @@ class DynamoApi:
     def streams(self) -> bool:
         """Whether the frontend honours the engine's choice index, which the stream fences need.
 
-        Measured: 1.3.1, 1.5.1 and 1.6.1 do; 1.0.2 and 0.8.1 put every engine output on choice 0
+        Measured: 1.3.1, 1.4.2, 1.5.1 and 1.6.1 do; 1.0.2 and 0.8.1 put every engine output on choice 0
         (one-shot parsing works there, streaming cannot be attributed per step).
         """
         return version_tuple(self.version) >= (1, 3)

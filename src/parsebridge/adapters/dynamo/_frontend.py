@@ -72,6 +72,7 @@ class DynamoFrontend(ServedFrontend):
     def __init__(self) -> None:
         super().__init__()
         self._models: dict[tuple[str | None, str | None], str] = {}
+        self._attempts = 0  # every registration gets a fresh name: a failed one is never reused
         self._register_lock = threading.Lock()
         self._runtime: Any = None
         self._server: asyncio.Future[Any] | None = None
@@ -140,7 +141,8 @@ class DynamoFrontend(ServedFrontend):
             name = self._models.get(key)
             if name is not None:
                 return name
-            name = f"{self.board.prefix}-m{len(self._models)}"
+            name = f"{self.board.prefix}-m{self._attempts}"
+            self._attempts += 1
             try:
                 self.run(self._register(name, reasoning, tool), self.register_timeout)
                 wait_until(lambda: _listed(port, name), self.register_timeout, f"dynamo model {name}")
