@@ -35,6 +35,7 @@ TOOL_PARSERS: dict[str, str] = {
     "pythonic": "pythonic:PythonicToolParser",
     "deepseek_v3": "deepseek_v3:DeepSeekV3ToolParser",
     "qwen3_coder": "qwen3_coder:Qwen3CoderToolParser",
+    "mimo": "qwen3_coder:MimoToolParser",
     # JSON-payload formats (one machine, `json_payload`)
     "granite": "granite:GraniteToolParser",
     "granite_20b_fc": "granite:GraniteFcToolParser",

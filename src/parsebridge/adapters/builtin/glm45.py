@@ -26,6 +26,9 @@ name and its ``glm47`` reads the name up to ``<arg_key>``; vLLM uses one
 parser for both names. We accept both layouts under both names: nothing in
 either template makes the other layout mean something else.
 
+Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
+`tools` do not declare is no call (its text is what a block without a readable name gives).
+
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, the
 body the GLM-4.5 template writes after ``<|observation|>``.
 """
@@ -41,3 +44,4 @@ class Glm45ToolParser(TaggedCallParser):
 
     name = "glm45"
     tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)
+    stream_flags = frozenset({"servers_drops_undeclared"})  # (both servers drop a call to an undeclared tool)

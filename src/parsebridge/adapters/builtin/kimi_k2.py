@@ -11,7 +11,8 @@ The call id is ``functions.NAME:IDX``; the name is the id without the
 ``functions.`` prefix and the ``:IDX`` suffix (``NAME:IDX`` and a bare
 ``NAME`` are read too). The name is announced at
 ``<|tool_call_argument_begin|>``; arguments stream raw up to their closing
-brace. A ``<|tool_call_begin|>`` without the section marker is accepted.
+brace. A ``<|tool_call_begin|>`` without the section marker is accepted under
+``conventions="lossless"``; under ``"servers"`` it is text, as both servers show it.
 
 Malformed output (builtin policy, see `scan`):
 
@@ -60,6 +61,7 @@ class KimiK2ToolParser(BuiltinToolParser):
     dialect = SectionDialect(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END, name_from_id)
     markers: ClassVar[tuple[str, ...]] = dialect.markers
     stream_class = SectionJsonStream
+    servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def has_tool_calls(self, text: str) -> bool:
         return SECTION_BEGIN in text or CALL_BEGIN in text

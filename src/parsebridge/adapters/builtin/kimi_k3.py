@@ -56,6 +56,7 @@ class KimiK3ToolParser(InvokeToolParser):
         unescape=True,
         unwrap=(fmt.RESPONSE_OPEN, fmt.RESPONSE_CLOSE, fmt.MESSAGE_CLOSE),
     )
+    servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         if attrs.get("type", "").strip() == "string":

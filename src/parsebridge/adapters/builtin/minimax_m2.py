@@ -21,6 +21,9 @@ stray text between invokes or parameters is content, in place; a missing
 a missing ``</invoke>`` is ended by the next ``<invoke name=`` or the block's
 end.
 
+Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
+`tools` do not declare is no call (its text is what a block without a readable name gives).
+
 `format_tool_result`: ``<response>{result}</response>``, as the MiniMax-M2
 template renders each tool message inside its tool turn.
 """
@@ -36,3 +39,4 @@ class MinimaxM2ToolParser(TaggedCallParser):
 
     name = "minimax_m2"
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
+    stream_flags = frozenset({"servers_drops_undeclared"})  # (both servers drop a call to an undeclared tool)

@@ -42,7 +42,11 @@ parameters (not a tag), or between ``</function>`` and ``</tool_call>``
 in place, verbatim (nothing is lost); ``</tool_call>`` without ``</function>``
 closes the arguments object normally, and so does a new ``<tool_call>``. At end of output inside a call, an open
 parameter is finished (as if closed) but the object is not, so the arguments
-text is flagged unless no parameter had started (then ``{}``).
+text is flagged unless no parameter had started (then ``{}``). Under
+``conventions="servers"`` (as vLLM's and SGLang's qwen3_coder and step3p5
+parsers read it) a call cut off where no value is open has the parameters so
+far as its arguments (not flagged), and a value with no declared schema stays
+a string.
 
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, as the
 Qwen3-Coder chat template renders a tool message (no id in this format).
@@ -55,7 +59,7 @@ from .engines.call_steps import stripped_name
 from .engines.schema_values import convert_value, schema_types
 from .engines.tagged import TaggedCallParser, TaggedCallStream
 
-__all__ = ["Qwen3CoderToolParser", "convert_value", "schema_types"]
+__all__ = ["MimoToolParser", "Qwen3CoderToolParser", "convert_value", "schema_types"]
 
 
 class Qwen3CoderToolStream(TaggedCallStream):
@@ -68,6 +72,8 @@ class Qwen3CoderToolStream(TaggedCallStream):
     name_of = staticmethod(stripped_name)
     shows_bad_param_head = False
     keeps_cut_key = False
+    servers_complete_cut_call = True
+    servers_untyped_strings = True
 
 
 class Qwen3CoderToolParser(TaggedCallParser):
@@ -75,3 +81,18 @@ class Qwen3CoderToolParser(TaggedCallParser):
 
     name = "qwen3_coder"
     stream_class = Qwen3CoderToolStream
+
+
+class MimoToolStream(Qwen3CoderToolStream):
+    """MiMo's reading of the Qwen3-Coder layout: under "servers", values keep their newlines."""
+
+    servers_keeps_value_newlines = True
+
+
+class MimoToolParser(Qwen3CoderToolParser):
+    """MiMo: Qwen3-Coder's layout, read as vLLM's and SGLang's mimo parsers both read it under
+    ``conventions="servers"`` (a value keeps the newlines the format writes around it); under
+    ``"lossless"`` exactly as `Qwen3CoderToolParser`."""
+
+    name = "mimo"
+    stream_class = MimoToolStream

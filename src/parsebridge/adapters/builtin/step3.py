@@ -52,6 +52,7 @@ class Step3ToolParser(InvokeToolParser):
         head_end=fmt.SEP,
         call_end=fmt.CALL_END,
     )
+    servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)

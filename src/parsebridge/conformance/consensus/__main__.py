@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         f" voices); unexplained {len(verdict.unexplained)}, stale {len(verdict.stale)}",
         file=sys.stderr,
     )
+    for line in verdict.changed:
+        print(f"changed: {line}", file=sys.stderr)
     if args.markdown:
         page = render_page(outcomes, reviewed, verdict, framework_versions(), voices)
         Path(args.markdown).write_text(page, encoding="utf-8")

@@ -13,13 +13,17 @@ HEADER = """\
 #
 # Where vLLM and SGLang agree on the one-shot reading of a consensus-corpus
 # case, builtin must give the same reading. Every case where it does not is
-# named here:
-#   exceptions: builtin differs on purpose; each with a reason a user would accept.
-#   baseline:   today's disagreements, grouped by "variant: how builtin differs",
-#               each group with the reason it exists. These are to be removed
-#               (by fixes and the conventions= option), never added to by hand.
+# named here, pinned to the difference classes builtin shows there (other
+# classes on a listed case fail the check):
+#   exceptions: the servers contradict themselves (their one-shot reading differs
+#               from what their own stream already showed a client) and builtin
+#               reads what the streams showed; `verify` names the check
+#               (consensus/verify.py) that re-runs both frameworks' streams on
+#               every case. The cases count toward a cap (tests/conformance).
+#   baseline:   disagreements still to be fixed, with the reason each exists.
+#               To be removed by fixes, never added to by hand.
 # Regenerate the baseline with `python -m parsebridge.conformance.consensus
-# --write-baseline` (group reasons already reviewed are kept).
+# --write-baseline` (reasons already reviewed are kept).
 """
 
 
@@ -38,20 +42,23 @@ def framework_versions() -> dict[str, str]:
 def baseline_rows(outcomes: Sequence[Outcome], reviewed: Reviewed) -> list[dict[str, object]]:
     """Disagreements not covered by an exception, grouped, each group with its (kept) reason."""
     reasons = {e.group: e.reason for e in reviewed.baseline if e.group}
-    groups: dict[str, list[str]] = {}
+    for e in reviewed.baseline:  # a reviewed reason stays with the cases it named
+        reasons.update({c: e.reason for c in e.cases})
+    groups: dict[str, dict[str, list[str]]] = {}
     for o in outcomes:
         if o.disagrees and not any(e.matches(o.id) for e in reviewed.exceptions):
-            groups.setdefault(o.group, []).append(o.id)
-    return [
-        {"group": g, "reason": reasons.get(g, "unreviewed"), "cases": sorted(ids)}
-        for g, ids in sorted(groups.items())
-    ]
+            reason = reasons.get(o.id, reasons.get(o.group, "unreviewed"))
+            groups.setdefault(reason, {})[o.id] = sorted(o.classes)
+    return [{"reason": r, "cases": dict(sorted(pins.items()))} for r, pins in groups.items()]
 
 
 def write_baseline(path: Path, outcomes: Sequence[Outcome], reviewed: Reviewed) -> None:
     import yaml  # type: ignore[import-untyped,unused-ignore]
 
-    exceptions = [{"reason": e.reason, "cases": list(e.cases)} for e in reviewed.exceptions]
+    exceptions = [
+        {"reason": e.reason, "verify": e.verify, "cases": {c: list(cls) for c, cls in e.pins}}
+        for e in reviewed.exceptions
+    ]
     body = {
         "versions": framework_versions(),
         "exceptions": exceptions,

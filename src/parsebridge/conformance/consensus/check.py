@@ -8,16 +8,18 @@ with the same name and arguments. vLLM and SGLang agreeing is a
 *consensus*; builtin differing from a consensus is a *disagreement*.
 
 Every disagreement must be named in the reviewed data file
-(``consensus.yaml`` beside this module): an `exception` (builtin differs on
-purpose, with a reason a user would accept) or, until builtin's default
-follows the servers, a `baseline` group (today's disagreements grouped by
-reason). `check` reports disagreements named nowhere and entries that no
-longer disagree (stale), so the list only ever shrinks by review.
+(``consensus.yaml`` beside this module), pinned to the classes builtin differs
+in there: an `exception` is a case where the servers contradict themselves
+(their one-shot reading differs from what their own stream already showed a
+client; a verifier in `verify` re-checks it on both frameworks) and builtin
+reads what the streams showed; a `baseline` group is a disagreement still to
+be fixed. `check` reports disagreements named nowhere or with other classes
+than pinned, and listed cases that no longer disagree (stale), so the list
+only ever shrinks by review.
 """
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -149,15 +151,29 @@ def run_consensus(
 
 @dataclass(frozen=True)
 class Entry:
-    """A named disagreement: case ids (shell patterns allowed) and the reason."""
+    """A named disagreement: the cases it explains, each pinned to how builtin differs there.
+
+    `pins` maps each case id to the difference classes (`differences`) builtin shows there; the
+    entry explains a case only while builtin differs there in exactly those classes, so a new
+    regression on a listed case is not hidden. An exception names the `verify`-er (`verify`
+    module) that re-checks, on both frameworks, the server behaviour its reason states.
+    """
 
     reason: str
-    cases: tuple[str, ...]
+    pins: tuple[tuple[str, tuple[str, ...]], ...]
     kind: str  # "exception" | "baseline"
     group: str = ""
+    verify: str = ""
+
+    @property
+    def cases(self) -> tuple[str, ...]:
+        return tuple(c for c, _ in self.pins)
+
+    def classes_of(self, case_id: str) -> tuple[str, ...] | None:
+        return next((cls for c, cls in self.pins if c == case_id), None)
 
     def matches(self, case_id: str) -> bool:
-        return any(fnmatch.fnmatchcase(case_id, p) for p in self.cases)
+        return self.classes_of(case_id) is not None
 
 
 @dataclass(frozen=True)
@@ -173,10 +189,26 @@ class Reviewed:
     def entry_for(self, case_id: str) -> Entry | None:
         return next((e for e in self.entries if e.matches(case_id)), None)
 
+    def case_count(self, kind: str | None = None) -> int:
+        """How many cases the list names (of one kind: "exception" or "baseline")."""
+        return sum(len(e.pins) for e in self.entries if kind is None or e.kind == kind)
+
+
+def _pins(cases: Any, reason: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(cases, Mapping) or not cases:
+        raise ValueError(f"consensus.yaml: {reason[:60]!r}: cases must map each case id to its classes")
+    return tuple((str(c), tuple(sorted(str(x) for x in cls or ()))) for c, cls in cases.items())
+
 
 def _entries(rows: Sequence[dict[str, Any]] | None, kind: str) -> tuple[Entry, ...]:
     return tuple(
-        Entry(str(r["reason"]), tuple(r.get("cases") or ()), kind, str(r.get("group", "")))
+        Entry(
+            str(r["reason"]),
+            _pins(r.get("cases"), str(r["reason"])),
+            kind,
+            str(r.get("group", "")),
+            str(r.get("verify", "")),
+        )
         for r in rows or ()
     )
 
@@ -206,17 +238,20 @@ class Verdict:
 
     outcomes: list[Outcome]
     unexplained: list[Outcome]  # disagreements no entry names
-    stale: list[str]  # case ids an entry names that no longer disagree (exact ids only)
+    stale: list[str]  # case ids an entry names that no longer disagree
     by_entry: dict[str, list[str]]  # entry reason -> disagreeing case ids it explains
+    #: listed cases where builtin now differs in other classes than the entry pins ("id: pinned -> now")
+    changed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.unexplained and not self.stale
+        return not self.unexplained and not self.stale and not self.changed
 
 
 def check(outcomes: list[Outcome], reviewed: Reviewed) -> Verdict:
-    """Disagreements the list does not name, and named exact ids that agree now."""
+    """Disagreements the list does not name (or names with other classes), and named ids that agree now."""
     unexplained: list[Outcome] = []
+    changed: list[str] = []
     by_entry: dict[str, list[str]] = {}
     disagreeing = {o.id for o in outcomes if o.disagrees}
     ran = {o.id for o in outcomes}
@@ -226,15 +261,15 @@ def check(outcomes: list[Outcome], reviewed: Reviewed) -> Verdict:
         entry = reviewed.entry_for(o.id)
         if entry is None:
             unexplained.append(o)
+            continue
+        pinned, now = entry.classes_of(o.id), tuple(sorted(o.classes))
+        if pinned != now:
+            changed.append(f"{o.id}: pinned {list(pinned or ())} -> now {list(now)}")
+            unexplained.append(o)
         else:
             by_entry.setdefault(entry.reason, []).append(o.id)
-    stale = [
-        p
-        for e in reviewed.entries
-        for p in e.cases
-        if not any(ch in p for ch in "*?[") and p in ran and p not in disagreeing
-    ]
-    return Verdict(outcomes, unexplained, stale, by_entry)
+    stale = [c for e in reviewed.entries for c in e.cases if c in ran and c not in disagreeing]
+    return Verdict(outcomes, unexplained, stale, by_entry, changed)
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .check import Outcome, Reviewed, Verdict, summary
+from .check import Entry, Outcome, Reviewed, Verdict, summary
 from .voices import render_section
 
 COMMAND = "python -m parsebridge.conformance.consensus --markdown docs/consensus.md"
@@ -57,9 +57,9 @@ def _family_rows(outcomes: Sequence[Outcome], reviewed: Reviewed) -> list[str]:
     return rows
 
 
-def _entry_lines(verdict: Verdict, reviewed: Reviewed) -> list[str]:
+def _entry_lines(verdict: Verdict, entries: Sequence[Entry]) -> list[str]:
     lines: list[str] = []
-    for n, entry in enumerate(reviewed.exceptions, 1):
+    for n, entry in enumerate(entries, 1):
         cases = verdict.by_entry.get(entry.reason, [])
         families = sorted({c.split("/", 1)[0] for c in cases})
         count = f"{len(cases)} case" + ("" if len(cases) == 1 else "s")
@@ -103,15 +103,24 @@ def render_page(
         "",
         *_family_rows(outcomes, reviewed),
         "",
-        f"## Reviewed exceptions ({len(reviewed.exceptions)})",
+        f"## Reviewed exceptions ({len(reviewed.exceptions)}, {reviewed.case_count('exception')} cases)",
         "",
-        "Where builtin differs from both servers on purpose:",
+        "Where the servers contradict themselves (their one-shot reading differs from what their own",
+        "stream already showed a client) and builtin reads what the streams showed; each reason is",
+        "re-checked on both frameworks' streams, case by case (`consensus/verify.py`):",
         "",
-        *_entry_lines(verdict, reviewed),
+        *_entry_lines(verdict, reviewed.exceptions),
         "",
     ]
     if reviewed.baseline:
-        parts += [f"Baseline (to be fixed): {sum(len(e.cases) for e in reviewed.baseline)} cases.", ""]
+        parts += [
+            f"## Baseline: to be fixed ({reviewed.case_count('baseline')} cases)",
+            "",
+            "Where builtin still differs from both servers without their contradicting themselves:",
+            "",
+            *_entry_lines(verdict, reviewed.baseline),
+            "",
+        ]
     if voices is not None:
         parts += render_section(outcomes, voices)
     return "\n".join(parts)

@@ -13,7 +13,11 @@ same for every format:
 
 Under both, nothing is lost: what ``"servers"`` leaves out of the content is on the
 result's `dropped` (never in a stream delta), and a stream equals its one-shot parse at
-every chunking. The calls themselves are read the same way under both.
+every chunking. Under ``"servers"`` builtin may differ from a reading both servers agree on
+only where the servers contradict themselves (their one-shot reading differs from what their
+own stream already showed a client); so the calls themselves are read as both servers read
+them where a format says so (`SERVERS_CALLS`: no call outside a section, none to an undeclared
+tool, a cut-off call's complete parameters), and leniencies stay with ``"lossless"``.
 
 Reasoning parsers take the same option; it decides only where reasoning starts when
 neither the caller nor the prompt says (`reasoning_start`): under ``"servers"``, inside
@@ -57,6 +61,16 @@ SERVERS_MARKUP: Final[dict[str, str]] = {
     "markers": "also left out: every marker of the format, wherever it stands (the text beside it stays)",
     "doubled": "also left out: a start marker directly followed by another that opens a call",
 }
+#: How "servers" reads the calls themselves where both servers read them otherwise than `lossless`,
+#: per flag of a builtin parser (a `BuiltinToolParser` attribute, or its stream class's).
+SERVERS_CALLS: Final[dict[str, str]] = {
+    "servers_bare_calls": "calls are read only inside the format's section: a call marker outside one is text",
+    "servers_drops_undeclared": "a call to a tool the request's `tools` do not declare is no call (its text "
+    "is left out like other markup)",
+    "servers_complete_cut_call": "a call cut off where no value is open keeps its parameters as valid "
+    "arguments; a value with no declared schema stays a string",
+    "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
+}
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {
     True: "output that opens without a start marker is reasoning up to the end marker, as both servers "
@@ -76,10 +90,23 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
         rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_content(n) == value]))
     for value, rule in SERVERS_MARKUP.items():
         rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_markup(n) == value]))
+    for attr, rule in SERVERS_CALLS.items():
+        rows.append(("tool", rule, [n for n in TOOL_PARSERS if _reads_as(n, attr)]))
     started = servers_started()
     for value, rule in SERVERS_START.items():
         rows.append(("reasoning", rule, [n for n in reasoning_parsers() if (n in started) == value]))
     return rows
+
+
+@cache
+def _reads_as(parser_name: str, attr: str) -> bool:
+    """Whether builtin tool parser `parser_name` reads calls by `attr` (`SERVERS_CALLS`) under "servers"."""
+    from .. import TOOL_PARSERS, _load
+
+    cls = _load(TOOL_PARSERS[parser_name])
+    if attr == "servers_bare_calls":
+        return not getattr(cls, "servers_bare_calls", True)
+    return bool(getattr(getattr(cls, "stream_class", None), attr, False))
 
 
 @cache

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .conventions import SERVERS
 from .scan import BuiltinToolParser, find_markers, safe_end
 from .sections import REJECTED, SectionStream
 
@@ -118,6 +119,10 @@ class InvokeStream(SectionStream):
         self._breakers = (*section_end, *d.section_begins, d.invoke_open, *wrapper)
         self._in_section_markers = (*d.section_begins, d.invoke_open, *section_end, *wrapper, *d.unwrap)
         self._outside_markers = (*d.section_begins, d.invoke_open, *wrapper, *d.unwrap)
+        if d.section_begins and parser.conventions == SERVERS and not parser.servers_bare_calls:
+            # both servers read calls only inside a section: a bare call outside one is text
+            bare = (d.invoke_open, d.head_begin)
+            self._outside_markers = tuple(m for m in self._outside_markers if m not in bare)
         self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
         self._opaque_ends = (d.invoke_close, *self._breakers)

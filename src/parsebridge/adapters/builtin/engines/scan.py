@@ -462,6 +462,9 @@ class BuiltinToolParser(ToolParserBase):
 
     backend = "builtin"
     stream_class: ClassVar[type[BuiltinToolStream]]
+    #: Under conventions="servers", whether a call standing outside its format's section (a bare
+    #: call marker) is read: False where both servers show it as text (the section formats say).
+    servers_bare_calls: ClassVar[bool] = True
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)

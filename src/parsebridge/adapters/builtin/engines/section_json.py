@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .conventions import SERVERS
 from .scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
 from .sections import REJECTED, SectionStream
 
@@ -73,12 +74,15 @@ class SectionJsonStream(SectionStream):
         self._call_end = d.call_end
         self._head: list[str] = []
         self._raw = JsonRaw(self._breakers)
+        self._bare_calls = parser.conventions != SERVERS or parser.servers_bare_calls
 
     def _outside_markers(self) -> tuple[str, ...]:
         d = self._d
         if self._in_section:
             return (d.section_begin, d.call_begin, d.section_end, *d.drop)
-        return (d.section_begin, d.call_begin, *d.drop)
+        if self._bare_calls:
+            return (d.section_begin, d.call_begin, *d.drop)
+        return (d.section_begin, *d.drop)  # (under "servers": both servers read calls only in a section)
 
     def _stop_call(self, marker: str) -> None:
         """At a breaker marker inside a call (cursor on it)."""

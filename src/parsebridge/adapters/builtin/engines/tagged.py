@@ -47,6 +47,7 @@ from typing import Any, ClassVar, NamedTuple
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol.parsers import ToolSpec
 from .call_steps import clean_name
+from .conventions import SERVERS
 from .markers import marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
@@ -84,6 +85,16 @@ class TaggedCallStream(BuiltinToolStream):
     shows_bad_param_head: ClassVar[bool] = True
     #: At end of output, a parameter's key cut off before its value stays in the flagged arguments.
     keeps_cut_key: ClassVar[bool] = True
+    #: Under conventions="servers", as both servers read the format: a call cut off where no value
+    #: is open (after a parameter's close, inside the next head) has complete arguments (the
+    #: object is closed, not flagged), and a value with no declared schema stays a string.
+    servers_complete_cut_call: ClassVar[bool] = False
+    servers_untyped_strings: ClassVar[bool] = False
+    #: ... and a call to a tool the request's `tools` do not declare is no call (its text is
+    #: treated as a block without a readable name), when the request declares tools.
+    servers_drops_undeclared: ClassVar[bool] = False
+    #: ... and a value keeps the newlines the format writes around it (no newline is removed).
+    servers_keeps_value_newlines: ClassVar[bool] = False
 
     def __init__(self, parser: TaggedCallParser) -> None:
         super().__init__(parser)
@@ -103,6 +114,14 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         self._vparts: list[str] = []
         self._stray_back = _PARAMS
+        servers = parser.conventions == SERVERS
+        self._complete_cut = servers and cls.servers_complete_cut_call
+        self._keeps_newlines = servers and cls.servers_keeps_value_newlines
+        drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
+        self._declared: frozenset[str] | None = frozenset(parser.param_types) if drops else None
+        self._untyped: frozenset[str] | None = (
+            frozenset({"string"}) if servers and cls.servers_untyped_strings else None
+        )
         derived = _DERIVED.get(cls)
         if derived is None:
             derived = _DERIVED[cls] = cls._derived()
@@ -171,7 +190,7 @@ class TaggedCallStream(BuiltinToolStream):
             ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
         )
         self._opened = True
-        self._vtypes = self._types.get(pname)
+        self._vtypes = self._types.get(pname, self._untyped)
         self._vstream = is_string_typed(self._vtypes)
         if self._vstream:
             self._args('"', hold_ws=False)
@@ -184,11 +203,11 @@ class TaggedCallStream(BuiltinToolStream):
             return
         if self._vfirst:
             self._vfirst = False
-            if piece.startswith("\n"):
+            if piece.startswith("\n") and not self._keeps_newlines:
                 piece = piece[1:]
         piece = self._vheld + piece
         self._vheld = ""
-        if piece.endswith("\n"):
+        if piece.endswith("\n") and not self._keeps_newlines:
             piece, self._vheld = piece[:-1], "\n"
         if not piece:
             return
@@ -382,6 +401,8 @@ class TaggedCallStream(BuiltinToolStream):
             return False
         self._head.append(buf[self._pos : j])
         name = cls.name_of("".join(self._head))
+        if name is not None and self._declared is not None and name not in self._declared:
+            name = None  # (under "servers": a call to an undeclared tool is no call)
         self._head = []
         self._pos = j
         if cls.call_open is not None:
@@ -431,6 +452,8 @@ class TaggedCallStream(BuiltinToolStream):
     def _at_end(self) -> None:
         if not self._in_call:
             return
+        if self._complete_cut and self._state in (_PARAMS, _PNAME, _TAIL, _STRAY):
+            self._close_object()  # (under "servers": the parameters so far are the arguments)
         if self._state == _PVALUE:
             self._finish_value()
         elif self._state == _TAIL:
@@ -467,6 +490,8 @@ class TaggedCallParser(BuiltinToolParser):
 
     stream_class: ClassVar[type[BuiltinToolStream]] = TaggedCallStream
     tags: ClassVar[Tags | None] = None
+    #: Reading rules turned on in the stream made from `tags` (e.g. ``servers_drops_undeclared``).
+    stream_flags: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -474,6 +499,7 @@ class TaggedCallParser(BuiltinToolParser):
         if tags is not None and "stream_class" not in cls.__dict__:
             name = cls.__name__.removesuffix("Parser") + "Stream"
             attrs = {key: value for key, value in tags._asdict().items() if value is not None}
+            attrs |= dict.fromkeys(cls.__dict__.get("stream_flags", ()), True)
             cls.stream_class = type(name, (TaggedCallStream,), {**attrs, "__module__": cls.__module__})
         stream = cls.stream_class
         if "markers" not in cls.__dict__ and issubclass(stream, TaggedCallStream):

@@ -1,0 +1,119 @@
+"""Re-check, on both frameworks, the server behaviour each reviewed exception states.
+
+An exception (``consensus.yaml``) is allowed only where the servers contradict
+themselves: their one-shot reading differs from what their own stream already
+showed a client, and builtin (whose stream and one-shot reading are one) gives
+what the streams showed. Each exception names a verifier here; the consensus
+test runs it on every case the exception lists, with vLLM and SGLang, streamed
+at `CHUNKING` (markers arrive whole, as special tokens do, words in one piece).
+A verifier returns what does not hold (``[]`` when the reason holds).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..chunking import parse_chunking
+from ..runner import Runner, target_for
+from ..transcripts import Transcript
+from .check import Entry, Reviewed
+from .corpus import FRAMEWORKS
+
+#: The chunking the servers' streams are read at.
+CHUNKING = "token"
+
+Reading = dict[str, Any]
+#: (framework's one-shot reading, its streamed reading, builtin's one-shot reading) -> what does not hold.
+Verifier = Callable[[Reading, Reading, Reading], str | None]
+
+
+def _names(r: Reading) -> list[str]:
+    return [c.get("name") for c in r.get("tool_calls") or []]
+
+
+def _words(text: str | None) -> list[str]:
+    return re.findall(r"\w+", text or "")
+
+
+def streams_announce_calls(oneshot: Reading, streamed: Reading, builtin: Reading) -> str | None:
+    """The stream announced the calls builtin reads (same names, in order); the one-shot reading has fewer."""
+    if _names(streamed) != _names(builtin):
+        return f"the stream announced {_names(streamed)}, builtin reads {_names(builtin)}"
+    if len(_names(oneshot)) >= len(_names(streamed)):
+        return f"the one-shot reading has the calls too ({_names(oneshot)}): no contradiction"
+    return None
+
+
+def streams_send_reasoning(oneshot: Reading, streamed: Reading, builtin: Reading) -> str | None:
+    """The stream sent reasoning text the one-shot reading leaves out, and builtin keeps it as reasoning."""
+    left_out = [w for w in _words(streamed.get("reasoning")) if w not in _words(oneshot.get("reasoning"))]
+    if not left_out:
+        return "the stream sent no reasoning the one-shot reading leaves out: no contradiction"
+    missing = [w for w in left_out if w not in _words(builtin.get("reasoning"))]
+    if missing:
+        return f"builtin's reasoning lacks {missing}, which the stream sent"
+    return None
+
+
+VERIFIERS: dict[str, Verifier] = {
+    "streams-announce-calls": streams_announce_calls,
+    "streams-send-reasoning": streams_send_reasoning,
+}
+
+
+def readings(t: Transcript, runner: Runner, backend: str, streamed: bool) -> Reading | None:
+    """`backend`'s reading of `t`: one-shot, or assembled from its stream at `CHUNKING`."""
+    chunking = parse_chunking(CHUNKING if streamed else "oneshot")
+    row = runner.run_transcript(target_for(t, backend, runner.table), t, [chunking])[0]
+    obs = row.observation
+    return None if obs is None or obs.error is not None else obs.reading()
+
+
+def verify_case(entry: Entry, t: Transcript, runner: Runner) -> list[str]:
+    """What does not hold of `entry`'s reason on case `t`, per framework (``[]``: it holds)."""
+    verifier = VERIFIERS.get(entry.verify)
+    if verifier is None:
+        return [f"{t.id}: no verifier {entry.verify!r} (one of {', '.join(VERIFIERS)})"]
+    builtin = readings(t, runner, "builtin", streamed=False)
+    problems = []
+    for fw in FRAMEWORKS:
+        oneshot, streamed = readings(t, runner, fw, False), readings(t, runner, fw, True)
+        if builtin is None or oneshot is None or streamed is None:
+            problems.append(f"{t.id} ({fw}): a reading failed")
+            continue
+        wrong = verifier(oneshot, streamed, builtin)
+        if wrong:
+            problems.append(f"{t.id} ({fw}): {wrong}")
+    return problems
+
+
+def verify_exceptions(
+    reviewed: Reviewed, corpus: Iterable[Transcript], runner: Runner | None = None
+) -> list[str]:
+    """Every exception's reason re-checked on every case it lists (cases absent from `corpus` are a problem)."""
+    runner = runner or Runner(["oneshot"], conventions="servers")
+    by_id = {t.id: t for t in corpus}
+    problems: list[str] = []
+    for entry in reviewed.exceptions:
+        for case in entry.cases:
+            t = by_id.get(case)
+            if t is None:
+                problems.append(f"{case}: not in the consensus corpus")
+                continue
+            problems.extend(verify_case(entry, t, runner))
+    return problems
+
+
+def verified_cases(
+    entries: Sequence[Entry], corpus: Iterable[Transcript], runner: Runner | None = None
+) -> dict[str, bool]:
+    """Case id -> whether its entry's verifier holds (for sorting a list into exceptions and baseline)."""
+    runner = runner or Runner(["oneshot"], conventions="servers")
+    by_id = {t.id: t for t in corpus}
+    return {
+        case: case in by_id and not verify_case(entry, by_id[case], runner)
+        for entry in entries
+        for case in entry.cases
+    }
