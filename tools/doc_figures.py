@@ -66,6 +66,7 @@ SHAPES = {
     ("dynamo", "1.5.1"): "same",
     ("dynamo", "1.6.1"): "same (36 / 35 names with aliases)",
     ("smg", "1.9.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
+    ("smg", "1.11.0"): "same",
     ("smg", "1.13.0"): "same",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
