@@ -25,7 +25,7 @@ frameworks).
 from __future__ import annotations
 
 from ...formats.dots import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
-from .engines.tagged import TaggedCallParser, Tags
+from .engines.tagged_parser import TaggedCallParser, Tags
 
 
 class DotsToolParser(TaggedCallParser):

@@ -36,7 +36,7 @@ body the GLM-4.5 template writes after ``<|observation|>``.
 from __future__ import annotations
 
 from ...formats.glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END
-from .engines.tagged import TaggedCallParser, Tags
+from .engines.tagged_parser import TaggedCallParser, Tags
 
 
 class Glm45ToolParser(TaggedCallParser):

@@ -15,7 +15,7 @@ the frameworks).
 from __future__ import annotations
 
 from ...formats.iquest_q1 import END, KEY, KEY_END, START, VALUE, VALUE_END
-from .engines.tagged import TaggedCallParser, Tags
+from .engines.tagged_parser import TaggedCallParser, Tags
 
 
 class IQuestQ1ToolParser(TaggedCallParser):

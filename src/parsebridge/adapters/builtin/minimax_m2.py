@@ -31,7 +31,7 @@ template renders each tool message inside its tool turn.
 from __future__ import annotations
 
 from ...formats.minimax_m2 import END, INVOKE, INVOKE_END, PARAM, PARAM_END, START
-from .engines.tagged import TaggedCallParser, Tags
+from .engines.tagged_parser import TaggedCallParser, Tags
 
 
 class MinimaxM2ToolParser(TaggedCallParser):

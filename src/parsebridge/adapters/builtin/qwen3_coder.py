@@ -57,7 +57,8 @@ from __future__ import annotations
 from ...formats.qwen3_coder import END, FN, FN_END, PARAM, PARAM_END, START
 from .engines.call_steps import stripped_name
 from .engines.schema_values import convert_value, schema_types
-from .engines.tagged import TaggedCallParser, TaggedCallStream
+from .engines.tagged import TaggedCallStream
+from .engines.tagged_parser import TaggedCallParser
 
 __all__ = ["MimoToolParser", "Qwen3CoderToolParser", "convert_value", "schema_types"]
 

@@ -25,7 +25,7 @@ message's content verbatim in a ``tool`` turn).
 from __future__ import annotations
 
 from ...formats.seed_oss import END, FN, FN_END, PARAM, PARAM_END, START
-from .engines.tagged import TaggedCallParser, Tags
+from .engines.tagged_parser import TaggedCallParser, Tags
 
 
 class SeedOssToolParser(TaggedCallParser):

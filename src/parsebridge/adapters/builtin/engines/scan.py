@@ -462,8 +462,7 @@ class BuiltinToolParser(ToolParserBase):
 
     backend = "builtin"
     stream_class: ClassVar[type[BuiltinToolStream]]
-    #: Under conventions="servers", whether a call standing outside its format's section (a bare
-    #: call marker) is read: False where both servers show it as text (the section formats say).
+    #: Under "servers", whether a call marker outside its format's section is read (False: both show text).
     servers_bare_calls: ClassVar[bool] = True
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:

@@ -41,16 +41,15 @@ named ``{"name"…``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
-from ....protocol.parsers import ToolSpec
 from .call_steps import clean_name
 from .conventions import SERVERS
 from .markers import marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
-from .schema_values import ParamTypes, convert_value, is_string_typed, schema_types
+from .schema_values import ParamTypes, convert_value, is_string_typed
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
@@ -96,10 +95,10 @@ class TaggedCallStream(BuiltinToolStream):
     #: ... and a value keeps the newlines the format writes around it (no newline is removed).
     servers_keeps_value_newlines: ClassVar[bool] = False
 
-    def __init__(self, parser: TaggedCallParser) -> None:
+    def __init__(self, parser: BuiltinToolParser) -> None:  # a `tagged_parser.TaggedCallParser`
         super().__init__(parser)
         cls = type(self)
-        self._types_by_fn: ParamTypes = parser.param_types
+        self._types_by_fn: ParamTypes = parser.param_types  # type: ignore[attr-defined]
         self._state = _CONTENT
         self._head: list[str] = []
         self._tail: list[str] = []
@@ -118,7 +117,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._complete_cut = servers and cls.servers_complete_cut_call
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
-        self._declared: frozenset[str] | None = frozenset(parser.param_types) if drops else None
+        self._declared: frozenset[str] | None = frozenset(self._types_by_fn) if drops else None
         self._untyped: frozenset[str] | None = (
             frozenset({"string"}) if servers and cls.servers_untyped_strings else None
         )
@@ -465,54 +464,3 @@ class TaggedCallStream(BuiltinToolStream):
                 self._args(
                     ("{" if not self._opened else ", ") + json.dumps(key, ensure_ascii=False) + ": ", False
                 )
-
-
-class Tags(NamedTuple):
-    """A format's markers by role (see `TaggedCallStream`; None: the stream's default)."""
-
-    start: str | None = None
-    end: str | None = None
-    call_open: str | None = None
-    call_close: str | None = None
-    param_open: str | None = None
-    param_name_close: str | None = None
-    value_open: str | None = None
-    param_close: str | None = None
-
-
-class TaggedCallParser(BuiltinToolParser):
-    """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format.
-
-    A format sets `tags` (its markers in the roles `TaggedCallStream` names), and its stream
-    class is made from them; or it sets its own `stream_class`. Its `markers` follow
-    from the stream class's (unless it sets them), and its tool-result message is its format's.
-    """
-
-    stream_class: ClassVar[type[BuiltinToolStream]] = TaggedCallStream
-    tags: ClassVar[Tags | None] = None
-    #: Reading rules turned on in the stream made from `tags` (e.g. ``servers_drops_undeclared``).
-    stream_flags: ClassVar[frozenset[str]] = frozenset()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        tags = cls.__dict__.get("tags")
-        if tags is not None and "stream_class" not in cls.__dict__:
-            name = cls.__name__.removesuffix("Parser") + "Stream"
-            attrs = {key: value for key, value in tags._asdict().items() if value is not None}
-            attrs |= dict.fromkeys(cls.__dict__.get("stream_flags", ()), True)
-            cls.stream_class = type(name, (TaggedCallStream,), {**attrs, "__module__": cls.__module__})
-        stream = cls.stream_class
-        if "markers" not in cls.__dict__ and issubclass(stream, TaggedCallStream):
-            name_close = stream.param_name_close if stream.param_name_close != ">" else None
-            found = (stream.start, stream.end, stream.call_open, stream.call_close, stream.param_open)
-            cls.markers = tuple(m for m in (*found, name_close, stream.value_open, stream.param_close) if m)
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """The tool-result message of this parser's format (``formats/<name>.py``)."""
-        from ....formats import tool_format
-
-        return tool_format(self.name).format_tool_result(tool_call_id, result)
-
-    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
-        super().__init__(tools, **options)
-        self.param_types = schema_types(self.tools)
