@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import partial_json_parser
 import pytest
 
 from _building import build_or_skip
@@ -200,22 +201,35 @@ def _config_of(target: Any) -> tuple[str | None, str | None]:
     return (name(target.tool_spec), name(target.reasoning_spec))
 
 
-def _norm(calls: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def _norm(calls: list[tuple[str, str]], *, streamed: bool = False) -> list[tuple[str, str]]:
     """Arguments compared as JSON values where they are JSON: one-shot readings are parsed objects,
     and smg's minimax_m2 parser orders an object's keys differently from run to run. Empty
-    arguments text is ``{}`` (a `ToolCall` holds arguments as an object)."""
+    arguments text is ``{}`` (a `ToolCall` holds arguments as an object).
+
+    Streamed arguments that stop short of their closing brackets are compared as the value they
+    open (`streamed`): smg's minimax_m2 gateway (1.9 to 1.11) leaves out the last brace when its
+    random key order puts a nested object last, in its own streams as in `smg:`'s, so whether the
+    brace comes depends on the run, not on the bridge."""
 
     def one(text: str) -> str:
         text = text or "{}"
-        return json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True) if _is_json(text) else text
+        if _is_json(text):
+            return json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True)
+        if streamed and text.startswith("{"):
+            try:
+                value = partial_json_parser.loads(text)
+            except Exception:  # not a JSON prefix: compared as text
+                return text
+            return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return text
 
     return [(n, one(a)) for n, a in calls]
 
 
 def _streamed(deltas: list[Any]) -> tuple[str, str, list[tuple[str, str]]]:
     """A stream's deltas assembled as a client does: arguments are the text the deltas sent, not
-    the accumulator's reading of it (which completes JSON a stream left open: smg 1.11's
-    minimax_m2 gateway streams nested arguments without their last brace, and so does `smg:`)."""
+    the accumulator's reading of it (which would complete any JSON a stream left open, where
+    `_norm` completes only an unclosed object whose prefix is valid)."""
     reasoning, content, calls = [], [], {}  # type: ignore[var-annotated]
     for delta in deltas:
         reasoning.append(delta.reasoning)
@@ -223,7 +237,7 @@ def _streamed(deltas: list[Any]) -> tuple[str, str, list[tuple[str, str]]]:
         for tc in delta.tool_calls:
             name, args = calls.get(tc.index, ("", ""))
             calls[tc.index] = (name + (tc.name or ""), args + tc.arguments)
-    return "".join(reasoning), "".join(content), _norm([calls[i] for i in sorted(calls)])
+    return "".join(reasoning), "".join(content), _norm([calls[i] for i in sorted(calls)], streamed=True)
 
 
 @pytest.mark.parametrize(("t", "target"), _cases())
@@ -255,10 +269,11 @@ def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: A
         stream = subject.stream() if only_tool else subject.stream(reasoning_started=started)
         got = _streamed([*(stream.feed(chunk) for chunk in chunks), stream.flush()])
         reasoning, content, calls = oracle_stream(port, t, chunks, tool)
-        assert got == (reasoning, content, _norm(calls)), name
+        assert got == (reasoning, content, _norm(calls, streamed=True)), name
         if name == "token":  # OutputProcessor with the smg: spec(s) streams the same
             served = _served(t, target, chunks)
-            assert (served[0], served[1], _norm(served[2])) == (reasoning, content, _norm(calls)), "served"
+            want_stream = (reasoning, content, _norm(calls, streamed=True))
+            assert (served[0], served[1], _norm(served[2], streamed=True)) == want_stream, "served"
 
 
 def _is_json(text: str) -> bool:
