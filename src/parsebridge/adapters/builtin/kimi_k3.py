@@ -25,7 +25,9 @@ A ``<|open|>think<|sep|>`` block is not read here (it is reasoning: chain a
 kimi_k3 reasoning parser); alone, it stays in the content.
 
 Malformed output: see `invoke` (a call without ``tool`` → content; truncated →
-kept, flagged unless no argument started).
+kept, flagged unless no argument started). Under conventions="servers" a call is shown only
+once complete, and one cut off by the end of output is left out with the section it stands in
+(`whole_calls`: both servers announce a call at its close and drop a cut-off one).
 
 `format_tool_result`: the result text (no Kimi K3 tool-message wrapper could be verified).
 """
@@ -35,14 +37,22 @@ from __future__ import annotations
 from typing import Any
 
 from ...formats import kimi_k3 as fmt
-from .engines.invoke import Dialect, InvokeToolParser
+from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
+
+
+class KimiK3Stream(InvokeStream):
+    """The invoke machine; under conventions="servers" a call shows only once complete (both servers'
+    streams announce it at its close; a call cut off by the end of output is text to them)."""
+
+    servers_whole_calls = True
 
 
 class KimiK3ToolParser(InvokeToolParser):
     """Kimi K3 XTML tool calls (builtin, incremental)."""
 
     name = "kimi_k3"
+    stream_class = KimiK3Stream
     dialect = Dialect(
         section_begins=(fmt.TOOLS_OPEN,),
         section_end=fmt.TOOLS_CLOSE,

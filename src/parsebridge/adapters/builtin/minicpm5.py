@@ -16,7 +16,9 @@ parser additionally renames some tool names for one benchmark's tools — we
 do neither: arguments and names are what the model wrote.)
 
 Malformed output: see `invoke` (a function without a name → content; truncated →
-kept, flagged unless no parameter started). Under conventions="servers" a doubled
+kept, flagged unless no parameter started). Under conventions="servers", as both servers
+read it: a call is shown only once complete, one cut off by the end of output is content
+(`whole_calls`), and a call to a tool the request's `tools` do not declare is content. Under conventions="servers" a doubled
 ``<function<function name=…>`` leaves the first marker on `dropped` (both servers read
 the call from it; `ToolFormat.servers_markup`).
 
@@ -30,15 +32,24 @@ from typing import Any
 
 from ...formats import minicpm5 as fmt
 from ...protocol.parsers import ToolSpec
-from .engines.invoke import Dialect, InvokeToolParser
+from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 from .qwen3_coder import schema_types
+
+
+class MiniCPM5Stream(InvokeStream):
+    """The invoke machine; under conventions="servers" a call shows only once complete (both servers'
+    streams announce it at its close; a call cut off by the end of output is text to them)."""
+
+    servers_whole_calls = True
+    servers_drops_undeclared = True  # (both servers show a call to an undeclared tool as text)
 
 
 class MiniCPM5ToolParser(InvokeToolParser):
     """MiniCPM 5 ``<function name=…>`` elements (builtin, incremental)."""
 
     name = "minicpm5"
+    stream_class = MiniCPM5Stream
     dialect = Dialect(
         section_begins=(),
         section_end="",

@@ -70,6 +70,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_complete_cut_call": "a call cut off where no value is open keeps its parameters as valid "
     "arguments; a value with no declared schema stays a string",
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
+    "servers_whole_calls": "a call is shown only once it is complete; one cut off by the end of output is "
+    "text (content, or left out with the text after the first call)",
 }
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {

@@ -31,11 +31,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .conventions import SERVERS
 from .scan import BuiltinToolParser, find_markers, safe_end
+from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
+from .whole_calls import stream_class_for
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
@@ -101,6 +103,13 @@ _OUTSIDE, _HEAD, _OPEN_TAG, _PARAMS, _PARAM_TAG, _VALUE, _OPAQUE = range(7)
 class InvokeStream(SectionStream):
     """Incremental invoke machine; the parser supplies `dialect` and `convert`."""
 
+    #: Under conventions="servers", as both servers read the format: a call is shown only once it
+    #: is complete, and one cut off by the end of output is text (`whole_calls`).
+    servers_whole_calls: ClassVar[bool] = False
+    #: ... and a call to a tool the request's `tools` do not declare is no call (an invoke without
+    #: a name: its text is content), when the request declares tools.
+    servers_drops_undeclared: ClassVar[bool] = False
+
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
         d: Dialect = parser.dialect  # type: ignore[attr-defined]
@@ -127,6 +136,8 @@ class InvokeStream(SectionStream):
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
         self._opaque_ends = (d.invoke_close, *self._breakers)
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
+        drops = parser.conventions == SERVERS and self.servers_drops_undeclared and bool(parser.tools)
+        self._declared = frozenset(schema_types(parser.tools)) if drops else None
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:
@@ -252,6 +263,8 @@ class InvokeStream(SectionStream):
         tag = "".join(self._tag)
         if state == _OPEN_TAG:
             name = tag_attrs(tag, d.unescape).get(d.name_attr, "").strip() if done else ""
+            if self._declared is not None and name not in self._declared:
+                name = ""  # (under "servers": a call to an undeclared tool is no call)
             if not name:
                 self._state = _OPAQUE
                 return True
@@ -322,6 +335,10 @@ class InvokeToolParser(BuiltinToolParser):
         super().__init_subclass__(**kwargs)
         if "dialect" in cls.__dict__ and "markers" not in cls.__dict__:
             cls.markers = cls.dialect.markers
+
+    def stream(self) -> InvokeStream:
+        """A fresh incremental stream (per request): the `whole_calls` variant where it applies."""
+        return stream_class_for(self)(self)  # type: ignore[no-any-return]
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError

@@ -1,0 +1,94 @@
+"""conventions="servers" for Kimi K3 and MiniCPM 5: a call shows only once it is complete (issue 39).
+
+vLLM 0.33 and SGLang 0.5.23 announce these formats' calls at their close, never before, and
+read a call the end of output cuts off as text: MiniCPM 5's as content, Kimi K3's left out
+with everything after the tools section's start (the consensus check, 35 cases). Builtin's
+stream holds a call's deltas until it closes; at the end of output inside one, the call's text
+is text. Under "lossless" the cut-off call is kept, flagged, as before.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.protocol.streams import without_history
+
+MINI = 'Let me check. <function name="get_weather"><param name="location">Paris</param>'
+MINI_DONE = MINI + "</function>"
+KIMI_CALL = (
+    '<|open|>call tool="get_weather" index="1"<|sep|>'
+    '<|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|>'
+)
+KIMI = "Let me check. <|open|>tools<|sep|>" + KIMI_CALL
+KIMI_DONE = KIMI + "<|close|>call<|sep|>"
+
+
+def _stream(spec: str, text: str, size: int, **kw: object) -> tuple[list[int], object]:
+    """Feed `text` in chunks of `size`; the offsets (fed so far) at which a call delta came, and the result."""
+    stream = pb.get_tool_parser(spec, **kw).stream()  # type: ignore[arg-type]
+    at = []
+    for i in range(0, len(text), size):
+        if stream.feed(text[i : i + size]).tool_calls:
+            at.append(min(i + size, len(text)))
+    return at, stream.finish()
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_minicpm5_cut_off_call_is_content_and_never_announced(size: int) -> None:
+    at, result = _stream("builtin:minicpm5", MINI, size)
+    assert at == []
+    assert (result.content, result.tool_calls, result.dropped) == (MINI, [], None)  # type: ignore[attr-defined]
+    assert pb.get_tool_parser("builtin:minicpm5").parse(MINI) == result
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_kimi_k3_cut_off_call_is_left_out_with_the_section(size: int) -> None:
+    at, result = _stream("builtin:kimi_k3", KIMI, size)
+    assert at == []
+    assert result.content == "Let me check. "  # type: ignore[attr-defined]
+    assert result.tool_calls == [] and result.dropped == KIMI[len("Let me check. ") :]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("spec", "text"), [("builtin:minicpm5", MINI_DONE), ("builtin:kimi_k3", KIMI_DONE)])
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_a_complete_call_is_announced_at_its_close(spec: str, text: str, size: int) -> None:
+    at, result = _stream(spec, text, size)
+    closed_at = len(text) - len("<|sep|>") if spec.endswith("kimi_k3") else len(text)  # (the close's end)
+    assert at and min(closed_at, at[0]) > closed_at - size  # (in the chunk that completes the close)
+    (call,) = result.tool_calls  # type: ignore[attr-defined]
+    assert (call.name, call.arguments) == ("get_weather", {"location": "Paris"})
+    assert call.raw_text == pb.get_tool_parser(spec).parse(text).tool_calls[0].raw_text != ""
+
+
+def test_a_second_call_cut_off_leaves_the_first() -> None:
+    text = MINI_DONE + '<function name="get_time"><param name="tz">UTC'
+    for size in (1, 4, 1000):
+        _at, result = _stream("builtin:minicpm5", text, size)
+        assert [c.name for c in result.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+        assert result.content == "Let me check. "  # type: ignore[attr-defined]
+        assert result.dropped == text[len(MINI_DONE) :]  # type: ignore[attr-defined]  (after the first call)
+
+
+def test_lossless_keeps_the_cut_off_call_flagged() -> None:
+    at, result = _stream("builtin:minicpm5", MINI, 1, conventions="lossless")
+    assert at  # announced while streaming
+    (call,) = result.tool_calls  # type: ignore[attr-defined]
+    assert call.name == "get_weather" and call.invalid_arguments == '{"location": "Paris"'
+
+
+def test_a_stream_without_history_shows_the_cut_off_text() -> None:
+    with without_history():
+        stream = pb.get_tool_parser("builtin:minicpm5").stream()
+        shown = "".join(stream.feed(MINI[i : i + 5]).content or "" for i in range(0, len(MINI), 5))
+        shown += stream.flush().content or ""
+    assert shown == MINI
+
+
+def test_minicpm5_call_to_an_undeclared_tool_is_content_under_servers() -> None:
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    text = '<function name="no_such_tool"><param name="x">1</param></function>'
+    result = pb.get_tool_parser("builtin:minicpm5", tools=tools).parse(text)
+    assert (result.content, result.tool_calls) == (text, [])
+    lossless = pb.get_tool_parser("builtin:minicpm5", tools=tools, conventions="lossless").parse(text)
+    assert [c.name for c in lossless.tool_calls] == ["no_such_tool"]
