@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ....protocol.parsers import ToolSpec
 from .conventions import SERVERS
 from .scan import BuiltinToolParser, find_markers, safe_end
 from .schema_values import schema_types
@@ -336,9 +338,14 @@ class InvokeToolParser(BuiltinToolParser):
         if "dialect" in cls.__dict__ and "markers" not in cls.__dict__:
             cls.markers = cls.dialect.markers
 
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        #: The stream class: the format's, or its `whole_calls` variant where it applies.
+        self._stream_class: type[InvokeStream] = stream_class_for(self)
+
     def stream(self) -> InvokeStream:
-        """A fresh incremental stream (per request): the `whole_calls` variant where it applies."""
-        return stream_class_for(self)(self)  # type: ignore[no-any-return]
+        """A fresh incremental stream (per request)."""
+        return self._stream_class(self)
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError

@@ -20,15 +20,13 @@ is kept, flagged, as every builtin format keeps a cut-off call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from ....protocol import StreamDelta
+from ....protocol.models import empty_delta
 from .conventions import SERVERS
-
-#: Fed chunks kept outside a call before the kept text is trimmed.
-_TRIM_EVERY = 64
+from .scan import BuiltinToolStream
 
 
 class WholeCalls:
@@ -36,6 +34,9 @@ class WholeCalls:
 
     # (The driver's state it reads and writes; set by `BuiltinToolStream.__init__`.)
     _acc: Any
+    _buf: str
+    _base: int
+    _raw_at: int
     _in_call: bool
     _span: int | None
     _index: int
@@ -52,62 +53,68 @@ class WholeCalls:
 
     def __init__(self, parser: Any) -> None:
         super().__init__(parser)  # type: ignore[call-arg]
-        #: The fed text from offset `_fed_at` on (what a call cut off at the end may span).
-        self._fed: list[str] = []
-        self._fed_at = 0
-        #: A named call is open and its deltas are held (`_held_content`, `_held_calls`).
+        #: A stream's `feed` keeps the fed text from the open call on (`_raw_kept`), with or without
+        #: history; `parse` feeds its text in one piece, whose buffer at the call's commit is kept.
+        self._raw_kept: list[str] = []
+        self._commit_buf: tuple[int, str] = (0, "")
+        #: A named call is open and its output held (`_release_held`).
         self._holding = False
-        self._held_content: list[str] = []
-        self._held_calls: list[Any] = []
-        #: Where the call's output begins in `_out_content`/`_out_calls` (before its first release).
+        #: Where the call's output begins in `_out_content`/`_out_calls` (until its first release).
         self._mark = (0, 0)
         #: The content state just before the call began (restored when it is cut off).
         self._saved: tuple[Any, ...] = ()
 
-    def _feed(self, text: str, token_ids: Sequence[int] | None, final: bool = False) -> StreamDelta:
-        fed = self._fed
-        if len(fed) >= _TRIM_EVERY and not self._in_call and self._span is None:
-            kept = "".join(fed)
-            cut = self.open_from() - self._fed_at  # type: ignore[attr-defined]  # (nothing before it can be a call's)
-            self._fed = fed = [kept[cut:]]
-            self._fed_at += cut
-        fed.append(text)
-        return super()._feed(text, token_ids, final)  # type: ignore[misc,no-any-return]
+    def _keep_raw(self, text: str = "") -> None:
+        if self._acc.keeps_history:
+            return BuiltinToolStream._keep_raw(self, text)  # type: ignore[arg-type]
+        # (no history: no call's raw text is cut, but the open call's text is kept)
+        kept = "".join(self._raw_kept) + text
+        cut = min(self.open_from(), self._raw_at + len(kept)) - self._raw_at  # type: ignore[attr-defined]
+        self._raw_kept = [kept[cut:]] if cut < len(kept) else []
+        self._raw_at += max(cut, 0)
+        return None
 
     def _commit(self, name: str, call_start: int | None = None) -> None:
         self._saved = (
             self._dropping,
             self._ws_mode,
-            list(self._pending_ws),
+            self._pending_ws,  # (lists the driver replaces, never changes, once the call begins)
             self._seen_structure,
             len(self._acc.dropped_parts),
-            list(self._held_markup),
+            self._held_markup or (),  # (a list `_commit` replaces when it holds anything)
             self._index,
         )
         self._mark = (len(self._out_content), len(self._out_calls))
+        self._commit_buf = (self._base, self._buf)
         super()._commit(name, call_start)  # type: ignore[misc]
         self._holding = True
+        self._release = self._release_held
 
-    def _release(self) -> StreamDelta:
-        if self._holding:
-            self._seal()  # type: ignore[attr-defined]
-            c, k = self._mark
-            self._held_content += self._out_content[c:]
-            del self._out_content[c:]
-            self._held_calls += self._out_calls[k:]
-            del self._out_calls[k:]
-            self._mark = (0, 0)
-        return super()._release()  # type: ignore[misc,no-any-return]
+    def _release_held(self) -> StreamDelta:
+        """`_release` while a call is held (set on the instance from the call's commit to its end,
+        so a stream outside a call releases as the driver does, at no cost): the call's output
+        stays in the driver's lists until it ends; at the first release, what came before it
+        in those lists (the mark) goes out."""
+        c, k = self._mark
+        if not (c or k):
+            return empty_delta()
+        out, calls, parts = self._out_content, self._out_calls, self._arg_parts
+        held = out[c:], calls[k:]
+        del out[c:], calls[k:]
+        self._arg_parts = []  # (the held call's: `_commit` sealed the calls before it)
+        delta = BuiltinToolStream._release(self)  # type: ignore[arg-type]
+        self._out_content, self._out_calls = held
+        self._arg_parts = parts
+        self._mark = (0, 0)
+        return delta
 
     def _end_call(self, pos: int) -> None:
         ended = self._in_call and self._holding
         super()._end_call(pos)  # type: ignore[misc]
-        if ended:
+        if ended:  # (the next release hands out the whole call)
             self._holding = False
-            if self._held_content or self._held_calls:
-                self._out_content[0:0] = self._held_content
-                self._out_calls[0:0] = self._held_calls
-                self._held_content, self._held_calls = [], []
+            self._mark = (0, 0)
+            del self._release
 
     def _at_end(self) -> None:
         super()._at_end()  # type: ignore[misc]
@@ -117,7 +124,11 @@ class WholeCalls:
     def _cut_off(self) -> None:
         """End of output inside the held call: it was no call; its raw text is text."""
         dropping, ws_mode, pending, seen, n_dropped, markup, index = self._saved
-        raw = "".join(self._fed)[self._call_start - self._fed_at :]
+        if self._raw_kept:  # (a stream)
+            raw = "".join(self._raw_kept)[self._call_start - self._raw_at :]
+        else:  # (`parse`: one buffer from before the call to the end)
+            base, buf = self._commit_buf
+            raw = buf[self._call_start - base :]
         self._dropping, self._ws_mode, self._pending_ws, self._seen_structure = (
             dropping,
             ws_mode,
@@ -127,13 +138,12 @@ class WholeCalls:
         if self._acc.keeps_history:
             del self._acc.dropped_parts[n_dropped:]
         c, k = self._mark
-        del self._out_content[c:]
-        del self._out_calls[k:]
-        self._held_content, self._held_calls = [], []
+        del self._out_content[c:], self._out_calls[k:]
         self._arg_parts, self._args_held = [], []
         self._held_markup = []
         self._index = index
         self._in_call = self._holding = False
+        del self._release
         self._content("".join(markup) + raw)  # type: ignore[attr-defined]
 
 
