@@ -92,3 +92,41 @@ def test_minicpm5_call_to_an_undeclared_tool_is_content_under_servers() -> None:
     assert (result.content, result.tool_calls) == (text, [])
     lossless = pb.get_tool_parser("builtin:minicpm5", tools=tools, conventions="lossless").parse(text)
     assert [c.name for c in lossless.tool_calls] == ["no_such_tool"]
+
+
+GLM_FIRST = (
+    "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n"
+)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 1000])
+@pytest.mark.parametrize("spec", ["builtin:glm45", "builtin:ling3", "builtin:poolside_v1"])
+def test_glm_call_cut_off_before_its_first_parameter_is_no_call(spec: str, size: int) -> None:
+    """Both servers read no call in ``…get_weather\\n<arg`` (vLLM 0.33, SGLang 0.5.23, one-shot)."""
+    text = "Let me check. <tool_call>get_weather\n<arg"
+    at, result = _stream(spec, text, size)
+    assert at == [] and result.tool_calls == []  # type: ignore[attr-defined]
+    assert (result.content, result.dropped) == ("Let me check. ", text[len("Let me check. ") :])  # type: ignore[attr-defined]
+    at, result = _stream(spec, GLM_FIRST + "<tool_call>get_time\n<arg", size)
+    assert [c.name for c in result.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+    assert result.dropped == "\n<tool_call>get_time\n<arg"  # type: ignore[attr-defined]
+
+
+def test_glm_call_shows_once_its_first_parameter_opens() -> None:
+    text = "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Par"
+    at, result = _stream("builtin:glm45", text, 1)
+    assert at == [len("<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>")]
+    (call,) = result.tool_calls  # type: ignore[attr-defined]
+    assert call.invalid_arguments == '{"location": "Par"'
+    _, lossless = _stream("builtin:glm45", "<tool_call>get_weather\n<arg", 1, conventions="lossless")
+    assert [c.name for c in lossless.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_glm_block_after_a_doubled_start_is_no_call_under_servers(size: int) -> None:
+    """Both servers read no call in ``<tool_call><tool_call>NAME…</tool_call>`` (glm45, glm47, ling3)."""
+    text = "<tool_call>" + GLM_FIRST
+    at, result = _stream("builtin:glm45", text, size)
+    assert (at, result.content, result.tool_calls, result.dropped) == ([], None, [], text)  # type: ignore[attr-defined]
+    _, lossless = _stream("builtin:glm45", text, size, conventions="lossless")
+    assert [c.name for c in lossless.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]

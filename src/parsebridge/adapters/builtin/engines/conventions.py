@@ -72,6 +72,10 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
     "servers_whole_calls": "a call is shown only once it is complete; one cut off by the end of output is "
     "text (content, or left out with the text after the first call)",
+    "servers_call_at_parameter": "a call is shown once its first parameter's value opens; one cut off by "
+    "the end of output before that is text",
+    "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
+    "is left out like other markup)",
 }
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {

@@ -94,6 +94,12 @@ class TaggedCallStream(BuiltinToolStream):
     servers_drops_undeclared: ClassVar[bool] = False
     #: ... and a value keeps the newlines the format writes around it (no newline is removed).
     servers_keeps_value_newlines: ClassVar[bool] = False
+    #: ... and a call cut off by the end of output before its first parameter's value opens is text:
+    #: a stream shows the call once that value opens (`whole_calls`).
+    servers_call_at_parameter: ClassVar[bool] = False
+    #: ... and a block that opens right after another start marker (a doubled start) is no call:
+    #: its text, up to the block's end, is what a block without a readable name gives.
+    servers_doubled_start_no_call: ClassVar[bool] = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:  # a `tagged_parser.TaggedCallParser`
         super().__init__(parser)
@@ -116,6 +122,8 @@ class TaggedCallStream(BuiltinToolStream):
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
+        self._at_parameter = servers and cls.servers_call_at_parameter
+        self._doubled_no_call = servers and cls.servers_doubled_start_no_call
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
         self._declared: frozenset[str] | None = frozenset(self._types_by_fn) if drops else None
         self._untyped: frozenset[str] | None = (
@@ -185,6 +193,8 @@ class TaggedCallStream(BuiltinToolStream):
             self._end_call(pos)
 
     def _open_value(self, pname: str) -> None:
+        if self._at_parameter:
+            self._show_call()  # type: ignore[attr-defined]  (`whole_calls.WholeCalls`)
         self._args(
             ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
         )
@@ -399,7 +409,8 @@ class TaggedCallStream(BuiltinToolStream):
             self._pos = end
             return False
         self._head.append(buf[self._pos : j])
-        name = cls.name_of("".join(self._head))
+        head = "".join(self._head)
+        name = cls.name_of(head)
         if name is not None and self._declared is not None and name not in self._declared:
             name = None  # (under "servers": a call to an undeclared tool is no call)
         self._head = []
@@ -410,6 +421,8 @@ class TaggedCallStream(BuiltinToolStream):
                 return True
             self._pos += len(which)
         elif name is None:
+            if which == cls.start and self._doubled_no_call and not head.strip():
+                self._pos += len(which)  # (a doubled start: the block it opens is no call either)
             self._state = _OPAQUE
             return True
         elif which == "\n":

@@ -14,6 +14,7 @@ from ....protocol.parsers import ToolSpec
 from .scan import BuiltinToolParser, BuiltinToolStream
 from .schema_values import schema_types
 from .tagged import TaggedCallStream
+from .whole_calls import stream_class_for
 
 
 class Tags(NamedTuple):
@@ -65,3 +66,9 @@ class TaggedCallParser(BuiltinToolParser):
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
+        #: The stream class: the format's, or its `whole_calls` variant where it applies.
+        self._stream_class: type[BuiltinToolStream] = stream_class_for(self)
+
+    def stream(self) -> BuiltinToolStream:
+        """A fresh incremental stream (per request)."""
+        return self._stream_class(self)

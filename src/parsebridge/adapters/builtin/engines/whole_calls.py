@@ -111,7 +111,13 @@ class WholeCalls:
     def _end_call(self, pos: int) -> None:
         ended = self._in_call and self._holding
         super()._end_call(pos)  # type: ignore[misc]
-        if ended:  # (the next release hands out the whole call)
+        if ended:
+            self._show_call()
+
+    def _show_call(self) -> None:
+        """The held call is a call whatever follows (it ended, or its format shows it from here on:
+        `servers_call_at_parameter`): the next release hands out what was held."""
+        if self._holding:
             self._holding = False
             self._mark = (0, 0)
             del self._release
@@ -155,8 +161,11 @@ def whole_calls_stream(cls: type) -> type:
 
 def stream_class_for(parser: Any) -> type:
     """The stream class `parser` reads with: its own, or its `WholeCalls` variant under "servers"
-    when the class sets `servers_whole_calls`."""
+    when the class sets `servers_whole_calls` (or `servers_call_at_parameter`: the stream shows the
+    call once its first parameter opens, `_show_call`)."""
     cls: type = parser.stream_class
-    if parser.conventions == SERVERS and getattr(cls, "servers_whole_calls", False):
+    if parser.conventions == SERVERS and (
+        getattr(cls, "servers_whole_calls", False) or getattr(cls, "servers_call_at_parameter", False)
+    ):
         return whole_calls_stream(cls)
     return cls
