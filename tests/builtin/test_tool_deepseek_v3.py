@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from _streaming import (
     EXAMPLES,
     assert_no_text_lost,
@@ -186,3 +187,23 @@ def test_stream_holds_little() -> None:
     """Linear streaming: a long call never makes the stream hold more than its markers and name."""
     text = section(v3("f", json.dumps({"s": "x" * 20000})))
     assert max_held(P, text) < 128
+
+
+@pytest.mark.parametrize(
+    "body", [v3("get_weather", '{"city": "Paris"}'), v31("get_weather", '{"city": "Paris"}')]
+)
+def test_servers_show_a_call_outside_a_section_as_text(body: str) -> None:
+    """vLLM 0.33 and SGLang 0.5.23 read no call in a call marker without its section (issue 39);
+    lossless reads it. Streamed whole tokens (the exact acts) and at random chunkings alike."""
+    servers = DeepSeekV3ToolParser()
+    text = "Sure. " + body + CALLS_END
+    tokens = [piece for part in text.split(CALL_BEGIN) for piece in (CALL_BEGIN, part)][1:]
+    for chunks in [tokens, *random_chunkings(text, seed=len(text))]:
+        stream = servers.stream()
+        for chunk in chunks:
+            stream.feed(chunk)
+        result = stream.finish()
+        assert (result.content, result.tool_calls) == (text, [])
+    inside = servers.parse("Sure. " + section(body))
+    assert [c.name for c in inside.tool_calls] == ["get_weather"]
+    assert [c.name for c in P.parse(text).tool_calls] == ["get_weather"]

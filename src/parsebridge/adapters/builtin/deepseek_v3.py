@@ -11,7 +11,7 @@ V3.1 body: ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁c
 (no "function" type, no code fence). A head of exactly ``function`` followed
 by a JSON object right after the separator is read as V3.1 with a tool named
 "function". A bare ``<｜tool▁call▁begin｜>`` without the section marker is
-accepted too. The name is announced at the end of the name line (V3) or at
+accepted too (not under conventions="servers": both servers show it as text). The name is announced at the end of the name line (V3) or at
 ``<｜tool▁sep｜>`` (V3.1); arguments stream raw up to their closing brace.
 
 Malformed output (builtin policy, see `scan`):
@@ -41,6 +41,7 @@ from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END,
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
 from ...protocol.models import empty_delta, make_call_delta, make_delta
+from .engines.conventions import SERVERS
 from .engines.scan import (
     MORE,
     ArgsScan,
@@ -105,7 +106,9 @@ def _act_section(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     return _nothing()  # still outside a call: the same modes
 
 
-def _act_call(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
+def _act_call(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
+    if not st._bare and not st._in_section:
+        return None  # (under "servers": a call marker outside a section is text)
     st._take_whole(text)
     st._begin_span(0)
     st._open_call()
@@ -221,7 +224,7 @@ class DeepSeekV3ToolStream(SectionStream):
     itself (a special token, the name line's newline, the fence, the arguments' first and
     last braces) takes one act (`_EXACT`); the steps handle everything else."""
 
-    __slots__ = ("_head", "_modes", "_raw", "_state", "_typed")
+    __slots__ = ("_bare", "_head", "_modes", "_raw", "_state", "_typed")
     _idle_when_empty = True  # every state's step on an empty rest: nothing, False
     _start_mode = _CONTENT_MODE
     _start_exact = _EXACT[_OUTSIDE]
@@ -236,6 +239,8 @@ class DeepSeekV3ToolStream(SectionStream):
         #: Each state's `_mode`; the states of a call get theirs at the first call
         #: (`_call_modes`), so a reply without calls never builds them.
         self._modes = _START_MODES
+        #: Whether a call marker outside a section opens a call (not under "servers").
+        self._bare = parser.conventions != SERVERS or parser.servers_bare_calls
 
     def _call_modes(self) -> None:
         """The modes of a call's states, which hold this stream's head and scanner."""
@@ -246,7 +251,9 @@ class DeepSeekV3ToolStream(SectionStream):
         self._modes = (_CONTENT_MODE, head, name, _QUIET_WS, _QUIET_TAG, args, _QUIET_LT, _QUIET_LT)
 
     def _outside_markers(self) -> tuple[str, ...]:
-        return (CALLS_BEGIN, CALL_BEGIN, CALLS_END) if self._in_section else (CALLS_BEGIN, CALL_BEGIN)
+        if self._in_section:
+            return (CALLS_BEGIN, CALL_BEGIN, CALLS_END)
+        return (CALLS_BEGIN, CALL_BEGIN) if self._bare else (CALLS_BEGIN,)
 
     def _name_known(self, name: str) -> None:
         self._commit(name)
@@ -417,6 +424,7 @@ class DeepSeekV3ToolParser(BuiltinToolParser):
     name = "deepseek_v3"
     markers: ClassVar[tuple[str, ...]] = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
     stream_class = DeepSeekV3ToolStream
+    servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def has_tool_calls(self, text: str) -> bool:
         return CALLS_BEGIN in text or CALL_BEGIN in text
