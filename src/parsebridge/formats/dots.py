@@ -5,8 +5,6 @@ from __future__ import annotations
 from ._base import ToolFormat
 from .minimax_m2 import INVOKE, INVOKE_END, PARAM, PARAM_END, invoke_renderer
 
-__all__ = ["END", "INVOKE", "INVOKE_END", "PARAM", "PARAM_END", "START", "TOOL", "render"]
-
 #: MiniMax-M2's invoke elements in dots' own block.
 START, END = "<dots_function_call>", "</dots_function_call>"
 render = invoke_renderer(START, END)

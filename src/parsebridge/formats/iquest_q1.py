@@ -6,8 +6,6 @@ from ._base import ToolFormat, join_calls
 from .glm45 import KEY, KEY_END, VALUE, VALUE_END
 from .glm47 import call_renderer
 
-__all__ = ["END", "KEY", "KEY_END", "START", "TOOL", "VALUE", "VALUE_END", "render_call"]
-
 START, END = "<iquest_tool_call>", "</iquest_tool_call>"
 render_call = call_renderer(START, END)
 

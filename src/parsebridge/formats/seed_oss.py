@@ -7,8 +7,6 @@ from typing import Any
 from ._base import AFTER, BEFORE, BETWEEN, TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
 from .qwen3_coder import FN, FN_END, PARAM, PARAM_END
 
-__all__ = ["END", "FN", "FN_END", "GRAMMAR", "PARAM", "PARAM_END", "START", "TOOL", "render_call"]
-
 #: Qwen3-Coder's function and parameter tags (without their newlines) in Seed's own block.
 START, END = "<seed:tool_call>", "</seed:tool_call>"
 
