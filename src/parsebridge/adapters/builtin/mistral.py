@@ -141,11 +141,7 @@ class MistralToolStream(BuiltinToolStream):
 
     def _name_step(self, buf: str) -> bool:
         """A v11+ call's name, up to its arguments (an object, or [ARGS] before it)."""
-        m = _NAME_RUN.match(buf, self._pos)
-        if m:
-            self._name.append(m.group())
-            self._pos = m.end()
-        if self._pos >= len(buf):
+        if not self._take_run(_NAME_RUN, self._name):
             return False
         if buf[self._pos] == "{":
             self._commit("".join(self._name))

@@ -205,6 +205,15 @@ class CallSteps:
         return start
 
     # -- small cursor helpers ------------------------------------------------------------------
+    def _take_run(self, run: re.Pattern[str], into: list[str]) -> bool:
+        """Move past the run of `run` at the cursor, adding it to `into` (a name read across chunks);
+        True when text follows it in the buffer."""
+        m = run.match(self._buf, self._pos)
+        if m:
+            into.append(m.group())
+            self._pos = m.end()
+        return self._pos < len(self._buf)
+
     def _skip_ws(self) -> bool:
         """Skip JSON whitespace; True when a non-whitespace character is available."""
         buf, i, n = self._buf, self._pos, len(self._buf)
