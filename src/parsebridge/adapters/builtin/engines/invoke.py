@@ -325,3 +325,7 @@ class InvokeToolParser(BuiltinToolParser):
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError
+
+    def has_tool_calls(self, text: str) -> bool:
+        """A section opener or an invoke opener of the dialect appears in `text`."""
+        return any(m in text for m in (*self.dialect.section_begins, self.dialect.invoke_open))
