@@ -9,12 +9,11 @@ driver: the state these steps read and write is declared in its ``__slots__``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from ....protocol.calls import new_call_id
 from ....protocol.models import make_call_delta
-from .markers import JSON_WS, find_markers, safe_end
+from .markers import JSON_WS, find_markers, find_or_safe
 
 #: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
 RAW_TRIM_EVERY = 256
@@ -221,17 +220,12 @@ class CallSteps:
         self._content(self._buf[start : self._pos])
         return more
 
-    def _outside(self, starts: Sequence[str]) -> str | None:
+    def _outside(self, starts: tuple[str, ...]) -> str | None:
         """Content up to the first start marker: emits text before it, returns the marker (not consumed).
 
         Returns None when the buffer is exhausted (text that could begin a marker stays).
         """
-        j, which = find_markers(self._buf, self._pos, starts)
-        if which is not None:
-            self._content(self._buf[self._pos : j])
-            self._pos = j
-            return which
-        end = safe_end(self._buf, self._pos, starts, self._final)
-        self._content(self._buf[self._pos : end])
-        self._pos = end
-        return None
+        stop, which = find_or_safe(self._buf, self._pos, starts, self._final)
+        self._content(self._buf[self._pos : stop])
+        self._pos = stop
+        return which

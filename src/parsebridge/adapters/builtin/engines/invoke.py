@@ -28,13 +28,14 @@ the arguments are flagged unless no parameter had started (then ``{}``).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from .conventions import SERVERS
-from .scan import BuiltinToolParser, find_markers, safe_end
+from .json_text import dumps, dumps_str
+from .markers import find_or_safe
+from .scan import BuiltinToolParser
 from .sections import REJECTED, SectionStream
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
@@ -133,8 +134,7 @@ class InvokeStream(SectionStream):
         """Collect an open tag's text up to ``>``: True at ``>`` (consumed), None on more, False at ``<``."""
         end = self._d.tag_end
         if end != ">":  # a special-token tag end: the tag runs to it
-            j, which = find_markers(self._buf, self._pos, (end,))
-            stop = j if which is not None else safe_end(self._buf, self._pos, (end,), self._final)
+            stop, which = find_or_safe(self._buf, self._pos, (end,), self._final)
             self._tag.append(self._buf[self._pos : stop])
             self._pos = stop + (len(end) if which is not None else 0)
             return True if which is not None else None
@@ -178,9 +178,9 @@ class InvokeStream(SectionStream):
             self._inline_content(text)
             return
         value = self.parser.convert(self._fn, self._pname, self._pattrs, text)  # type: ignore[attr-defined]
-        key = json.dumps(self._pname, ensure_ascii=False)
+        key = dumps_str(self._pname)
         sep = "{" if self._nparams == 0 else ", "
-        self._args(f"{sep}{key}: {json.dumps(value, ensure_ascii=False)}", hold_ws=False)
+        self._args(f"{sep}{key}: {dumps(value)}", hold_ws=False)
         self._nparams += 1
 
     # -- the machine ------------------------------------------------------------------------------
@@ -189,9 +189,9 @@ class InvokeStream(SectionStream):
         if state == _OUTSIDE:
             return self._outside_step(d)
         if state == _HEAD:  # Step-3's call type ("function") up to the separator
-            j, which = find_markers(buf, self._pos, self._head_ends)
+            j, which = find_or_safe(buf, self._pos, self._head_ends, self._final)
             if which is None:
-                self._pos = safe_end(buf, self._pos, self._head_ends, self._final)
+                self._pos = j
                 return False
             self._pos = j + (len(which) if which == d.head_end else 0)
             self._state = _OUTSIDE
@@ -201,8 +201,7 @@ class InvokeStream(SectionStream):
         if state == _PARAMS:
             return self._params_step(buf, d)
         if state == _VALUE:
-            j, which = find_markers(buf, self._pos, self._value_ends)
-            stop = j if which is not None else safe_end(buf, self._pos, self._value_ends, self._final)
+            stop, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
             self._value.append(buf[self._pos : stop])
             self._pos = stop
             if which is None:
@@ -215,9 +214,9 @@ class InvokeStream(SectionStream):
             self._state = _PARAMS
             return True
         # _OPAQUE: an unnamed invoke, content up to its close (or a breaker)
-        j, which = find_markers(buf, self._pos, self._opaque_ends)
+        j, which = find_or_safe(buf, self._pos, self._opaque_ends, self._final)
         if which is None:
-            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
+            self._pos = j
             return False
         self._pos = j + (len(which) if which == d.invoke_close else 0)
         self._reject(self._pos)
@@ -226,8 +225,7 @@ class InvokeStream(SectionStream):
 
     def _params_step(self, buf: str, d: Dialect) -> bool:
         """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""
-        j, which = find_markers(buf, self._pos, self._param_markers)
-        stop = j if which is not None else safe_end(buf, self._pos, self._param_markers, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._param_markers, self._final)
         self._stray(buf[self._pos : stop])
         self._pos = stop
         if which is None:

@@ -106,3 +106,23 @@ def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
                 break
             p = find(first, p + 1)
     return end - hold
+
+
+def find_or_safe(buf: str, start: int, markers: tuple[str, ...], final: bool) -> tuple[int, str | None]:
+    """`find_markers`, or with no marker found, (`safe_end`, None): where a state reading up
+    to a marker stops. A rest holding no marker's first character (a chunk of text inside a
+    value, the common case) is decided with one `find` per distinct first character."""
+    firsts = _FIRSTS.get(markers)
+    if firsts is None:
+        firsts = first_chars(markers) if all(markers) else ""
+    find = buf.find
+    for c in firsts:
+        if find(c, start) >= 0:
+            break
+    else:
+        if firsts:
+            return len(buf), None
+    j, which = find_markers(buf, start, markers)
+    if which is not None:
+        return j, which
+    return safe_end(buf, start, markers, final), None

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .conventions import SERVERS
-from .scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
+from .markers import find_or_safe
+from .scan import MORE, BuiltinToolParser, JsonRaw, match_marker
 from .sections import REJECTED, SectionStream
 
 
@@ -143,8 +144,7 @@ class SectionJsonStream(SectionStream):
 
     def _head_step(self, buf: str) -> bool:
         """A call's head up to its arguments: the name, or the call stops (unnamed: its tail)."""
-        j, which = find_markers(buf, self._pos, self._head_ends)
-        stop = j if which is not None else safe_end(buf, self._pos, self._head_ends, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._head_ends, self._final)
         self._head.append(buf[self._pos : stop])
         self._pos = stop
         if which is None:

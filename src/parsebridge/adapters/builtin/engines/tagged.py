@@ -40,15 +40,15 @@ named ``{"name"…``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
 from .call_steps import clean_name
 from .conventions import SERVERS
-from .markers import marker_finder
-from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
+from .json_text import dumps, dumps_str
+from .markers import find_or_safe, marker_finder
+from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
@@ -185,9 +185,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._end_call(pos)
 
     def _open_value(self, pname: str) -> None:
-        self._args(
-            ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
-        )
+        self._args(("{" if not self._opened else ", ") + dumps_str(pname) + ": ", hold_ws=False)
         self._opened = True
         self._vtypes = self._types.get(pname, self._untyped)
         self._vstream = is_string_typed(self._vtypes)
@@ -211,7 +209,7 @@ class TaggedCallStream(BuiltinToolStream):
         if not piece:
             return
         if self._vstream:
-            self._args(json.dumps(piece, ensure_ascii=False)[1:-1], hold_ws=False)
+            self._args(dumps_str(piece)[1:-1], hold_ws=False)
         else:
             self._vparts.append(piece)
 
@@ -222,7 +220,7 @@ class TaggedCallStream(BuiltinToolStream):
         else:
             value = convert_value("".join(self._vparts), self._vtypes)
             self._vparts = []
-            self._args(json.dumps(value, ensure_ascii=False), hold_ws=False)
+            self._args(dumps(value), hold_ws=False)
         self._state = _PARAMS
 
     def _named(self, name: str) -> None:
@@ -245,11 +243,10 @@ class TaggedCallStream(BuiltinToolStream):
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
         if state == _PVALUE:  # (a value's text: the most common step, first)
-            j, which = find_markers(buf, self._pos, self._value_ends)
+            j, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
             if which is None:
-                end = safe_end(buf, self._pos, self._value_ends, self._final)
-                self._value(buf[self._pos : end])
-                self._pos = end
+                self._value(buf[self._pos : j])
+                self._pos = j
                 return False
             self._value(buf[self._pos : j])
             self._pos = j + (len(which) if which == cls.param_close else 0)
@@ -280,8 +277,7 @@ class TaggedCallStream(BuiltinToolStream):
             return self._value_wait_step(buf, cls)
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
-        j, which = find_markers(buf, self._pos, self._opaque_ends)
-        stop = j if which is not None else safe_end(buf, self._pos, self._opaque_ends, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._opaque_ends, self._final)
         if state == _TAIL:
             self._tail.append(buf[self._pos : stop])
         self._pos = stop
@@ -461,6 +457,4 @@ class TaggedCallStream(BuiltinToolStream):
             # cut off after a key: keep it in the flagged arguments
             key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
             if key:
-                self._args(
-                    ("{" if not self._opened else ", ") + json.dumps(key, ensure_ascii=False) + ": ", False
-                )
+                self._args(("{" if not self._opened else ", ") + dumps_str(key) + ": ", False)
