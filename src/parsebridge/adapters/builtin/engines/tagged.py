@@ -40,14 +40,17 @@ named ``{"name"…``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
-from .call_steps import clean_name
+from ....protocol import StreamDelta
+from ....protocol.models import arguments_delta, empty_delta
+from .call_steps import RAW_TRIM_EVERY, clean_name
 from .conventions import SERVERS
 from .json_text import dumps, dumps_str
-from .markers import find_or_safe, marker_finder
+from .markers import find_or_safe, first_chars, marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed
 
@@ -112,6 +115,8 @@ class TaggedCallStream(BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts: list[str] = []
+        #: In a value, nothing held: `feed`'s shortcut applies (set by `_value`).
+        self._vfast = False
         self._stray_back = _PARAMS
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
@@ -134,6 +139,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._block_markers,
             self._value_ends,
             self._opaque_ends,
+            self._verbatim,
         ) = derived
 
     @classmethod
@@ -171,6 +177,8 @@ class TaggedCallStream(BuiltinToolStream):
             block_markers,
             value_ends,
             opaque_ends,
+            # a value's chunk that is its own JSON string body and holds no marker's first character
+            re.compile('[^"\\\\\x00-\x1f' + re.escape(first_chars(value_ends)) + "]+").fullmatch,
         )
 
     # -- arguments object ------------------------------------------------------------------------
@@ -194,6 +202,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts = []
+        self._vfast = False
 
     def _value(self, piece: str) -> None:
         if not piece:
@@ -206,6 +215,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         if piece.endswith("\n") and not self._keeps_newlines:
             piece, self._vheld = piece[:-1], "\n"
+        self._vfast = not self._vheld and self._span is None
         if not piece:
             return
         if self._vstream:
@@ -215,6 +225,7 @@ class TaggedCallStream(BuiltinToolStream):
 
     def _finish_value(self) -> None:
         self._vheld = ""
+        self._vfast = False
         if self._vstream:
             self._args('"', hold_ws=False)
         else:
@@ -238,6 +249,24 @@ class TaggedCallStream(BuiltinToolStream):
         self._tail = []
         if tail.strip():
             self._inline_content(tail)
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`BuiltinToolStream.feed`, with one shortcut: in a value, past its first piece, with nothing
+        held, a chunk `_verbatim` matches (no newline, no marker's first character, nothing JSON
+        escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
+        string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
+        if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
+            self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+            self._base += self._pos
+            self._buf = text
+            self._pos = len(text)
+            if not self._vstream:
+                self._vparts.append(text)
+                return empty_delta()
+            delta = arguments_delta(self._index, text)
+            self._add_calls(delta.tool_calls)
+            return delta
+        return super().feed(text, token_ids)
 
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
