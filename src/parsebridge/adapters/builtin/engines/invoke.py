@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .conventions import SERVERS
-from .json_text import dumps, dumps_str
-from .markers import find_or_safe
+from .json_text import Quiet, dumps, dumps_str
+from .markers import content_mode, find_or_safe, first_chars
 from .scan import BuiltinToolParser
 from .sections import REJECTED, SectionStream
 
@@ -128,6 +128,14 @@ class InvokeStream(SectionStream):
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
         self._opaque_ends = (d.invoke_close, *self._breakers)
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
+        #: In a value, a chunk with no marker's first character is only kept (see `_fast_mode`).
+        firsts = first_chars(self._value_ends) if all(self._value_ends) else ""
+        self._quiet_value = Quiet(content_mode(firsts), self._value.append) if firsts else None
+
+    def _fast_mode(self) -> Any:
+        """In a value (converted when it closes), a chunk `_VALUE`'s step would only keep: the
+        list `_value` (one list per stream, cleared per value) keeps it in place."""
+        return self._quiet_value if self._state == _VALUE else None
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:
@@ -173,7 +181,7 @@ class InvokeStream(SectionStream):
 
     def _finish_value(self) -> None:
         text = "".join(self._value)
-        self._value = []
+        self._value.clear()
         if self._pname is None:
             self._inline_content(text)
             return
@@ -265,7 +273,8 @@ class InvokeStream(SectionStream):
             return True
         attrs = tag_attrs(tag, d.unescape) if done else {}
         pname = attrs.get(d.key_attr)
-        self._pname, self._pattrs, self._value = pname, attrs, []
+        self._pname, self._pattrs = pname, attrs
+        self._value.clear()
         if pname is None:
             self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
         self._state = _VALUE
