@@ -1,0 +1,160 @@
+"""Every builtin tool format streamed beside the pass-through floor, in one process.
+
+    python -m benchmarks.floor_ratio [--rounds 5] [--only FAMILY] [--profile] [--json out.json]
+
+Per tool family: its bundled tool fixtures (with their tools, so arguments are typed
+by schema as a user's would be), tiled to a size worth timing and cut into approximate
+tokens (markers whole, words in <=4-char pieces), streamed through builtin and through
+`benchmarks._floor:PassThroughToolParser` (a parser that parses nothing) on the same
+chunks, alternately; the figure is min(builtin) / min(floor) per round, and the table
+gives the median ratio over rounds with its spread (lowest–highest round), the ratio of
+the two sides' minimum over all rounds, and both sides' µs per chunk. The
+throughput section measures three families the same way on a framework's tokens;
+this covers every family builtin has. `--profile` adds, per family, the share of
+builtin's streamed time spent in each module (cProfile, own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks._backends import approx_tokens
+
+FLOOR = "python:benchmarks._floor:PassThroughToolParser"
+#: Characters of output per family (fixtures tiled until this size).
+CORPUS_CHARS = 20_000
+
+
+def corpus(only: str = "") -> dict[str, tuple[list[dict[str, Any]], list[list[str]]]]:
+    """family → (tools, chunked texts) for every builtin tool family with bundled tool fixtures."""
+    from parsebridge.adapters.builtin import TOOL_PARSERS
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    out: dict[str, tuple[list[dict[str, Any]], list[list[str]]]] = {}
+    for family in TOOL_PARSERS:
+        if only and only != family:
+            continue
+        transcripts = [t for t in bundled_transcripts(families=[family], kinds=["tool"]) if t.output]
+        transcripts = [t for t in transcripts if t.family == family]
+        if not transcripts:
+            continue
+        tools: dict[str, dict[str, Any]] = {}
+        for t in transcripts:
+            for tool in t.tools:
+                tools.setdefault(json.dumps(tool, sort_keys=True), tool)
+        texts: list[str] = []
+        while sum(map(len, texts)) < CORPUS_CHARS:
+            texts.extend(t.output for t in transcripts)
+        out[family] = (list(tools.values()), [[c for c, _ in approx_tokens(t)] for t in texts])
+    return out
+
+
+def streamer(parser: Any, chunked: list[list[str]]) -> Callable[[], None]:
+    def run() -> None:
+        for chunks in chunked:
+            stream = parser.stream()
+            feed = stream.feed
+            for chunk in chunks:
+                feed(chunk)
+            stream.finish()
+
+    return run
+
+
+def _time(fn: Callable[[], None], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def rounds_of(
+    builtin: Callable[[], None], floor: Callable[[], None], rounds: int, repeat: int
+) -> list[tuple[float, float]]:
+    """(builtin s, floor s) per round, the two timed alternately (order flips each round)."""
+    out = []
+    for r in range(rounds):
+        pair = (builtin, floor) if r % 2 == 0 else (floor, builtin)
+        times = [_time(fn, repeat) for fn in pair]
+        b, f = times if r % 2 == 0 else times[::-1]
+        out.append((b, f))
+    return out
+
+
+def profile_shares(run: Callable[[], None], top: int = 8) -> list[tuple[str, float]]:
+    """(module, share of own time) for one profiled run, largest first."""
+    prof = cProfile.Profile()
+    prof.enable()
+    run()
+    prof.disable()
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    by_module: dict[str, float] = {}
+    for (filename, _line, func), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        key = filename.rpartition("/src/parsebridge/")[2] or filename.rpartition("/")[2] or func
+        if filename == "~":
+            key = f"builtin {func}"
+        by_module[key] = by_module.get(key, 0.0) + tottime
+    total = sum(by_module.values()) or 1.0
+    ranked = sorted(by_module.items(), key=lambda kv: -kv[1])[:top]
+    return [(k, v / total) for k, v in ranked]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per side and round (min kept)")
+    ap.add_argument("--only", default="", help="one family")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args(argv)
+    import parsebridge as pb
+
+    floor_parser = pb.get_tool_parser(FLOOR)
+    rows = []
+    for family, (tools, chunked) in corpus(args.only).items():
+        builtin = streamer(pb.get_tool_parser(f"builtin:{family}", tools=tools or None), chunked)
+        floor = streamer(floor_parser, chunked)
+        pairs = rounds_of(builtin, floor, args.rounds, args.repeat)
+        rs = [b / f for b, f in pairs]
+        n = sum(map(len, chunked))
+        best_b, best_f = min(b for b, _ in pairs), min(f for _, f in pairs)
+        row: dict[str, Any] = {
+            "family": family,
+            "streams": len(chunked),
+            "chunks": n,
+            "median": statistics.median(rs),
+            "low": min(rs),
+            "high": max(rs),
+            "of_mins": best_b / best_f,
+            "builtin_us_per_chunk": best_b / n * 1e6,
+            "floor_us_per_chunk": best_f / n * 1e6,
+        }
+        line = (
+            f"{family:<16} {row['median']:5.2f}x  ({row['low']:.2f}–{row['high']:.2f})"
+            f"  mins {row['of_mins']:5.2f}x"
+            f"  {row['builtin_us_per_chunk']:.2f} / {row['floor_us_per_chunk']:.2f} µs/chunk"
+        )
+        if args.profile:
+            row["profile"] = profile_shares(builtin)
+            line += "  " + ", ".join(f"{k} {v:.0%}" for k, v in row["profile"][:5])
+        print(line, flush=True)
+        rows.append(row)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
