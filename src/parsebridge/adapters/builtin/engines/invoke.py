@@ -131,11 +131,18 @@ class InvokeStream(SectionStream):
         #: In a value, a chunk with no marker's first character is only kept (see `_fast_mode`).
         firsts = first_chars(self._value_ends) if all(self._value_ends) else ""
         self._quiet_value = Quiet(content_mode(firsts), self._value.append) if firsts else None
+        #: ... and in an opening tag, one with no character that may end it (`_read_tag`).
+        tag_stops = "<>" if d.tag_end == ">" else d.tag_end[:1]
+        self._quiet_tag = Quiet(content_mode(tag_stops), self._tag.append) if tag_stops else None
 
     def _fast_mode(self) -> Any:
-        """In a value (converted when it closes), a chunk `_VALUE`'s step would only keep: the
-        list `_value` (one list per stream, cleared per value) keeps it in place."""
-        return self._quiet_value if self._state == _VALUE else None
+        """In a value (converted when it closes) or an opening tag (read when it closes), a chunk
+        the state's step would only keep: the lists `_value` and `_tag` (one each per stream,
+        cleared per value and tag) keep it in place."""
+        state = self._state
+        if state == _VALUE:
+            return self._quiet_value
+        return self._quiet_tag if state in (_OPEN_TAG, _PARAM_TAG) else None
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:
@@ -241,7 +248,7 @@ class InvokeStream(SectionStream):
         self._stray_ws = []  # whitespace before a tag is layout
         if which == d.param_open:
             self._pos += len(which)
-            self._tag = []
+            self._tag.clear()
             self._started = True
             self._state = _PARAM_TAG
             return True
@@ -293,7 +300,7 @@ class InvokeStream(SectionStream):
             self._open_section()
         elif which == d.invoke_open:
             self._begin_span(self._pos - len(which))
-            self._tag = []
+            self._tag.clear()
             self._state = _OPEN_TAG
         elif which == d.head_begin:
             self._begin_span(self._pos - len(which))
