@@ -24,8 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .conventions import SERVERS
+from .json_text import ArgsScan
 from .markers import find_or_safe
 from .scan import MORE, BuiltinToolParser, JsonRaw, match_marker
 from .sections import REJECTED, SectionStream
@@ -75,7 +77,14 @@ class SectionJsonStream(SectionStream):
         self._call_end = d.call_end
         self._head: list[str] = []
         self._raw = JsonRaw(self._breakers)
+        #: The arguments' `_fast_mode`: their scanner (reset per call, never replaced) and the
+        #: breakers `_json_args` scans for.
+        self._args_mode = ArgsScan(self._raw, self._breakers, "", True)
         self._bare_calls = parser.conventions != SERVERS or parser.servers_bare_calls
+
+    def _fast_mode(self) -> Any:
+        """In the arguments, a chunk the scanner consumes whole is only `_args(chunk)` (see `ArgsScan`)."""
+        return self._args_mode if self._state == _ARGS else None
 
     def _outside_markers(self) -> tuple[str, ...]:
         d = self._d
@@ -108,7 +117,7 @@ class SectionJsonStream(SectionStream):
             if found is not None:
                 self._stop_call(found)
                 return True
-            self._raw = JsonRaw(self._breakers)
+            self._raw.reset()
             self._state = _ARGS
             return True
         if state == _ARGS:
