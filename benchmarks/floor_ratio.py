@@ -6,7 +6,7 @@ Per tool family: its bundled tool fixtures (with their tools, so arguments are t
 by schema as a user's would be), tiled to a size worth timing and cut into approximate
 tokens (markers whole, words in <=4-char pieces), streamed through builtin and through
 `benchmarks._floor:PassThroughToolParser` (a parser that parses nothing) on the same
-chunks, alternately; the figure is min(builtin) / min(floor) per round, and the table
+chunks, alternately, on process CPU time; the figure is min(builtin) / min(floor) per round, and the table
 gives the median ratio over rounds with its spread (lowest–highest round), the ratio of
 the two sides' minimum over all rounds, and both sides' µs per chunk. The
 throughput section measures three families the same way on a framework's tokens;
@@ -72,12 +72,14 @@ def streamer(parser: Any, chunked: list[list[str]]) -> Callable[[], None]:
 
 
 def _time(fn: Callable[[], None], repeat: int) -> float:
+    """The least process CPU time of `repeat` runs (time the process waited for a core is not
+    in it: the machine is shared)."""
     best = float("inf")
     for _ in range(repeat):
         gc.collect()
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
