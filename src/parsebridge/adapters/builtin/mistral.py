@@ -60,7 +60,7 @@ class MistralToolStream(BuiltinToolStream):
         self._state = _OUTSIDE
         self._name: list[str] = []
         self._raw = JsonRaw(_MARKERS)  # (one per stream, reset per call: `_args_mode` holds it)
-        self._args_mode = ArgsScan(self._raw, _MARKERS, "", True)
+        self._args_mode: ArgsScan | None = None  # (made at a stream's first call: `parse` never asks)
         self._reader = ObjectReader(_MARKERS)
         self._array_calls = 0
 
@@ -69,7 +69,10 @@ class MistralToolStream(BuiltinToolStream):
         (`ArgsScan`); an object call's: the reader's mode (`ObjectReader.fast_mode`)."""
         state = self._state
         if state == _ARGS:
-            return self._args_mode
+            mode = self._args_mode
+            if mode is None:
+                mode = self._args_mode = ArgsScan(self._raw, _MARKERS, "", True)
+            return mode
         return self._reader.fast_mode() if state in (_ELEMENT, _SINGLE) else None
 
     def _to_outside(self) -> bool:

@@ -128,21 +128,27 @@ class InvokeStream(SectionStream):
         self._value_ends = (d.param_close, d.param_open, d.invoke_close)
         self._opaque_ends = (d.invoke_close, *self._breakers)
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
-        #: In a value, a chunk with no marker's first character is only kept (see `_fast_mode`).
-        firsts = first_chars(self._value_ends) if all(self._value_ends) else ""
-        self._quiet_value = Quiet(content_mode(firsts), self._value.append) if firsts else None
-        #: ... and in an opening tag, one with no character that may end it (`_read_tag`).
-        tag_stops = "<>" if d.tag_end == ">" else d.tag_end[:1]
-        self._quiet_tag = Quiet(content_mode(tag_stops), self._tag.append) if tag_stops else None
+        #: `_fast_mode`'s (value, tag) modes, made at a stream's first call (`parse` never asks).
+        self._quiet: tuple[Quiet | None, Quiet | None] | None = None
 
     def _fast_mode(self) -> Any:
         """In a value (converted when it closes) or an opening tag (read when it closes), a chunk
         the state's step would only keep: the lists `_value` and `_tag` (one each per stream,
-        cleared per value and tag) keep it in place."""
+        cleared per value and tag) keep it in place. In a value, a chunk with no marker's first
+        character; in a tag, one with no character that may end it (`_read_tag`)."""
         state = self._state
-        if state == _VALUE:
-            return self._quiet_value
-        return self._quiet_tag if state in (_OPEN_TAG, _PARAM_TAG) else None
+        if state != _VALUE and state != _OPEN_TAG and state != _PARAM_TAG:
+            return None
+        quiet = self._quiet
+        if quiet is None:
+            firsts = first_chars(self._value_ends) if all(self._value_ends) else ""
+            end = self._d.tag_end
+            tag_stops = "<>" if end == ">" else end[:1]
+            quiet = self._quiet = (
+                Quiet(content_mode(firsts), self._value.append) if firsts else None,
+                Quiet(content_mode(tag_stops), self._tag.append) if tag_stops else None,
+            )
+        return quiet[0] if state == _VALUE else quiet[1]
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:

@@ -79,12 +79,17 @@ class SectionJsonStream(SectionStream):
         self._raw = JsonRaw(self._breakers)
         #: The arguments' `_fast_mode`: their scanner (reset per call, never replaced) and the
         #: breakers `_json_args` scans for.
-        self._args_mode = ArgsScan(self._raw, self._breakers, "", True)
+        self._args_mode: ArgsScan | None = None  # (made at a stream's first call: `parse` never asks)
         self._bare_calls = parser.conventions != SERVERS or parser.servers_bare_calls
 
     def _fast_mode(self) -> Any:
         """In the arguments, a chunk the scanner consumes whole is only `_args(chunk)` (see `ArgsScan`)."""
-        return self._args_mode if self._state == _ARGS else None
+        if self._state != _ARGS:
+            return None
+        mode = self._args_mode
+        if mode is None:
+            mode = self._args_mode = ArgsScan(self._raw, self._breakers, "", True)
+        return mode
 
     def _outside_markers(self) -> tuple[str, ...]:
         d = self._d
