@@ -8,7 +8,8 @@ tokens (markers whole, words in <=4-char pieces), streamed through builtin and t
 `benchmarks._floor:PassThroughToolParser` (a parser that parses nothing) on the same
 chunks, alternately, on process CPU time; the figure is min(builtin) / min(floor) per round, and the table
 gives the median ratio over rounds with its spread (lowest–highest round), the ratio of
-the two sides' minimum over all rounds, and both sides' µs per chunk. The
+the two sides' minimum over all rounds, both sides' µs per chunk, and builtin's one-shot parse of
+the same texts over the floor's stream (the reading itself, with no per-chunk cost). The
 throughput section measures three families the same way on a framework's tokens;
 this covers every family builtin has. `--profile` adds, per family, the share of
 builtin's streamed time spent in each module (cProfile, own time).
@@ -31,6 +32,8 @@ from typing import Any
 from benchmarks._backends import approx_tokens
 
 FLOOR = "python:benchmarks._floor:PassThroughToolParser"
+#: Every chunk one argument fragment of one call: what a chunk inside arguments costs at least.
+CALL_FLOOR = "python:benchmarks._floor:PassThroughCallParser"
 #: Characters of output per family (fixtures tiled until this size).
 CORPUS_CHARS = 20_000
 
@@ -145,15 +148,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--only", default="", help="one family")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--call-floor", action="store_true", help="only: the call floor over the floor")
     args = ap.parse_args(argv)
     import parsebridge as pb
 
     floor_parser = pb.get_tool_parser(FLOOR)
+    if args.call_floor:
+        tools, chunked = corpus(args.only or "hermes")[args.only or "hermes"]
+        call = streamer(pb.get_tool_parser(CALL_FLOOR), chunked)
+        rs = [b / f for b, f in rounds_of(call, streamer(floor_parser, chunked), args.rounds, args.repeat)]
+        print(f"call floor over floor: {statistics.median(rs):.2f}x ({min(rs):.2f}–{max(rs):.2f})")
+        return
     rows = []
     for family, (tools, chunked) in corpus(args.only).items():
-        builtin = streamer(pb.get_tool_parser(f"builtin:{family}", tools=tools or None), chunked)
-        floor = streamer(floor_parser, chunked)
+        parser = pb.get_tool_parser(f"builtin:{family}", tools=tools or None)
+        builtin, floor = streamer(parser, chunked), streamer(floor_parser, chunked)
         pairs = rounds_of(builtin, floor, args.rounds, args.repeat)
+        texts = ["".join(chunks) for chunks in chunked]
+        oneshot = _time(lambda parser=parser, texts=texts: [parser.parse(t) for t in texts], args.repeat)
         rs = [b / f for b, f in pairs]
         n = sum(map(len, chunked))
         best_b, best_f = min(b for b, _ in pairs), min(f for _, f in pairs)
@@ -165,6 +177,7 @@ def main(argv: list[str] | None = None) -> None:
             "low": min(rs),
             "high": max(rs),
             "of_mins": best_b / best_f,
+            "oneshot_over_floor": oneshot / best_f,
             "builtin_us_per_chunk": best_b / n * 1e6,
             "floor_us_per_chunk": best_f / n * 1e6,
         }
@@ -172,6 +185,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{family:<16} {row['median']:5.2f}x  ({row['low']:.2f}–{row['high']:.2f})"
             f"  mins {row['of_mins']:5.2f}x"
             f"  {row['builtin_us_per_chunk']:.2f} / {row['floor_us_per_chunk']:.2f} µs/chunk"
+            f"  one-shot {row['oneshot_over_floor']:.2f}x"
         )
         if args.profile:
             row["profile"] = profile_shares(builtin)
