@@ -12,7 +12,8 @@ the two sides' minimum over all rounds, both sides' µs per chunk, and builtin's
 the same texts over the floor's stream (the reading itself, with no per-chunk cost). The
 throughput section measures three families the same way on a framework's tokens;
 this covers every family builtin has. `--profile` adds, per family, the share of
-builtin's streamed time spent in each module (cProfile, own time).
+builtin's streamed time spent in each kind of work (cProfile, own time); `--steps` counts the
+chunks that take a full step of the machine; `--call-floor` times `PassThroughCallParser`.
 """
 
 from __future__ import annotations
@@ -141,6 +142,54 @@ def profile_shares(run: Callable[[], None]) -> list[tuple[str, float]]:
     return sorted(((k, v / total) for k, v in by_kind.items()), key=lambda kv: -kv[1])
 
 
+def step_shares(only: str = "") -> dict[str, dict[str, Any]]:
+    """family → the share of its chunks that take a full step of the machine (`_feed`); the
+    rest `feed` decides in place. Counted, not timed (formats with a stream of their own: 0)."""
+    import parsebridge as pb
+    from parsebridge.adapters.builtin.engines.scan import BuiltinToolStream
+
+    full = BuiltinToolStream._feed
+    count = [0]
+
+    def counted(self: Any, text: str, token_ids: Any, final: bool = False) -> Any:
+        count[0] += not final
+        return full(self, text, token_ids, final)
+
+    out = {}
+    BuiltinToolStream._feed = counted  # type: ignore[method-assign]
+    try:
+        for family, (tools, chunked) in corpus(only).items():
+            count[0] = 0
+            streamer(pb.get_tool_parser(f"builtin:{family}", tools=tools or None), chunked)()
+            n = sum(map(len, chunked))
+            out[family] = {
+                "chunks": n,
+                "streams": len(chunked),
+                "full_steps": count[0],
+                "share": count[0] / n,
+            }
+    finally:
+        BuiltinToolStream._feed = full  # type: ignore[method-assign]
+    return out
+
+
+def _other(args: argparse.Namespace) -> None:
+    """`--steps` or `--call-floor`."""
+    import parsebridge as pb
+
+    if args.steps:
+        shares = step_shares(args.only)
+        for family, row in shares.items():
+            print(f"{family:<16} {row['share']:4.0%} of {row['chunks']} chunks take a full step")
+        if args.json:
+            Path(args.json).write_text(json.dumps(shares, indent=1) + "\n", encoding="utf-8")
+        return
+    _tools, chunked = corpus(args.only or "hermes")[args.only or "hermes"]
+    call, floor = (streamer(pb.get_tool_parser(spec), chunked) for spec in (CALL_FLOOR, FLOOR))
+    rs = [b / f for b, f in rounds_of(call, floor, args.rounds, args.repeat)]
+    print(f"call floor over floor: {statistics.median(rs):.2f}x ({min(rs):.2f}–{max(rs):.2f})")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -149,16 +198,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--call-floor", action="store_true", help="only: the call floor over the floor")
+    ap.add_argument("--steps", action="store_true", help="only: the share of chunks taking a full step")
     args = ap.parse_args(argv)
+    if args.steps or args.call_floor:
+        return _other(args)
     import parsebridge as pb
 
     floor_parser = pb.get_tool_parser(FLOOR)
-    if args.call_floor:
-        tools, chunked = corpus(args.only or "hermes")[args.only or "hermes"]
-        call = streamer(pb.get_tool_parser(CALL_FLOOR), chunked)
-        rs = [b / f for b, f in rounds_of(call, streamer(floor_parser, chunked), args.rounds, args.repeat)]
-        print(f"call floor over floor: {statistics.median(rs):.2f}x ({min(rs):.2f}–{max(rs):.2f})")
-        return
     rows = []
     for family, (tools, chunked) in corpus(args.only).items():
         parser = pb.get_tool_parser(f"builtin:{family}", tools=tools or None)
