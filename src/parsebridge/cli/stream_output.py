@@ -27,7 +27,10 @@ from ..protocol import ParseResult, StreamDelta
 from ..protocol.models import ReasoningBlock, ToolCall, make_tool_call
 
 #: Text kept in memory per spool before it moves to a temporary file.
-SPOOL_IN_MEMORY = 1 << 20
+SPOOL_IN_MEMORY = 1 << 18
+#: Bytes of input read and decoded at a time (`terminal.iter_text`'s block is 1 MiB): with the
+#: spools', the memory that is the same at any size of output.
+READ_BLOCK = 1 << 18
 #: Fed text kept past what a call can still span before it is dropped (`RawCalls`).
 TRIM_EVERY = 1 << 16
 #: Characters copied per block when a spool is written out.
