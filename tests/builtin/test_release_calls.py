@@ -86,3 +86,20 @@ def test_a_guarded_stream_passes_release_calls_through() -> None:
     assert stream.release_calls() == 2 and stream.call_spans == []
     stream.feed(f" {call}")
     assert len(stream.call_spans) == 1
+
+
+def test_the_cli_recorder_cuts_the_same_raw_texts_with_history() -> None:
+    """A stream made with history (the CLI beside a framework reasoning parser) keeps its spans:
+    the recorder, told 0 were forgotten, cuts each call once, as `parse` does."""
+    from parsebridge.cli.stream_output import RawCalls
+
+    checked = 0
+    for spec, text in _cases():
+        parser = pb.get_tool_parser(spec)
+        rec = RawCalls(parser.stream())
+        for i in range(0, len(text), 4):
+            rec.feed(text[i : i + 4])
+        rec.flush()
+        assert list(rec.texts) == [c.raw_text for c in parser.parse(text).tool_calls], (spec, text)
+        checked += len(rec.texts)
+    assert checked > 100
