@@ -191,6 +191,22 @@ class CallSteps:
             self._raw_at = keep
         self._raw_kept = [kept] if kept else []
 
+    def release_calls(self) -> int:
+        """Forget the spans of the calls ended so far and return how many were forgotten (`call_spans`
+        is emptied in place and fills again from the next call on): for a consumer that has cut each
+        call's raw text out of the text it fed (with `open_from`) and needs the spans no more, so that
+        what the stream keeps does not grow with the number of calls (the CLI's `parse --stream`).
+
+        Only a stream made `without_history()` forgets them: one with history needs them for
+        `finish()`'s raw text, keeps them and returns 0. Nothing else changes: not the deltas, not
+        `open_from()`, not `finish()`."""
+        if self._acc.keeps_history:
+            return 0
+        spans = self.call_spans
+        count = len(spans)
+        spans.clear()
+        return count
+
     def open_from(self) -> int:
         """The offset (in the text fed so far) before which no call found later can start: the
         open call's or the undecided span's start, else the start of the buffer. With `call_spans`,
