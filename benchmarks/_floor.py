@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from parsebridge.protocol import StreamDelta, ToolParserBase, ToolParseResult, ToolStreamBase
-from parsebridge.protocol.models import make_delta
+from parsebridge.protocol.calls import new_call_id
+from parsebridge.protocol.models import arguments_delta, delta_of, make_call_delta, make_delta
 
 
 class _PassThroughStream(ToolStreamBase):
@@ -31,3 +32,28 @@ class PassThroughToolParser(ToolParserBase):
 
     def stream(self) -> _PassThroughStream:  # type: ignore[override]
         return _PassThroughStream()
+
+
+class _CallFragmentStream(ToolStreamBase):
+    def __init__(self) -> None:
+        super().__init__()
+        self._named = False
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        if self._named:
+            return arguments_delta(0, text)  # the cheapest call delta builtin streams build
+        self._named = True
+        return delta_of("", "", [make_call_delta(0, new_call_id(), "f", text)])
+
+
+class PassThroughCallParser(ToolParserBase):
+    """Every chunk is one argument fragment of one call; no scanning at all: the floor of a
+    chunk inside a call's arguments (`benchmarks.floor_ratio --call-floor`)."""
+
+    name = "passthrough_call"
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text or None)
+
+    def stream(self) -> _CallFragmentStream:  # type: ignore[override]
+        return _CallFragmentStream()

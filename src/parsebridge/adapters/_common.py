@@ -9,11 +9,14 @@ reasoning string is located in the parsed text (with its markers) to give a
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
 import re
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..protocol import ReasoningBlock
 from ..protocol.models import make_block
@@ -28,6 +31,26 @@ START_MARKER_ATTRS = (
     "think_start",
 )
 END_MARKER_ATTRS = ("end_token", "think_end_token", "end_think_token", "reasoning_end_str", "think_end")
+
+T = TypeVar("T")
+
+
+def process_wide(build: Callable[[], T]) -> Callable[[], T]:
+    """`build()` made on the first call and kept for the process (under a lock: threads share one).
+
+    A `build` that raises keeps nothing: the next call tries again.
+    """
+    lock = threading.Lock()
+    made: list[T] = []
+
+    @functools.wraps(build)
+    def get() -> T:
+        with lock:
+            if not made:
+                made.append(build())
+            return made[0]
+
+    return get
 
 
 def none_if_empty(text: str | None) -> str | None:

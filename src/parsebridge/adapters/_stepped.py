@@ -5,21 +5,24 @@ that holds a chunk back until it knows whether it was the last (the
 servers parse the final chunk with a "finished" flag). The streams around
 it — a tool stream, a reasoning stream that locates its block at the end,
 and a native pipeline stream — are the same for both frameworks, so they
-live here once. Nothing here imports a framework.
+live here once, with the native pipeline all four framework adapters share
+(`FrameworkPipeline`). Nothing here imports a framework.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from ..protocol import (
     BackendError,
     DeltaAccumulator,
     ParseResult,
+    Pipeline,
     ReasoningStreamBase,
     StreamDelta,
     ToolParseResult,
+    ToolSpec,
     ToolStreamBase,
 )
 from ..protocol.errors import StreamStateError, call_typed
@@ -207,3 +210,38 @@ class SteppedPipelineStream:
 
     def pending_text(self) -> str:
         return self._stepper.pending_text()
+
+
+class FrameworkPipeline(Pipeline):
+    """A framework's own reasoning→tool chain: one session runs both of its parsers (not two chained).
+
+    The vLLM, SGLang, Dynamo and smg pipelines have this shape; each names its backend and
+    opens its session in `_open`.
+    """
+
+    backend: ClassVar[str]
+
+    def __init__(
+        self,
+        reasoning: str,
+        tool: str,
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        reasoning_started: bool | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(None, None, reasoning_started=reasoning_started)
+        self.reasoning_name, self.tool_name = reasoning, tool
+        self._open(tools, options)
+
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        """Start the framework's session for this pipeline's parsers."""
+        raise NotImplementedError
+
+    @property
+    def specs(self) -> tuple[str | None, str | None]:
+        return f"{self.backend}:{self.reasoning_name}", f"{self.backend}:{self.tool_name}"
+
+    def _started(self, reasoning_started: bool | None) -> bool | None:
+        """Whether reasoning has started: the call's say, else the pipeline's."""
+        return self.reasoning_started if reasoning_started is None else reasoning_started

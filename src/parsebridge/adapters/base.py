@@ -7,7 +7,8 @@ a framework backend imports its framework only inside these methods, so
 Writing a backend (in-tree or third-party via the ``parsebridge.backends``
 entry-point group, value ``"package.module:BackendClass"``):
 
-* subclass `Backend`, set `name`, `import_name`, `distribution`, `install_command`;
+* subclass `Backend`, set `name`, `import_name`, `distribution`, `install_command` (a
+  `FrameworkBackend` derives the last three from `name` unless it sets them);
 * implement the two listing methods and the two factories; factories receive
   the backend's own registered name (the registry has already resolved
   aliases, family names and `-`/`_` spellings) and return objects that follow
@@ -30,6 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from .._frameworks.install import DISTRIBUTIONS, install_hint
 from ..protocol import (
     BackendNotInstalledError,
     Pipeline,
@@ -177,9 +179,25 @@ class FrameworkBackend(Backend):
     #: Class names in the adapter's `parsers` module: tool parser, reasoning parser, pipeline.
     parser_classes: ClassVar[tuple[str, str, str]]
     #: The keyword options its tool and reasoning parsers take (its engine's keywords; a test
-    #: checks them against the engine's signature).
+    #: checks them against the engine's signature). Reasoning parsers: the same unless set.
     tool_options: ClassVar[frozenset[str]]
     reasoning_options: ClassVar[frozenset[str]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A framework names itself once: unless the class sets them, its module is its `name`, and
+        its distribution and install command are what `_frameworks.install` says for that name."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        if "name" not in own:
+            return
+        if "import_name" not in own:
+            cls.import_name = cls.name
+        if "distribution" not in own:
+            cls.distribution = DISTRIBUTIONS.get(cls.name, cls.name)
+        if "install_command" not in own:
+            cls.install_command = install_hint(cls.name)
+        if "reasoning_options" not in own and "tool_options" in own:
+            cls.reasoning_options = cls.tool_options
 
     def option_names(self, kind: str, name: str) -> Collection[str] | None:
         return self.tool_options if kind == "tool" else self.reasoning_options

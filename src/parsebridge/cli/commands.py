@@ -54,14 +54,22 @@ def positive_int(text: str) -> int:
 
 
 def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
-    """Re-cut decoded blocks into pieces of `size` characters (the last may be shorter)."""
+    """Re-cut decoded blocks into pieces of `size` characters (the last may be shorter); a piece
+    that spans two blocks is joined from its two parts, never the block from the part before it
+    (which would copy every block once more)."""
     rest = ""
     for block in blocks:
-        text = rest + block if rest else block
-        cut = len(text) - len(text) % size
-        for i in range(0, cut, size):
-            yield text[i : i + size]
-        rest = text[cut:]
+        start = 0
+        if rest:
+            start = size - len(rest)
+            if len(block) < start:
+                rest += block
+                continue
+            yield rest + block[:start]
+        cut = len(block) - (len(block) - start) % size
+        for i in range(start, cut, size):
+            yield block[i : i + size]
+        rest = block[cut:]
     if rest:
         yield rest
 
@@ -146,7 +154,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
     theirs keep their history too and the block comes from their `finish()`.
     """
     from ..protocol.streams import without_history
-    from .stream_output import RawCalls, StreamedResult, delta_line
+    from .stream_output import READ_BLOCK, RawCalls, StreamedResult, delta_line
 
     bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
     with without_history() if bounded else contextlib.nullcontext():
@@ -166,7 +174,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
         out.write('{\n  "deltas": [')
     try:
         for piece in itertools.chain(
-            _chunks(io.iter_text(ns.input), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
+            _chunks(io.iter_text(ns.input, READ_BLOCK), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
         ):
             d = stream.feed(piece) if piece is not None else stream.flush()
             if not d:

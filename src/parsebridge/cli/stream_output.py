@@ -27,7 +27,10 @@ from ..protocol import ParseResult, StreamDelta
 from ..protocol.models import ReasoningBlock, ToolCall, make_tool_call
 
 #: Text kept in memory per spool before it moves to a temporary file.
-SPOOL_IN_MEMORY = 1 << 20
+SPOOL_IN_MEMORY = 1 << 18
+#: Bytes of input read and decoded at a time (`terminal.iter_text`'s block is 1 MiB): with the
+#: spools', the memory that is the same at any size of output.
+READ_BLOCK = 1 << 18
 #: Fed text kept past what a call can still span before it is dropped (`RawCalls`).
 TRIM_EVERY = 1 << 16
 #: Characters copied per block when a spool is written out.
@@ -138,9 +141,10 @@ class RawCalls:
 
     Works with a stream that reports its calls' spans (`call_spans`, offsets in the text it
     was fed) and how far back a call found later may start (`open_from()`): the builtin
-    streams. The fed text is kept only from there on, so memory stays bounded by the longest
-    call (plus what the stream itself holds). Other streams pass through, and their calls
-    keep an empty `raw_text`.
+    streams. The fed text is kept only from there on, and each call's span is let go once its
+    raw text is spooled (`release_calls()`, where the stream has it), so memory stays bounded
+    by the longest call, not by the number of calls. Other streams pass through, and their
+    calls keep an empty `raw_text`.
     """
 
     def __init__(self, stream: Any) -> None:
@@ -149,6 +153,8 @@ class RawCalls:
         self.texts = LineSpool()
         self._spans = getattr(stream, "call_spans", None)
         self._open_from = getattr(stream, "open_from", None)
+        self._release = getattr(stream, "release_calls", None)
+        self._cut = 0  # spans in `_spans` whose raw text is spooled
         self._kept: list[str] = []  # fed text from offset `_kept_at` on
         self._kept_at = 0
         self._fed = 0
@@ -163,7 +169,7 @@ class RawCalls:
             self._kept.append(text)
             self._fed += len(text)
             # Cut a call out when one ended; else drop what no call can span now and then.
-            if len(spans) != len(self.texts) or self._fed - self._kept_at > TRIM_EVERY:
+            if len(spans) != self._cut or self._fed - self._kept_at > TRIM_EVERY:
                 self._collect()
         return delta
 
@@ -176,11 +182,14 @@ class RawCalls:
     def _collect(self) -> None:
         spans = self._spans
         assert spans is not None and self._open_from is not None
-        if len(self.texts) < len(spans):
+        if self._cut < len(spans):
             kept = "".join(self._kept)
             self._kept = [kept]
-            for start, end in spans[len(self.texts) :]:
+            for start, end in spans[self._cut :]:
                 self.texts.append(kept[start - self._kept_at : end - self._kept_at])
+            self._cut = len(spans)
+            if self._release is not None:  # spooled: the stream may forget the spans
+                self._cut -= self._release()
         keep = min(self._open_from(), self._fed)
         if keep > self._kept_at:  # drop what no call can still span
             kept = "".join(self._kept)[keep - self._kept_at :]

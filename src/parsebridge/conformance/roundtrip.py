@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ..formats import TOOL_FORMATS, ToolFormat, tool_format
+from ..formats import TOOL_FORMATS, ContentAt, ToolFormat, tool_format
 from ..formats.cases import Span, build
 from ..protocol import family_table
 from .adversarial.probe import ProbeResult, _oneshot, _stream
@@ -171,16 +171,16 @@ def draw_example(d: Draw, family: str) -> Example:
     count = d.integer(1, 3) if fmt.multi else 1
     calls = [(_name(d, names), _object(d, 0, fmt.typed_values, top=True)) for _ in range(count)]
     segments: list[str | Span] = []
-    if fmt.content_before and d.integer(0, 1):
+    if ContentAt.BEFORE in fmt.content and d.integer(0, 1):
         segments.append(_text(d) + d.choice(("", " ", "\n", "\n\n")))
-    if fmt.content_between and len(calls) > 1:
+    if ContentAt.BETWEEN in fmt.content and len(calls) > 1:
         for i, call in enumerate(calls):
             if i:
                 segments.append(d.choice(("\n", f"\n{_text(d)}\n")))
             segments.append(_span(fmt, [call]))
     else:
         segments.append(_span(fmt, calls))
-    if fmt.content_after and d.integer(0, 1):
+    if ContentAt.AFTER in fmt.content and d.integer(0, 1):
         segments.append(d.choice((" ", "\n", "\n\n")) + _text(d))
     output, content, expected_calls = build(*segments)
     tools = [tool_for(n, a) for n, a in calls]

@@ -13,7 +13,7 @@ its renderer. Nothing here parses: parsing is the backends' job.
 
 A tool format also carries `grammar` (its calls with arguments given as
 text, for the adversarial corpus: malformed, huge or 10k-deep arguments) and
-what a round trip may draw (`content_before/after/between`, `multi`,
+what a round trip may draw (`content`: where text stays content, `multi`,
 `typed_values`). The fixture cases are data in `formats/cases/`
 (`<kind>-<family>.yaml`, rendered by `parsebridge.formats.cases`).
 
@@ -32,7 +32,7 @@ import importlib
 from typing import Any
 
 from ..protocol.family_rows import Kind, normalize_name, rows_of
-from ._base import Call, ReasoningFormat, ToolFormat, dump_json, join_calls, result_text, xml_value
+from ._base import Call, ContentAt, ReasoningFormat, ToolFormat, dump_json, join_calls, result_text, xml_value
 
 # Which families and aliases exist is `protocol/families.toml`'s to say (read with
 # the standard library by `protocol.family_rows`, on first lookup). These tables only
@@ -200,6 +200,7 @@ __all__ = [
     "REASONING_FORMATS",
     "TOOL_FORMATS",
     "Call",
+    "ContentAt",
     "ReasoningFormat",
     "ToolFormat",
     "UnknownFormatError",

@@ -14,6 +14,7 @@ import it, and it imports nothing of ours.
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,18 @@ def result_text(result: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
+class ContentAt(enum.Flag):
+    """Places around a call region where plain text stays content."""
+
+    NOWHERE = 0
+    BEFORE = enum.auto()  # before the first call
+    AFTER = enum.auto()  # after the last call
+    BETWEEN = enum.auto()  # between two calls
+
+
+BEFORE, AFTER, BETWEEN = ContentAt.BEFORE, ContentAt.AFTER, ContentAt.BETWEEN
+
+
 @dataclass(frozen=True)
 class ToolFormat:
     """A tool-call format: markers, renderer and the tool-result message."""
@@ -60,10 +73,8 @@ class ToolFormat:
     #: The same calls with their arguments given as text (adversarial corpora, benchmarks).
     grammar: TextGrammar | None = None
     #: Where plain text stays content around a call region (the round-trip suite draws text
-    #: only there): before the first call, after the last, between two calls.
-    content_before: bool = False
-    content_after: bool = False
-    content_between: bool = False
+    #: only there): e.g. ``BEFORE | AFTER``.
+    content: ContentAt = ContentAt.NOWHERE
     #: Several calls in one output are part of the format.
     multi: bool = True
     #: Argument values are text typed by the tool's JSON schema (XML-style formats): a round

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, result_text
+from ._base import AFTER, BEFORE, TextGrammar, ToolFormat, dump_json, joined, result_text
 
 CALLS_BEGIN, CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
@@ -51,7 +51,6 @@ TOOL = ToolFormat(
     render=render,
     format_tool_result=format_tool_result,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
     servers_content="marker",
 )

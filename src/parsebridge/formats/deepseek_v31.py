@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from ._base import ToolFormat
-from .deepseek_v3 import GRAMMAR_V31, MARKERS, format_tool_result, render_v31
+import dataclasses
 
-TOOL = ToolFormat(
+from . import deepseek_v3 as _v3
+
+# V3's format (markers, tool results, where content stays) with V3.1's call bodies.
+TOOL = dataclasses.replace(
+    _v3.TOOL,
     family="deepseek_v31",
     summary="`<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>` in the V3 section",
-    markers=MARKERS,
-    render=render_v31,
-    format_tool_result=format_tool_result,
-    grammar=GRAMMAR_V31,
-    content_before=True,
-    content_after=True,
-    servers_content="marker",
+    render=_v3.render_v31,
+    grammar=_v3.GRAMMAR_V31,
 )

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from ._base import ToolFormat
-from .deepseek_v4 import format_tool_result
+import dataclasses
+
+from . import deepseek_v4 as _v4
 from .deepseek_v32 import DsmlTags, dsml_renderer
 
 TAGS = DsmlTags(" calls", " invoke", " parameter")
 
-TOOL = ToolFormat(
+# V4's format (tool results, where content stays) with the spaced tags (and without V4's other block openers).
+TOOL = dataclasses.replace(
+    _v4.TOOL,
     family="deepseek_v41",
     summary='DSML, spaced: `<｜DSML｜ calls><｜DSML｜ invoke name="…"><｜DSML｜ parameter name="…" string="…">…`',
     markers=TAGS.markers,
     render=dsml_renderer(TAGS),
-    format_tool_result=format_tool_result,
-    servers_content="marker",
 )

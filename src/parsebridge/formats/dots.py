@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ._base import ToolFormat
+from .minimax_m2 import INVOKE, INVOKE_END, PARAM, PARAM_END, invoke_renderer
 
-from ._base import ToolFormat, xml_value
-
+#: MiniMax-M2's invoke elements in dots' own block.
 START, END = "<dots_function_call>", "</dots_function_call>"
-INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
-PARAM, PARAM_END = "<parameter name=", "</parameter>"
-
-
-def render(calls: Any) -> str:
-    parts = []
-    for n, a in calls:
-        params = "".join(f'{PARAM}"{k}">{xml_value(v)}{PARAM_END}\n' for k, v in a.items())
-        parts.append(f'{INVOKE}"{n}">\n{params}{INVOKE_END}\n')
-    return f"{START}\n" + "".join(parts) + END
+render = invoke_renderer(START, END)
 
 
 # Tool results: `ToolFormat`'s default, the result text as is: the frameworks ship no dots chat

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._base import ToolFormat, join_calls
-from .gemma4 import CALL, render_value
+from .gemma4 import CALL, render_value, result_formatter
 
 START, END = "<start_function_call>", "<end_function_call>"
 STRING = "<escape>"
@@ -16,13 +16,9 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}{CALL}{name}{render_value(args, STRING)}{END}"
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """``<start_function_response>response:NAME{…}<end_function_response>`` as the FunctionGemma template writes it.
-
-    FunctionGemma has no call ids: pass the function's name as `tool_call_id`.
-    """
-    body = result if isinstance(result, dict) else {"value": result}
-    return f"{RESULT_START}response:{tool_call_id}{render_value(body, STRING)}{RESULT_END}"
+#: ``<start_function_response>response:NAME{…}<end_function_response>`` as the FunctionGemma template
+#: writes it (no call ids: pass the function's name as `tool_call_id`).
+format_tool_result = result_formatter(RESULT_START, RESULT_END, STRING)
 
 
 TOOL = ToolFormat(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ._base import ToolFormat, join_calls
@@ -28,15 +29,23 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}{CALL}{name}{render_value(args)}{END}"
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """``<|tool_response>response:NAME{…}<tool_response|>`` as the Gemma 4 template writes a tool result.
+def result_formatter(start: str, end: str, delim: str) -> Callable[[str, Any], str]:
+    """(name, result) → ``{start}response:NAME{…}{end}``, the result in the argument syntax.
 
     Gemma has no call ids: pass the function's name as `tool_call_id`. A
     mapping result is written in the argument syntax, anything else as
     ``{value:…}``.
     """
-    body = result if isinstance(result, dict) else {"value": result}
-    return f"{RESULT_START}response:{tool_call_id}{render_value(body)}{RESULT_END}"
+
+    def format_tool_result(tool_call_id: str, result: Any) -> str:
+        body = result if isinstance(result, dict) else {"value": result}
+        return f"{start}response:{tool_call_id}{render_value(body, delim)}{end}"
+
+    return format_tool_result
+
+
+#: ``<|tool_response>response:NAME{…}<tool_response|>`` as the Gemma 4 template writes a tool result.
+format_tool_result = result_formatter(RESULT_START, RESULT_END, STRING)
 
 
 TOOL = ToolFormat(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
+from ._base import AFTER, BEFORE, BETWEEN, TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from .hermes import format_tool_result
 
 START, END = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
@@ -23,20 +24,15 @@ GRAMMAR = TextGrammar(
 )
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """``<tool_response>\\n…\\n</tool_response>``: the GLM-4.5 chat template's tool message body (after ``<|observation|>``)."""
-    return f"<tool_response>\n{result_text(result)}\n</tool_response>"
-
-
+# Tool results: Hermes' ``<tool_response>\\n…\\n</tool_response>``, the GLM-4.5 chat template's tool
+# message body (after ``<|observation|>``).
 TOOL = ToolFormat(
     family="glm45",
     summary="`<tool_call>NAME\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>…</tool_call>`, values typed by the tool schema",
     markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
     render=join_calls(render_call),
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
-    content_between=True,
+    content=BEFORE | AFTER | BETWEEN,
     typed_values=True,
     format_tool_result=format_tool_result,
     servers_content="marker",

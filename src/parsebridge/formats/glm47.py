@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._base import ToolFormat, join_calls, xml_value
 from .glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END, format_tool_result
 
 
-def render_call(name: str, args: dict[str, Any]) -> str:
-    pairs = "".join(f"{KEY}{k}{KEY_END}{VALUE}{xml_value(v)}{VALUE_END}" for k, v in args.items())
-    return f"{START}{name}{pairs}{END}"
+def call_renderer(start: str, end: str) -> Callable[[str, dict[str, Any]], str]:
+    """(name, args) → ``{start}NAME<arg_key>k</arg_key><arg_value>v</arg_value>…{end}`` (no newlines)."""
+
+    def render_call(name: str, args: dict[str, Any]) -> str:
+        pairs = "".join(f"{KEY}{k}{KEY_END}{VALUE}{xml_value(v)}{VALUE_END}" for k, v in args.items())
+        return f"{start}{name}{pairs}{end}"
+
+    return render_call
+
+
+render_call = call_renderer(START, END)
 
 
 TOOL = ToolFormat(

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, join_calls, joined, object_call, result_text
+from ._base import (
+    AFTER,
+    BEFORE,
+    BETWEEN,
+    TextGrammar,
+    ToolFormat,
+    dump_json,
+    join_calls,
+    joined,
+    object_call,
+    result_text,
+)
 
 START, END = "<tool_call>", "</tool_call>"
 RESPONSE_START, RESPONSE_END = "<tool_response>", "</tool_response>"
@@ -30,7 +41,5 @@ TOOL = ToolFormat(
     render=join_calls(render_call),
     format_tool_result=format_tool_result,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
-    content_between=True,
+    content=BEFORE | AFTER | BETWEEN,
 )

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from ._base import ToolFormat
-from .jamba import END, GRAMMAR, START, render
+import dataclasses
 
-# Tool results: `ToolFormat`'s default, as Jamba's.
-TOOL = ToolFormat(
+from . import jamba as _jamba
+
+# Jamba's format through and through (markers, renderer, tool results, where content stays).
+TOOL = dataclasses.replace(
+    _jamba.TOOL,
     family="hunyuan_a13b",
     summary='`<tool_calls>[{"name": …, "arguments": …}]</tool_calls>` (Jamba\'s shape)',
-    markers=(START, END),
-    render=render,
-    grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, join_calls, joined, object_call, result_text
+from ._base import BEFORE, TextGrammar, ToolFormat, dump_json, join_calls, joined, object_call, result_text
 
 ACTION_START, PLUGIN, ACTION_END = "<|action_start|>", "<|plugin|>", "<|action_end|>"
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -32,7 +32,7 @@ TOOL = ToolFormat(
     markers=(ACTION_START, PLUGIN, ACTION_END),
     render=join_calls(render_call),
     grammar=GRAMMAR,
-    content_before=True,
+    content=BEFORE,
     multi=False,
     format_tool_result=format_tool_result,
 )

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._base import ToolFormat, join_calls, xml_value
+from ._base import ToolFormat, join_calls
 from .glm45 import KEY, KEY_END, VALUE, VALUE_END
+from .glm47 import call_renderer
 
 START, END = "<iquest_tool_call>", "</iquest_tool_call>"
-
-
-def render_call(name: str, args: dict[str, Any]) -> str:
-    pairs = "".join(f"{KEY}{k}{KEY_END}{VALUE}{xml_value(v)}{VALUE_END}" for k, v in args.items())
-    return f"{START}{name}{pairs}{END}"
+render_call = call_renderer(START, END)
 
 
 # Tool results: `ToolFormat`'s default, the result text as is: neither framework ships the IQuest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
+from ._base import AFTER, BEFORE, TextGrammar, ToolFormat, dump_json, joined, object_call
 
 START, END = "<tool_calls>", "</tool_calls>"
 
@@ -24,6 +24,5 @@ TOOL = ToolFormat(
     markers=(START, END),
     render=render,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
 )

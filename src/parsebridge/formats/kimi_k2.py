@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, result_text
+from ._base import AFTER, BEFORE, TextGrammar, ToolFormat, dump_json, joined, result_text
 
 SECTION_BEGIN, SECTION_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 CALL_BEGIN, ARG_BEGIN, CALL_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
@@ -36,8 +36,7 @@ TOOL = ToolFormat(
     markers=(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END),
     render=render,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
     format_tool_result=format_tool_result,
     servers_content="marker",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call
+from ._base import AFTER, TextGrammar, ToolFormat, dump_json, joined, object_call
 
 TAG = "<|python_tag|>"
 #: End-of-message / end-of-turn tokens the model writes after a call (never content).
@@ -27,5 +27,5 @@ TOOL = ToolFormat(
     markers=(TAG, EOM, EOT),
     render=render,
     grammar=GRAMMAR,
-    content_after=True,
+    content=AFTER,
 )

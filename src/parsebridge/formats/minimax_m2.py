@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, joined, result_text, xml_call, xml_value
+from ._base import AFTER, BEFORE, TextGrammar, ToolFormat, joined, result_text, xml_call, xml_value
 
 START, END = "<minimax:tool_call>", "</minimax:tool_call>"
 INVOKE, INVOKE_END = "<invoke name=", "</invoke>"
 PARAM, PARAM_END = "<parameter name=", "</parameter>"
 
 
-def render(calls: Any) -> str:
-    parts = []
-    for n, a in calls:
-        params = "".join(f'<parameter name="{k}">{xml_value(v)}</parameter>\n' for k, v in a.items())
-        parts.append(f'<invoke name="{n}">\n{params}</invoke>\n')
-    return f"{START}\n" + "".join(parts) + END
+def invoke_renderer(start: str, end: str) -> Callable[[Any], str]:
+    """calls → ``<invoke name=…>`` elements, one ``<parameter name=…>`` a line, in a `start`…`end` block."""
+
+    def render(calls: Any) -> str:
+        parts = []
+        for n, a in calls:
+            params = "".join(f'{PARAM}"{k}">{xml_value(v)}{PARAM_END}\n' for k, v in a.items())
+            parts.append(f'{INVOKE}"{n}">\n{params}{INVOKE_END}\n')
+        return f"{start}\n" + "".join(parts) + end
+
+    return render
+
+
+render = invoke_renderer(START, END)
 
 
 GRAMMAR = TextGrammar(
@@ -42,8 +51,7 @@ TOOL = ToolFormat(
     markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
     render=render,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
     typed_values=True,
     format_tool_result=format_tool_result,
     servers_content="marker",

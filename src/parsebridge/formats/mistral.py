@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import ReasoningFormat, TextGrammar, ToolFormat, dump_json, joined, object_call
+from ._base import AFTER, BEFORE, ReasoningFormat, TextGrammar, ToolFormat, dump_json, joined, object_call
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 TOOL_RESULTS, TOOL_RESULTS_END = "[TOOL_RESULTS]", "[/TOOL_RESULTS]"
@@ -35,8 +35,7 @@ TOOL = ToolFormat(
     render=render,
     format_tool_result=format_tool_result,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
     servers_content="marker",
 )
 

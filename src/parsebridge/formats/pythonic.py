@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined
+from ._base import AFTER, TextGrammar, ToolFormat, dump_json, joined
 
 PY_START, PY_END = "<|python_start|>", "<|python_end|>"
 
@@ -109,5 +109,5 @@ TOOL = ToolFormat(
     markers=(PY_START, PY_END),
     render=render,
     grammar=GRAMMAR,
-    content_after=True,
+    content=AFTER,
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, result_text, xml_call, xml_value
+from ._base import AFTER, BEFORE, BETWEEN, TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from .hermes import format_tool_result
 
 START, END = "<tool_call>", "</tool_call>"
 FN, FN_END = "<function=", "</function>"
@@ -16,11 +17,6 @@ def render_call(name: str, args: dict[str, Any]) -> str:
     return f"{START}\n{FN}{name}>\n{params}{FN_END}\n{END}"
 
 
-def format_tool_result(tool_call_id: str, result: Any) -> str:
-    """``<tool_response>\\n…\\n</tool_response>`` as the Qwen3-Coder template renders it."""
-    return f"<tool_response>\n{result_text(result)}\n</tool_response>"
-
-
 GRAMMAR = TextGrammar(
     (START, END, FN, FN_END, PARAM, PARAM_END),
     xml_call(
@@ -30,6 +26,7 @@ GRAMMAR = TextGrammar(
     json_args=False,
 )
 
+# Tool results: Hermes' ``<tool_response>\\n…\\n</tool_response>``, as the Qwen3-Coder template renders them.
 TOOL = ToolFormat(
     family="qwen3_coder",
     summary="`<tool_call><function=NAME><parameter=P>…</parameter></function></tool_call>`, values typed by the tool schema",
@@ -37,9 +34,7 @@ TOOL = ToolFormat(
     render=join_calls(render_call),
     format_tool_result=format_tool_result,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
-    content_between=True,
+    content=BEFORE | AFTER | BETWEEN,
     typed_values=True,
     servers_content="marker",
 )

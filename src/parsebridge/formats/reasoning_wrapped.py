@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from . import jamba as _jamba
 from ._base import ReasoningFormat
-from .think import END, START
+from .think import END, START, think_tags
 
 GRANITE_THINK, GRANITE_THINK_ALT = "Here is my thought process:", "Here's my thought process:"
 GRANITE_RESPONSE, GRANITE_RESPONSE_ALT = "Here is my response:", "Here's my response:"
@@ -39,21 +39,17 @@ GRANITE = ReasoningFormat(
 )
 
 ANSWER, ANSWER_END = "<answer>", "</answer>"
-HUNYUAN_A13B = ReasoningFormat(
-    family="hunyuan_a13b",
-    summary="Hunyuan: `<think>…</think>` then `<answer>…</answer>` (the answer tags are not content)",
-    start=START,
-    end=END,
+HUNYUAN_A13B = think_tags(
+    "hunyuan_a13b",
+    "Hunyuan: `<think>…</think>` then `<answer>…</answer>` (the answer tags are not content)",
     closers=(_jamba.START,),
     content_wrappers=(ANSWER, ANSWER_END),
 )
 
 RESPONSE, RESPONSE_END = "<response>", "</response>"
-ERNIE45 = ReasoningFormat(
-    family="ernie45",
-    summary="ERNIE-4.5 thinking: output starts inside reasoning; `</think>` ends it; `<response>` tags dropped",
-    start=START,
-    end=END,
+ERNIE45 = think_tags(
+    "ernie45",
+    "ERNIE-4.5 thinking: output starts inside reasoning; `</think>` ends it; `<response>` tags dropped",
     starts_in_prompt=True,
     closers=("<tool_call>",),
     content_wrappers=(RESPONSE, RESPONSE_END),
@@ -103,11 +99,9 @@ def _render_append_think(reasoning: str | None, content: str, *, started: bool |
     return ("" if opened else START) + reasoning + END + content
 
 
-MINIMAX_M2_APPEND_THINK = ReasoningFormat(
-    family="minimax_m2_append_think",
-    summary="MiniMax-M2, reasoning kept in the message: `<think>` is put back and everything is content",
-    start=START,
-    end=END,
+MINIMAX_M2_APPEND_THINK = think_tags(
+    "minimax_m2_append_think",
+    "MiniMax-M2, reasoning kept in the message: `<think>` is put back and everything is content",
     starts_in_prompt=True,
     render=_render_append_think,
     splits_reasoning=False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import ToolFormat, result_text
+from ._base import BEFORE, ToolFormat
 
 TAG = "<|tool_calls|>"
 
@@ -13,11 +13,11 @@ def render(calls: Any) -> str:
     return TAG + repr([{"name": n, "arguments": a} for n, a in calls])
 
 
+# Tool results: `ToolFormat`'s default, the result text as is.
 TOOL = ToolFormat(
     family="sarashina",
     summary="`<|tool_calls|>` then a Python-literal list `[{'name': …, 'arguments': {…}}]`",
     markers=(TAG,),
     render=render,
-    format_tool_result=lambda _id, result: result_text(result),
-    content_before=True,
+    content=BEFORE,
 )

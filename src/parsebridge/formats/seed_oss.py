@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from ._base import AFTER, BEFORE, BETWEEN, TextGrammar, ToolFormat, join_calls, joined, xml_call, xml_value
+from .qwen3_coder import FN, FN_END, PARAM, PARAM_END
 
+#: Qwen3-Coder's function and parameter tags (without their newlines) in Seed's own block.
 START, END = "<seed:tool_call>", "</seed:tool_call>"
-FN, FN_END = "<function=", "</function>"
-PARAM, PARAM_END = "<parameter=", "</parameter>"
 
 
 def render_call(name: str, args: dict[str, Any]) -> str:
-    params = "".join(f"<parameter={k}>{xml_value(v)}</parameter>\n" for k, v in args.items())
-    return f"{START}\n<function={name}>\n{params}</function>\n{END}"
+    params = "".join(f"{PARAM}{k}>{xml_value(v)}{PARAM_END}\n" for k, v in args.items())
+    return f"{START}\n{FN}{name}>\n{params}{FN_END}\n{END}"
 
 
 GRAMMAR = TextGrammar(
     (START, END, FN, FN_END),
     xml_call(
-        lambda n: f"{START}\n<function={n}>\n",
-        f"</function>\n{END}",
-        lambda k, v: f"<parameter={k}>{v}</parameter>\n",
+        lambda n: f"{START}\n{FN}{n}>\n",
+        f"{FN_END}\n{END}",
+        lambda k, v: f"{PARAM}{k}>{v}{PARAM_END}\n",
     ),
     joined("\n"),
     json_args=False,
@@ -36,8 +36,6 @@ TOOL = ToolFormat(
     markers=(START, END, FN, FN_END, PARAM, PARAM_END),
     render=join_calls(render_call),
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
-    content_between=True,
+    content=BEFORE | AFTER | BETWEEN,
     typed_values=True,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, joined, xml_call, xml_value
+from ._base import AFTER, BEFORE, TextGrammar, ToolFormat, joined, xml_call, xml_value
 
 INVOKE_OPEN, PARAM_OPEN = "<steptml:invoke", "<steptml:parameter"
 CALLS_BEGIN, CALLS_END = "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"
@@ -48,8 +48,7 @@ TOOL = ToolFormat(
     ),
     render=render,
     grammar=GRAMMAR,
-    content_before=True,
-    content_after=True,
+    content=BEFORE | AFTER,
     typed_values=True,
     notes="format_tool_result: the result text as the tool message's content (no wrapper verified for Step-3).",
     servers_content="keep",

@@ -21,6 +21,10 @@ the output opens the block itself. Callers that know better pass
 
 from __future__ import annotations
 
+from typing import Any
+
+from . import deepseek_v4 as _deepseek_v4
+from . import deepseek_v41 as _deepseek_v41
 from . import glm45 as _glm45
 from . import kimi_k2 as _kimi_k2
 from . import minimax_m2 as _minimax_m2
@@ -29,27 +33,31 @@ from ._base import ReasoningFormat
 
 START, END = "<think>", "</think>"
 
-QWEN3 = ReasoningFormat(
-    family="qwen3",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="`<think>…</think>` opened by the output (or by the prompt); `<tool_call>` ends reasoning implicitly",
-    start=START,
-    end=END,
+
+def think_tags(family: str, summary: str, **facts: Any) -> ReasoningFormat:
+    """A family that reasons in ``<think>…</think>``, with its own `facts` (start state, closers, …).
+
+    ``drop_later_ends=True`` where vLLM's parser drops a stray end marker after the one that
+    closed reasoning.
+    """
+    return ReasoningFormat(family=family, summary=summary, start=START, end=END, **facts)
+
+
+QWEN3 = think_tags(
+    "qwen3",
+    "`<think>…</think>` opened by the output (or by the prompt); `<tool_call>` ends reasoning implicitly",
+    drop_later_ends=True,
     closers=(_glm45.START,),  # a tool call written straight from reasoning (vLLM and SGLang agree)
 )
-DEEPSEEK_R1 = ReasoningFormat(
-    family="deepseek_r1",
-    summary="output starts inside reasoning (the template opened it); `</think>` ends it",
-    start=START,
-    end=END,
+DEEPSEEK_R1 = think_tags(
+    "deepseek_r1",
+    "output starts inside reasoning (the template opened it); `</think>` ends it",
     starts_in_prompt=True,
 )
-QWEN3_THINKING = ReasoningFormat(
-    family="qwen3_thinking",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="Qwen3 thinking-2507: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
-    start=START,
-    end=END,
+QWEN3_THINKING = think_tags(
+    "qwen3_thinking",
+    "Qwen3 thinking-2507: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
+    drop_later_ends=True,
     closers=(_glm45.START,),
     starts_in_prompt=True,
     needs_started=True,
@@ -64,8 +72,8 @@ QWEN3_THINKING = ReasoningFormat(
 
 
 TOOL_CALL = _glm45.START  # ``<tool_call>``: Qwen/GLM/Nemotron-style tool sections
-DSML_TOOL_CALLS = "<｜DSML｜tool_calls>"  # DeepSeek-V4's DSML tool block
-DSML_CALLS = "<｜DSML｜ calls>"  # DeepSeek-V4.1's spelling
+DSML_TOOL_CALLS = _deepseek_v4.TAGS.calls_begin  # ``<｜DSML｜tool_calls>``: DeepSeek-V4's DSML tool block
+DSML_CALLS = _deepseek_v41.TAGS.calls_begin  # ``<｜DSML｜ calls>``: DeepSeek-V4.1's spelling
 
 KIMI_START, KIMI_END = "◁think▷", "◁/think▷"
 KIMI = ReasoningFormat(
@@ -74,12 +82,10 @@ KIMI = ReasoningFormat(
     start=KIMI_START,
     end=KIMI_END,
 )
-KIMI_K2 = ReasoningFormat(
-    family="kimi_k2",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="Kimi K2 thinking / K2.5: thinking by default (output may start inside `<think>`); a tool section ends it",
-    start=START,
-    end=END,
+KIMI_K2 = think_tags(
+    "kimi_k2",
+    "Kimi K2 thinking / K2.5: thinking by default (output may start inside `<think>`); a tool section ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(_kimi_k2.SECTION_BEGIN,),
     extra_markers=(KIMI_START, KIMI_END),  # Kimi's older tags: never content either
@@ -96,12 +102,10 @@ K2_HORIZON = ReasoningFormat(
     closers=("<ifm|tool_call",),
     notes="K2 Horizon's template prefills the start token matching reasoning_effort; any of the three pairs is read.",
 )
-GLM45 = ReasoningFormat(
-    family="glm45",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="`<think>…</think>` opened by the output; `<tool_call>` ends reasoning implicitly",
-    start=START,
-    end=END,
+GLM45 = think_tags(
+    "glm45",
+    "`<think>…</think>` opened by the output; `<tool_call>` ends reasoning implicitly",
+    drop_later_ends=True,
     closers=(TOOL_CALL,),
 )
 SEED_OSS = ReasoningFormat(
@@ -112,12 +116,10 @@ SEED_OSS = ReasoningFormat(
     starts_in_prompt=True,
     closers=(_seed_oss.START,),
 )
-MINIMAX_M2 = ReasoningFormat(
-    family="minimax_m2",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="the template opens `<think>`; `</think>` (or a `<minimax:tool_call>` section) ends it",
-    start=START,
-    end=END,
+MINIMAX_M2 = think_tags(
+    "minimax_m2",
+    "the template opens `<think>`; `</think>` (or a `<minimax:tool_call>` section) ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     needs_started=True,
     closers=(_minimax_m2.START,),
@@ -130,91 +132,69 @@ MINIMAX_M3 = ReasoningFormat(
     drop_stray_end=True,
     notes="thinking_mode=enabled prefills <mm:think> (pass reasoning_started=True or the prompt).",
 )
-NEMOTRON_V3 = ReasoningFormat(
-    family="nemotron_v3",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="Nemotron 3: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
-    start=START,
-    end=END,
+NEMOTRON_V3 = think_tags(
+    "nemotron_v3",
+    "Nemotron 3: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
 )
-GRANITE_THINKING = ReasoningFormat(
-    family="granite_thinking",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="Granite 4.2 thinking: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
-    start=START,
-    end=END,
+GRANITE_THINKING = think_tags(
+    "granite_thinking",
+    "Granite 4.2 thinking: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
 )
-STEP3P5 = ReasoningFormat(
-    family="step3p5",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="Step 3.5: output starts inside reasoning; `</think>` or `<tool_call>` ends it",
-    start=START,
-    end=END,
+STEP3P5 = think_tags(
+    "step3p5",
+    "Step 3.5: output starts inside reasoning; `</think>` or `<tool_call>` ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
 )
-DEEPSEEK_V3 = ReasoningFormat(
-    family="deepseek_v3",
-    summary="DeepSeek-V3.1+: `thinking=True` ends the prompt with `<think>`; off by default",
-    start=START,
-    end=END,
+DEEPSEEK_V3 = think_tags(
+    "deepseek_v3",
+    "DeepSeek-V3.1+: `thinking=True` ends the prompt with `<think>`; off by default",
     notes="chat_template_kwargs thinking toggles the start state: pass reasoning_started or the prompt.",
 )
-HOLO2 = ReasoningFormat(
-    family="holo2",
-    summary="Holo2 (DeepSeek-V3 template, thinking on by default): output starts inside `<think>`",
-    start=START,
-    end=END,
+HOLO2 = think_tags(
+    "holo2",
+    "Holo2 (DeepSeek-V3 template, thinking on by default): output starts inside `<think>`",
     starts_in_prompt=True,
 )
-DEEPSEEK_V4 = ReasoningFormat(
-    family="deepseek_v4",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="DeepSeek-V4: thinking on by default (template opens `<think>`); a DSML tool block ends it",
-    start=START,
-    end=END,
+DEEPSEEK_V4 = think_tags(
+    "deepseek_v4",
+    "DeepSeek-V4: thinking on by default (template opens `<think>`); a DSML tool block ends it",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(DSML_TOOL_CALLS,),
 )
-DEEPSEEK_V41 = ReasoningFormat(
-    family="deepseek_v41",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="DeepSeek-V4.1: as V4, with the `<｜DSML｜ calls>` tool block",
-    start=START,
-    end=END,
+DEEPSEEK_V41 = think_tags(
+    "deepseek_v41",
+    "DeepSeek-V4.1: as V4, with the `<｜DSML｜ calls>` tool block",
+    drop_later_ends=True,
     starts_in_prompt=True,
     closers=(DSML_CALLS,),
 )
-OLMO3 = ReasoningFormat(
-    family="olmo3",
-    summary="Olmo 3 Think: the template opens `<think>`; `</think>` ends it",
-    start=START,
-    end=END,
+OLMO3 = think_tags(
+    "olmo3",
+    "Olmo 3 Think: the template opens `<think>`; `</think>` ends it",
     starts_in_prompt=True,
 )
-MIMO = ReasoningFormat(
-    family="mimo",
-    drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="MiMo: `<think>…</think>` opened by the output; `<tool_call>` ends reasoning",
-    start=START,
-    end=END,
+MIMO = think_tags(
+    "mimo",
+    "MiMo: `<think>…</think>` opened by the output; `<tool_call>` ends reasoning",
+    drop_later_ends=True,
     closers=(TOOL_CALL,),
 )
-POOLSIDE_V1 = ReasoningFormat(
-    family="poolside_v1",
-    summary="Poolside v1 (Laguna): `<think>…</think>` opened by the output, thinking opt-in",
-    start=START,
-    end=END,
+POOLSIDE_V1 = think_tags(
+    "poolside_v1",
+    "Poolside v1 (Laguna): `<think>…</think>` opened by the output, thinking opt-in",
 )
-MINICPMV = ReasoningFormat(
-    family="minicpmv",
-    summary="MiniCPM-V: the template opens `<think>` unless thinking is off; `<tool_call>` ends it",
-    start=START,
-    end=END,
+MINICPMV = think_tags(
+    "minicpmv",
+    "MiniCPM-V: the template opens `<think>` unless thinking is off; `<tool_call>` ends it",
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
 )
@@ -241,32 +221,24 @@ APERTUS = ReasoningFormat(
     start="<|inner_prefix|>",
     end="<|inner_suffix|>",
 )
-IQUEST_Q1 = ReasoningFormat(
-    family="iquest_q1",
-    summary="IQuest Q1: thinking on by default, output starts inside `<think>`",
-    start=START,
-    end=END,
+IQUEST_Q1 = think_tags(
+    "iquest_q1",
+    "IQuest Q1: thinking on by default, output starts inside `<think>`",
     starts_in_prompt=True,
 )
-STEP3 = ReasoningFormat(
-    family="step3",
-    summary="Step3: output starts inside reasoning; `</think>` ends it",
-    start=START,
-    end=END,
+STEP3 = think_tags(
+    "step3",
+    "Step3: output starts inside reasoning; `</think>` ends it",
     starts_in_prompt=True,
 )
-HY_V3 = ReasoningFormat(
-    family="hy_v3",
-    summary="Hunyuan HY-V3: `<think>…</think>` opened by the output; thinking off unless reasoning_effort asks",
-    start=START,
-    end=END,
+HY_V3 = think_tags(
+    "hy_v3",
+    "Hunyuan HY-V3: `<think>…</think>` opened by the output; thinking off unless reasoning_effort asks",
     notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
 )
-HY_V4 = ReasoningFormat(
-    family="hy_v4",
-    summary="Hunyuan HY-V4: the template opens `<think>` (thinking on by default); `</think>` ends it",
-    start=START,
-    end=END,
+HY_V4 = think_tags(
+    "hy_v4",
+    "Hunyuan HY-V4: the template opens `<think>` (thinking on by default); `</think>` ends it",
     starts_in_prompt=True,
     notes="Checkpoints may suffix the tokens (`<think:SUFFIX>`): pass start=/end= to the parser.",
 )

@@ -111,8 +111,9 @@ class _Guard:
 
 
 #: What a guarded stream passes through from the stream it wraps: the calls' spans in the fed
-#: text and how far back a later call may start (the CLI's `parse --stream` cuts raw text with them).
-_PASSED_THROUGH = frozenset({"call_spans", "open_from"})
+#: text, how far back a later call may start (the CLI's `parse --stream` cuts raw text with them)
+#: and the means to forget the spans once cut (`release_calls`).
+_PASSED_THROUGH = frozenset({"call_spans", "open_from", "release_calls"})
 
 
 class _GuardedStream:

@@ -120,105 +120,115 @@ class RequiredArrayStage:
     # ------------------------------------------------------------ scanning
     def feed(self, text: str) -> StreamDelta:
         out: list[ToolCallDelta] = []
-        content: list[str] = []
+        content = ""
         i, n = 0, len(text)
         while i < n:
-            if self._state == "done":
-                rest = text[i:]
-                if not rest.strip(_WS):
-                    # whitespace after the array is held: dropped at the end, content if text follows
-                    self._trailing += rest
-                    break
-                self._state = "broken"
-                self.invalid = True
-                content.append(self._trailing + rest)
-                self._trailing = ""
+            if self._state in ("done", "broken"):
+                content = self._after_array(text[i:])
                 break
-            if self._state == "broken":
-                content.append(text[i:])
-                break
-            ch = text[i]
             if self._state == "start":
-                if ch in _WS:
-                    i += 1
-                    continue
-                if ch == "[":
-                    self._state = "array"
-                    i += 1
-                    continue
-                self._break()
-                continue
-            if self._state == "array":
-                if ch in _WS or ch == ",":
-                    i += 1
-                    continue
-                if ch == "]":
-                    self._state = "done"
-                    i += 1
-                    continue
-                if ch == "{":
-                    self._state = "element"
-                    self._reset_element()
-                    i += 1
-                    continue
-                self._break()
-                continue
-            # element
-            if self._string_buf is not None:
-                i = self._read_string(text, i)
-                continue
-            if (self._expect == "value" and self._depth > 0) or self._scalar:
-                i = self._read_value(text, i, out)
-                continue
-            if ch in _WS:
-                i += 1
-                continue
-            if self._expect == "key":
-                if ch == '"':
-                    self._string_buf = []
-                    i += 1
-                    continue
-                if ch == "}":
-                    self._end_element(out)
-                    self._state = "array"
-                    i += 1
-                    continue
-                self._break()
-                continue
-            if self._expect == "colon":
-                if ch == ":":
-                    self._expect = "value"
-                    i += 1
-                    continue
-                self._break()
-                continue
-            if self._expect == "value":
-                if self._key == "name" and ch == '"':
-                    self._string_buf = []
-                    i += 1
-                    continue
-                if ch in "{[":
-                    self._depth = 0
-                    i = self._read_value(text, i, out)
-                    continue
-                if ch in ",}]:":
-                    self._break()
-                    continue
-                self._scalar = True
-                i = self._read_value(text, i, out)
-                continue
-            # comma_or_end
-            if ch == ",":
-                self._expect = "key"
-                i += 1
-                continue
-            if ch == "}":
-                self._end_element(out)
-                self._state = "array"
-                i += 1
-                continue
-            self._break()
-        return StreamDelta(content="".join(content), tool_calls=out)
+                i = self._before_array(text[i], i)
+            elif self._state == "array":
+                i = self._between_elements(text[i], i)
+            else:
+                i = self._in_element(text, i, out)
+        return StreamDelta(content=content, tool_calls=out)
+
+    def _after_array(self, rest: str) -> str:
+        """The content in `rest`, the text after the array (``done``) or after what broke the format."""
+        if self._state == "broken":
+            return rest
+        if not rest.strip(_WS):
+            # whitespace after the array is held: dropped at the end, content if text follows
+            self._trailing += rest
+            return ""
+        self._break()
+        held, self._trailing = self._trailing, ""
+        return held + rest
+
+    def _before_array(self, ch: str, i: int) -> int:
+        """Whitespace, then the array's ``[``; anything else breaks the format."""
+        if ch in _WS:
+            return i + 1
+        if ch == "[":
+            self._state = "array"
+            return i + 1
+        return self._break_at(i)
+
+    def _between_elements(self, ch: str, i: int) -> int:
+        """In the array, outside an element: separators, the next ``{`` or the closing ``]``."""
+        if ch in _WS or ch == ",":
+            return i + 1
+        if ch == "]":
+            self._state = "done"
+            return i + 1
+        if ch == "{":
+            self._state = "element"
+            self._reset_element()
+            return i + 1
+        return self._break_at(i)
+
+    def _in_element(self, text: str, i: int, out: list[ToolCallDelta]) -> int:
+        """One step inside an element: a string or value being read, else what `_expect` says comes next."""
+        if self._string_buf is not None:
+            return self._read_string(text, i)
+        if (self._expect == "value" and self._depth > 0) or self._scalar:
+            return self._read_value(text, i, out)
+        ch = text[i]
+        if ch in _WS:
+            return i + 1
+        if self._expect == "key":
+            return self._at_key(ch, i, out)
+        if self._expect == "colon":
+            if ch == ":":
+                self._expect = "value"
+                return i + 1
+            return self._break_at(i)
+        if self._expect == "value":
+            return self._at_value(text, i, out)
+        return self._after_member(ch, i, out)
+
+    def _at_key(self, ch: str, i: int, out: list[ToolCallDelta]) -> int:
+        """A member's key string opens, or ``}`` ends the element."""
+        if ch == '"':
+            self._string_buf = []
+            return i + 1
+        if ch == "}":
+            return self._close_element(i, out)
+        return self._break_at(i)
+
+    def _at_value(self, text: str, i: int, out: list[ToolCallDelta]) -> int:
+        """A member's value starts: the name string, an object or array, or a scalar."""
+        ch = text[i]
+        if self._key == "name" and ch == '"':
+            self._string_buf = []
+            return i + 1
+        if ch in "{[":
+            self._depth = 0
+            return self._read_value(text, i, out)
+        if ch in ",}]:":
+            return self._break_at(i)
+        self._scalar = True
+        return self._read_value(text, i, out)
+
+    def _after_member(self, ch: str, i: int, out: list[ToolCallDelta]) -> int:
+        """After a member's value: ``,`` and the next key, or ``}`` ends the element."""
+        if ch == ",":
+            self._expect = "key"
+            return i + 1
+        if ch == "}":
+            return self._close_element(i, out)
+        return self._break_at(i)
+
+    def _close_element(self, i: int, out: list[ToolCallDelta]) -> int:
+        self._end_element(out)
+        self._state = "array"
+        return i + 1
+
+    def _break_at(self, i: int) -> int:
+        """The format breaks at `i`: from there on the text is content (the scan stays at `i`)."""
+        self._break()
+        return i
 
     def _break(self) -> None:
         self._state = "broken"

@@ -66,9 +66,6 @@ class DeepSeekV32ToolParser(InvokeToolParser):
         value = loads_or_none(text.strip())
         return text if is_invalid(value) else value
 
-    def has_tool_calls(self, text: str) -> bool:
-        return any(m in text for m in (*self.dialect.section_begins, self.dialect.invoke_open))
-
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The tool result as this DeepSeek version's encoding script renders one."""
         return self._result(tool_call_id, result)

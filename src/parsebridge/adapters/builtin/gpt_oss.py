@@ -46,6 +46,7 @@ misses a call in the output's first message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -69,10 +70,15 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from ...protocol.models import arguments_delta
 from ...protocol.streams import Discarded
+from .engines.call_steps import RAW_TRIM_EVERY
+from .engines.markers import JSON_WS, find_or_safe, first_chars
 from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
 _STRAY_ENDS = (END, CALL, RETURN)
+#: A body's chunk holding no marker's first character (see `GptOssToolStream.feed`).
+_BODY_PLAIN = re.compile("[^" + re.escape(first_chars(BODY_ENDS)) + "]+").fullmatch
 _OUTSIDE_MARKERS = (*HEADER_OPENS, *_STRAY_ENDS)
 _HEADER_ENDS = (MESSAGE, *_STRAY_ENDS, START)
 _MARKERS = (START, CHANNEL, MESSAGE, END, CALL, RETURN)
@@ -100,6 +106,28 @@ class GptOssToolStream(BuiltinToolStream):
         self._header: list[str] = []
         self._header_at = 0
         self._kind = _CONTENT
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`BuiltinToolStream.feed`, with one shortcut: in a call's body with nothing held or
+        open, a chunk with no marker's first character that does not end in whitespace is what
+        `_step` would hand `_args` whole, and `_args` would stream it as is."""
+        if (
+            self._state == _BODY
+            and self._kind == _CALL
+            and self._pos == len(self._buf)
+            and _BODY_PLAIN(text) is not None
+            and text[-1] not in JSON_WS
+            and not self._args_held
+            and not self._flushed
+        ):
+            self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+            self._base += self._pos
+            self._buf = text
+            self._pos = len(text)
+            delta = arguments_delta(self._index, text)
+            self._add_calls(delta.tool_calls)
+            return delta
+        return super().feed(text, token_ids)
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
@@ -143,8 +171,7 @@ class GptOssToolStream(BuiltinToolStream):
             self._state = _BODY
             return True
         # _BODY
-        j, which = find_markers(buf, self._pos, BODY_ENDS)
-        stop = j if which is not None else safe_end(buf, self._pos, BODY_ENDS, self._final)
+        stop, which = find_or_safe(buf, self._pos, BODY_ENDS, self._final)
         piece = buf[self._pos : stop]
         self._body(piece)
         self._pos = stop

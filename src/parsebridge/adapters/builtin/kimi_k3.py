@@ -73,6 +73,3 @@ class KimiK3ToolParser(InvokeToolParser):
             return text
         value = loads_or_none(text.strip())
         return text if is_invalid(value) else value
-
-    def has_tool_calls(self, text: str) -> bool:
-        return fmt.TOOLS_OPEN in text or fmt.CALL_OPEN in text

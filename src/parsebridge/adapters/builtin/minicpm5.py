@@ -72,6 +72,3 @@ class MiniCPM5ToolParser(InvokeToolParser):
             return text
         value = loads_or_none(stripped)
         return text if is_invalid(value) else value
-
-    def has_tool_calls(self, text: str) -> bool:
-        return fmt.FUNCTION_OPEN in text

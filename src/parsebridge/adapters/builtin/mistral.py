@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from ...formats.mistral import ARGS, TOOL_CALLS
 from ...formats.mistral import format_tool_result as _format_tool_result
+from .engines.json_text import ArgsScan
 from .engines.scan import (
     BROKEN,
     CLOSED,
@@ -58,9 +59,21 @@ class MistralToolStream(BuiltinToolStream):
         super().__init__(parser)
         self._state = _OUTSIDE
         self._name: list[str] = []
-        self._raw = JsonRaw(_MARKERS)
+        self._raw = JsonRaw(_MARKERS)  # (one per stream, reset per call: `_args_mode` holds it)
+        self._args_mode: ArgsScan | None = None  # (made at a stream's first call: `parse` never asks)
         self._reader = ObjectReader(_MARKERS)
         self._array_calls = 0
+
+    def _fast_mode(self) -> Any:
+        """A v11+ call's arguments: a chunk the scanner consumes whole is only `_args(chunk)`
+        (`ArgsScan`); an object call's: the reader's mode (`ObjectReader.fast_mode`)."""
+        state = self._state
+        if state == _ARGS:
+            mode = self._args_mode
+            if mode is None:
+                mode = self._args_mode = ArgsScan(self._raw, _MARKERS, "", True)
+            return mode
+        return self._reader.fast_mode() if state in (_ELEMENT, _SINGLE) else None
 
     def _to_outside(self) -> bool:
         self._state = _OUTSIDE
@@ -87,7 +100,7 @@ class MistralToolStream(BuiltinToolStream):
         if state == _ARGS_WAIT:
             if not self._skip_ws():
                 return False
-            self._raw = JsonRaw(_MARKERS)
+            self._raw.reset()
             self._state = _ARGS
             return True
         if state == _ARGS:
@@ -141,15 +154,11 @@ class MistralToolStream(BuiltinToolStream):
 
     def _name_step(self, buf: str) -> bool:
         """A v11+ call's name, up to its arguments (an object, or [ARGS] before it)."""
-        m = _NAME_RUN.match(buf, self._pos)
-        if m:
-            self._name.append(m.group())
-            self._pos = m.end()
-        if self._pos >= len(buf):
+        if not self._take_run(_NAME_RUN, self._name):
             return False
         if buf[self._pos] == "{":
             self._commit("".join(self._name))
-            self._raw = JsonRaw(_MARKERS)
+            self._raw.reset()
             self._state = _ARGS
             return True
         found = match_marker(buf, self._pos, (ARGS,), self._final)

@@ -130,11 +130,7 @@ class PythonicToolStream(BuiltinToolStream):
     def _name_step(self, state: int, buf: str) -> bool:
         """A call's name up to its opening parenthesis."""
         if state == _NAME:
-            m = _NAME_RUN.match(buf, self._pos)
-            if m:
-                self._name.append(m.group())
-                self._pos = m.end()
-            if self._pos >= len(buf):
+            if not self._take_run(_NAME_RUN, self._name):
                 return False
             self._state = _NAME_WS
         if not self._skip_ws():

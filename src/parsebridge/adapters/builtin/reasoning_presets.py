@@ -23,7 +23,7 @@ from typing import Any
 from ...formats import ReasoningFormat, reasoning_format
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
 from .engines.reasoning_sections import SectionReasoningParser
-from .engines.reasoning_start import default_start, resolve_started
+from .engines.reasoning_start import FormatReasoningParser
 from .engines.think_tags import ThinkTagReasoningParser
 
 
@@ -56,7 +56,7 @@ def is_plain_pair(fmt: ReasoningFormat) -> bool:
     )
 
 
-class AppendThinkReasoningParser(ReasoningParserBase):
+class AppendThinkReasoningParser(FormatReasoningParser):
     """Keeps reasoning in the content: the start marker the template wrote is put back in front.
 
     Both frameworks prepend ``<think>`` unconditionally; we do so when reasoning
@@ -64,22 +64,6 @@ class AppendThinkReasoningParser(ReasoningParserBase):
     verbatim when told it has not (``reasoning_started=False``, or a prompt
     that closed the block), since then there is no marker to restore.
     """
-
-    backend = "builtin"
-    format: ReasoningFormat
-
-    def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
-        super().__init__(**options)
-        fmt = self.format
-        self.started_by_default = default_start(self.name, started, fmt.starts_in_prompt, options)
-        self.prompt = prompt
-        self.markers = fmt.markers
-
-    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        prompt = self.prompt if prompt is None else prompt
-        return resolve_started(
-            reasoning_started, prompt, self.started_by_default, (self.format.start,), (self.format.end,)
-        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None

@@ -65,6 +65,3 @@ class Step3ToolParser(InvokeToolParser):
             return text
         value = loads_or_none(text)
         return text if is_invalid(value) else value
-
-    def has_tool_calls(self, text: str) -> bool:
-        return fmt.CALLS_BEGIN in text or fmt.INVOKE_OPEN in text

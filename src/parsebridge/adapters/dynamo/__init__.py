@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
 
-#: The install command, naming the newest supported release (from the shipped requirement files).
-INSTALL_COMMAND = install_hint("dynamo")
 #: The options its parsers take: request fields, sent to the frontend when given (`parsers`).
 REQUEST_OPTIONS = ("tool_choice", "chat_template_kwargs", "reasoning_effort")
 
@@ -27,11 +24,8 @@ class DynamoBackend(FrameworkBackend):
 
     name = "dynamo"
     import_name = "dynamo._core"
-    distribution = "ai-dynamo-runtime"
-    install_command = INSTALL_COMMAND
     parser_classes = ("DynamoToolParser", "DynamoReasoningParser", "DynamoPipeline")
     tool_options = frozenset(REQUEST_OPTIONS)
-    reasoning_options = frozenset(REQUEST_OPTIONS)
 
     def unavailable_reason(self) -> str | None:
         try:
@@ -43,5 +37,8 @@ class DynamoBackend(FrameworkBackend):
     def server_forced_choices(self) -> bool:
         return False
 
+
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = DynamoBackend.install_command
 
 __all__ = ["INSTALL_COMMAND", "REQUEST_OPTIONS", "DynamoBackend"]

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ...protocol.errors import ServerUnavailableError
+from .._common import process_wide
 from .._served import ServedFrontend, get_json, model_folder, wait_until
 from .._served.steps import CANCELLED
 from . import _quiet
@@ -265,14 +266,7 @@ def _listing(folder: Path) -> set[str]:
         return set()
 
 
-_lock = threading.Lock()
-_frontend: DynamoFrontend | None = None
-
-
+@process_wide
 def frontend() -> DynamoFrontend:
     """This process's frontend object (not started until a parser needs it)."""
-    global _frontend
-    with _lock:
-        if _frontend is None:
-            _frontend = DynamoFrontend()
-        return _frontend
+    return DynamoFrontend()

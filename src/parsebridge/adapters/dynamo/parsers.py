@@ -27,7 +27,6 @@ from ...protocol import (
     DeltaAccumulator,
     ParseResult,
     ParserUnsupportedError,
-    Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
@@ -48,6 +47,7 @@ from .._common import locate_reasoning
 from .._served import HttpStatusError, SseReader, open_sse, post_json, read_to_fence
 from .._served.steps import Script
 from .._stepped import (
+    FrameworkPipeline,
     SteppedPipelineStream,
     SteppedReasoningStream,
     SteppedToolStream,
@@ -312,25 +312,13 @@ class DynamoReasoningParser(ReasoningParserBase):
         return SteppedReasoningStream(DynamoStepper(engine), lambda: engine.markers)
 
 
-class DynamoPipeline(Pipeline):
+class DynamoPipeline(FrameworkPipeline):
     """Dynamo's own reasoning→tool chain: one frontend model with both parsers."""
 
-    def __init__(
-        self,
-        reasoning: str,
-        tool: str,
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> None:
-        self.engine = DynamoEngine(reasoning, tool, tools, **options)
-        super().__init__(None, None, reasoning_started=reasoning_started)
-        self.reasoning_name, self.tool_name = reasoning, tool
+    backend = "dynamo"
 
-    @property
-    def specs(self) -> tuple[str | None, str | None]:
-        return f"dynamo:{self.reasoning_name}", f"dynamo:{self.tool_name}"
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        self.engine = DynamoEngine(self.reasoning_name, self.tool_name, tools, **options)
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
         engine = self.engine

@@ -9,11 +9,7 @@ drives them (see `_driver`); API shapes per release are detected in
 
 from __future__ import annotations
 
-from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
-
-#: The install command, naming the newest supported release (from the shipped requirement files).
-INSTALL_COMMAND = install_hint("sglang")
 
 #: `SglangEngine`'s keywords (tool and reasoning parsers alike).
 _ENGINE_OPTIONS = frozenset(
@@ -33,12 +29,11 @@ class SglangBackend(FrameworkBackend):
     """SGLang's FunctionCallParser and ReasoningParser registries behind the protocol."""
 
     name = "sglang"
-    import_name = "sglang"
-    distribution = "sglang"
-    install_command = INSTALL_COMMAND
     parser_classes = ("SglangToolParser", "SglangReasoningParser", "SglangPipeline")
     tool_options = _ENGINE_OPTIONS
-    reasoning_options = _ENGINE_OPTIONS
 
+
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = SglangBackend.install_command
 
 __all__ = ["INSTALL_COMMAND", "SglangBackend"]

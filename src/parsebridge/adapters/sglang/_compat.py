@@ -18,17 +18,13 @@ import functools
 import importlib
 import inspect
 import json
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ...protocol.calls import new_call_id
-from .._common import import_first, quiet_framework_logs, version_tuple
-
-_lock = threading.Lock()
-_api: SglangApi | None = None
+from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
 
 
 def accepts(func: Any, param: str) -> bool:
@@ -399,10 +395,7 @@ def _sglang_version(module: Any) -> str:
         return "0"
 
 
+@process_wide
 def get_api() -> SglangApi:
     """The process-wide `SglangApi` (imports SGLang on first call)."""
-    global _api
-    with _lock:
-        if _api is None:
-            _api = SglangApi()
-        return _api
+    return SglangApi()

@@ -16,7 +16,6 @@ from typing import Any
 from ...protocol import (
     BackendError,
     ParseResult,
-    Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     ToolParserBase,
@@ -32,6 +31,7 @@ from .. import _tokenizers
 from .._common import locate_reasoning
 from .._stepped import (
     EndOfStream,
+    FrameworkPipeline,
     SteppedPipelineStream,
     SteppedToolStream,
     check_end_of_stream,
@@ -199,7 +199,7 @@ class SglangReasoningParser(ReasoningParserBase):
 # ====================================================================== native pipeline
 
 
-class SglangPipeline(Pipeline):
+class SglangPipeline(FrameworkPipeline):
     """SGLang's own reasoning→tool chain for one request shape (one session, not two parsers).
 
     The chain differs from the generic `Pipeline` where the server's does: the
@@ -208,29 +208,14 @@ class SglangPipeline(Pipeline):
     the server's order.
     """
 
-    def __init__(
-        self,
-        reasoning: str,
-        tool: str,
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> None:
-        self.engine = SglangEngine(tool, reasoning, tools=tools, **options)
-        super().__init__(None, None, reasoning_started=reasoning_started)
-        self.reasoning_name, self.tool_name = reasoning, tool
+    backend = "sglang"
 
-    @property
-    def specs(self) -> tuple[str | None, str | None]:
-        return f"sglang:{self.reasoning_name}", f"sglang:{self.tool_name}"
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        self.engine = SglangEngine(self.tool_name, self.reasoning_name, tools=tools, **options)
 
     @property
     def tokenizer(self) -> Any:
         return self.engine.tokenizer
-
-    def _started(self, reasoning_started: bool | None) -> bool | None:
-        return self.reasoning_started if reasoning_started is None else reasoning_started
 
     def parse(
         self,

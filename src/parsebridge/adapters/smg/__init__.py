@@ -13,11 +13,8 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
 
-#: The install command, naming the newest supported release (from the shipped requirement files).
-INSTALL_COMMAND = install_hint("smg")
 #: Modules the route needs besides smg itself: the worker's gRPC server and the scheduler proto.
 _NEEDS = ("smg", "grpc", "smg_grpc_proto")
 #: The options its parsers take: the request fields `OutputProcessor` passes with every request (the
@@ -29,13 +26,9 @@ class SmgBackend(FrameworkBackend):
     """smg's Rust parsers, run inside its gateway (``python -m smg launch``) behind a scripted worker."""
 
     name = "smg"
-    import_name = "smg"
-    distribution = "smg"
-    install_command = INSTALL_COMMAND
     parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
     groups_units = True
     tool_options = _OPTIONS
-    reasoning_options = _OPTIONS
 
     def unavailable_reason(self) -> str | None:
         for module in _NEEDS:
@@ -61,5 +54,8 @@ class SmgBackend(FrameworkBackend):
     def server_forced_choices(self) -> bool:
         return False
 
+
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = SmgBackend.install_command
 
 __all__ = ["INSTALL_COMMAND", "SmgBackend"]

@@ -19,7 +19,6 @@ from ...formats import think as _think
 from ...protocol import (
     DeltaAccumulator,
     ParseResult,
-    Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
@@ -39,6 +38,7 @@ from ...protocol.models import (
 )
 from .._common import locate_reasoning
 from .._stepped import (
+    FrameworkPipeline,
     SteppedPipelineStream,
     SteppedReasoningStream,
     SteppedToolStream,
@@ -182,30 +182,15 @@ class SmgReasoningParser(ReasoningParserBase):
         return SteppedReasoningStream(SmgStepper(self.config, None), lambda: THINK_MARKERS)
 
 
-class SmgPipeline(Pipeline):
+class SmgPipeline(FrameworkPipeline):
     """smg's own reasoning→tool chain: one gateway running both parsers, one request per parse."""
 
-    def __init__(
-        self,
-        reasoning: str,
-        tool: str,
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> None:
-        super().__init__(None, None, reasoning_started=reasoning_started)
-        self.reasoning_name, self.tool_name = reasoning, tool
-        self.config: Config = (tool, reasoning)
+    backend = "smg"
+
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        self.config: Config = (self.tool_name, self.reasoning_name)
         _client.ensure(self.config)
         self.tools = list(tools or [])
-
-    @property
-    def specs(self) -> tuple[str | None, str | None]:
-        return f"smg:{self.reasoning_name}", f"smg:{self.tool_name}"
-
-    def _started(self, reasoning_started: bool | None) -> bool | None:
-        return self.reasoning_started if reasoning_started is None else reasoning_started
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
         _started_check(_label(self.config), self._started(reasoning_started))

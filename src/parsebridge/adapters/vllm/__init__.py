@@ -8,11 +8,7 @@ drives them (see `_driver` and `_compat.ServingBehaviour`).
 
 from __future__ import annotations
 
-from ..._frameworks.install import install_hint
 from ..base import FrameworkBackend
-
-#: The install command, naming the newest supported release (from the shipped requirement files).
-INSTALL_COMMAND = install_hint("vllm")
 
 #: `VllmEngine`'s keywords; reasoning parsers also take the prompt they read where reasoning starts.
 _ENGINE_OPTIONS = frozenset(
@@ -24,12 +20,12 @@ class VllmBackend(FrameworkBackend):
     """vLLM's ToolParserManager and ReasoningParserManager behind the protocol."""
 
     name = "vllm"
-    import_name = "vllm"
-    distribution = "vllm"
-    install_command = INSTALL_COMMAND
     parser_classes = ("VllmToolParser", "VllmReasoningParser", "VllmPipeline")
     tool_options = _ENGINE_OPTIONS
     reasoning_options = _ENGINE_OPTIONS | {"prompt", "prompt_token_ids"}
 
+
+#: The install command, naming the newest supported release (from the shipped requirement files).
+INSTALL_COMMAND = VllmBackend.install_command
 
 __all__ = ["INSTALL_COMMAND", "VllmBackend"]

@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .._common import import_first, quiet_framework_logs, version_tuple
-
-_lock = threading.Lock()
-_api: VllmApi | None = None
+from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
 
 
 @dataclass(frozen=True)
@@ -263,10 +259,7 @@ class VllmApi:
         return self.DeltaMessage(**fields)
 
 
+@process_wide
 def get_api() -> VllmApi:
     """The process-wide `VllmApi` (imports vLLM on first call)."""
-    global _api
-    with _lock:
-        if _api is None:
-            _api = VllmApi()
-        return _api
+    return VllmApi()

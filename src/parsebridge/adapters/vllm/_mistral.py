@@ -21,13 +21,11 @@ import importlib
 import importlib.resources
 import json
 import re
-import threading
 from typing import Any
 
 from .. import _tokenizers as _shared
+from .._common import process_wide
 
-_lock = threading.Lock()
-_cached: Any = None
 _CLASS_MODULES = ("vllm.tokenizers.mistral", "vllm.transformers_utils.tokenizers.mistral")
 
 
@@ -79,18 +77,15 @@ def _tekken_file() -> str:
     return str(folder)
 
 
+@process_wide
 def build_mistral_tokenizer() -> Any:
     """vLLM's MistralTokenizer over the shipped Tekken vocabulary plus every control token (cached)."""
-    global _cached
-    with _lock:
-        if _cached is None:
-            cls = vllm_mistral_class()
-            if cls is None:
-                raise RuntimeError("this vLLM has no MistralTokenizer class")
-            # from_pretrained on a local folder: each release wraps mistral_common its own
-            # way (0.11 directly, 0.15 through transformers' MistralCommonBackend in test mode).
-            _cached = cls.from_pretrained(_tekken_file())
-        return _cached
+    cls = vllm_mistral_class()
+    if cls is None:
+        raise RuntimeError("this vLLM has no MistralTokenizer class")
+    # from_pretrained on a local folder: each release wraps mistral_common its own
+    # way (0.11 directly, 0.15 through transformers' MistralCommonBackend in test mode).
+    return cls.from_pretrained(_tekken_file())
 
 
 def _controls(tokenizer: Any) -> dict[str, int]:

@@ -20,7 +20,6 @@ from typing import Any
 
 from ...protocol import (
     ParseResult,
-    Pipeline,
     ReasoningParserBase,
     ReasoningParseResult,
     ToolParserBase,
@@ -28,7 +27,13 @@ from ...protocol import (
     ToolSpec,
 )
 from ...protocol.models import make_reasoning_result, make_tool_result
-from .._stepped import EndOfStream, SteppedPipelineStream, SteppedReasoningStream, SteppedToolStream
+from .._stepped import (
+    EndOfStream,
+    FrameworkPipeline,
+    SteppedPipelineStream,
+    SteppedReasoningStream,
+    SteppedToolStream,
+)
 from . import _tokenizer
 from ._engine import VllmEngine, refuse_stub
 from ._served_tokenizer import as_served, probe_special_tokens, resolve_tokenizer
@@ -133,36 +138,25 @@ class VllmReasoningParser(ReasoningParserBase):
 # ====================================================================== native pipeline
 
 
-class VllmPipeline(Pipeline):
+class VllmPipeline(FrameworkPipeline):
     """vLLM's own reasoning→tool chain for one request shape (one session, not two parsers)."""
 
-    def __init__(
-        self,
-        reasoning: str,
-        tool: str,
-        *,
-        tools: Sequence[ToolSpec] | None = None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> None:
+    backend = "vllm"
+
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
         self.prompt = options.pop("prompt", None)
         self.prompt_token_ids = options.pop("prompt_token_ids", None)
-        self.engine = VllmEngine(tool, reasoning, tools=tools, **options)
-        super().__init__(None, None, reasoning_started=reasoning_started)
-        self.reasoning_name, self.tool_name = reasoning, tool
-
-    @property
-    def specs(self) -> tuple[str | None, str | None]:
-        return f"vllm:{self.reasoning_name}", f"vllm:{self.tool_name}"
+        self.engine = VllmEngine(self.tool_name, self.reasoning_name, tools=tools, **options)
 
     @property
     def tokenizer(self) -> Any:
         return self.engine.tokenizer
 
     def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
-        started = self.reasoning_started if reasoning_started is None else reasoning_started
         return self.engine.prompt_ids(
-            started, kw.get("prompt", self.prompt), kw.get("prompt_token_ids", self.prompt_token_ids)
+            self._started(reasoning_started),
+            kw.get("prompt", self.prompt),
+            kw.get("prompt_token_ids", self.prompt_token_ids),
         )
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ParseResult:

@@ -9,12 +9,11 @@ driver: the state these steps read and write is declared in its ``__slots__``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from ....protocol.calls import new_call_id
 from ....protocol.models import make_call_delta
-from .markers import JSON_WS, find_markers, safe_end
+from .markers import JSON_WS, find_markers, find_or_safe
 
 #: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
 RAW_TRIM_EVERY = 256
@@ -192,6 +191,22 @@ class CallSteps:
             self._raw_at = keep
         self._raw_kept = [kept] if kept else []
 
+    def release_calls(self) -> int:
+        """Forget the spans of the calls ended so far and return how many were forgotten (`call_spans`
+        is emptied in place and fills again from the next call on): for a consumer that has cut each
+        call's raw text out of the text it fed (with `open_from`) and needs the spans no more, so that
+        what the stream keeps does not grow with the number of calls (the CLI's `parse --stream`).
+
+        Only a stream made `without_history()` forgets them: one with history needs them for
+        `finish()`'s raw text, keeps them and returns 0. Nothing else changes: not the deltas, not
+        `open_from()`, not `finish()`."""
+        if self._acc.keeps_history:
+            return 0
+        spans = self.call_spans
+        count = len(spans)
+        spans.clear()
+        return count
+
     def open_from(self) -> int:
         """The offset (in the text fed so far) before which no call found later can start: the
         open call's or the undecided span's start, else the start of the buffer. With `call_spans`,
@@ -205,6 +220,15 @@ class CallSteps:
         return start
 
     # -- small cursor helpers ------------------------------------------------------------------
+    def _take_run(self, run: re.Pattern[str], into: list[str]) -> bool:
+        """Move past the run of `run` at the cursor, adding it to `into` (a name read across chunks);
+        True when text follows it in the buffer."""
+        m = run.match(self._buf, self._pos)
+        if m:
+            into.append(m.group())
+            self._pos = m.end()
+        return self._pos < len(self._buf)
+
     def _skip_ws(self) -> bool:
         """Skip JSON whitespace; True when a non-whitespace character is available."""
         buf, i, n = self._buf, self._pos, len(self._buf)
@@ -221,17 +245,12 @@ class CallSteps:
         self._content(self._buf[start : self._pos])
         return more
 
-    def _outside(self, starts: Sequence[str]) -> str | None:
+    def _outside(self, starts: tuple[str, ...]) -> str | None:
         """Content up to the first start marker: emits text before it, returns the marker (not consumed).
 
         Returns None when the buffer is exhausted (text that could begin a marker stays).
         """
-        j, which = find_markers(self._buf, self._pos, starts)
-        if which is not None:
-            self._content(self._buf[self._pos : j])
-            self._pos = j
-            return which
-        end = safe_end(self._buf, self._pos, starts, self._final)
-        self._content(self._buf[self._pos : end])
-        self._pos = end
-        return None
+        stop, which = find_or_safe(self._buf, self._pos, starts, self._final)
+        self._content(self._buf[self._pos : stop])
+        self._pos = stop
+        return which

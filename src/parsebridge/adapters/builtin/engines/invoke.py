@@ -28,7 +28,6 @@ the arguments are flagged unless no parameter had started (then ``{}``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,9 @@ from typing import Any, ClassVar
 
 from ....protocol.parsers import ToolSpec
 from .conventions import SERVERS
-from .scan import BuiltinToolParser, find_markers, safe_end
+from .json_text import Quiet, dumps, dumps_str
+from .markers import content_mode, find_or_safe, first_chars
+from .scan import BuiltinToolParser
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .whole_calls import stream_class_for
@@ -140,14 +141,34 @@ class InvokeStream(SectionStream):
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
         drops = parser.conventions == SERVERS and self.servers_drops_undeclared and bool(parser.tools)
         self._declared = frozenset(schema_types(parser.tools)) if drops else None
+        #: `_fast_mode`'s (value, tag) modes, made at a stream's first call (`parse` never asks).
+        self._quiet: tuple[Quiet | None, Quiet | None] | None = None
+
+    def _fast_mode(self) -> Any:
+        """In a value (converted when it closes) or an opening tag (read when it closes), a chunk
+        the state's step would only keep: the lists `_value` and `_tag` (one each per stream,
+        cleared per value and tag) keep it in place. In a value, a chunk with no marker's first
+        character; in a tag, one with no character that may end it (`_read_tag`)."""
+        state = self._state
+        if state != _VALUE and state != _OPEN_TAG and state != _PARAM_TAG:
+            return None
+        quiet = self._quiet
+        if quiet is None:
+            firsts = first_chars(self._value_ends) if all(self._value_ends) else ""
+            end = self._d.tag_end
+            tag_stops = "<>" if end == ">" else end[:1]
+            quiet = self._quiet = (
+                Quiet(content_mode(firsts), self._value.append) if firsts else None,
+                Quiet(content_mode(tag_stops), self._tag.append) if tag_stops else None,
+            )
+        return quiet[0] if state == _VALUE else quiet[1]
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_tag(self) -> bool | None:
         """Collect an open tag's text up to ``>``: True at ``>`` (consumed), None on more, False at ``<``."""
         end = self._d.tag_end
         if end != ">":  # a special-token tag end: the tag runs to it
-            j, which = find_markers(self._buf, self._pos, (end,))
-            stop = j if which is not None else safe_end(self._buf, self._pos, (end,), self._final)
+            stop, which = find_or_safe(self._buf, self._pos, (end,), self._final)
             self._tag.append(self._buf[self._pos : stop])
             self._pos = stop + (len(end) if which is not None else 0)
             return True if which is not None else None
@@ -186,14 +207,14 @@ class InvokeStream(SectionStream):
 
     def _finish_value(self) -> None:
         text = "".join(self._value)
-        self._value = []
+        self._value.clear()
         if self._pname is None:
             self._inline_content(text)
             return
         value = self.parser.convert(self._fn, self._pname, self._pattrs, text)  # type: ignore[attr-defined]
-        key = json.dumps(self._pname, ensure_ascii=False)
+        key = dumps_str(self._pname)
         sep = "{" if self._nparams == 0 else ", "
-        self._args(f"{sep}{key}: {json.dumps(value, ensure_ascii=False)}", hold_ws=False)
+        self._args(f"{sep}{key}: {dumps(value)}", hold_ws=False)
         self._nparams += 1
 
     # -- the machine ------------------------------------------------------------------------------
@@ -202,9 +223,9 @@ class InvokeStream(SectionStream):
         if state == _OUTSIDE:
             return self._outside_step(d)
         if state == _HEAD:  # Step-3's call type ("function") up to the separator
-            j, which = find_markers(buf, self._pos, self._head_ends)
+            j, which = find_or_safe(buf, self._pos, self._head_ends, self._final)
             if which is None:
-                self._pos = safe_end(buf, self._pos, self._head_ends, self._final)
+                self._pos = j
                 return False
             self._pos = j + (len(which) if which == d.head_end else 0)
             self._state = _OUTSIDE
@@ -214,8 +235,7 @@ class InvokeStream(SectionStream):
         if state == _PARAMS:
             return self._params_step(buf, d)
         if state == _VALUE:
-            j, which = find_markers(buf, self._pos, self._value_ends)
-            stop = j if which is not None else safe_end(buf, self._pos, self._value_ends, self._final)
+            stop, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
             self._value.append(buf[self._pos : stop])
             self._pos = stop
             if which is None:
@@ -228,9 +248,9 @@ class InvokeStream(SectionStream):
             self._state = _PARAMS
             return True
         # _OPAQUE: an unnamed invoke, content up to its close (or a breaker)
-        j, which = find_markers(buf, self._pos, self._opaque_ends)
+        j, which = find_or_safe(buf, self._pos, self._opaque_ends, self._final)
         if which is None:
-            self._pos = safe_end(buf, self._pos, self._opaque_ends, self._final)
+            self._pos = j
             return False
         self._pos = j + (len(which) if which == d.invoke_close else 0)
         self._reject(self._pos)
@@ -239,8 +259,7 @@ class InvokeStream(SectionStream):
 
     def _params_step(self, buf: str, d: Dialect) -> bool:
         """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""
-        j, which = find_markers(buf, self._pos, self._param_markers)
-        stop = j if which is not None else safe_end(buf, self._pos, self._param_markers, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._param_markers, self._final)
         self._stray(buf[self._pos : stop])
         self._pos = stop
         if which is None:
@@ -248,7 +267,7 @@ class InvokeStream(SectionStream):
         self._stray_ws = []  # whitespace before a tag is layout
         if which == d.param_open:
             self._pos += len(which)
-            self._tag = []
+            self._tag.clear()
             self._started = True
             self._state = _PARAM_TAG
             return True
@@ -282,7 +301,8 @@ class InvokeStream(SectionStream):
             return True
         attrs = tag_attrs(tag, d.unescape) if done else {}
         pname = attrs.get(d.key_attr)
-        self._pname, self._pattrs, self._value = pname, attrs, []
+        self._pname, self._pattrs = pname, attrs
+        self._value.clear()
         if pname is None:
             self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
         self._state = _VALUE
@@ -301,7 +321,7 @@ class InvokeStream(SectionStream):
             self._open_section()
         elif which == d.invoke_open:
             self._begin_span(self._pos - len(which))
-            self._tag = []
+            self._tag.clear()
             self._state = _OPEN_TAG
         elif which == d.head_begin:
             self._begin_span(self._pos - len(which))
@@ -349,3 +369,7 @@ class InvokeToolParser(BuiltinToolParser):
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError
+
+    def has_tool_calls(self, text: str) -> bool:
+        """A section opener or an invoke opener of the dialect appears in `text`."""
+        return any(m in text for m in (*self.dialect.section_begins, self.dialect.invoke_open))

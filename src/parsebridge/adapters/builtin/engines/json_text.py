@@ -25,6 +25,12 @@ def _no_constant(name: str) -> Any:
 #: decoder, built once, decodes the same way (a BOM is refused either way).
 _DECODE = json.JSONDecoder(parse_constant=_no_constant).decode
 
+#: `json.dumps(value, ensure_ascii=False)`, without the encoder `dumps` builds per call (its
+#: set-up is most of the cost of a chunk's worth of value): same encoder settings, same text.
+dumps = json.JSONEncoder(ensure_ascii=False).encode
+#: ... and of a `str`, straight to the string encoder `dumps` calls: `"` + escaped + `"`.
+dumps_str: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+
 
 def loads_or_none(text: str) -> Any:
     """`json.loads` that never raises and refuses NaN/Infinity (they do not round-trip)."""

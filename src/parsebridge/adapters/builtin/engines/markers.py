@@ -106,3 +106,33 @@ def safe_end(buf: str, start: int, markers: Sequence[str], final: bool) -> int:
                 break
             p = find(first, p + 1)
     return end - hold
+
+
+#: A rest this short (a chunk's) is first searched for the markers' first characters.
+_SHORT_REST = 64
+
+
+def find_or_safe(buf: str, start: int, markers: tuple[str, ...], final: bool) -> tuple[int, str | None]:
+    """`find_markers`, or with no marker found, (`safe_end`, None): where a state reading up
+    to a marker stops. A rest holding no marker's first character (a chunk of text inside a
+    value, the common case) is decided with one `find` per distinct first character."""
+    find = buf.find
+    if len(buf) - start <= _SHORT_REST:  # (a long rest, as in a one-shot parse, holds markers)
+        firsts = _FIRSTS.get(markers)
+        if firsts is None:
+            firsts = first_chars(markers) if all(markers) else ""
+        for c in firsts:
+            if find(c, start) >= 0:
+                break
+        else:
+            if firsts:
+                return len(buf), None
+    # (`find_markers`, inline: a one-shot parse comes here once per marker it finds)
+    best, which = -1, None
+    for m in markers:
+        j = find(m, start, best + len(m) if best >= 0 else len(buf))
+        if j >= 0 and (best < 0 or j < best):
+            best, which = j, m
+    if which is not None:
+        return best, which
+    return safe_end(buf, start, markers, final), None

@@ -41,15 +41,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ....formats import ReasoningFormat
 from ....protocol import (
     ReasoningBlock,
-    ReasoningParserBase,
     ReasoningParseResult,
     ReasoningStreamBase,
     StreamDelta,
 )
-from .reasoning_start import default_start, resolve_started
+from .reasoning_start import FormatReasoningParser
 
 
 class Markers:
@@ -105,32 +103,20 @@ def unwrap(text: str, wrappers: Markers) -> str:
         pos = at + len(marker)
 
 
-class SectionReasoningParser(ReasoningParserBase):
+class SectionReasoningParser(FormatReasoningParser):
     """Reasoning described by a `ReasoningFormat` (subclasses set `format` and `name`)."""
 
-    backend = "builtin"
     name = "sections"
-    format: ReasoningFormat
 
     def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(started=started, prompt=prompt, **options)
         fmt = self.format
-        self.started_by_default = default_start(self.name, started, fmt.starts_in_prompt, options)
-        self.prompt = prompt
         self.starts = Markers(fmt.starts)
         self.ends = Markers(fmt.ends)
         self.stops = Markers((*fmt.ends, *fmt.closers))
         self.wrappers = Markers(fmt.content_wrappers)
         #: once an end marker closed reasoning, later (stray) end markers leave the content too
         self.drops = Markers((*fmt.content_wrappers, *fmt.ends)) if fmt.drop_later_ends else self.wrappers
-        self.markers = fmt.markers
-
-    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
-        """The start state (`reasoning_start`): explicit flag, then a prompt, then the default."""
-        prompt = self.prompt if prompt is None else prompt
-        return resolve_started(
-            reasoning_started, prompt, self.started_by_default, self.format.starts, self.format.ends
-        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None

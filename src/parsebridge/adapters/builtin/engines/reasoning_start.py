@@ -22,10 +22,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ....formats import ReasoningFormat
+from ....protocol import ReasoningParserBase
 from ....protocol.prompt_rule import started_from_prompt
 from .conventions import SERVERS, check_conventions, servers_started
 
-__all__ = ["default_start", "resolve_started", "started_from_prompt", "thinking_turned_off"]
+__all__ = [
+    "FormatReasoningParser",
+    "default_start",
+    "resolve_started",
+    "started_from_prompt",
+    "thinking_turned_off",
+]
 
 
 def resolve_started(
@@ -63,3 +71,27 @@ def default_start(name: str, started: bool | None, template_default: bool, optio
     if convention == SERVERS and name in servers_started():
         return True
     return template_default
+
+
+class FormatReasoningParser(ReasoningParserBase):
+    """A builtin reasoning parser described by a `ReasoningFormat` (subclasses set `format` and `name`).
+
+    Holds what every such parser needs before it reads text: its markers and its start state
+    (the rule above, from the format's start and end markers).
+    """
+
+    backend = "builtin"
+    format: ReasoningFormat
+
+    def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.started_by_default = default_start(self.name, started, self.format.starts_in_prompt, options)
+        self.prompt = prompt
+        self.markers = self.format.markers
+
+    def is_started(self, reasoning_started: bool | None = None, prompt: str | None = None) -> bool:
+        """The start state: explicit flag, then a prompt, then the default."""
+        prompt = self.prompt if prompt is None else prompt
+        return resolve_started(
+            reasoning_started, prompt, self.started_by_default, self.format.starts, self.format.ends
+        )

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .conventions import SERVERS
-from .scan import MORE, BuiltinToolParser, JsonRaw, find_markers, match_marker, safe_end
+from .json_text import ArgsScan
+from .markers import find_or_safe
+from .scan import MORE, BuiltinToolParser, JsonRaw, match_marker
 from .sections import REJECTED, SectionStream
 
 
@@ -74,7 +77,19 @@ class SectionJsonStream(SectionStream):
         self._call_end = d.call_end
         self._head: list[str] = []
         self._raw = JsonRaw(self._breakers)
+        #: The arguments' `_fast_mode`: their scanner (reset per call, never replaced) and the
+        #: breakers `_json_args` scans for.
+        self._args_mode: ArgsScan | None = None  # (made at a stream's first call: `parse` never asks)
         self._bare_calls = parser.conventions != SERVERS or parser.servers_bare_calls
+
+    def _fast_mode(self) -> Any:
+        """In the arguments, a chunk the scanner consumes whole is only `_args(chunk)` (see `ArgsScan`)."""
+        if self._state != _ARGS:
+            return None
+        mode = self._args_mode
+        if mode is None:
+            mode = self._args_mode = ArgsScan(self._raw, self._breakers, "", True)
+        return mode
 
     def _outside_markers(self) -> tuple[str, ...]:
         d = self._d
@@ -107,7 +122,7 @@ class SectionJsonStream(SectionStream):
             if found is not None:
                 self._stop_call(found)
                 return True
-            self._raw = JsonRaw(self._breakers)
+            self._raw.reset()
             self._state = _ARGS
             return True
         if state == _ARGS:
@@ -143,8 +158,7 @@ class SectionJsonStream(SectionStream):
 
     def _head_step(self, buf: str) -> bool:
         """A call's head up to its arguments: the name, or the call stops (unnamed: its tail)."""
-        j, which = find_markers(buf, self._pos, self._head_ends)
-        stop = j if which is not None else safe_end(buf, self._pos, self._head_ends, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._head_ends, self._final)
         self._head.append(buf[self._pos : stop])
         self._pos = stop
         if which is None:

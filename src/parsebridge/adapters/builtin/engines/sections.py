@@ -13,9 +13,8 @@ A format sets `_call_end`, the marker that closes a call.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from .scan import CLOSED, MARKER, BuiltinToolParser, BuiltinToolStream, JsonRaw, find_markers, safe_end
+from .markers import find_or_safe
+from .scan import CLOSED, MARKER, BuiltinToolParser, BuiltinToolStream, JsonRaw
 
 #: `_between_calls`: the undecided section turned out to be content (step again).
 REJECTED = "\x00rejected"
@@ -62,7 +61,7 @@ class SectionStream(BuiltinToolStream):
         """A call was named: inside a section, the section is structure."""
         self._section_named = self._section_named or self._in_section
 
-    def _between_calls(self, markers: Sequence[str]) -> str | None:
+    def _between_calls(self, markers: tuple[str, ...]) -> str | None:
         """Outside a call: up to the next of `markers` (returned, the cursor on it), None when
         more text is needed. Outside a section the text before it is content; in a section
         whose first call is undecided only whitespace may stand there: other text makes
@@ -70,8 +69,7 @@ class SectionStream(BuiltinToolStream):
         if self._span is None:
             return self._outside(markers)
         buf, pos = self._buf, self._pos
-        j, which = find_markers(buf, pos, markers)
-        stop = j if which is not None else safe_end(buf, pos, markers, self._final)
+        stop, which = find_or_safe(buf, pos, markers, self._final)
         if buf[pos:stop].strip():
             self._reject(pos)
             return REJECTED
@@ -96,11 +94,10 @@ class SectionStream(BuiltinToolStream):
     def _to_call_end(self, breakers: tuple[str, ...]) -> bool:
         """The rest of a call (ignored when it is named) up to the breaker that ends it."""
         buf = self._buf
-        j, which = find_markers(buf, self._pos, breakers)
-        if which is None:
-            self._pos = safe_end(buf, self._pos, breakers, self._final)
-            return False
+        j, which = find_or_safe(buf, self._pos, breakers, self._final)
         self._pos = j
+        if which is None:
+            return False
         self._stop_call(which)
         return True
 

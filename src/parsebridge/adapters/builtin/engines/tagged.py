@@ -40,15 +40,18 @@ named ``{"name"…``).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
-from .call_steps import clean_name
+from ....protocol import StreamDelta
+from ....protocol.models import arguments_delta, empty_delta
+from .call_steps import RAW_TRIM_EVERY, clean_name
 from .conventions import SERVERS
-from .markers import marker_finder
-from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, find_markers, match_marker, safe_end
+from .json_text import dumps, dumps_str
+from .markers import find_or_safe, first_chars, marker_finder
+from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker, safe_end
 from .schema_values import ParamTypes, convert_value, is_string_typed
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
@@ -94,11 +97,9 @@ class TaggedCallStream(BuiltinToolStream):
     servers_drops_undeclared: ClassVar[bool] = False
     #: ... and a value keeps the newlines the format writes around it (no newline is removed).
     servers_keeps_value_newlines: ClassVar[bool] = False
-    #: ... and a call cut off by the end of output before its first parameter's value opens is text:
-    #: a stream shows the call once that value opens (`whole_calls`).
+    #: ... a call cut off before its first value opens is text (streams show it from there: `whole_calls`).
     servers_call_at_parameter: ClassVar[bool] = False
-    #: ... and a block that opens right after another start marker (a doubled start) is no call:
-    #: its text, up to the block's end, is what a block without a readable name gives.
+    #: ... a block opened right after another start marker is no call (read as one without a name).
     servers_doubled_start_no_call: ClassVar[bool] = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:  # a `tagged_parser.TaggedCallParser`
@@ -118,6 +119,8 @@ class TaggedCallStream(BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts: list[str] = []
+        #: In a value, nothing held: `feed`'s shortcut applies (set by `_value`).
+        self._vfast = False
         self._stray_back = _PARAMS
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
@@ -142,6 +145,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._block_markers,
             self._value_ends,
             self._opaque_ends,
+            self._verbatim,
         ) = derived
 
     @classmethod
@@ -179,6 +183,8 @@ class TaggedCallStream(BuiltinToolStream):
             block_markers,
             value_ends,
             opaque_ends,
+            # a value's chunk that is its own JSON string body and holds no marker's first character
+            re.compile('[^"\\\\\x00-\x1f' + re.escape(first_chars(value_ends)) + "]+").fullmatch,
         )
 
     # -- arguments object ------------------------------------------------------------------------
@@ -195,9 +201,7 @@ class TaggedCallStream(BuiltinToolStream):
     def _open_value(self, pname: str) -> None:
         if self._at_parameter:
             self._show_call()  # type: ignore[attr-defined]  (`whole_calls.WholeCalls`)
-        self._args(
-            ("{" if not self._opened else ", ") + json.dumps(pname, ensure_ascii=False) + ": ", hold_ws=False
-        )
+        self._args(("{" if not self._opened else ", ") + dumps_str(pname) + ": ", hold_ws=False)
         self._opened = True
         self._vtypes = self._types.get(pname, self._untyped)
         self._vstream = is_string_typed(self._vtypes)
@@ -206,6 +210,7 @@ class TaggedCallStream(BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts = []
+        self._vfast = False
 
     def _value(self, piece: str) -> None:
         if not piece:
@@ -218,21 +223,23 @@ class TaggedCallStream(BuiltinToolStream):
         self._vheld = ""
         if piece.endswith("\n") and not self._keeps_newlines:
             piece, self._vheld = piece[:-1], "\n"
+        self._vfast = not self._vheld and self._span is None
         if not piece:
             return
         if self._vstream:
-            self._args(json.dumps(piece, ensure_ascii=False)[1:-1], hold_ws=False)
+            self._args(dumps_str(piece)[1:-1], hold_ws=False)
         else:
             self._vparts.append(piece)
 
     def _finish_value(self) -> None:
         self._vheld = ""
+        self._vfast = False
         if self._vstream:
             self._args('"', hold_ws=False)
         else:
             value = convert_value("".join(self._vparts), self._vtypes)
             self._vparts = []
-            self._args(json.dumps(value, ensure_ascii=False), hold_ws=False)
+            self._args(dumps(value), hold_ws=False)
         self._state = _PARAMS
 
     def _named(self, name: str) -> None:
@@ -251,15 +258,32 @@ class TaggedCallStream(BuiltinToolStream):
         if tail.strip():
             self._inline_content(tail)
 
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`BuiltinToolStream.feed`, with one shortcut: in a value, past its first piece, with nothing
+        held, a chunk `_verbatim` matches (no newline, no marker's first character, nothing JSON
+        escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
+        string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
+        if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
+            self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+            self._base += self._pos
+            self._buf = text
+            self._pos = len(text)
+            if not self._vstream:
+                self._vparts.append(text)
+                return empty_delta()
+            delta = arguments_delta(self._index, text)
+            self._add_calls(delta.tool_calls)
+            return delta
+        return super().feed(text, token_ids)
+
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
         if state == _PVALUE:  # (a value's text: the most common step, first)
-            j, which = find_markers(buf, self._pos, self._value_ends)
+            j, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
             if which is None:
-                end = safe_end(buf, self._pos, self._value_ends, self._final)
-                self._value(buf[self._pos : end])
-                self._pos = end
+                self._value(buf[self._pos : j])
+                self._pos = j
                 return False
             self._value(buf[self._pos : j])
             self._pos = j + (len(which) if which == cls.param_close else 0)
@@ -290,8 +314,7 @@ class TaggedCallStream(BuiltinToolStream):
             return self._value_wait_step(buf, cls)
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
-        j, which = find_markers(buf, self._pos, self._opaque_ends)
-        stop = j if which is not None else safe_end(buf, self._pos, self._opaque_ends, self._final)
+        stop, which = find_or_safe(buf, self._pos, self._opaque_ends, self._final)
         if state == _TAIL:
             self._tail.append(buf[self._pos : stop])
         self._pos = stop
@@ -474,6 +497,4 @@ class TaggedCallStream(BuiltinToolStream):
             # cut off after a key: keep it in the flagged arguments
             key = self._key if self._state == _VWAIT else "".join(self._head).strip(JSON_WS)
             if key:
-                self._args(
-                    ("{" if not self._opened else ", ") + json.dumps(key, ensure_ascii=False) + ": ", False
-                )
+                self._args(("{" if not self._opened else ", ") + dumps_str(key) + ": ", False)
