@@ -15,13 +15,12 @@ new/old ratio (< 1: the new tree is faster).
 
 from __future__ import annotations
 
-import gc
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks import _ab as ab
+from benchmarks._timing import least_cpu
 
 #: Families whose fixtures are timed beside the throughput formats: every builtin engine with a
 #: state machine of its own.
@@ -84,16 +83,6 @@ def corpus() -> dict[str, dict[str, Any]]:
     return out
 
 
-def _cpu(fn: Any, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def worker(path: str, repeat: int) -> None:
     """Time every corpus entry one-shot and streamed with the parsebridge on sys.path."""
     import parsebridge as pb
@@ -122,8 +111,8 @@ def worker(path: str, repeat: int) -> None:
                     feed(chunk)
                 stream.finish()
 
-        result[f"{key} one-shot"] = _cpu(oneshot, repeat)
-        result[f"{key} streamed"] = _cpu(streamed, repeat)
+        result[f"{key} one-shot"] = least_cpu(oneshot, repeat)
+        result[f"{key} streamed"] = least_cpu(streamed, repeat)
     print(json.dumps(result))
 
 

@@ -20,17 +20,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import json
 import pstats
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks._backends import approx_tokens
+from benchmarks._timing import least_cpu
 
 FLOOR = "python:benchmarks._floor:PassThroughToolParser"
 #: Every chunk one argument fragment of one call: what a chunk inside arguments costs at least.
@@ -75,18 +74,6 @@ def streamer(parser: Any, chunked: list[list[str]]) -> Callable[[], None]:
     return run
 
 
-def _time(fn: Callable[[], None], repeat: int) -> float:
-    """The least process CPU time of `repeat` runs (time the process waited for a core is not
-    in it: the machine is shared)."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def rounds_of(
     builtin: Callable[[], None], floor: Callable[[], None], rounds: int, repeat: int
 ) -> list[tuple[float, float]]:
@@ -94,7 +81,7 @@ def rounds_of(
     out = []
     for r in range(rounds):
         pair = (builtin, floor) if r % 2 == 0 else (floor, builtin)
-        times = [_time(fn, repeat) for fn in pair]
+        times = [least_cpu(fn, repeat) for fn in pair]
         b, f = times if r % 2 == 0 else times[::-1]
         out.append((b, f))
     return out
@@ -211,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         builtin, floor = streamer(parser, chunked), streamer(floor_parser, chunked)
         pairs = rounds_of(builtin, floor, args.rounds, args.repeat)
         texts = ["".join(chunks) for chunks in chunked]
-        oneshot = _time(lambda parser=parser, texts=texts: [parser.parse(t) for t in texts], args.repeat)
+        oneshot = least_cpu(lambda parser=parser, texts=texts: [parser.parse(t) for t in texts], args.repeat)
         rs = [b / f for b, f in pairs]
         n = sum(map(len, chunked))
         best_b, best_f = min(b for b, _ in pairs), min(f for _, f in pairs)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import parsebridge as pb
+from _builtin_cases import builtin_tool_cases
 
 SRC = str(Path(pb.__file__).resolve().parent.parent)
 BOM = b"\xef\xbb\xbf"
@@ -267,19 +268,6 @@ def test_streamed_json_carries_each_calls_raw_text(tmp_path: Path) -> None:
         assert [c["raw_text"] for c in streamed] == [c["raw_text"] for c in one], size
 
 
-def _builtin_tool_cases() -> list[tuple[str, str]]:
-    from parsebridge.adapters.builtin import TOOL_PARSERS
-    from parsebridge.conformance.transcripts import bundled_transcripts
-
-    cases = []
-    for t in bundled_transcripts():
-        fam = t.resolve_family()
-        name = fam.parser_for("builtin") if fam is not None else None
-        if name in TOOL_PARSERS and t.kind != "reasoning" and not t.reasoning_family:
-            cases.append((f"builtin:{name}", t.output))
-    return cases
-
-
 @pytest.mark.parametrize("size", [1, 4, 17])
 def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
     """The recorder cuts each call out of the text the tool stream was fed, as `parse` does."""
@@ -287,7 +275,7 @@ def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
     from parsebridge.protocol.streams import without_history
 
     checked = 0
-    for spec, text in _builtin_tool_cases():
+    for spec, text in builtin_tool_cases():
         parser = pb.get_tool_parser(spec)
         want = [c.raw_text for c in parser.parse(text).tool_calls]
         with without_history():

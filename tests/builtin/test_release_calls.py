@@ -12,20 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import parsebridge as pb
-from parsebridge.adapters.builtin import TOOL_PARSERS
-from parsebridge.conformance.transcripts import bundled_transcripts
+from _builtin_cases import builtin_tool_cases
 from parsebridge.protocol.streams import without_history
-
-
-def _cases() -> list[tuple[str, str]]:
-    """(builtin spec, output) of every bundled tool transcript a builtin parser reads."""
-    cases = []
-    for t in bundled_transcripts():
-        fam = t.resolve_family()
-        name = fam.parser_for("builtin") if fam is not None else None
-        if name in TOOL_PARSERS and t.kind != "reasoning" and not t.reasoning_family:
-            cases.append((f"builtin:{name}", t.output))
-    return cases
 
 
 def _without_ids(dumped: Any) -> Any:
@@ -53,7 +41,7 @@ def _run(spec: str, text: str, size: int, release: bool) -> tuple[list[Any], Any
 
 def test_without_history_the_spans_are_let_go_and_the_deltas_unchanged() -> None:
     released = 0
-    for spec, text in _cases():
+    for spec, text in builtin_tool_cases():
         for size in (1, 5):
             with without_history():
                 kept = _run(spec, text, size, release=False)
@@ -66,7 +54,7 @@ def test_without_history_the_spans_are_let_go_and_the_deltas_unchanged() -> None
 
 
 def test_with_history_nothing_is_forgotten_and_finish_is_unchanged() -> None:
-    for spec, text in _cases():
+    for spec, text in builtin_tool_cases():
         kept = _run(spec, text, 3, release=False)
         released = _run(spec, text, 3, release=True)
         assert released[2] == 0
@@ -94,7 +82,7 @@ def test_the_cli_recorder_cuts_the_same_raw_texts_with_history() -> None:
     from parsebridge.cli.stream_output import RawCalls
 
     checked = 0
-    for spec, text in _cases():
+    for spec, text in builtin_tool_cases():
         parser = pb.get_tool_parser(spec)
         rec = RawCalls(parser.stream())
         for i in range(0, len(text), 4):
