@@ -12,7 +12,7 @@ A verifier returns what does not hold (``[]`` when the reason holds).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..chunking import parse_chunking
@@ -104,16 +104,3 @@ def verify_exceptions(
                 continue
             problems.extend(verify_case(entry, t, runner))
     return problems
-
-
-def verified_cases(
-    entries: Sequence[Entry], corpus: Iterable[Transcript], runner: Runner | None = None
-) -> dict[str, bool]:
-    """Case id -> whether its entry's verifier holds (for sorting a list into exceptions and baseline)."""
-    runner = runner or Runner(["oneshot"], conventions="servers")
-    by_id = {t.id: t for t in corpus}
-    return {
-        case: case in by_id and not verify_case(entry, by_id[case], runner)
-        for entry in entries
-        for case in entry.cases
-    }
