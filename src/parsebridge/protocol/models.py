@@ -410,6 +410,23 @@ def arguments_delta(index: int, arguments: str) -> StreamDelta:
     return delta
 
 
+def call_delta_of(
+    content: str, reasoning: str, index: int, id: str | None, name: str | None, arguments: str
+) -> StreamDelta:
+    """`delta_of` with one call delta (`make_call_delta`) in it, both built in one frame: the
+    per-chunk path of a framework delta carrying one call fragment."""
+    call = _alloc(ToolCallDelta)
+    call.index = index
+    call.id = id
+    call.name = name
+    call.arguments = arguments
+    delta = _alloc(StreamDelta)
+    delta.content = content
+    delta.reasoning = reasoning
+    delta.tool_calls = [call]
+    return delta
+
+
 def empty_delta() -> StreamDelta:
     """The delta of a chunk that shows nothing (a fresh one each time: callers may extend it)."""
     delta = _alloc(StreamDelta)

@@ -23,6 +23,7 @@ from ...protocol import (
     ToolCallDelta,
 )
 from ...protocol.models import (
+    call_delta_of,
     delta_of,
     make_call_delta,
     make_delta,
@@ -73,7 +74,7 @@ class _Stepper:
         """`feed` for a request with only a tool parser: every name it needs bound once here.
 
         Per chunk: one framework call, its text and call deltas recorded in the accumulator,
-        one delta (`make_delta` inlined).
+        one delta (`delta_of`; one argument fragment, the most common call chunk: `call_delta_of`).
         """
         stepper, lane, hold = self, self._tool_lane, self._hold
         assert lane is not None
@@ -93,20 +94,22 @@ class _Stepper:
                 chunk = text
             try:
                 content, items = lane(chunk)
-                calls = call_deltas(items) if items else None
+                if not items:
+                    out = None
+                elif len(items) == 1 and not (item := items[0]).name:  # an argument fragment
+                    out = call_delta_of(content or "", "", item.tool_index, None, None, item.parameters or "")
+                else:
+                    out = delta_of(content or "", "", call_deltas(items))
             except Exception as exc:
                 raise stepper._error(exc) from exc
             if hold:
                 stepper.pending = text
             if content:
                 c_append(content)
-            else:
-                content = ""
-            if calls:
-                add_calls(calls)
-            else:
-                calls = []
-            return delta_of(content, "", calls)
+            if out is None:
+                return delta_of(content or "", "", [])
+            add_calls(out.tool_calls)
+            return out
 
         return feed
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
-from ...protocol.models import delta_of, make_call_delta, make_delta
+from ...protocol.models import call_delta_of, delta_of, empty_delta, make_delta
 from .._stepped import EndOfStream, check_end_of_stream, closed_error, record_into
 from ._driver import NativeSession
 from ._translate import call_deltas
@@ -169,30 +169,45 @@ class VllmStepper:
 # ====================================================================== 0.33+
 
 
-def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
-    """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, every name bound once here.
+# `native_feed`'s closure reads the `DeltaMessage` in the same frame: its text goes straight
+# into the accumulator's parts and the delta is built by `delta_of` (`record_into` and a reader
+# without their frames). Fast path: a delta with one call of vLLM's own classes (every argument
+# fragment is one) has its fields read as attributes, without `call_deltas`' probing, and is
+# built with its call delta by `call_delta_of`.
+#
+# When a chunk is held back, the step parses the chunk held last time. If that step fails, the
+# held chunk stays pending: under the fallback policy the guard shows `pending_text()` + the
+# caller's text, so the failing chunk must still be pending.
 
-    When a chunk is held back, the step parses the chunk held last time. If that step
-    fails, the held chunk stays pending: under the fallback policy the guard shows
-    `pending_text()` + the caller's text, so the failing chunk must still be pending.
-    """
+
+def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+    """`feed` on 0.33+: one `ChatStreamProcessor.step` per chunk, its `DeltaMessage` read into a
+    `StreamDelta` recorded in `acc`, in one frame with every name bound once here (see above)."""
     step, processor, prompt_ids = stepper._native, stepper._processor, stepper._prompt_ids
-    hold, seen, ids_of = stepper._hold, stepper.text_seen.append, stepper.token_ids
-    read = delta_reader(acc, stepper._reasoning_field, stepper.engine.api)
+    hold = stepper._hold
+    seen, ids_of, reasoning_field = stepper.text_seen.append, stepper.token_ids, stepper._reasoning_field
+    content_append, reasoning_append = acc.content_parts.append, acc.reasoning_parts.append
+    add_calls, api = acc.add_calls, stepper.engine.api
+    tool_cls, fn_cls = api.DeltaToolCall, api.DeltaFunctionCall  # vLLM's own delta classes
 
     def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if stepper.closed:
             raise closed_error()
-        ids = ids_of(text, token_ids)
+        try:
+            ids = list(token_ids) if token_ids is not None else ids_of(text, None)
+        except BackendError:
+            raise
+        except Exception as exc:  # ids that are not a sequence of ints fail typed, as in `token_ids`
+            raise stepper._error(exc) from exc
         seen(text)
-        held = None
         if hold:  # hold this chunk, parse the one held last time
-            held, stepper.pending = stepper.pending, (text, ids)
+            held = stepper.pending
+            stepper.pending = (text, ids)
             if held is None:
-                return make_delta()
+                return empty_delta()
             text, ids = held
         if not (text or ids or processor.num_output_tokens):
-            return make_delta()  # the empty chunk before any token, which the server skips
+            return empty_delta()  # the empty chunk before any token, which the server skips
         try:
             delta = step(text, ids, None, prompt_ids).delta
         except BaseException as exc:
@@ -201,29 +216,8 @@ def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., St
             if isinstance(exc, Exception):
                 raise stepper._error(exc) from exc
             raise
-        return read(delta)
-
-    return feed
-
-
-def delta_reader(acc: DeltaAccumulator, reasoning_field: str, api: VllmApi) -> Callable[[Any], StreamDelta]:
-    """vLLM's `DeltaMessage` → `StreamDelta`, recorded into the stream's accumulator.
-
-    The text goes straight into the accumulator's parts and the `StreamDelta` is
-    built in place (`record_into` and `make_delta` without their frames). Fast path:
-    a delta with one call of vLLM's own classes (every argument fragment is one) has
-    its fields read as attributes, without `call_deltas`' probing.
-    """
-    content_append, reasoning_append, add_calls = (
-        acc.content_parts.append,
-        acc.reasoning_parts.append,
-        acc.add_calls,
-    )
-    tool_cls, fn_cls = api.DeltaToolCall, api.DeltaFunctionCall  # vLLM's own delta classes
-
-    def read(delta: Any) -> StreamDelta:
         if delta is None:
-            return make_delta()
+            return empty_delta()
         content = delta.content or ""
         if content:
             content_append(content)
@@ -231,23 +225,16 @@ def delta_reader(acc: DeltaAccumulator, reasoning_field: str, api: VllmApi) -> C
         if reasoning:
             reasoning_append(reasoning)
         tool_calls = delta.tool_calls
-        if tool_calls:
-            if (
-                len(tool_calls) == 1
-                and type(tc := tool_calls[0]) is tool_cls
-                and type(fn := tc.function) is fn_cls
-            ):
-                args = fn.arguments
-                calls = [
-                    make_call_delta(
-                        tc.index or 0, tc.id or None, fn.name or None, args if isinstance(args, str) else ""
-                    )
-                ]
-            else:
-                calls = call_deltas(tool_calls)
-            add_calls(calls)
-        else:
-            calls = []
+        if not tool_calls:
+            return delta_of(content, reasoning, [])
+        tc = tool_calls[0]
+        if len(tool_calls) == 1 and type(tc) is tool_cls and type(fn := tc.function) is fn_cls:
+            args = a if isinstance(a := fn.arguments, str) else ""
+            out = call_delta_of(content, reasoning, tc.index or 0, tc.id or None, fn.name or None, args)
+            add_calls(out.tool_calls)
+            return out
+        calls = call_deltas(tool_calls)
+        add_calls(calls)
         return delta_of(content, reasoning, calls)
 
-    return read
+    return feed
