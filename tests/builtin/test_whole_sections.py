@@ -123,3 +123,16 @@ def test_a_stream_without_history_shows_the_cut_off_section() -> None:
         shown += stream.flush().content or ""
         assert stream.call_spans == []  # (the section's calls never showed: no span either)
     assert shown == OPEN
+
+
+def test_a_held_section_is_held_text() -> None:
+    """What a stream shows plus what it says it holds back is the text fed, chunk after chunk: the guard's
+    `max_held` counts a held section, and a break releases it."""
+    stream = pb.get_tool_parser("builtin:step3").stream()
+    shown = ""
+    for i in range(0, len(OPEN), 4):
+        shown += stream.feed(OPEN[i : i + 4]).content or ""
+        assert shown + stream.pending_text() == OPEN[: i + 4], i
+    guarded = pb.get_tool_parser("builtin:step3", max_held=40, on_error="fallback").stream()
+    text = "".join(guarded.feed(OPEN[i : i + 4]).content or "" for i in range(0, len(OPEN), 4))
+    assert text + (guarded.flush().content or "") == OPEN  # (over the limit: released as content)

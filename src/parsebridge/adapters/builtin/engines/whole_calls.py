@@ -16,7 +16,8 @@ parse the same (`parse` runs the stream):
 * from the moment a call is named (`_commit`; for a section, its first call) its deltas,
   and any content shown inside the unit, are held, not released; when the unit ends (the
   call: `_end_call`; the section: `_close_section`) they are released at once (and the
-  section's calls' spans join `call_spans` then, not before);
+  section's calls' spans join `call_spans` then, not before); meanwhile `pending_text` holds the
+  unit's raw text, so the guard's `max_held` counts it and a break releases it;
 * at the end of output inside the unit (`_at_end`), the held deltas are discarded, the
   content state goes back to where it was before the unit began, and the unit's raw text
   (kept from the fed text: `open_from` reaches back to its start) is given to `_content`.
@@ -95,6 +96,14 @@ class WholeCalls:
         """As the driver's, but never past the start of a held unit (its raw text may become text)."""
         start: int = super().open_from()  # type: ignore[misc]
         return min(start, self._hold_start) if self._holding else start
+
+    def pending_text(self) -> str:
+        """As the driver's; while a unit is held, all of its raw text so far is seen but not shown (with
+        the whitespace and markup held before it): the guard's `max_held` counts it, a break releases it."""
+        if not self._holding:
+            return super().pending_text()  # type: ignore[misc, no-any-return]
+        before = "".join(self._saved[2]) + "".join(self._saved[5])
+        return before + "".join(self._raw_kept)[self._hold_start - self._raw_at :]
 
     def _commit(self, name: str, call_start: int | None = None) -> None:
         if self._holding and self._to_close:  # (a later call of the held section: held with it)
