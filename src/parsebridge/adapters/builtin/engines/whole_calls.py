@@ -203,8 +203,24 @@ class WholeCalls:
 
 @cache
 def whole_calls_stream(cls: type) -> type:
-    """`cls` with `WholeCalls` in front (one class per stream class)."""
-    return type(f"WholeCalls{cls.__name__}", (WholeCalls, cls), {"__module__": cls.__module__})
+    """`cls` with `WholeCalls` in front (one class per stream class). The mixin's state goes in slots:
+    in the instance's dictionary, beside a format's own attributes, it would outgrow the interpreter's
+    shared-key dictionaries (see `BuiltinToolStream`), which slows every attribute access."""
+    namespace = {"__module__": cls.__module__, "__slots__": _SLOTS}
+    return type(f"WholeCalls{cls.__name__}", (WholeCalls, cls), namespace)
+
+
+#: The state `WholeCalls.__init__` adds (`_release`, set and deleted per held unit, stays in the dictionary).
+_SLOTS = (
+    "_by_section",
+    "_commit_buf",
+    "_held_spans",
+    "_hold_start",
+    "_holding",
+    "_mark",
+    "_saved",
+    "_to_close",
+)
 
 
 def stream_class_for(parser: Any) -> type:
