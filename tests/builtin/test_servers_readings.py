@@ -88,3 +88,36 @@ def test_gemma4_servers_close_the_arguments_read_before_a_syntax_error(
     assert _tool_reading("gemma4", text, "servers") == (None, [("f", want, None, text)], dropped)
     lossless = _tool_reading("gemma4", text, "lossless")
     assert lossless[1][0][2] is not None and lossless[2] is None
+
+
+GC_SEP, GC_HEAD = "<|message_sep|>\n\n", "function call<|role_sep|>\n"
+GC_A = GC_HEAD + '{"name": "a", "arguments": {"x": 1}}'
+GC_B = GC_HEAD + '{"name": "b", "arguments": {}}'
+
+
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_gigachat3_message_sep_before_a_header_that_opens_no_call_stays_content(conventions: str) -> None:
+    text = "Let me check. " + GC_SEP + GC_HEAD.rstrip()
+    assert _tool_reading("gigachat3", text, conventions) == (text, [], None)
+
+
+@pytest.mark.parametrize("between", ["\n", "\nAnd the time:\n"])
+def test_gigachat3_servers_read_the_first_call_only(between: str) -> None:
+    text = GC_SEP + GC_A + between + GC_SEP + GC_B
+    assert _tool_reading("gigachat3", text, "servers") == (
+        None,
+        [("a", {"x": 1}, None, GC_A)],
+        between + GC_SEP + GC_B,
+    )
+    lossless = _tool_reading("gigachat3", text, "lossless")
+    assert lossless[1] == [("a", {"x": 1}, None, GC_A), ("b", {}, None, GC_B)]
+    assert lossless[0] == (between if between.strip() else None)
+
+
+def test_gigachat3_a_doubled_header_and_its_separator_stay_left_out_under_servers() -> None:
+    text = GC_SEP + GC_HEAD.rstrip() + GC_A
+    assert _tool_reading("gigachat3", text, "servers") == (
+        None,
+        [("a", {"x": 1}, None, GC_A)],
+        GC_SEP + GC_HEAD.rstrip(),
+    )

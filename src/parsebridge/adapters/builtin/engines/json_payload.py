@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
+from .conventions import SERVERS
 from .scan import (
     DONE,
     EOB,
@@ -90,6 +91,9 @@ class JsonCallsSpec:
     #: markers that are structure only where a region start follows them (after whitespace),
     #: content anywhere else (GigaChat 3's ``<|message_sep|>`` before its call header).
     joins: tuple[str, ...] = ()
+    #: under conventions="servers": both servers read one call per output, the first; what follows
+    #: it (a later call included) is text (GigaChat 3).
+    servers_one_call: bool = False
     reader: type[Any] = ObjectReader
 
     @property
@@ -140,6 +144,10 @@ class JsonCallsStream(CallBlockStream):
         self._raw: JsonRaw | None = None
         #: The open region's markers when it is a `whole_block`, else empty.
         self._block: tuple[str, ...] = ()
+        #: A `joins` marker (and the whitespace after it) before the open region: content again
+        #: if the region is no call (`_reject`).
+        self._joined = ""
+        self._one_call = spec.servers_one_call and parser.conventions == SERVERS
 
     @classmethod
     def _derived(cls) -> tuple[Any, ...]:
@@ -245,6 +253,11 @@ class JsonCallsStream(CallBlockStream):
         if found is None:
             return False
         region = self._by_start.get(found)
+        if self._one_call and self._index >= 0 and (region or found in self.spec.joins):
+            # (a call read: a later header is text)
+            self._content(found)
+            self._pos += len(found)
+            return True
         if found in self.spec.joins:
             return self._join(found)
         if found in self.spec.relead:  # content, after which a bare value may lead
@@ -308,12 +321,28 @@ class JsonCallsStream(CallBlockStream):
         if nxt == MORE:
             return False
         if nxt is not None:
+            self._joined = buf[self._pos : j]
             self._pos = j
             self._structure()
         else:
             self._content(marker)
             self._pos += len(marker)
         return True
+
+    def _reject(self, pos: int) -> None:
+        joined, self._joined = self._joined, ""
+        if joined and self._span is not None:
+            start = self._doubled  # (a doubled header: the join goes with it, as `_unnamed` holds it)
+            text = "".join(self._span_parts) + self._buf[self._span : pos]
+            if start and text == start and self._buf.startswith(start, pos):
+                self._held_markup.append(joined)
+            else:
+                self._content(joined)
+        super()._reject(pos)
+
+    def _commit(self, name: str, call_start: int | None = None) -> None:
+        self._joined = ""
+        super()._commit(name, call_start)
 
     # -- whole blocks ---------------------------------------------------------------------------
     def _close_block(self, marker: str) -> None:
@@ -340,6 +369,8 @@ class JsonCallsStream(CallBlockStream):
                 self._state = _ELEM_WAIT
             elif c == "{" and region.shape != ARRAY:
                 self._open_object(False)
+            elif self._doubled and match_marker(self._buf, self._pos, (self._doubled,), self._final) == MORE:
+                return False  # (a doubled start marker may be coming: `_unnamed` needs it whole)
             else:
                 self._reject(self._pos)
                 self._state = _CONTENT
