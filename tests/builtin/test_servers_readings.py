@@ -121,3 +121,21 @@ def test_gigachat3_a_doubled_header_and_its_separator_stay_left_out_under_server
         [("a", {"x": 1}, None, GC_A)],
         GC_SEP + GC_HEAD.rstrip(),
     )
+
+
+@pytest.mark.parametrize("before", ["", "Hi "])
+def test_gigachat3_servers_show_a_header_without_its_separator_as_content(before: str) -> None:
+    # (both servers' streams show it as content, and the call as a call)
+    text = before + GC_A
+    assert _tool_reading("gigachat3", text, "servers") == (
+        before + GC_HEAD.rstrip(),
+        [("a", {"x": 1}, None, GC_A)],
+        None,
+    )
+    assert _tool_reading("gigachat3", text, "lossless") == (
+        before or None,
+        [("a", {"x": 1}, None, GC_A)],
+        None,
+    )
+    text = before + "<|message_sep|>" + GC_A  # with its separator, the header is structure
+    assert _tool_reading("gigachat3", text, "servers")[0] == (before or None)

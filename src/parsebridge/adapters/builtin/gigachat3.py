@@ -7,7 +7,8 @@ content, and so is ``<|message_sep|>`` where a call header follows it (elsewhere
 it is text, as both servers show it; so is the one before a header that opens no
 call). "parameters" is accepted as a synonym of "arguments". Under
 conventions="servers", as both servers read it, only the first call is a call:
-what follows it, a later call included, is text (on `dropped`).
+what follows it, a later call included, is text (on `dropped`), and a header
+written without ``<|message_sep|>`` before it is content too (the call is read).
 
 Malformed output (see `json_payload`): a header not followed by a call object is
 content verbatim; an object that breaks after its name keeps the call and the
@@ -27,6 +28,7 @@ SPEC = JsonCallsSpec(
     drop=(EOS,),
     joins=(MESSAGE_SEP,),
     servers_one_call=True,
+    servers_shown_starts=(CALL_PREFIX,),
 )
 
 

@@ -91,9 +91,11 @@ class JsonCallsSpec:
     #: markers that are structure only where a region start follows them (after whitespace),
     #: content anywhere else (GigaChat 3's ``<|message_sep|>`` before its call header).
     joins: tuple[str, ...] = ()
-    #: under conventions="servers": both servers read one call per output, the first; what follows
-    #: it (a later call included) is text (GigaChat 3).
+    #: under "servers": both servers read one call per output, the first; what follows it is text.
     servers_one_call: bool = False
+    #: under "servers": region starts both servers show as content too (the call is still read) where
+    #: no `joins` marker came before them (GigaChat 3's header written without ``<|message_sep|>``).
+    servers_shown_starts: tuple[str, ...] = ()
     reader: type[Any] = ObjectReader
 
     @property
@@ -148,6 +150,9 @@ class JsonCallsStream(CallBlockStream):
         #: if the region is no call (`_reject`).
         self._joined = ""
         self._one_call = spec.servers_one_call and parser.conventions == SERVERS
+        #: `servers_shown_starts` while no `joins` marker has come (under "servers").
+        self._shown: tuple[str, ...] = spec.servers_shown_starts if parser.conventions == SERVERS else ()
+        self._shown_start = ""
 
     @classmethod
     def _derived(cls) -> tuple[Any, ...]:
@@ -271,6 +276,8 @@ class JsonCallsStream(CallBlockStream):
             return True
         self._open(region, self._pos)
         self._pos += len(found)
+        if found in self._shown:  # (content too, once the call it opens is read: `_commit`)
+            self._shown_start = found
         self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
         return True
 
@@ -312,6 +319,7 @@ class JsonCallsStream(CallBlockStream):
         """At a `joins` marker: structure when a region start follows it (whitespace between
         included), content otherwise; False while what follows is not known yet."""
         buf = self._buf
+        self._shown = ()
         j = self._pos + len(marker)
         while j < len(buf) and buf[j] in " \t\r\n":
             j += 1
@@ -331,6 +339,7 @@ class JsonCallsStream(CallBlockStream):
 
     def _reject(self, pos: int) -> None:
         joined, self._joined = self._joined, ""
+        self._shown_start = ""
         if joined and self._span is not None:
             start = self._doubled  # (a doubled header: the join goes with it, as `_unnamed` holds it)
             text = "".join(self._span_parts) + self._buf[self._span : pos]
@@ -342,6 +351,9 @@ class JsonCallsStream(CallBlockStream):
 
     def _commit(self, name: str, call_start: int | None = None) -> None:
         self._joined = ""
+        if self._shown_start:
+            self._content(self._shown_start)
+            self._shown_start = ""
         super()._commit(name, call_start)
 
     # -- whole blocks ---------------------------------------------------------------------------
