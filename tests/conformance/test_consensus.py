@@ -119,8 +119,8 @@ def test_the_docs_page_counts_what_the_run_and_the_list_say() -> None:
 
 
 #: The caps count cases, not entries; they only go down (issue 39: at most 40 exceptions, no baseline).
-MAX_EXCEPTION_CASES = 71
-MAX_BASELINE_CASES = 2
+MAX_EXCEPTION_CASES = 67
+MAX_BASELINE_CASES = 1
 
 
 def test_reviewed_list_is_reviewed() -> None:
