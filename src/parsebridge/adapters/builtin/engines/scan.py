@@ -124,6 +124,8 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
     #: `_mode` and `_exact` of the format's start state, when known before the first chunk.
     _start_mode: Any = None
     _start_exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None = None
+    #: A call's output is held (`whole_calls.WholeCalls`): argument chunks go through `_args`.
+    _holding = False
 
     # Slots: the state is read and written on every chunk, and with a format's own
     # attributes an instance would outgrow the interpreter's shared-key dictionaries (30
@@ -261,7 +263,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
                         self._base += self._pos
                         self._buf = text
                         self._pos = len(text)
-                        if self._args_held or text[-1] in JSON_WS:
+                        if self._args_held or self._holding or text[-1] in JSON_WS:
                             self._args(text)  # whitespace to hold or to release: `_args` decides
                             # The chunk is consumed; by the `ArgsScan` contract a step on the
                             # empty rest does nothing: what is left is the delta.
