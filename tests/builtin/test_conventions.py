@@ -4,7 +4,8 @@ nothing is lost and a stream equals its one-shot parse.
 For every builtin tool parser, on its family's fixtures and on marker soups (see `_golden`):
 the same calls (names and spans) under both conventions, but for calls both servers drop (to
 undeclared tools: their text is on `dropped`), their arguments read as both servers read them under
-"servers" (a cut-off call's complete parameters, untyped values); "servers" content followed by its `dropped`
+"servers" (a cut-off call's complete parameters, untyped values, what parses of malformed arguments,
+the rest on `dropped`); "servers" content followed by its `dropped`
 text holds every non-whitespace character "lossless" content holds, in order (where the
 format's servers leave its markers out wherever they stand, `servers_markup="markers"`, the
 content and `dropped` interleave to it); and a stream at several chunkings finishes with the
@@ -40,6 +41,38 @@ def _spans(result: Any) -> list[Any]:
     return [(c.name, c.raw_text) for c in result.tool_calls]
 
 
+def _malformed_left_out(one: Any, full: Any) -> str:
+    """ "servers" `dropped` without the malformed argument text it holds where "lossless" keeps the
+    call flagged (both servers read what parses, and builtin puts the rest, a suffix of lossless's
+    `invalid_arguments`, on `dropped`: gemma4)."""
+    dropped = one.dropped or ""
+    valid = {(c.name, c.raw_text) for c in one.tool_calls if c.invalid_arguments is None}
+    for c in full.tool_calls:
+        if c.invalid_arguments and (c.name, c.raw_text) in valid:
+            tail = next(
+                (
+                    c.invalid_arguments[i:]
+                    for i in range(len(c.invalid_arguments))
+                    if c.invalid_arguments[i:] in dropped
+                ),
+                "",
+            )
+            dropped = dropped.replace(tail, "", 1) if tail else dropped
+    return dropped
+
+
+def _shown_headers_left_out(one: Any, full: Any, parser: Any) -> str:
+    """ "servers" content without a call header it shows as content too, where both servers' streams do
+    (`servers_shown_starts`: the end of the content, the start of the first call's raw text)."""
+    content, before = one.content or "", full.content or ""
+    spec = getattr(getattr(parser, "stream_class", None), "spec", None)
+    raw = one.tool_calls[0].raw_text or "" if one.tool_calls else ""
+    for start in getattr(spec, "servers_shown_starts", ()):
+        if content.endswith(start) and raw.startswith(start) and not before.endswith(start):
+            content = content[: -len(start)]
+    return content
+
+
 def _cases(name: str) -> list[tuple[str, list[dict[str, Any]], list[list[str]]]]:
     cases = _golden.cases("tool", name)
     fixtures = [c for c in cases if c[0].startswith("fixture:")]
@@ -64,7 +97,7 @@ def test_servers_drops_nothing_lossless_keeps_and_streams_as_one_shot(name: str)
             parts = (_WS.sub("", one.content or ""), _WS.sub("", one.dropped or ""))
             assert interleaves(_WS.sub("", full.content or ""), *parts), label
         elif not gone:  # (a dropped call's raw text may hold stray text lossless shows as content too)
-            kept_text = (one.content or "") + (one.dropped or "")
+            kept_text = _shown_headers_left_out(one, full, servers) + _malformed_left_out(one, full)
             assert interleaves(
                 _WS.sub("", kept_text), _WS.sub("", full.content or ""), _WS.sub("", full.dropped or "")
             ), label

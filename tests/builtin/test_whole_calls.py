@@ -130,3 +130,80 @@ def test_glm_block_after_a_doubled_start_is_no_call_under_servers(size: int) -> 
     assert (at, result.content, result.tool_calls, result.dropped) == ([], None, [], text)  # type: ignore[attr-defined]
     _, lossless = _stream("builtin:glm45", text, size, conventions="lossless")
     assert [c.name for c in lossless.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+
+
+DS_CALL = (
+    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+    '{"location": "Paris"}\n```<｜tool▁call▁end｜>'
+)
+DS = "Let me check.<｜tool▁calls▁begin｜>" + DS_CALL
+DS_TOKENS = [
+    "Let",
+    " me",
+    " check.",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "function",
+    "<｜tool▁sep｜>",
+]
+DS_TOKENS += [
+    "get",
+    "_weather",
+    "\n",
+    "```",
+    "json",
+    "\n",
+    '{"',
+    "location",
+    '":',
+    ' "',
+    "Paris",
+    '"}',
+    "\n",
+    "```",
+]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000, 0])
+@pytest.mark.parametrize(
+    "cut", [len(DS) - len('Paris"}\n```<｜tool▁call▁end｜>'), len(DS) - len("<｜tool▁call▁end｜>")]
+)
+def test_deepseek_v3_cut_off_call_is_never_announced_under_servers(size: int, cut: int) -> None:
+    # (both servers' one-shot readings drop it; SGLang's stream never announces one cut in its arguments)
+    text = DS[:cut]
+    chunks = DS_TOKENS if size == 0 else [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = [c for c in chunks if c] if size else _token_prefix(chunks, text)
+    stream = pb.get_tool_parser("builtin:deepseek_v3").stream()
+    assert not any(stream.feed(c).tool_calls for c in chunks)
+    result = stream.finish()
+    assert (result.content, result.tool_calls, result.dropped) == (
+        "Let me check.",
+        [],
+        text[len("Let me check.") :],
+    )
+    lossless = pb.get_tool_parser("builtin:deepseek_v3", conventions="lossless").parse(text)
+    assert [c.name for c in lossless.tool_calls] == ["get_weather"]
+    v31 = pb.get_tool_parser("builtin:deepseek_v31").parse(text)  # (both servers' streams announce it)
+    assert [c.name for c in v31.tool_calls] == ["get_weather"]
+
+
+def _token_prefix(tokens: list[str], text: str) -> list[str]:
+    out, fed = [], ""
+    for t in tokens:
+        if len(fed + t) > len(text):
+            break
+        out.append(t)
+        fed += t
+    return out + ([text[len(fed) :]] if len(fed) < len(text) else [])
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 1000])
+def test_deepseek_v3_complete_call_is_shown_at_its_end_under_servers(size: int) -> None:
+    at, result = _stream("builtin:deepseek_v3", DS, size)
+    assert at == [len(DS)]
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"location": "Paris"})]
+    tokens = [*DS_TOKENS, "<｜tool▁call▁end｜>"]
+    stream = pb.get_tool_parser("builtin:deepseek_v3").stream()
+    shown = [i for i, t in enumerate(tokens) if stream.feed(t).tool_calls]
+    assert shown == [len(tokens) - 1]
+    assert stream.finish().tool_calls[0].arguments == {"location": "Paris"}

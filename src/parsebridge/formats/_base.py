@@ -130,6 +130,9 @@ class ReasoningFormat:
     #: Once an end marker closed reasoning, later (stray) end markers are dropped from the content
     #: (what vLLM's parser for the family does; SGLang keeps them).
     drop_later_ends: bool = False
+    #: Both servers keep a start marker repeated right after the opener as reasoning text (Kimi K3):
+    #: so does builtin under conventions="servers" ("lossless" consumes it, as for every family).
+    servers_keep_repeated_start: bool = False
 
     @property
     def markers(self) -> tuple[str, ...]:

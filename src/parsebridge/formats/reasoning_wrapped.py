@@ -89,6 +89,7 @@ KIMI_K3 = ReasoningFormat(
     starts_in_prompt=True,
     closers=(K3_RESPONSE, K3_TOOLS),
     content_wrappers=(K3_RESPONSE, K3_RESPONSE_END, K3_MESSAGE_END),
+    servers_keep_repeated_start=True,
 )
 
 

@@ -398,15 +398,17 @@ def delta_of(content: str, reasoning: str, tool_calls: list[ToolCallDelta]) -> S
     return delta
 
 
-def arguments_delta(index: int, arguments: str) -> StreamDelta:
-    """The delta of one argument fragment of call `index` (one frame for both objects)."""
+def arguments_delta(index: int, arguments: str, record: Callable[[list[ToolCallDelta]], None]) -> StreamDelta:
+    """The delta of one argument fragment of call `index`, its calls given to `record` (a stream's
+    accumulator): the per-chunk path of the builtin streams' arguments, one frame for all of it."""
     call = _alloc(ToolCallDelta)
     call.index = index
     call.id = call.name = None
     call.arguments = arguments
     delta = _alloc(StreamDelta)
     delta.content = delta.reasoning = ""
-    delta.tool_calls = [call]
+    delta.tool_calls = calls = [call]
+    record(calls)
     return delta
 
 

@@ -25,7 +25,9 @@ Malformed output (builtin policy, see `scan`):
   to ``<｜tool▁call▁end｜>`` (the closing fence, junk) is ignored;
 * a new call/section-end marker inside a call ends it (as if truncated);
 * end of output inside a call: named → kept, arguments flagged unless complete; unnamed →
-  content (from the section marker, when no call of the section was named).
+  content (from the section marker, when no call of the section was named). Under
+  conventions="servers" (V3, not V3.1), as both servers read it, a call is shown only once it
+  ends, and one cut off by the end of output is text (`whole_calls`; on `dropped`).
 
 `format_tool_result`: ``<｜tool▁output▁begin｜>{result}<｜tool▁output▁end｜>`` — one tool
 output as the DeepSeek V3 template renders it (it wraps consecutive outputs in
@@ -54,6 +56,7 @@ from .engines.scan import (
     safe_end,
 )
 from .engines.sections import REJECTED, SectionStream
+from .engines.whole_calls import whole_calls_stream
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -86,7 +89,10 @@ _nothing = empty_delta  # the delta of most acts, once per token
 
 def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     """`_args(text)` and `_release()` when nothing else is pending and no whitespace is held:
-    one argument fragment, the chunk's delta, recorded."""
+    one argument fragment, the chunk's delta, recorded (while a call is held: `_args`)."""
+    if st._holding:
+        st._args(text)
+        return st._release()
     calls = [make_call_delta(st._index, None, None, text)]
     st._add_calls(calls)
     return make_delta("", "", calls)
@@ -190,13 +196,15 @@ def _act_close(st: DeepSeekV3ToolStream, text: str) -> StreamDelta | None:
 
 
 def _act_named_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
-    """The end of a named call after its arguments (`_stop_call` in `_TAIL`: nothing to show)."""
+    """The end of a named call after its arguments (`_stop_call` in `_TAIL`: nothing to show, but
+    a held call, shown now)."""
+    held = st._holding
     _take_named(st, text)
     st._end_call(len(text))
     st._state = _OUTSIDE
     st._mode = _CONTENT_MODE
     st._exact = _EXACT[_OUTSIDE]
-    return _nothing()
+    return st._release() if held else _nothing()
 
 
 def _act_call_end(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
@@ -418,6 +426,13 @@ class DeepSeekV3ToolStream(SectionStream):
             self._drop_named_section()
 
 
+class V3WholeCallsStream(DeepSeekV3ToolStream):
+    """DeepSeek V3 under conventions="servers" (`whole_calls_stream` of it): a call is shown once
+    complete, and one cut off by the end of output is text, as both servers read it."""
+
+    servers_whole_calls = True
+
+
 class DeepSeekV3ToolParser(BuiltinToolParser):
     """DeepSeek V3 / V3.1 tool calls (builtin, incremental)."""
 
@@ -425,6 +440,16 @@ class DeepSeekV3ToolParser(BuiltinToolParser):
     markers: ClassVar[tuple[str, ...]] = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
     stream_class = DeepSeekV3ToolStream
     servers_bare_calls = False  # (both servers show a call outside a section as text)
+    #: The stream class under "servers" (V3.1: both servers' streams announce a cut-off call).
+    servers_stream_class: ClassVar[type[DeepSeekV3ToolStream]] = V3WholeCallsStream
+
+    def __init__(self, tools: Any = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        cls = self.servers_stream_class if self.conventions == SERVERS else self.stream_class
+        self._stream_class = whole_calls_stream(cls) if cls is V3WholeCallsStream else cls
+
+    def stream(self) -> DeepSeekV3ToolStream:
+        return self._stream_class(self)
 
     def has_tool_calls(self, text: str) -> bool:
         return CALLS_BEGIN in text or CALL_BEGIN in text
@@ -438,3 +463,4 @@ class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
     """DeepSeek V3.1 ``NAME<｜tool▁sep｜>{json}`` calls: the V3 machine, which reads both bodies."""
 
     name = "deepseek_v31"
+    servers_stream_class = DeepSeekV3ToolStream

@@ -20,7 +20,9 @@ with ``call:NAME{`` (NAME a plain name) stays content verbatim up to its end
 marker; a syntax error inside the arguments (a key without ``:``, a stray
 character) switches to passing the rest of the block's text through
 verbatim, so the call is kept with `invalid_arguments` (the converted prefix
-plus the raw rest); an end marker (or a new block) before the arguments
+plus the raw rest; under conventions="servers", as vLLM and SGLang both read
+it, the arguments read before the error are closed and valid, ``{}`` at the
+least, and the rest of the block goes to the result's `dropped`); an end marker (or a new block) before the arguments
 close ends the call there, flagged, even inside a string (the markers are
 special tokens, so they end the block wherever they appear, as in both
 frameworks); ``key:`` with no value is an empty string; text between the
@@ -46,6 +48,7 @@ from typing import Any, ClassVar
 from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
 from .engines.call_steps import clean_name
+from .engines.conventions import SERVERS
 from .engines.scan import (
     MORE,
     BuiltinToolParser,
@@ -103,6 +106,9 @@ class GemmaCallStream(BuiltinToolStream):
         self._need_comma = False
         self._blocks = (self.start, self.end)
         self._str_ends = (self.delim, self.start, self.end)
+        #: conventions="servers": a syntax error closes the arguments read so far (both servers read
+        #: what parses, `{}` at the least) and the rest of the block goes to `dropped` (`_malformed`).
+        self._drop_malformed = parser.conventions == SERVERS
 
     # -- helpers ------------------------------------------------------------------------------
     def _emit(self, text: str) -> None:
@@ -169,7 +175,7 @@ class GemmaCallStream(BuiltinToolStream):
             j, which = find_markers(buf, self._pos, self._blocks)
             end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
             if end > self._pos:
-                self._emit(buf[self._pos : end])
+                self._malformed_text(buf[self._pos : end])
             self._pos = end
             if which is None:
                 return False
@@ -249,7 +255,7 @@ class GemmaCallStream(BuiltinToolStream):
             elif c == self._stack[-1]:
                 self._close(c)
             else:
-                self._state = _RAW
+                self._malformed()
             return True
         if (state == _KEYWAIT and c == "}") or (state == _ARRWAIT and c == "]"):
             self._close(c)
@@ -291,6 +297,10 @@ class GemmaCallStream(BuiltinToolStream):
         buf = self._buf
         if buf[self._pos] == "<" and match_marker(buf, self._pos, (self.delim,), self._final) == MORE:
             return False  # maybe a string delimiter: wait for more text
+        in_value = self._stack[-1] == "}" and self._state == _VALWAIT  # (right after `key:`)
+        if buf[self._pos] in ("]" if in_value else ",}]"):
+            self._malformed()
+            return True
         self._comma()
         if buf.startswith(self.delim, self._pos):
             self._pos += len(self.delim)
@@ -300,15 +310,35 @@ class GemmaCallStream(BuiltinToolStream):
             self._open("}", _KEYWAIT)
         elif buf[self._pos] == "[":
             self._open("]", _ARRWAIT)
-        elif buf[self._pos] in ",}" and self._stack[-1] == "}" and self._state == _VALWAIT:
-            self._emit('""')  # `key:` with nothing after it: an empty string
+        elif buf[self._pos] in ",}":  # (in an object's value: `key:` with nothing after it)
+            self._emit('""')  # an empty string
             self._state = _AFTER
-        elif buf[self._pos] in ",}]":
-            self._state = _RAW
         else:
             self._tok = []
             self._state = _BARE
         return True
+
+    def _malformed(self, raw: str = "") -> None:
+        """A syntax error in the arguments: the rest of the block (from `raw`, text already read) is
+        passed through verbatim into the (flagged) arguments; under conventions="servers" the
+        arguments read so far are closed (a value opened by `key:` is an empty string) and the
+        rest goes to `dropped`."""
+        if self._drop_malformed:
+            if self._state == _VALWAIT and self._stack[-1] == "}":
+                self._emit('""')
+            self._emit("".join(reversed(self._stack)))
+            self._stack = []
+        else:
+            self._comma()
+        self._malformed_text(raw)
+        self._state = _RAW
+
+    def _malformed_text(self, text: str) -> None:
+        """Block text after a syntax error: the flagged arguments' (`dropped` under "servers")."""
+        if not self._drop_malformed:
+            self._emit(text)
+        elif text:
+            self._acc.dropped_parts.append(text)
 
     def _open(self, closer: str, state: int) -> None:
         self._stack.append(closer)
@@ -346,9 +376,7 @@ class GemmaCallStream(BuiltinToolStream):
             raw = "".join(self._tok)
             self._tok, self._key_delims = [], []
             if c != ":" or not key:
-                self._comma()
-                self._emit(raw)  # not a key: verbatim, and the rest of the block with it
-                self._state = _RAW
+                self._malformed(raw)  # not a key: verbatim, and the rest of the block with it
                 return True
             self._pos += 1
             self._comma()

@@ -72,7 +72,6 @@ from ...protocol import (
 )
 from ...protocol.models import arguments_delta
 from ...protocol.streams import Discarded
-from .engines.call_steps import RAW_TRIM_EVERY
 from .engines.markers import JSON_WS, find_or_safe, first_chars
 from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
@@ -120,13 +119,11 @@ class GptOssToolStream(BuiltinToolStream):
             and not self._args_held
             and not self._flushed
         ):
-            self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+            self._raw_kept.append(text)  # (in a call: nothing to trim, see `CallSteps._keep_raw`)
             self._base += self._pos
             self._buf = text
             self._pos = len(text)
-            delta = arguments_delta(self._index, text)
-            self._add_calls(delta.tool_calls)
-            return delta
+            return arguments_delta(self._index, text, self._add_calls)
         return super().feed(text, token_ids)
 
     def _step(self) -> bool:

@@ -20,6 +20,11 @@ declare their tools, so both agree there).
 
 Malformed output: see `invoke` (unnamed invoke → content; a section without a
 named invoke → content; truncated → kept, flagged unless no parameter started).
+Under conventions="servers" a section is read only once it is closed, and only the first
+one (`whole_calls`): both servers' streams announce a call as it goes, but their one-shot
+readings show an unclosed section (cut off anywhere, even after a complete call) as text,
+markers included, and a later section as text; builtin's stream holds the section's calls
+until its end marker, so it never shows what its final reading takes back.
 
 `format_tool_result`: the result text, unwrapped — the content of the tool
 message; no Step-3 wrapper for tool output could be verified.
@@ -32,15 +37,23 @@ from typing import Any
 
 from ...formats import step3 as fmt
 from ...protocol.parsers import ToolSpec
-from .engines.invoke import Dialect, InvokeToolParser
+from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 from .qwen3_coder import schema_types
+
+
+class Step3Stream(InvokeStream):
+    """The invoke machine; under conventions="servers" the first section is read once closed (both
+    servers' one-shot readings: an unclosed section, or a later one, is text)."""
+
+    servers_whole_sections = True
 
 
 class Step3ToolParser(InvokeToolParser):
     """Step-3 steptml invokes (builtin, incremental)."""
 
     name = "step3"
+    stream_class = Step3Stream
     dialect = Dialect(
         section_begins=(fmt.CALLS_BEGIN,),
         section_end=fmt.CALLS_END,

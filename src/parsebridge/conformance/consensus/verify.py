@@ -11,6 +11,7 @@ A verifier returns what does not hold (``[]`` when the reason holds).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -57,9 +58,33 @@ def streams_send_reasoning(oneshot: Reading, streamed: Reading, builtin: Reading
     return None
 
 
+def streams_show_call_once(oneshot: Reading, streamed: Reading, builtin: Reading) -> str | None:
+    """The stream showed the calls builtin reads, and as content the words builtin's content holds;
+    the one-shot reading reads the same calls and shows their text as content too (only words of the
+    calls: their names, keys and values)."""
+    if not _names(streamed) or not _names(oneshot) == _names(streamed) == _names(builtin):
+        return f"calls: one-shot {_names(oneshot)}, stream {_names(streamed)}, builtin {_names(builtin)}"
+    shown = _words(streamed.get("content"))
+    if shown != _words(builtin.get("content")):
+        return (
+            f"the stream showed content {streamed.get('content')!r}, builtin's is {builtin.get('content')!r}"
+        )
+    again = list(_words(oneshot.get("content")))
+    for w in shown:
+        if w in again:
+            again.remove(w)
+    calls = set(_words(json.dumps(streamed.get("tool_calls"), ensure_ascii=False)))
+    if not again or any(w not in calls for w in again):
+        return (
+            f"the one-shot content adds {again} to the stream's, not (only) the calls' text: no contradiction"
+        )
+    return None
+
+
 VERIFIERS: dict[str, Verifier] = {
     "streams-announce-calls": streams_announce_calls,
     "streams-send-reasoning": streams_send_reasoning,
+    "streams-show-call-once": streams_show_call_once,
 }
 
 

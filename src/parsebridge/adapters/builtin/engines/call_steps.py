@@ -177,7 +177,10 @@ class CallSteps:
     # -- each call's raw text ------------------------------------------------------------------
     def _keep_raw(self, text: str = "") -> None:
         """Cut the raw text of each call ended since the last time out of the kept fed text, then
-        drop what no call found later can span (before `open_from()`); `text` is fed text to keep."""
+        drop what no call found later can span (before `open_from()`); `text` is fed text to keep.
+        A stream calls it once `RAW_TRIM_EVERY` chunks are kept, but not on its per-chunk
+        arguments paths: inside a call `open_from()` is at most the call's start, so nothing
+        could be dropped there, and the check would cost every argument chunk."""
         if not self._acc.keeps_history:
             return
         kept = "".join(self._raw_kept) + text

@@ -17,7 +17,8 @@ every chunking. Under ``"servers"`` builtin may differ from a reading both serve
 only where the servers contradict themselves (their one-shot reading differs from what their
 own stream already showed a client); so the calls themselves are read as both servers read
 them where a format says so (`SERVERS_CALLS`: no call outside a section, none to an undeclared
-tool, a cut-off call's complete parameters), and leniencies stay with ``"lossless"``.
+tool, a cut-off call's complete parameters, no call in a section left unclosed), and leniencies
+stay with ``"lossless"``.
 
 Reasoning parsers take the same option; it decides only where reasoning starts when
 neither the caller nor the prompt says (`reasoning_start`): under ``"servers"``, inside
@@ -72,6 +73,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
     "servers_whole_calls": "a call is shown only once it is complete; one cut off by the end of output is "
     "text (content, or left out with the text after the first call)",
+    "servers_whole_sections": "a section's calls are shown once the section is closed; a section cut off by "
+    "the end of output is text, markers included, and so is any section after the first",
     "servers_call_at_parameter": "a call is shown once its first parameter's value opens; one cut off by "
     "the end of output before that is text",
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
@@ -112,7 +115,8 @@ def _reads_as(parser_name: str, attr: str) -> bool:
     cls = _load(TOOL_PARSERS[parser_name])
     if attr == "servers_bare_calls":
         return not getattr(cls, "servers_bare_calls", True)
-    return bool(getattr(getattr(cls, "stream_class", None), attr, False))
+    stream = getattr(cls, "servers_stream_class", None) or getattr(cls, "stream_class", None)
+    return bool(getattr(stream, attr, False))
 
 
 @cache

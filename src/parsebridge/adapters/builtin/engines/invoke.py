@@ -23,7 +23,10 @@ attribute stays in the content verbatim; a section holding no named call is
 content, markers included; stray text between parameters is content, shown in
 place; a parameter tag without a name is content with its value. At end of
 output inside a call, an open parameter is finished but the object is not, so
-the arguments are flagged unless no parameter had started (then ``{}``).
+the arguments are flagged unless no parameter had started (then ``{}``); under
+conventions="servers" a format may hold its calls until they, or their section, are
+complete, and read a cut-off one as text (`servers_whole_calls`,
+`servers_whole_sections`: `whole_calls`).
 """
 
 from __future__ import annotations
@@ -109,6 +112,9 @@ class InvokeStream(SectionStream):
     #: Under conventions="servers", as both servers read the format: a call is shown only once it
     #: is complete, and one cut off by the end of output is text (`whole_calls`).
     servers_whole_calls: ClassVar[bool] = False
+    #: ... or the section is the unit (Step-3): a section's calls show once it is closed, an unclosed
+    #: one is text, and only the first section is read: after its end marker the rest is text.
+    servers_whole_sections: ClassVar[bool] = False
     #: ... and a call to a tool the request's `tools` do not declare is no call (an invoke without
     #: a name: its text is content), when the request declares tools.
     servers_drops_undeclared: ClassVar[bool] = False
@@ -143,6 +149,7 @@ class InvokeStream(SectionStream):
         self._declared = frozenset(schema_types(parser.tools)) if drops else None
         #: `_fast_mode`'s (value, tag) modes, made at a stream's first call (`parse` never asks).
         self._quiet: tuple[Quiet | None, Quiet | None] | None = None
+        self._one_section = parser.conventions == SERVERS and self.servers_whole_sections
 
     def _fast_mode(self) -> Any:
         """In a value (converted when it closes) or an opening tag (read when it closes), a chunk
@@ -316,6 +323,8 @@ class InvokeStream(SectionStream):
         self._pos += len(which)
         if which == d.section_end and which:
             self._close_section(which)
+            if self._one_section:  # (no section after the first: the rest is text)
+                self._outside_markers = d.unwrap
         elif which in d.section_begins:
             self._begin_span(self._pos - len(which))
             self._open_section()

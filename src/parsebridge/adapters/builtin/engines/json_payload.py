@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
+from .conventions import SERVERS
 from .scan import (
     DONE,
     EOB,
@@ -90,6 +91,11 @@ class JsonCallsSpec:
     #: markers that are structure only where a region start follows them (after whitespace),
     #: content anywhere else (GigaChat 3's ``<|message_sep|>`` before its call header).
     joins: tuple[str, ...] = ()
+    #: under "servers": both servers read one call per output, the first; what follows it is text.
+    servers_one_call: bool = False
+    #: under "servers": region starts both servers show as content too (the call is still read) where
+    #: no `joins` marker came before them (GigaChat 3's header written without ``<|message_sep|>``).
+    servers_shown_starts: tuple[str, ...] = ()
     reader: type[Any] = ObjectReader
 
     @property
@@ -140,6 +146,13 @@ class JsonCallsStream(CallBlockStream):
         self._raw: JsonRaw | None = None
         #: The open region's markers when it is a `whole_block`, else empty.
         self._block: tuple[str, ...] = ()
+        #: A `joins` marker (and the whitespace after it) before the open region: content again
+        #: if the region is no call (`_reject`).
+        self._joined = ""
+        self._one_call = spec.servers_one_call and parser.conventions == SERVERS
+        #: `servers_shown_starts` while no `joins` marker has come (under "servers").
+        self._shown: tuple[str, ...] = spec.servers_shown_starts if parser.conventions == SERVERS else ()
+        self._shown_start = ""
 
     @classmethod
     def _derived(cls) -> tuple[Any, ...]:
@@ -245,6 +258,11 @@ class JsonCallsStream(CallBlockStream):
         if found is None:
             return False
         region = self._by_start.get(found)
+        if self._one_call and self._index >= 0 and (region or found in self.spec.joins):
+            # (a call read: a later header is text)
+            self._content(found)
+            self._pos += len(found)
+            return True
         if found in self.spec.joins:
             return self._join(found)
         if found in self.spec.relead:  # content, after which a bare value may lead
@@ -258,6 +276,8 @@ class JsonCallsStream(CallBlockStream):
             return True
         self._open(region, self._pos)
         self._pos += len(found)
+        if found in self._shown:  # (content too, once the call it opens is read: `_commit`)
+            self._shown_start = found
         self._state = _OPENER if region.openers else BLOCK_WAIT if self._block else _BODY_WAIT
         return True
 
@@ -299,6 +319,7 @@ class JsonCallsStream(CallBlockStream):
         """At a `joins` marker: structure when a region start follows it (whitespace between
         included), content otherwise; False while what follows is not known yet."""
         buf = self._buf
+        self._shown = ()
         j = self._pos + len(marker)
         while j < len(buf) and buf[j] in " \t\r\n":
             j += 1
@@ -308,12 +329,32 @@ class JsonCallsStream(CallBlockStream):
         if nxt == MORE:
             return False
         if nxt is not None:
+            self._joined = buf[self._pos : j]
             self._pos = j
             self._structure()
         else:
             self._content(marker)
             self._pos += len(marker)
         return True
+
+    def _reject(self, pos: int) -> None:
+        joined, self._joined = self._joined, ""
+        self._shown_start = ""
+        if joined and self._span is not None:
+            start = self._doubled  # (a doubled header: the join goes with it, as `_unnamed` holds it)
+            text = "".join(self._span_parts) + self._buf[self._span : pos]
+            if start and text == start and self._buf.startswith(start, pos):
+                self._held_markup.append(joined)
+            else:
+                self._content(joined)
+        super()._reject(pos)
+
+    def _commit(self, name: str, call_start: int | None = None) -> None:
+        self._joined = ""
+        if self._shown_start:
+            self._content(self._shown_start)
+            self._shown_start = ""
+        super()._commit(name, call_start)
 
     # -- whole blocks ---------------------------------------------------------------------------
     def _close_block(self, marker: str) -> None:
@@ -340,6 +381,8 @@ class JsonCallsStream(CallBlockStream):
                 self._state = _ELEM_WAIT
             elif c == "{" and region.shape != ARRAY:
                 self._open_object(False)
+            elif self._doubled and match_marker(self._buf, self._pos, (self._doubled,), self._final) == MORE:
+                return False  # (a doubled start marker may be coming: `_unnamed` needs it whole)
             else:
                 self._reject(self._pos)
                 self._state = _CONTENT

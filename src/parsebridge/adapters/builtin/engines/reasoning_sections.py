@@ -19,7 +19,8 @@ little more, and all of it is data on their `ReasoningFormat`:
 Rules (shared with the think-tag parser, so both read a plain pair alike):
 leading whitespace and one start marker are consumed when the output opens
 with one, and so are start markers repeated right after it (``<think><think>``:
-vLLM and SGLang both drop them); otherwise reasoning has started only when the
+vLLM and SGLang both drop them; Kimi K3's servers keep them as reasoning, and so does
+"servers": ``servers_keep_repeated_start``); otherwise reasoning has started only when the
 prompt opened it (the family's default, `reasoning_started=`, or a `prompt=`
 whose last start marker is not closed). Reasoning runs to the first end marker
 or closer — earliest wins, the longest marker at a tie — or to the end of
@@ -47,6 +48,7 @@ from ....protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from .conventions import SERVERS, check_conventions
 from .reasoning_start import FormatReasoningParser
 
 
@@ -115,6 +117,10 @@ class SectionReasoningParser(FormatReasoningParser):
         self.ends = Markers(fmt.ends)
         self.stops = Markers((*fmt.ends, *fmt.closers))
         self.wrappers = Markers(fmt.content_wrappers)
+        #: start markers repeated right after the opener are consumed (not under "servers" for a
+        #: format whose servers keep them as reasoning: `servers_keep_repeated_start`)
+        servers = check_conventions(options.get("conventions")) == SERVERS
+        self.skips_repeats = not (servers and fmt.servers_keep_repeated_start)
         #: once an end marker closed reasoning, later (stray) end markers leave the content too
         self.drops = Markers((*fmt.content_wrappers, *fmt.ends)) if fmt.drop_later_ends else self.wrappers
 
@@ -130,7 +136,7 @@ class SectionReasoningParser(FormatReasoningParser):
                 rest = text[lead + len(stray) :] if stray else text
                 return ReasoningParseResult(content=unwrap(rest, self.wrappers) or None)
         begin = lead + len(opener) if opener else 0
-        while opener and (again := self.starts.opens(text, begin)):
+        while opener and self.skips_repeats and (again := self.starts.opens(text, begin)):
             begin += len(again)  # a start marker repeated right after the opener
         at, stop = self.stops.find(text, begin)
         closed_by_end = at != -1 and stop in self.format.ends
@@ -224,7 +230,7 @@ class SectionStream(ReasoningStreamBase):
             self._block_start = self._pos + lead
             self._take(lead + len(opener))
             self._phase = "reasoning"
-            self._fresh = True
+            self._fresh = self._p.skips_repeats
             return
         stray = self._p.ends.opens(self._held, lead) if self._stray else ""
         if stray:

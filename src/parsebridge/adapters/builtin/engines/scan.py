@@ -124,6 +124,8 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
     #: `_mode` and `_exact` of the format's start state, when known before the first chunk.
     _start_mode: Any = None
     _start_exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None = None
+    #: A call's output is held (`whole_calls.WholeCalls`): argument chunks go through `_args`.
+    _holding = False
 
     # Slots: the state is read and written on every chunk, and with a format's own
     # attributes an instance would outgrow the interpreter's shared-key dictionaries (30
@@ -212,15 +214,14 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
     # -- life cycle ---------------------------------------------------------------------------
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """Feed the next chunk (kept for the calls' raw text); the delta is recorded here.
-        Nothing held and the machine in a state `_mode` names: a chunk its state
-        decides in one act goes to that act (`_exact`); else the chunk is handled
-        in place when the format's step would do nothing but hand it whole to
-        `_content` (no marker's first character in it), to `_args` (its raw
-        scanner consumes it whole) or to a `Quiet` sink; else `_feed`, the machine itself.
-        """
+        Nothing held and the machine in a state `_mode` names: a chunk its state decides in
+        one act goes to that act (`_exact`); else the chunk is handled in place when the
+        format's step would do nothing but hand it whole to `_content` (no marker's first
+        character in it), to `_args` (its raw scanner consumes it whole) or to a `Quiet`
+        sink; else `_feed`, the machine itself."""
         if self._flushed:
             raise StreamStateError.fed_after_flush()
-        self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+        self._raw_kept.append(text)  # (trimmed below, not on the arguments path: see `_keep_raw`)
         try:
             mode = self._mode
             if mode is not None and text:  # (a mode is set only while nothing is held)
@@ -262,14 +263,14 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
                         self._base += self._pos
                         self._buf = text
                         self._pos = len(text)
-                        if self._args_held or text[-1] in JSON_WS:
+                        if self._args_held or self._holding or text[-1] in JSON_WS:
                             self._args(text)  # whitespace to hold or to release: `_args` decides
                             # The chunk is consumed; by the `ArgsScan` contract a step on the
                             # empty rest does nothing: what is left is the delta.
                             return self._release()
-                        delta = arguments_delta(self._index, text)
-                        self._add_calls(delta.tool_calls)
-                        return delta
+                        return arguments_delta(self._index, text, self._add_calls)
+                elif len(self._raw_kept) >= RAW_TRIM_EVERY:
+                    pass  # (this chunk takes `_feed`'s path, which trims the kept text first)
                 elif cls is Quiet:
                     if mode.stop(text) is None:
                         # The step's only act: the chunk to the sink. Nothing to show.
@@ -297,6 +298,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
                     if text:
                         self._content_append(text)
                     return delta_of(text, "", [])
+            self._keep_raw() if len(self._raw_kept) >= RAW_TRIM_EVERY else None
             delta = self._feed(text, token_ids)
             # The state may have changed; a mode only while nothing is held.
             self._mode = self._fast_mode() if self._pos == len(self._buf) else None

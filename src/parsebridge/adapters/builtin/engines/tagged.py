@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 from ....formats import qwen3_coder as _qwen3_coder
 from ....protocol import StreamDelta
 from ....protocol.models import arguments_delta, empty_delta
-from .call_steps import RAW_TRIM_EVERY, clean_name
+from .call_steps import clean_name
 from .conventions import SERVERS
 from .json_text import dumps, dumps_str
 from .markers import find_or_safe, first_chars, marker_finder
@@ -264,16 +264,14 @@ class TaggedCallStream(BuiltinToolStream):
         escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
         string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
         if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
-            self._raw_kept.append(text) if len(self._raw_kept) < RAW_TRIM_EVERY else self._keep_raw(text)
+            self._raw_kept.append(text)  # (in a call: nothing to trim, see `CallSteps._keep_raw`)
             self._base += self._pos
             self._buf = text
             self._pos = len(text)
             if not self._vstream:
                 self._vparts.append(text)
                 return empty_delta()
-            delta = arguments_delta(self._index, text)
-            self._add_calls(delta.tool_calls)
-            return delta
+            return arguments_delta(self._index, text, self._add_calls)
         return super().feed(text, token_ids)
 
     # -- the machine ------------------------------------------------------------------------------
