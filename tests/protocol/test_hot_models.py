@@ -27,6 +27,7 @@ from parsebridge.protocol import (
     ToolParseResult,
 )
 from parsebridge.protocol.models import (
+    call_delta_of,
     make_block,
     make_call_delta,
     make_delta,
@@ -49,6 +50,11 @@ PAIRS: list[tuple[str, Callable[[], BaseModel], Callable[[], BaseModel]]] = [
             reasoning="why",
             tool_calls=[ToolCallDelta(index=0, id="call_1", name="f", arguments='{"a"')],
         ),
+    ),
+    (
+        "delta with one call fragment",
+        lambda: call_delta_of("hi", "", 2, None, None, '"x'),
+        lambda: StreamDelta(content="hi", tool_calls=[ToolCallDelta(index=2, arguments='"x')]),
     ),
     ("empty delta", make_delta, StreamDelta),
     (
