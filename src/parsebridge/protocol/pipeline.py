@@ -15,8 +15,10 @@ from .models import (
     ReasoningBlock,
     ReasoningParseResult,
     StreamDelta,
+    ToolCall,
     ToolParseResult,
     make_delta,
+    set_raw_text,
 )
 from .parsers import ReasoningParser, ReasoningStream, ToolParser, ToolStream
 from .streams import DeltaAccumulator
@@ -77,10 +79,20 @@ class PipelineStream:
         return ParseResult(
             reasoning=self._acc.reasoning,
             content=self._acc.content,
-            tool_calls=self._acc.tool_calls(),
+            tool_calls=self._calls(),
             block=block,
             dropped=self._tool_result.dropped if self._tool_result is not None else None,
         )
+
+    def _calls(self) -> list[ToolCall]:
+        """The calls the deltas built, each with the `raw_text` the tool stream read it from (the
+        deltas do not carry it; a stream's result equals the one-shot parse's, `raw_text` included)."""
+        calls = self._acc.tool_calls()
+        done = self._tool_result.tool_calls if self._tool_result is not None else []
+        for call, read in zip(calls, done, strict=False):
+            if read.raw_text and not call.raw_text:
+                set_raw_text(call, read.raw_text)
+        return calls
 
     @property
     def accumulator(self) -> DeltaAccumulator:
