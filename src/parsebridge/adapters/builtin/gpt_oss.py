@@ -70,7 +70,7 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
-from ...protocol.models import arguments_delta
+from ...protocol.models import arguments_delta, delta_of
 from ...protocol.streams import Discarded
 from .engines.markers import JSON_WS, find_or_safe, first_chars
 from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
@@ -296,7 +296,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
                 if self._kind == _REASON:
                     self._block_end = self._consumed
                 self._state = _OUTSIDE
-        return StreamDelta(reasoning="".join(reasoning), content="".join(content))
+        return delta_of("".join(content), "".join(reasoning), [])
 
     def _open_body(self, reasoning: list[str], content: list[str]) -> None:
         """The header is read up to `<|message|>`: its kind says where the body goes (a call's or

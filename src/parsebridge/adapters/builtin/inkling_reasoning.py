@@ -23,6 +23,7 @@ from typing import Any
 from ...formats.inkling import BLOCK_ENDS, KINDS, MESSAGE_MODEL, TEXT, THINKING
 from ...formats.inkling import REASONING as FORMAT
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
+from ...protocol.models import delta_of
 from .engines.reasoning_sections import Markers
 
 _MARKERS = Markers((MESSAGE_MODEL, *KINDS, *BLOCK_ENDS))
@@ -89,7 +90,7 @@ class InklingReasoningStream(ReasoningStreamBase):
             if at == -1 or at >= hold:
                 self._text(held[:hold], reasoning, content)
                 self._held = held[hold:]
-                return StreamDelta(content="".join(content), reasoning="".join(reasoning))
+                return delta_of("".join(content), "".join(reasoning), [])
             self._text(held[:at], reasoning, content)
             self._held = held[at + len(marker) :]
             self._marker(marker, content)

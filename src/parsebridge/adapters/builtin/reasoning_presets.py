@@ -22,6 +22,7 @@ from typing import Any
 
 from ...formats import ReasoningFormat, reasoning_format
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
+from ...protocol.models import delta_of
 from .engines.reasoning_sections import SectionReasoningParser
 from .engines.reasoning_start import FormatReasoningParser
 from .engines.think_tags import ThinkTagReasoningParser
@@ -84,11 +85,11 @@ class _AppendThinkStream(ReasoningStreamBase):
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         prefix, self._prefix = self._prefix, ""
-        return StreamDelta(content=prefix + text)
+        return delta_of(prefix + text, "", [])
 
     def _flush(self) -> StreamDelta:
         prefix, self._prefix = self._prefix, ""
-        return StreamDelta(content=prefix)
+        return delta_of(prefix, "", [])
 
 
 @functools.cache

@@ -48,6 +48,7 @@ from ....protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from ....protocol.models import delta_of, make_block, make_reasoning_result
 from .conventions import SERVERS, check_conventions
 from .reasoning_start import FormatReasoningParser
 
@@ -59,6 +60,8 @@ class Markers:
         self.texts = tuple(sorted({t for t in texts if t}, key=len, reverse=True))
         self.longest = max((len(t) for t in self.texts), default=0)
         self._firsts = frozenset(t[0] for t in self.texts)
+        #: The one first character all markers share, if they do (`<think>`/`</think>`: "<").
+        self._first = next(iter(self._firsts)) if len(self._firsts) == 1 else None
 
     def find(self, text: str, begin: int = 0) -> tuple[int, str]:
         """(index, marker) of the first marker at or after `begin`, or (-1, "")."""
@@ -85,6 +88,13 @@ class Markers:
             if text.startswith(marker, at):
                 return marker
         return ""
+
+    def absent(self, text: str) -> bool:
+        """No marker can start in `text` (none of their first characters is in it)."""
+        first = self._first
+        if first is not None:
+            return first not in text
+        return not any(first in text for first in self._firsts)
 
     def could_open(self, text: str) -> bool:
         """Whether `text` is a proper prefix of some marker."""
@@ -115,6 +125,7 @@ class SectionReasoningParser(FormatReasoningParser):
         fmt = self.format
         self.starts = Markers(fmt.starts)
         self.ends = Markers(fmt.ends)
+        self.end_set = frozenset(fmt.ends)
         self.stops = Markers((*fmt.ends, *fmt.closers))
         self.wrappers = Markers(fmt.content_wrappers)
         #: start markers repeated right after the opener are consumed (not under "servers" for a
@@ -134,12 +145,12 @@ class SectionReasoningParser(FormatReasoningParser):
             stray = self.ends.opens(text, lead) if self.format.drop_stray_end and not started else ""
             if stray or not started:
                 rest = text[lead + len(stray) :] if stray else text
-                return ReasoningParseResult(content=unwrap(rest, self.wrappers) or None)
+                return make_reasoning_result(None, unwrap(rest, self.wrappers) or None, None)
         begin = lead + len(opener) if opener else 0
         while opener and self.skips_repeats and (again := self.starts.opens(text, begin)):
             begin += len(again)  # a start marker repeated right after the opener
         at, stop = self.stops.find(text, begin)
-        closed_by_end = at != -1 and stop in self.format.ends
+        closed_by_end = at != -1 and stop in self.end_set
         if at == -1:
             reasoning, rest, end = text[begin:], "", len(text)
         else:
@@ -147,15 +158,10 @@ class SectionReasoningParser(FormatReasoningParser):
             reasoning, rest = text[begin:at], text[end:]
         content = unwrap(rest, self.drops if closed_by_end else self.wrappers) or None
         if not reasoning:
-            return ReasoningParseResult(content=content)
-        block = ReasoningBlock(
-            content=reasoning,
-            start_marker=opener or None,
-            end_marker=stop if at != -1 and stop in self.format.ends else None,
-            start_index=lead if opener else 0,
-            end_index=end,
-        )
-        return ReasoningParseResult(reasoning=reasoning, content=content, block=block)
+            return make_reasoning_result(None, content, None)
+        end_marker = stop if closed_by_end else None
+        block = make_block(reasoning, opener or None, end_marker, lead if opener else 0, end, True)
+        return make_reasoning_result(reasoning, content, block)
 
     def has_reasoning(self, text: str) -> bool:
         return self.parse(text).reasoning is not None
@@ -199,11 +205,23 @@ class SectionStream(ReasoningStreamBase):
             reasoning = self._scan_reasoning(final)
         if self._phase == "content":
             content = self._scan_content(final)
-        return StreamDelta(reasoning=reasoning, content=content)
+        return delta_of(content, reasoning, [])
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        if not self._held and text:  # a chunk no marker can start in is what the step would give whole
+            if self._phase == "reasoning" and not self._fresh and self._p.stops.absent(text):
+                self._pos += len(text)
+                self._reasoning.append(text)
+                return delta_of("", text, [])
+            if self._phase == "content" and self._content_markers().absent(text):
+                self._pos += len(text)
+                return delta_of(text, "", [])
         self._held += text
         return self._step(final=False)
+
+    def _content_markers(self) -> Markers:
+        """What leaves the content: wrapper markers, and later end markers once one closed reasoning."""
+        return self._p.drops if self._end_marker is not None else self._p.wrappers
 
     def _flush(self) -> StreamDelta:
         delta = self._step(final=True)
@@ -263,7 +281,7 @@ class SectionStream(ReasoningStreamBase):
         hold = len(held) if final else self._p.stops.hold_from(held)
         if at != -1 and at < hold:
             part = self._take(at)
-            if stop in self._p.format.ends:
+            if stop in self._p.end_set:
                 self._take(len(stop))
                 self._end_marker = stop
             self._block_end = self._pos
@@ -275,7 +293,7 @@ class SectionStream(ReasoningStreamBase):
         return part
 
     def _scan_content(self, final: bool) -> str:
-        wrappers = self._p.drops if self._end_marker is not None else self._p.wrappers
+        wrappers = self._content_markers()
         if not wrappers.texts:
             return self._take(len(self._held))
         out: list[str] = []
