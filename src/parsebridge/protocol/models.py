@@ -298,18 +298,14 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 
 
 # ---------------------------------------------------------------------- hot path
-#
-# A stream returns a `StreamDelta` per chunk. Validating one costs more than
-# many framework parsers spend on the chunk, and everything a backend puts in
-# a delta or result is already typed (str, int, dict, lists of models). These
-# build the same public models without running validation: same type, same
-# fields, equal to the validated model. Only for values of the right types;
-# what callers construct themselves is still validated.
+# A stream returns a `StreamDelta` per chunk. Validating one costs more than many framework parsers
+# spend on the chunk, and what a backend puts in a delta or result is already typed. These build the
+# same public models without validation (same type and fields, equal to the validated model), only
+# for values of the right types; what callers construct themselves is still validated.
 
-#: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `_alloc(cls)` plus a
-#: store per slot; a `BaseModel` (`ToolCall`, the results) is `_alloc(cls)` plus one
-#: `fill_fields(model, {every field: its value})`. Only this section knows how: everything
-#: else calls the `make_*`/`delta_of`/`empty_delta`/`set_raw_text` below.
+#: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `_alloc(cls)` plus a store per
+#: slot; a `BaseModel` (`ToolCall`, the results) `_alloc(cls)` plus one `fill_fields(model, {every field:
+#: its value})`. Only this section knows how: everything else calls the helpers below.
 _alloc = object.__new__
 
 #: The pydantic releases the fast `fill_fields` was written and tested against (pyproject:
@@ -399,8 +395,7 @@ def delta_of(content: str, reasoning: str, tool_calls: list[ToolCallDelta]) -> S
 
 
 def arguments_delta(index: int, arguments: str, record: Callable[[list[ToolCallDelta]], None]) -> StreamDelta:
-    """The delta of one argument fragment of call `index`, its calls given to `record` (a stream's
-    accumulator): the per-chunk path of the builtin streams' arguments, one frame for all of it."""
+    """One argument fragment of call `index`, its calls given to `record` (the accumulator), in one frame."""
     call = _alloc(ToolCallDelta)
     call.index = index
     call.id = call.name = None
@@ -415,8 +410,7 @@ def arguments_delta(index: int, arguments: str, record: Callable[[list[ToolCallD
 def call_delta_of(
     content: str, reasoning: str, index: int, id: str | None, name: str | None, arguments: str
 ) -> StreamDelta:
-    """`delta_of` with one call delta (`make_call_delta`) in it, both built in one frame: the
-    per-chunk path of a framework delta carrying one call fragment."""
+    """`delta_of` with one call delta (`make_call_delta`) in it, both built in one frame."""
     call = _alloc(ToolCallDelta)
     call.index = index
     call.id = id

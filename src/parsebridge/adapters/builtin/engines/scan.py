@@ -170,8 +170,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
         self.parser = parser
         # Every slot is set here: none is read from the class first and from the instance
         # later (the interpreter's attribute caches would not hold).
-        #: What `feed` may do in place now (see `_fast_mode`); None until the first full step,
-        #: unless the format knows its start state's.
+        #: What `feed` may do in place now (`_fast_mode`); None until the first full step, or the start's.
         self._mode: Any = self._start_mode
         self._exact = self._start_exact
         self._content_append = self._acc.content_parts.append
@@ -490,8 +489,7 @@ class BuiltinToolParser(ToolParserBase):
         """One shot = the incremental machine fed once, so both agree exactly."""
         text = text if isinstance(text, str) else str(text)
         s = self.stream()
-        # The stream's feed and finish without their error typing: a failure here is the
-        # guard's to report as a failing `parse`.
+        # The stream's feed and finish without their error typing: the guard reports a failing `parse`.
         acc = s.accumulator
         s._feed(text, None)  # records its delta
         s._flushed = True
