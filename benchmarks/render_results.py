@@ -39,8 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: The run the pages show, and the run before it (its figures are the "before" column).
-HERE = RESULTS / "2026-11-25-1448-hot-path"
-BEFORE = RESULTS / "2026-11-25-0206-hot-path"
+HERE = RESULTS / "2026-11-27-1625-hot-path"
+BEFORE = RESULTS / "2026-11-25-1448-hot-path"
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._markdown import to_markdown  # noqa: E402
@@ -349,7 +349,7 @@ def earlier_note(d: Runs) -> str:
 
 def overhead_table(d: Runs) -> str:
     out = [
-        "| overhead figure (median ratio − 1, %) | before (previous round, run 2) | run 1 | ± spread | run 2 "
+        "| overhead figure (median ratio − 1, %) | before (previous run 2) | run 1 | ± spread | run 2 "
         "| ± spread | within target, run 1 / run 2 | min ratio − 1, run 1 | added per chunk / parse, run 1 "
         "| delta floor, run 1 / run 2 | target |",
         "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|",
@@ -372,7 +372,7 @@ def overhead_table(d: Runs) -> str:
 
 
 def throughput_table(d: Runs) -> str:
-    out = ["| throughput figure (×) | before (round 4) | now | target |", "|---|---:|---:|---|"]
+    out = ["| throughput figure (×) | before | now | target |", "|---|---:|---:|---|"]
     for name, r in d.t.items():
         if (("speed" in name or "floor" in name) and "streamed" in name) or "fastest" in name:
             b = d.before_t.get(name)
