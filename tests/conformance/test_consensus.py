@@ -214,9 +214,13 @@ def test_the_docs_page_is_this_runs(consensus_run) -> None:  # type: ignore[no-u
     from parsebridge.conformance.consensus.page import COMMAND, render_page
     from parsebridge.conformance.consensus.voices import voice_versions
 
+    voices = voice_versions()
+    if missing := [name for name, version in voices.items() if version is None]:
+        # (the page is generated where every voice reads the cases too: the tox env `all`)
+        pytest.skip(f"the page holds Dynamo's and smg's readings; not installed here: {missing}")
     outcomes, reviewed, verdict = consensus_run
     page = Path(__file__).resolve().parents[2] / "docs" / "consensus.md"
-    want = render_page(outcomes, reviewed, verdict, framework_versions(), voice_versions())
+    want = render_page(outcomes, reviewed, verdict, framework_versions(), voices)
     assert page.read_text(encoding="utf-8") == want, f"docs/consensus.md is stale: run `{COMMAND}`"
 
 
