@@ -9,8 +9,8 @@ finished chunk.
 Two per-chunk paths, chosen once per stream by `VllmStepper.attach`:
 
 * 0.33+: `native_feed`, a closure that steps vLLM's `ChatStreamProcessor`
-  (what its chat server calls) and reads the `DeltaMessage` with the
-  reader from `delta_reader`, every name bound once per stream.
+  (what its chat server calls) and reads the `DeltaMessage` in the same
+  frame, every name bound once per stream.
 * older releases: `VllmStepper.feed`, one `ServingLoopSession.step` (the
   re-stated serving loop) translated by `_translate.call_deltas`.
 """
