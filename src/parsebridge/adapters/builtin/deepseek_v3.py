@@ -56,7 +56,7 @@ from .engines.scan import (
     safe_end,
 )
 from .engines.sections import REJECTED, SectionStream
-from .engines.whole_calls import whole_calls_stream
+from .engines.whole_calls import stream_class_for
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -426,9 +426,10 @@ class DeepSeekV3ToolStream(SectionStream):
             self._drop_named_section()
 
 
-class V3WholeCallsStream(DeepSeekV3ToolStream):
-    """DeepSeek V3 under conventions="servers" (`whole_calls_stream` of it): a call is shown once
-    complete, and one cut off by the end of output is text, as both servers read it."""
+class V3ToolStream(DeepSeekV3ToolStream):
+    """DeepSeek V3: under conventions="servers" (`whole_calls`) a call is shown once complete, and one
+    cut off by the end of output is text, as both servers read it (V3.1: both servers' streams
+    announce a cut-off call, so it keeps the plain machine)."""
 
     servers_whole_calls = True
 
@@ -438,15 +439,13 @@ class DeepSeekV3ToolParser(BuiltinToolParser):
 
     name = "deepseek_v3"
     markers: ClassVar[tuple[str, ...]] = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
-    stream_class = DeepSeekV3ToolStream
+    stream_class: ClassVar[type[DeepSeekV3ToolStream]] = V3ToolStream
     servers_bare_calls = False  # (both servers show a call outside a section as text)
-    #: The stream class under "servers" (V3.1: both servers' streams announce a cut-off call).
-    servers_stream_class: ClassVar[type[DeepSeekV3ToolStream]] = V3WholeCallsStream
 
     def __init__(self, tools: Any = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        cls = self.servers_stream_class if self.conventions == SERVERS else self.stream_class
-        self._stream_class = whole_calls_stream(cls) if cls is V3WholeCallsStream else cls
+        #: The stream class: the format's, or its `whole_calls` variant where it applies.
+        self._stream_class: type[DeepSeekV3ToolStream] = stream_class_for(self)
 
     def stream(self) -> DeepSeekV3ToolStream:
         return self._stream_class(self)
@@ -463,4 +462,4 @@ class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
     """DeepSeek V3.1 ``NAME<｜tool▁sep｜>{json}`` calls: the V3 machine, which reads both bodies."""
 
     name = "deepseek_v31"
-    servers_stream_class = DeepSeekV3ToolStream
+    stream_class = DeepSeekV3ToolStream

@@ -115,8 +115,7 @@ def _reads_as(parser_name: str, attr: str) -> bool:
     cls = _load(TOOL_PARSERS[parser_name])
     if attr == "servers_bare_calls":
         return not getattr(cls, "servers_bare_calls", True)
-    stream = getattr(cls, "servers_stream_class", None) or getattr(cls, "stream_class", None)
-    return bool(getattr(stream, attr, False))
+    return bool(getattr(getattr(cls, "stream_class", None), attr, False))
 
 
 @cache
