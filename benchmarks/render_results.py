@@ -22,9 +22,10 @@ plus ``D/narrative.md``, the round's prose with ``{placeholders}`` (see `doc_sec
 
 Overhead figures are read on the *median* ratio (``detail.ratio_median``, which every overhead
 run since the first hot-path round writes) and judged against `TARGETS` here, so runs written
-before the overhead section judged its medians render alike; ``detail.spread`` (how much the
-ratio moves between the even and the odd rounds, written since 2026-11-27) is shown beside it
-when the run has it.
+before the overhead section judged its medians render alike; ``detail.spread`` is shown beside
+it when the run has it: how far the ratio moves between the fresh processes that measured it
+(``detail.spread_between == "processes"``, since 2026-11-27 evening), or, in the runs of
+2026-11-27 before that, between the even and the odd rounds of one process.
 """
 
 from __future__ import annotations
@@ -126,6 +127,16 @@ class Runs:
             if r["detail"]["backend"] == backend and r["detail"]["mode"] == mode
         ]
         return span(vals, " %")  # type: ignore[arg-type]
+
+    def spread_between(self) -> str:
+        """What the spread compares: " between processes" for runs that measured each figure in
+        several, "" for the earlier runs (even against odd rounds of one process)."""
+        rows = [r for run in (self.r1, self.r2) for r in self.overhead(run)]
+        return (
+            " between processes"
+            if any(r["detail"].get("spread_between") == "processes" for r in rows)
+            else ""
+        )
 
     def spread_span(self) -> str:
         """The spread beside the overhead figures, over both runs ("—": the runs did not write it)."""
@@ -325,7 +336,7 @@ def overhead_line(d: Runs) -> str:
     spread = d.spread_span()
     return (
         f"| bridge overhead over the framework called directly ({n} figures, two runs; median ratio"
-        + (f", ± {spread} spread" if spread != "—" else "")
+        + (f", ± {spread} spread{d.spread_between()}" if spread != "—" else "")
         + f") | vLLM one-shot {d.overhead_span('vllm', 'one-shot')}, streamed "
         f"{d.overhead_span('vllm', 'streamed')}; SGLang one-shot {d.overhead_span('sglang', 'one-shot')}, "
         f"streamed {d.overhead_span('sglang', 'streamed')} (one `StreamDelta` per chunk alone: "

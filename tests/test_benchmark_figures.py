@@ -120,3 +120,56 @@ def test_the_overhead_spread_is_how_far_the_ratio_moves_between_halves() -> None
     noisy = Sample("pb", [1.0, 1.2, 1.0, 1.2]), Sample("direct", [1.0, 1.0, 1.0, 1.0])
     assert spread(*noisy) == pytest.approx(0.2)
     assert spread(Sample("pb", [1.0]), Sample("direct", [1.0])) != spread(*steady)  # NaN: one round
+
+
+def _overhead_module():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(ROOT))
+    try:
+        import benchmarks.overhead as overhead
+    finally:
+        sys.path.remove(str(ROOT))
+    return overhead
+
+
+def _figure(pb: list[float], direct: list[float], mode: str = "one-shot") -> dict:  # type: ignore[type-arg]
+    return {
+        "family": "hermes",
+        "mode": mode,
+        "spec": "vllm:hermes",
+        "transcripts": 6,
+        "chunks": 258,
+        "number": 10,
+        "runs": {"pb": pb, "direct": direct},
+    }
+
+
+def test_an_overhead_figure_is_judged_on_the_median_process_with_the_spread_between_processes() -> None:
+    """A full run times each figure in several fresh processes: the figure is the median of their
+    median ratios, so one process that sits apart (layout, seeds) cannot decide it, and the
+    spread is how far the ratio moves between them."""
+    overhead = _overhead_module()
+    processes = [
+        _figure([1.05, 1.05, 1.05], [1.0, 1.0, 1.0]),
+        _figure([1.20, 1.20, 1.20], [1.0, 1.0, 1.0]),  # the odd process out
+        _figure([1.08, 1.08, 1.08], [1.0, 1.0, 1.0]),
+    ]
+    row = overhead.figure_row("vllm", processes, judge=True)
+    assert row.value == pytest.approx(8.0) and row.met is True
+    assert row.detail["spread"] == pytest.approx(0.15) and row.detail["spread_between"] == "processes"
+    assert row.detail["process_ratios_median"] == pytest.approx([1.05, 1.20, 1.08])
+    assert "±15.0 % spread between 3 processes (5.0, 20.0, 8.0 %)" in row.raw
+    # one process (--quick): the spread is its even rounds against its odd ones, and nothing is judged
+    single = overhead.figure_row("vllm", [_figure([1.0, 1.2, 1.0, 1.2], [1.0] * 4)], judge=False)
+    assert single.detail["spread"] == pytest.approx(0.2) and single.met is None
+    assert "between halves" in single.raw
+
+
+def test_a_failed_worker_or_a_skipped_figure_is_a_row_that_says_why() -> None:
+    overhead = _overhead_module()
+    failed = overhead.backend_rows(
+        "vllm", [[_figure([1.0], [1.0])], "worker exited 1: ImportError"], judge=True
+    )
+    assert [r.raw for r in failed] == ["worker exited 1: ImportError"]
+    skipped = {"family": "qwen3", "skipped": "vllm has no parser for family 'qwen3'"}
+    rows = overhead.backend_rows("vllm", [[_figure([1.1], [1.0]), skipped]] * 2, judge=True)
+    assert rows[0].value == pytest.approx(10.0) and rows[1].raw == skipped["skipped"]
