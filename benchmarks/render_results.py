@@ -40,8 +40,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 #: The run the pages show, and the run before it (its figures are the "before" column).
-HERE = RESULTS / "2026-11-27-1625-hot-path"
-BEFORE = RESULTS / "2026-11-25-1448-hot-path"
+HERE = RESULTS / "2026-11-27-1900-processes"
+BEFORE = RESULTS / "2026-11-27-1625-hot-path"
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._markdown import to_markdown  # noqa: E402

@@ -12,9 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RENDER = ROOT / "benchmarks" / "render_results.py"
-RUN = ROOT / "benchmarks" / "results" / "2026-11-27-1625-hot-path"
+RUN = ROOT / "benchmarks" / "results" / "2026-11-27-1900-processes"
 #: The run before it, whose throughput and scaling files a test reuses.
-BEFORE_RUN = ROOT / "benchmarks" / "results" / "2026-11-25-1448-hot-path"
+BEFORE_RUN = ROOT / "benchmarks" / "results" / "2026-11-27-1625-hot-path"
 
 
 def test_benchmark_figures_match_the_runs() -> None:
