@@ -62,6 +62,13 @@ def measured_frameworks() -> list[str]:
     return [b for b in FRAMEWORKS if b in SETTINGS.backends]
 
 
+def installed_frameworks(section: str) -> tuple[list[str], list[Row]]:
+    """The frameworks this process measures that are installed, and a row for each that is not."""
+    measured = measured_frameworks()
+    absent = [skip_row(section, f"{b}: all formats", "not installed") for b in measured if not installed(b)]
+    return [b for b in measured if installed(b)], absent
+
+
 def skip_row(section: str, name: str, reason: str) -> Row:
     """A row that records why a figure is missing (value NaN, reason in `raw`)."""
     return Row(section, name, float("nan"), "", raw=reason, detail={"skipped": reason})

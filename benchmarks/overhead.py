@@ -51,9 +51,8 @@ from ._backends import (
     bridge_stream,
     chunks_for,
     direct_driver,
-    installed,
+    installed_frameworks,
     make_parser,
-    measured_frameworks,
     skip_row,
 )
 from ._corpus import FORMATS, Format
@@ -191,12 +190,7 @@ def _in_processes(backends: list[str]) -> dict[str, list[list[dict[str, Any]] | 
 
 def run(quick: bool) -> list[Row]:
     """Quick: each backend measured once, in this process (CI). Full: in `PROCESSES` processes."""
-    backends = [b for b in measured_frameworks() if installed(b)]
-    rows = [
-        skip_row(SECTION, f"{b}: all formats", "not installed")
-        for b in measured_frameworks()
-        if not installed(b)
-    ]
+    backends, rows = installed_frameworks(SECTION)
     if quick:
         measured = {b: [measure_backend(b, ("hermes", "qwen3"), 4, 0.02)] for b in backends}
     else:

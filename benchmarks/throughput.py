@@ -24,9 +24,8 @@ from ._backends import (
     bridge_oneshot,
     bridge_stream,
     chunks_for,
-    installed,
+    installed_frameworks,
     make_parser,
-    measured_frameworks,
     skip_row,
 )
 from ._corpus import FORMATS, Format
@@ -175,12 +174,7 @@ def _ratio_rows(fmt: Format, mode: str, samples: dict[str, Sample], quick: bool)
 
 
 def run(quick: bool) -> list[Row]:
-    frameworks = [b for b in measured_frameworks() if installed(b)]
-    rows = [
-        skip_row(SECTION, f"{b}: all formats", "not installed")
-        for b in measured_frameworks()
-        if not installed(b)
-    ]
+    frameworks, rows = installed_frameworks(SECTION)
     # builtin is always measured: alone here, or as the side-by-side reference beside a framework.
     if "builtin" not in SETTINGS.backends and not frameworks:
         return rows
