@@ -12,11 +12,10 @@ Each timed sample repeats the family's transcripts until it lasts about
 for the cheapest parsers. Within one process a ratio barely moves from round to
 round, yet two processes running the same code can differ by several percent
 (vllm:hermes one-shot measured 14.8 % and 9.4 % in two runs whose rounds moved
-it by 0.9 and 2.9 %). So a
-full run measures every figure in `PROCESSES` fresh worker processes, taking
-turns; the figure is the median of the processes' median ratios, and beside it
-the *spread* (``±``): how far that ratio moves between the processes, i.e.
-between runs of the same code. An overhead closer to its target than its
+it by 0.9 and 2.9 %). So a full run measures every figure in `PROCESSES` fresh
+worker processes, taking turns; the figure is the median of the processes'
+median ratios, and beside it the *spread* (``±``): how far that ratio moves
+between the processes, i.e. between runs of the same code. An overhead closer to its target than its
 spread is noise, not a regression. (``--quick`` measures in one process; its
 spread is the even rounds against the odd ones.)
 
@@ -160,9 +159,10 @@ def measure_backend(
 
 
 def frozen_heap() -> None:
-    """Move every object alive now (a framework's import holds about 600,000) out of the collector's
-    reach: a full collection of that heap takes about 0.3 s, so the collection before each sample
-    would cost more than the sample, and one falling inside a sample would decide its figure."""
+    """Move every object alive now (a framework's import leaves about 600,000) out of the
+    collector's reach: a full collection of that heap takes about 0.3 s, so the collection before
+    each sample would cost more than the sample, and an automatic one inside a sample would cost
+    it three times its length."""
     gc.collect()
     gc.freeze()
 
@@ -201,17 +201,23 @@ def run(quick: bool) -> list[Row]:
 
 
 def backend_rows(backend: str, processes: list[list[dict[str, Any]] | str], *, judge: bool) -> list[Row]:
-    """One row per figure from its measurements in every process (or one saying why not)."""
+    """One row per figure from its measurements in every process (or one saying why not). A
+    figure any process could not measure is a row saying why, whatever the others measured."""
     failed = [p for p in processes if isinstance(p, str)]
     if failed:
         return [skip_row(SECTION, f"{backend}: all formats", failed[0])]
+    by_figure: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for figures in processes:
+        for f in figures:  # (a family that failed before its modes has one entry, mode None)
+            by_figure.setdefault((f["family"], f.get("mode")), []).append(f)
     rows = []
-    for i, first in enumerate(processes[0]):
-        figures = [p[i] for p in processes]  # type: ignore[index]
+    for (family, mode), figures in by_figure.items():
         skipped = next((f["skipped"] for f in figures if "skipped" in f), None)
-        if skipped is not None:
-            name = f"{backend}:{first['family']}" + (f" {first['mode']}" if "mode" in first else "")
-            rows.append(skip_row(SECTION, name, skipped))
+        if skipped is None and (family, None) in by_figure:
+            continue  # (measured elsewhere; the family's own row says why not here)
+        if skipped is not None or len(figures) < len(processes):
+            name = f"{backend}:{family}" + (f" {mode}" if mode else "")
+            rows.append(skip_row(SECTION, name, skipped or "not measured in every process"))
         else:
             rows.append(figure_row(backend, figures, judge=judge))
     return rows
@@ -222,64 +228,64 @@ def figure_row(backend: str, figures: list[dict[str, Any]], *, judge: bool) -> R
     the spread, how far that ratio moves between processes running the same code (with one
     process, between its even and odd rounds)."""
     first = figures[0]
-    mode, family = first["mode"], first["family"]
+    mode = first["mode"]
     per_process = [{label: Sample(label, runs) for label, runs in f["runs"].items()} for f in figures]
     ratios = [median_ratio(s["pb"], s["direct"]) for s in per_process]
     over = statistics.median(ratios) - 1
-    moves = (
-        max(ratios) - min(ratios)
-        if len(ratios) > 1
-        else spread(per_process[0]["pb"], per_process[0]["direct"])
-    )
-    pooled = {
-        label: Sample(label, [t for s in per_process for t in s[label].runs]) for label in per_process[0]
-    }
-    pb_s, direct_s, floor_s = pooled["pb"], pooled["direct"], pooled.get("delta floor")
+    one = per_process[0]
+    moves = max(ratios) - min(ratios) if len(ratios) > 1 else spread(one["pb"], one["direct"])
+    pooled = {label: Sample(label, [t for s in per_process for t in s[label].runs]) for label in one}
     floor_pct = (
         statistics.median(median_ratio(s["delta floor"], s["direct"]) for s in per_process) - 1
-        if floor_s is not None
+        if "delta floor" in one
         else None
     )
     per = first["chunks"] if mode == "streamed" else first["transcripts"]
-    added_us = (pb_s.median - direct_s.median) / max(per, 1) * 1e6
-    target = TARGETS[mode]
-    numbers = "/".join(str(f["number"]) for f in figures)
-    between = f"between {len(ratios)} processes" if len(ratios) > 1 else "between halves"
+    added_us = (pooled["pb"].median - pooled["direct"].median) / max(per, 1) * 1e6
+    detail = {
+        "backend": backend,
+        "family": first["family"],
+        "mode": mode,
+        "transcripts": first["transcripts"],
+        "chunks": first["chunks"],
+        "added_us_per_chunk_or_transcript": added_us,
+        "parsebridge": pooled["pb"].as_dict(),
+        "direct": pooled["direct"].as_dict(),
+        "ratio_min": ratio(pooled["pb"], pooled["direct"]),
+        "ratio_median": statistics.median(ratios),
+        "process_ratios_median": ratios,
+        "spread": moves,
+        "spread_between": "processes" if len(ratios) > 1 else "halves",
+        "repeats_per_sample": [f["number"] for f in figures],
+    }
+    if floor_pct is not None:
+        detail.update(delta_floor=pooled["delta floor"].as_dict(), delta_floor_pct=floor_pct * 100)
     return Row(
         SECTION,
         f"{first['spec']} {mode} overhead",
         over * 100,
         "%",
-        target=f"≤ {target:.0%}",
-        met=over <= target if judge else None,
-        raw=f"±{moves * 100:.1f} % spread {between}"
-        + (" (" + ", ".join(f"{(r - 1) * 100:.1f}" for r in ratios) + " %)" if len(ratios) > 1 else "")
-        + " · "
-        + describe(pb_s, direct_s)
-        + f" per {first['transcripts']} transcripts × {numbers}"
-        + (f"; +{added_us:.1f}µs/chunk" if mode == "streamed" else "")
-        + (f"; delta floor +{floor_pct * 100:.1f} %" if floor_pct is not None else ""),
-        detail={
-            "backend": backend,
-            "family": family,
-            "mode": mode,
-            "transcripts": first["transcripts"],
-            "chunks": first["chunks"],
-            "added_us_per_chunk_or_transcript": added_us,
-            "parsebridge": pb_s.as_dict(),
-            "direct": direct_s.as_dict(),
-            "ratio_min": ratio(pb_s, direct_s),
-            "ratio_median": statistics.median(ratios),
-            "process_ratios_median": ratios,
-            "spread": moves,
-            "spread_between": "processes" if len(ratios) > 1 else "halves",
-            "repeats_per_sample": [f["number"] for f in figures],
-            **(
-                {"delta_floor": floor_s.as_dict(), "delta_floor_pct": floor_pct * 100}
-                if floor_s is not None and floor_pct is not None
-                else {}
-            ),
-        },
+        target=f"≤ {TARGETS[mode]:.0%}",
+        met=over <= TARGETS[mode] if judge else None,
+        raw=_raw_column(detail, pooled),
+        detail=detail,
+    )
+
+
+def _raw_column(detail: dict[str, Any], pooled: dict[str, Sample]) -> str:
+    """What the table prints beside a figure: its spread (and each process's ratio), the samples'
+    min/median on both sides, and per streamed chunk what the bridge adds and the delta floor."""
+    ratios = detail["process_ratios_median"]
+    between = f"between {len(ratios)} processes" if len(ratios) > 1 else "between halves"
+    each = " (" + ", ".join(f"{(r - 1) * 100:.1f}" for r in ratios) + " %)" if len(ratios) > 1 else ""
+    numbers = "/".join(map(str, detail["repeats_per_sample"]))
+    streamed = detail["mode"] == "streamed"
+    return (
+        f"±{detail['spread'] * 100:.1f} % spread {between}{each} · "
+        + describe(pooled["pb"], pooled["direct"])
+        + f" per {detail['transcripts']} transcripts × {numbers}"
+        + (f"; +{detail['added_us_per_chunk_or_transcript']:.1f}µs/chunk" if streamed else "")
+        + (f"; delta floor +{detail['delta_floor_pct']:.1f} %" if "delta_floor_pct" in detail else "")
     )
 
 

@@ -173,3 +173,9 @@ def test_a_failed_worker_or_a_skipped_figure_is_a_row_that_says_why() -> None:
     skipped = {"family": "qwen3", "skipped": "vllm has no parser for family 'qwen3'"}
     rows = overhead.backend_rows("vllm", [[_figure([1.1], [1.0]), skipped]] * 2, judge=True)
     assert rows[0].value == pytest.approx(10.0) and rows[1].raw == skipped["skipped"]
+    # a family one process could not build at all, measured by another: one row, saying why
+    built = [_figure([1.1], [1.0]), _figure([1.2], [1.0], mode="streamed")]
+    for figure in built:
+        figure["family"] = "qwen3"
+    mixed = overhead.backend_rows("vllm", [[skipped], built], judge=True)
+    assert [(r.name, r.raw) for r in mixed] == [("vllm:qwen3", skipped["skipped"])]
