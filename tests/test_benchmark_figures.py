@@ -145,7 +145,7 @@ def _figure(pb: list[float], direct: list[float], mode: str = "one-shot") -> dic
 
 def test_an_overhead_figure_is_judged_on_the_median_process_with_the_spread_between_processes() -> None:
     """A full run times each figure in several fresh processes: the figure is the median of their
-    median ratios, so one process that sits apart (layout, seeds) cannot decide it, and the
+    median ratios, so one process that sits apart (a disturbed one) cannot decide it, and the
     spread is how far the ratio moves between them."""
     overhead = _overhead_module()
     processes = [
