@@ -56,7 +56,7 @@ from .engines.scan import (
     safe_end,
 )
 from .engines.sections import REJECTED, SectionStream
-from .engines.whole_calls import stream_class_for
+from .engines.whole_calls import WholeCallsToolParser
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -434,21 +434,13 @@ class V3ToolStream(DeepSeekV3ToolStream):
     servers_whole_calls = True
 
 
-class DeepSeekV3ToolParser(BuiltinToolParser):
+class DeepSeekV3ToolParser(WholeCallsToolParser):
     """DeepSeek V3 / V3.1 tool calls (builtin, incremental)."""
 
     name = "deepseek_v3"
     markers: ClassVar[tuple[str, ...]] = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
     stream_class: ClassVar[type[DeepSeekV3ToolStream]] = V3ToolStream
     servers_bare_calls = False  # (both servers show a call outside a section as text)
-
-    def __init__(self, tools: Any = None, **options: Any) -> None:
-        super().__init__(tools, **options)
-        #: The stream class: the format's, or its `whole_calls` variant where it applies.
-        self._stream_class: type[DeepSeekV3ToolStream] = stream_class_for(self)
-
-    def stream(self) -> DeepSeekV3ToolStream:
-        return self._stream_class(self)
 
     def has_tool_calls(self, text: str) -> bool:
         return CALLS_BEGIN in text or CALL_BEGIN in text

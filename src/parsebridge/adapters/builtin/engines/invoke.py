@@ -32,18 +32,16 @@ complete, and read a cut-off one as text (`servers_whole_calls`,
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ....protocol.parsers import ToolSpec
 from .conventions import SERVERS
 from .json_text import Quiet, dumps, dumps_str
 from .markers import content_mode, find_or_safe, first_chars
 from .scan import BuiltinToolParser
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
-from .whole_calls import stream_class_for
+from .whole_calls import WholeCallsToolParser
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
@@ -356,7 +354,7 @@ class InvokeStream(SectionStream):
             self._close_args()
 
 
-class InvokeToolParser(BuiltinToolParser):
+class InvokeToolParser(WholeCallsToolParser):
     """Base of the invoke formats: a `dialect` (the format's `markers` follow from it) and a value rule."""
 
     dialect: Dialect
@@ -366,15 +364,6 @@ class InvokeToolParser(BuiltinToolParser):
         super().__init_subclass__(**kwargs)
         if "dialect" in cls.__dict__ and "markers" not in cls.__dict__:
             cls.markers = cls.dialect.markers
-
-    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
-        super().__init__(tools, **options)
-        #: The stream class: the format's, or its `whole_calls` variant where it applies.
-        self._stream_class: type[InvokeStream] = stream_class_for(self)
-
-    def stream(self) -> InvokeStream:
-        """A fresh incremental stream (per request)."""
-        return self._stream_class(self)
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError

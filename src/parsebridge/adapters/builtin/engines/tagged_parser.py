@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from ....protocol.parsers import ToolSpec
-from .scan import BuiltinToolParser, BuiltinToolStream
+from .scan import BuiltinToolStream
 from .schema_values import schema_types
 from .tagged import TaggedCallStream
-from .whole_calls import stream_class_for
+from .whole_calls import WholeCallsToolParser
 
 
 class Tags(NamedTuple):
@@ -30,7 +30,7 @@ class Tags(NamedTuple):
     param_close: str | None = None
 
 
-class TaggedCallParser(BuiltinToolParser):
+class TaggedCallParser(WholeCallsToolParser):
     """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format.
 
     A format sets `tags` (its markers in the roles `TaggedCallStream` names), and its stream
@@ -66,9 +66,3 @@ class TaggedCallParser(BuiltinToolParser):
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
-        #: The stream class: the format's, or its `whole_calls` variant where it applies.
-        self._stream_class: type[BuiltinToolStream] = stream_class_for(self)
-
-    def stream(self) -> BuiltinToolStream:
-        """A fresh incremental stream (per request)."""
-        return self._stream_class(self)

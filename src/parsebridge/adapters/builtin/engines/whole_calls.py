@@ -37,7 +37,7 @@ from typing import Any
 from ....protocol import StreamDelta
 from ....protocol.models import empty_delta
 from .conventions import SERVERS
-from .scan import BuiltinToolStream
+from .scan import BuiltinToolParser, BuiltinToolStream
 
 
 class WholeCalls:
@@ -235,3 +235,17 @@ def stream_class_for(parser: Any) -> type:
 
 #: The stream class flags that put `WholeCalls` in front under "servers".
 _HOLDS = ("servers_whole_calls", "servers_whole_sections", "servers_call_at_parameter")
+
+
+class WholeCallsToolParser(BuiltinToolParser):
+    """A builtin parser whose stream class may hold calls under "servers" (it sets one of `_HOLDS`):
+    it reads with `stream_class_for(self)`, chosen once per parser."""
+
+    def __init__(self, tools: Any = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        #: The stream class: the format's, or its `whole_calls` variant where it applies.
+        self._stream_class: type[BuiltinToolStream] = stream_class_for(self)
+
+    def stream(self) -> BuiltinToolStream:
+        """A fresh incremental stream (per request)."""
+        return self._stream_class(self)
