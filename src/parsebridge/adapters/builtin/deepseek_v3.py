@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
-from ...protocol.models import empty_delta, make_call_delta, make_delta
+from ...protocol.models import arguments_delta, empty_delta
 from .engines.conventions import SERVERS
 from .engines.scan import (
     MORE,
@@ -93,9 +93,7 @@ def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
     if st._holding:
         st._args(text)
         return st._release()
-    calls = [make_call_delta(st._index, None, None, text)]
-    st._add_calls(calls)
-    return make_delta("", "", calls)
+    return arguments_delta(st._index, text, st._add_calls)
 
 
 def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:
