@@ -4,7 +4,9 @@ A message is ``[<|start|>ROLE]<|channel|>CHANNEL[ to=RECIPIENT][ <|constrain|>TY
 ended by ``<|end|>``, ``<|call|>`` (a tool call) or ``<|return|>`` (end of the
 turn). The first message of an output has no ``<|start|>assistant``: the
 prompt wrote it. A recipient may also sit in the role part
-(``<|start|>assistant to=functions.f<|channel|>commentary json<|message|>``).
+(``<|start|>assistant to=functions.f<|channel|>commentary json<|message|>``), and so the
+output may start with it (`` to=functions.f<|channel|>commentary json<|message|>…``).
+A message to a built-in tool (``to=python``, ``to=browser.search``) calls no function.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ NEXT = START + "assistant"
 BODY_ENDS = (END, CALL, RETURN, START, CHANNEL)
 HEADER_OPENS = (START, CHANNEL)
 FUNCTIONS = "functions."
+#: How the output's first header opens when the prompt ends with ``<|start|>assistant``: its recipient.
+LEAD = "to="
 
 _HEADER = re.compile(
     r"(?:<\|start\|>\s*assistant)?\s*(?:to=([^\s<]+)\s*)?"
@@ -37,16 +41,25 @@ _HEADER = re.compile(
 )
 
 
-def read_header(header: str) -> tuple[str | None, str | None] | None:
+def read_header(header: str, *, first: bool = False) -> tuple[str | None, str | None] | None:
     """(channel, recipient) of a well-formed message header, else None.
 
     `header` is the text from the message's opening marker up to ``<|message|>``.
     Well formed: ``[<|start|>assistant][ to=R]<|channel|>CHANNEL[ to=R][ [<|constrain|>]TYPE]``.
+    With `first` (the output's first message, whose ``<|start|>assistant`` the prompt wrote), it
+    may open with the role part's recipient: `` to=R<|channel|>…`` (`LEAD`).
     """
     m = _HEADER.match(header)
-    if m is None or not header.startswith(("<|start|>", "<|channel|>")):
+    opens = header.startswith(("<|start|>", "<|channel|>")) or (first and header.lstrip().startswith(LEAD))
+    if m is None or not opens:
         return None
     return m.group(2), m.group(3) or m.group(1)
+
+
+def is_function(recipient: str) -> bool:
+    """Whether a message to `recipient` calls a function (``functions.NAME``); a built-in tool
+    (``python``, ``browser.search``, ``container.exec``) is no function call."""
+    return recipient.startswith(FUNCTIONS)
 
 
 def call_name(recipient: str) -> str:

@@ -13,9 +13,12 @@ THINK, THINK_END = "[THINK]", "[/THINK]"
 
 
 def render(calls: Any, *, sep: str = " ", style: str = "array") -> str:
-    """`style`: ``array`` (``[TOOL_CALLS] [{…}]``), ``args`` (v11: ``[TOOL_CALLS]name[ARGS]{…}`` per call)."""
+    """`style`: ``array`` (``[TOOL_CALLS] [{…}]``), ``args`` (v11: ``[TOOL_CALLS]name[ARGS]{…}`` per call),
+    ``call_id`` (v13: ``[TOOL_CALLS]name[CALL_ID]id[ARGS]{…}`` per call, ids of nine characters)."""
     if style == "args":
         return "".join(f"{TOOL_CALLS}{n}{ARGS}{dump_json(a)}" for n, a in calls)
+    if style == "call_id":
+        return "".join(f"{TOOL_CALLS}{n}{CALL_ID}{i:09d}{ARGS}{dump_json(a)}" for i, (n, a) in enumerate(calls))
     arr = "[" + ", ".join(dump_json({"name": n, "arguments": a}) for n, a in calls) + "]"
     return f"{TOOL_CALLS}{sep}{arr}"
 
@@ -30,8 +33,8 @@ GRAMMAR = TextGrammar((TOOL_CALLS,), object_call(), joined(", ", f"{TOOL_CALLS} 
 
 TOOL = ToolFormat(
     family="mistral",
-    summary="`[TOOL_CALLS]` + JSON array; `[TOOL_CALLS]name{…}` and `name[ARGS]{…}`",
-    markers=(TOOL_CALLS, ARGS),
+    summary="`[TOOL_CALLS]` + JSON array; `[TOOL_CALLS]name{…}`, `name[ARGS]{…}` and `name[CALL_ID]id[ARGS]{…}`",
+    markers=(TOOL_CALLS, ARGS, CALL_ID),
     render=render,
     format_tool_result=format_tool_result,
     grammar=GRAMMAR,
@@ -42,7 +45,10 @@ TOOL = ToolFormat(
 REASONING = ReasoningFormat(
     family="mistral",
     drop_later_ends=True,  # vLLM drops a stray end marker after the one that closed reasoning
-    summary="`[THINK]…[/THINK]` (Magistral)",
+    summary="`[THINK]…[/THINK]` (Magistral; its first releases write plain-text `<think>…</think>`)",
     start=THINK,
     end=THINK_END,
+    # (Magistral Small/Medium 2506 think in plain text: `<think>` and `</think>` are no special tokens)
+    alt_starts=("<think>",),
+    alt_ends=("</think>",),
 )

@@ -12,8 +12,8 @@ GLM-4.7 / GLM-5 write the same tags without the newlines
 so the name ends at the first newline, ``<arg_key>`` or ``</tool_call>``,
 whichever comes first; whitespace between tags is ignored. Values are typed
 by the tool schema (`schema_values`; strings verbatim, the template writes other
-types as JSON) and a value keeps its inner text except ONE leading and ONE
-trailing newline.
+types as JSON) and a value is every character between its tags (both templates
+write values inline: a trailing newline or a double space is the value's).
 
 Malformed output (the shared `tagged` machine): ``<tool_call>`` whose name
 is missing or not a name (e.g. a JSON body) stays content verbatim up to its
@@ -50,5 +50,11 @@ class Glm45ToolParser(TaggedCallParser):
     # (both servers drop a call to an undeclared tool, and read no call in one cut off before its
     # first value or opened by a doubled start marker)
     stream_flags = frozenset(
-        {"servers_drops_undeclared", "servers_call_at_parameter", "servers_doubled_start_no_call"}
+        {
+            "servers_drops_undeclared",
+            "servers_call_at_parameter",
+            "servers_doubled_start_no_call",
+            "inline_values",
+            "servers_tag_ends_value",
+        }
     )

@@ -11,13 +11,17 @@ optional ``to=RECIPIENT`` in either part, an optional ``<|constrain|>TYPE``)
 up to ``<|message|>``, then a body up to ``<|end|>``, ``<|call|>`` or
 ``<|return|>`` — or up to the next ``<|start|>``/``<|channel|>`` or the end of
 output (a missing end marker is tolerated). The markers are special tokens,
-so they end a body wherever they appear (a JSON string cannot hold them).
+so they end a body wherever they appear, but for a call's body: a model writing about its
+own format puts their text inside a JSON string argument, where it is text. The output may
+start inside the first message's role part (the prompt ended with ``<|start|>assistant``):
+`` to=functions.NAME<|channel|>commentary json<|message|>…`` is that message's header.
 
 What each message means (both parsers):
 
-* a recipient (``to=functions.NAME`` → call NAME; another recipient such as
-  ``browser.search`` → a call named by the whole recipient) → a tool call whose
-  arguments are the body (raw JSON, streamed as it arrives);
+* a recipient ``to=functions.NAME`` → a call to NAME whose arguments are the body (raw
+  JSON, streamed as it arrives; the body's end markers inside a JSON string are text);
+* another recipient, a built-in tool (``to=python``, ``browser.search``) → no function call:
+  the body is the model's own action, left out like a reasoning body (on `dropped`);
 * channel ``analysis`` without a recipient → reasoning;
 * anything else (``final``, ``commentary`` without a recipient — a preamble —, an
   unknown channel) → content, the body only;
@@ -59,8 +63,10 @@ from ...formats.gpt_oss import (
     MESSAGE,
     RETURN,
     START,
+    LEAD,
     call_name,
     format_tool_result,
+    is_function,
     read_header,
 )
 from ...protocol import (
@@ -72,6 +78,7 @@ from ...protocol import (
 )
 from ...protocol.models import arguments_delta, delta_of
 from ...protocol.streams import Discarded
+from .engines.json_text import MARKER, JsonRaw
 from .engines.markers import JSON_WS, find_or_safe, first_chars
 from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
 
@@ -82,18 +89,30 @@ _OUTSIDE_MARKERS = (*HEADER_OPENS, *_STRAY_ENDS)
 _HEADER_ENDS = (MESSAGE, *_STRAY_ENDS, START)
 _MARKERS = (START, CHANNEL, MESSAGE, END, CALL, RETURN)
 
-_CALL, _REASON, _CONTENT = "call", "reason", "content"
+_CALL, _TOOL, _REASON, _CONTENT = "call", "tool", "reason", "content"
 
 
 def message_kind(channel: str | None, recipient: str | None) -> str:
+    """A message's kind: a function call, a built-in tool's action, reasoning or content."""
     if recipient:
-        return _CALL
+        return _CALL if is_function(recipient) else _TOOL
     return _REASON if channel == "analysis" else _CONTENT
+
+
+def leads_with_header(text: str, final: bool) -> bool | None:
+    """Whether the output `text` opens inside its first header's role part (`` to=R…``); None
+    while too little of it is known."""
+    rest = text.lstrip(JSON_WS)
+    if rest.startswith(LEAD):
+        return True
+    if not final and LEAD.startswith(rest):
+        return None
+    return False
 
 
 # --- tool calls ----------------------------------------------------------------------------
 
-_OUTSIDE, _HEADER, _BODY = range(3)
+_OUTSIDE, _HEADER, _BODY, _LEAD = range(4)
 
 
 class GptOssToolStream(BuiltinToolStream):
@@ -101,10 +120,12 @@ class GptOssToolStream(BuiltinToolStream):
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
-        self._state = _OUTSIDE
+        self._state = _LEAD
         self._header: list[str] = []
         self._header_at = 0
         self._kind = _CONTENT
+        #: A call's body: JSON string state, so that an end marker inside a string is text.
+        self._raw = JsonRaw(BODY_ENDS)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`BuiltinToolStream.feed`, with one shortcut: in a call's body with nothing held or
@@ -123,11 +144,22 @@ class GptOssToolStream(BuiltinToolStream):
             self._base += self._pos
             self._buf = text
             self._pos = len(text)
+            self._raw.scan(text, 0, BODY_ENDS, False)  # (no marker's first character: consumed whole)
             return arguments_delta(self._index, text, self._add_calls)
         return super().feed(text, token_ids)
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
+        if state == _LEAD:  # (the output's start: its first header's role part, or not)
+            leads = leads_with_header(buf[self._pos :], self._final)
+            if leads is None:
+                return False
+            self._state = _OUTSIDE
+            if leads:
+                self._header = []
+                self._header_at = self._base + self._pos
+                self._state = _HEADER
+            return True
         if state == _OUTSIDE:
             which = self._outside(_OUTSIDE_MARKERS)
             if which is None:
@@ -153,7 +185,7 @@ class GptOssToolStream(BuiltinToolStream):
                 self._state = _OUTSIDE
                 return True
             self._pos += len(MESSAGE)
-            info = read_header("".join(self._header))
+            info = read_header("".join(self._header), first=self._index < 0)
             if info is None:  # not a harmony header: text, and its body too
                 self._content("".join(self._header) + MESSAGE)
                 self._kind = _CONTENT
@@ -165,10 +197,15 @@ class GptOssToolStream(BuiltinToolStream):
             if self._kind == _CALL:
                 assert recipient is not None
                 self._commit(call_name(recipient), self._header_at - self._base)
+                self._raw.reset()
             self._state = _BODY
             return True
         # _BODY
-        stop, which = find_or_safe(buf, self._pos, BODY_ENDS, self._final)
+        if self._kind == _CALL:  # (an end marker inside a JSON string is the argument's text)
+            stop, why = self._raw.scan(buf, self._pos, BODY_ENDS, self._final)
+            which = self._raw.marker if why == MARKER else None
+        else:
+            stop, which = find_or_safe(buf, self._pos, BODY_ENDS, self._final)
         piece = buf[self._pos : stop]
         self._body(piece)
         self._pos = stop
@@ -184,7 +221,8 @@ class GptOssToolStream(BuiltinToolStream):
         return True
 
     def _body(self, piece: str) -> None:
-        """A message body's text: arguments, content, or (reasoning: not this parser's to show) `dropped`."""
+        """A message body's text: arguments, content, or (reasoning, a built-in tool's action: not this
+        parser's to show) `dropped`."""
         if self._kind == _CALL:
             self._args(piece)
         elif self._kind == _CONTENT:
@@ -236,6 +274,10 @@ class GptOssReasoningStream(ReasoningStreamBase):
         self._analysis_count = 0
         self._block_start: int | None = None
         self._block_end: int | None = None
+        #: The output's start: it may open inside its first header's role part (`leads_with_header`).
+        self._lead = True
+        #: A call's body: JSON string state (an end marker inside a string is the body's text).
+        self._raw = JsonRaw(BODY_ENDS)
 
     def pending_text(self) -> str:
         return ("".join(self._header) if self._state == _HEADER else "") + self._held
@@ -250,6 +292,16 @@ class GptOssReasoningStream(ReasoningStreamBase):
         content: list[str] = []
         while True:
             held = self._held
+            if self._lead:
+                leads = leads_with_header(held, final)
+                if leads is None:
+                    break
+                self._lead = False
+                if leads:
+                    self._header_at = self._consumed
+                    self._header = []
+                    self._state = _HEADER
+                    continue
             if self._state == _OUTSIDE:
                 j, which = find_markers(held, 0, _OUTSIDE_MARKERS)
                 stop = j if which is not None else safe_end(held, 0, _OUTSIDE_MARKERS, final)
@@ -276,8 +328,12 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     continue
                 self._open_body(reasoning, content)
             else:
-                j, which = find_markers(held, 0, BODY_ENDS)
-                stop = j if which is not None else safe_end(held, 0, BODY_ENDS, final)
+                if self._kind == _CALL:
+                    stop, why = self._raw.scan(held, 0, BODY_ENDS, final)
+                    which = self._raw.marker if why == MARKER else None
+                else:
+                    j, which = find_markers(held, 0, BODY_ENDS)
+                    stop = j if which is not None else safe_end(held, 0, BODY_ENDS, final)
                 piece = self._take(stop)
                 if self._kind == _REASON:
                     if piece:
@@ -291,7 +347,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     break
                 if which in _STRAY_ENDS:
                     end = self._take(len(which))
-                    if self._kind == _CALL:
+                    if self._kind in (_CALL, _TOOL):
                         content.append(end)
                 if self._kind == _REASON:
                     self._block_end = self._consumed
@@ -303,9 +359,11 @@ class GptOssReasoningStream(ReasoningStreamBase):
         a non-harmony header stays content; analysis bodies after the first are joined by a newline)."""
         self._header.append(self._take(len(MESSAGE)))
         header = "".join(self._header)
-        info = read_header(header[: -len(MESSAGE)])
+        info = read_header(header[: -len(MESSAGE)], first=self._header_at == 0)
         self._kind = _CONTENT if info is None else message_kind(*info)
-        if self._kind == _CALL or info is None:
+        if self._kind == _CALL:
+            self._raw.reset()
+        if self._kind in (_CALL, _TOOL) or info is None:
             content.append(header)
         elif self._kind == _REASON:
             if self._analysis_count:

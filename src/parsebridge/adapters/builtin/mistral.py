@@ -6,7 +6,9 @@ Accepted shapes after ``[TOOL_CALLS]`` (whitespace allowed after the marker):
 * ``{"name": ..., "arguments": {...}}`` — a single bare object;
 * ``name{json}`` and ``name[ARGS]{json}`` — the v11+ form, repeatable
   (``[TOOL_CALLS]a{...}[TOOL_CALLS]b{...}``); the name is announced at ``{``
-  / ``[ARGS]`` and the arguments stream raw until their closing brace.
+  / ``[ARGS]`` and the arguments stream raw until their closing brace;
+* ``name[CALL_ID]id[ARGS]{json}`` — the same with the model's call id (tokenizers from v13 on);
+  the id is read and left out (the call's id is ours, as for every form).
 
 Text before ``[TOOL_CALLS]`` and after a completed call/array is content.
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from ...formats.mistral import ARGS, TOOL_CALLS
+from ...formats.mistral import ARGS, CALL_ID, TOOL_CALLS
 from ...formats.mistral import format_tool_result as _format_tool_result
 from .engines.json_text import ArgsScan
 from .engines.scan import (
@@ -49,7 +51,9 @@ from .engines.scan import (
 _MARKERS = (TOOL_CALLS,)
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
 
-_OUTSIDE, _AFTER_TAG, _NAME, _ARGS_WAIT, _ARGS, _ARRAY_WAIT, _ELEMENT, _SINGLE = range(8)
+_OUTSIDE, _AFTER_TAG, _NAME, _ARGS_WAIT, _ARGS, _ARRAY_WAIT, _ELEMENT, _SINGLE, _CALL_ID = range(9)
+#: What a name is followed by in the v11+ form: its arguments, or (v13+) the model's call id first.
+_AFTER_NAME = (ARGS, CALL_ID)
 
 
 class MistralToolStream(BuiltinToolStream):
@@ -114,6 +118,8 @@ class MistralToolStream(BuiltinToolStream):
             return False
         if state == _ARRAY_WAIT:
             return self._array_step(buf)
+        if state == _CALL_ID:
+            return self._call_id_step(buf)
         # _ELEMENT / _SINGLE
         r = self._reader.step(self)
         if r == DONE and self._in_call:
@@ -161,6 +167,27 @@ class MistralToolStream(BuiltinToolStream):
             self._raw.reset()
             self._state = _ARGS
             return True
+        found = match_marker(buf, self._pos, _AFTER_NAME, self._final)
+        if found == MORE:
+            return False
+        if found == CALL_ID:
+            self._pos += len(CALL_ID)
+            self._state = _CALL_ID
+            return True
+        if found == ARGS:
+            self._commit("".join(self._name))
+            self._pos += len(ARGS)
+            self._state = _ARGS_WAIT
+            return True
+        return self._fail()
+
+    def _call_id_step(self, buf: str) -> bool:
+        """The model's call id (v13+), up to ``[ARGS]``: read and left out; anything else is no call."""
+        m = _NAME_RUN.match(buf, self._pos)
+        if m:
+            self._pos = m.end()
+        if self._pos == len(buf) and not self._final:
+            return False
         found = match_marker(buf, self._pos, (ARGS,), self._final)
         if found == MORE:
             return False
@@ -205,7 +232,7 @@ class MistralToolParser(BuiltinToolParser):
     """Mistral ``[TOOL_CALLS]`` calls (builtin, incremental)."""
 
     name = "mistral"
-    markers: ClassVar[tuple[str, ...]] = (TOOL_CALLS, ARGS)
+    markers: ClassVar[tuple[str, ...]] = (TOOL_CALLS, ARGS, CALL_ID)
     stream_class = MistralToolStream
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:

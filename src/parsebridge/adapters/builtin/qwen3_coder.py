@@ -75,6 +75,8 @@ class Qwen3CoderToolStream(TaggedCallStream):
     keeps_cut_key = False
     servers_complete_cut_call = True
     servers_untyped_strings = True
+    servers_tag_ends_value = True
+    bare_calls = True
 
 
 class Qwen3CoderToolParser(TaggedCallParser):

@@ -77,6 +77,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "the end of output is text, markers included, and so is any section after the first",
     "servers_call_at_parameter": "a call is shown once its first parameter's value opens; one cut off by "
     "the end of output before that is text",
+    "servers_tag_ends_value": "a value ends at the first tag that may end it (the call's or the next "
+    "parameter's), even where its own close tag follows (under `lossless` such a tag is the value's text)",
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }

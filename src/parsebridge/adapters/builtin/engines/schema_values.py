@@ -5,7 +5,9 @@ JSON type comes from the tool's schema:
 
 * P declared with a JSON-schema type that includes "string" → the text as is;
 * P declared with other types (integer, number, boolean, object, array, null) → ``json.loads``
-  of the stripped text when it is valid JSON, else the text as a string;
+  of the stripped text when it is valid JSON, else the text as a string; a Python literal
+  (``True``/``False``/``None``, as models trained on Python write them) is the boolean or null
+  it names where the schema allows that type (``boolean``, ``null``);
 * P undeclared (or declared without a type) → obvious JSON literals (numbers, true/false/null,
   objects, arrays) are decoded, anything else stays a string.
 
@@ -22,6 +24,9 @@ from ....protocol.parsers import ToolSpec
 from .scan import is_invalid, loads_or_none
 
 _OBVIOUS = re.compile(r"-?\d|[\[{]|(?:true|false|null)\Z")
+
+#: Python's literals → (the JSON-schema type that admits them, their value).
+_PYTHON_LITERALS: dict[str, tuple[str, Any]] = {"True": ("boolean", True), "False": ("boolean", False), "None": ("null", None)}
 
 #: function name → parameter → declared JSON-schema types (empty set: declared, no type).
 ParamTypes = dict[str, dict[str, frozenset[str]]]
@@ -74,4 +79,7 @@ def convert_value(text: str, types: frozenset[str] | None) -> Any:
         value = loads_or_none(stripped)
         return text if is_invalid(value) or isinstance(value, str) else value
     value = loads_or_none(stripped)
-    return text if is_invalid(value) else value
+    if is_invalid(value):
+        literal = _PYTHON_LITERALS.get(stripped)
+        return literal[1] if literal is not None and literal[0] in types else text
+    return value

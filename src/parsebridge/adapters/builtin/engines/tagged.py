@@ -41,25 +41,24 @@ named ``{"name"…``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ....formats import qwen3_coder as _qwen3_coder
-from ....protocol import StreamDelta
-from ....protocol.models import arguments_delta, empty_delta
 from .call_steps import clean_name
 from .conventions import SERVERS
-from .json_text import dumps, dumps_str
+from .json_text import dumps_str
 from .markers import find_or_safe, first_chars, marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker, safe_end
-from .schema_values import ParamTypes, convert_value, is_string_typed
+from .schema_values import ParamTypes
+from .tagged_values import TaggedValues
 
-_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL = range(10)
+_CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL, _BARE_END = range(11)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
 _DERIVED: dict[type, tuple[Any, ...]] = {}
 
 
-class TaggedCallStream(BuiltinToolStream):
+class TaggedCallStream(TaggedValues, BuiltinToolStream):
     """Incremental machine for one `TagSpec` (see the module docstring)."""
 
     #: block start/end (``start=None``: a call opens straight from content, as in MiniCPM's ``<function``).
@@ -80,6 +79,10 @@ class TaggedCallStream(BuiltinToolStream):
     #: unless whitespace) and the call's span runs to the block's end; a call open inside a
     #: call is not a tag. Else a block may hold several calls and a call's close ends its span.
     one_call_per_block: ClassVar[bool] = False
+    #: A call may open straight from content, without the block start (Qwen3-Coder's
+    #: ``<function=…>`` written without ``<tool_call>``): after its close, a block end that
+    #: follows (whitespace between) is structure of the call; anything else is content again.
+    bare_calls: ClassVar[bool] = False
     #: The rule turning a call's or (``>``-closed) parameter's name text into a name.
     name_of: ClassVar[Callable[[str], str | None]] = staticmethod(clean_name)
     #: A parameter head that is not one (no name, or not closed by its tag) is shown as content;
@@ -119,11 +122,18 @@ class TaggedCallStream(BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts: list[str] = []
+        #: In a value, from where the search for its close tag goes on (-1: none held; `_value_step`).
+        self._vlook = -1
+        #: The state a finished value returns to (`tagged_values`).
+        self._params_state = _PARAMS
         #: In a value, nothing held: `feed`'s shortcut applies (set by `_value`).
         self._vfast = False
         self._stray_back = _PARAMS
+        #: The open call opened straight from content (`bare_calls`).
+        self._bare = False
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
+        self._tag_ends = servers and cls.servers_tag_ends_value
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
         self._at_parameter = servers and cls.servers_call_at_parameter
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
@@ -152,6 +162,8 @@ class TaggedCallStream(BuiltinToolStream):
     def _derived(cls) -> tuple[Any, ...]:
         """The marker sets the format's tags imply (worked out once per format)."""
         starts = tuple(m for m in (cls.start,) if m) or (cls.call_open or "",)
+        if cls.bare_calls and cls.start and cls.call_open:
+            starts = (cls.start, cls.call_open)
         name_ends = (
             ("\n", cls.param_open, *(m for m in (cls.end, cls.start) if m))
             if cls.call_open is None
@@ -187,60 +199,11 @@ class TaggedCallStream(BuiltinToolStream):
             re.compile('[^"\\\\\x00-\x1f' + re.escape(first_chars(value_ends)) + "]+").fullmatch,
         )
 
-    # -- arguments object ------------------------------------------------------------------------
-    def _close_object(self) -> None:
-        if not self._closed:
-            self._args("}" if self._opened else "{}", hold_ws=False)
-            self._opened = self._closed = True
-
+    # -- arguments object (its values: `tagged_values.TaggedValues`) -----------------------------
     def _close_call(self, pos: int) -> None:
         if self._in_call:
             self._close_object()
             self._end_call(pos)
-
-    def _open_value(self, pname: str) -> None:
-        if self._at_parameter:
-            self._show_call()  # type: ignore[attr-defined]  (`whole_calls.WholeCalls`)
-        self._args(("{" if not self._opened else ", ") + dumps_str(pname) + ": ", hold_ws=False)
-        self._opened = True
-        self._vtypes = self._types.get(pname, self._untyped)
-        self._vstream = is_string_typed(self._vtypes)
-        if self._vstream:
-            self._args('"', hold_ws=False)
-        self._vfirst = True
-        self._vheld = ""
-        self._vparts = []
-        self._vfast = False
-
-    def _value(self, piece: str) -> None:
-        if not piece:
-            return
-        if self._vfirst:
-            self._vfirst = False
-            if piece.startswith("\n") and not self._keeps_newlines:
-                piece = piece[1:]
-        piece = self._vheld + piece
-        self._vheld = ""
-        if piece.endswith("\n") and not self._keeps_newlines:
-            piece, self._vheld = piece[:-1], "\n"
-        self._vfast = not self._vheld and self._span is None
-        if not piece:
-            return
-        if self._vstream:
-            self._args(dumps_str(piece)[1:-1], hold_ws=False)
-        else:
-            self._vparts.append(piece)
-
-    def _finish_value(self) -> None:
-        self._vheld = ""
-        self._vfast = False
-        if self._vstream:
-            self._args('"', hold_ws=False)
-        else:
-            value = convert_value("".join(self._vparts), self._vtypes)
-            self._vparts = []
-            self._args(dumps(value), hold_ws=False)
-        self._state = _PARAMS
 
     def _named(self, name: str) -> None:
         self._commit(name)
@@ -258,35 +221,11 @@ class TaggedCallStream(BuiltinToolStream):
         if tail.strip():
             self._inline_content(tail)
 
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """`BuiltinToolStream.feed`, with one shortcut: in a value, past its first piece, with nothing
-        held, a chunk `_verbatim` matches (no newline, no marker's first character, nothing JSON
-        escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
-        string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
-        if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
-            self._raw_kept.append(text)  # (in a call: nothing to trim, see `CallSteps._keep_raw`)
-            self._base += self._pos
-            self._buf = text
-            self._pos = len(text)
-            if not self._vstream:
-                self._vparts.append(text)
-                return empty_delta()
-            return arguments_delta(self._index, text, self._add_calls)
-        return super().feed(text, token_ids)
-
     # -- the machine ------------------------------------------------------------------------------
     def _step(self) -> bool:
         state, buf, cls = self._state, self._buf, type(self)
         if state == _PVALUE:  # (a value's text: the most common step, first)
-            j, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
-            if which is None:
-                self._value(buf[self._pos : j])
-                self._pos = j
-                return False
-            self._value(buf[self._pos : j])
-            self._pos = j + (len(which) if which == cls.param_close else 0)
-            self._finish_value()
-            return True
+            return self._value_step()
         if state == _CONTENT:
             return self._content_step(cls)
         if state == _BLOCK:
@@ -310,6 +249,8 @@ class TaggedCallStream(BuiltinToolStream):
             return self._read_pname()
         if state == _VWAIT:
             return self._value_wait_step(buf, cls)
+        if state == _BARE_END:
+            return self._bare_end_step(buf, cls)
         # _OPAQUE: an unnamed span runs to the block's end; it is then content, verbatim
         # _TAIL: the text after a call's close, kept; the call ends with the block
         stop, which = find_or_safe(buf, self._pos, self._opaque_ends, self._final)
@@ -335,10 +276,27 @@ class TaggedCallStream(BuiltinToolStream):
         self._begin_span(self._pos)
         self._pos += len(found)
         self._head = []
-        if cls.start is None:
+        self._bare = bool(cls.start) and found == cls.call_open
+        if cls.start is None or self._bare:
             self._state = _NAME
         else:
             self._state = _NAME if cls.call_open is None else _BLOCK
+        return True
+
+    def _bare_end_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
+        """After a bare call's close: its block end, if one follows, is the call's; else content goes on."""
+        at = self._pos
+        more = self._skip_ws()
+        found = match_marker(buf, self._pos, (cls.end or "",), self._final) if more else None
+        if found == MORE or (not more and not self._final):
+            self._pos = at
+            return False
+        if found is not None:
+            self._pos += len(found)
+        else:
+            self._pos = at
+        self._end_call(self._pos)
+        self._state = _CONTENT
         return True
 
     def _value_wait_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
@@ -373,7 +331,7 @@ class TaggedCallStream(BuiltinToolStream):
             self._pos += len(found)
             if cls.one_call_per_block:
                 self._close_object()
-                self._state = _TAIL
+                self._state = _BARE_END if self._bare else _TAIL
             else:
                 self._close_call(self._pos)
                 self._state = self._after_call()

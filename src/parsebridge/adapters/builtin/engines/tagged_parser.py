@@ -57,6 +57,13 @@ class TaggedCallParser(WholeCallsToolParser):
             found = (stream.start, stream.end, stream.call_open, stream.call_close, stream.param_open)
             cls.markers = tuple(m for m in (*found, name_close, stream.value_open, stream.param_close) if m)
 
+    def has_tool_calls(self, text: str) -> bool:
+        """A block start, or (a format with `bare_calls`) a call open, in `text`."""
+        stream = self.stream_class
+        if getattr(stream, "bare_calls", False) and stream.call_open and stream.call_open in text:  # type: ignore[attr-defined]
+            return True
+        return super().has_tool_calls(text)
+
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The tool-result message of this parser's format (``formats/<name>.py``)."""
         from ....formats import tool_format

@@ -1,0 +1,182 @@
+"""A tagged-parameter call's values: how the text between a parameter's tags becomes its JSON value.
+
+A mixin of `tagged.TaggedCallStream` (whose module holds the machine that finds the tags): a
+parameter opens (`_open_value`), its text arrives in pieces (`_value`), it closes
+(`_finish_value`); the arguments object around the values is opened by the first and closed
+by `_close_object`. Values are typed by the tool schema (`schema_values.convert_value`);
+string-typed values stream as JSON string fragments, others are emitted when the parameter
+closes.
+
+Where a value ends (`_value_step`): at its close tag. Another tag the format may end an
+unclosed value with (the next parameter's head, the call's or the block's close) ends it
+only where no close tag of the value follows before the end of output: a model writing
+about its own format puts such tags inside a value (``Use </function> to end``), and they
+are text there (under conventions="servers" too, unless both servers end the value there:
+`servers_tag_ends_value`). Until a close tag, or the end of output, decides, the text from that tag
+on is held (a stream shows nothing of it; the next block's start, where it comes first, decides
+that the tag ended the value; the one-shot parse, which has the whole text,
+decides at once).
+
+Whitespace: a format whose template writes each value on lines of its own (Qwen3-Coder:
+``<parameter=P>\\nVALUE\\n</parameter>``) has ONE leading and ONE trailing newline removed
+(unless `inline_values`); a format that writes values inline (GLM's ``<arg_value>V</arg_value>``)
+keeps every character, trailing newlines and double spaces included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ....protocol import StreamDelta
+from ....protocol.models import arguments_delta, empty_delta
+from .json_text import dumps, dumps_str
+from .markers import find_or_safe
+from .schema_values import convert_value, is_string_typed
+
+
+class TaggedValues:
+    """The value half of `tagged.TaggedCallStream` (see the module docstring)."""
+
+    #: The format writes values inline (GLM's ``<arg_value>V</arg_value>``): every character between
+    #: the tags is the value. Else its template writes a newline after a value's open tag and
+    #: before its close tag, and ONE of each is not part of the value.
+    inline_values: ClassVar[bool] = False
+    #: Under conventions="servers", as both servers read the format (their patterns stop at the
+    #: first such tag): another tag the format may end an unclosed value with ends the value
+    #: wherever it stands, a close tag after it or not (under "lossless" it is text there).
+    servers_tag_ends_value: ClassVar[bool] = False
+
+    # (the machine's state this half reads and writes; set by `TaggedCallStream.__init__`)
+    _buf: str
+    _pos: int
+    _base: int
+    _span: int | None
+    _final: bool
+    _index: int
+    _state: int
+    _opened: bool
+    _closed: bool
+    _at_parameter: bool
+    _keeps_newlines: bool
+    _types: dict[str, frozenset[str]]
+    _untyped: frozenset[str] | None
+    _vtypes: frozenset[str] | None
+    _vstream: bool
+    _vfirst: bool
+    _vheld: str
+    _vparts: list[str]
+    _vfast: bool
+    _vlook: int
+    _tag_ends: bool
+    _value_ends: tuple[str, ...]
+    _verbatim: Any
+    _raw_kept: list[str]
+    _add_calls: Any
+    param_close: ClassVar[str]
+    # and the driver's `_args`, the machine's `_show_call` and `_params_state`
+
+    def _close_object(self) -> None:
+        if not self._closed:
+            self._args("}" if self._opened else "{}", hold_ws=False)  # type: ignore[attr-defined]
+            self._opened = self._closed = True
+
+    def _open_value(self, pname: str) -> None:
+        if self._at_parameter:
+            self._show_call()  # type: ignore[attr-defined]  (`whole_calls.WholeCalls`)
+        self._args(("{" if not self._opened else ", ") + dumps_str(pname) + ": ", hold_ws=False)  # type: ignore[attr-defined]
+        self._opened = True
+        self._vtypes = self._types.get(pname, self._untyped)
+        self._vstream = is_string_typed(self._vtypes)
+        if self._vstream:
+            self._args('"', hold_ws=False)  # type: ignore[attr-defined]
+        self._vfirst = True
+        self._vheld = ""
+        self._vparts = []
+        self._vfast = False
+        self._vlook = -1
+
+    def _value_step(self) -> bool:
+        """In a value: its text up to the tag that ends it (see the module docstring)."""
+        buf, pos, close = self._buf, self._pos, self.param_close
+        j, which = find_or_safe(buf, pos, self._value_ends, self._final)
+        if which is None:
+            self._value(buf[pos:j])
+            self._pos = j
+            return False
+        if which != close and not self._tag_ends:
+            # Another tag: it ends the value unless its close tag follows before the next block
+            # starts (searched once per text: from where the last search stopped).
+            k = self._close_ahead(buf, j, close)
+            if k is None:
+                self._value(buf[pos:j])
+                self._pos = j
+                self._vlook = len(buf)  # (hold from the tag on: the next search starts here)
+                return False
+            if k >= 0:
+                j, which = k, close
+        self._value(buf[pos:j])
+        self._pos = j + (len(which) if which == close else 0)
+        self._finish_value()
+        return True
+
+    def _close_ahead(self, buf: str, j: int, close: str) -> int | None:
+        """Where the value's close tag follows the tag at `j` before the next block start: its
+        offset; -1 when the block start (or the end of output) comes first; None while unknown."""
+        start = self.start  # type: ignore[attr-defined]
+        look = max(j + 1, self._vlook - max(len(close), len(start or "")) + 1)
+        k = buf.find(close, look)
+        b = buf.find(start, look, k if k >= 0 else len(buf)) if start else -1
+        if b >= 0:
+            return -1
+        if k >= 0:
+            return k
+        return -1 if self._final else None
+
+    def _value(self, piece: str) -> None:
+        if not piece:
+            return
+        trims = not (self.inline_values or self._keeps_newlines)
+        if self._vfirst:
+            self._vfirst = False
+            if trims and piece.startswith("\n"):
+                piece = piece[1:]
+        piece = self._vheld + piece
+        self._vheld = ""
+        if trims and piece.endswith("\n"):
+            piece, self._vheld = piece[:-1], "\n"
+        self._vfast = not self._vheld and self._span is None
+        if not piece:
+            return
+        if self._vstream:
+            self._args(dumps_str(piece)[1:-1], hold_ws=False)  # type: ignore[attr-defined]
+        else:
+            self._vparts.append(piece)
+
+    def _finish_value(self) -> None:
+        self._vheld = ""
+        self._vfast = False
+        self._vlook = -1
+        if self._vstream:
+            self._args('"', hold_ws=False)  # type: ignore[attr-defined]
+        else:
+            value = convert_value("".join(self._vparts), self._vtypes)
+            self._vparts = []
+            self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
+        self._state = self._params_state  # type: ignore[attr-defined]
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`BuiltinToolStream.feed`, with one shortcut: in a value, past its first piece, with nothing
+        held, a chunk `_verbatim` matches (no newline, no marker's first character, nothing JSON
+        escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
+        string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
+        if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
+            self._raw_kept.append(text)  # (in a call: nothing to trim, see `CallSteps._keep_raw`)
+            self._base += self._pos
+            self._buf = text
+            self._pos = len(text)
+            if not self._vstream:
+                self._vparts.append(text)
+                return empty_delta()
+            return arguments_delta(self._index, text, self._add_calls)
+        return super().feed(text, token_ids)  # type: ignore[misc, no-any-return]
