@@ -95,10 +95,14 @@ def test_tool_calls_and_content() -> None:
     assert T.parse(builtin_tool).dropped == '{"q": "x"}'
     check(f"{CHANNEL}analysis to=python code{MESSAGE}print(1){CALL}", None, [])
     # the output opens inside the first header's role part (the prompt ended with <|start|>assistant)
-    check(' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>', None, [("f", {"a": 1}, None)])
+    check(
+        ' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>', None, [("f", {"a": 1}, None)]
+    )
     # a body's end marker inside a JSON string is text
     doc = '{"text": "end a call with <|call|>, a message with <|end|>"}'
-    check(f"{CHANNEL}commentary to=functions.f json{MESSAGE}{doc}{CALL}", None, [("f", json.loads(doc), None)])
+    check(
+        f"{CHANNEL}commentary to=functions.f json{MESSAGE}{doc}{CALL}", None, [("f", json.loads(doc), None)]
+    )
     check("plain text", "plain text", [])
 
 

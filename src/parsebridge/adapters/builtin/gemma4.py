@@ -23,9 +23,11 @@ verbatim, so the call is kept with `invalid_arguments` (the converted prefix
 plus the raw rest; under conventions="servers", as vLLM and SGLang both read
 it, the arguments read before the error are closed and valid, ``{}`` at the
 least, and the rest of the block goes to the result's `dropped`); an end marker (or a new block) before the arguments
-close ends the call there, flagged, even inside a string (the markers are
-special tokens, so they end the block wherever they appear, as in both
-frameworks); ``key:`` with no value is an empty string; text between the
+close ends the call there, flagged; inside a string too under
+conventions="servers" (the markers are special tokens, and both frameworks end
+the block wherever they appear), while under "lossless" only where no closing
+delimiter follows before the next block starts: a model writing about its own
+format puts the block's markers inside a string argument as text; ``key:`` with no value is an empty string; text between the
 closing ``}`` and the end marker is content, in place.
 
 Where the frameworks differ: vLLM's gemma4 also accepts ``<turn|>`` as the
@@ -49,6 +51,7 @@ from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
 from .engines.call_steps import clean_name
 from .engines.conventions import SERVERS
+from .engines.markers import close_ahead
 from .engines.scan import (
     MORE,
     BuiltinToolParser,
@@ -105,10 +108,14 @@ class GemmaCallStream(BuiltinToolStream):
         self._stack: list[str] = []
         self._need_comma = False
         self._blocks = (self.start, self.end)
-        self._str_ends = (self.delim, self.start, self.end)
         #: conventions="servers": a syntax error closes the arguments read so far (both servers read
         #: what parses, `{}` at the least) and the rest of the block goes to `dropped` (`_malformed`).
         self._drop_malformed = parser.conventions == SERVERS
+        #: What ends a string: its delimiter, or the block's markers (under "lossless", only where no
+        #: delimiter follows: a model writing about its format puts them in a string as text).
+        self._str_ends = (self.delim, self.start, self.end)
+        #: ... where the search for a string's closing delimiter goes on (-1: none held).
+        self._look = -1
 
     # -- helpers ------------------------------------------------------------------------------
     def _emit(self, text: str) -> None:
@@ -216,9 +223,17 @@ class GemmaCallStream(BuiltinToolStream):
         return True
 
     def _string_step(self, buf: str) -> bool:
-        """Inside a delimited string value, up to its closing delimiter (or the block's end)."""
+        """Inside a delimited string value, up to its closing delimiter (or the block's end: under
+        "lossless", only where no closing delimiter follows before the next block, `close_ahead`)."""
         j, which = find_markers(buf, self._pos, self._str_ends)
         end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
+        if which is not None and which != self.delim and not self._drop_malformed:
+            k = close_ahead(buf, j, self.delim, self.start, self._look, self._final)
+            if k is None:  # (held from the marker on until the delimiter or the next block decides)
+                end, which = j, None
+                self._look = len(buf)
+            elif k >= 0:
+                end, which = k, self.delim
         if end > self._pos:
             self._emit(json.dumps(buf[self._pos : end], ensure_ascii=False)[1:-1])
         self._pos = end
@@ -227,6 +242,7 @@ class GemmaCallStream(BuiltinToolStream):
         if which != self.delim:  # the block ends inside the string: the call ends, flagged
             self._stop_at(which)
             return True
+        self._look = -1
         self._pos += len(self.delim)
         self._emit('"')
         self._state = _AFTER

@@ -136,3 +136,18 @@ def find_or_safe(buf: str, start: int, markers: tuple[str, ...], final: bool) ->
     if which is not None:
         return best, which
     return safe_end(buf, start, markers, final), None
+
+
+def close_ahead(buf: str, at: int, close: str, bound: str | None, look: int, final: bool) -> int | None:
+    """Whether a value's `close` follows a marker at `at` that may end the value (a model writing
+    about its own format puts such markers inside a value, as text): the offset of that `close`
+    when it comes before the next `bound` (a block's start) — the marker is text; -1 when `bound`
+    comes first, or the end of output does — the marker ends the value; None while unknown.
+    `look` is where the last search stopped (-1: none yet): each text is searched once."""
+    look = max(at + 1, look - max(len(close), len(bound or "")) + 1)
+    k = buf.find(close, look)
+    if bound and buf.find(bound, look, k if k >= 0 else len(buf)) >= 0:
+        return -1
+    if k >= 0:
+        return k
+    return -1 if final else None

@@ -26,7 +26,11 @@ from .scan import is_invalid, loads_or_none
 _OBVIOUS = re.compile(r"-?\d|[\[{]|(?:true|false|null)\Z")
 
 #: Python's literals → (the JSON-schema type that admits them, their value).
-_PYTHON_LITERALS: dict[str, tuple[str, Any]] = {"True": ("boolean", True), "False": ("boolean", False), "None": ("null", None)}
+_PYTHON_LITERALS: dict[str, tuple[str, Any]] = {
+    "True": ("boolean", True),
+    "False": ("boolean", False),
+    "None": ("null", None),
+}
 
 #: function name → parameter → declared JSON-schema types (empty set: declared, no type).
 ParamTypes = dict[str, dict[str, frozenset[str]]]

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from ....protocol import StreamDelta
 from ....protocol.models import arguments_delta, empty_delta
 from .json_text import dumps, dumps_str
-from .markers import find_or_safe
+from .markers import close_ahead, find_or_safe
 from .schema_values import convert_value, is_string_typed
 
 
@@ -107,7 +107,7 @@ class TaggedValues:
         if which != close and not self._tag_ends:
             # Another tag: it ends the value unless its close tag follows before the next block
             # starts (searched once per text: from where the last search stopped).
-            k = self._close_ahead(buf, j, close)
+            k = close_ahead(buf, j, close, self.start, self._vlook, self._final)  # type: ignore[attr-defined]
             if k is None:
                 self._value(buf[pos:j])
                 self._pos = j
@@ -119,19 +119,6 @@ class TaggedValues:
         self._pos = j + (len(which) if which == close else 0)
         self._finish_value()
         return True
-
-    def _close_ahead(self, buf: str, j: int, close: str) -> int | None:
-        """Where the value's close tag follows the tag at `j` before the next block start: its
-        offset; -1 when the block start (or the end of output) comes first; None while unknown."""
-        start = self.start  # type: ignore[attr-defined]
-        look = max(j + 1, self._vlook - max(len(close), len(start or "")) + 1)
-        k = buf.find(close, look)
-        b = buf.find(start, look, k if k >= 0 else len(buf)) if start else -1
-        if b >= 0:
-            return -1
-        if k >= 0:
-            return k
-        return -1 if self._final else None
 
     def _value(self, piece: str) -> None:
         if not piece:
