@@ -133,6 +133,9 @@ class ReasoningFormat:
     #: Both servers keep a start marker repeated right after the opener as reasoning text (Kimi K3):
     #: so does builtin under conventions="servers" ("lossless" consumes it, as for every family).
     servers_keep_repeated_start: bool = False
+    #: Both servers read only `start` and `end` (not `alt_starts`/`alt_ends`): so does builtin under
+    #: conventions="servers" ("lossless" reads every spelling).
+    servers_canonical_markers: bool = False
 
     @property
     def markers(self) -> tuple[str, ...]:

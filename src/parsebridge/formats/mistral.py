@@ -18,7 +18,9 @@ def render(calls: Any, *, sep: str = " ", style: str = "array") -> str:
     if style == "args":
         return "".join(f"{TOOL_CALLS}{n}{ARGS}{dump_json(a)}" for n, a in calls)
     if style == "call_id":
-        return "".join(f"{TOOL_CALLS}{n}{CALL_ID}{i:09d}{ARGS}{dump_json(a)}" for i, (n, a) in enumerate(calls))
+        return "".join(
+            f"{TOOL_CALLS}{n}{CALL_ID}{i:09d}{ARGS}{dump_json(a)}" for i, (n, a) in enumerate(calls)
+        )
     arr = "[" + ", ".join(dump_json({"name": n, "arguments": a}) for n, a in calls) + "]"
     return f"{TOOL_CALLS}{sep}{arr}"
 
@@ -48,7 +50,9 @@ REASONING = ReasoningFormat(
     summary="`[THINK]…[/THINK]` (Magistral; its first releases write plain-text `<think>…</think>`)",
     start=THINK,
     end=THINK_END,
-    # (Magistral Small/Medium 2506 think in plain text: `<think>` and `</think>` are no special tokens)
+    # (Magistral Small/Medium 2506 think in plain text: `<think>` and `</think>` are no special tokens;
+    # vLLM's and SGLang's mistral parsers read only [THINK], so "servers" does too)
     alt_starts=("<think>",),
     alt_ends=("</think>",),
+    servers_canonical_markers=True,
 )

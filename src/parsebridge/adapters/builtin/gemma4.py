@@ -27,7 +27,8 @@ close ends the call there, flagged; inside a string too under
 conventions="servers" (the markers are special tokens, and both frameworks end
 the block wherever they appear), while under "lossless" only where no closing
 delimiter follows before the next block starts: a model writing about its own
-format puts the block's markers inside a string argument as text; ``key:`` with no value is an empty string; text between the
+format puts the block's markers inside a string argument as text (the next block: its start
+marker and ``call:``); ``key:`` with no value is an empty string; text between the
 closing ``}`` and the end marker is content, in place.
 
 Where the frameworks differ: vLLM's gemma4 also accepts ``<turn|>`` as the
@@ -99,6 +100,9 @@ class GemmaCallStream(BuiltinToolStream):
     start: ClassVar[str] = _g4.START
     end: ClassVar[str] = _g4.END
     delim: ClassVar[str] = _g4.STRING
+    #: Under conventions="servers", as both servers read it: the block's markers end a string
+    #: wherever they stand (`conventions.SERVERS_CALLS`).
+    servers_tag_ends_value: ClassVar[bool] = True
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
@@ -114,7 +118,9 @@ class GemmaCallStream(BuiltinToolStream):
         #: What ends a string: its delimiter, or the block's markers (under "lossless", only where no
         #: delimiter follows: a model writing about its format puts them in a string as text).
         self._str_ends = (self.delim, self.start, self.end)
-        #: ... where the search for a string's closing delimiter goes on (-1: none held).
+        self._tag_ends = self._drop_malformed and self.servers_tag_ends_value
+        #: ... the offset (in the fed text) where the search for a string's closing delimiter goes on
+        #: (-1: none held).
         self._look = -1
 
     # -- helpers ------------------------------------------------------------------------------
@@ -224,14 +230,16 @@ class GemmaCallStream(BuiltinToolStream):
 
     def _string_step(self, buf: str) -> bool:
         """Inside a delimited string value, up to its closing delimiter (or the block's end: under
-        "lossless", only where no closing delimiter follows before the next block, `close_ahead`)."""
+        "lossless", only where no closing delimiter follows before the next block's ``<|tool_call>call:``,
+        `close_ahead`)."""
         j, which = find_markers(buf, self._pos, self._str_ends)
         end = j if which is not None else safe_end(buf, self._pos, self._str_ends, self._final)
-        if which is not None and which != self.delim and not self._drop_malformed:
-            k = close_ahead(buf, j, self.delim, self.start, self._look, self._final)
+        if which is not None and which != self.delim and not self._tag_ends:
+            look = self._look - self._base if self._look >= 0 else -1
+            k = close_ahead(buf, j, self.delim, self.start + _g4.CALL, look, self._final)
             if k is None:  # (held from the marker on until the delimiter or the next block decides)
                 end, which = j, None
-                self._look = len(buf)
+                self._look = self._base + len(buf)
             elif k >= 0:
                 end, which = k, self.delim
         if end > self._pos:

@@ -150,16 +150,8 @@ class GptOssToolStream(BuiltinToolStream):
 
     def _step(self) -> bool:
         state, buf = self._state, self._buf
-        if state == _LEAD:  # (the output's start: its first header's role part, or not)
-            leads = leads_with_header(buf[self._pos :], self._final)
-            if leads is None:
-                return False
-            self._state = _OUTSIDE
-            if leads:
-                self._header = []
-                self._header_at = self._base + self._pos
-                self._state = _HEADER
-            return True
+        if state == _LEAD:
+            return self._lead_step(buf)
         if state == _OUTSIDE:
             which = self._outside(_OUTSIDE_MARKERS)
             if which is None:
@@ -174,32 +166,7 @@ class GptOssToolStream(BuiltinToolStream):
             self._state = _HEADER
             return True
         if state == _HEADER:
-            j, which = find_markers(buf, self._pos, _HEADER_ENDS)
-            stop = j if which is not None else safe_end(buf, self._pos, _HEADER_ENDS, self._final)
-            self._header.append(buf[self._pos : stop])
-            self._pos = stop
-            if which is None:
-                return False
-            if which != MESSAGE:  # a header that never reached its body: text, verbatim
-                self._content("".join(self._header))
-                self._state = _OUTSIDE
-                return True
-            self._pos += len(MESSAGE)
-            info = read_header("".join(self._header), first=self._index < 0)
-            if info is None:  # not a harmony header: text, and its body too
-                self._content("".join(self._header) + MESSAGE)
-                self._kind = _CONTENT
-                self._state = _BODY
-                return True
-            channel, recipient = info
-            self._kind = message_kind(channel, recipient)
-            self._structure()
-            if self._kind == _CALL:
-                assert recipient is not None
-                self._commit(call_name(recipient), self._header_at - self._base)
-                self._raw.reset()
-            self._state = _BODY
-            return True
+            return self._header_step(buf)
         # _BODY
         if self._kind == _CALL:  # (an end marker inside a JSON string is the argument's text)
             stop, why = self._raw.scan(buf, self._pos, BODY_ENDS, self._final)
@@ -218,6 +185,47 @@ class GptOssToolStream(BuiltinToolStream):
         else:
             self._structure()
         self._state = _OUTSIDE
+        return True
+
+    def _lead_step(self, buf: str) -> bool:
+        """The output's start: its first header's role part (`leads_with_header`), or not."""
+        leads = leads_with_header(buf[self._pos :], self._final)
+        if leads is None:
+            return False
+        self._state = _OUTSIDE
+        if leads:
+            self._header = []
+            self._header_at = self._base + self._pos
+            self._state = _HEADER
+        return True
+
+    def _header_step(self, buf: str) -> bool:
+        """A message header up to ``<|message|>``: what it opens (a call, reasoning, content), or text."""
+        j, which = find_markers(buf, self._pos, _HEADER_ENDS)
+        stop = j if which is not None else safe_end(buf, self._pos, _HEADER_ENDS, self._final)
+        self._header.append(buf[self._pos : stop])
+        self._pos = stop
+        if which is None:
+            return False
+        if which != MESSAGE:  # a header that never reached its body: text, verbatim
+            self._content("".join(self._header))
+            self._state = _OUTSIDE
+            return True
+        self._pos += len(MESSAGE)
+        info = read_header("".join(self._header), first=self._index < 0)
+        if info is None:  # not a harmony header: text, and its body too
+            self._content("".join(self._header) + MESSAGE)
+            self._kind = _CONTENT
+            self._state = _BODY
+            return True
+        channel, recipient = info
+        self._kind = message_kind(channel, recipient)
+        self._structure()
+        if self._kind == _CALL:
+            assert recipient is not None
+            self._commit(call_name(recipient), self._header_at - self._base)
+            self._raw.reset()
+        self._state = _BODY
         return True
 
     def _body(self, piece: str) -> None:
@@ -292,16 +300,8 @@ class GptOssReasoningStream(ReasoningStreamBase):
         content: list[str] = []
         while True:
             held = self._held
-            if self._lead:
-                leads = leads_with_header(held, final)
-                if leads is None:
-                    break
-                self._lead = False
-                if leads:
-                    self._header_at = self._consumed
-                    self._header = []
-                    self._state = _HEADER
-                    continue
+            if self._lead and not self._read_lead(held, final):
+                break
             if self._state == _OUTSIDE:
                 j, which = find_markers(held, 0, _OUTSIDE_MARKERS)
                 stop = j if which is not None else safe_end(held, 0, _OUTSIDE_MARKERS, final)
@@ -328,12 +328,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     continue
                 self._open_body(reasoning, content)
             else:
-                if self._kind == _CALL:
-                    stop, why = self._raw.scan(held, 0, BODY_ENDS, final)
-                    which = self._raw.marker if why == MARKER else None
-                else:
-                    j, which = find_markers(held, 0, BODY_ENDS)
-                    stop = j if which is not None else safe_end(held, 0, BODY_ENDS, final)
+                stop, which = self._body_end(held, final)
                 piece = self._take(stop)
                 if self._kind == _REASON:
                     if piece:
@@ -353,6 +348,27 @@ class GptOssReasoningStream(ReasoningStreamBase):
                     self._block_end = self._consumed
                 self._state = _OUTSIDE
         return delta_of("".join(content), "".join(reasoning), [])
+
+    def _read_lead(self, held: str, final: bool) -> bool:
+        """At the output's start: whether it opens inside its first header's role part (then the
+        header is being read); False while too little is known."""
+        leads = leads_with_header(held, final)
+        if leads is None:
+            return False
+        self._lead = False
+        if leads:
+            self._header_at = self._consumed
+            self._header = []
+            self._state = _HEADER
+        return True
+
+    def _body_end(self, held: str, final: bool) -> tuple[int, str | None]:
+        """Where the open body's text stops, and the marker there (a call's: outside JSON strings)."""
+        if self._kind == _CALL:
+            stop, why = self._raw.scan(held, 0, BODY_ENDS, final)
+            return stop, self._raw.marker if why == MARKER else None
+        j, which = find_markers(held, 0, BODY_ENDS)
+        return (j if which is not None else safe_end(held, 0, BODY_ENDS, final)), which
 
     def _open_body(self, reasoning: list[str], content: list[str]) -> None:
         """The header is read up to `<|message|>`: its kind says where the body goes (a call's or

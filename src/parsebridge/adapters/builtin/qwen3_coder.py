@@ -12,9 +12,10 @@ Format::
 
 Value rule: a value is the text between ``<parameter=P>`` and ``</parameter>``
 (a missing ``</parameter>`` is tolerated: the next ``<parameter=`` or
-``</function>`` ends it; ``<tool_call>``/``</tool_call>`` inside a value are
-plain text, so a value may hold such markers) with ONE leading and ONE trailing
-newline removed. Then:
+``</function>`` ends it, but only where no ``</parameter>`` follows before the
+next ``<tool_call>``: a model writing about its own format puts those tags in a
+value as text; ``<tool_call>``/``</tool_call>`` inside a value are plain text)
+with ONE leading and ONE trailing newline removed (`tagged_values`). Then:
 
 * P declared in `tools` with a JSON-schema type that includes "string" → the text as is;
 * P declared with other types (integer, number, boolean, object, array, null) → ``json.loads``
@@ -22,7 +23,8 @@ newline removed. Then:
 * P undeclared (or declared without a type) → obvious JSON literals (numbers, true/false/null,
   objects, arrays) are decoded, anything else stays a string.
 
-NaN/Infinity are never decoded (they are not JSON). Repeated parameters produce
+Python's ``True``/``False``/``None`` are the boolean or null they name where the schema
+allows that type. NaN/Infinity are never decoded (they are not JSON). Repeated parameters produce
 repeated keys in the arguments JSON; the last one wins when parsed.
 
 Streaming builds the arguments JSON incrementally and prefix-stably: ``{`` and
@@ -35,6 +37,9 @@ The machine is `tagged`'s (seed_oss's), with Qwen3-Coder's four rules:
 one call per block, names stripped of whitespace only, a parameter head that
 is not one dropped, a key cut off by the end of output not kept.
 
+A call may open without its block: ``<function=NAME>…</function>`` straight from
+content is read as a call (a ``</tool_call>`` right after it is its close).
+
 Malformed output (builtin policy, see `scan`): a block without a readable
 ``<function=NAME>`` stays in the content verbatim; stray text between
 parameters (not a tag), or between ``</function>`` and ``</tool_call>``
@@ -45,8 +50,9 @@ parameter is finished (as if closed) but the object is not, so the arguments
 text is flagged unless no parameter had started (then ``{}``). Under
 ``conventions="servers"`` (as vLLM's and SGLang's qwen3_coder and step3p5
 parsers read it) a call cut off where no value is open has the parameters so
-far as its arguments (not flagged), and a value with no declared schema stays
-a string.
+far as its arguments (not flagged), a value with no declared schema stays
+a string, a value ends at the first ``</function>`` or ``<parameter=`` whatever
+follows, and ``None`` stays text.
 
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, as the
 Qwen3-Coder chat template renders a tool message (no id in this format).
@@ -76,6 +82,7 @@ class Qwen3CoderToolStream(TaggedCallStream):
     servers_complete_cut_call = True
     servers_untyped_strings = True
     servers_tag_ends_value = True
+    servers_none_is_text = True
     bare_calls = True
 
 

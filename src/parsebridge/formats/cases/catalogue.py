@@ -135,6 +135,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         {"settings": {"type": "object", "description": "Nested settings object (merged)."}},
         ["settings"],
     ),
+    "book_room": _fn(
+        "book_room",
+        "Book a meeting room; no room number lets the office choose.",
+        {"title": S, "room": {"type": ["integer", "null"]}, "projector": B},
+        ["title"],
+    ),
     "run_sql": _fn(
         "run_sql",
         "Run a read-only SQL query.",

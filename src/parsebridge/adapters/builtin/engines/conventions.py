@@ -29,7 +29,7 @@ reasoning for the families whose servers both start there (``servers_started`` i
 from __future__ import annotations
 
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 from ....protocol.errors import InvalidSpecError
 
@@ -77,8 +77,11 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "the end of output is text, markers included, and so is any section after the first",
     "servers_call_at_parameter": "a call is shown once its first parameter's value opens; one cut off by "
     "the end of output before that is text",
-    "servers_tag_ends_value": "a value ends at the first tag that may end it (the call's or the next "
-    "parameter's), even where its own close tag follows (under `lossless` such a tag is the value's text)",
+    "servers_tag_ends_value": "a value ends at the first marker that may end it (the call's or the block's "
+    "close, the next parameter's head), even where its own close follows (under `lossless` such a marker "
+    "is the value's text)",
+    "servers_none_is_text": 'a Python `None` stays the text "None" where the schema allows null (`True` and '
+    "`False` are booleans under both; `lossless` reads `None` as null)",
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }
@@ -88,6 +91,13 @@ SERVERS_START: Final[dict[bool, str]] = {
     "read it (unless `reasoning_started=False` or a prompt that closed the block says otherwise)",
     False: "reasoning starts where the family's chat template opens it: as `lossless`",
 }
+
+
+#: ... and for reasoning formats whose servers read only their own markers (`servers_canonical_markers`).
+SERVERS_CANONICAL: Final = (
+    "only the format's own markers open and close reasoning; its other spellings (Magistral's plain-text "
+    "`<think>`) are text, as both servers read them (`lossless` reads every spelling)"
+)
 
 
 def servers_rules() -> list[tuple[str, str, list[str]]]:
@@ -106,6 +116,10 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     started = servers_started()
     for value, rule in SERVERS_START.items():
         rows.append(("reasoning", rule, [n for n in reasoning_parsers() if (n in started) == value]))
+    canonical = [
+        n for n in reasoning_parsers() if _format_fact(n, "servers_canonical_markers", False, "reasoning")
+    ]
+    rows.append(("reasoning", SERVERS_CANONICAL, canonical))
     return rows
 
 
@@ -135,25 +149,26 @@ def servers_started() -> frozenset[str]:
 def servers_content(parser_name: str) -> str:
     """How both servers show text the calls do not account for in the format of builtin
     parser `parser_name` (its `ToolFormat.servers_content`; "call" when it has no format)."""
-    return _format_fact(parser_name, "servers_content", "call")
+    return str(_format_fact(parser_name, "servers_content", "call"))
 
 
 @cache
 def servers_markup(parser_name: str) -> str:
     """Which markup that opens no call both servers leave out of the content in the format of
     builtin parser `parser_name` (its `ToolFormat.servers_markup`; "" when it has no format)."""
-    return _format_fact(parser_name, "servers_markup", "")
+    return str(_format_fact(parser_name, "servers_markup", ""))
 
 
-def _format_fact(parser_name: str, field: str, default: str) -> str:
-    """`field` of the parser's format; `default` only when it has no format (a wrong field raises)."""
-    from ....formats import UnknownFormatError, tool_format
+def _format_fact(parser_name: str, field: str, default: Any, kind: str = "tool") -> Any:
+    """`field` of the parser's (`kind`) format; `default` only when it has no format (a wrong field raises)."""
+    from ....formats import UnknownFormatError, reasoning_format, tool_format
 
     try:
-        fmt = tool_format(parser_name)
+        fmt: Any = tool_format(parser_name) if kind == "tool" else reasoning_format(parser_name)
     except UnknownFormatError:
         return default
-    return str(getattr(fmt, field))
+    value = getattr(fmt, field)
+    return str(value) if isinstance(default, str) else value
 
 
 def check_conventions(value: object) -> str:

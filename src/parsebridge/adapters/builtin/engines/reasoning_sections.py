@@ -123,17 +123,24 @@ class SectionReasoningParser(FormatReasoningParser):
     def __init__(self, *, started: bool | None = None, prompt: str | None = None, **options: Any) -> None:
         super().__init__(started=started, prompt=prompt, **options)
         fmt = self.format
-        self.starts = Markers(fmt.starts)
-        self.ends = Markers(fmt.ends)
-        self.end_set = frozenset(fmt.ends)
-        self.stops = Markers((*fmt.ends, *fmt.closers))
+        servers = check_conventions(options.get("conventions")) == SERVERS
+        #: the markers read: every spelling, or under "servers" for a format whose servers read only
+        #: its own markers, those (`servers_canonical_markers`)
+        canonical = servers and fmt.servers_canonical_markers
+        starts, ends = ((fmt.start,), (fmt.end,)) if canonical else (fmt.starts, fmt.ends)
+        self.starts = Markers(starts)
+        self.ends = Markers(ends)
+        self.end_set = frozenset(ends)
+        self.stops = Markers((*ends, *fmt.closers))
         self.wrappers = Markers(fmt.content_wrappers)
         #: start markers repeated right after the opener are consumed (not under "servers" for a
         #: format whose servers keep them as reasoning: `servers_keep_repeated_start`)
-        servers = check_conventions(options.get("conventions")) == SERVERS
         self.skips_repeats = not (servers and fmt.servers_keep_repeated_start)
-        #: once an end marker closed reasoning, later (stray) end markers leave the content too
-        self.drops = Markers((*fmt.content_wrappers, *fmt.ends)) if fmt.drop_later_ends else self.wrappers
+        #: once an end marker closed reasoning, later (stray) end markers leave the content too, up to
+        #: the tool section a closer opens (`drops_to`): an end marker in it is a call's text
+        self.drops = Markers((*fmt.content_wrappers, *ends)) if fmt.drop_later_ends else self.wrappers
+        self.closer_set = frozenset(fmt.closers) if fmt.drop_later_ends else frozenset()
+        self.drops_to = Markers((*self.drops.texts, *self.closer_set)) if self.closer_set else self.drops
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None
@@ -156,12 +163,22 @@ class SectionReasoningParser(FormatReasoningParser):
         else:
             end = at + len(stop) if closed_by_end else at
             reasoning, rest = text[begin:at], text[end:]
-        content = unwrap(rest, self.drops if closed_by_end else self.wrappers) or None
+        content = (self._later(rest) if closed_by_end else unwrap(rest, self.wrappers)) or None
         if not reasoning:
             return make_reasoning_result(None, content, None)
         end_marker = stop if closed_by_end else None
         block = make_block(reasoning, opener or None, end_marker, lead if opener else 0, end, True)
         return make_reasoning_result(reasoning, content, block)
+
+    def _later(self, rest: str) -> str:
+        """The content after the end marker: later end markers dropped up to the first closer (a
+        tool section: from there on only the wrappers leave it)."""
+        at, closer = self.drops_to.find(rest, 0)
+        while at != -1 and closer not in self.closer_set:
+            at, closer = self.drops_to.find(rest, at + len(closer))
+        if at == -1:
+            return unwrap(rest, self.drops)
+        return unwrap(rest[:at], self.drops) + unwrap(rest[at:], self.wrappers)
 
     def has_reasoning(self, text: str) -> bool:
         return self.parse(text).reasoning is not None
@@ -188,6 +205,7 @@ class SectionStream(ReasoningStreamBase):
         self._block_end = -1
         self._reasoning: list[str] = []
         self._fresh = False  # right after the opener: a repeated start marker is consumed
+        self._in_section = False  # a closer came after the end marker: no later end marker is dropped
 
     def pending_text(self) -> str:
         return self._held
@@ -220,8 +238,9 @@ class SectionStream(ReasoningStreamBase):
         return self._step(final=False)
 
     def _content_markers(self) -> Markers:
-        """What leaves the content: wrapper markers, and later end markers once one closed reasoning."""
-        return self._p.drops if self._end_marker is not None else self._p.wrappers
+        """What leaves the content: wrapper markers, and later end markers once one closed reasoning
+        (up to a closer: `drops_to` finds those too, and `_scan_content` keeps them)."""
+        return self._p.drops_to if self._end_marker is not None and not self._in_section else self._p.wrappers
 
     def _flush(self) -> StreamDelta:
         delta = self._step(final=True)
@@ -303,6 +322,14 @@ class SectionStream(ReasoningStreamBase):
             hold = len(held) if final else wrappers.hold_from(held)
             if at != -1 and at < hold:
                 out.append(self._take(at))
+                if marker in self._p.closer_set:  # (a tool section: its text stays, from here on)
+                    out.append(self._take(len(marker)))
+                    self._in_section = True
+                    wrappers = self._p.wrappers
+                    if not wrappers.texts:
+                        out.append(self._take(len(self._held)))
+                        return "".join(out)
+                    continue
                 self._take(len(marker))
                 continue
             out.append(self._take(hold))

@@ -72,8 +72,9 @@ def is_string_typed(types: frozenset[str] | None) -> bool:
     return bool(types) and "string" in (types or ())
 
 
-def convert_value(text: str, types: frozenset[str] | None) -> Any:
-    """A parameter's text → its JSON value, by the module docstring's rule."""
+def convert_value(text: str, types: frozenset[str] | None, python_none: bool = True) -> Any:
+    """A parameter's text → its JSON value, by the module docstring's rule (without `python_none`,
+    Python's ``None`` stays text: the reading of servers that know only its two booleans)."""
     if types and "string" in types:
         return text
     stripped = text.strip()
@@ -85,5 +86,7 @@ def convert_value(text: str, types: frozenset[str] | None) -> Any:
     value = loads_or_none(stripped)
     if is_invalid(value):
         literal = _PYTHON_LITERALS.get(stripped)
-        return literal[1] if literal is not None and literal[0] in types else text
+        if literal is None or literal[0] not in types or (literal[1] is None and not python_none):
+            return text
+        return literal[1]
     return value

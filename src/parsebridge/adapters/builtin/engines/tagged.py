@@ -122,7 +122,8 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         self._vfirst = True
         self._vheld = ""
         self._vparts: list[str] = []
-        #: In a value, from where the search for its close tag goes on (-1: none held; `_value_step`).
+        #: In a value, the offset (in the fed text) from where the search for its close tag goes on
+        #: (-1: none held; `_value_step`).
         self._vlook = -1
         #: The state a finished value returns to (`tagged_values`).
         self._params_state = _PARAMS
@@ -134,6 +135,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         servers = parser.conventions == SERVERS
         self._complete_cut = servers and cls.servers_complete_cut_call
         self._tag_ends = servers and cls.servers_tag_ends_value
+        self._python_none = not (servers and cls.servers_none_is_text)
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
         self._at_parameter = servers and cls.servers_call_at_parameter
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call

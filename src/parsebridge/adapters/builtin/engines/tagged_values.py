@@ -46,6 +46,9 @@ class TaggedValues:
     #: first such tag): another tag the format may end an unclosed value with ends the value
     #: wherever it stands, a close tag after it or not (under "lossless" it is text there).
     servers_tag_ends_value: ClassVar[bool] = False
+    #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
+    #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
+    servers_none_is_text: ClassVar[bool] = False
 
     # (the machine's state this half reads and writes; set by `TaggedCallStream.__init__`)
     _buf: str
@@ -69,6 +72,7 @@ class TaggedValues:
     _vfast: bool
     _vlook: int
     _tag_ends: bool
+    _python_none: bool
     _value_ends: tuple[str, ...]
     _verbatim: Any
     _raw_kept: list[str]
@@ -107,11 +111,12 @@ class TaggedValues:
         if which != close and not self._tag_ends:
             # Another tag: it ends the value unless its close tag follows before the next block
             # starts (searched once per text: from where the last search stopped).
-            k = close_ahead(buf, j, close, self.start, self._vlook, self._final)  # type: ignore[attr-defined]
+            look = self._vlook - self._base if self._vlook >= 0 else -1
+            k = close_ahead(buf, j, close, self.start, look, self._final)  # type: ignore[attr-defined]
             if k is None:
                 self._value(buf[pos:j])
                 self._pos = j
-                self._vlook = len(buf)  # (hold from the tag on: the next search starts here)
+                self._vlook = self._base + len(buf)  # (held from the tag on: the next search goes on here)
                 return False
             if k >= 0:
                 j, which = k, close
@@ -147,7 +152,7 @@ class TaggedValues:
         if self._vstream:
             self._args('"', hold_ws=False)  # type: ignore[attr-defined]
         else:
-            value = convert_value("".join(self._vparts), self._vtypes)
+            value = convert_value("".join(self._vparts), self._vtypes, self._python_none)
             self._vparts = []
             self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
         self._state = self._params_state  # type: ignore[attr-defined]

@@ -1,0 +1,200 @@
+"""Outputs written the way real models write them, read under both conventions, one-shot and streamed.
+
+Each case is a model-style output and what each convention reads from it: Python literals typed
+by the schema, whitespace kept in inline values, a format's own markers written inside an
+argument (a model documenting its format), and shapes the templates allow (Mistral's call ids,
+Qwen3-Coder's ``<function=…>`` without its block, gpt-oss output opening in the role header or
+calling a built-in tool, Magistral's plain-text ``<think>``). Where the servers agree on another
+reading, "servers" gives theirs and "lossless" the right one. Every stream, per character, per
+approximate token, at 5 and 20 tokens and at seeded random splits, equals its one-shot parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _streaming import assert_streams_like_oneshot, norm, random_chunkings
+
+import parsebridge as pb
+from parsebridge.conformance.chunking import approximate_tokens
+from parsebridge.formats.cases.catalogue import tools as catalogue_tools
+
+Reading = tuple[str | None, list[tuple[str, dict[str, Any], str | None]]]
+
+
+def _token_chunkings(text: str) -> list[list[str]]:
+    tokens = approximate_tokens(text)
+    groups = [["".join(tokens[i : i + k]) for i in range(0, len(tokens), k)] for k in (1, 5, 20)]
+    return [*groups, *random_chunkings(text, seed=len(text))]
+
+
+def _read(spec: str, conventions: str, text: str, tools: list[str] | None = None) -> Reading:
+    parser = pb.get_tool_parser(
+        spec, tools=catalogue_tools(*tools) if tools else None, conventions=conventions
+    )
+    return norm(assert_streams_like_oneshot(parser, text, _token_chunkings(text)))
+
+
+DOC = "End a call with </function> and then </tool_call>."
+QWEN_DOC = (
+    "<tool_call>\n<function=write_file>\n<parameter=path>\nFORMAT.md\n</parameter>\n"
+    f"<parameter=content>\n{DOC}\n</parameter>\n</function>\n</tool_call>"
+)
+QWEN_LITERALS = (
+    "<tool_call>\n<function=book_room>\n<parameter=title>\nStandup\n</parameter>\n<parameter=room>\nNone\n"
+    "</parameter>\n<parameter=projector>\nFalse\n</parameter>\n</function>\n</tool_call>"
+)
+GLM_DOC = (
+    "<tool_call>write_file<arg_key>path</arg_key><arg_value>glm.md</arg_value><arg_key>content</arg_key>"
+    "<arg_value>A call ends with </tool_call>.</arg_value></tool_call>"
+)
+GLM_WS = (
+    "<tool_call>write_file<arg_key>path</arg_key><arg_value>n.txt</arg_value><arg_key>content</arg_key>"
+    "<arg_value>two  spaces\nlast newline\n</arg_value></tool_call>"
+)
+GEMMA_DOC = '<|tool_call>call:write_file{content:<|"|>Calls end with <tool_call|>.<|"|>,path:<|"|>g.md<|"|>}<tool_call|>'
+GPT_DOC = '<|channel|>commentary to=functions.write_file json<|message|>{"path": "h.md", "content": "End with <|call|>."}<|call|>'
+
+CASES = [
+    # (spec, output, tools, servers reading, lossless reading)
+    (
+        "builtin:qwen3_coder",
+        QWEN_LITERALS,
+        ["book_room"],
+        (None, [("book_room", {"title": "Standup", "room": "None", "projector": False}, None)]),
+        (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    (
+        "builtin:qwen3_coder",
+        QWEN_DOC,
+        ["write_file"],
+        None,  # (both servers end the value at </function>: see the test below)
+        (None, [("write_file", {"path": "FORMAT.md", "content": DOC}, None)]),
+    ),
+    (
+        "builtin:qwen3_coder",
+        "Let me look.\n<function=get_weather>\n<parameter=location>\nKyoto\n</parameter>\n</function>",
+        None,
+        ("Let me look.\n", [("get_weather", {"location": "Kyoto"}, None)]),
+        ("Let me look.\n", [("get_weather", {"location": "Kyoto"}, None)]),
+    ),
+    (
+        "builtin:glm45",
+        GLM_WS,
+        ["write_file"],
+        (None, [("write_file", {"path": "n.txt", "content": "two  spaces\nlast newline\n"}, None)]),
+        (None, [("write_file", {"path": "n.txt", "content": "two  spaces\nlast newline\n"}, None)]),
+    ),
+    (
+        "builtin:glm45",
+        GLM_DOC,
+        ["write_file"],
+        None,
+        (None, [("write_file", {"path": "glm.md", "content": "A call ends with </tool_call>."}, None)]),
+    ),
+    (
+        "builtin:gemma4",
+        GEMMA_DOC,
+        None,
+        None,
+        (None, [("write_file", {"content": "Calls end with <tool_call|>.", "path": "g.md"}, None)]),
+    ),
+    (
+        "builtin:gpt_oss",
+        GPT_DOC,
+        None,
+        (None, [("write_file", {"path": "h.md", "content": "End with <|call|>."}, None)]),
+        (None, [("write_file", {"path": "h.md", "content": "End with <|call|>."}, None)]),
+    ),
+    (
+        "builtin:gpt_oss",
+        ' to=functions.get_time<|channel|>commentary json<|message|>{"timezone": "UTC"}<|call|>',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:gpt_oss",
+        "<|channel|>analysis to=python code<|message|>print(2 ** 10)<|call|>",
+        None,
+        (None, []),
+        (None, []),
+    ),
+    (
+        "builtin:mistral",
+        'Sure. [TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"location": "Lyon"}'
+        '[TOOL_CALLS]get_time[CALL_ID]Zz9Yy8Xx7[ARGS]{"timezone": "UTC"}',
+        None,
+        ("Sure. ", [("get_weather", {"location": "Lyon"}, None), ("get_time", {"timezone": "UTC"}, None)]),
+        ("Sure. ", [("get_weather", {"location": "Lyon"}, None), ("get_time", {"timezone": "UTC"}, None)]),
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "text", "tools", "servers", "lossless"), CASES)
+def test_each_convention_reads_the_output(
+    spec: str, text: str, tools: list[str] | None, servers: Reading | None, lossless: Reading
+) -> None:
+    assert _read(spec, "lossless", text, tools) == lossless
+    if servers is not None:
+        assert _read(spec, "servers", text, tools) == servers
+
+
+@pytest.mark.parametrize(("spec", "text"), [("builtin:qwen3_coder", QWEN_DOC), ("builtin:glm45", GLM_DOC)])
+def test_servers_end_a_value_where_both_servers_do(spec: str, text: str) -> None:
+    """Both servers' patterns stop a value at the first tag that may end it: "servers" too (the
+    rest of the block is left out, on `dropped`), and its stream agrees with its one-shot parse."""
+    got = pb.get_tool_parser(spec, tools=catalogue_tools("write_file")).parse(text)
+    assert "</tool_call>" not in got.tool_calls[0].arguments["content"]
+    assert got.dropped
+    _read(spec, "servers", text, ["write_file"])
+
+
+def test_gemma4_servers_end_the_block_inside_a_string() -> None:
+    got = pb.get_tool_parser("builtin:gemma4").parse(GEMMA_DOC)
+    assert got.tool_calls[0].arguments == {}
+    _read("builtin:gemma4", "servers", GEMMA_DOC)
+
+
+def test_a_builtin_tool_message_is_left_out() -> None:
+    text = "<|channel|>analysis to=python code<|message|>print(2 ** 10)<|call|>"
+    assert (
+        pb.get_tool_parser("builtin:gpt_oss", conventions="lossless").parse(text).dropped == "print(2 ** 10)"
+    )
+
+
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_magistral_plain_think(conventions: str) -> None:
+    """Magistral's first releases think in plain-text ``<think>``: "lossless" reads it; both servers
+    (and so "servers") read only ``[THINK]``."""
+    text = "<think>The user wants a haiku.</think>Autumn wind rises"
+    parser = pb.get_reasoning_parser("builtin:mistral", conventions=conventions)
+    one = parser.parse(text)
+    stream = parser.stream()
+    shown = [stream.feed(piece) for piece in approximate_tokens(text)]
+    done = stream.finish()
+    assert (done.reasoning, done.content) == (one.reasoning, one.content)
+    assert "".join(d.content for d in shown) == (one.content or "")[: len("".join(d.content for d in shown))]
+    if conventions == "lossless":
+        assert (one.reasoning, one.content) == ("The user wants a haiku.", "Autumn wind rises")
+    else:
+        assert (one.reasoning, one.content) == (None, text)
+
+
+def test_kimi_k2_reasoning_keeps_an_end_marker_inside_a_call() -> None:
+    """After reasoning ended, a later ``</think>`` is dropped from the content, but not inside the
+    tool section: there it is a call's text."""
+    args = '{"path": "k.md", "content": "Close with </think>."}'
+    text = (
+        "<think>plan</think>Stray </think>end.<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0"
+        f"<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+    )
+    pipe = pb.get_pipeline("builtin:kimi_k2", "builtin:kimi_k2")
+    got = pipe.parse(text)
+    assert (got.reasoning, got.content) == ("plan", "Stray end.")
+    assert got.tool_calls[0].arguments["content"] == "Close with </think>."
+    stream = pb.get_reasoning_parser("builtin:kimi_k2").stream()
+    for piece in approximate_tokens(text):
+        stream.feed(piece)
+    assert stream.finish().content == pb.get_reasoning_parser("builtin:kimi_k2").parse(text).content
