@@ -10,7 +10,8 @@ import json
 import sys
 from typing import Any
 
-from ..cli import terminal as io
+import parsebridge.cli.terminal as io
+
 from .checks import CHECKS
 from .http import ProbeUsageError, endpoint_from
 from .run import probe

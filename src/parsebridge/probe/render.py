@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from ..cli import terminal as io
+import parsebridge.cli.terminal as io
+
 from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
 
