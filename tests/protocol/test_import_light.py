@@ -69,6 +69,8 @@ ALLOWED = {
     },
     "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", TERMINAL},
     "serving": {"serving", "protocol", "adapters", "policy", "_version"},
+    # a live server checked from outside; its raw output re-read through `compare`
+    "probe": {"probe", "compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", TERMINAL},
     # the bridge into the frameworks' servers: parsers from the registry, served as theirs
     "plugins": {"plugins", "protocol", "formats", "adapters", "policy", "_version"},
     # the command: every room's face (the top; nothing of ours imports it but through `terminal`)
@@ -78,6 +80,7 @@ ALLOWED = {
         "compare",
         "conformance",
         "serving",
+        "probe",
         "plugins",
         "protocol",
         "formats",
