@@ -54,8 +54,9 @@ ALLOWED = {
     TERMINAL: {TERMINAL, "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
-    "policy": {"policy", "protocol", "_version"},
-    "adapters": {"adapters", "protocol", "formats", "policy", "_version", "_frameworks"},
+    "lifecycle": {"lifecycle", "protocol"},  # one owner of each server or worker process we start
+    "policy": {"policy", "protocol", "lifecycle", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
         "protocol",
