@@ -82,6 +82,12 @@ def register(sub: Any) -> None:
         "--reasoning-parser", metavar="SPEC", help="the reasoning parser the server runs (e.g. vllm:qwen3)"
     )
     p.add_argument(
+        "--backends",
+        metavar="B,...",
+        help="with --parser: the other backends to re-read with (default: every installed one; "
+        "none: only the named spec)",
+    )
+    p.add_argument(
         "--save",
         metavar="FILE",
         type=Path,
@@ -119,6 +125,9 @@ def run(ns: argparse.Namespace) -> int:
             max_tokens=ns.max_tokens,
             seed=ns.seed,
             tokenizer=ns.tokenizer,
+            backends=None
+            if ns.backends is None
+            else [b for b in ns.backends.split(",") if b and b != "none"],
         )
     if ns.json:
         sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")

@@ -64,8 +64,10 @@ def from_logprobs(content: list[Any]) -> tuple[str, list[str] | None, list[int] 
         except UnicodeDecodeError:  # a token ending inside a character: no per-token texts
             texts = None
         tid = _token_id(entry)
-        if ids is not None:
-            ids = ids + [tid] if tid is not None else None
+        if ids is not None and tid is not None:
+            ids.append(tid)
+        elif tid is None:
+            ids = None  # ids only when every token has one
     return data.decode("utf-8", "replace"), texts, ids or None
 
 

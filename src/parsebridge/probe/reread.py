@@ -57,10 +57,11 @@ def differs(served: dict[str, Any], reading: dict[str, Any]) -> tuple[str, str] 
 
 
 def _targets(
-    parser: str | None, reasoning_parser: str | None, families: list[str]
+    parser: str | None, reasoning_parser: str | None, families: list[str], backends: list[str] | None
 ) -> tuple[list[Any], set[str], dict[str, str]]:
     named = targets_from([parser] if parser else [], [reasoning_parser] if reasoning_parser else None)
-    others, unsupported = family_targets(families, available_backends()) if families else ([], {})
+    usable = [b for b in available_backends() if backends is None or b in backends]
+    others, unsupported = family_targets(families, usable) if families else ([], {})
     labels = {t.label for t in named}
     return named + [t for t in others if t.label not in labels], labels, unsupported
 
@@ -102,6 +103,7 @@ def reread(
     max_tokens: int = 512,
     seed: int = 1234,
     tokenizer: str | None = None,
+    backends: list[str] | None = None,
 ) -> dict[str, Any]:
     """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's."""
     rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
@@ -140,9 +142,8 @@ def reread(
         save.write_text(endpoint.redact(dump_jsonl(records)), encoding="utf-8")
         out["saved"] = str(save)
     if (parser or reasoning_parser) and records:
-        targets, named, unsupported = _targets(
-            parser, reasoning_parser, [f for f in (family, reasoning_family) if f]
-        )
+        families = [f for f in (family, reasoning_family) if f]
+        targets, named, unsupported = _targets(parser, reasoning_parser, families, backends)
         out["differences"], out["agree"] = _compared(records, targets, named)
         out["specs"] = [t.label for t in targets]
         out["unsupported"] = unsupported
