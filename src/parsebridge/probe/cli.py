@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import parsebridge.cli.terminal as io
@@ -71,6 +72,33 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=1234, help="the seed of each request (1234)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (60)")
+    p.add_argument(
+        "--parser",
+        metavar="SPEC",
+        help="the tool parser the server runs (e.g. dynamo:hermes, vllm:hermes): its raw output is "
+        "re-read through it and every installed backend's parser of the same family",
+    )
+    p.add_argument(
+        "--reasoning-parser", metavar="SPEC", help="the reasoning parser the server runs (e.g. vllm:qwen3)"
+    )
+    p.add_argument(
+        "--backends",
+        metavar="B,...",
+        help="with --parser: the other backends to re-read with (default: every installed one; "
+        "none: only the named spec)",
+    )
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        type=Path,
+        help="save the raw outputs as transcripts (JSON Lines) for parsebridge compare/conformance",
+    )
+    p.add_argument(
+        "--tokenizer",
+        metavar="PATH",
+        help="the model's tokenizer (a local folder or tokenizer.json): the server's token ids are "
+        "decoded with it and recorded with it in the saved transcripts",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -84,8 +112,25 @@ def run(ns: argparse.Namespace) -> int:
         raise ProbeUsageError("--max-tokens and --timeout must be positive")
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
     report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed)
+    if ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer:
+        # compare and the backends it runs are heavy: imported only when re-reading
+        from .reread import reread
+
+        report.reread = reread(
+            endpoint,
+            report,
+            parser=ns.parser,
+            reasoning_parser=ns.reasoning_parser,
+            save=ns.save,
+            max_tokens=ns.max_tokens,
+            seed=ns.seed,
+            tokenizer=ns.tokenizer,
+            backends=None
+            if ns.backends is None
+            else [b for b in ns.backends.split(",") if b and b != "none"],
+        )
     if ns.json:
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
     else:
         from .render import render  # rich's table, only for the terminal view
 

@@ -57,6 +57,8 @@ def _reread(console: Any, reread: dict[str, Any]) -> None:
     console.print(io.styled(("raw output: ", "bold"), reread.get("how", "")))
     for line in reread.get("unavailable", []):
         console.print(io.styled(("  not re-read: ", "yellow"), line))
+    for line in reread.get("warnings", []):
+        console.print(io.styled(("  warning: ", "yellow"), line))
     for diff in reread.get("differences", []):
         console.print(
             io.styled(

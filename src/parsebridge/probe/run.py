@@ -77,7 +77,8 @@ class ProbeReport:
 
     @property
     def reread_differs(self) -> bool:
-        return bool(self.reread and self.reread.get("differences"))
+        """Whether the server's answer differs from the named spec's reading of the raw output."""
+        return any(d.get("named") for d in (self.reread or {}).get("differences", []))
 
     def to_json(self) -> dict[str, Any]:
         return {
