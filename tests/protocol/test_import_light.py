@@ -79,8 +79,9 @@ ALLOWED = {
     "terminal": {"terminal", "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
-    "policy": {"policy", "protocol", "_version"},
-    "adapters": {"adapters", "protocol", "formats", "policy", "_version", "_frameworks"},
+    "lifecycle": {"lifecycle", "protocol"},  # one owner of each server or worker process we start
+    "policy": {"policy", "protocol", "lifecycle", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
         "protocol",
@@ -102,6 +103,18 @@ ALLOWED = {
         "terminal",
     },
     "serving": {"serving", "protocol", "adapters", "policy", "_version"},
+    # a live server checked from outside; its raw output re-read through `compare`
+    "probe": {
+        "probe",
+        "compare",
+        "conformance",
+        "protocol",
+        "formats",
+        "adapters",
+        "policy",
+        "_version",
+        "terminal",
+    },
     # the bridge into the frameworks' servers: parsers from the registry, served as theirs
     "plugins": {"plugins", "protocol", "formats", "adapters", "policy", "_version"},
     # the command: every room's face (the top: nothing of ours imports it)
@@ -111,6 +124,7 @@ ALLOWED = {
         "compare",
         "conformance",
         "serving",
+        "probe",
         "plugins",
         "protocol",
         "formats",

@@ -46,6 +46,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "parsebridge.cli.compare_command",
         "backends side by side on the same transcripts (one output or a whole log)",
     ),
+    "probe": Subcommand(
+        "parsebridge.cli.probe_command",
+        "check a live OpenAI-compatible server's tool calls the way a client sees them",
+    ),
 }
 
 
