@@ -116,7 +116,9 @@ def test_framework_logs_turn_the_filter_off(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.mark.framework
-@pytest.mark.parametrize(("spec", "line"), [("dynamo:hermes", "dynamo_runtime"), ("smg:qwen", "Starting router on")])
+@pytest.mark.parametrize(
+    ("spec", "line"), [("dynamo:hermes", "dynamo_runtime"), ("smg:qwen", "Starting router on")]
+)
 def test_framework_logs_show_dynamo_and_smg_output(tmp_path, spec: str, line: str) -> None:
     from parsebridge.adapters import get_backend
 

@@ -13,7 +13,7 @@ from contextlib import ExitStack
 import pytest
 
 from parsebridge.adapters import get_backend
-from parsebridge.compare import cli as compare_cli
+from parsebridge.cli import compare_command
 
 
 def _in_session(sid: int) -> list[int]:
@@ -65,7 +65,7 @@ def test_ctrl_c_stops_a_parallel_conformance_run_at_once(backend: str, after: fl
 def test_an_interrupted_compare_bar_stays_where_it_stopped() -> None:
     def finished(complete: bool) -> tuple[float | None, float]:
         with ExitStack() as stack:
-            bar = compare_cli._Bar(stack, True, 10, time.perf_counter())
+            bar = compare_command._Bar(stack, True, 10, time.perf_counter())
             for _ in range(3):
                 bar.advance()
             bar.finish(complete)
