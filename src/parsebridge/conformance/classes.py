@@ -66,5 +66,5 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     DivergenceClass.PARALLEL_CALLS: "streamed calls out of order or with a gap, or a call whose argument fragments "
     "do not assemble to its arguments",
     DivergenceClass.TRUNCATION_LOST: "output cut by the token limit (finish_reason length) lost text: no call "
-    "holds it and content does not (docs/transcripts.md, truncated output)",
+    "holds it and content does not (docs/tokens.md, truncated output)",
 }

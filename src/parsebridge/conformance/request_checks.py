@@ -15,7 +15,7 @@ one-shot reading. These look at what a client relies on beyond that:
   is the next one (no gap, no going back);
 * ``truncation_lost`` — for ``finish_reason: length``, the outcome a backend
   gives (`truncation_outcome`: ``call``, ``flagged call``, ``content`` or
-  ``lost``) against the policy (docs/transcripts.md): the cut output's text
+  ``lost``) against the policy (docs/tokens.md): the cut output's text
   must stay somewhere, in a call or in content.
 
 All are ``invariant`` differences (status ``diverge`` unless documented).

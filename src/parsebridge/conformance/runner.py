@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend
-from ..adapters._vocabularies import TokenizerUnavailable, load_reference
+from ..adapters._tokenizers import TokenizerUnavailable, load_reference
 from ..protocol import (
     ParserSpec,
     family_table,

@@ -32,8 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..adapters._tokenizers import build_tokenizer, token_chunks
-from ..adapters._vocabularies import VOCABULARY_KEYS, TokenizerUnavailable, available_families, load_reference
+from ..adapters._tokenizers import TokenizerUnavailable, build_tokenizer, load_reference, token_chunks
+from ..adapters._vocabularies import VOCABULARY_KEYS, available_families
 from ..formats import mistral
 from ..formats.tokens import may_be_atomic
 from .record import TokenizerRef, Transcript

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .._vocabularies import load_reference
+from .._tokenizers import load_reference
 from . import _mistral, _tokenizer
 from ._compat import get_api
 
@@ -82,7 +82,7 @@ def resolve_tokenizer(source: Any, parser_name: str) -> Any:
     `source` may be a transcript's tokenizer reference (`TokenizerRef`): a
     ``mistral-common`` vocabulary becomes vLLM's MistralTokenizer of the
     reference's ``mistral_mode`` (the version vLLM's Mistral parser reads), any
-    other loads offline (`_vocabularies.load_reference`).
+    other loads offline (`_tokenizers.load_reference`).
     """
     if source is not None and hasattr(source, "mistral_mode") and hasattr(source, "pypi"):
         if source.pypi == "mistral-common":
