@@ -84,6 +84,7 @@ ALLOWED = {
     "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
+        "lifecycle",
         "protocol",
         "formats",
         "adapters",

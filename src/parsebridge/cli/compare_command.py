@@ -334,7 +334,7 @@ def _run(
                 bar.advance()
         except KeyboardInterrupt:
             complete = False
-        bar.finish()
+        bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
         if out is not None:
             if ns.summary:
@@ -373,8 +373,9 @@ class _Bar:
         elapsed = time.perf_counter() - self.start
         self.bar.update(self.task, advance=1, rate=f"{self.n / elapsed:,.0f}" if elapsed else "…")
 
-    def finish(self) -> None:
-        if self.task is not None:
+    def finish(self, complete: bool) -> None:
+        """A complete run's bar ends full; an interrupted one stays where it stopped (never 100 %)."""
+        if self.task is not None and complete:
             self.bar.update(self.task, total=self.n)
 
 
