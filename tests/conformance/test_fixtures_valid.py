@@ -143,7 +143,9 @@ def _check_tool(tool: Any, where: str) -> None:
     props = params.get("properties", {})
     assert isinstance(props, dict)
     for pname, schema in props.items():
-        assert isinstance(schema, dict) and schema.get("type") in JSON_TYPES, (
+        types = schema.get("type") if isinstance(schema, dict) else None
+        types = types if isinstance(types, list) else [types]  # (a nullable value: ["integer", "null"])
+        assert isinstance(schema, dict) and types and all(t in JSON_TYPES for t in types), (
             f"{where}: parameter {fn['name']}.{pname} needs a JSON-schema type"
         )
     for req in params.get("required", []):

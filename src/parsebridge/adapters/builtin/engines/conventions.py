@@ -96,7 +96,7 @@ SERVERS_START: Final[dict[bool, str]] = {
 #: ... and for reasoning formats whose servers read only their own markers (`servers_canonical_markers`).
 SERVERS_CANONICAL: Final = (
     "only the format's own markers open and close reasoning; its other spellings (Magistral's plain-text "
-    "`<think>`) are text, as both servers read them (`lossless` reads every spelling)"
+    "think tags) are text, as both servers read them (`lossless` reads every spelling)"
 )
 
 
