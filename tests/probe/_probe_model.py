@@ -45,10 +45,15 @@ TEXT = {
 REASONING = {"reasoning-then-call": "<think>\nThe weather tool fits: get_weather.\n</think>\n\n"}
 
 
-def output(scenario: Scenario, style: str = "json") -> str:
-    """The raw output a model writes for `scenario` (see the module doc for `style`)."""
+#: What a Qwen3 model with thinking on writes first when it does not think.
+EMPTY_THINK = "<think>\n\n</think>\n\n"
+
+
+def output(scenario: Scenario, style: str = "json", think: bool = False) -> str:
+    """The raw output a model writes for `scenario` (see the module doc for `style`); `think`:
+    every output opens with a reasoning block, empty where the scenario has no reasoning."""
     name = scenario.name
-    head = REASONING.get(name, "")
+    head = REASONING.get(name, EMPTY_THINK if think else "")
     if name in TEXT:
         return head + TEXT[name]
     calls = CALLS[name]
