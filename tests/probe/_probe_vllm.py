@@ -21,22 +21,42 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "serving"))
 
-import uvicorn  # noqa: E402
-from _probe_model import output, scenario_in  # noqa: E402
-from _server_oracle import vllm as oracle  # noqa: E402
-from _server_oracle.common import MODEL, Script  # noqa: E402
-from starlette.applications import Starlette  # noqa: E402
-from starlette.requests import Request  # noqa: E402
-from starlette.responses import JSONResponse, Response, StreamingResponse  # noqa: E402
-from starlette.routing import Route  # noqa: E402
+import uvicorn
+from _probe_model import output, scenario_in
+from _server_oracle import vllm as oracle
+from _server_oracle.common import MODEL, Script
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
 
-from parsebridge.adapters import _tokenizers  # noqa: E402
-from parsebridge.formats import tool_format  # noqa: E402
+from parsebridge.adapters import _tokenizers
+from parsebridge.formats import tool_format
 
 
 def tokenizer() -> Any:
     specials = set(tool_format("hermes").markers) | {"<think>", "</think>"}
     return _tokenizers.build_tokenizer(sorted(m for m in specials if m), "qwen")
+
+
+async def _outputs(script: Script, request_id: str, tok: Any, logprobs: bool) -> Any:
+    """`script` as vLLM `RequestOutput`s, with a log probability per token when asked for."""
+    from vllm.logprobs import Logprob
+    from vllm.outputs import CompletionOutput, RequestOutput
+
+    for text, ids, finish in script.engine_steps():
+        probs = [{i: Logprob(-0.25, 1, tok.decode([i]))} for i in ids] if logprobs else None
+        out = CompletionOutput(
+            index=0, text=text, token_ids=ids, cumulative_logprob=None, logprobs=probs, finish_reason=finish
+        )
+        yield RequestOutput(
+            request_id=request_id,
+            prompt=None,
+            prompt_token_ids=[],
+            prompt_logprobs=None,
+            outputs=[out],
+            finished=finish is not None,
+        )
 
 
 def build_app(reasoning: str | None, tool: str | None) -> Starlette:
@@ -52,7 +72,10 @@ def build_app(reasoning: str | None, tool: str | None) -> Starlette:
             unknown = "I do not know this request."
             return Script(chunks=[(unknown, tok.encode(unknown, add_special_tokens=False))])
         style = oracle.forced_output_format(tool, body.get("tools") or [], body.get("tool_choice"))
-        raw = output(scenario, "native" if style == "native" else "json", think=reasoning == "qwen3")
+        forced = body.get("tool_choice") not in (None, "auto", "none")
+        raw = output(
+            scenario, "native" if style == "native" else "json", think=reasoning == "qwen3", forced=forced
+        )
         steps = [(c.text, list(c.token_ids)) for c in _tokenizers.token_chunks(tok, raw, 1)]
         if not body.get("stream"):
             steps = [(raw, [i for _, ids in steps for i in ids])]
@@ -67,20 +90,26 @@ def build_app(reasoning: str | None, tool: str | None) -> Starlette:
         request_id = "chatcmpl-probe"
         kwargs = server._effective_chat_template_kwargs(req)
         parser = server._make_parser(req, tok, kwargs) if server.parser_cls is not None else None
-        steps = oracle._outputs(script_for(body), request_id)
+        steps = _outputs(script_for(body), request_id, tok, bool(req.logprobs))
         meta = oracle._metadata(request_id)
         if req.stream:
             gen = server.chat_completion_stream_generator(
                 req, steps, request_id, MODEL, [], tok, meta, chat_template_kwargs=kwargs
             )
             return StreamingResponse(gen, media_type="text/event-stream")
-        answer = await server.chat_completion_full_generator(req, steps, request_id, MODEL, [], tok, meta, parser=parser)
+        answer = await server.chat_completion_full_generator(
+            req, steps, request_id, MODEL, [], tok, meta, parser=parser
+        )
         return JSONResponse(answer.model_dump(exclude_none=True), 200 if hasattr(answer, "choices") else 400)
 
     async def models(request: Request) -> Response:
-        return JSONResponse({"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "vllm"}]})
+        return JSONResponse(
+            {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "vllm"}]}
+        )
 
-    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)])
+    return Starlette(
+        routes=[Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models)]
+    )
 
 
 def main() -> None:
