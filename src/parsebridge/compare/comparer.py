@@ -19,6 +19,7 @@ from ..conformance.observation import Observation
 from ..conformance.runner import Result, Runner, Subject, Target, target_for
 from ..conformance.transcripts import Transcript
 from .plan import ComparePlan, mode_names
+from .undeclared import name_undeclared
 
 #: Parser objects each worker keeps (keyed by specs and tools list); logs may carry many tools lists.
 SUBJECT_CACHE = 128
@@ -163,6 +164,7 @@ class Comparer:
                     continue
                 for d in compare_observations(oa, ob, markers=both):
                     differences.append(_diff(d.cls.value, f"{a}/{mode}", f"{b}/{mode}", d.detail))
+        name_undeclared(t, [*differences, *against], observed)
         return {
             "type": "transcript",
             "transcript": t.id,

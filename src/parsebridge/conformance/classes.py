@@ -31,6 +31,7 @@ class DivergenceClass(StrEnum):
     ID_PROTOCOL = "id_protocol"
     FINISH_DIFFERS = "finish_differs"
     BACKEND_ERROR = "backend_error"
+    TOOLS_UNDECLARED = "tools_undeclared"
 
     @property
     def description(self) -> str:
@@ -54,4 +55,6 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     DivergenceClass.ID_PROTOCOL: "a streamed call without exactly one id and one name (OpenAI delta convention)",
     DivergenceClass.FINISH_DIFFERS: "stream.finish() disagrees with what the streamed deltas assemble to",
     DivergenceClass.BACKEND_ERROR: "the backend raised instead of returning a result",
+    DivergenceClass.TOOLS_UNDECLARED: "a tool call not read because the request declares no such tool, "
+    "as that engine's server does (Dynamo: no tools at all; smg streamed: not that tool)",
 }
