@@ -3,12 +3,13 @@ as it says when reasoning was assumed open; with `--tools` the calls are read an
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 from _cli_run import run
+
+import parsebridge as pb
 
 OUT = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
@@ -22,8 +23,9 @@ def test_parse_names_the_servers_rule_when_no_tools_are_declared(
     spec: str, stream: bool, tmp_path: Path
 ) -> None:
     framework = spec.split(":")[0]
-    if importlib.util.find_spec("dynamo._core" if framework == "dynamo" else framework) is None:
-        pytest.skip(f"{framework} is not installed (parsebridge install-framework {framework}-latest)")
+    reason = pb.get_backend(framework).unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"{framework}: {reason} (parsebridge install-framework {framework}-latest)")
     (tmp_path / "out.txt").write_text(OUT, encoding="utf-8")
     (tmp_path / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
     mode = ["--stream"] if stream else []
