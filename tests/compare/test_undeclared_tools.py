@@ -5,7 +5,7 @@ frontend over HTTP, tests/adapters/_dynamo_reference.py, and smg's gateway.)"""
 
 from __future__ import annotations
 
-from parsebridge.compare.undeclared import name_undeclared
+from parsebridge.comparison.undeclared import name_undeclared
 from parsebridge.conformance.observation import Observation
 from parsebridge.conformance.record import Transcript
 

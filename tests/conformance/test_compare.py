@@ -1,4 +1,4 @@
-"""`parsebridge.compare`: pairing specs, classifying differences, summary, parallel runs, the models."""
+"""`parsebridge.comparison` (`pb.compare`): pairing specs, classifying differences, summary, parallel runs, the models."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import parsebridge as pb
-from parsebridge.compare.engine import (
+from parsebridge.comparison.engine import (
     ComparePlan,
     SummaryBuilder,
     backend_group,
@@ -18,7 +18,7 @@ from parsebridge.compare.engine import (
     run_comparisons,
     targets_from,
 )
-from parsebridge.compare.models import (
+from parsebridge.comparison.models import (
     CompareSummary,
     TranscriptComparison,
     compare_json_schema,
@@ -220,7 +220,7 @@ def test_iter_compare_is_lazy() -> None:
 def test_parallel_matches_serial_and_stays_ordered() -> None:
     items = [{"id": f"t{i}", "output": TEXT if i % 3 else "BOOM"} for i in range(40)]
     plan = ComparePlan.build([TAGGED, LOSSY, BOOM], chunkings=["token-5"])
-    from parsebridge.compare.engine import as_transcripts
+    from parsebridge.comparison.engine import as_transcripts
 
     serial = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=1)]
     parallel = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=2, batch=3)]

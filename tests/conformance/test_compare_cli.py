@@ -10,9 +10,9 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.cli import compare_command, main
-from parsebridge.compare import engine as compare_mod
-from parsebridge.compare.logs import count_lines
-from parsebridge.compare.models import CompareSummary, TranscriptComparison
+from parsebridge.comparison import engine as compare_mod
+from parsebridge.comparison.logs import count_lines
+from parsebridge.comparison.models import CompareSummary, TranscriptComparison
 
 P = "python:_compare_parsers:"
 TAGGED, LOSSY = P + "Tagged", P + "LossyTagged"

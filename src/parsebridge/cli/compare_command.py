@@ -1,9 +1,9 @@
 """`parsebridge compare`: backends side by side on the same transcripts.
 
 The options, output files and the progress bar live here; what is read (inputs, the
-previous output for ``--resume``) is `compare.inputs`, the comparing itself
-`compare.engine`, the output models `compare.models`, the table/HTML views
-`compare.render`.
+previous output for ``--resume``) is `comparison.inputs`, the comparing itself
+`comparison.engine`, the output models `comparison.models`, the table/HTML views
+`comparison.render`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..compare import render
-from ..compare.defaults import DEFAULT_COMPARE_CHUNKINGS
-from ..compare.engine import ComparePlan, SummaryBuilder, run_comparisons
-from ..compare.inputs import (
+from ..comparison import render
+from ..comparison.defaults import DEFAULT_COMPARE_CHUNKINGS
+from ..comparison.engine import ComparePlan, SummaryBuilder, run_comparisons
+from ..comparison.inputs import (
     Source,
     check_raw_outputs,
     pending_transcripts,
@@ -41,8 +41,8 @@ from ..compare.inputs import (
     split_list,
     usage_error,
 )
-from ..compare.models import compare_json_schema, dump_line
-from ..compare.ray_executor import RayUnavailableError, require_ray
+from ..comparison.models import compare_json_schema, dump_line
+from ..comparison.ray_executor import RayUnavailableError, require_ray
 from ..protocol import family_table
 from ..terminal import console, load_tools, print_error
 
@@ -334,7 +334,7 @@ def _run(
                 bar.advance()
         except KeyboardInterrupt:
             complete = False
-        bar.finish()
+        bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
         if out is not None:
             if ns.summary:
@@ -373,8 +373,9 @@ class _Bar:
         elapsed = time.perf_counter() - self.start
         self.bar.update(self.task, advance=1, rate=f"{self.n / elapsed:,.0f}" if elapsed else "…")
 
-    def finish(self) -> None:
-        if self.task is not None:
+    def finish(self, complete: bool) -> None:
+        """A complete run's bar ends full; an interrupted one stays where it stopped (never 100 %)."""
+        if self.task is not None and complete:
             self.bar.update(self.task, total=self.n)
 
 

@@ -11,7 +11,6 @@ proto package at import time; a gateway starts on first parse.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
 
 from ..base import FrameworkBackend
 
@@ -40,24 +39,6 @@ class SmgBackend(FrameworkBackend):
             if importlib.util.find_spec(module) is None:
                 return f"module {module!r} is not installed"
         return None
-
-    def _rs(self) -> Any:
-        self.require()
-        from smg import smg_rs
-
-        return smg_rs
-
-    def api_shape(self) -> str | None:
-        return "gateway+grpc-worker"
-
-    def tool_parser_names(self) -> list[str]:
-        return sorted(self._rs().get_available_tool_call_parsers())
-
-    def reasoning_parser_names(self) -> list[str]:
-        return sorted(self._rs().get_available_reasoning_parsers())
-
-    def server_forced_choices(self) -> bool:
-        return False
 
 
 #: The install command, naming the newest supported release (from the shipped requirement files).

@@ -26,7 +26,7 @@ Scale (a production log of 10⁵–10⁶ responses):
   different transcripts for display.
 
 The Python API (`compare`, `iter_compare`) returns the same structures as
-``parsebridge compare --format json`` (see `parsebridge.compare.models`).
+``parsebridge compare --format json`` (see `parsebridge.comparison.models`).
 
 Modules: `plan` (what runs), `comparer` (one transcript), `summary` (the
 aggregate), `executors` / `ray_executor` (where the comparisons run); this
