@@ -38,7 +38,8 @@ def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
     TranscriptComparison.model_validate(objs[0])
     CompareSummary.model_validate(objs[1])
     assert objs[0]["transcript"] == "text"
-    assert {d["class"] for d in objs[0]["differences"]} == {"content_lost"}
+    # the lossy parser also reads its token groupings differently from one another (split invariance)
+    assert {d["class"] for d in objs[0]["differences"]} == {"content_lost", "split_variant"}
 
 
 def test_table_shows_readings_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:

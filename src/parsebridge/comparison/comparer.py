@@ -17,6 +17,7 @@ from ..conformance.runner import BoundedCache, Result, Runner, Target, target_fo
 from ..conformance.transcripts import Transcript
 from .models import TranscriptComparison
 from .plan import ComparePlan, mode_names
+from .undeclared import name_undeclared
 
 #: Parser objects each worker keeps (keyed by specs and tools list); logs may carry many tools lists.
 SUBJECT_CACHE = 128
@@ -132,6 +133,7 @@ class Comparer:
                     continue
                 for d in compare_observations(oa, ob, markers=both):
                     differences.append(_diff(d.cls.value, f"{a}/{mode}", f"{b}/{mode}", d.detail))
+        name_undeclared(t, [*differences, *against], observed)
         return TranscriptComparison.model_validate(
             {
                 "transcript": t.id,
