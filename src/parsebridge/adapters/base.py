@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._frameworks.install import DISTRIBUTIONS, install_hint
+from .._version import __version__
 from ..protocol import (
     BackendNotInstalledError,
     Pipeline,
@@ -76,8 +77,6 @@ class Backend(abc.ABC):
     def version(self) -> str | None:
         dist = self.distribution
         if dist is None:
-            from .._version import __version__
-
             return __version__
         try:
             import importlib.metadata  # lazy: importlib.metadata pulls in email/zipfile/csv (~15 ms)

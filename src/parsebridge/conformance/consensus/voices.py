@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...adapters import get_backend
 from ..runner import Result, Runner, target_for
 from ..transcripts import Transcript
 from .check import Outcome, differences
@@ -31,7 +32,6 @@ LABELS = {"dynamo": "Dynamo", "smg": "smg"}
 
 def voice_versions() -> dict[str, str | None]:
     """Voice → installed release, or None when it is not available here."""
-    from ...adapters import get_backend
 
     out: dict[str, str | None] = {}
     for name in VOICES:
