@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
+DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg", "llamacpp")
 STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 

@@ -1,0 +1,1 @@
+// filled in once the link shows what is missing

@@ -1,0 +1,93 @@
+// A reference reader with no parsebridge code in the loop: common_chat_parse on each case, called
+// the way llama.cpp's own tests call it (tests/test-chat.cpp: the template read from a file, the
+// request's inputs set directly, the message parsed whole and at every prefix with is_partial).
+//
+//   pb-llamacpp-reference < cases.jsonl > readings.jsonl
+//
+// A case: {"template_path":P,"tools":[{"name","description","parameters"(JSON text)}],
+//          "messages":[{"role","content"}],"reasoning_format":"none"|"auto","enable_thinking":B,
+//          "parallel_tool_calls":B,"tool_choice":"auto","input":TEXT}
+// A reading: {"oneshot":MSG,"partial":[[CODEPOINTS,MSG],...]} where "partial" lists the parse of
+// each prefix (cut at a code point) whose message differs from the one before it; or {"error":E}.
+// MSG: {"content","reasoning_content","tool_calls":[{"name","arguments"}]}.
+
+#include "chat.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+using json = nlohmann::ordered_json;
+
+static json msg_json(const common_chat_msg & msg) {
+    json calls = json::array();
+    for (const auto & c : msg.tool_calls) {
+        calls.push_back({ { "name", c.name }, { "arguments", c.arguments } });
+    }
+    return { { "content", msg.content }, { "reasoning_content", msg.reasoning_content }, { "tool_calls", calls } };
+}
+
+static json read_case(const json & c) {
+    std::ifstream     file(c.at("template_path").get<std::string>());
+    std::stringstream src;
+    src << file.rdbuf();
+    auto tmpls = common_chat_templates_init(nullptr, src.str());
+
+    common_chat_templates_inputs inputs;
+    for (const auto & m : c.at("messages")) {
+        common_chat_msg msg;
+        msg.role    = m.at("role").get<std::string>();
+        msg.content = m.at("content").get<std::string>();
+        inputs.messages.push_back(msg);
+    }
+    for (const auto & t : c.at("tools")) {
+        inputs.tools.push_back({ t.at("name").get<std::string>(), t.at("description").get<std::string>(),
+                                 t.at("parameters").get<std::string>() });
+    }
+    inputs.reasoning_format    = common_reasoning_format_from_name(c.at("reasoning_format").get<std::string>());
+    inputs.enable_thinking     = c.at("enable_thinking").get<bool>();
+    inputs.parallel_tool_calls = c.at("parallel_tool_calls").get<bool>();
+    inputs.tool_choice         = common_chat_tool_choice_parse_oaicompat(c.at("tool_choice").get<std::string>());
+    common_chat_params params  = common_chat_templates_apply(tmpls.get(), inputs);
+
+    common_chat_parser_params pp(params);
+    pp.reasoning_format = inputs.reasoning_format;
+    if (!params.parser.empty()) {
+        pp.parser.load(params.parser);
+    }
+    const std::string input = c.at("input").get<std::string>();
+    json              out   = { { "oneshot", msg_json(common_chat_parse(input, false, pp)) } };
+    json              parts = json::array();
+    json              last;
+    size_t            points = 0;
+    for (size_t i = 1; i <= input.size(); i++) {
+        if (i < input.size() && (static_cast<unsigned char>(input[i]) & 0xC0) == 0x80) {
+            continue;  // inside a UTF-8 sequence
+        }
+        points++;
+        json now = msg_json(common_chat_parse(input.substr(0, i), true, pp));
+        if (now != last) {
+            parts.push_back({ points, now });
+            last = now;
+        }
+    }
+    out["partial"] = parts;
+    return out;
+}
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        json out;
+        try {
+            out = read_case(json::parse(line));
+        } catch (const std::exception & e) {
+            out = { { "error", e.what() } };
+        }
+        std::cout << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+    }
+    return 0;
+}
