@@ -6,7 +6,7 @@
 The recipe: ``pip download --no-deps --no-binary :all: llama-cpp-python==VERSION`` (the sdist, kept
 under the install folder for the next build), the chat sources extracted from its
 ``vendor/llama.cpp`` (common/, the jinja engine, the PEG parser and autoparser, the JSON helpers,
-src/llama-chat.cpp, the headers, ``models/templates``), then ``cmake`` on ``llamacpp/CMakeLists.txt``
+the headers, ``models/templates``), then ``cmake`` on ``llamacpp/CMakeLists.txt``
 builds ``pb-llamacpp-harness`` (``llamacpp/harness.cpp``, written against ``common/chat.h`` only)
 and ``pb-llamacpp-reference`` (``llamacpp/reference.cpp``: llama.cpp's parse of a case, with no
 parsebridge code in the loop, for the reference test).
@@ -39,7 +39,6 @@ _MEMBERS = (
     "include/",
     "ggml/include/",
     "vendor/nlohmann/",
-    "src/llama-chat.",
     "models/templates/",
     "tests/test-chat.cpp",
     "LICENSE",

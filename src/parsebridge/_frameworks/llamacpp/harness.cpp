@@ -121,6 +121,19 @@ json diff_json(const common_chat_msg_diff & d) {
     return out;
 }
 
+// The reasoning end markers: a list in newer snapshots (thinking_end_tags), one string before.
+template <typename P> auto end_tags(const P & p, int) -> decltype(p.thinking_end_tags, json()) {
+    json out = json::array();
+    for (const auto & tag : p.thinking_end_tags) {
+        out.push_back(tag);
+    }
+    return out;
+}
+
+template <typename P> json end_tags(const P & p, long) {
+    return p.thinking_end_tag.empty() ? json::array() : json::array({ p.thinking_end_tag });
+}
+
 common_chat_templates * templates_for(const json & req) {
     const std::string src = req.at("template").get<std::string>();
     const std::string bos = req.value("bos", "");
@@ -136,10 +149,12 @@ common_chat_templates * templates_for(const json & req) {
 // The request as llama-server builds it from an OpenAI chat request (server-common.cpp).
 common_chat_templates_inputs inputs_for(const json & req, const common_chat_templates * tmpls) {
     common_chat_templates_inputs inputs;
-    for (const auto & m : req.value("messages", json::array())) {
+    const json messages = req.value("messages", json::array());
+    const json tools    = req.value("tools", json::array());
+    for (const auto & m : messages) {
         inputs.messages.push_back(read_message(m));
     }
-    for (const auto & t : req.value("tools", json::array())) {
+    for (const auto & t : tools) {
         inputs.tools.push_back(read_tool(t));
     }
     inputs.tool_choice = common_chat_tool_choice_parse_oaicompat(req.value("tool_choice", "auto"));
@@ -151,7 +166,8 @@ common_chat_templates_inputs inputs_for(const json & req, const common_chat_temp
     const json & think     = req.contains("enable_thinking") ? req["enable_thinking"] : json();
     inputs.enable_thinking = think.is_boolean() ? think.get<bool>()
                                                 : common_chat_templates_support_enable_thinking(tmpls);
-    for (const auto & item : req.value("kwargs", json::object()).items()) {
+    const json kwargs = req.value("kwargs", json::object());
+    for (const auto & item : kwargs.items()) {
         inputs.chat_template_kwargs[item.key()] = text_of(item.value());
     }
     return inputs;
@@ -173,10 +189,6 @@ json op_apply(const json & req) {
     long id = g_next_session++;
     g_sessions[id] = { pp };
 
-    json ends = json::array();
-    for (const auto & tag : params.thinking_end_tags) {
-        ends.push_back(tag);
-    }
     return { { "ok", true },
              { "session", id },
              { "format", common_chat_format_name(params.format) },
@@ -185,7 +197,7 @@ json op_apply(const json & req) {
              { "supports_thinking", params.supports_thinking },
              { "enable_thinking", inputs.enable_thinking },
              { "thinking_start_tag", params.thinking_start_tag },
-             { "thinking_end_tags", ends },
+             { "thinking_end_tags", end_tags(params, 0) },
              { "preserved_tokens", params.preserved_tokens },
              { "additional_stops", params.additional_stops } };
 }

@@ -5,8 +5,8 @@
 //   pb-llamacpp-reference < cases.jsonl > readings.jsonl
 //
 // A case: {"template_path":P,"tools":[{"name","description","parameters"(JSON text)}],
-//          "messages":[{"role","content"}],"reasoning_format":"none"|"auto","enable_thinking":B,
-//          "parallel_tool_calls":B,"tool_choice":"auto","input":TEXT}
+//          "messages":[{"role","content"}],"reasoning_format":"none"|"auto","enable_thinking":B|null,
+//          "parallel_tool_calls":B|null,"tool_choice":"auto","kwargs":{NAME:"<json text>"},"input":TEXT}
 // A reading: {"oneshot":MSG,"partial":[[CODEPOINTS,MSG],...]} where "partial" lists the parse of
 // each prefix (cut at a code point) whose message differs from the one before it; or {"error":E}.
 // MSG: {"content","reasoning_content","tool_calls":[{"name","arguments"}]}.
@@ -48,8 +48,16 @@ static json read_case(const json & c) {
                                  t.at("parameters").get<std::string>() });
     }
     inputs.reasoning_format    = common_reasoning_format_from_name(c.at("reasoning_format").get<std::string>());
-    inputs.enable_thinking     = c.at("enable_thinking").get<bool>();
-    inputs.parallel_tool_calls = c.at("parallel_tool_calls").get<bool>();
+    // null: llama-server's default (thinking on where the template supports it)
+    const json & think         = c.at("enable_thinking");
+    inputs.enable_thinking     = think.is_boolean() ? think.get<bool>() : common_chat_templates_support_enable_thinking(tmpls.get());
+    const json kwargs = c.value("kwargs", json::object());
+    for (const auto & item : kwargs.items()) {
+        inputs.chat_template_kwargs[item.key()] = item.value().get<std::string>();
+    }
+    const json & par           = c.at("parallel_tool_calls");
+    inputs.parallel_tool_calls = par.is_boolean() ? par.get<bool>()
+                                                  : common_chat_templates_get_caps(tmpls.get())["supports_parallel_tool_calls"];
     inputs.tool_choice         = common_chat_tool_choice_parse_oaicompat(c.at("tool_choice").get<std::string>());
     common_chat_params params  = common_chat_templates_apply(tmpls.get(), inputs);
 
