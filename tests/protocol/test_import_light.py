@@ -54,8 +54,9 @@ ALLOWED = {
     TERMINAL: {TERMINAL, "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
-    "policy": {"policy", "protocol", "_version"},
-    "adapters": {"adapters", "protocol", "formats", "policy", "_version", "_frameworks"},
+    "lifecycle": {"lifecycle", "protocol"},  # one owner of each server or worker process we start
+    "policy": {"policy", "protocol", "lifecycle", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
         "protocol",
@@ -68,6 +69,8 @@ ALLOWED = {
     },
     "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", TERMINAL},
     "serving": {"serving", "protocol", "adapters", "policy", "_version"},
+    # a live server checked from outside; its raw output re-read through `compare`
+    "probe": {"probe", "compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", TERMINAL},
     # the bridge into the frameworks' servers: parsers from the registry, served as theirs
     "plugins": {"plugins", "protocol", "formats", "adapters", "policy", "_version"},
     # the command: every room's face (the top; nothing of ours imports it but through `terminal`)
@@ -77,6 +80,7 @@ ALLOWED = {
         "compare",
         "conformance",
         "serving",
+        "probe",
         "plugins",
         "protocol",
         "formats",

@@ -28,6 +28,7 @@ from .list_command import add_list_command
 _PLUGINS: tuple[tuple[str, str], ...] = (
     ("parsebridge.conformance.cli", "register"),
     ("parsebridge.compare.cli", "register"),
+    ("parsebridge.probe.cli", "register"),
 )
 
 
