@@ -11,6 +11,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,12 +22,27 @@ from parsebridge.protocol import BackendError
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
 
 if not get_backend("llamacpp").is_available():
-    pytest.skip(f"no llama.cpp harness: {get_backend('llamacpp').unavailable_reason()}", allow_module_level=True)
+    pytest.skip(
+        f"no llama.cpp harness: {get_backend('llamacpp').unavailable_reason()}", allow_module_level=True
+    )
 
 from parsebridge.adapters.llamacpp import _harness, _templates  # noqa: E402  (after the skip)
 
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+#: llama.cpp builds its parsers from the tools' schemas: a parameter must be declared to be read.
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
 CALL = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def _reading(r: Any) -> tuple[Any, ...]:
+    return r.content, [(c.name, c.arguments) for c in r.tool_calls]
 
 
 def _snapshot() -> _templates.Snapshot:
@@ -67,7 +83,7 @@ def test_a_call_streams_its_name_first_then_argument_fragments() -> None:
 def test_reasoning_follows_enable_thinking() -> None:
     parser = pb.get_reasoning_parser("llamacpp:qwen3")
     text = "2+2 is 4</think>The answer is 4."
-    on = parser.parse(text, reasoning_started=True)
+    on = parser.parse("<think>" + text, reasoning_started=True)
     assert (on.reasoning, on.content) == ("2+2 is 4", "The answer is 4.")
     off = parser.parse("<think>2+2 is 4</think>The answer is 4.", reasoning_started=False)
     assert off.content is not None
@@ -86,9 +102,17 @@ def test_a_template_file_and_a_tokenizer_folder(tmp_path: Path) -> None:
     by_file = pb.get_tool_parser(f"llamacpp:{tmp_path / 't.jinja'}", TOOLS).parse(CALL)
     folder = tmp_path / "model"
     folder.mkdir()
-    (folder / "tokenizer_config.json").write_text(json.dumps({"chat_template": source, "bos_token": "<|begin_of_text|>"}))
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"chat_template": source, "bos_token": "<|begin_of_text|>"})
+    )
     by_folder = pb.get_tool_parser(f"llamacpp:{folder}", TOOLS).parse(CALL)
-    assert by_file == by_folder == pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    by_name = pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    assert (
+        _reading(by_file)
+        == _reading(by_folder)
+        == _reading(by_name)
+        == ("Let me check.", [("get_weather", {"city": "Paris"})])
+    )
 
 
 def test_a_template_that_does_not_render_is_a_backend_error(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ prints the message, whole and at every prefix (``is_partial``). The inputs:
 * the bundled transcripts of every family whose row in the family table names a template of this
   snapshot, through that template.
 
-Each is read through the public API (``llamacpp:PATH`` parsers) one-shot, and streamed one code
-point per step: after every step the message built from the deltas must be llama.cpp's partial
-parse of that prefix, and the finished stream its whole parse.
+Each is read through the public API (``llamacpp:PATH`` parsers) one-shot, and streamed: after
+every step the message built from the deltas must be llama.cpp's partial parse of that prefix.
+llama.cpp's test inputs are streamed one code point per step, the (longer) transcripts
+`FAMILY_STEP` at a time (a partial parse re-reads the whole text).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from parsebridge.protocol import BackendError, family_table
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(900)]
 
 if not get_backend("llamacpp").is_available():
-    pytest.skip(f"no llama.cpp harness: {get_backend('llamacpp').unavailable_reason()}", allow_module_level=True)
+    pytest.skip(
+        f"no llama.cpp harness: {get_backend('llamacpp').unavailable_reason()}", allow_module_level=True
+    )
 
 from _llamacpp_cases import cases, user_message  # noqa: E402
 
@@ -58,6 +61,11 @@ def _test_cases() -> list[dict[str, Any]]:
     return out
 
 
+#: Code points per stream step for the family transcripts (llama.cpp's test inputs go one at a time):
+#: a partial parse re-reads the whole text, so one per step costs the square of a long output.
+FAMILY_STEP = 4
+
+
 def _family_cases() -> list[dict[str, Any]]:
     table, out = family_table(), []
     names = set(SNAP.template_names())
@@ -67,21 +75,28 @@ def _family_cases() -> list[dict[str, Any]]:
         if template not in names:
             continue
         tools = [
-            {"name": f["name"], "description": f.get("description", ""), "parameters": json.dumps(f.get("parameters", {}))}
+            {
+                "name": f["name"],
+                "description": f.get("description", ""),
+                "parameters": json.dumps(f.get("parameters", {})),
+            }
             for f in (tool.get("function", tool) for tool in t.tools)
         ]
         tool_kind = t.kind == "tool"
-        out.append({
-            "id": f"{t.kind}:{fam.name}:{t.id}",  # type: ignore[union-attr]
-            "template_path": str(SNAP.templates / f"{template}.jinja"),
-            "tools": tools if tool_kind else [],
-            "messages": [{"role": "user", "content": "Hello"}],
-            "reasoning_format": "none" if tool_kind else "auto",
-            "enable_thinking": None if tool_kind else t.reasoning_started_in_prompt,
-            "parallel_tool_calls": None,
-            "tool_choice": "auto",
-            "input": t.output,
-        })
+        out.append(
+            {
+                "id": f"{t.kind}:{fam.name}:{t.id}",  # type: ignore[union-attr]
+                "template_path": str(SNAP.templates / f"{template}.jinja"),
+                "tools": tools if tool_kind else [],
+                "messages": [{"role": "user", "content": "Hello"}],
+                "reasoning_format": "none" if tool_kind else "auto",
+                "enable_thinking": None if tool_kind else t.reasoning_started_in_prompt,
+                "parallel_tool_calls": None,
+                "tool_choice": "auto",
+                "input": t.output,
+                "step": FAMILY_STEP,
+            }
+        )
     return out
 
 
@@ -92,7 +107,12 @@ CASES = _test_cases() + _family_cases()
 def readings() -> dict[str, dict[str, Any]]:
     lines = "".join(json.dumps(c) + "\n" for c in CASES)
     done = subprocess.run(
-        [str(SNAP.root / "bin" / REFERENCE)], input=lines, capture_output=True, text=True, check=True, timeout=600
+        [str(SNAP.root / "bin" / REFERENCE)],
+        input=lines,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
     )
     out = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(out) == len(CASES)
@@ -102,7 +122,14 @@ def readings() -> dict[str, dict[str, Any]]:
 def _parser(case: dict[str, Any]) -> Any:
     spec = f"llamacpp:{case['template_path']}"
     tools = [
-        {"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": json.loads(t["parameters"])}}
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": json.loads(t["parameters"]),
+            },
+        }
         for t in case["tools"]
     ]
     options: dict[str, Any] = {"messages": case["messages"], "tool_choice": case["tool_choice"]}
@@ -116,19 +143,30 @@ def _parser(case: dict[str, Any]) -> Any:
 
 
 def _message(content: str | None, reasoning: str | None, calls: Iterator[tuple[str, str]]) -> dict[str, Any]:
-    return {"content": content or "", "reasoning_content": reasoning or "", "tool_calls": [list(c) for c in calls]}
+    return {
+        "content": content or "",
+        "reasoning_content": reasoning or "",
+        "tool_calls": [list(c) for c in calls],
+    }
 
 
 def _expected(msg: dict[str, Any]) -> dict[str, Any]:
-    return _message(msg["content"], msg["reasoning_content"], ((c["name"], c["arguments"]) for c in msg["tool_calls"]))
+    return _message(
+        msg["content"], msg["reasoning_content"], ((c["name"], c["arguments"]) for c in msg["tool_calls"])
+    )
+
+
+def _call(c: Any) -> tuple[str, Any]:
+    """A call's name and arguments: parsed, or the text kept verbatim where it is not JSON."""
+    return c.name, (c.invalid_arguments if c.invalid_arguments is not None else c.arguments)
 
 
 def _oneshot(parser: Any, started: bool | None, tool: bool, text: str) -> dict[str, Any]:
     if tool:
         r = parser.parse(text)
-        return _message(r.content, None, ((c.name, c.arguments) for c in r.tool_calls))
+        return _message(r.content, None, (_call(c) for c in r.tool_calls))
     r = parser.parse(text, reasoning_started=started)
-    return _message(r.content, r.reasoning, ((c.name, c.arguments) for c in r.tool_calls))
+    return _message(r.content, r.reasoning, (_call(c) for c in r.tool_calls))
 
 
 def _same_calls(ours: list[list[Any]], theirs: list[list[Any]]) -> bool:
@@ -145,23 +183,40 @@ def _same_calls(ours: list[list[Any]], theirs: list[list[Any]]) -> bool:
     return True
 
 
-def _stream_states(parser: Any, started: bool | None, tool: bool, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(code points fed, the message built from every delta so far), step by step, then the finish."""
-    stream = parser.stream() if tool else parser.stream(reasoning_started=started)
-    content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
-    for k, ch in enumerate(text, 1):
-        d = stream.feed(ch)
-        content.append(d.content)
-        reasoning.append(d.reasoning)
+class _Built:
+    """The message a streaming client builds from the deltas (content, reasoning, calls by index)."""
+
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, tuple[str, str]] = {}
+
+    def add(self, d: Any) -> dict[str, Any]:
+        self.content.append(d.content)
+        self.reasoning.append(d.reasoning)
         for c in d.tool_calls or ():
-            name, args = calls.get(c.index, ("", ""))
-            calls[c.index] = (c.name or name, args + c.arguments)
-        yield k, _message("".join(content), "".join(reasoning), (calls[i] for i in sorted(calls)))
-    stream.finish()
+            name, args = self.calls.get(c.index, ("", ""))
+            self.calls[c.index] = (c.name or name, args + c.arguments)
+        calls = (self.calls[i] for i in sorted(self.calls))
+        return _message("".join(self.content), "".join(self.reasoning), calls)
+
+
+def _stream_states(
+    parser: Any, started: bool | None, tool: bool, text: str, step: int
+) -> Iterator[dict[str, Any]]:
+    """The message built from every delta so far, after each step of `step` code points, then
+    after the final step (the stream's flush)."""
+    stream = parser.stream() if tool else parser.stream(reasoning_started=started)
+    built = _Built()
+    for k in range(step, len(text) + step, step):
+        yield built.add(stream.feed(text[k - step : k]))
+    yield built.add(stream.flush())
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_llamacpp_reads_as_common_chat_parse(case: dict[str, Any], readings: dict[str, dict[str, Any]]) -> None:
+def test_llamacpp_reads_as_common_chat_parse(
+    case: dict[str, Any], readings: dict[str, dict[str, Any]]
+) -> None:
     ref = readings[case["id"]]
     parser, started, tool = _parser(case)
     if "error" in ref:
@@ -171,12 +226,11 @@ def test_llamacpp_reads_as_common_chat_parse(case: dict[str, Any], readings: dic
     ours, theirs = _oneshot(parser, started, tool, case["input"]), _expected(ref["oneshot"])
     assert (ours["content"], ours["reasoning_content"]) == (theirs["content"], theirs["reasoning_content"])
     assert _same_calls(ours["tool_calls"], theirs["tool_calls"]), (ours, theirs)
-    partial = [(n, _expected(m)) for n, m in ref["partial"]]
-    current = _expected({"content": "", "reasoning_content": "", "tool_calls": []})
-    i = 0
-    for k, built in _stream_states(parser, started, tool, case["input"]):
-        while i < len(partial) and partial[i][0] <= k:
-            if any(partial[i][1].values()):  # llama-server keeps the last message that was not empty
-                current = partial[i][1]
-            i += 1
-        assert built == current, f"after {k} code points"
+    states = _stream_states(parser, started, tool, case["input"], case.get("step", 1))
+    for points, msg in ref["stream"]:
+        if "error" in msg:  # the server's stream ends at a step that throws; so does ours
+            with pytest.raises(BackendError):
+                next(states)
+            return
+        assert next(states) == _expected(msg), f"after {points} code points"
+    assert next(states, None) is None

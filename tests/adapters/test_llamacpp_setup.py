@@ -10,14 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
+from _llamacpp_cases import cases, user_message
 
 import parsebridge as pb
 from parsebridge._frameworks import install
 from parsebridge.adapters.llamacpp import _templates
 from parsebridge.adapters.registry import get_backend
 from parsebridge.protocol import BackendNotInstalledError, family_table
-
-from _llamacpp_cases import cases, user_message
 
 
 def test_releases_come_from_the_requirement_files() -> None:
@@ -29,7 +28,9 @@ def test_releases_come_from_the_requirement_files() -> None:
     assert "install-framework llamacpp-latest" in install.install_hint("llamacpp")
 
 
-def test_no_harness_is_a_typed_error_with_the_install_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_harness_is_a_typed_error_with_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PARSEBRIDGE_LLAMACPP_HOME", str(tmp_path))
     backend = get_backend("llamacpp")
     assert not backend.is_available()
@@ -53,7 +54,14 @@ def test_a_snapshot_that_is_not_built_is_named(tmp_path: Path, monkeypatch: pyte
 
 @pytest.mark.parametrize(
     ("name", "is_path"),
-    [("hermes", False), ("Qwen3.5-4B", False), ("./my.jinja", True), ("tmpl.jinja", True), ("/models/qwen", True), ("~/m", True)],
+    [
+        ("hermes", False),
+        ("Qwen3.5-4B", False),
+        ("./my.jinja", True),
+        ("tmpl.jinja", True),
+        ("/models/qwen", True),
+        ("~/m", True),
+    ],
 )
 def test_a_name_is_a_path_when_it_looks_like_one(name: str, is_path: bool) -> None:
     assert _templates.is_path(name) is is_path
@@ -92,7 +100,7 @@ def test_every_llamacpp_row_names_a_template_file() -> None:
     assert all(not _templates.is_path(n) for n in names)
 
 
-_CPP = r'''
+_CPP = r"""
 static common_chat_tool special_function_tool{
     /* .name = */ "special_function",
     /* .description = */ "I'm special",
@@ -115,7 +123,7 @@ const common_chat_msg message_user{
         tst.test("x").messages({ message_user }).run();
         tst.test("y").reasoning_format(COMMON_REASONING_FORMAT_DEEPSEEK_LEGACY).run();
     }
-'''
+"""
 
 
 def test_the_test_inputs_are_read_from_the_builder_chains() -> None:
@@ -125,5 +133,7 @@ def test_the_test_inputs_are_read_from_the_builder_chains() -> None:
     assert case.template == "models/templates/Qwen3.5-4B.jinja"
     assert case.input == "I'm\nthinking\n</think>\n\nHello"
     assert (case.reasoning_format, case.enable_thinking, case.parallel_tool_calls) == ("auto", False, False)
-    assert case.tools == [{"name": "special_function", "description": "I'm special", "parameters": '{"type": "object"}'}]
+    assert case.tools == [
+        {"name": "special_function", "description": "I'm special", "parameters": '{"type": "object"}'}
+    ]
     assert user_message(_CPP) == {"role": "user", "content": "Hey there!"}

@@ -68,8 +68,19 @@ def _sdist(version: str, cache: Path) -> tuple[Path, float]:
         return cache / name, 0.0
     cache.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
-    cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps",
-           "--no-binary", ":all:", f"{SDIST}=={version}", "-d", str(cache)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        f"{SDIST}=={version}",
+        "-d",
+        str(cache),
+    ]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     return cache / name, time.monotonic() - began
@@ -128,6 +139,9 @@ def build(version: str, jobs: int | None = None) -> Path:
         "templates": len(list((dest / "templates").glob("*.jinja"))),
     }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"built {BINARY} from {SDIST} {version}'s llama.cpp in {build_s:.0f}s "
-          f"(download {download_s:.0f}s) -> {dest}", flush=True)
+    print(
+        f"built {BINARY} from {SDIST} {version}'s llama.cpp in {build_s:.0f}s "
+        f"(download {download_s:.0f}s) -> {dest}",
+        flush=True,
+    )
     return dest

@@ -7,8 +7,9 @@
 // A case: {"template_path":P,"tools":[{"name","description","parameters"(JSON text)}],
 //          "messages":[{"role","content"}],"reasoning_format":"none"|"auto","enable_thinking":B|null,
 //          "parallel_tool_calls":B|null,"tool_choice":"auto","kwargs":{NAME:"<json text>"},"input":TEXT}
-// A reading: {"oneshot":MSG,"partial":[[CODEPOINTS,MSG],...]} where "partial" lists the parse of
-// each prefix (cut at a code point) whose message differs from the one before it; or {"error":E}.
+// A reading: {"oneshot":MSG,"stream":[[CODEPOINTS,MSG],...]}: the whole parse, and the message a
+// streaming client has built after each engine step of "step" code points (default 1), the last
+// entry after the final step; or {"error":E} when the request does not render.
 // MSG: {"content","reasoning_content","tool_calls":[{"name","arguments"}]}.
 
 #include "chat.h"
@@ -28,6 +29,59 @@ static json msg_json(const common_chat_msg & msg) {
         calls.push_back({ { "name", c.name }, { "arguments", c.arguments } });
     }
     return { { "content", msg.content }, { "reasoning_content", msg.reasoning_content }, { "tool_calls", calls } };
+}
+
+// Add one diff to the message a client builds from the stream (as test-chat.cpp's test does).
+static void accumulate(common_chat_msg & acc, const common_chat_msg_diff & d) {
+    acc.reasoning_content += d.reasoning_content_delta;
+    acc.content += d.content_delta;
+    if (d.tool_call_index != std::string::npos) {
+        while (acc.tool_calls.size() <= d.tool_call_index) {
+            acc.tool_calls.push_back({ "", "", "" });
+        }
+        auto & call = acc.tool_calls[d.tool_call_index];
+        if (!d.tool_call_delta.name.empty()) {
+            call.name = d.tool_call_delta.name;
+        }
+        call.arguments += d.tool_call_delta.arguments;
+    }
+}
+
+// The stream a client of llama-server receives, fed `step` code points per engine step: each
+// step parses all the text so far with is_partial (the last step: not partial), keeps a message
+// that is not empty and sends its difference from the previous one. After each step: the code
+// points fed and the message the client has built; or "error" where a step threw.
+static json stream_json(const std::string & input, int step, const common_chat_parser_params & pp) {
+    json            out = json::array();
+    common_chat_msg prev, acc;
+    size_t          points = 0, since = 0;
+    for (size_t i = 1; i <= input.size() + 1; i++) {
+        const bool last = i == input.size() + 1;
+        if (!last) {
+            if (i < input.size() && (static_cast<unsigned char>(input[i]) & 0xC0) == 0x80) {
+                continue;  // inside a UTF-8 sequence
+            }
+            points++;
+            if (++since < (size_t) step && i < input.size()) {
+                continue;
+            }
+            since = 0;
+        }
+        try {
+            common_chat_msg msg = common_chat_parse(input.substr(0, last ? input.size() : i), !last, pp);
+            if (!msg.empty()) {
+                for (const auto & d : common_chat_msg_diff::compute_diffs(prev, msg)) {
+                    accumulate(acc, d);
+                }
+                prev = msg;
+            }
+        } catch (const std::exception & e) {
+            out.push_back({ points, { { "error", e.what() } } });
+            return out;
+        }
+        out.push_back({ points, msg_json(acc) });
+    }
+    return out;
 }
 
 static json read_case(const json & c) {
@@ -68,21 +122,7 @@ static json read_case(const json & c) {
     }
     const std::string input = c.at("input").get<std::string>();
     json              out   = { { "oneshot", msg_json(common_chat_parse(input, false, pp)) } };
-    json              parts = json::array();
-    json              last;
-    size_t            points = 0;
-    for (size_t i = 1; i <= input.size(); i++) {
-        if (i < input.size() && (static_cast<unsigned char>(input[i]) & 0xC0) == 0x80) {
-            continue;  // inside a UTF-8 sequence
-        }
-        points++;
-        json now = msg_json(common_chat_parse(input.substr(0, i), true, pp));
-        if (now != last) {
-            parts.push_back({ points, now });
-            last = now;
-        }
-    }
-    out["partial"] = parts;
+    out["stream"]           = stream_json(input, c.value("step", 1), pp);
     return out;
 }
 

@@ -13,6 +13,7 @@ steps (`open_stream`, then `step` per engine step, the last one `final`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -72,10 +73,8 @@ class Harness:
         sock, self._sock, self._reader = self._sock, None, None
         self._sessions.clear()
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.close()
-            except OSError:
-                pass
 
     def call(self, request: dict[str, Any], what: str) -> dict[str, Any]:
         """Send one request; the answer, or `BackendError` with the harness's words (or log tail)."""
@@ -102,7 +101,9 @@ class Harness:
         self.server.stop(now=True)
         tail = self.server.launcher.log_tail(800)
         self._drop()
-        raise HarnessCrash("llamacpp", what, str(request.get("op")), f"the harness failed: {failure}; log: {tail}")
+        raise HarnessCrash(
+            "llamacpp", what, str(request.get("op")), f"the harness failed: {failure}; log: {tail}"
+        )
 
     def session(self, apply: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
         """The harness's session number for a rendered request (rendered now if new), and the

@@ -110,7 +110,9 @@ def _from_folder(folder: Path) -> Template:
         if isinstance(source, list):  # named templates: llama-server uses the default one
             source = next((t.get("template") for t in source if t.get("name") == "default"), None)
         if not isinstance(source, str):
-            raise FileNotFoundError(f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json")
+            raise FileNotFoundError(
+                f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
+            )
     return Template(str(folder), source, bos, eos)
 
 

@@ -42,7 +42,13 @@ from ...protocol import (
     ToolSpec,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import make_call_delta, make_delta, make_reasoning_result, make_tool_call, make_tool_result
+from ...protocol.models import (
+    make_call_delta,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
+)
 from .._common import locate_reasoning
 from .._stepped import (
     FrameworkPipeline,
@@ -104,10 +110,14 @@ class Rendered:
     def session(self, reasoning_started: bool | None = None) -> tuple[int, dict[str, Any]]:
         return self.harness.session(self.request(reasoning_started), self.label)
 
-    def parse(self, text: str, reasoning_started: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def parse(
+        self, text: str, reasoning_started: bool | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The message llama.cpp parses from a complete `text`, and the apply answer."""
         sid, info = self.session(reasoning_started)
-        answer = self.harness.call({"op": "parse", "session": sid, "text": text, "partial": False}, self.label)
+        answer = self.harness.call(
+            {"op": "parse", "session": sid, "text": text, "partial": False}, self.label
+        )
         return answer["message"], info
 
 
@@ -130,7 +140,9 @@ def _delta(diffs: list[dict[str, Any]]) -> StreamDelta:
         call = d.get("tool_call_delta")
         if call is not None:
             calls.append(
-                make_call_delta(d["tool_call_index"], call["id"] or None, call["name"] or None, call["arguments"])
+                make_call_delta(
+                    d["tool_call_index"], call["id"] or None, call["name"] or None, call["arguments"]
+                )
             )
     content = "".join(d["content_delta"] for d in diffs)
     reasoning = "".join(d["reasoning_content_delta"] for d in diffs)
@@ -157,7 +169,9 @@ class LlamacppStepper:
     def _step(self, text: str, final: bool) -> StreamDelta:
         request = {"op": "step", "stream": self._stream, "text": text, "final": final}
         answer = call_typed(
-            "llamacpp", self._label, "stream.flush" if final else "stream.feed",
+            "llamacpp",
+            self._label,
+            "stream.flush" if final else "stream.feed",
             lambda: self._harness.call(request, self._label),
         )
         return _delta(answer["diffs"])
@@ -212,9 +226,13 @@ class LlamacppReasoningParser(ReasoningParserBase):
         self.rendered = Rendered(name, name, None, reasoning=True, options=options)
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **_: Any) -> ReasoningParseResult:
-        msg, info = call_typed("llamacpp", self.name, "parse", lambda: self.rendered.parse(text, reasoning_started))
+        msg, info = call_typed(
+            "llamacpp", self.name, "parse", lambda: self.rendered.parse(text, reasoning_started)
+        )
         reasoning = msg["reasoning_content"] or None
-        return make_reasoning_result(reasoning, msg["content"] or None, locate_reasoning(text, reasoning, *markers_of(info)))
+        return make_reasoning_result(
+            reasoning, msg["content"] or None, locate_reasoning(text, reasoning, *markers_of(info))
+        )
 
     def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedReasoningStream:
         stepper = LlamacppStepper(self.rendered, reasoning_started)
@@ -234,7 +252,9 @@ class LlamacppPipeline(FrameworkPipeline):
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
         started = self._started(reasoning_started)
-        msg, info = call_typed("llamacpp", self.tool_name, "parse", lambda: self.rendered.parse(text, started))
+        msg, info = call_typed(
+            "llamacpp", self.tool_name, "parse", lambda: self.rendered.parse(text, started)
+        )
         reasoning = msg["reasoning_content"] or None
         return ParseResult(
             reasoning=reasoning,
