@@ -125,13 +125,15 @@ def test_a_crashed_harness_is_an_error_then_a_new_harness() -> None:
     parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
     parser.parse(CALL)
     h = _harness.harness(_snapshot())
-    pid = h.server.launcher.pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)  # as a segfault in C++ would end it
-    time.sleep(0.2)
+    watcher = h.server.launcher.pid  # the harness runs under parsebridge's parent-death watcher
+    assert watcher is not None
+    children = Path(f"/proc/{watcher}/task/{watcher}/children").read_text().split()
+    pid = int(children[0])
+    os.kill(pid, signal.SIGSEGV)  # as a crash in C++ ends it
+    time.sleep(0.5)
     result = parser.parse(CALL)  # found dead before the request: restarted, sessions rendered again
     assert result.tool_calls[0].name == "get_weather"
-    assert h.server.restarts >= 1 and h.server.launcher.pid != pid
+    assert h.server.restarts >= 1 and h.server.launcher.pid != watcher
 
 
 def test_first_use_is_quick() -> None:

@@ -28,9 +28,13 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <csignal>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#ifdef __linux__
+#    include <sys/prctl.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -369,6 +373,13 @@ int serve_port(int port) {
 }  // namespace
 
 int main(int argc, char ** argv) {
+#ifdef __linux__
+    // End with the process that started this one (parsebridge's watcher), however it ends.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) {
+        return 1;
+    }
+#endif
     for (int i = 1; i + 1 < argc; i++) {
         if (std::strcmp(argv[i], "--port") == 0) {
             return serve_port(std::atoi(argv[i + 1]));
