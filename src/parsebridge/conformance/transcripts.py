@@ -34,6 +34,7 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from pydantic import ValidationError
 
 from ..protocol import ParsebridgeError, family_table
+from ..protocol.errors import json_problem
 from ..protocol.families import KINDS, FamilyTable
 from .classes import DivergenceClass
 from .record import (
@@ -194,14 +195,8 @@ def iter_json_lines(lines: Iterable[str], label: str, stem: str) -> Iterator[Tra
         try:
             obj = json.loads(text)
         except ValueError as exc:
-            raise TranscriptError(f"{label}:{lineno}: not JSON: {_json_problem(exc)}") from None
+            raise TranscriptError(f"{label}:{lineno}: not JSON: {json_problem(exc)}") from None
         yield transcript_at(obj, f"{stem}:{lineno}", f"{label}:{lineno}")
-
-
-def _json_problem(exc: ValueError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return str(exc)
 
 
 def _first_char(fh: IO[str]) -> str:
@@ -254,7 +249,7 @@ def _json_document(p: Path, fh: IO[str]) -> Iterator[Transcript]:
     try:
         data = json.load(fh)
     except ValueError as exc:
-        raise TranscriptError(f"{p}: not JSON: {_json_problem(exc)}") from None
+        raise TranscriptError(f"{p}: not JSON: {json_problem(exc)}") from None
     if not isinstance(data, list):
         yield transcript_at(data, p.stem, str(p))
         return

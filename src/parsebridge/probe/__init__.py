@@ -4,7 +4,7 @@
 (`scenarios`), first non-streamed then streamed, assembles each answer as a client does
 (`assemble`) and checks the invariants clients rely on (`checks`). `http` is the bounded
 standard-library client that keeps the API key to the endpoint; `run` drives a probe;
-`render` is the terminal table; `cli` registers the subcommand.
+`render` is the terminal table; the subcommand is `parsebridge.cli.probe_command`.
 
 This room sits above `compare` in the one-way layering: re-reading the server's raw output
 through other backends is a comparison.

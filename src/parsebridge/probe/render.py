@@ -1,6 +1,6 @@
 """The probe's terminal view: one row per scenario and mode, one column per check, then why.
 
-Printed through `cli.terminal` (plain text for everything the server wrote: a server's error
+Printed through `parsebridge.terminal` (plain text for everything the server wrote: a server's error
 message or a leaked marker is shown as itself, never read as markup).
 """
 
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-import parsebridge.cli.terminal as io
-
+from .. import terminal as io
 from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from .errors import InvalidSpecError, closest
 from .family_rows import KINDS, Kind, Row, normalize_name, parse_rows, rows
 
 __all__ = ["KINDS", "Family", "FamilyTable", "Kind", "family_table", "load_table"]
@@ -27,6 +28,10 @@ class Family:
     aliases: tuple[str, ...] = ()
     #: The family in `parsebridge.formats` whose format this family writes (None: its own).
     format: str | None = None
+    #: The family's real vocabulary on PyPI (a package name), None when there is none.
+    vocabulary: str | None = None
+    #: The tokens the format's markers are made of that are one token in the model's vocabulary.
+    single_tokens: tuple[str, ...] = ()
 
     def parser_for(self, backend: str) -> str | None:
         """This backend's parser name for the family, or None when it has none."""
@@ -70,6 +75,16 @@ class FamilyTable:
                 return fam
         return None
 
+    def check(self, name: str) -> None:
+        """`InvalidSpecError`, with the closest names, when `name` is no family or alias of either kind."""
+        if self.get("tool", name) is not None or self.get("reasoning", name) is not None:
+            return
+        hint = closest(name, sorted({n for f in self._families for n in (f.name, *f.aliases)}))
+        did = f" Did you mean {', '.join(map(repr, hint))}?" if hint else ""
+        raise InvalidSpecError(
+            f"unknown family {name!r}.{did} Families: {', '.join(sorted({f.name for f in self._families}))}."
+        )
+
     def names(self, kind: Kind) -> list[str]:
         return [f.name for f in self.of_kind(kind)]
 
@@ -83,7 +98,12 @@ class FamilyTable:
 
 
 def _table(rows: tuple[Row, ...]) -> FamilyTable:
-    return FamilyTable([Family(r.kind, r.name, dict(r.parsers), r.aliases, r.format) for r in rows])
+    return FamilyTable(
+        [
+            Family(r.kind, r.name, dict(r.parsers), r.aliases, r.format, r.vocabulary, r.single_tokens)
+            for r in rows
+        ]
+    )
 
 
 def load_table(text: str) -> FamilyTable:

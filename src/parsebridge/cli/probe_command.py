@@ -1,6 +1,6 @@
 """`parsebridge probe`: check a live OpenAI-compatible deployment's parsing from outside.
 
-Registered into the `parsebridge` command by `parsebridge.cli` (hook ``register(subparsers)``).
+The options and the run; the probing itself is `parsebridge.probe`.
 """
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-import parsebridge.cli.terminal as io
-
-from .checks import CHECKS
-from .http import ProbeUsageError, endpoint_from
-from .run import probe
-from .scenarios import SCENARIOS, select
+from .. import terminal as io
+from ..probe.checks import CHECKS
+from ..probe.http import ProbeUsageError, endpoint_from
+from ..probe.render import render
+from ..probe.reread import reread
+from ..probe.run import probe
+from ..probe.scenarios import SCENARIOS, select
 
 
 def _epilog() -> str:
@@ -44,15 +44,13 @@ the API key is read only from the environment variable --api-key-env names, sent
 to a host other than this machine unless --allow-insecure-key is given."""
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "probe",
-        help="check a live OpenAI-compatible server's tool calls the way a client sees them",
-        description="Send scripted tool-use requests to an OpenAI-compatible server and check "
-        "what comes back against the invariants clients rely on.",
-        epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def configure(p: argparse.ArgumentParser) -> None:
+    """`parsebridge probe` (the parser `cli.commands` made for it)."""
+    p.description = (
+        "Send scripted tool-use requests to an OpenAI-compatible server and check "
+        "what comes back against the invariants clients rely on."
     )
+    p.epilog = _epilog()
     p.add_argument("--base-url", required=True, metavar="URL", help="e.g. http://localhost:8000/v1")
     p.add_argument("--model", required=True, metavar="M", help="the model name the server serves")
     p.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
@@ -113,9 +111,6 @@ def run(ns: argparse.Namespace) -> int:
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
     report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed)
     if ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer:
-        # compare and the backends it runs are heavy: imported only when re-reading
-        from .reread import reread
-
         report.reread = reread(
             endpoint,
             report,
@@ -132,7 +127,5 @@ def run(ns: argparse.Namespace) -> int:
     if ns.json:
         sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
     else:
-        from .render import render  # rich's table, only for the terminal view
-
         render(report)
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK
