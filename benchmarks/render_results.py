@@ -1,4 +1,4 @@
-"""Regenerate the results in docs/benchmarks.md and the README's benchmark figures from JSON.
+"""Regenerate the results in docs/benchmarks.md and its headline benchmark figures from JSON.
 
 Run from the repository root: ``python benchmarks/render_results.py``
 (``--check`` fails when either file differs from what the JSON gives; a test runs it).
@@ -47,7 +47,6 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._markdown import to_markdown  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
-README = ROOT / "README.md"
 DOC_HEADING = "## Results on this machine"
 BEGIN = "<!-- benchmark-figures:begin (benchmarks/render_results.py) -->"
 END = "<!-- benchmark-figures:end -->"
@@ -261,7 +260,7 @@ def readme_block(d: Runs) -> str:
         f"(vLLM {d.run1['versions']['main'].get('vllm')} and SGLang "
         f"{d.run1['versions']['main'].get('sglang')} in one interpreter, Python "
         f"{d.run1['versions']['main'].get('python')}). Full tables, before/after and what "
-        "changed: [docs/benchmarks.md](docs/benchmarks.md). This table is generated from the "
+        "changed: the sections below. This table is generated from the "
         "runs' JSON by `python benchmarks/render_results.py`.",
         "",
         "| figure | measured | target |",
@@ -456,36 +455,30 @@ def doc_section(d: Runs) -> str:
     return "\n".join(parts)
 
 
-def rendered() -> tuple[str, str]:
+def rendered() -> str:
+    """docs/benchmarks.md with its headline figures (between the markers) and its results section."""
     d = Runs()
     doc = DOC.read_text()
-    doc = doc[: doc.index(DOC_HEADING)] + doc_section(d)
-    readme = README.read_text()
-    head, sep, rest = readme.partition(BEGIN)
+    head, sep, rest = doc[: doc.index(DOC_HEADING)].partition(BEGIN)
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
-        raise SystemExit(f"README.md lacks the markers {BEGIN!r} … {END!r}")
-    return doc, f"{head}{BEGIN}\n{readme_block(d)}{END}{tail}"
+        raise SystemExit(f"docs/benchmarks.md lacks the markers {BEGIN!r} … {END!r}")
+    return f"{head}{BEGIN}\n{readme_block(d)}{END}{tail}" + doc_section(d)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail if docs/benchmarks.md or README.md is stale")
+    ap.add_argument("--check", action="store_true", help="fail if docs/benchmarks.md is stale")
     args = ap.parse_args(argv)
-    doc, readme = rendered()
+    doc = rendered()
     if args.check:
-        stale = [p.name for p, text in ((DOC, doc), (README, readme)) if p.read_text() != text]
-        if stale:
-            print(
-                f"stale: {', '.join(stale)}: run python benchmarks/render_results.py",
-                file=sys.stderr,
-            )
+        if DOC.read_text() != doc:
+            print("stale: docs/benchmarks.md: run python benchmarks/render_results.py", file=sys.stderr)
             return 1
-        print("docs/benchmarks.md and README.md benchmark figures match the JSON")
+        print("docs/benchmarks.md benchmark figures match the JSON")
         return 0
     DOC.write_text(doc)
-    README.write_text(readme)
-    print("wrote docs/benchmarks.md and README.md benchmark figures")
+    print("wrote docs/benchmarks.md (headline figures and results)")
     return 0
 
 

@@ -1,16 +1,16 @@
-"""The README's architecture paragraph names every room of the package, and only those."""
+"""The architecture paragraph (docs/development.md) names every room of the package, and only those."""
 
 import re
 from pathlib import Path
 
 import parsebridge
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "development.md"
 PKG = Path(parsebridge.__file__).parent
 
 
 def _paragraph() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index("Architecture: the package")
     return text[start : text.index("`.ci/run` runs", start)]
 
@@ -19,7 +19,7 @@ def test_readme_names_every_room():
     rooms = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     named = set(re.findall(r"^- `(\w+)/`", _paragraph(), re.M))
     assert named == rooms, (
-        f"in the tree, not the README: {rooms - named}; in the README only: {named - rooms}"
+        f"in the tree, not the page: {rooms - named}; in the page only: {named - rooms}"
     )
 
 
@@ -37,5 +37,5 @@ def test_readme_names_the_adapters_and_engines():
         if p.is_dir() and (p / "__init__.py").exists() and not p.name.startswith("_")
     }
     for name in backends:
-        assert f"`{name}/`" in para, f"adapters/{name}/ is not named in the README's architecture paragraph"
+        assert f"`{name}/`" in para, f"adapters/{name}/ is not named in docs/development.md's architecture paragraph"
     assert (PKG / "adapters" / "builtin" / "engines" / "__init__.py").exists()

@@ -358,7 +358,7 @@ def test_streamed_parse_memory_does_not_grow_with_the_deltas(tmp_path: Path, mon
 
 def test_input_is_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader never asks the file for more than one block, whatever its size."""
-    from parsebridge.cli import terminal as _cli_io
+    from parsebridge import terminal as _cli_io
 
     big = tmp_path / "big.txt"
     big.write_text("é" * 300_000, encoding="utf-8")

@@ -228,7 +228,7 @@ def test_streams_made_without_history_keep_nothing_but_stream_the_same() -> None
 
 
 def test_input_blocks_are_recut_into_chunks_of_the_size_asked() -> None:
-    from parsebridge.cli.commands import _chunks
+    from parsebridge.cli.parse_command import _chunks
 
     rng = random.Random(7)
     for _ in range(2000):

@@ -1,6 +1,6 @@
 """The public API is one list: `parsebridge._API` (what a user calls) and `parsebridge.protocol._LAZY`
 (what an implementer builds on), each mirrored by typed imports for type checkers and
-described in the README's "What `parsebridge` exports" section.
+described in docs/python-api.md's "What `parsebridge` exports" section.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import parsebridge
 import parsebridge.protocol as protocol
 
 SRC = Path(parsebridge.__file__).resolve().parent
-#: The checkout's README, also when tox installs the package as a wheel.
-README = Path(__file__).resolve().parent.parent / "README.md"
+#: The checkout's page, also when tox installs the package as a wheel.
+README = Path(__file__).resolve().parent.parent / "docs" / "python-api.md"
 
 
 def _typed_imports(path: Path, package: str) -> dict[str, str]:
@@ -81,7 +81,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_the_readme_lists_the_api() -> None:
     text = README.read_text(encoding="utf-8")
-    section = text.split("### What `parsebridge` exports", 1)[1].split("\n#", 1)[0]
+    section = text.split("## What `parsebridge` exports", 1)[1].split("\n#", 1)[0]
     user_part, implementer_part = section.split("What an implementer builds on", 1)
     listed = set(re.findall(r"`([A-Za-z_]\w*)`", user_part)) - {"parsebridge", "__all__"}
     assert listed == set(parsebridge._API)

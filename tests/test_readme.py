@@ -1,4 +1,4 @@
-"""Every Python example in the README runs (the README is documentation users copy).
+"""Every Python example in the README and the docs pages runs (documentation users copy).
 
 Blocks that need a framework (they name ``vllm:``, ``sglang:`` or ``dynamo:`` specs in
 code that runs) are skipped unless that framework is installed; a block
@@ -30,21 +30,27 @@ from typing import Any
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+#: The README and every page of the documentation site: their examples are tested alike.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"(<!-- readme: no-test -->\s*)?```python\n(.*?)```", re.S)
 
 
-def _blocks() -> list[tuple[int, str]]:
-    text = README.read_text(encoding="utf-8")
+def _blocks() -> list[tuple[str, str]]:
+    """("PAGE:LINE", code) of every tested Python block of every page."""
     out = []
-    for m in _BLOCK.finditer(text):
-        if m.group(1):
-            continue
-        out.append((text[: m.start()].count("\n") + 1, m.group(2)))
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in _BLOCK.finditer(text):
+            if m.group(1):
+                continue
+            where = f"{page.relative_to(ROOT).as_posix()}:{text[: m.start()].count(chr(10)) + 1}"
+            out.append((where, m.group(2)))
     return out
 
 
-#: Print comments that describe the output instead of quoting it (each must still be in the README).
+#: Print comments that describe the output instead of quoting it (each must still be in a page).
 DESCRIPTIONS = (
     "content fragments, then the call: id+name first, then arguments",
     "deltas serialise like the results",
@@ -120,8 +126,8 @@ def _swaps(code: str) -> list[tuple[str, str]]:
     return out
 
 
-def _cases() -> list[tuple[int, str, str | None]]:
-    out: list[tuple[int, str, str | None]] = []
+def _cases() -> list[tuple[str, str, str | None]]:
+    out: list[tuple[str, str, str | None]] = []
     for line, code in _blocks():
         out.append((line, code, None))
         for spec, alt in _swaps(code):
@@ -139,8 +145,7 @@ _DISTRIBUTION = {"dynamo": "ai-dynamo-runtime"}
 
 
 def _id(value: object) -> str:
-    if isinstance(value, int):
-        return f"line{value}"
+    """A case is named by its "PAGE:LINE" or its swapped spec, never by its code."""
     return value if isinstance(value, str) and ":" in value and "\n" not in value else ""
 
 
@@ -162,12 +167,12 @@ def _documented_release(fw: str) -> str:
 def test_readme_python_example_runs(line, code, swap, tmp_path, monkeypatch):
     for fw in _needs(code):
         if importlib.util.find_spec(fw) is None:
-            pytest.skip(f"README example at line {line} needs {fw}, which is not installed")
+            pytest.skip(f"the example at {line} needs {fw}, which is not installed")
         installed = importlib.metadata.version(_DISTRIBUTION.get(fw, fw))
         documented = _documented_release(fw)
         if installed != documented:
             # Older releases parse differently (the matrix shows how); the README speaks of the newest.
-            pytest.skip(f"README example at line {line} is written for {fw} {documented}, not {installed}")
+            pytest.skip(f"the example at {line} is written for {fw} {documented}, not {installed}")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     # A block may define a module (a "# my_parsers.py" first line): write it, then import works.
@@ -175,15 +180,15 @@ def test_readme_python_example_runs(line, code, swap, tmp_path, monkeypatch):
     m = re.match(r"#\s*([\w/]+\.py)\s*$", first)
     if m:
         (tmp_path / m.group(1)).write_text(code, encoding="utf-8")
-    wrong = run_checking_prints(code, f"README.md:{line}")
+    wrong = run_checking_prints(code, line)
     os.chdir(tmp_path)  # the example must not have changed directory for good
     assert not wrong, "\n".join(wrong)
 
 
 def test_readme_print_comments_are_checked():
     """The comments are really picked up, descriptions excepted (and those still exist)."""
-    text = README.read_text(encoding="utf-8")
-    assert all(d in text for d in DESCRIPTIONS), "a listed description is no longer in the README"
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    assert all(d in text for d in DESCRIPTIONS), "a listed description is no longer in the docs"
     claims = [c for _, code in _blocks() for c in _claims(code).values()]
     assert "Let me check." in claims and "get_weather {'city': 'Paris'}" in claims
     assert len(claims) >= 8, claims

@@ -1,4 +1,4 @@
-"""The README's builtin-parsers table is generated from the formats' summaries (tools/readme_tables.py)."""
+"""The builtin-parsers table (docs/builtin-parsers.md) is generated from the formats' summaries (tools/readme_tables.py)."""
 
 import subprocess
 import sys
@@ -37,13 +37,13 @@ def test_a_stray_copy_of_table_rows_after_the_end_marker_is_stale():
         import readme_tables
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    current = (ROOT / "README.md").read_text(encoding="utf-8")
+    current = (ROOT / "docs" / "builtin-parsers.md").read_text(encoding="utf-8")
     stray = current.replace(readme_tables.END, readme_tables.END + "\n| tool | `hermes` | old text |", 1)
     assert readme_tables.render(stray) == current
 
 
 def test_an_alias_row_names_the_format_it_shares():
     """`ling3` parses with MiMo's format: its row says so instead of reading "MiMo: …"."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "builtin-parsers.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| reasoning | `ling3` |"))
     assert "the `mimo` format" in row

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The README's conformance and install figures, written from measured data (never typed).
+"""The docs' conformance and install figures, written from measured data (never typed).
 
-Each figure sits between two marker comments in README.md,
+Each figure sits between two marker comments in one or more of the pages (README.md and
+docs/*.md),
 ``<!-- figures:NAME:begin (tools/doc_figures.py) -->`` … ``<!-- figures:NAME:end -->``,
 and is rendered from data committed under ``docs/data/`` (written by a
 measuring run) or computed from the package itself:
@@ -25,7 +26,7 @@ Measuring (in the env with vLLM and SGLang installed, `tox -e all` or
 
 Rendering and checking (any env)::
 
-    python tools/doc_figures.py            # rewrites the figures in README.md
+    python tools/doc_figures.py            # rewrites the figures in every page
     python tools/doc_figures.py --check    # fails when one is stale
 """
 
@@ -44,6 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 README = ROOT / "README.md"
+#: Every page a figure may sit in: the README and the documentation site's pages.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 DATA = ROOT / "docs" / "data"
 CONFORMANCE = DATA / "conformance-all.json"
 COMPARE = DATA / "compare-hermes.json"
@@ -260,13 +263,31 @@ def _region(name: str) -> re.Pattern[str]:
     )
 
 
-def render(readme: str, values: dict[str, str] | None = None) -> str:
+def render(readme: str, values: dict[str, str] | None = None, *, required: bool = True) -> str:
+    """`readme` (a page's text) with every figure it holds rendered; with `required`, every
+    figure must be in it (the pages as a whole are checked by `render_pages`)."""
     for name, text in (values or figures()).items():
         pattern = _region(name)
         if not pattern.search(readme):
-            raise SystemExit(f"README.md lacks the figures:{name} markers")
+            if required:
+                raise SystemExit(f"the page lacks the figures:{name} markers")
+            continue
         readme = pattern.sub(lambda m, t=text: m.group(1) + t + m.group(3), readme)
     return readme
+
+
+def render_pages(values: dict[str, str] | None = None) -> dict[Path, tuple[str, str]]:
+    """Each page holding a figure → (its text, its text rendered); every figure sits in some page."""
+    values = values or figures()
+    out = {}
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        if "(tools/doc_figures.py) -->" in text:
+            out[page] = (text, render(text, values, required=False))
+    for name in values:
+        if not any(_region(name).search(text) for text, _ in out.values()):
+            raise SystemExit(f"no page holds the figures:{name} markers")
+    return out
 
 
 def stale_data() -> list[str]:
@@ -303,7 +324,7 @@ def stale_data() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail if a figure in README.md is stale")
+    ap.add_argument("--check", action="store_true", help="fail if a figure in a page is stale")
     ap.add_argument("--from-report", type=Path, metavar="REPORT_JSON", help=f"write {CONFORMANCE.name}")
     ap.add_argument("--from-compare", type=Path, metavar="JSONL", help=f"write {COMPARE.name}")
     ap.add_argument("--measure-install", action="store_true", help=f"write {INSTALL.name} (du)")
@@ -314,20 +335,19 @@ def main(argv: list[str] | None = None) -> int:
         _write(COMPARE, from_compare(ns.from_compare))
     if ns.measure_install:
         _write(INSTALL, measure_install())
-    text = README.read_text(encoding="utf-8")
-    new = render(text)
+    pages = render_pages()
+    stale = [p.relative_to(ROOT).as_posix() for p, (text, new) in pages.items() if new != text]
     if ns.check:
-        problems = stale_data() + (
-            ["README.md figures are stale: run python tools/doc_figures.py"] if new != text else []
-        )
+        problems = stale_data() + [f"{s} figures are stale: run python tools/doc_figures.py" for s in stale]
         for p in problems:
             print(p, file=sys.stderr)
         if not problems:
-            print("README.md figures up to date")
+            print("figures up to date in " + ", ".join(p.relative_to(ROOT).as_posix() for p in pages))
         return 1 if problems else 0
-    if new != text:
-        README.write_text(new, encoding="utf-8")
-        print("README.md figures written")
+    for page, (text, new) in pages.items():
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            print(f"{page.relative_to(ROOT).as_posix()} figures written")
     return 0
 
 

@@ -24,9 +24,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # the cases and formats come from the package in this tree
 
+from parsebridge.conformance.record import SCHEMA_FILE, generated_schema  # noqa: E402
 from parsebridge.formats.cases import case_files, render_cases, summaries  # noqa: E402
 
 FIXTURES = ROOT / "src" / "parsebridge" / "conformance" / "fixtures"
+SCHEMA = FIXTURES.parent / SCHEMA_FILE
+
+
+def schema_text() -> str:
+    """The transcript record's JSON Schema as shipped (`conformance/transcript.schema.json`)."""
+    return json.dumps(generated_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
 def file_name(rec: dict[str, Any]) -> str:
@@ -58,6 +65,7 @@ markers, spacing and JSON shape); no framework's test data was copied.
 | `output` | raw model output |
 | `tools` | OpenAI function tools of the request (typed JSON-schema parameters) |
 | `reasoning_started_in_prompt` | the chat template ended the prompt with the reasoning start marker |
+| `token_ids`, `tokenizer`, `prompt`, `prompt_token_ids`, `finish_reason` | optional: how the engine produced the output (docs/transcripts.md) |
 | `expected` | `{reasoning, content, tool_calls: [{name, arguments} or {name, invalid_arguments}]}` |
 | `expected_by_backend` | optional per-backend reading where a backend documents a different one |
 | `known_divergences` | optional `[{backend, classes, chunking, reason}]` documented limitations |
@@ -187,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
                 stale.append(name)
         else:
             path.write_text(text, encoding="utf-8")
+    if args.check:
+        if not SCHEMA.exists() or SCHEMA.read_text(encoding="utf-8") != schema_text():
+            stale.append(str(SCHEMA.relative_to(ROOT)))
+    else:
+        SCHEMA.write_text(schema_text(), encoding="utf-8")
     if args.check:
         extra = sorted(p.name for p in FIXTURES.glob("*.jsonl") if p.name not in files)
         if stale or extra:

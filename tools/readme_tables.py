@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate the README's builtin-parsers table from the formats' `summary` lines (and the
+"""Regenerate the builtin-parsers table of docs/builtin-parsers.md from the formats' `summary` lines (and the
 conventions table from `conventions.servers_rules`: the formats' `servers_content` and
 `servers_markup`, and `families.toml`'s `servers_started`, the rows `parsebridge list` shows too).
 
@@ -7,7 +7,7 @@ The table lists every parser the builtin backend registers (kind | name |
 format); the format column is the `summary` of the family's format in
 `parsebridge.formats`, so a new family shows up here when its parser and
 format are registered. The table sits between two marker comments in
-README.md.
+docs/builtin-parsers.md.
 
 Run:  python tools/readme_tables.py            (rewrites the table)
       python tools/readme_tables.py --check    (fails if the table is stale)
@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from parsebridge.adapters.builtin import REASONING_PARSERS, TOOL_PARSERS  # noqa: E402
 from parsebridge.formats import UnknownFormatError, mistral, reasoning_format, tool_format  # noqa: E402
 
-README = ROOT / "README.md"
+#: The page that holds both tables (the README links to it).
+PAGE = ROOT / "docs" / "builtin-parsers.md"
 BEGIN, END = "<!-- builtin-parsers:begin (tools/readme_tables.py) -->", "<!-- builtin-parsers:end -->"
 CONV_BEGIN, CONV_END = "<!-- conventions:begin (tools/readme_tables.py) -->", "<!-- conventions:end -->"
 
@@ -75,7 +76,7 @@ def _between(text: str, begin: str, end: str, body: str) -> str:
     head, sep, rest = text.partition(begin)
     _, sep2, tail = rest.partition(end)
     if not sep or not sep2:
-        raise SystemExit(f"README.md lacks the markers {begin!r} … {end!r}")
+        raise SystemExit(f"docs/builtin-parsers.md lacks the markers {begin!r} … {end!r}")
     return f"{head}{begin}\n{body}{end}{tail}"
 
 
@@ -84,12 +85,12 @@ def _is_row(line: str) -> bool:
 
 
 def render(readme: str) -> str:
-    """README text with the table between the markers replaced (and any stray copy of its rows
+    """The page's text with the table between the markers replaced (and any stray copy of its rows
     right after the end marker dropped: the table exists once)."""
     head, sep, rest = readme.partition(BEGIN)
     _, sep2, tail = rest.partition(END)
     if not sep or not sep2:
-        raise SystemExit(f"README.md lacks the markers {BEGIN!r} … {END!r}")
+        raise SystemExit(f"docs/builtin-parsers.md lacks the markers {BEGIN!r} … {END!r}")
     lines = tail.split("\n")
     while len(lines) > 1 and _is_row(lines[1]):
         del lines[1]
@@ -99,20 +100,20 @@ def render(readme: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail if the README's table is stale")
+    ap.add_argument("--check", action="store_true", help="fail if the page's tables are stale")
     args = ap.parse_args(argv)
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     new = render(text)
     if args.check:
         if new != text:
             print(
-                "README.md builtin-parsers table is stale: run python tools/readme_tables.py", file=sys.stderr
+                "docs/builtin-parsers.md builtin-parsers table is stale: run python tools/readme_tables.py", file=sys.stderr
             )
             return 1
-        print("README.md builtin-parsers table up to date")
+        print("docs/builtin-parsers.md builtin-parsers table up to date")
         return 0
-    README.write_text(new, encoding="utf-8")
-    print("README.md builtin-parsers table written")
+    PAGE.write_text(new, encoding="utf-8")
+    print("docs/builtin-parsers.md builtin-parsers table written")
     return 0
 
 

@@ -37,18 +37,18 @@ class FakeFrontend(ServedFrontend):
         super().__init__()
         self.fail_starts = fail_starts
         self.folder = folder or model_folder(["<tool_call>", "</tool_call>"])
-        self.server: asyncio.AbstractServer | None = None
+        self.listener: asyncio.AbstractServer | None = None
 
     async def _start(self, port: int) -> None:
         if self.fail_starts > 0:
             self.fail_starts -= 1
             raise OSError("address in use (simulated)")
-        self.server = await asyncio.start_server(self._handle, "127.0.0.1", port)
+        self.listener = await asyncio.start_server(self._handle, "127.0.0.1", port)
 
     async def _stop(self) -> None:
-        if self.server is not None:
-            self.server.close()
-            await self.server.wait_closed()
+        if self.listener is not None:
+            self.listener.close()
+            await self.listener.wait_closed()
 
     def _is_ready(self) -> bool:
         return get_json(self.ensure_port(), "/ready", 1.0) == {"ok": True}

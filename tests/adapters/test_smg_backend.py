@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from parsebridge import get_reasoning_parser, get_tool_parser
+from parsebridge.adapters._served.parsers import ParserPair
 from parsebridge.adapters.registry import get_backend
 from parsebridge.protocol import ServerUnavailableError, UnknownParserError
 
@@ -94,7 +95,7 @@ def test_each_feed_returns_what_its_step_produced() -> None:
 def test_a_crashed_gateway_is_restarted_once_then_a_typed_error(fresh_runtime) -> None:
     parser = get_tool_parser("smg:qwen", TOOLS)
     rt = _gateway.runtime()
-    gw = rt.gateway(("qwen", None))
+    gw = rt.gateway(ParserPair(None, "qwen"))
     gw.proc.kill()
     gw.proc.wait()
     assert parser.parse(CALL).tool_calls  # restarted once
@@ -113,7 +114,7 @@ def test_the_pool_is_bounded_and_shutdown_leaves_nothing(fresh_runtime, monkeypa
     for name in ("qwen", "llama", "mistral"):
         get_tool_parser(f"smg:{name}", TOOLS).parse("hello")
     rt = _gateway.runtime()
-    assert [gw.config[0] for gw in rt.gateways()] == ["llama", "mistral"]  # qwen, least recent, closed
+    assert [gw.pair.tool for gw in rt.gateways()] == ["llama", "mistral"]  # qwen, least recent, closed
     pids = [gw.proc.pid for gw in rt.gateways()]
     ports = [gw.port for gw in rt.gateways()] + [rt.worker.port]
     _gateway.shutdown()
@@ -125,10 +126,11 @@ def test_the_pool_is_bounded_and_shutdown_leaves_nothing(fresh_runtime, monkeypa
 
 def test_a_gateway_that_cannot_start_says_why(fresh_runtime, monkeypatch) -> None:
     monkeypatch.setattr(
-        _gateway.Gateway, "command", lambda self: ["python3", "-c", "raise SystemExit('no smg here')"]
+        _gateway.Gateway, "command", lambda self, port: ["python3", "-c", "raise SystemExit('no smg here')"]
     )
+    parser = get_tool_parser("smg:qwen", TOOLS)  # configuration only: the gateway starts on first parse
     with pytest.raises(Exception) as err:
-        get_tool_parser("smg:qwen", TOOLS)
+        parser.parse("hello")
     assert isinstance(err.value, ServerUnavailableError) or isinstance(
         err.value.__cause__, ServerUnavailableError
     )
@@ -186,7 +188,7 @@ def _gone(pid: int, within: float) -> bool:
 
 
 def test_no_gateway_outlives_a_sigkilled_parent() -> None:
-    """A process killed by SIGKILL runs no cleanup: its gateways end on their own (`_launch`'s pipe)."""
+    """A process killed by SIGKILL runs no cleanup: its gateways end on their own (the launcher's parent-death pipe)."""
     import signal
     import subprocess
     import sys

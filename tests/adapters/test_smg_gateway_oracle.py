@@ -23,7 +23,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import partial_json_parser
@@ -31,17 +30,20 @@ import pytest
 
 from _building import build_or_skip
 from parsebridge import OutputProcessor, get_pipeline, get_reasoning_parser, get_tool_parser
+from parsebridge.adapters._served.parsers import ParserPair
 from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.chunking import parse_chunking
 from parsebridge.conformance.runner import target_for
 from parsebridge.conformance.transcripts import bundled_transcripts
+from parsebridge.lifecycle.launchers import WATCH
+from parsebridge.protocol.errors import ParserUnsupportedError
 
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(900)]
 
 if not get_backend("smg").is_available():
     pytest.skip(f"smg is not installed: {get_backend('smg').unavailable_reason()}", allow_module_level=True)
 
-from parsebridge.adapters.smg import _gateway, _worker  # noqa: E402  (after the skip)
+from parsebridge.adapters.smg import _gateway  # noqa: E402  (after the skip)
 
 PLACEHOLDER = [
     {"type": "function", "function": {"name": "parsebridge_any_tool", "parameters": {"type": "object"}}}
@@ -77,8 +79,9 @@ class OwnGateways:
             return self.procs[key][1]
         port = _free_port()
         # smg's own CLI, run by the backend's launcher only so that a killed test run leaves no gateway.
-        launcher = str(Path(_gateway.__file__).with_name("_launch.py"))
-        args = [sys.executable, "-P", launcher, "launch", "--host", "127.0.0.1", "--port", str(port)]
+        watch = str(WATCH)
+        args = [sys.executable, "-P", watch, sys.executable, "-m", "smg", "launch"]
+        args += ["--host", "127.0.0.1", "--port", str(port)]
         args += ["--worker-urls", f"grpc://127.0.0.1:{self.rt.worker.port}"]
         args += ["--tokenizer-path", str(self.rt.model_dir), "--model-path", str(self.rt.model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(_free_port())]
@@ -123,12 +126,12 @@ def gateways() -> Iterator[OwnGateways]:
     own.close()
 
 
-def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple[str, dict[str, Any]]:
-    script = _worker.Script(None if steps is not None else t.output)
-    for step in steps or ():
-        script.step(list(step.encode("utf-8")))
+def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple[Any, dict[str, Any]]:
+    script = _gateway.runtime().worker.board.open()
+    for step in steps if steps is not None else [t.output]:
+        script.put(list(step.encode("utf-8")))
     script.end()
-    key = _gateway.runtime().worker.register(script)
+    key = script.key
     body: dict[str, Any] = {
         "model": "parsebridge",
         "messages": [{"role": "user", "content": key}],
@@ -137,19 +140,19 @@ def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple
     if tool:
         tools = [x if "function" in x else {"type": "function", "function": x} for x in t.tools]
         body["tools"] = tools or PLACEHOLDER
-    return key, body
+    return script, body
 
 
 def oracle_oneshot(port: int, t: Any, tool: bool) -> tuple[str | None, str | None, list[tuple[str, str]]]:
-    key, body = _request(t, None, False, tool)
+    script, body = _request(t, None, False, tool)
     msg = json.loads(post(port, body).read())["choices"][0]["message"]
-    _gateway.runtime().worker.release(key)
+    script.cancel()
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or ()]
     return msg.get("reasoning_content") or None, msg.get("content") or None, calls
 
 
 def oracle_stream(port: int, t: Any, steps: list[str], tool: bool) -> tuple[str, str, list[tuple[str, str]]]:
-    key, body = _request(t, steps, True, tool)
+    script, body = _request(t, steps, True, tool)
     resp = post(port, body)
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
     for line in resp:
@@ -163,7 +166,7 @@ def oracle_stream(port: int, t: Any, steps: list[str], tool: bool) -> tuple[str,
                 name, args = calls.get(c["index"], ("", ""))
                 fn = c.get("function") or {}
                 calls[c["index"]] = (name + (fn.get("name") or ""), args + (fn.get("arguments") or ""))
-    _gateway.runtime().worker.release(key)
+    script.cancel()
     return "".join(reasoning), "".join(content), [calls[i] for i in sorted(calls)]
 
 
@@ -194,11 +197,11 @@ def _served(t: Any, target: Any, chunks: list[str]) -> tuple[str, str, list[tupl
     return "".join(reasoning), "".join(content), [calls[i] for i in sorted(calls)]
 
 
-def _config_of(target: Any) -> tuple[str | None, str | None]:
+def _config_of(target: Any) -> ParserPair:
     def name(spec: str | None) -> str | None:
         return spec.split(":", 1)[1] if spec else None
 
-    return (name(target.tool_spec), name(target.reasoning_spec))
+    return ParserPair(name(target.reasoning_spec), name(target.tool_spec))
 
 
 def _norm(calls: list[tuple[str, str]], *, streamed: bool = False) -> list[tuple[str, str]]:
@@ -242,24 +245,21 @@ def _streamed(deltas: list[Any]) -> tuple[str, str, list[tuple[str, str]]]:
 
 @pytest.mark.parametrize(("t", "target"), _cases())
 def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: Any) -> None:
-    try:
-        subject = build_or_skip(
-            "smg", f"{target.tool_spec or target.reasoning_spec}", lambda: _subject(t, target)
-        )
+    subject = build_or_skip(
+        "smg", f"{target.tool_spec or target.reasoning_spec}", lambda: _subject(t, target)
+    )
+    reasoning_name, tool_name = config = _config_of(target)
+    tool = tool_name is not None
+    started = True if t.reasoning_started_in_prompt else None
+    only_tool = tool and not reasoning_name
+    try:  # the gateway starts on the first parse
+        r = subject.parse(t.output) if only_tool else subject.parse(t.output, reasoning_started=started)
     except Exception as exc:  # smg refuses the pairing (e.g. a Symphony-only name with another table)
-        from parsebridge.protocol.errors import ParserUnsupportedError
-
         if isinstance(exc, ParserUnsupportedError) or isinstance(exc.__cause__, ParserUnsupportedError):
             pytest.skip(f"smg refuses this configuration: {exc}")
         raise
-    tool_name, reasoning_name = config = _config_of(target)
     symphony = config in _gateway.runtime()._symphony
     port = gateways.port(tool_name, reasoning_name, symphony)
-    tool = tool_name is not None
-    started = True if t.reasoning_started_in_prompt else None
-
-    only_tool = tool and not reasoning_name
-    r = subject.parse(t.output) if only_tool else subject.parse(t.output, reasoning_started=started)
     want = oracle_oneshot(port, t, tool)
     got_calls = _norm([(c.name, c.arguments_json) for c in getattr(r, "tool_calls", [])])
     assert (getattr(r, "reasoning", None), r.content, got_calls) == (want[0], want[1], _norm(want[2]))

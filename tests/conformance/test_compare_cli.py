@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import parsebridge as pb
-from parsebridge.cli import main
-from parsebridge.compare import cli as compare_cli
+from parsebridge.cli import compare_command, main
 from parsebridge.compare import engine as compare_mod
+from parsebridge.compare.logs import count_lines
 from parsebridge.compare.models import CompareSummary, TranscriptComparison
 
 P = "python:_compare_parsers:"
@@ -127,14 +127,14 @@ def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                 raise KeyboardInterrupt
             yield item
 
-    monkeypatch.setattr(compare_mod, "run_comparisons", interrupted)
+    monkeypatch.setattr(compare_command, "run_comparisons", interrupted)
     args = ["compare", str(log), *SPECS, "--format", "json", "-o", str(out)]
     assert main(args) == 130
     partial = _lines(out.read_text())
     assert len(partial) == 12 and all(o["type"] == "transcript" for o in partial)  # no summary yet
     with out.open("a") as fh:
         fh.write('{"type": "transcript", "transcript": "t12", "resu')  # a torn last write
-    monkeypatch.setattr(compare_mod, "run_comparisons", real)
+    monkeypatch.setattr(compare_command, "run_comparisons", real)
     assert main([*args, "--resume", "--jobs", "2"]) == 0
     objs = _lines(out.read_text())
     ids = [o["transcript"] for o in objs[:-1]]
@@ -150,7 +150,7 @@ def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_separate_summary_file_and_count(tmp_path: Path) -> None:
     log = _log(tmp_path / "log.jsonl", 7)
-    assert compare_cli.count_lines(log) == 7
+    assert count_lines(log) == 7
     out, summ = tmp_path / "o.jsonl", tmp_path / "s.json"
     assert (
         main(["compare", str(log), *SPECS, "--format", "json", "-o", str(out), "--summary", str(summ)]) == 0

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import parsebridge as pb
-from parsebridge.cli import main
+from parsebridge.cli import compare_command, main
 from parsebridge.compare import RayUnavailableError
 from parsebridge.compare import engine as compare_mod
 
@@ -171,11 +171,11 @@ def test_resume_with_ray(tmp_path: Path, log_parts: list[Path], monkeypatch: pyt
                 raise KeyboardInterrupt
             yield item
 
-    monkeypatch.setattr(compare_mod, "run_comparisons", interrupted)
+    monkeypatch.setattr(compare_command, "run_comparisons", interrupted)
     ray_args = [*base, str(out), "--executor", "ray", "--jobs", "2"]
     assert main(["compare", *ray_args]) == 130
     assert len(_lines(out.read_text())) == 30
-    monkeypatch.setattr(compare_mod, "run_comparisons", real)
+    monkeypatch.setattr(compare_command, "run_comparisons", real)
     assert main(["compare", *ray_args, "--resume", "--unordered"]) == 0
     records, summary = _records_and_summary(out)
     want_records, want_summary = _records_and_summary(local)

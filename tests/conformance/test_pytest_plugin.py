@@ -126,20 +126,20 @@ def test_without_the_option_the_plugin_adds_nothing(tmp_path):
     assert "parsebridge[" not in proc.stdout
 
 
-# ---------------------------------------------------------------- the README's example, run with plain `pytest`
+# ---------------------------------------------------------------- docs/own-parsers.md's example, run with plain `pytest`
 # The `pytest` console script does not put the current folder on `sys.path` (`python -m pytest`
 # does); `python -P -m pytest` starts the same way, in the folder holding my_parsers.py.
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "own-parsers.md"
 SRC = str(Path(parsebridge.__file__).resolve().parent.parent)
 
 
 def _readme_module() -> str:
-    """The README's ``# my_parsers.py`` block, as a user would save it."""
+    """docs/own-parsers.md's ``# my_parsers.py`` block, as a user would save it."""
     blocks = re.findall(
         r"```python\n(# my_parsers\.py\n.*?)```", README.read_text(encoding="utf-8"), re.DOTALL
     )
-    assert blocks, "README has no '# my_parsers.py' block"
+    assert blocks, "docs/own-parsers.md has no '# my_parsers.py' block"
     return blocks[0]
 
 
@@ -147,7 +147,7 @@ def _readme_command() -> list[str]:
     m = re.search(
         r"^\$ pytest (--parsebridge-spec python:my_parsers:\S+.*)$", README.read_text(), re.MULTILINE
     )
-    assert m, "README has no pytest --parsebridge-spec example"
+    assert m, "docs/own-parsers.md has no pytest --parsebridge-spec example"
     return m.group(1).split()
 
 

@@ -1,7 +1,7 @@
-"""The README's "Serve any parser from vLLM or SGLang" examples, run through the servers' own startup code.
+"""The examples of docs/plugins.md ("Serve any parser from vLLM or SGLang"), run through the servers' own startup code.
 
 A model server cannot start here (no GPU, no model), so each command line is
-taken from the README and given to the framework's own argument parser and
+taken from that page and given to the framework's own argument parser and
 plugin loading — everything `vllm serve` / `sglang serve` do with these
 flags before loading a model — in a fresh process, as the command would run.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("## Serve any parser from vLLM or SGLang") :]
-SECTION = SECTION[: SECTION.index("\n## ", 1)]
+#: The page of those examples, and the one defining `my_parsers.py`, which they serve.
+SECTION = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+README = SECTION + (ROOT / "docs" / "own-parsers.md").read_text(encoding="utf-8")
 SRC = str(ROOT / "src")
 
 

@@ -54,7 +54,7 @@ SGLANG_CASES = [
 ]
 
 
-#: Recorded in README "Serve any parser from vLLM or SGLang": before 0.33 vLLM's serving loop never
+#: Recorded in docs/plugins.md ("Serve any parser from vLLM or SGLang"): before 0.33 vLLM's serving loop never
 #: calls parsers at the end of output (held text is not shown) and ends reasoning by token ids.
 #: Measured on 0.11.0: these 6 runs differ, the other 10 agree (each is a strict xfail there, so a
 #: run that starts agreeing, or one more that stops, fails).
@@ -102,7 +102,7 @@ def _serve(case: Case, tok, chunking: str) -> tuple[dict, dict, str | None]:
 @pytest.mark.parametrize("case", BUILTIN_CASES, ids=lambda c: c.id)
 def test_vllm_server_serves_builtin_parsers(tok, case, chunking, request):
     if not get_api().has_parser_driver and (case.id, chunking) in PRE_DRIVER_DIFFERS:
-        reason = "vLLM before 0.33 has no end-of-output call to parsers (README: Serve any parser)"
+        reason = "vLLM before 0.33 has no end-of-output call to parsers (docs/plugins.md)"
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     got, streamed, finish = _serve(case, tok, chunking)
     assert got == streamed == parsebridge_oneshot(case)

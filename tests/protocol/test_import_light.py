@@ -19,31 +19,55 @@ def test_import_parsebridge_imports_no_framework():
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
+def _modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name (a package by its own name)."""
+    out = {}
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        out[".".join(rel.parts).removesuffix(".__init__")] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _named_in_strings(tree: ast.AST) -> set[str]:
+    """Our modules a file names in a string (``"parsebridge.cli.parse_command"``, ``"pkg.mod:Class"``):
+    the imports `importlib.import_module` makes from a table, which no import statement shows."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value.partition(":")[0]
+            if name.startswith("parsebridge.") and name in MODULES:
+                found.add(name)
+    return found
+
+
 def _imports(path: Path) -> set[str]:
-    """Absolute module names a file imports (relative imports resolved)."""
+    """Absolute module names a file imports (relative imports resolved; ``from pkg import mod``
+    counted as ``pkg.mod``), and the modules it names for importlib."""
     rel = path.relative_to(PKG.parent).with_suffix("")
     package = list(rel.parts[:-1])
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = _named_in_strings(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[: len(package) - node.level + 1]
-                found.add(".".join([*base, node.module] if node.module else base))
-            elif node.module:
-                found.add(node.module)
+                base = ".".join(
+                    package[: len(package) - node.level + 1] + ([node.module] if node.module else [])
+                )
+            else:
+                base = node.module or ""
+            subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in MODULES]
+            found.update(subs or [base])
     return found
 
 
 def _layer(module: str) -> str | None:
     parts = module.split(".")
-    if parts[:3] == ["parsebridge", "cli", "terminal"]:
-        return TERMINAL  # the command line's one leaf, which the rooms' renderers print through
     return parts[1] if parts[0] == "parsebridge" and len(parts) > 1 else None
-
-
-TERMINAL = "cli.terminal"
 
 
 #: Each room and the rooms it may import (its own included). `None` is the
@@ -51,11 +75,13 @@ TERMINAL = "cli.terminal"
 ALLOWED = {
     "_version": {"_version"},
     "_frameworks": {"_frameworks"},  # a leaf (standard library only): the parsers-only install recipe
-    TERMINAL: {TERMINAL, "protocol"},
+    # the terminal's output and input files: a leaf the commands and the rooms' renderers share
+    "terminal": {"terminal", "protocol"},
     "protocol": {"protocol"},
     "formats": {"formats", "protocol"},
-    "policy": {"policy", "protocol", "_version"},
-    "adapters": {"adapters", "protocol", "formats", "policy", "_version", "_frameworks"},
+    "lifecycle": {"lifecycle", "protocol"},  # one owner of each server or worker process we start
+    "policy": {"policy", "protocol", "lifecycle", "_version"},
+    "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
         "protocol",
@@ -64,19 +90,41 @@ ALLOWED = {
         "policy",
         "plugins",
         "_version",
-        TERMINAL,
+        "terminal",
     },
-    "compare": {"compare", "conformance", "protocol", "formats", "adapters", "policy", "_version", TERMINAL},
+    "compare": {
+        "compare",
+        "conformance",
+        "protocol",
+        "formats",
+        "adapters",
+        "policy",
+        "_version",
+        "terminal",
+    },
     "serving": {"serving", "protocol", "adapters", "policy", "_version"},
+    # a live server checked from outside; its raw output re-read through `compare`
+    "probe": {
+        "probe",
+        "compare",
+        "conformance",
+        "protocol",
+        "formats",
+        "adapters",
+        "policy",
+        "_version",
+        "terminal",
+    },
     # the bridge into the frameworks' servers: parsers from the registry, served as theirs
     "plugins": {"plugins", "protocol", "formats", "adapters", "policy", "_version"},
-    # the command: every room's face (the top; nothing of ours imports it but through `terminal`)
+    # the command: every room's face (the top: nothing of ours imports it)
     "cli": {
         "cli",
-        TERMINAL,
+        "terminal",
         "compare",
         "conformance",
         "serving",
+        "probe",
         "plugins",
         "protocol",
         "formats",
@@ -92,10 +140,7 @@ ALLOWED = {
 
 
 def _room(path: Path) -> str:
-    parts = path.relative_to(PKG).parts
-    if parts[:2] == ("cli", "terminal.py"):
-        return TERMINAL
-    return parts[0].removesuffix(".py")
+    return path.relative_to(PKG).parts[0].removesuffix(".py")
 
 
 def test_every_room_has_a_rule():
@@ -115,18 +160,13 @@ def test_dependencies_point_one_way():
 
 
 def _module_graph() -> dict[str, set[str]]:
-    """Module → our modules it imports (any import statement, local ones included)."""
-    mods = {}
-    for path in PKG.rglob("*.py"):
-        rel = path.relative_to(PKG.parent).with_suffix("")
-        name = ".".join(rel.parts).removesuffix(".__init__")
-        mods[name] = path
+    """Module → our modules it imports (any import statement, local ones and importlib's included)."""
     graph: dict[str, set[str]] = {}
-    for name, path in mods.items():
+    for name, path in MODULES.items():
         edges = set()
         for mod in _imports(path):
             # `from pkg import name` may name a submodule: count the deepest module that exists
-            while mod and mod not in mods:
+            while mod and mod not in MODULES:
                 mod = mod.rpartition(".")[0]
             if mod and mod != name and not name.startswith(mod + "."):
                 edges.add(mod)
@@ -148,6 +188,29 @@ def test_no_import_circles():
                 elif nxt not in seen and not nxt.startswith(start + "."):
                     seen.add(nxt)
                     stack.append((nxt, (*path, nxt)))
+    assert not circles, circles[:5]
+
+
+def test_rooms_form_no_circle():
+    """The rooms' own arrows (importlib's included) run one way: no room reaches itself through others."""
+    arrows: dict[str, set[str]] = {}
+    for path in PKG.rglob("*.py"):
+        room = _room(path)
+        for mod in _imports(path):
+            target = _layer(mod)
+            if target is not None and target != room:
+                arrows.setdefault(room, set()).add(target)
+    circles = []
+    for start in arrows:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in arrows.get(node, ()):
+                if nxt == start:
+                    circles.append(" -> ".join((*trail, start)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*trail, nxt)))
     assert not circles, circles[:5]
 
 

@@ -1,308 +1,69 @@
-"""The `parsebridge` command.
+"""The `parsebridge` command: its subcommands, the command line, and the exit statuses.
 
-Subcommands: `list` (backends, parsers, families), `parse` (one output
-through a reasoning and/or tool parser), and, from the conformance package,
-`conformance` and `compare`. Exit statuses are the same for every
-subcommand and listed in `parsebridge --help` (`cli.terminal.EXIT_STATUS_HELP`).
+Each subcommand lives in a module of its own that imports its rooms at its top and
+defines ``configure(parser)``: its description, options and ``set_defaults(func=...)``.
+`SUBCOMMANDS` names that module; only the one for the subcommand that runs is imported,
+so ``parsebridge --help`` and ``parsebridge list --brief`` load no more than they use.
+Exit statuses are the same for every subcommand and listed in ``parsebridge --help``
+(`terminal.EXIT_STATUS_HELP`).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
-import itertools
-import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import NamedTuple
 
+from .. import terminal as io
 from .._version import __version__
-from ..adapters import get_pipeline
-from ..protocol import BackendError, ParsebridgeError, ParseResult, ToolCall
-from . import terminal as io
-from .list_command import add_list_command
-
-#: Subcommands contributed by other modules: (module, register function).
-_PLUGINS: tuple[tuple[str, str], ...] = (
-    ("parsebridge.conformance.cli", "register"),
-    ("parsebridge.compare.cli", "register"),
-)
+from ..protocol import BackendError, ParsebridgeError
+from .options import check_options
 
 
-#: Characters per chunk of `parse --stream` when --chunk-size is not given.
-DEFAULT_CHUNK_SIZE = 4
+class Subcommand(NamedTuple):
+    """One `parsebridge` subcommand: the module that configures it, and its line in ``--help``."""
+
+    module: str
+    help: str
 
 
-class UsageError(ParsebridgeError, ValueError):
-    """The command line asks for something that cannot run as given (exit 2)."""
+#: Every subcommand, in the order ``parsebridge --help`` lists them. A new subcommand is a
+#: module with ``configure(parser)`` and a row here.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "list": Subcommand("parsebridge.cli.list_command", "backends, their parsers, and the family table"),
+    "parse": Subcommand("parsebridge.cli.parse_command", "parse one model output"),
+    "install-framework": Subcommand(
+        "parsebridge.cli.install_command",
+        "install vLLM or SGLang parsers-only (CPU torch, no GPU) into this environment",
+    ),
+    "conformance": Subcommand(
+        "parsebridge.cli.conformance_command", "run the shared transcripts through every backend and report"
+    ),
+    "compare": Subcommand(
+        "parsebridge.cli.compare_command",
+        "backends side by side on the same transcripts (one output or a whole log)",
+    ),
+    "probe": Subcommand(
+        "parsebridge.cli.probe_command",
+        "check a live OpenAI-compatible server's tool calls the way a client sees them",
+    ),
+}
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1 (a chunk size of 0 or less would lose the output)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand the command line names (its first word that is no option), if any."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in SUBCOMMANDS else None
+    return None
 
 
-# ---------------------------------------------------------------- parse
-
-
-def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
-    """Re-cut decoded blocks into pieces of `size` characters (the last may be shorter); a piece
-    that spans two blocks is joined from its two parts, never the block from the part before it
-    (which would copy every block once more)."""
-    rest = ""
-    for block in blocks:
-        start = 0
-        if rest:
-            start = size - len(rest)
-            if len(block) < start:
-                rest += block
-                continue
-            yield rest + block[:start]
-        cut = len(block) - (len(block) - start) % size
-        for i in range(start, cut, size):
-            yield block[i : i + size]
-        rest = block[cut:]
-    if rest:
-        yield rest
-
-
-def _cmd_parse(ns: argparse.Namespace) -> int:
-    if not (ns.tool_parser or ns.reasoning_parser):
-        raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
-    if ns.chunk_size is not None and not ns.stream:
-        raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
-    if ns.input != "-":
-        io.exists_or_fail(ns.input)
-    tools = io.load_tools(ns.tools)
-    text = None if ns.stream else io.read_text(ns.input)
-    if ns.framework_logs:
-        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # the adapters then leave the frameworks' logs alone
-    else:
-        _quiet_framework_logs()
-    pipe = get_pipeline(
-        ns.reasoning_parser,
-        ns.tool_parser,
-        tools=tools,
-        reasoning_started=ns.reasoning_started,
-        on_error=ns.on_error,
-        **_conventions_option(ns),
-    )
-    if text is not None:
-        result = pipe.parse(text)
-        del text
-        if ns.json:
-            out = {"result": result.model_dump(mode="json"), "message": result.to_openai_message()}
-            print(json.dumps(out, indent=2, ensure_ascii=False))
-        else:
-            _show_result(result, None)
-            _say_assumed_open(pipe, ns, result)
-        return 0
-    _stream_parse(pipe, ns)
-    return 0
-
-
-def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
-    """A note when the reasoning shown started before the output (no start marker in it) and
-    nothing on the command line said so: the parser's default assumed it open (builtin:qwen3's,
-    as vLLM and SGLang read Qwen3; a template's that opens ``<think>``)."""
-    block = getattr(result, "block", None)
-    if ns.reasoning_started is not None or result.reasoning is None or block is None:
-        return
-    if block.start_marker is not None:
-        return
-    spec = (
-        getattr(getattr(pipe, "reasoning", None), "spec", None) or (getattr(pipe, "specs", None) or [""])[0]
-    )
-    from rich.text import Text
-
-    io.console().print(
-        Text(
-            f"reasoning assumed open at the start (the default of {spec}): the output has no start "
-            "marker; --no-reasoning-started if the prompt did not open it",
-            style="dim",
-        ),
-        soft_wrap=True,
-    )
-
-
-def _conventions_option(ns: argparse.Namespace) -> dict[str, str]:
-    """``conventions=`` for the pipeline when `--conventions` was given (builtin parsers only)."""
-    if ns.conventions is None:
-        return {}
-    from ..protocol.spec import ParserSpec
-
-    for spec in (ns.reasoning_parser, ns.tool_parser):
-        if spec and ParserSpec.parse(spec).backend != "builtin":
-            raise UsageError(f"--conventions is an option of the builtin parsers, not of {spec}")
-    return {"conventions": ns.conventions}
-
-
-def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
-    """Feed the input in chunks; print each delta as it comes (`--json`) and the result at the end.
-
-    With builtin parsers the stream keeps no history and the result is spooled
-    (`cli.stream_output`): memory stays flat whatever the output's size. vLLM's and SGLang's
-    streams keep the text they were fed (their block is located in it at the end), so
-    theirs keep their history too and the block comes from their `finish()`.
-    """
-    from ..protocol.streams import without_history
-    from .stream_output import READ_BLOCK, RawCalls, StreamedResult, delta_line
-
-    bounded = all(s is None or s.startswith("builtin:") for s in getattr(pipe, "specs", (None, None)))
-    with without_history() if bounded else contextlib.nullcontext():
-        stream = pipe.stream()
-    raw: list[RawCalls] = []
-
-    def observed(tools: Any) -> Any:
-        raw.append(RawCalls(tools))
-        return raw[-1]
-
-    if hasattr(stream, "observe_tools"):  # each call's raw text, where the tool stream reports it
-        stream.observe_tools(observed)
-    collected = StreamedResult()
-    deltas = 0
-    out: IO[str] | None = sys.stdout if ns.json else None
-    if out is not None:
-        out.write('{\n  "deltas": [')
-    try:
-        for piece in itertools.chain(
-            _chunks(io.iter_text(ns.input, READ_BLOCK), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
-        ):
-            d = stream.feed(piece) if piece is not None else stream.flush()
-            if not d:
-                continue
-            if out is not None:
-                out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
-            collected.add(d)
-            deltas += 1
-        block = getattr(stream, "block", None) if bounded else stream.finish().block
-        result = collected.result(block, raw[0].texts if raw else ())
-        if out is not None:
-            out.write("\n  ],\n" if deltas else "],\n")
-            out.write('  "result": ')
-            collected.write_json(out, collected.result_json(result))
-            out.write(',\n  "message": ')
-            collected.write_json(out, collected.message_json(result))
-            out.write("\n}\n")
-        else:
-            _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
-            _say_assumed_open(pipe, ns, result)
-    finally:
-        collected.close()
-
-
-def _quiet_framework_logs() -> None:
-    from ..adapters._common import quiet_framework_logs
-
-    quiet_framework_logs()
-
-
-#: Text up to this many characters is shown in a panel; longer text is written as it is
-#: between two rules (Rich lays a panel's text out line by line: seconds per megabyte).
-PANEL_MAX = 1 << 16
-
-
-def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
-    """Reasoning or content (a str or a `cli.stream_output.Spool`), verbatim, titled."""
-    from rich.panel import Panel
-    from rich.rule import Rule
-    from rich.text import Text
-
-    if text is None:
-        text = Text("(none)", style="dim")
-    elif isinstance(text, str) and (shown := io.whitespace_only(text)):
-        text = Text(shown, style="dim")
-    elif isinstance(text, str) and len(text) <= PANEL_MAX:
-        text = io.plain(text)
-    elif not isinstance(text, str) and text.size <= PANEL_MAX:
-        head = text.head(PANEL_MAX)
-        shown = io.whitespace_only(head)
-        text = Text(shown, style="dim") if shown else io.plain(head)
-    else:
-        console.print(Rule(Text(title), align="left", style=style or "none"))
-        blocks = (
-            (text[i : i + PANEL_MAX] for i in range(0, len(text), PANEL_MAX))
-            if isinstance(text, str)
-            else text.blocks()
-        )
-        for block in blocks:  # straight to the file: Rich would lay out every line
-            console.file.write(block)
-        console.file.write("\n")
-        console.print(Rule(style=style or "none"))
-        return
-    console.print(
-        Panel(text, title=title, title_align="left", border_style=style or "none", expand=console.is_terminal)
-    )
-
-
-#: More calls than this are listed one line each (a Rich table lays out every row in memory first).
-TABLE_MAX_ROWS = 500
-
-
-def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
-    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
-    from rich.rule import Rule
-    from rich.text import Text
-
-    console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
-    out = console.file
-    for i, call in enumerate(calls):
-        args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
-        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
-    console.print(Rule())
-
-
-def _show_result(
-    result: ParseResult,
-    deltas: int | None,
-    text_of: Any = None,
-    calls: tuple[int, Iterable[ToolCall]] | None = None,
-) -> None:
-    """The result as panels and a table; `text_of` maps placeholders to spooled text, `calls`
-    (count, calls) stands in for `result.tool_calls` (made one at a time)."""
-    from rich.table import Table
-    from rich.text import Text
-
-    console = io.console()
-    text_of = text_of or (lambda value: value)
-    if result.reasoning is not None:
-        _show_text(console, "reasoning", text_of(result.reasoning), "magenta")
-    _show_text(console, "content", text_of(result.content), None)
-    if getattr(result, "dropped", None):
-        _show_text(console, "left out of the content (conventions=servers)", text_of(result.dropped), "dim")
-    count, tool_calls = calls or (len(result.tool_calls), result.tool_calls)
-    if count > TABLE_MAX_ROWS:
-        _show_call_lines(console, count, tool_calls)
-    elif count:
-        t = Table(title="tool calls", title_justify="left")
-        for col in ("#", "id", "name", "arguments"):
-            t.add_column(col, overflow="fold")
-        for i, call in enumerate(tool_calls):
-            if call.valid:
-                args = io.plain(call.arguments_json)
-            else:
-                args = Text("invalid: ", style="red")
-                args.append(str(call.invalid_arguments))
-            t.add_row(str(i), io.plain(call.id), io.plain(call.name), args)
-        console.print(t)
-    else:
-        console.print(Text("no tool calls", style="dim"))
-    if deltas is not None:
-        console.print(Text(f"{deltas} non-empty delta{'' if deltas == 1 else 's'} streamed", style="dim"))
-
-
-# ---------------------------------------------------------------- main
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = (), *, every: bool = False) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand listed, the one `argv` names configured
+    (`every`: all of them, for documentation and tests)."""
     p = argparse.ArgumentParser(
         prog="parsebridge",
         description="One protocol over vLLM's, SGLang's and builtin reasoning and tool-call parsers.",
@@ -311,80 +72,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"parsebridge {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    add_list_command(sub)
-    _add_parse_command(sub)
-    _add_install_command(sub)
-    for module, func in _PLUGINS:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        getattr(mod, func)(sub)
+    chosen = _chosen(argv)
+    for name, command in SUBCOMMANDS.items():
+        sp = sub.add_parser(
+            name,
+            help=command.help,
+            epilog=io.EXIT_STATUS_HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if every or name == chosen:
+            importlib.import_module(command.module).configure(sp)
     return p
-
-
-def _add_parse_command(sub: Any) -> None:
-    """`parsebridge parse`."""
-    pp = sub.add_parser(
-        "parse",
-        help="parse one model output",
-        description="Parse one raw model output (UTF-8 text) one-shot, or streamed in chunks. "
-        "The input is read in blocks, so --stream with builtin parsers handles outputs of any size "
-        "in bounded memory (vLLM's and SGLang's streams keep the text they were fed).",
-        epilog=io.EXIT_STATUS_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
-    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
-    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
-    pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
-    pp.add_argument(
-        "--reasoning-started",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
-        "parser's own default, said in the output when it assumed reasoning open)",
-    )
-    pp.add_argument("--stream", action="store_true", help="feed the output in chunks through a stream")
-    pp.add_argument(
-        "--chunk-size",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="characters per chunk with --stream (default 4; an error without --stream)",
-    )
-    pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
-    pp.add_argument(
-        "--conventions",
-        choices=("servers", "lossless"),
-        default=None,
-        help="builtin parsers: content and where reasoning starts as vLLM and SGLang read them "
-        "(servers, the default) or every character kept (lossless)",
-    )
-    pp.add_argument("--json", action="store_true", help="machine-readable output")
-    pp.add_argument(
-        "--framework-logs",
-        action="store_true",
-        help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
-    )
-    pp.set_defaults(func=_cmd_parse)
-
-
-def _add_install_command(sub: Any) -> None:
-    """`parsebridge install-framework` (its options live with the installer)."""
-    from .._frameworks import install as fw_install
-
-    ip = sub.add_parser(
-        "install-framework",
-        help="install vLLM or SGLang parsers-only (CPU torch, no GPU) into this environment",
-        description=fw_install.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    fw_install.add_arguments(ip)
-    ip.set_defaults(func=fw_install.run)
 
 
 def _pipe_closed() -> int:
@@ -408,8 +106,10 @@ def importable_here() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     importable_here()
-    parser = build_parser()
-    ns = parser.parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args)
+    check_options(parser, args)
+    ns = parser.parse_args(args)
     try:
         code = int(ns.func(ns) or 0)
         sys.stdout.flush()

@@ -10,21 +10,17 @@ import argparse
 import json
 from typing import Any
 
+from .. import terminal as io
 from .._version import __version__
 from ..adapters import list_backends
 from ..adapters.base import BackendInfo
-from ..protocol import family_table
-from . import terminal as io
+from ..adapters.builtin.engines.conventions import CONVENTIONS, DEFAULT, REASONING_CONVENTIONS, servers_rules
+from ..protocol import UnknownBackendError, family_table
+from ..protocol.spec import normalize_name
 
 
-def add_list_command(sub: Any) -> None:
-    """`parsebridge list`."""
-    lp = sub.add_parser(
-        "list",
-        help="backends, their parsers, and the family table",
-        epilog=io.EXIT_STATUS_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def configure(lp: argparse.ArgumentParser) -> None:
+    """`parsebridge list` (the parser `cli.commands` made for it)."""
     lp.add_argument("--backend", action="append", help="only this backend (repeatable)")
     lp.add_argument("--brief", action="store_true", help="do not import frameworks to list parser names")
     lp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -38,7 +34,6 @@ def family_aliases(info: BackendInfo, kind: str) -> dict[str, str]:
     among family names and aliases, so these are accepted too (and show up
     in "did you mean" lists) without being parsers of their own.
     """
-    from ..protocol.spec import normalize_name
 
     own = info.tool_parsers if kind == "tool" else info.reasoning_parsers
     by_norm = {normalize_name(n): n for n in own}
@@ -59,8 +54,6 @@ def _cmd_list(ns: argparse.Namespace) -> int:
         known = [i.name for i in infos]
         for b in ns.backend:
             if b.lower() not in known:
-                from ..protocol import UnknownBackendError
-
                 raise UnknownBackendError(b, known)
         infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
     if ns.json:
@@ -87,7 +80,6 @@ def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
         entry["tool_aliases"] = family_aliases(i, "tool")
         entry["reasoning_aliases"] = family_aliases(i, "reasoning")
         backends.append(entry)
-    from ..adapters.builtin.engines.conventions import CONVENTIONS, REASONING_CONVENTIONS, servers_rules
 
     return {
         "parsebridge": __version__,
@@ -161,13 +153,6 @@ def _families_table(kind: str, backends: list[str]) -> Any:
 def _conventions_table() -> Any:
     """Builtin's `conventions=`: what each does, then what "servers" does for which parsers."""
     from rich.table import Table
-
-    from ..adapters.builtin.engines.conventions import (
-        CONVENTIONS,
-        DEFAULT,
-        REASONING_CONVENTIONS,
-        servers_rules,
-    )
 
     t = Table(title="\nbuiltin conventions (conventions=, parse --conventions)", title_justify="left")
     for col in ("convention", "kind", "what it does", "builtin parsers"):

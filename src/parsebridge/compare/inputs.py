@@ -17,7 +17,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .logs import count_lines, is_gzip
+from ..conformance.transcripts import (
+    JSONL_SUFFIXES,
+    YAML_SUFFIXES,
+    bundled_transcripts,
+    iter_json_lines,
+    load_transcripts,
+    transcript_from,
+)
+from ..protocol import ParsebridgeError
+from ..terminal import InputFileError
+from .engine import compact
+from .logs import count_lines, expand, inner_suffix, is_glob, is_gzip, iter_log
 
 
 def split_list(values: Sequence[str] | None) -> list[str]:
@@ -25,8 +36,6 @@ def split_list(values: Sequence[str] | None) -> list[str]:
 
 
 def usage_error(message: str) -> Exception:
-    from ..protocol import ParsebridgeError
-
     return ParsebridgeError(message)
 
 
@@ -39,8 +48,6 @@ class Source:
 
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
     """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
-    from ..cli.terminal import InputFileError
-    from ..conformance.transcripts import iter_json_lines, transcript_from
 
     first = stream.readline()
     while first and not first.strip():  # leading blank lines: read on to the first text
@@ -61,8 +68,6 @@ def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
 
 def _file_source(path: Path) -> Source:
     """One file: JSONL (gzip too) streamed with a cheap line count for the progress bar."""
-    from ..conformance.transcripts import JSONL_SUFFIXES, YAML_SUFFIXES
-    from .logs import inner_suffix, iter_log
 
     suffix = inner_suffix(path)
     jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
@@ -92,10 +97,6 @@ def _blank(path: Path) -> str | None:
 
 def sources(ns: argparse.Namespace) -> list[Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
-    from ..cli.terminal import InputFileError
-    from ..conformance.transcripts import bundled_transcripts, load_transcripts, transcript_from
-    from ..protocol import ParsebridgeError
-    from .logs import expand, is_glob
 
     out: list[Source] = []
     for arg in ns.inputs:
@@ -133,7 +134,6 @@ def sources(ns: argparse.Namespace) -> list[Source]:
 
 def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
     """`items`, with a non-UTF-8 file turned into a usage error that names it."""
-    from ..cli.terminal import InputFileError
 
     try:
         yield from items
@@ -162,7 +162,6 @@ def read_previous(path: Path, builder: Any) -> set[str]:
     line (an interrupted write), streaming, so a huge file costs no memory
     beyond the set of ids.
     """
-    from .engine import compact
 
     done: set[str] = set()
     if not path.exists():

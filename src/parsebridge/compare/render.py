@@ -16,7 +16,10 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from ..adapters import get_backend
 from ..conformance.classes import DESCRIPTIONS, DivergenceClass
+from ..terminal import Part, plain, styled, whitespace_only
+from ..terminal import console as cli_console
 from .models import CompareSummary, PairAgreement
 
 _MAX_CELL = 400
@@ -44,7 +47,6 @@ def _calls_text(calls: Sequence[dict[str, Any]]) -> str:
 def _cut(text: str | None) -> str:
     if text is None:
         return "∅"
-    from ..cli.terminal import whitespace_only
 
     shown = whitespace_only(text)
     if shown:
@@ -114,7 +116,6 @@ def print_table(
     summary: CompareSummary, lines: Sequence[str], *, path: str | None = None, all_shown: bool = True
 ) -> None:
     """Side-by-side readings of the given transcripts, then the summary tables."""
-    from ..cli.terminal import console as cli_console
 
     if path:
         with open(path, "w", encoding="utf-8") as fh:
@@ -125,8 +126,6 @@ def print_table(
 
 def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
     from rich.table import Table
-
-    from ..cli.terminal import plain, styled
 
     if lines and not all_shown:
         console.print(
@@ -177,8 +176,6 @@ def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_show
 
 
 def _print_summary(console: Any, s: CompareSummary) -> None:
-    from ..cli.terminal import styled
-
     console.print(_summary_head(s))
     for title, pairs in (
         ("agreement per backend pair", s.backend_pairs),
@@ -214,7 +211,6 @@ _PAIRS_SHOWN = 30
 
 def _summary_head(s: CompareSummary) -> Any:
     """``N transcripts: A without differences …, D with`` and the modes line."""
-    from ..cli.terminal import Part, styled
 
     modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
     parts: list[Part] = [(_count(s.transcripts, "transcript"), "bold")]
@@ -239,8 +235,6 @@ def _table(title: str, columns: Sequence[str]) -> Any:
 
 
 def _pairs_table(title: str, pairs: Sequence[PairAgreement]) -> Any:
-    from ..cli.terminal import plain, styled
-
     t = _table(
         title,
         ("a", "b", "agree at every mode", "one-shot agree", "stream agree", "classes (transcripts)"),
@@ -259,8 +253,6 @@ def _pairs_table(title: str, pairs: Sequence[PairAgreement]) -> Any:
 
 
 def _specs_table(s: CompareSummary) -> Any:
-    from ..cli.terminal import plain
-
     t = _table(
         "per spec", ("spec", "transcripts", "stream = one-shot", "errors", "correct (of scored)", "classes")
     )
@@ -277,8 +269,6 @@ def _specs_table(s: CompareSummary) -> Any:
 
 
 def _classes_table(s: CompareSummary) -> Any:
-    from ..cli.terminal import plain
-
     t = _table("divergence classes", ("class", "transcripts", "meaning"))
     for c, n in s.classes.items():
         t.add_row(plain(c), str(n), plain(_describe(c)))
@@ -303,8 +293,6 @@ def single_backend_hint(s: CompareSummary) -> str | None:
 
 
 def _installed(backend: str) -> bool:
-    from ..adapters import get_backend
-
     try:
         return get_backend(backend).unavailable_reason() is None
     except Exception:  # a broken backend module counts as not installed

@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..terminal import InputFileError, plain, print_error, styled
+from ..terminal import console as cli_console
+
 PASSING = "pass"
 ABSENT = "unsupported"
 KINDS_OF_CHANGE = ("regressed", "fixed", "changed", "appeared", "vanished")
@@ -96,7 +99,6 @@ def load_report(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if p.is_dir():
         p = p / "report.json"
-    from ..cli.terminal import InputFileError  # a ValueError too, as this raised before
 
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
@@ -273,9 +275,6 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
     """The same summary on a terminal (rich); names and classes are printed as plain text."""
     from rich.table import Table
 
-    from ..cli.terminal import console as cli_console
-    from ..cli.terminal import plain, styled
-
     console = cli_console()
     console.print(
         plain(
@@ -394,8 +393,6 @@ def main(ns: argparse.Namespace) -> int:
     d = diff_reports(a, b, backends=wanted)
     warning = backend_mismatch(a, b, wanted)
     if warning:
-        from ..cli.terminal import print_error
-
         print_error(warning, prefix="warning:")
     if fmt == "table" and not out:
         print_table(d, limit=limit)

@@ -13,13 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..adapters import get_backend
+from ..plugins.probe import probe
+from ..terminal import plain, styled
+from .consensus import column
+from .report import build_report, write_report
+
 DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
 STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 
 def plugin_probes(backends: list[str]) -> dict[str, Any]:
     """Per framework backend run: can this release serve parsebridge parsers (the support table's plugin column)."""
-    from ..plugins.probe import probe
 
     return {b: probe(b) for b in backends if b in ("vllm", "sglang")}
 
@@ -28,7 +33,6 @@ def backend_meta(
     names: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any], dict[str, Any]]:
     """(versions, unavailable reasons, api shapes, parser lists) per backend."""
-    from ..adapters import get_backend
 
     versions: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
@@ -87,8 +91,6 @@ def write_run_report(
     timing: dict[str, Any],
     roundtrip: Any,
 ) -> dict[str, Any]:
-    from .consensus import column
-    from .report import build_report, write_report
 
     report = build_report(
         results,
@@ -109,8 +111,6 @@ def write_run_report(
 
 
 def _cell(counts: Counter[str]) -> Any:
-    from ..cli.terminal import styled
-
     parts: list[tuple[str, str] | str] = []
     for s in STATUS_STYLE:
         if counts[s]:
@@ -128,8 +128,6 @@ def print_summary(
     report: str | None = None,
 ) -> None:
     from rich.table import Table
-
-    from ..cli.terminal import plain, styled
 
     per: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     totals: dict[str, Counter[str]] = defaultdict(Counter)

@@ -28,16 +28,49 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import yaml  # type: ignore[import-untyped,unused-ignore]
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from ..protocol import ParsebridgeError, family_table
-from ..protocol.families import KINDS, Family, FamilyTable
+from ..protocol.errors import json_problem
+from ..protocol.families import KINDS, FamilyTable
 from .classes import DivergenceClass
+from .record import (
+    Expected,
+    ExpectedCall,
+    FinishReason,
+    KnownDivergence,
+    TokenizerRef,
+    Transcript,
+    TranscriptKind,
+    transcript_json_schema,
+)
 
-TranscriptKind = Literal["tool", "reasoning"]
+__all__ = [
+    "JSONL_SUFFIXES",
+    "OUTPUT_KEYS",
+    "YAML_SUFFIXES",
+    "Expected",
+    "ExpectedCall",
+    "FinishReason",
+    "KnownDivergence",
+    "TokenizerRef",
+    "Transcript",
+    "TranscriptError",
+    "TranscriptKind",
+    "bundled_transcripts",
+    "fixtures_dir",
+    "iter_json_lines",
+    "iter_transcripts",
+    "load_transcripts",
+    "normalize_record",
+    "select",
+    "transcript_from",
+    "transcript_json_schema",
+    "validate_transcripts",
+]
 
 #: Keys an OpenAI-ish log line may carry its raw output under (first found wins).
 OUTPUT_KEYS: tuple[str, ...] = ("output", "text", "completion", "response", "raw_output")
@@ -48,112 +81,6 @@ YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 
 class TranscriptError(ParsebridgeError, ValueError):
     """A transcript file or object that cannot be read; names the file and line."""
-
-
-class ExpectedCall(BaseModel):
-    """One expected tool call: a name and either parsed `arguments` or verbatim `invalid_arguments`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    arguments: dict[str, Any] | None = None
-    invalid_arguments: str | None = None
-
-    @model_validator(mode="after")
-    def _one_of(self) -> ExpectedCall:
-        if self.arguments is not None and self.invalid_arguments is not None:
-            raise ValueError("an expected call has `arguments` or `invalid_arguments`, not both")
-        if self.arguments is None and self.invalid_arguments is None:
-            self.arguments = {}
-        return self
-
-    def normalized(self) -> dict[str, Any]:
-        """The same `{name, arguments | invalid_arguments}` shape observations use."""
-        if self.invalid_arguments is not None:
-            return {"name": self.name, "invalid_arguments": self.invalid_arguments}
-        return {"name": self.name, "arguments": self.arguments or {}}
-
-
-class Expected(BaseModel):
-    """The correct reading of an output. Strict (extra keys are typos that would silently pass)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    reasoning: str | None = None
-    content: str | None = None
-    tool_calls: list[ExpectedCall] = Field(default_factory=list)
-
-    def normalized(self) -> dict[str, Any]:
-        return {
-            "reasoning": self.reasoning,
-            "content": self.content,
-            "tool_calls": [c.normalized() for c in self.tool_calls],
-        }
-
-
-class KnownDivergence(BaseModel):
-    """A documented, per-backend divergence: reported as `diverge` with `known: true`, never skipped.
-
-    `backend` is a backend name (``vllm``) or a full spec (``vllm:hermes``);
-    `chunking` is a chunking name or a shell-style pattern (``token-*``), None
-    for every chunking; `classes` are divergence class names (empty: all).
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    backend: str
-    classes: list[str] = Field(default_factory=list)
-    chunking: str | None = None
-    reason: str
-
-
-class Transcript(BaseModel):
-    """One model output, with what it should parse to (when known).
-
-    Only `output` is required to load; `family` is required for the
-    conformance suite (it picks each backend's parser) but not for `compare`,
-    which is given parser specs explicitly.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    id: str = ""
-    family: str | None = None
-    kind: TranscriptKind = "tool"
-    reasoning_family: str | None = None
-    output: str
-    tools: list[dict[str, Any]] = Field(default_factory=list)
-    reasoning_started_in_prompt: bool = False
-    expected: Expected | None = None
-    expected_by_backend: dict[str, Expected] = Field(default_factory=dict)
-    known_divergences: list[KnownDivergence] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
-    notes: str = ""
-    token_ids: list[int] | None = None
-    token_texts: list[str] | None = None
-
-    def expected_for(self, backend: str) -> Expected | None:
-        """The backend's documented reading if the fixture gives one, else the common one."""
-        return self.expected_by_backend.get(backend, self.expected)
-
-    def resolve_family(self, table: FamilyTable | None = None) -> Family | None:
-        """The family-table row this transcript names (aliases allowed), or None."""
-        if not self.family:
-            return None
-        return (table or family_table()).get(self.kind, self.family)
-
-    def resolve_reasoning_family(self, table: FamilyTable | None = None) -> Family | None:
-        if self.kind == "reasoning":
-            return self.resolve_family(table)
-        if not self.reasoning_family:
-            return None
-        return (table or family_table()).get("reasoning", self.reasoning_family)
-
-    @property
-    def family_name(self) -> str:
-        """The canonical family name when the table knows it, else the spelling given."""
-        fam = self.resolve_family()
-        return fam.name if fam else (self.family or "")
 
 
 # ---------------------------------------------------------------- normalising raw objects
@@ -268,14 +195,8 @@ def iter_json_lines(lines: Iterable[str], label: str, stem: str) -> Iterator[Tra
         try:
             obj = json.loads(text)
         except ValueError as exc:
-            raise TranscriptError(f"{label}:{lineno}: not JSON: {_json_problem(exc)}") from None
+            raise TranscriptError(f"{label}:{lineno}: not JSON: {json_problem(exc)}") from None
         yield transcript_at(obj, f"{stem}:{lineno}", f"{label}:{lineno}")
-
-
-def _json_problem(exc: ValueError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return str(exc)
 
 
 def _first_char(fh: IO[str]) -> str:
@@ -328,7 +249,7 @@ def _json_document(p: Path, fh: IO[str]) -> Iterator[Transcript]:
     try:
         data = json.load(fh)
     except ValueError as exc:
-        raise TranscriptError(f"{p}: not JSON: {_json_problem(exc)}") from None
+        raise TranscriptError(f"{p}: not JSON: {json_problem(exc)}") from None
     if not isinstance(data, list):
         yield transcript_at(data, p.stem, str(p))
         return

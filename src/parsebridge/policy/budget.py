@@ -18,8 +18,9 @@ The child is a fresh interpreter started with `subprocess` (not
 plain script without ``if __name__ == "__main__":`` would run again in the
 child and fail). It gets the parent's ``sys.path`` and the parser's
 arguments over the pipe, so a budget works from a script, a notebook or
-``python -c`` alike. Children are stopped when their parser is collected or
-at interpreter exit, silently.
+``python -c`` alike. Each child is a `lifecycle.Server` (a subprocess that
+ends when its pipe closes); it is stopped when its parser is closed or
+collected, or at interpreter exit, silently.
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ import itertools
 import json
 import pickle
 import signal
-import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
+from ..lifecycle import Server, SubprocessLauncher
 from ..protocol import (
     BackendError,
     InvalidSpecError,
@@ -135,18 +137,47 @@ def child_main(fd: int) -> None:
     _serve(conn, *args)
 
 
-def _stop(proc: subprocess.Popen[bytes], conn: Connection) -> None:
-    """Stop a worker and close its pipe; safe at interpreter exit (no module globals needed)."""
-    try:  # noqa: SIM105 - `contextlib` may already be torn down when this runs at exit
-        conn.close()
-    except Exception:
-        pass
-    try:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(5)
-    except Exception:
-        pass
+class _Handshake:
+    """A worker's readiness (a `lifecycle` strategy): the parser's arguments sent, its first answer
+    read. A child that cannot build the parser says why, as a typed error."""
+
+    interval = 0  # `check` waits on the pipe itself
+
+    def __init__(self, worker: _Worker, conn: Connection) -> None:
+        self._worker, self._conn = worker, conn
+        self._deadline: float | None = None
+
+    def check(self, server: Server) -> bool:
+        w, conn = self._worker, self._conn
+        if self._deadline is None:
+            self._deadline = time.monotonic() + STARTUP_TIMEOUT
+            try:
+                conn.send(w._args)
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                raise InvalidSpecError(
+                    f"{w.backend}:{w.name}: timeout= runs the parser in a worker process, and its "
+                    f"options cannot be sent there: {exc}"
+                ) from exc
+            except OSError as exc:
+                raise BackendError(w.backend, w.name, "start", f"worker died: {exc}") from exc
+        if not conn.poll(0.05):
+            if time.monotonic() > self._deadline:
+                raise ParseTimeoutError(w.backend, w.name, "start", f"worker not ready in {STARTUP_TIMEOUT}s")
+            return False
+        try:
+            status, value = conn.recv()
+        except (EOFError, OSError) as exc:
+            raise BackendError(
+                w.backend,
+                w.name,
+                "start",
+                "the worker process exited before it was ready; its stderr above says why",
+            ) from exc
+        if status == "invalid":
+            raise InvalidSpecError(f"{w.backend}:{w.name}: {value}")
+        if status != "ok":
+            raise BackendError(w.backend, w.name, "construct", value)
+        return True
 
 
 class _Worker:
@@ -167,7 +198,7 @@ class _Worker:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: Connection | None = None
-        self._proc: Any = None
+        self._server: Server | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
         self.generation = 0  # bumps on every restart; streams of an old child are dead
         self._ids = itertools.count(1)
@@ -175,62 +206,47 @@ class _Worker:
     def _start(self) -> None:
         parent, child = Pipe()
         fd = child.fileno()
+        code = [sys.executable, "-c", _CHILD_CODE, str(fd), json.dumps(sys.path)]
+        # No parent-death watcher: the child ends by itself when this end of its pipe closes.
+        launcher = SubprocessLauncher(
+            lambda _: code,
+            capture=False,
+            parent_death=False,
+            pass_fds=(fd,),
+            on_ask=parent.close,
+            needs_port=False,
+        )
+        server = Server(
+            self.backend,
+            f"time-budget worker of {self.name}",
+            launcher,
+            _Handshake(self, parent),
+            start_timeout=STARTUP_TIMEOUT + 10,
+        )
         try:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", _CHILD_CODE, str(fd), json.dumps(sys.path)],
-                pass_fds=(fd,),
-                stdin=subprocess.DEVNULL,
-            )
+            server.start()
         except OSError as exc:
-            parent.close()
-            child.close()
             raise BackendError(
                 self.backend, self.name, "start", f"cannot start a worker process: {exc}"
             ) from exc
-        child.close()
-        self._conn, self._proc = parent, proc
-        self._finalizer = weakref.finalize(self, _stop, proc, parent)
+        finally:
+            child.close()
+            if not server.is_alive():
+                parent.close()
+        self._conn, self._server = parent, server
+        self._finalizer = weakref.finalize(self, server.stop)
         self.generation += 1
-        try:
-            parent.send(self._args)
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            self._kill()
-            raise InvalidSpecError(
-                f"{self.backend}:{self.name}: timeout= runs the parser in a worker process, and its "
-                f"options cannot be sent there: {exc}"
-            ) from exc
-        except OSError as exc:
-            self._kill()
-            raise BackendError(self.backend, self.name, "start", f"worker died: {exc}") from exc
-        if not parent.poll(STARTUP_TIMEOUT):
-            self._kill()
-            raise ParseTimeoutError(
-                self.backend, self.name, "start", f"worker not ready in {STARTUP_TIMEOUT}s"
-            )
-        try:
-            status, value = parent.recv()
-        except (EOFError, OSError) as exc:
-            code = proc.poll()
-            self._kill()
-            raise BackendError(
-                self.backend,
-                self.name,
-                "start",
-                f"the worker process exited before it was ready (exit code {code}); its stderr above says why",
-            ) from exc
-        if status == "invalid":
-            self._kill()
-            raise InvalidSpecError(f"{self.backend}:{self.name}: {value}")
-        if status != "ok":
-            self._kill()
-            raise BackendError(self.backend, self.name, "construct", value)
 
     def _kill(self) -> None:
-        finalizer = getattr(self, "_finalizer", None)
+        """Stop the child at once (past its budget, or its pipe broke) and close the pipe."""
+        finalizer, server, conn = self._finalizer, self._server, self._conn
+        self._conn = self._server = self._finalizer = None
         if finalizer is not None:
-            finalizer()  # runs `_stop` once; later calls do nothing
-        self._conn = self._proc = None
-        self._finalizer = None
+            finalizer.detach()
+        if server is not None:
+            server.stop(now=True)
+        if conn is not None:
+            conn.close()
 
     def start(self) -> None:
         """Start the child now, so a parser that cannot be built fails at creation."""
@@ -269,8 +285,12 @@ class _Worker:
         return value
 
     def close(self) -> None:
+        """Stop the child: asked first (it ends when its pipe closes), killed if it does not."""
         with self._lock:
-            self._kill()
+            finalizer, self._finalizer = self._finalizer, None
+            self._conn = self._server = None
+            if finalizer is not None:
+                finalizer()  # `Server.stop`, once
 
 
 class _BudgetedStream:

@@ -41,6 +41,7 @@ from ..protocol import (
 )
 from ..protocol.errors import StreamStateError, UnsupportedOptionError
 from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
+from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
@@ -57,7 +58,7 @@ def _check_policy(on_error: str) -> OnError:
     return on_error  # type: ignore[return-value]
 
 
-class _Guard:
+class _Guard(Closable):
     backend: str
     name: str
 
@@ -105,6 +106,12 @@ class _Guard:
     def __getattr__(self, item: str) -> Any:
         # Anything beyond the protocol (tools, markers, tokenizer…) comes from the parser.
         return getattr(self.inner, item)
+
+    def close(self) -> None:
+        """Close the parser (a user's class without `close` owns nothing to give back)."""
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
 
     def __repr__(self) -> str:
         return f"<{self.spec} on_error={self.on_error}>"

@@ -6,10 +6,22 @@ and know nothing from a framework escaped untranslated.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+def json_problem(exc: ValueError) -> str:
+    """What is wrong with a JSON text, and where: ``Expecting value at line 1, column 7``.
+
+    The json module's message may end in "at" (``Unterminated string starting at``):
+    the position then follows it once.
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
+    return str(exc)
 
 
 class ParsebridgeError(Exception):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from .errors import InvalidSpecError, closest
 from .family_rows import KINDS, Kind, Row, normalize_name, parse_rows, rows
 
 __all__ = ["KINDS", "Family", "FamilyTable", "Kind", "family_table", "load_table"]
@@ -69,6 +70,16 @@ class FamilyTable:
             if fam.kind == kind and name is not None and normalize_name(name) == wanted:
                 return fam
         return None
+
+    def check(self, name: str) -> None:
+        """`InvalidSpecError`, with the closest names, when `name` is no family or alias of either kind."""
+        if self.get("tool", name) is not None or self.get("reasoning", name) is not None:
+            return
+        hint = closest(name, sorted({n for f in self._families for n in (f.name, *f.aliases)}))
+        did = f" Did you mean {', '.join(map(repr, hint))}?" if hint else ""
+        raise InvalidSpecError(
+            f"unknown family {name!r}.{did} Families: {', '.join(sorted({f.name for f in self._families}))}."
+        )
 
     def names(self, kind: Kind) -> list[str]:
         return [f.name for f in self.of_kind(kind)]

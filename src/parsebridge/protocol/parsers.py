@@ -17,7 +17,7 @@ from __future__ import annotations
 import abc
 import json
 from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, runtime_checkable
 
 from .models import (
     ReasoningBlock,
@@ -99,7 +99,22 @@ def tool_names(tools: Sequence[ToolSpec] | None) -> list[str]:
     return names
 
 
-class ToolParserBase(abc.ABC):
+class Closable:
+    """``close()`` and ``with`` for parsers and pipelines: `close` gives back what only this object
+    holds (a server it alone used) and is a no-op where it owns nothing. A server several parsers
+    share stays until its last user closes (or the process ends). Leaving a ``with`` block closes."""
+
+    def close(self) -> None:
+        """Give back what only this object holds (nothing, by default)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class ToolParserBase(Closable, abc.ABC):
     """Subclass and implement `parse`; everything else has a sound default.
 
     Instances hold configuration only (tools, options), never request state,
@@ -155,7 +170,7 @@ class ToolParserBase(abc.ABC):
         return f"<{type(self).__name__} {self.spec}>"
 
 
-class ReasoningParserBase(abc.ABC):
+class ReasoningParserBase(Closable, abc.ABC):
     """Subclass and implement `parse`; the Dynamo methods and a buffered stream are derived."""
 
     backend: str = "python"

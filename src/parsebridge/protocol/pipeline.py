@@ -20,7 +20,7 @@ from .models import (
     make_delta,
     set_raw_text,
 )
-from .parsers import ReasoningParser, ReasoningStream, ToolParser, ToolStream
+from .parsers import Closable, ReasoningParser, ReasoningStream, ToolParser, ToolStream
 from .streams import DeltaAccumulator
 
 
@@ -105,7 +105,7 @@ class PipelineStream:
             self._tools = wrap(self._tools)
 
 
-class Pipeline:
+class Pipeline(Closable):
     """A reasoning parser and a tool-call parser, either optional."""
 
     def __init__(
@@ -142,6 +142,13 @@ class Pipeline:
         return ParseResult(
             reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped
         )
+
+    def close(self) -> None:
+        """Close both parsers (what only they hold: see `Closable`); also at the end of a ``with``."""
+        for parser in (self.reasoning, self.tools):
+            close = getattr(parser, "close", None)
+            if callable(close):
+                close()
 
     def stream(self, *, reasoning_started: bool | None = None) -> PipelineStream:
         started = self.reasoning_started if reasoning_started is None else reasoning_started

@@ -19,9 +19,9 @@ The pieces, each usable alone:
   `ModelFolder.encode` gives a chunk's token ids; `ModelFolder.decode` reads a
   prompt's ids back (the scripted engine finds its script by the prompt).
 * `ScriptBoard` / `Script` (`steps`) — the scripted-engine step plan: a
-  request's prompt is a key; the engine side (`ScriptBoard.take`, in the
-  server's event loop) gets the script for that key and awaits its steps,
-  which the caller's thread puts (`Script.put`, `Script.end`) one per stream
+  request's prompt is a key; the engine side (`ScriptBoard.take`) gets the
+  script for that key and takes its steps, in an event loop (Dynamo) or a
+  thread (smg's gRPC worker), which the caller's thread puts (`Script.put`, `Script.end`) one per stream
   chunk — the conformance chunkings become engine steps. A one-shot parse puts
   every step before it sends the request.
 * `SseReader`, `post_json`, `open_sse`, `get_json` (`http`) — a stdlib HTTP
@@ -32,26 +32,33 @@ The pieces, each usable alone:
   empty step on a second choice, ``n=2``), and the events read up to it are
   exactly what that step produced, however many (none, when the server holds
   text back). Deterministic, with no timing involved.
-* `ServedFrontend` (`frontend`) — life cycle: one server per process, started
-  on first use (`ensure`) in a daemon thread that runs its asyncio loop, with
-  a readiness wait bounded by `start_timeout`; a failed start is retried once
-  on a new port, then raises `ServerUnavailableError` saying why; `close`
-  (also registered with `atexit`) stops the server, joins the thread and
-  removes what the start wrote (`cleanup_paths`). A forked child never uses
-  its parent's server: it starts its own (or the subclass refuses with the
-  typed error, `fork_policy`). `free_port` picks the port.
+* `ServedFrontend` (`frontend`) — a server in a thread of this process: one
+  per process, started on first use (`ensure`), a `lifecycle.Server` with a
+  `ThreadLauncher`: a readiness wait bounded by `start_timeout`; a failed
+  start is retried once on a new port, then raises `ServerUnavailableError`
+  saying why; `close` (also at exit, through `lifecycle.owners`) stops the
+  server, joins the thread and removes what the start wrote
+  (`cleanup_paths`). A forked child never uses its parent's server: it starts
+  its own (or the subclass refuses with the typed error, `fork_policy`). A
+  server run as a subprocess (smg's gateways) is a `lifecycle.Server` with a
+  `SubprocessLauncher` directly.
+* `ParserPair`, `ServedEngine` and the served parser classes (`parsers`) — the
+  served-parser base: a backend gives one `ServedEngine` (its one-shot request
+  and its streamed request for a (reasoning, tool) pair), and the base maps
+  the server's answers to parsebridge results, one-shot and streamed.
 
-A second server backend plugs in by subclassing `ServedFrontend` — `backend`
-(its parsebridge name), `_start(port)` (a coroutine run on the frontend's
-loop that starts the server and returns once it listens), `_stop()`,
-`_is_ready()` — and by putting its own request shapes and response reading
-around `ScriptBoard`, `model_folder`, `open_sse`/`read_to_fence` in its
-adapter package (`adapters/dynamo` is the first). This API is kept stable.
+A second in-process server backend plugs in by subclassing `ServedFrontend` —
+`backend` (its parsebridge name), `_start(port)` (a coroutine run on the
+frontend's loop that starts the server and returns once it listens), `_stop()`,
+`_is_ready()` — and by giving a `ServedEngine` around `ScriptBoard`,
+`model_folder`, `open_sse` in its adapter package (`adapters/dynamo` is the
+first; `adapters/smg` is the subprocess one). This API is kept stable.
 """
 
 from __future__ import annotations
 
-from .frontend import ServedFrontend, free_port, wait_until
+from ...lifecycle import free_port, wait_until
+from .frontend import ServedFrontend
 from .http import HttpStatusError, SseReader, get_json, open_sse, post_json, read_to_fence
 from .model_folder import ModelFolder, model_folder
 from .steps import Script, ScriptBoard

@@ -1,11 +1,15 @@
 """The scripted engine's step plan: the caller's thread puts steps, the server's engine takes them.
 
-A request's prompt is its key (`ScriptBoard.open` makes a fresh one). The
-engine handler, running in the server's event loop, looks the script up by
-the prompt it was given (`ScriptBoard.take`) and yields one engine step per
-item `Script.steps` gives: a list of token ids, then the finish reason. The
-caller puts the steps (`Script.put` per chunk, `Script.end` last) from its own
-thread; they cross into the loop with `call_soon_threadsafe`, in order.
+One `ScriptBoard` per server; a request's key is the text its prompt carries
+(`ScriptBoard.open` makes a fresh one). The engine side finds the script by
+the prompt it was given (`ScriptBoard.take`: the key, or a text that holds it,
+as a chat template wraps it) and plays one engine step per item it takes: a
+list of token ids, then one str (the finish reason, or `CANCELLED` when the
+caller abandoned the request). The caller puts the steps (`Script.put` per
+chunk, `Script.end` last) from its own thread. The engine may take them in an
+asyncio loop (`Script.steps`, Dynamo's in-process frontend) or in a thread of
+its own (`Script.blocking_steps`, smg's gRPC worker): the same board serves
+both, and a one-shot request puts every step before it sends the request.
 """
 
 from __future__ import annotations
@@ -14,41 +18,38 @@ import asyncio
 import contextlib
 import itertools
 import os
+import re
 import threading
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
 
-#: What `Script.steps` yields last when the caller abandoned the request (never a finish reason).
+#: What a script's steps end with when the caller abandoned the request (never a finish reason).
 CANCELLED = "cancelled"
+Step = list[int] | str
 
 
 class Script:
-    """One request's engine steps (see module doc). `put`/`end`/`cancel` are thread-safe.
+    """One request's engine steps (see module doc). `put`/`end`/`cancel` are thread-safe."""
 
-    Steps put before the engine asks are kept in order; from then on they go to the loop the
-    engine runs in (which need not be the frontend's own: a framework may run its engine
-    handlers on a loop of its choosing).
-    """
-
-    __slots__ = ("_board", "_early", "_lock", "_loop", "_queue", "ended", "key")
+    __slots__ = ("_board", "_items", "_lock", "_wake", "ended", "finished", "key")
 
     def __init__(self, board: ScriptBoard, key: str) -> None:
         self._board = board
         self.key = key
         self._lock = threading.Lock()
-        self._early: list[list[int] | str] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[list[int] | str] | None = None
+        self._items: deque[Step] = deque()
+        #: How the engine side is woken when a step arrives (set once it starts taking).
+        self._wake: Callable[[], None] | None = None
         self.ended = False
+        #: The engine side took the last step (a str).
+        self.finished = False
 
-    def _send(self, item: list[int] | str) -> None:
+    def _send(self, item: Step) -> None:
         with self._lock:
-            loop, queue = self._loop, self._queue
-            if loop is None or queue is None:
-                self._early.append(item)
-                return
-        # A closed loop raises RuntimeError: the server is gone, nobody reads the step.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(queue.put_nowait, item)
+            self._items.append(item)
+            wake = self._wake
+        if wake is not None:
+            wake()
 
     def put(self, token_ids: list[int]) -> None:
         """One engine step's token ids (an empty list is a step with no token)."""
@@ -68,21 +69,49 @@ class Script:
             self._send(CANCELLED)
         self._board.discard(self.key)
 
-    async def steps(self) -> AsyncIterator[list[int] | str]:
-        """The engine side (in the engine's loop): token id lists, then one str (finish or CANCELLED)."""
-        queue: asyncio.Queue[list[int] | str] = asyncio.Queue()
-        with self._lock:
-            for item in self._early:
-                queue.put_nowait(item)
-            self._early.clear()
-            self._loop, self._queue = asyncio.get_running_loop(), queue
+    def _available(self) -> Iterator[Step]:
+        """The steps put so far, in order; the key is forgotten as the last one (a str) is taken."""
         while True:
-            item = await queue.get()
+            with self._lock:
+                if not self._items:
+                    return
+                item = self._items.popleft()
             if isinstance(item, str):
+                self.finished = True
                 self._board.discard(self.key)
-                yield item
-                return
             yield item
+            if self.finished:
+                return
+
+    async def steps(self) -> AsyncIterator[Step]:
+        """The engine side in an asyncio loop: token id lists, then one str (finish or CANCELLED)."""
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+
+        def wake() -> None:
+            # A closed loop raises RuntimeError: the server is gone, nobody reads the step.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(ready.set)
+
+        with self._lock:
+            self._wake = wake
+        while not self.finished:
+            ready.clear()
+            for item in self._available():
+                yield item
+            if not self.finished:
+                await ready.wait()
+
+    def blocking_steps(self, timeout: float) -> Iterator[Step]:
+        """The engine side in a thread: as `steps`; stops early (no str) after `timeout` s without a step."""
+        ready = threading.Event()
+        with self._lock:
+            self._wake = ready.set
+        while not self.finished:
+            ready.clear()
+            yield from self._available()
+            if not self.finished and not ready.wait(timeout):
+                return
 
 
 class ScriptBoard:
@@ -93,16 +122,12 @@ class ScriptBoard:
         self._scripts: dict[str, Script] = {}
         self._counter = itertools.count()
         self._prefix = f"{prefix}-{os.getpid()}-{os.urandom(3).hex()}"
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self._key = re.compile(re.escape(self._prefix) + r"-\d+")
 
     @property
     def prefix(self) -> str:
         """What every key of this board starts with: ``NAME-PID-RANDOM`` (unique per board)."""
         return self._prefix
-
-    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The frontend's event loop (for the record: scripts follow the loop their engine runs in)."""
-        self.loop = loop
 
     def open(self) -> Script:
         """A script under a fresh key (the text to send as the request's prompt)."""
@@ -113,10 +138,18 @@ class ScriptBoard:
         return script
 
     def take(self, prompt: str) -> Script | None:
-        """The script whose key the prompt holds (None: not one of ours, or already finished)."""
+        """The script whose key the prompt is or holds (its last key, when a template wraps it);
+        None: not one of ours, or already finished."""
         key = prompt.strip()
         with self._lock:
-            return self._scripts.get(key)
+            script = self._scripts.get(key)
+        if script is not None:
+            return script
+        found = self._key.findall(prompt)
+        if not found:
+            return None
+        with self._lock:
+            return self._scripts.get(found[-1])
 
     def discard(self, key: str) -> None:
         with self._lock:

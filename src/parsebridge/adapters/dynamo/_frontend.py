@@ -32,9 +32,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from ...formats import reasoning_families, reasoning_format, tool_families, tool_format
 from ...protocol.errors import ServerUnavailableError
 from .._common import process_wide
 from .._served import ServedFrontend, get_json, model_folder, wait_until
+from .._served.parsers import ParserPair
 from .._served.steps import CANCELLED
 from . import _quiet
 from ._compat import DynamoApi, get_api
@@ -45,8 +47,6 @@ NAMESPACE = "parsebridge"
 
 def all_markers() -> list[str]:
     """Every marker of every format parsebridge knows: single tokens in the frontend's vocabulary."""
-    from ...formats import reasoning_families, reasoning_format, tool_families, tool_format
-
     out: set[str] = set()
     for family in tool_families():
         out.update(m for m in tool_format(family).markers if m)
@@ -73,7 +73,7 @@ class DynamoFrontend(ServedFrontend):
 
     def __init__(self) -> None:
         super().__init__()
-        self._models: dict[tuple[str | None, str | None], str] = {}
+        self._models: dict[ParserPair, str] = {}
         self._attempts = 0  # every registration gets a fresh name: a failed one is never reused
         self._register_lock = threading.Lock()
         self._runtime: Any = None
@@ -141,10 +141,12 @@ class DynamoFrontend(ServedFrontend):
 
     # ------------------------------------------------------------------ models
 
-    def model_for(self, reasoning: str | None, tool: str | None) -> str:
-        """The model name serving this parser pair (registered on first use); starts the frontend."""
-        port = self.ensure()
-        key = (reasoning, tool)
+    def model_for(self, pair: ParserPair, user: Any = None) -> str:
+        """The model name serving this parser pair (registered on first use); starts the frontend
+        (`user`, if given, is counted among its users: `ServedFrontend.use`)."""
+        port = self.ensure() if user is None else self.use(user)
+        key = pair
+        reasoning, tool = pair
         name = self._models.get(key)
         if name is not None:
             return name

@@ -1,4 +1,4 @@
-"""OpenAI chat requests to an smg gateway, one-shot and streamed with feed-to-delta attribution.
+"""OpenAI chat requests to an smg gateway: `SmgEngine`, the served-parser engine of ``smg:``.
 
 A one-shot parse is one non-streamed request whose answer is the whole
 text. A stream is one streamed request with ``n=2``: the worker sends the
@@ -15,10 +15,12 @@ import http.client
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
-from .._served import HttpStatusError, SseReader, open_sse, post_json, read_to_fence
-from ._gateway import Gateway, label_of, runtime
-from ._worker import Script, encode, prompt_for
+from .._served import HttpStatusError, SseReader, open_sse, post_json
+from .._served.parsers import Markers, ParserPair, ServedEngine, StreamRequest, fence_splitter
+from ._gateway import Gateway, release, runtime
+from ._worker import encode, prompt_for
 
 #: Tools sent when a parser has none: smg runs its tool parser only for a request that declares
 #: tools, and reads calls of any name (one-shot and streamed) once it does.
@@ -27,13 +29,13 @@ PLACEHOLDER_TOOLS: list[dict[str, Any]] = [
 ]
 PATH = "/v1/chat/completions"
 REQUEST_TIMEOUT = 120.0
-Config = tuple[str | None, str | None]
-Delta = tuple[str, str, list[Any]]
+#: Reasoning markers used to locate the block in the text (smg returns only strings).
+THINK_MARKERS: tuple[str, str] = (_think.START, _think.END)
 T = TypeVar("T")
 
 
-def _tools_payload(config: Config, tools: Sequence[ToolSpec] | None) -> list[Any] | None:
-    if config[0] is None:
+def _tools_payload(pair: ParserPair, tools: Sequence[ToolSpec] | None) -> list[Any] | None:
+    if pair.tool is None:
         return None
     out = [t if "function" in t else {"type": "function", "function": t} for t in (tools or ()) if t]
     return out or PLACEHOLDER_TOOLS
@@ -48,9 +50,9 @@ def _body(key: str, tools: list[Any] | None, stream: bool) -> dict[str, Any]:
     return body
 
 
-def _with_restart(config: Config, send: Callable[[Gateway], T]) -> T:
+def _with_restart(pair: ParserPair, user: Any, send: Callable[[Gateway], T]) -> T:
     """`send(gateway)`; when the gateway died under it, once more on a restarted one."""
-    gw = runtime().gateway(config)
+    gw = runtime().gateway(pair, user)
     try:
         return send(gw)
     except HttpStatusError as exc:
@@ -62,97 +64,62 @@ def _with_restart(config: Config, send: Callable[[Gateway], T]) -> T:
     return send(gw)
 
 
-def ensure(config: Config) -> None:
-    """Start `config`'s gateway now (a parser is built): smg's refusal of a name or a pairing
-    (`ParserUnsupportedError`) or a gateway that cannot start (`ServerUnavailableError`) shows
-    at construction, not at the first parse."""
-    runtime().gateway(config)
+class SmgEngine(ServedEngine):
+    """One parser pair on its own gateway (`_gateway`), fed by the process's scripted worker.
 
-
-def oneshot(config: Config, text: str, tools: Sequence[ToolSpec] | None) -> dict[str, Any]:
-    """The gateway's chat message for a non-streamed request whose output is `text`."""
-    rt = runtime()
-    key = rt.worker.register(Script(text))
-    body = _body(key, _tools_payload(config, tools), False)
-    try:
-        answer = _with_restart(config, lambda gw: post_json(gw.port, PATH, body, REQUEST_TIMEOUT))
-    finally:
-        rt.worker.release(key)
-    return answer["choices"][0]["message"]  # type: ignore[no-any-return]
-
-
-def _fence(event: dict[str, Any]) -> tuple[Delta | None, bool]:
-    """Choice 0's part of an event, and whether it carries a tick (text on choice 1)."""
-    if "error" in event:
-        raise BackendError("smg", "gateway", "stream", f"error event: {event['error']}")
-    own: Delta | None = None
-    ticked = False
-    for choice in event.get("choices") or ():
-        delta = choice.get("delta") or {}
-        content = delta.get("content") or ""
-        reasoning = delta.get("reasoning_content") or ""
-        calls = delta.get("tool_calls") or []
-        if choice.get("index", 0) == 1:
-            ticked = ticked or bool(content or reasoning)
-        elif content or reasoning or calls:
-            own = (content, reasoning, calls)
-    return own, ticked
-
-
-class StreamSession:
-    """One streamed request: `step(text)` → the choice-0 deltas that step produced; `end()` → the rest.
-
-    Each delta is ``(content, reasoning, tool_calls)`` with tool calls as the
-    OpenAI dicts the gateway sent. The request goes out with the first step
-    (the gateway answers headers only once its worker has sent something).
+    Nothing passes on `reasoning_started`: smg's gateway takes no "reasoning opened in the prompt"
+    flag. Measured on 1.13.0: neither ``chat_template_kwargs`` (``enable_thinking``, ``thinking``)
+    nor a prompt ending in ``<think>`` changes how ``qwen3`` starts; each reasoning parser starts as
+    it is built (``deepseek_r1``, ``qwen3_thinking``: inside reasoning). So the reading is what the
+    gateway gives any client; conformance shows the difference where a transcript's prompt opened
+    the block.
     """
 
-    def __init__(self, config: Config, tools: Sequence[ToolSpec] | None) -> None:
-        self.config = config
-        self.label = label_of(config)
-        self._rt = runtime()
-        self._script = Script()
-        self._key = self._rt.worker.register(self._script)
-        self._body = _body(self._key, _tools_payload(config, tools), True)
-        self._reader: SseReader | None = None
-        #: The gateway ended the response before the stream did (e.g. once a call is complete):
-        #: later steps show nothing, as to a client.
-        self.ended_early = False
+    backend = "smg"
 
-    def _open(self) -> SseReader:
-        gw = self._rt.gateway(self.config)
-        try:
-            self._reader = open_sse(gw.port, PATH, self._body, REQUEST_TIMEOUT)
-        except HttpStatusError as exc:
-            self.close()
-            raise BackendError("smg", gw.label, "chat", str(exc)) from exc
-        return self._reader
+    def __init__(self, pair: ParserPair, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        super().__init__(pair, tools, options)
+        self._tools_payload = _tools_payload(pair, tools)
+        self._split = fence_splitter("smg", self.label, fence_has_text=True)
 
-    def step(self, text: str) -> list[Delta]:
-        """Send `text` as one engine step; the deltas the gateway showed for it."""
-        ids = encode(text)
-        if not ids or self.ended_early:
-            return []
-        self._script.step(ids)
-        reader = self._reader or self._open()
-        out, ticked = read_to_fence(reader, _fence)
-        if not ticked:
-            self.ended_early = True
-        return out
+    @property
+    def markers(self) -> Markers:
+        return THINK_MARKERS
 
-    def end(self) -> list[Delta]:
-        """Finish the request; the deltas its end produced (flushes, the finish chunk)."""
-        self._script.end()
-        try:
-            if self._reader is None or self.ended_early:
-                return []
-            out, _ = read_to_fence(self._reader, lambda event: (_fence(event)[0], False))
-            return out
-        finally:
-            self.close()
+    def encode(self, text: str) -> list[int]:
+        return encode(text)
+
+    def oneshot(self, text: str) -> dict[str, Any]:
+        """The gateway's chat message for a non-streamed request whose output is `text`."""
+        board, ids = runtime().worker.board, encode(text)
+
+        def send(gw: Gateway) -> Any:
+            script = board.open()  # a fresh one per try: a request that reached the worker used it up
+            script.put(ids)
+            script.end()
+            try:
+                return post_json(
+                    gw.port, PATH, _body(script.key, self._tools_payload, False), REQUEST_TIMEOUT
+                )
+            finally:
+                script.cancel()
+
+        return _with_restart(self.pair, self, send)["choices"][0]["message"]  # type: ignore[no-any-return]
+
+    def stream_request(self) -> StreamRequest:
+        rt = runtime()
+        script = rt.worker.board.open()
+        body = _body(script.key, self._tools_payload, True)
+
+        def open() -> SseReader:
+            gw = rt.gateway(self.pair, self)
+            try:
+                return open_sse(gw.port, PATH, body, REQUEST_TIMEOUT)
+            except HttpStatusError as exc:
+                raise BackendError("smg", gw.label, "chat", str(exc)) from exc
+
+        return StreamRequest(script, open, self._split, skip_empty=True, ends_early=True)
 
     def close(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.close()
-        self._rt.worker.release(self._key)
+        """Stop this pair's gateway unless another parser uses it (and the worker with the last one)."""
+        release(self.pair, self)

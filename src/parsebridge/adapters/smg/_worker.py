@@ -12,27 +12,26 @@ answers each `Generate` with token ids parsebridge chose:
   order, so what it sends for choice 0 between two ticks is what that step
   produced: the deterministic feed-to-delta attribution (`_client`).
 
-Requests find their script by a key the prompt carries (`prompt_for`); the
-tokenizer is one token per byte (`_served.model_folder` with no markers),
-so token ids are the UTF-8 bytes and need no tokenizer here. grpcio and smg-grpc-proto are
-imported when the worker starts, never at import of parsebridge.
+Requests find their script on the worker's `ScriptBoard` (`_served.steps`, the
+one Dynamo's engine uses too) by the key the prompt carries (`prompt_for`); the
+gRPC server's threads take the steps (`Script.blocking_steps`). The
+tokenizer is one token per byte (`_served.model_folder` with no markers), so
+token ids are the UTF-8 bytes and need no tokenizer here. grpcio and
+smg-grpc-proto are imported when the worker starts, never at import of
+parsebridge.
 """
 
 from __future__ import annotations
 
-import itertools
-import queue
-import re
-import threading
 from collections.abc import Iterator
 from typing import Any
+
+from .._served.steps import Script, ScriptBoard
 
 #: Token id of the end-of-sequence token (`_served.model_folder(())` puts it after the 256 bytes).
 EOS_ID = 256
 #: The tick: one byte that every smg parser passes straight through on a choice of its own.
 TICK_IDS = (46,)  # "."
-_KEY_RE = re.compile(r"pb-req-\d+")
-_END = None
 #: Seconds a streamed request waits for the next step before the worker gives up on it.
 STEP_TIMEOUT = 300.0
 
@@ -42,29 +41,15 @@ def encode(text: str) -> list[int]:
     return list(text.encode("utf-8"))
 
 
-class Script:
-    """What one request is answered with: the whole text, or steps fed one by one."""
-
-    def __init__(self, text: str | None = None) -> None:
-        self.text = text
-        self.steps: queue.Queue[list[int] | None] = queue.Queue()
-
-    def step(self, ids: list[int]) -> None:
-        self.steps.put(ids)
-
-    def end(self) -> None:
-        self.steps.put(_END)
-
-
 class ScriptedWorker:
     """One gRPC server on a free 127.0.0.1 port; requests keyed by `prompt_for` keys."""
 
     def __init__(self, tokenizer_dir: str) -> None:
         self.tokenizer_dir = tokenizer_dir
-        self._scripts: dict[str, Script] = {}
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+        #: The scripts of the requests in flight (their keys are what the prompts carry).
+        self.board = ScriptBoard("smg")
         self._server: Any = None
+        self._pool: Any = None
         self.port = 0
 
     def start(self) -> int:
@@ -77,7 +62,8 @@ class ScriptedWorker:
         import grpc
         from smg_grpc_proto.generated import sglang_scheduler_pb2_grpc as pbg
 
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="pb-smg-worker"))
+        self._pool = futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="pb-smg-worker")
+        server = grpc.server(self._pool)
         pbg.add_SglangSchedulerServicer_to_server(_servicer(self), server)
         self.port = server.add_insecure_port("127.0.0.1:0")
         server.start()
@@ -86,30 +72,15 @@ class ScriptedWorker:
 
     def stop(self) -> None:
         server, self._server = self._server, None
+        pool, self._pool = self._pool, None
         if server is not None:
             server.stop(grace=None).wait(5)
-        with self._lock:
-            for script in self._scripts.values():
-                script.end()
-            self._scripts.clear()
-
-    def register(self, script: Script) -> str:
-        key = f"pb-req-{next(self._ids)}"
-        with self._lock:
-            self._scripts[key] = script
-        return key
-
-    def release(self, key: str) -> None:
-        with self._lock:
-            script = self._scripts.pop(key, None)
-        if script is not None:
-            script.end()
+        self.board.cancel_all()  # a request still waiting for a step ends: its pool thread is free
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def script_for(self, input_ids: Any) -> Script | None:
-        text = bytes(i for i in input_ids if i < 256).decode("utf-8", "replace")
-        found = _KEY_RE.findall(text)
-        with self._lock:
-            return self._scripts.get(found[-1]) if found else None
+        return self.board.take(bytes(i for i in input_ids if i < 256).decode("utf-8", "replace"))
 
 
 def prompt_for(key: str) -> list[dict[str, str]]:
@@ -127,8 +98,8 @@ def _servicer(worker: ScriptedWorker) -> Any:
             prompt = len(request.tokenized.input_ids)
             script = worker.script_for(request.tokenized.input_ids)
             rid = request.request_id
-            if script is None or script.text is not None or not request.stream:
-                ids = encode(script.text or "") if script is not None else encode("ok")
+            if script is None or not request.stream:  # a readiness probe (no script), or a one-shot
+                ids = encode("ok") if script is None else _every_step(script)
                 yield from _whole(pb, rid, ids, prompt, bool(request.stream))
                 return
             yield from _stepped(pb, rid, script, prompt, request.sampling_params.n == 2, context)
@@ -194,16 +165,17 @@ def _whole(pb: Any, rid: str, ids: list[int], prompt: int, stream: bool) -> Iter
     )
 
 
+def _every_step(script: Script) -> list[int]:
+    """A one-shot request's token ids: every step its script was given before it was sent."""
+    return [i for item in script.blocking_steps(STEP_TIMEOUT) if not isinstance(item, str) for i in item]
+
+
 def _stepped(pb: Any, rid: str, script: Script, prompt: int, ticks: bool, context: Any) -> Iterator[Any]:
     """A streamed request answered step by step as its stream feeds, a tick after every step."""
     done = 0
-    while True:
-        try:
-            ids = script.steps.get(timeout=STEP_TIMEOUT)
-        except queue.Empty:
-            return
-        if ids is _END or not context.is_active():
-            break
+    for ids in script.blocking_steps(STEP_TIMEOUT):
+        if isinstance(ids, str) or not context.is_active():
+            break  # the end (a finish reason, or the stream was abandoned)
         done += len(ids)
         chunk = pb.GenerateStreamChunk(token_ids=ids, prompt_tokens=prompt, completion_tokens=done, index=0)
         yield pb.GenerateResponse(request_id=rid, chunk=chunk)
@@ -212,6 +184,8 @@ def _stepped(pb: Any, rid: str, script: Script, prompt: int, ticks: bool, contex
                 token_ids=TICK_IDS, prompt_tokens=prompt, completion_tokens=1, index=1
             )
             yield pb.GenerateResponse(request_id=rid, chunk=tick)
+    else:  # no step for STEP_TIMEOUT seconds: the caller is gone
+        return
     for index in (0, 1) if ticks else (0,):
         complete = pb.GenerateComplete(
             finish_reason="stop", prompt_tokens=prompt, completion_tokens=done, index=index

@@ -1,16 +1,16 @@
 """`parsebridge compare`: backends side by side on the same transcripts.
 
-Registered into the `parsebridge` command by `parsebridge.cli` (plugin hook
-``register(subparsers)``). The options, output files and the progress bar
-live here; what is read (inputs, the previous output for ``--resume``) is
-`inputs.py`, the comparing itself `engine.py`, the output models
-`models.py`, the table/HTML views `render.py`.
+The options, output files and the progress bar live here; what is read (inputs, the
+previous output for ``--resume``) is `compare.inputs`, the comparing itself
+`compare.engine`, the output models `compare.models`, the table/HTML views
+`compare.render`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -19,7 +19,20 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-from .inputs import (
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ..compare import render
+from ..compare.defaults import DEFAULT_COMPARE_CHUNKINGS
+from ..compare.engine import ComparePlan, SummaryBuilder, run_comparisons
+from ..compare.inputs import (
     Source,
     check_raw_outputs,
     pending_transcripts,
@@ -28,7 +41,10 @@ from .inputs import (
     split_list,
     usage_error,
 )
-from .logs import count_lines  # noqa: F401  (light, stdlib only; also this module's API)
+from ..compare.models import compare_json_schema, dump_line
+from ..compare.ray_executor import RayUnavailableError, require_ray
+from ..protocol import family_table
+from ..terminal import console, load_tools, print_error
 
 EPILOG = """\
 inputs (any number, read in order):
@@ -69,27 +85,21 @@ exit status:
 """
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `compare` to the `parsebridge` command's subparsers (light: models and runner load only when run)."""
-    p = subparsers.add_parser(
-        "compare",
-        help="backends side by side on the same transcripts (one output or a whole log)",
-        description="Run model outputs through several parsers (any backends), one-shot and streamed, "
-        "and show where what clients would see differs, classified with the conformance classes.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+def configure(p: argparse.ArgumentParser) -> None:
+    """`parsebridge compare` (the parser `cli.commands` made for it)."""
+    p.description = (
+        "Run model outputs through several parsers (any backends), one-shot and streamed, "
+        "and show where what clients would see differs, classified with the conformance classes."
     )
+    p.epilog = EPILOG
     _add_input_options(p)
     _add_run_options(p)
     _add_output_options(p)
     p.set_defaults(func=cmd_compare)
-    return p  # type: ignore[no-any-return]
 
 
 def _add_input_options(p: argparse.ArgumentParser) -> None:
     """What is compared: the inputs, the specs or families and backends, the chunkings, the defaults."""
-    from .defaults import DEFAULT_COMPARE_CHUNKINGS
-
     p.add_argument(
         "inputs", nargs="*", metavar="TRANSCRIPTS", help="files, directories, 'GLOB's, - for stdin"
     )
@@ -206,22 +216,10 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
 def _progress(enabled: bool, total: int | None) -> Any:
     if not enabled:
         return None
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     columns: list[Any] = [TextColumn("compare"), BarColumn(), MofNCompleteColumn()]
     if total:
         columns += [TaskProgressColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     columns += [TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn()]
-    from ..cli.terminal import console
-
     return Progress(*columns, console=console(stderr=True), transient=False, refresh_per_second=4)
 
 
@@ -229,11 +227,7 @@ def _progress(enabled: bool, total: int | None) -> Any:
 
 
 def cmd_compare(ns: argparse.Namespace) -> int:
-    from .engine import ComparePlan, SummaryBuilder
-
     if ns.schema:
-        from .models import compare_json_schema
-
         print(json.dumps(compare_json_schema(), indent=2))
         return 0
     if ns.framework_logs:
@@ -257,7 +251,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     )
     if not plan.targets and not plan.backends:
         raise usage_error("no backend is available to compare")
-    tools = _load_tools(ns.tools)
+    tools = load_tools(ns.tools)
     if ns.show is None:
         ns.show = 300 if ns.format == "html" else 20
     keep = ns.show if ns.format != "json" else 0
@@ -286,9 +280,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
 def _check_options(ns: argparse.Namespace) -> int:
     """Options that contradict each other (usage errors); returns the number of jobs asked for."""
     for fam in split_list(ns.family):
-        from ..conformance.cli import check_family
-
-        check_family(fam)
+        family_table().check(fam)
     if ns.resume and (not ns.output or ns.format != "json"):
         raise usage_error("--resume needs --format json and --output FILE (the file it continues)")
     if ns.jobs is not None and ns.jobs < 0:
@@ -300,13 +292,9 @@ def _check_options(ns: argparse.Namespace) -> int:
 
 def _ray_ready() -> bool:
     """Ray importable (checked before any output file is opened); else says how to install it."""
-    from .ray_executor import RayUnavailableError, require_ray
-
     try:
         require_ray()
     except RayUnavailableError as exc:
-        from ..cli.terminal import print_error
-
         print_error(exc)  # verbatim: "parsebridge[ray]" is text, not markup
         return False
     return True
@@ -321,9 +309,6 @@ def _run(
     jobs: int,
 ) -> tuple[int, Any]:
     """Compare the pending transcripts into `builder` (and the json output): (new records, summary)."""
-    from .engine import run_comparisons
-    from .models import dump_line
-
     counts = [s.count for s in srcs]
     total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - builder.skipped)
     show_progress = ns.progress if ns.progress is not None else sys.stderr.isatty()
@@ -399,14 +384,13 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
         if ns.output:
             _brief(summary, ns.output, new)
         return
-    from . import render as compare_render
 
     all_shown = builder.transcripts <= ns.show
     lines = builder.first if all_shown else builder.most_different_lines()
     if ns.format == "table":
-        compare_render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
+        render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
         return
-    html = compare_render.render_html(summary, lines, all_shown=all_shown)
+    html = render.render_html(summary, lines, all_shown=all_shown)
     if ns.output:
         Path(ns.output).write_text(html, encoding="utf-8")
         print(f"wrote {ns.output}", file=sys.stderr)
@@ -416,8 +400,6 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
 
 def _quiet_frameworks() -> None:
     """Frameworks log a traceback for every output their parser cannot read; compare reports those itself."""
-    import logging
-
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")  # vLLM configures its logger from this at import
     for name in ("vllm", "sglang"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -438,9 +420,3 @@ def _brief(summary: Any, path: str, new: int) -> None:
         + f" ({summary.elapsed_s:.1f}s)",
         file=sys.stderr,
     )
-
-
-def _load_tools(path: str | None) -> list[dict[str, Any]] | None:
-    from ..cli.terminal import load_tools
-
-    return load_tools(path)

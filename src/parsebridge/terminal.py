@@ -1,4 +1,4 @@
-"""Terminal output and input files shared by the `parsebridge` subcommands.
+"""Terminal output and input files shared by the `parsebridge` subcommands and the rooms that print.
 
 Four rules every command keeps: model text (and anything quoting it, such as
 an error message) is printed as plain text, never read as Rich markup or
@@ -22,7 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..protocol import ParsebridgeError
+from .protocol import ParsebridgeError
+from .protocol.errors import json_problem
+
+
+class UsageError(ParsebridgeError, ValueError):
+    """The command line asks for something that cannot run as given (exit 2)."""
 
 
 class InputFileError(ParsebridgeError, ValueError):
@@ -226,9 +231,7 @@ def load_tools(path: str | None) -> list[dict[str, Any]] | None:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise InputFileError(f"{_label(path)}: not JSON ({msg} at {where})") from None
+        raise InputFileError(f"{_label(path)}: not JSON ({json_problem(exc)})") from None
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):

@@ -1,0 +1,358 @@
+"""The served-parser base: parser objects over a server's OpenAI answers, once for every served backend.
+
+A served backend (Dynamo, smg) gives one `ServedEngine` subclass: a parser
+pair (`ParserPair`, always reasoning first, then tool) on its server, with
+the one-shot request (`oneshot`: the answer's message) and a streamed request
+(`stream_request`: a `StreamRequest`). Everything else is here: the parser
+classes (`ServedToolParser`, `ServedReasoningParser`, `ServedPipeline`) that
+map a message to our results, the stepper that maps each step's events to a
+`StreamDelta` (`ServedStepper`), and the feed-to-delta attribution of a
+streamed request (`StreamRequest`, over `read_to_fence`).
+
+The server starts on the first parse, never when a parser is built; `close()`
+(or leaving a ``with`` block) gives back what only this parser used
+(`ServedEngine.close`). A stream dropped before its end is abandoned through
+`weakref.finalize` (its script cancelled, its response closed).
+"""
+
+from __future__ import annotations
+
+import abc
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from ...protocol import (
+    BackendError,
+    DeltaAccumulator,
+    ParseResult,
+    ReasoningParserBase,
+    ReasoningParseResult,
+    StreamDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolParserBase,
+    ToolParseResult,
+    ToolSpec,
+)
+from ...protocol.errors import call_typed
+from ...protocol.models import (
+    make_call_delta,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
+)
+from .._common import locate_reasoning
+from .._stepped import (
+    FrameworkPipeline,
+    SteppedPipelineStream,
+    SteppedReasoningStream,
+    SteppedToolStream,
+    closed_error,
+    record_into,
+)
+from .http import SseReader, read_to_fence
+from .steps import Script
+
+Markers = tuple[str | None, str | None]
+
+
+class ParserPair(NamedTuple):
+    """The parsers one served configuration runs: (reasoning, tool), either may be None."""
+
+    reasoning: str | None
+    tool: str | None
+
+    @property
+    def label(self) -> str:
+        """``reasoning+tool`` (the names given), for errors and logs."""
+        return "+".join(n for n in self if n) or "none"
+
+
+def message_calls(message: dict[str, Any]) -> list[ToolCall]:
+    """The tool calls of an OpenAI chat message."""
+    out = []
+    for call in message.get("tool_calls") or ():
+        fn = call.get("function") or {}
+        out.append(make_tool_call(fn.get("name") or "", fn.get("arguments") or "", call.get("id")))
+    return out
+
+
+def delta_of(deltas: list[dict[str, Any]]) -> StreamDelta:
+    """One `StreamDelta` from OpenAI ``delta`` objects (content, reasoning and call fragments, in order)."""
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ToolCallDelta] = []
+    for d in deltas:
+        if d.get("content"):
+            content.append(d["content"])
+        if d.get("reasoning_content"):
+            reasoning.append(d["reasoning_content"])
+        for tc in d.get("tool_calls") or ():
+            fn = tc.get("function") or {}
+            calls.append(
+                make_call_delta(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments") or "")
+            )
+    return make_delta("".join(content), "".join(reasoning), calls or None)
+
+
+def fence_splitter(
+    backend: str, label: str, fence_has_text: bool
+) -> Callable[[Any], tuple[list[dict[str, Any]] | None, bool]]:
+    """The fence test of a streamed request with two choices: choice 0's deltas in an event, and
+    whether the event carries the fence on choice 1 (any choice-1 entry, or only one with text when
+    `fence_has_text`: a server that sends an empty choice-1 delta of its own)."""
+
+    def split(event: Any) -> tuple[list[dict[str, Any]] | None, bool]:
+        choices = event.get("choices")
+        if choices is None:
+            if "error" in event:
+                raise BackendError(backend, label, "stream", f"error event: {event['error']}")
+            return None, False
+        own: list[dict[str, Any]] = []
+        fenced = False
+        for choice in choices:
+            delta = choice.get("delta") or {}
+            if choice.get("index", 0) != 1:
+                own.append(delta)
+            elif not fence_has_text or delta.get("content") or delta.get("reasoning_content"):
+                fenced = True
+        return (own or None), fenced
+
+    return split
+
+
+class StreamRequest:
+    """One streamed request whose steps are fenced (see `read_to_fence`): `step`, then `end`.
+
+    `open` sends the request (after the first step is put: some servers answer headers only once
+    their engine produced something); `split` is the fence test (`fence_splitter`). A response
+    that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
+    ends the response once a call is complete): then later steps show nothing, as to a client.
+    `skip_empty`: a step with no token is not sent (a server that cannot take one).
+    """
+
+    def __init__(
+        self,
+        script: Script,
+        open: Callable[[], SseReader],
+        split: Callable[[Any], tuple[list[dict[str, Any]] | None, bool]],
+        *,
+        skip_empty: bool = False,
+        ends_early: bool = False,
+    ) -> None:
+        self.script = script
+        self._open = open
+        self._split = split
+        self._skip_empty = skip_empty
+        self._ends_early = ends_early
+        self._readers: list[SseReader] = []
+        self.ended_early = False
+
+    def step(self, token_ids: list[int]) -> list[dict[str, Any]]:
+        """Put one engine step; the choice-0 deltas the server sent for it."""
+        if self.ended_early or (self._skip_empty and not token_ids):
+            return []
+        self.script.put(token_ids)
+        reader = self._readers[0] if self._readers else self._opened()
+        parts, fenced = read_to_fence(reader, self._split)
+        if not fenced:
+            if not self._ends_early:
+                raise RuntimeError("the server ended the stream before the step's fence")
+            self.ended_early = True
+        return [d for part in parts for d in part]
+
+    def _opened(self) -> SseReader:
+        try:
+            reader = self._open()
+        except BaseException:
+            self.abandon()
+            raise
+        self._readers.append(reader)
+        return reader
+
+    def end(self) -> list[dict[str, Any]]:
+        """Finish the request; the deltas its end produced (what the server held, the finish chunk)."""
+        self.script.end()
+        try:
+            if not self._readers or self.ended_early:
+                return []
+            return [d for event in self._readers[0].rest() if (own := self._split(event)[0]) for d in own]
+        finally:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """Cancel the script and close the response (a stream dropped, or ended)."""
+        self.script.cancel()
+        for reader in self._readers:
+            reader.close()
+
+
+class ServedEngine(abc.ABC):
+    """One parser pair on a served backend's server (see module doc); configuration only until used."""
+
+    backend: ClassVar[str]
+
+    def __init__(self, pair: ParserPair, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        self.pair = pair
+        self.label = pair.label
+        self.tools = list(tools or [])
+        self.options = options
+
+    @property
+    def markers(self) -> Markers:
+        """The reasoning markers used to locate the block in the text (the server returns strings)."""
+        return None, None
+
+    @abc.abstractmethod
+    def oneshot(self, text: str) -> dict[str, Any]:
+        """The server's chat message for `text` as the whole output (starts the server on first use)."""
+
+    @abc.abstractmethod
+    def stream_request(self) -> StreamRequest:
+        """A new streamed request on the server (starts it on first use)."""
+
+    @abc.abstractmethod
+    def encode(self, text: str) -> list[int]:
+        """One chunk's token ids in the server's vocabulary."""
+
+    def close(self) -> None:  # noqa: B027 - optional: an engine that holds nothing of its own
+        """Give back what this engine holds (a shared server stays until its last user closes)."""
+
+
+class ServedStepper:
+    """One streamed request, one engine step per `feed` (the `_stepped.Stepper` protocol)."""
+
+    def __init__(self, engine: ServedEngine) -> None:
+        self.engine = engine
+        self.spec = (engine.backend, engine.label)
+        self.text_seen: list[str] = []
+        self.closed = False
+        self._request: StreamRequest | None = None
+
+    def _open(self) -> StreamRequest:
+        request = self._request = self.engine.stream_request()
+        weakref.finalize(self, request.abandon)
+        return request
+
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        record, step = record_into(acc), self.feed
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            delta = step(text, token_ids)
+            record(delta.content, delta.reasoning, delta.tool_calls)
+            return delta
+
+        return feed
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        """`token_ids` are ignored: the chunk's text is encoded with the server's vocabulary."""
+        if self.closed:
+            raise closed_error()
+        self.text_seen.append(text)
+        backend, label = self.spec
+        return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text)))
+
+    def _step(self, text: str) -> list[dict[str, Any]]:
+        request = self._request or self._open()
+        return request.step(self.engine.encode(text))
+
+    def flush(self) -> StreamDelta:
+        if self.closed:
+            return make_delta()
+        self.closed = True
+        request = self._request
+        if request is None:
+            return make_delta()
+        backend, label = self.spec
+        return delta_of(call_typed(backend, label, "stream.flush", request.end))
+
+    def pending_text(self) -> str:
+        """Not known from outside the server: it does not say what it holds back."""
+        return ""
+
+
+def _oneshot(engine: ServedEngine, text: str) -> dict[str, Any]:
+    return call_typed(engine.backend, engine.label, "chat completion", lambda: engine.oneshot(text))
+
+
+def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) -> ReasoningParseResult:
+    reasoning = message.get("reasoning_content") or None
+    block = locate_reasoning(text, reasoning, *engine.markers) if reasoning else None
+    return make_reasoning_result(reasoning, message.get("content") or None, block)
+
+
+class ServedToolParser(ToolParserBase):
+    """A served backend's tool-call parser: its server with the tool parser ``NAME`` alone."""
+
+    engine_class: ClassVar[type[ServedEngine]]
+
+    def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        super().__init__(tools, **options)
+        self.name = name
+        self.engine = self.engine_class(ParserPair(None, name), self.tools, options)
+
+    def parse(self, text: str) -> ToolParseResult:
+        message = _oneshot(self.engine, text)
+        return make_tool_result(message.get("content") or None, message_calls(message))
+
+    def has_tool_calls(self, text: str) -> bool:
+        return bool(self.parse(text).tool_calls)
+
+    def stream(self, **_: Any) -> SteppedToolStream:
+        return SteppedToolStream(ServedStepper(self.engine))
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+class ServedReasoningParser(ReasoningParserBase):
+    """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone.
+
+    ``reasoning_started`` is accepted for the protocol, but the servers decide where reasoning
+    starts themselves (from the parser's name): they are not told about the prompt.
+    """
+
+    engine_class: ClassVar[type[ServedEngine]]
+
+    def __init__(self, name: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.name = name
+        self.engine = self.engine_class(ParserPair(name, None), None, options)
+        self.markers = tuple(m for m in self.engine.markers if m)  # type: ignore[misc]
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        return _reasoning_result(self.engine, text, _oneshot(self.engine, text))
+
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedReasoningStream:
+        engine = self.engine
+        return SteppedReasoningStream(ServedStepper(engine), lambda: engine.markers)
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+class ServedPipeline(FrameworkPipeline):
+    """A served backend's own reasoning→tool chain: one server configuration with both parsers."""
+
+    engine_class: ClassVar[type[ServedEngine]]
+
+    def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
+        self.engine = self.engine_class(ParserPair(self.reasoning_name, self.tool_name), tools, options)
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
+        message = _oneshot(self.engine, text)
+        r = _reasoning_result(self.engine, text, message)
+        return ParseResult(
+            reasoning=r.reasoning, content=r.content, tool_calls=message_calls(message), block=r.block
+        )
+
+    def stream(  # type: ignore[override]
+        self, *, reasoning_started: bool | None = None, **_: Any
+    ) -> SteppedPipelineStream:
+        engine = self.engine
+        return SteppedPipelineStream(ServedStepper(engine), lambda: engine.markers)
+
+    def close(self) -> None:
+        self.engine.close()

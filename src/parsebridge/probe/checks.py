@@ -1,0 +1,219 @@
+"""The client's invariants, each a pass or a fail with the reason, for one scenario in one mode.
+
+`CHECKS` names them in the order the table shows them, each with the sentence the docs and
+``parsebridge probe --help`` print. A check that does not apply to a row (an index in a
+non-streamed answer, a forced choice when the model was free to choose) is ``n/a``; when the
+request itself gave no answer every check but ``answer`` is ``skip``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
+from .assemble import Reading
+from .scenarios import Scenario
+from .schema import problems
+
+CHECKS: dict[str, str] = {
+    "answer": "the request returned a chat completion (HTTP 200 with a choice; a stream ending in [DONE])",
+    "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
+    "ids": "every call has exactly one id, never changed, and no two calls share one",
+    "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",
+    "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
+    "validates against the tool's schema, and the name is one of the tools offered",
+    "markers": "no format marker (<tool_call>, </think>, [TOOL_CALLS], …) in content, reasoning, names or arguments",
+    "finish": "finish_reason is tool_calls when calls came back and stop when none did "
+    "(a named tool_choice may end with stop, as OpenAI's API does)",
+    "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
+    "same-shape": "the streamed answer has the non-streamed one's shape: the same calls (names and "
+    "argument keys, in order) and content and reasoning present or absent alike",
+}
+
+PASS, FAIL, NA, SKIP = "pass", "fail", "n/a", "skip"
+
+#: A marker counts only when it holds one of these: markers made of plain words ("functools",
+#: "Here's my response:") are text a model may well write.
+_DELIMITERS = re.compile(r"[<>\[\]|◁▷｜]")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    detail: str = ""
+
+
+def _ok() -> Outcome:
+    return Outcome(PASS)
+
+
+def _fail(detail: str) -> Outcome:
+    return Outcome(FAIL, detail)
+
+
+@functools.cache
+def all_markers() -> tuple[str, ...]:
+    """Every marker of every format parsebridge knows (longest first), read from `formats`."""
+    found: set[str] = set()
+    for family in tool_families():
+        found.update(tool_format(family).markers)
+    for family in reasoning_families():
+        found.update(reasoning_format(family).markers)
+    return tuple(sorted((m for m in found if m and _DELIMITERS.search(m)), key=lambda m: (-len(m), m)))
+
+
+def marker_in(text: str, markers: Iterable[str] | None = None) -> str | None:
+    for marker in all_markers() if markers is None else markers:
+        if marker in text:
+            return marker
+    return None
+
+
+def check_index(reading: Reading) -> Outcome:
+    if reading.mode != "stream":
+        return Outcome(NA)
+    return _fail("; ".join(reading.index_problems[:3])) if reading.index_problems else _ok()
+
+
+def check_ids(reading: Reading) -> Outcome:
+    seen: dict[str, int] = {}
+    for call in reading.calls:
+        if not call.ids:
+            return _fail(f"call {call.index} has no id")
+        if len(call.ids) > 1:
+            return _fail(f"call {call.index} changed its id: {' then '.join(call.ids[:3])}")
+        if call.ids[0] in seen:
+            return _fail(f"calls {seen[call.ids[0]]} and {call.index} share the id {call.ids[0]!r}")
+        seen[call.ids[0]] = call.index
+    return _ok()
+
+
+def check_name_first(reading: Reading) -> Outcome:
+    for call in reading.calls:
+        if not call.names:
+            return _fail(f"call {call.index} has no name")
+        if len(call.names) > 1:
+            return _fail(f"call {call.index} was named {' then '.join(map(repr, call.names[:3]))}")
+        late = call.name_event is None or (call.args_event or 0) < call.name_event
+        if reading.mode == "stream" and call.args_event is not None and late:
+            return _fail(
+                f"call {call.index}: arguments at event {call.args_event}, the name at event {call.name_event}"
+            )
+    return _ok()
+
+
+def check_arguments(reading: Reading, scenario: Scenario) -> Outcome:
+    offered = scenario.tool_names()
+    for call in reading.calls:
+        if call.name and call.name not in offered:
+            return _fail(
+                f"call {call.index}: {call.name!r} is not one of the tools offered ({', '.join(offered)})"
+            )
+        if call.arguments_not_string:
+            return _fail(f"call {call.index}: arguments came as a JSON value, not a string")
+        try:
+            value = call.parsed()
+        except ValueError as exc:
+            return _fail(f"call {call.index}: the arguments are not JSON ({exc}): {call.arguments[:120]!r}")
+        if not isinstance(value, dict):
+            return _fail(f"call {call.index}: the arguments are a {type(value).__name__}, not an object")
+        wrong = problems(value, scenario.schema_of(call.name)) if call.name else []
+        if wrong:
+            return _fail(f"call {call.index} ({call.name}): {'; '.join(wrong[:3])}")
+    return _ok()
+
+
+def check_markers(reading: Reading) -> Outcome:
+    places: list[tuple[str, str]] = [("content", reading.content), ("reasoning", reading.reasoning)]
+    for call in reading.calls:
+        places += [
+            (f"call {call.index} name", " ".join(call.names)),
+            (f"call {call.index} arguments", call.arguments),
+        ]
+    for where, text in places:
+        marker = marker_in(text)
+        if marker is not None:
+            return _fail(f"{marker!r} in {where}")
+    return _ok()
+
+
+def check_finish(reading: Reading, scenario: Scenario) -> Outcome:
+    got = reading.finish_reason
+    if got is None:
+        return _fail("no finish_reason")
+    if got == "length":
+        return _fail("finish_reason length: the answer was cut (raise --max-tokens)")
+    if reading.calls:
+        allowed = ("tool_calls", "stop") if scenario.forced not in (None, "required") else ("tool_calls",)
+    else:
+        allowed = ("stop",)
+    if got not in allowed:
+        return _fail(
+            f"finish_reason {got!r} with {len(reading.calls)} call(s); expected {' or '.join(allowed)}"
+        )
+    return _ok()
+
+
+def check_forced(reading: Reading, scenario: Scenario) -> Outcome:
+    forced = scenario.forced
+    if forced is None:
+        return Outcome(NA)
+    if not reading.calls:
+        return _fail(f"tool_choice {forced} but no call came back")
+    if forced != "required":
+        other = [c.name for c in reading.calls if c.name != forced]
+        if other:
+            return _fail(f"tool_choice named {forced!r} but the answer called {', '.join(map(repr, other))}")
+    return _ok()
+
+
+def shape(reading: Reading) -> dict[str, Any]:
+    """What must agree between the modes: calls (names and argument keys), content, reasoning."""
+    calls = []
+    for call in reading.calls:
+        try:
+            value = call.parsed()
+            keys = sorted(value) if isinstance(value, dict) else type(value).__name__
+        except ValueError:
+            keys = "not JSON"
+        calls.append((call.name, keys))
+    return {
+        "calls": calls,
+        "content": bool(reading.content.strip()),
+        "reasoning": bool(reading.reasoning.strip()),
+    }
+
+
+def check_same_shape(stream: Reading, oneshot: Reading | None) -> Outcome:
+    if stream.mode != "stream":
+        return Outcome(NA)
+    if oneshot is None or oneshot.problem:
+        return Outcome(SKIP, "no non-streamed answer to compare with")
+    a, b = shape(oneshot), shape(stream)
+    for key in ("calls", "content", "reasoning"):
+        if a[key] != b[key]:
+            return _fail(f"{key}: non-streamed {a[key]!r}, streamed {b[key]!r}")
+    return _ok()
+
+
+def evaluate(scenario: Scenario, reading: Reading, oneshot: Reading | None = None) -> dict[str, Outcome]:
+    """Every check for one answer (`oneshot`: the same scenario's non-streamed reading, for a stream)."""
+    if reading.problem:
+        out = {name: Outcome(SKIP) for name in CHECKS}
+        out["answer"] = _fail(reading.problem)
+        return out
+    return {
+        "answer": _ok(),
+        "index": check_index(reading),
+        "ids": check_ids(reading),
+        "name-first": check_name_first(reading),
+        "arguments": check_arguments(reading, scenario),
+        "markers": check_markers(reading),
+        "finish": check_finish(reading, scenario),
+        "forced": check_forced(reading, scenario),
+        "same-shape": check_same_shape(reading, oneshot),
+    }

@@ -1,0 +1,237 @@
+"""The probe's HTTP client: one OpenAI-compatible endpoint, bounded, credentials kept to it.
+
+Standard library only (`http.client`), which never follows a redirect: a 3xx answer is an
+error naming where it pointed, and the key is never sent anywhere but `--base-url`. The key
+comes only from an environment variable the user names; it is never part of a message, a
+``repr`` or a saved file. Over plain http it is refused for any host but this machine unless
+the user allows it. Every request is bounded: a socket timeout per read, a deadline for the
+whole answer, and a cap on a stream's events and bytes.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import os
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..protocol import ParsebridgeError
+
+#: A stream that sends more than this is cut (and the probe says so): far above any scenario's answer.
+MAX_EVENTS = 20_000
+MAX_BYTES = 16 * 1024 * 1024
+
+
+class ProbeUsageError(ParsebridgeError, ValueError):
+    """The probe cannot run as asked (exit 2): a bad URL, a missing key variable, a refused key."""
+
+
+class EndpointUnreachable(ProbeUsageError):
+    """The endpoint did not answer (connection refused, timeout, TLS failure, a redirect)."""
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class Answer:
+    """One HTTP exchange: the status, and the JSON body (non-streamed) or the events (streamed)."""
+
+    status: int
+    body: Any = None
+    events: list[Any] = field(default_factory=list)
+    #: Why the stream is incomplete (cut by a bound, a line that is not JSON), else "".
+    problem: str = ""
+    done: bool = False
+    seconds: float = 0.0
+
+    def error_text(self) -> str:
+        """The server's own error message, when it gave one."""
+        body = self.body
+        if isinstance(body, dict):
+            err = body.get("error", body)
+            msg = err.get("message") if isinstance(err, dict) else err
+            return str(msg if msg is not None else body)[:300]
+        return str(body)[:300] if body else ""
+
+
+@dataclass
+class Endpoint:
+    """`base_url` (``http://host:port/v1``), the model, and the key (never shown)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0
+    deadline: float = 300.0
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ProbeUsageError(f"--base-url must be an http:// or https:// URL, not {self.base_url!r}")
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        path = parts.path.rstrip("/")
+        self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
+
+    def redact(self, text: str) -> str:
+        """`text` with the key blanked out (a server may echo a request's headers in an error)."""
+        return text.replace(self.api_key, "***") if self.api_key else text
+
+    @property
+    def origin(self) -> str:
+        return f"{self.scheme}://{self.host}:{self.port}"
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self.scheme == "https":
+            return http.client.HTTPSConnection(
+                self.host, self.port, timeout=self.timeout, context=ssl.create_default_context()
+            )
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def _send(self, method: str, route: str, body: Any) -> tuple[http.client.HTTPConnection, Any]:
+        conn = self._connection()
+        data = None if body is None else json.dumps(body).encode()
+        try:
+            conn.request(method, self.path + route, body=data, headers=self._headers())
+            resp = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            conn.close()
+            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+        if 300 <= resp.status < 400:
+            where = resp.getheader("Location") or "?"
+            conn.close()
+            raise EndpointUnreachable(
+                f"{self.origin}{self.path}{route} answered {resp.status}, a redirect to {where}: "
+                "redirects are not followed (give the final URL as --base-url)"
+            )
+        return conn, resp
+
+    def get(self, route: str) -> Answer:
+        start = time.monotonic()
+        conn, resp = self._send("GET", route, None)
+        try:
+            return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
+        finally:
+            conn.close()
+
+    def post(self, route: str, body: dict[str, Any]) -> Answer:
+        start = time.monotonic()
+        conn, resp = self._send("POST", route, body)
+        try:
+            return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
+        except (OSError, http.client.HTTPException) as exc:
+            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+        finally:
+            conn.close()
+
+    def stream(self, route: str, body: dict[str, Any]) -> Answer:
+        """A streamed request: the JSON of each ``data:`` event up to ``[DONE]``, within the bounds."""
+        start = time.monotonic()
+        conn, resp = self._send("POST", route, body)
+        try:
+            if resp.status != 200:
+                return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
+            answer = Answer(resp.status)
+            try:
+                _read_events(resp, answer, start + self.deadline)
+            except (OSError, http.client.HTTPException) as exc:
+                answer.problem = f"the stream broke off: {_reason(exc)}"
+            answer.seconds = time.monotonic() - start
+            return answer
+        finally:
+            conn.close()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, socket.timeout | TimeoutError):
+        return "timed out"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0][:200]
+
+
+def _read_all(resp: Any) -> bytes:
+    data = resp.read(MAX_BYTES + 1)
+    return bytes(data[:MAX_BYTES])
+
+
+def _json_or_text(data: bytes) -> Any:
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _lines(resp: Any, deadline: float) -> Iterator[bytes]:
+    total = 0
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the stream went on past the deadline")
+        line = resp.readline(MAX_BYTES)
+        if not line:
+            return
+        total += len(line)
+        if total > MAX_BYTES:
+            raise OSError(f"the stream sent more than {MAX_BYTES} bytes")
+        yield line
+
+
+def _read_events(resp: Any, answer: Answer, deadline: float) -> None:
+    """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end."""
+    for raw in _lines(resp, deadline):
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if not line.startswith("data:"):
+            continue  # comments, event names, blank separators
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            answer.done = True
+            return
+        try:
+            answer.events.append(json.loads(payload))
+        except ValueError:
+            answer.problem = f"event {len(answer.events) + 1} is not JSON: {payload[:120]!r}"
+            return
+        if len(answer.events) >= MAX_EVENTS:
+            answer.problem = f"the stream was cut after {MAX_EVENTS} events"
+            return
+
+
+def endpoint_from(
+    base_url: str, model: str, key_env: str | None, allow_insecure_key: bool, timeout: float = 60.0
+) -> Endpoint:
+    """The endpoint, with the key read from `key_env` (an environment variable's name) if given."""
+    key = None
+    if key_env:
+        key = os.environ.get(key_env)
+        if not key:
+            raise ProbeUsageError(f"--api-key-env {key_env}: that environment variable is not set or empty")
+    endpoint = Endpoint(base_url, model, key, timeout=timeout, deadline=max(timeout * 5, 60.0))
+    if key and endpoint.scheme == "http" and not is_loopback(endpoint.host) and not allow_insecure_key:
+        raise ProbeUsageError(
+            f"refusing to send the API key over plain http to {endpoint.host}: use https, or "
+            "--allow-insecure-key if this network is trusted"
+        )
+    return endpoint

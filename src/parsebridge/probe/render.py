@@ -1,0 +1,72 @@
+"""The probe's terminal view: one row per scenario and mode, one column per check, then why.
+
+Printed through `parsebridge.terminal` (plain text for everything the server wrote: a server's error
+message or a leaked marker is shown as itself, never read as markup).
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from .. import terminal as io
+from .checks import CHECKS, FAIL, NA, PASS, SKIP
+from .run import ProbeReport
+
+_CELL = {PASS: ("ok", "green"), FAIL: ("FAIL", "bold red"), NA: ("-", "dim"), SKIP: ("skip", "yellow")}
+
+
+def render(report: ProbeReport, file: IO[str] | None = None) -> None:
+    from rich.table import Table  # rich is a dependency; imported where the table is drawn
+
+    console = io.console(file=file)
+    table = Table(title=io.plain(f"parsebridge probe: {report.model} at {report.base_url}"), show_lines=False)
+    table.add_column("scenario")
+    table.add_column("mode")
+    for name in CHECKS:
+        table.add_column(name, justify="center")
+    for row in report.rows:
+        cells = [io.styled(_CELL[row.outcomes[n].status]) for n in CHECKS]
+        table.add_row(io.plain(row.scenario.name), io.plain(row.mode), *cells)
+    console.print(table)
+    _details(console, report)
+    if report.reread is not None:
+        _reread(console, report.reread)
+    failed = len(report.failures)
+    verdict = (
+        ("all checks pass", "green")
+        if not failed
+        else (f"{failed} of {len(report.rows)} answers fail", "bold red")
+    )
+    console.print(io.styled(verdict))
+
+
+def _details(console: Any, report: ProbeReport) -> None:
+    for row in report.rows:
+        for name in row.failed:
+            console.print(
+                io.styled((f"{row.scenario.name} ({row.mode}) {name}: ", "red"), row.outcomes[name].detail)
+            )
+    for row in report.rows:
+        note = row.expectation()
+        if note:
+            console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
+
+
+def _reread(console: Any, reread: dict[str, Any]) -> None:
+    console.print(io.styled(("raw output: ", "bold"), reread.get("how", "")))
+    for line in reread.get("unavailable", []):
+        console.print(io.styled(("  not re-read: ", "yellow"), line))
+    for line in reread.get("warnings", []):
+        console.print(io.styled(("  warning: ", "yellow"), line))
+    for diff in reread.get("differences", []):
+        console.print(
+            io.styled(
+                (f"  {diff['transcript']}: ", "red"),
+                f"{diff['a']} vs {diff['b']}: {diff['class']}: {diff['detail']}",
+            )
+        )
+    if reread.get("saved"):
+        console.print(io.styled(("  transcripts saved to ", "bold"), reread["saved"]))
+    agree = reread.get("agree") or []
+    if agree:
+        console.print(io.styled(("  agree with the server: ", "green"), ", ".join(agree)))

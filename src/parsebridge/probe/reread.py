@@ -1,0 +1,150 @@
+"""Re-read what the server returned: its raw output through the parser it runs, and every other.
+
+`reread` asks the server for each scenario's raw output (`raw.fetch`), records it as
+transcripts (saved with `save`, for ``parsebridge compare``/``conformance`` to replay), and —
+given the spec the server runs (``--parser dynamo:hermes``) — runs those transcripts through
+that spec and through every installed backend's parser for the same family (`compare`, the
+same machinery as ``parsebridge compare``). Each reading is set beside what the server
+answered: the one-shot reading beside its non-streamed answer, the streamed reading (one
+token a chunk) beside its streamed one. A difference from the named spec means the server
+does not read its model's output the way that parser does (a different release, a different
+configuration, or a server bug); a difference from another backend is where switching would
+change what clients see.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..adapters._tokenizers import load_tokenizer
+from ..compare import compare
+from ..compare.plan import available_backends, family_targets, targets_from
+from ..protocol import ParserSpec, family_table
+from .http import Endpoint
+from .raw import dump_jsonl, fetch, recorded
+from .run import ProbeReport, Row
+
+HOW = (
+    "each scenario asked again without streaming, with logprobs (temperature 0, the same seed): "
+    "the generated tokens' bytes joined"
+)
+
+
+def family_of(spec: str | None, kind: str) -> str | None:
+    """The family-table family of `spec`'s parser (None when the table has no row for it)."""
+    if not spec:
+        return None
+    parsed = ParserSpec.parse(spec)
+    row = family_table().for_parser(kind, parsed.backend, parsed.name)  # type: ignore[arg-type]
+    return row.name if row is not None else None
+
+
+def _norm(reading: dict[str, Any]) -> tuple[str, str, list[tuple[str, Any]]]:
+    calls = [(c.get("name"), c.get("arguments")) for c in reading.get("tool_calls") or []]
+    return (reading.get("reasoning") or "").strip(), (reading.get("content") or "").strip(), calls
+
+
+def differs(served: dict[str, Any], reading: dict[str, Any]) -> tuple[str, str] | None:
+    """(class, detail) where a parser's reading is not the server's answer, else None."""
+    if reading.get("status", "ok") != "ok":
+        return "backend_error", str(reading.get("error") or reading.get("status"))
+    a, b = _norm(served), _norm(reading)
+    for i, what in enumerate(("reasoning", "content", "tool_calls")):
+        if a[i] != b[i]:
+            return f"{what}_differs", f"server {a[i]!r}, parser {b[i]!r}"[:400]
+    return None
+
+
+def _targets(
+    parser: str | None, reasoning_parser: str | None, families: list[str], backends: list[str] | None
+) -> tuple[list[Any], set[str], dict[str, str]]:
+    named = targets_from([parser] if parser else [], [reasoning_parser] if reasoning_parser else None)
+    usable = [b for b in available_backends() if backends is None or b in backends]
+    others, unsupported = family_targets(families, usable) if families else ([], {})
+    labels = {t.label for t in named}
+    return named + [t for t in others if t.label not in labels], labels, unsupported
+
+
+def _compared(
+    records: list[dict[str, Any]], targets: list[Any], named: set[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    served = {r["id"]: r["served"] for r in records}
+    result = compare(records, targets, chunkings=["token"])
+    differences: list[dict[str, Any]] = []
+    for comp in result.comparisons:
+        for label, modes in comp.model_dump()["results"].items():
+            for mode, server_mode in (("oneshot", "oneshot"), ("stream", "stream")):
+                if mode not in modes or server_mode not in served[comp.transcript]:
+                    continue
+                found = differs(served[comp.transcript][server_mode], modes[mode])
+                if found is not None:
+                    differences.append(
+                        {
+                            "transcript": comp.transcript,
+                            "a": f"server/{server_mode}",
+                            "b": f"{label}/{mode}",
+                            "class": found[0],
+                            "detail": found[1],
+                            "named": label in named,
+                        }
+                    )
+    wrong = {d["b"].rsplit("/", 1)[0] for d in differences}
+    return differences, [t.label for t in targets if t.label not in wrong]
+
+
+def reread(
+    endpoint: Endpoint,
+    report: ProbeReport,
+    *,
+    parser: str | None,
+    reasoning_parser: str | None = None,
+    save: Path | None = None,
+    max_tokens: int = 512,
+    seed: int = 1234,
+    tokenizer: str | None = None,
+    backends: list[str] | None = None,
+) -> dict[str, Any]:
+    """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's."""
+    rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
+    asked = [r for r in report.rows if r.mode == "oneshot" and not r.reading.problem]
+    decoder = load_tokenizer(tokenizer) if tokenizer else None
+    raws = [fetch(endpoint, r, max_tokens=max_tokens, seed=seed, tokenizer=decoder) for r in asked]
+    family, reasoning_family = family_of(parser, "tool"), family_of(reasoning_parser, "reasoning")
+    source = {
+        "base_url": report.base_url,
+        "model": report.model,
+        "parser": parser,
+        "reasoning_parser": reasoning_parser,
+    }
+    records = [
+        recorded(
+            raw,
+            rows,
+            family=family,
+            reasoning_family=reasoning_family,
+            source=source,
+            tokenizer_path=tokenizer,
+        )
+        for raw in raws
+        if raw.text is not None
+    ]
+    out: dict[str, Any] = {
+        "how": HOW,
+        "transcripts": len(records),
+        "unavailable": [f"{raw.scenario}: {raw.why_not}" for raw in raws if raw.text is None],
+        "warnings": [f"{raw.scenario}: {raw.extra['warning']}" for raw in raws if raw.extra.get("warning")],
+        "differences": [],
+        "agree": [],
+        "saved": None,
+    }
+    if save is not None:
+        save.write_text(endpoint.redact(dump_jsonl(records)), encoding="utf-8")
+        out["saved"] = str(save)
+    if (parser or reasoning_parser) and records:
+        families = [f for f in (family, reasoning_family) if f]
+        targets, named, unsupported = _targets(parser, reasoning_parser, families, backends)
+        out["differences"], out["agree"] = _compared(records, targets, named)
+        out["specs"] = [t.label for t in targets]
+        out["unsupported"] = unsupported
+    return out

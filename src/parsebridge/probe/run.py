@@ -1,0 +1,153 @@
+"""Run the scenarios against an endpoint: every scenario non-streamed, then every one streamed.
+
+`probe` returns a `ProbeReport`: one `Row` per scenario and mode with each check's outcome and
+the answer the client assembled. The endpoint not answering at all, refusing the key (401/403)
+or not knowing the route or model (404) on the first request stops the run with
+`EndpointUnreachable`/`ProbeUsageError` (exit 2): nothing after it could pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._version import __version__
+from .assemble import Reading, from_events, from_message
+from .checks import CHECKS, FAIL, Outcome, evaluate
+from .http import Answer, Endpoint, ProbeUsageError
+from .scenarios import Scenario
+
+MODES = ("oneshot", "stream")
+ROUTE = "/chat/completions"
+
+
+@dataclass
+class Row:
+    """One scenario in one mode: the checks' outcomes and what the client assembled."""
+
+    scenario: Scenario
+    mode: str
+    outcomes: dict[str, Outcome]
+    reading: Reading
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[str]:
+        return [name for name, o in self.outcomes.items() if o.status == FAIL]
+
+    def expectation(self) -> str:
+        """Whether the model did what the scenario asked (a note: a model's choice, not a server fault)."""
+        n = len(self.reading.calls)
+        want = self.scenario.expect
+        if self.reading.problem or want == "any":
+            return ""
+        if want == "none" and n:
+            return f"the model called {n} tool(s) where none was needed"
+        if want == "call" and not n:
+            return "the model answered without a call"
+        if want == "calls" and n < 2:
+            return f"the model made {n} call(s) where two were asked for"
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario.name,
+            "mode": self.mode,
+            "status": "fail" if self.failed else "pass",
+            "checks": {k: {"status": o.status, "detail": o.detail} for k, o in self.outcomes.items()},
+            "note": self.expectation(),
+            "answer": self.reading.wire(),
+            "events": self.reading.events if self.mode == "stream" else None,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class ProbeReport:
+    base_url: str
+    model: str
+    rows: list[Row] = field(default_factory=list)
+    #: What re-reading the raw output found (`reread.Reread.to_json`), when asked for.
+    reread: dict[str, Any] | None = None
+
+    @property
+    def failures(self) -> list[Row]:
+        return [r for r in self.rows if r.failed]
+
+    @property
+    def reread_differs(self) -> bool:
+        """Whether the server's answer differs from the named spec's reading of the raw output."""
+        return any(d.get("named") for d in (self.reread or {}).get("differences", []))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "parsebridge": __version__,
+            "base_url": self.base_url,
+            "model": self.model,
+            "checks": dict(CHECKS),
+            "results": [r.to_json() for r in self.rows],
+            "summary": {"rows": len(self.rows), "failed": len(self.failures)},
+            "reread": self.reread,
+        }
+
+
+def ask(
+    endpoint: Endpoint, scenario: Scenario, mode: str, *, max_tokens: int, seed: int
+) -> tuple[Answer, Reading]:
+    """Send one scenario in one mode; what came back and what a client assembles of it."""
+    body = scenario.body(endpoint.model, stream=mode == "stream", max_tokens=max_tokens, seed=seed)
+    if mode == "stream":
+        answer = endpoint.stream(ROUTE, body)
+        reading = (
+            from_events(answer.events, answer.problem, answer.done) if answer.status == 200 else Reading(mode)
+        )
+    else:
+        answer = endpoint.post(ROUTE, body)
+        reading = from_message(answer.body) if answer.status == 200 else Reading(mode)
+    if answer.status != 200:
+        reading.problem = f"HTTP {answer.status}: {answer.error_text() or 'no message'}"
+    reading.problem = endpoint.redact(reading.problem)
+    return answer, reading
+
+
+def _refused(endpoint: Endpoint, answer: Answer) -> None:
+    """The first answer says the probe cannot work here at all: a usage error, not a check."""
+    if answer.status in (401, 403):
+        raise ProbeUsageError(
+            f"{endpoint.origin}{endpoint.path}{ROUTE} answered {answer.status}: the key was refused or "
+            "is missing (--api-key-env NAME)"
+        )
+    if answer.status == 404:
+        raise ProbeUsageError(
+            f"{endpoint.origin}{endpoint.path}{ROUTE} answered 404 ({endpoint.redact(answer.error_text()) or 'not found'}): "
+            "check --base-url (it ends with /v1) and --model"
+        )
+
+
+def probe(
+    endpoint: Endpoint,
+    scenarios: Sequence[Scenario],
+    *,
+    modes: Sequence[str] = MODES,
+    max_tokens: int = 512,
+    seed: int = 1234,
+    progress: Callable[[str], None] | None = None,
+) -> ProbeReport:
+    """Every scenario in every mode (non-streamed first), checked."""
+    report = ProbeReport(f"{endpoint.origin}{endpoint.path}", endpoint.model)
+    oneshots: dict[str, Reading] = {}
+    first = True
+    for mode in modes:
+        for scenario in scenarios:
+            if progress is not None:
+                progress(f"{scenario.name} ({mode})")
+            answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+            if first:
+                _refused(endpoint, answer)
+                first = False
+            if mode == "oneshot":
+                oneshots[scenario.name] = reading
+            outcomes = evaluate(scenario, reading, oneshots.get(scenario.name))
+            report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds))
+    return report

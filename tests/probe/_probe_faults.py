@@ -1,0 +1,115 @@
+"""A fault-injecting proxy in front of a real OpenAI-compatible server (run as a script).
+
+    python _probe_faults.py --upstream http://127.0.0.1:8000 --fault missing-index --port 9000
+
+Every request goes to the upstream server; the answer comes back with one fault injected the
+way deployments have been seen to break it:
+
+* ``missing-index`` — streamed tool-call deltas lose their ``index``;
+* ``args-before-name`` — a streamed call's name moves from its first delta to its last;
+* ``leaked-marker`` — ``<tool_call>`` is put in front of the content (both modes);
+* ``stream-differs`` — the streamed answer drops its last call (non-streamed untouched);
+* ``ignored-forced`` — ``tool_choice`` is dropped from the request before it goes upstream;
+* ``none`` — nothing changes (the proxy itself must not break anything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+FAULTS = ("none", "missing-index", "args-before-name", "leaked-marker", "stream-differs", "ignored-forced")
+MARKER = "<tool_call>"
+
+
+def _call_deltas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        part
+        for e in events
+        for c in e.get("choices") or []
+        for part in (c.get("delta") or {}).get("tool_calls") or []
+    ]
+
+
+def _stream_fault(fault: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    events = copy.deepcopy(events)
+    parts = _call_deltas(events)
+    if fault == "missing-index":
+        for part in parts:
+            part.pop("index", None)
+    elif fault == "args-before-name":
+        for index in {p.get("index") for p in parts}:
+            mine = [p for p in parts if p.get("index") == index]
+            name = (mine[0].get("function") or {}).pop("name", None)
+            mine[-1].setdefault("function", {})["name"] = name
+    elif fault == "leaked-marker":
+        first = {"choices": [{"index": 0, "delta": {"content": MARKER}, "finish_reason": None}]}
+        events.insert(1 if len(events) > 1 else 0, {**events[0], **first} if events else first)
+    elif fault == "stream-differs" and parts:
+        last = max(p.get("index", 0) for p in parts)
+        for e in events:
+            for c in e.get("choices") or []:
+                delta = c.get("delta") or {}
+                if delta.get("tool_calls"):
+                    delta["tool_calls"] = [p for p in delta["tool_calls"] if p.get("index") != last]
+    return events
+
+
+def _message_fault(fault: str, body: Any) -> Any:
+    if fault == "leaked-marker" and isinstance(body, dict) and body.get("choices"):
+        message = body["choices"][0].setdefault("message", {})
+        message["content"] = MARKER + (message.get("content") or "")
+    return body
+
+
+def build_app(upstream: str, fault: str) -> Starlette:
+    async def forward(request: Request) -> Response:
+        body = await request.json()
+        if fault == "ignored-forced":
+            body.pop("tool_choice", None)
+        async with httpx.AsyncClient(timeout=120.0) as client:
+            answer = await client.post(f"{upstream}{request.url.path}", json=body)
+        if answer.status_code != 200:
+            return Response(answer.content, answer.status_code, media_type=answer.headers.get("content-type"))
+        if not body.get("stream"):
+            return JSONResponse(_message_fault(fault, answer.json()))
+        lines = [ln[5:].strip() for ln in answer.text.splitlines() if ln.startswith("data:")]
+        events = [json.loads(ln) for ln in lines if ln != "[DONE]"]
+        out = "".join(f"data: {json.dumps(e)}\n\n" for e in _stream_fault(fault, events)) + "data: [DONE]\n\n"
+        return Response(out, media_type="text/event-stream")
+
+    async def models(request: Request) -> Response:
+        async with httpx.AsyncClient(timeout=30.0) as client:
+            answer = await client.get(f"{upstream}{request.url.path}")
+        return Response(answer.content, answer.status_code, media_type="application/json")
+
+    return Starlette(
+        routes=[Route("/v1/chat/completions", forward, methods=["POST"]), Route("/v1/models", models)]
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--upstream", required=True)
+    ap.add_argument("--fault", choices=FAULTS, required=True)
+    ap.add_argument("--port", type=int, required=True)
+    args = ap.parse_args()
+    uvicorn.run(
+        build_app(args.upstream.rstrip("/"), args.fault),
+        host="127.0.0.1",
+        port=args.port,
+        log_level="warning",
+    )
+
+
+if __name__ == "__main__":
+    main()

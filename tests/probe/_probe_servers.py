@@ -1,0 +1,127 @@
+"""Probe tests' servers: real servers on 127.0.0.1 (subprocesses always stopped), a proxy that
+injects faults, and `parsebridge probe` run as the command runs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+#: Bounded wait for a server to answer (framework servers import torch: slow on a busy machine).
+STARTUP_SECONDS = float(os.environ.get("PARSEBRIDGE_SERVER_STARTUP", "300"))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2.0) as resp:
+            return bool(resp.status == 200)
+    except OSError:
+        return False
+
+
+class Process:
+    """A server in a subprocess on 127.0.0.1:`port`, ready when `ready_path` answers 200."""
+
+    def __init__(
+        self, cmd: Sequence[str], port: int, ready_path: str = "/v1/models", env: dict[str, str] | None = None
+    ):
+        self.port = port
+        self.origin = f"http://127.0.0.1:{port}"
+        full_env = {**os.environ, **(env or {})}
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT / "src"), str(HERE), full_env.get("PYTHONPATH", "")]
+        )
+        self.proc = subprocess.Popen(
+            list(cmd), env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        self._wait(self.origin + ready_path)
+
+    def _wait(self, url: str) -> None:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read() if self.proc.stderr else ""
+                raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{err[-3000:]}")
+            if _answers(url):
+                return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS:.0f}s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.proc.stderr:
+            self.proc.stderr.close()
+
+
+@contextlib.contextmanager
+def serving(cmd: Sequence[str], port: int, **kwargs: Any) -> Iterator[Process]:
+    server = Process(cmd, port, **kwargs)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def fault_proxy(upstream: str, fault: str) -> Iterator[Process]:
+    port = free_port()
+    cmd = [
+        sys.executable,
+        str(HERE / "_probe_faults.py"),
+        "--upstream",
+        upstream,
+        "--fault",
+        fault,
+        "--port",
+        str(port),
+    ]
+    with serving(cmd, port) as proxy:
+        yield proxy
+
+
+def run_probe(*args: str) -> tuple[int, Any, str]:
+    """`parsebridge probe ARGS --json` in this process: (exit status, the JSON report or None, stderr)."""
+    from parsebridge.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["probe", *args, "--json"])
+    text = out.getvalue()
+    return code, json.loads(text) if text.strip() else None, err.getvalue()
+
+
+def failed_checks(report: Any) -> set[tuple[str, str, str]]:
+    """(scenario, mode, check) of every failed check."""
+    return {
+        (r["scenario"], r["mode"], name)
+        for r in report["results"]
+        for name, outcome in r["checks"].items()
+        if outcome["status"] == "fail"
+    }

@@ -1,0 +1,162 @@
+"""Each check on hand-made answers: the failures servers have been seen to produce, and the
+right answer beside each (so no check can pass or fail regardless)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parsebridge.probe.assemble import from_events, from_message
+from parsebridge.probe.checks import all_markers, evaluate
+from parsebridge.probe.scenarios import SCENARIOS, select
+from parsebridge.probe.schema import problems
+
+SINGLE, NAMED, REQUIRED = (select([n])[0] for n in ("single-call", "named-choice", "required-choice"))
+
+
+def _event(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def _call(
+    index: Any = 0, id: str | None = None, name: str | None = None, args: str | None = None
+) -> dict[str, Any]:
+    part: dict[str, Any] = {"function": {}}
+    if index is not None:
+        part["index"] = index
+    if id:
+        part["id"] = id
+    if name:
+        part["function"]["name"] = name
+    if args is not None:
+        part["function"]["arguments"] = args
+    return _event({"tool_calls": [part]})
+
+
+def _stream(*events: dict[str, Any], finish: str = "tool_calls") -> list[dict[str, Any]]:
+    return [_event({"role": "assistant"}), *events, _event({}, finish)]
+
+
+GOOD = _stream(_call(0, "c1", "get_weather", ""), _call(0, args='{"city": '), _call(0, args='"Paris"}'))
+
+
+def _failed(scenario: Any, events: list[dict[str, Any]]) -> dict[str, str]:
+    out = evaluate(scenario, from_events(events))
+    return {k: o.detail for k, o in out.items() if o.status == "fail"}
+
+
+def test_a_right_stream_passes() -> None:
+    assert _failed(SINGLE, GOOD) == {}
+
+
+@pytest.mark.parametrize(
+    ("events", "check", "detail"),
+    [
+        (_stream(_call(None, "c1", "get_weather", '{"city": "Paris"}')), "index", "with no index"),
+        (_stream(_call("0", "c1", "get_weather", '{"city": "Paris"}')), "index", "index '0'"),
+        (_stream(_call(1, "c1", "get_weather", '{"city": "Paris"}')), "index", "at index 1 after 0"),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city"'), _call(0, "c2", args=': "Paris"}')),
+            "ids",
+            "changed its id",
+        ),
+        (_stream(_call(0, None, "get_weather", '{"city": "Paris"}')), "ids", "has no id"),
+        (
+            _stream(_call(0, "c1", None, '{"city": '), _call(0, None, "get_weather", '"Paris"}')),
+            "name-first",
+            "arguments at event 2",
+        ),
+        (_stream(_call(0, "c1", "get_weather", '{"city": "Paris"')), "arguments", "not JSON"),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"town": "Paris"}')),
+            "arguments",
+            "'city' is a required property",
+        ),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city": "Paris", "unit": "kelvin"}')),
+            "arguments",
+            "not one of",
+        ),
+        (_stream(_call(0, "c1", "get_news", "{}")), "arguments", "not one of the tools offered"),
+        (_stream(_call(0, "c1", "get_weather", '["Paris"]')), "arguments", "not an object"),
+        (_stream(_event({"content": "</tool_call>"}), finish="stop"), "markers", "'</tool_call>' in content"),
+        (_stream(_call(0, "c1", "get_weather", '{"city": "<|python_tag|>"}')), "markers", "call 0 arguments"),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city": "Paris"}'), finish="stop"),
+            "finish",
+            "'stop' with 1 call",
+        ),
+        (_stream(_event({"content": "hi"}), finish="tool_calls"), "finish", "'tool_calls' with 0 call"),
+        (_stream(_event({"content": "hi"}), finish="length"), "finish", "was cut"),
+    ],
+)
+def test_each_failure_is_named(events: list[dict[str, Any]], check: str, detail: str) -> None:
+    failed = _failed(SINGLE, events)
+    assert check in failed and detail in failed[check], failed
+
+
+def test_forced_choices() -> None:
+    other = _stream(_call(0, "c1", "get_time", "{}"))
+    assert "named 'get_weather' but the answer called 'get_time'" in _failed(NAMED, other)["forced"]
+    assert (
+        "no call came back" in _failed(REQUIRED, _stream(_event({"content": "x"}), finish="stop"))["forced"]
+    )
+    assert _failed(REQUIRED, other) == {}
+    assert _failed(NAMED, _stream(_call(0, "c1", "get_weather", '{"city": "Rome"}'), finish="stop")) == {}
+
+
+def test_the_stream_is_compared_with_the_non_streamed_answer() -> None:
+    message = {"choices": [{"message": {"content": None, "tool_calls": []}, "finish_reason": "stop"}]}
+    out = evaluate(SINGLE, from_events(GOOD), from_message(message))
+    assert out["same-shape"].status == "fail" and "calls" in out["same-shape"].detail
+    right = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [
+                        {
+                            "id": "x",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                        }
+                    ]
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
+    assert evaluate(SINGLE, from_events(GOOD), from_message(right))["same-shape"].status == "pass"
+    as_object = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [
+                        {"id": "x", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+                    ]
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
+    assert "not a string" in evaluate(SINGLE, from_message(as_object))["arguments"].detail
+
+
+def test_markers_come_from_the_formats_and_skip_plain_words() -> None:
+    markers = all_markers()
+    assert {"<tool_call>", "</think>", "[TOOL_CALLS]", "<|python_tag|>"} <= set(markers)
+    assert "functools" not in markers and not any(m.startswith("Here") for m in markers)
+
+
+def test_schema_problems() -> None:
+    schema = next(s for s in SCENARIOS if s.name == "nested-arguments").schema_of("create_event")
+    good = {"title": "t", "when": {"date": "d", "hour": 14}, "attendees": [{"name": "Ana"}]}
+    assert problems(good, schema) == []
+    bad = {"title": "t", "when": {"hour": 1.5}, "attendees": [{"email": "x"}]}
+    assert problems(bad, schema) == [
+        "$.attendees[0]: 'name' is a required property",
+        "$.when: 'date' is a required property",
+        "$.when.hour: 1.5 is not of type 'integer'",
+    ]
+    assert problems(True, {"type": "integer"}) and not problems(2, {"type": "integer"})
+    assert "not valid JSON Schema" in problems({}, {"type": "thing"})[0]

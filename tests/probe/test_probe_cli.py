@@ -1,0 +1,129 @@
+"""`parsebridge probe`'s command line: exit statuses, the key's rules, bounded requests.
+
+The key tests run a small standard-library HTTP server on 127.0.0.1 that records what it was
+sent: the key goes to --base-url only, a redirect is an error (never followed), and the key
+never appears in what the probe prints, even when the server echoes it back."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import pytest
+from _probe_servers import free_port, run_probe
+
+from parsebridge.probe.http import Endpoint, ProbeUsageError, endpoint_from, is_loopback
+
+KEY = "sk-probe-secret-0123456789"
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    seen: ClassVar[list[tuple[str, str | None]]] = []
+    redirect_to: ClassVar[str | None] = None
+
+    def do_POST(self) -> None:
+        self.seen.append((self.path, self.headers.get("Authorization")))
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.redirect_to:
+            self.send_response(307)
+            self.send_header("Location", self.redirect_to + self.path)
+            self.end_headers()
+            return
+        body = json.dumps({"error": {"message": f"bad key {self.headers.get('Authorization')}"}}).encode()
+        self.send_response(500)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _server(redirect_to: str | None = None) -> tuple[http.server.HTTPServer, type[_Recorder]]:
+    handler = type("Handler", (_Recorder,), {"seen": [], "redirect_to": redirect_to})
+    server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, handler
+
+
+@pytest.fixture
+def recorders() -> Iterator[list[http.server.HTTPServer]]:
+    made: list[http.server.HTTPServer] = []
+    yield made
+    for server in made:
+        server.shutdown()
+        server.server_close()
+
+
+def _url(server: http.server.HTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def test_an_unreachable_endpoint_is_exit_2_in_one_line() -> None:
+    code, report, err = run_probe("--base-url", f"http://127.0.0.1:{free_port()}/v1", "--model", "m")
+    assert (code, report) == (2, None)
+    assert err.count("\n") == 1 and "connection refused" in err and "Traceback" not in err
+
+
+def test_usage_errors_are_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PROBE_TEST_KEY", raising=False)
+    assert run_probe("--base-url", "ftp://x/v1", "--model", "m")[0] == 2
+    assert run_probe("--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--scenario", "nope")[0] == 2
+    code, _, err = run_probe(
+        "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--api-key-env", "PROBE_TEST_KEY"
+    )
+    assert code == 2 and "PROBE_TEST_KEY" in err
+
+
+def test_the_key_is_refused_over_plain_http_to_another_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROBE_TEST_KEY", KEY)
+    with pytest.raises(ProbeUsageError, match="plain http"):
+        endpoint_from("http://203.0.113.7:8000/v1", "m", "PROBE_TEST_KEY", allow_insecure_key=False)
+    allowed = endpoint_from("http://203.0.113.7:8000/v1", "m", "PROBE_TEST_KEY", allow_insecure_key=True)
+    assert allowed.api_key == KEY and KEY not in repr(allowed)
+    assert endpoint_from("https://203.0.113.7/v1", "m", "PROBE_TEST_KEY", False).api_key == KEY
+    assert all(map(is_loopback, ["localhost", "127.0.0.1", "127.8.0.1", "::1"]))
+    assert not any(map(is_loopback, ["203.0.113.7", "example.com", "10.0.0.1"]))
+
+
+def test_the_key_goes_to_the_endpoint_only_and_is_never_printed(
+    monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
+) -> None:
+    monkeypatch.setenv("PROBE_TEST_KEY", KEY)
+    echo, seen = _server()
+    recorders.append(echo)
+    code, report, err = run_probe(
+        "--base-url",
+        _url(echo),
+        "--model",
+        "m",
+        "--api-key-env",
+        "PROBE_TEST_KEY",
+        "--scenario",
+        "single-call",
+    )
+    assert code == 1 and seen.seen == [("/v1/chat/completions", f"Bearer {KEY}")] * 2
+    assert KEY not in json.dumps(report) + err
+    assert report["results"][0]["checks"]["answer"]["detail"] == "HTTP 500: bad key Bearer ***"
+
+
+def test_redirects_are_not_followed(
+    monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
+) -> None:
+    monkeypatch.setenv("PROBE_TEST_KEY", KEY)
+    target, target_seen = _server()
+    origin, origin_seen = _server(redirect_to=f"http://127.0.0.1:{target.server_address[1]}")
+    recorders += [target, origin]
+    code, _, err = run_probe("--base-url", _url(origin), "--model", "m", "--api-key-env", "PROBE_TEST_KEY")
+    assert code == 2 and "redirect" in err and "not followed" in err
+    assert len(origin_seen.seen) == 1 and target_seen.seen == []
+
+
+def test_a_bare_host_means_its_v1_routes() -> None:
+    assert Endpoint("http://127.0.0.1:8000", "m").path == "/v1"
+    assert Endpoint("http://127.0.0.1:8000/v1/", "m").path == "/v1"
+    assert Endpoint("https://host/openai/v1", "m").port == 443
