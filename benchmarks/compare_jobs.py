@@ -21,7 +21,7 @@ from .compare_memory import make_log
 
 
 def run(quick: bool) -> list[Row]:
-    from parsebridge.compare.engine import ComparePlan, run_comparisons
+    from parsebridge.comparison.engine import ComparePlan, run_comparisons
     from parsebridge.conformance.transcripts import iter_transcripts
 
     n = 600 if quick else 3000

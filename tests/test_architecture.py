@@ -18,9 +18,7 @@ def _paragraph() -> str:
 def test_readme_names_every_room():
     rooms = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     named = set(re.findall(r"^- `(\w+)/`", _paragraph(), re.M))
-    assert named == rooms, (
-        f"in the tree, not the page: {rooms - named}; in the page only: {named - rooms}"
-    )
+    assert named == rooms, f"in the tree, not the page: {rooms - named}; in the page only: {named - rooms}"
 
 
 def test_readme_counts_the_rooms():
@@ -37,5 +35,7 @@ def test_readme_names_the_adapters_and_engines():
         if p.is_dir() and (p / "__init__.py").exists() and not p.name.startswith("_")
     }
     for name in backends:
-        assert f"`{name}/`" in para, f"adapters/{name}/ is not named in docs/development.md's architecture paragraph"
+        assert f"`{name}/`" in para, (
+            f"adapters/{name}/ is not named in docs/development.md's architecture paragraph"
+        )
     assert (PKG / "adapters" / "builtin" / "engines" / "__init__.py").exists()

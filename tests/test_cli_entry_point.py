@@ -247,7 +247,7 @@ def test_output_closed_early_is_quiet(tmp_path: Path) -> None:
 
 
 def test_single_backend_hint_says_what_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from parsebridge.compare import render
+    from parsebridge.comparison import render
 
     summary = type("S", (), {"pairs": [], "backends": {"builtin": None}})()
     monkeypatch.setattr(render, "_installed", lambda fw: True)

@@ -89,12 +89,35 @@ def test_the_readme_lists_the_api() -> None:
     assert named <= set(protocol.__all__), named - set(protocol.__all__)
 
 
-def test_compare_stays_the_function_after_its_package_is_imported() -> None:
-    """The import system binds a subpackage on its parent; `parsebridge.compare` names both."""
+def test_compare_is_the_function_whatever_was_imported_before() -> None:
+    """The package is `parsebridge.comparison`: importing it leaves `pb.compare` the function."""
     code = (
-        "import parsebridge.compare.engine, parsebridge as pb; "
-        "from parsebridge.compare import iter_compare; "
-        "assert callable(pb.compare) and pb.compare.__module__ == 'parsebridge.compare.engine', pb.compare; "
-        "assert 'parsebridge.compare' in __import__('sys').modules"
+        "import parsebridge.comparison.engine, parsebridge as pb; "
+        "assert pb.compare is parsebridge.comparison.engine.compare, pb.compare"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_old_package_path_still_imports_with_a_warning() -> None:
+    """``parsebridge.compare[.MODULE]`` (the package's old name) warns, gives the same objects,
+    and leaves `pb.compare` callable as the function."""
+    code = (
+        "import warnings, parsebridge as pb\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from parsebridge.compare import iter_compare\n"
+        "    from parsebridge.compare.engine import Comparer\n"
+        "import parsebridge.comparison as new, parsebridge.comparison.engine as engine\n"
+        "assert iter_compare is new.iter_compare and Comparer is engine.Comparer\n"
+        "assert any(issubclass(w.category, DeprecationWarning) and 'parsebridge.comparison' in str(w.message)"
+        " for w in seen), [str(w.message) for w in seen]\n"
+        'r = pb.compare(\'<tool_call>{"name": "f", "arguments": {}}</tool_call>\', [\'builtin:hermes\'])\n'
+        "assert r.comparisons[0].results['builtin:hermes']['oneshot'].tool_calls[0].name == 'f'\n"
+        "try:\n"
+        "    import parsebridge.compare.nosuch\n"
+        "except ModuleNotFoundError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('a name the new package lacks must not import')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -16,11 +16,12 @@ still resolve here (`_IMPLEMENTER`), for code written before, but are not listed
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
-import types
 from typing import TYPE_CHECKING, Any
 
+from . import _moved
 from ._version import __version__
 
 # A library's logger has a NullHandler (the logging HOWTO's convention): what it logs (the
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # the same names, typed (tests/test_public_api.py keeps this 
     from .adapters import get_tool_parser as get_tool_parser
     from .adapters import list_backends as list_backends
     from .adapters import parser_names as parser_names
-    from .compare import compare as compare
+    from .comparison import compare as compare
     from .conformance import run_conformance as run_conformance
     from .protocol import DEFAULT_BACKEND as DEFAULT_BACKEND
     from .protocol import BackendError as BackendError
@@ -130,7 +131,7 @@ _API: dict[str, str] = {
     "parsers_from_args": _FLAGS,
     "configs_from_args": _FLAGS,
     # backends side by side, and the conformance suite
-    "compare": "parsebridge.compare",
+    "compare": "parsebridge.comparison",
     "run_conformance": "parsebridge.conformance",
     # errors
     "ParsebridgeError": _PROTOCOL,
@@ -187,26 +188,15 @@ _IMPLEMENTER: dict[str, str] = {
 }
 
 
-class _Package(types.ModuleType):
-    """`parsebridge.compare` stays the function once the `parsebridge.compare` package is imported:
-    the import system binds a subpackage on its parent (`from parsebridge.compare import …` and
-    `importlib.import_module` still reach the package)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _API and isinstance(value, types.ModuleType) and value.__name__ == _API[name]:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+# `parsebridge.compare` (the package `parsebridge.comparison` until it was renamed) still
+# imports, with a DeprecationWarning; nothing is loaded until that old path is imported.
+sys.meta_path.append(_moved.OldPaths())
 
 
 def __getattr__(name: str) -> Any:
     module = _API.get(name) or _IMPLEMENTER.get(name)
     if module is None:
         raise AttributeError(f"module 'parsebridge' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -8,9 +8,11 @@ runs a `dynamo:` parse in a child process when ai-dynamo-runtime is installed.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -71,6 +73,69 @@ def test_the_descriptor_is_put_back() -> None:
     _quiet.StderrFilter().close()
     after = os.fstat(2)
     assert (before.st_dev, before.st_ino) == (after.st_dev, after.st_ino)
+
+
+def _read_until(fd: int, want: bytes, timeout: float = 5.0) -> bytes:
+    got = b""
+    deadline = time.monotonic() + timeout
+    while want not in got and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.05)[0]:
+            got += os.read(fd, 65536)
+    return got
+
+
+def test_on_a_terminal_the_filter_is_a_terminal_and_a_redraw_passes_at_once() -> None:
+    """A progress bar draws itself (``\r``, no newline) only on a terminal: it must see one, and
+    each redraw must reach the real terminal while the run goes on, not when the filter closes."""
+    master, slave = os.openpty()
+    saved = os.dup(2)
+    os.dup2(slave, 2)
+    try:
+        quiet = _quiet.StderrFilter()
+        assert os.isatty(2)
+        os.write(2, b"\r compare 1/3")
+        first = _read_until(master, b"1/3")
+        os.write(2, REQUEST.encode() + b"\r compare 2/3")
+        second = _read_until(master, b"2/3")
+        quiet.close()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(slave)
+    os.close(master)
+    assert b"1/3" in first and b"2/3" in second  # before close: the bar moves while the run runs
+    assert b"request_span" not in first + second
+
+
+def test_framework_logs_turn_the_filter_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(_quiet.ENV, raising=False)
+    monkeypatch.delenv("PARSEBRIDGE_FRAMEWORK_LOGS", raising=False)
+    assert _quiet.wanted()
+    monkeypatch.setenv("PARSEBRIDGE_FRAMEWORK_LOGS", "1")  # what --framework-logs sets
+    assert not _quiet.wanted()
+
+
+@pytest.mark.framework
+@pytest.mark.parametrize(
+    ("spec", "line"), [("dynamo:hermes", "dynamo_runtime"), ("smg:qwen", "Starting router on")]
+)
+def test_framework_logs_show_dynamo_and_smg_output(tmp_path, spec: str, line: str) -> None:
+    from parsebridge.adapters import get_backend
+
+    reason = get_backend(spec.split(":")[0]).unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"{spec} is not installed: {reason}")
+    out = tmp_path / "out.txt"
+    out.write_text('<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>')
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DYN_LOG", _quiet.ENV, "PARSEBRIDGE_FRAMEWORK_LOGS")
+    }
+    cmd = [sys.executable, "-m", "parsebridge", "parse", "--tool-parser", spec, str(out)]
+    quiet = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    loud = subprocess.run([*cmd, "--framework-logs"], capture_output=True, text=True, env=env, timeout=300)
+    assert quiet.returncode == loud.returncode == 0, quiet.stderr[-2000:] + loud.stderr[-2000:]
+    assert line not in quiet.stderr
+    assert line in loud.stderr, loud.stderr[-2000:]
 
 
 @pytest.mark.framework

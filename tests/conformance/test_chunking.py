@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import pytest
@@ -16,6 +17,7 @@ from parsebridge.conformance import (
     parse_chunking,
     parse_chunkings,
 )
+from parsebridge.conformance.token_pieces import Piece, approximate_pieces
 
 TEXT = 'Sure! <tool_call>{"name": "get_weather"}</tool_call>[TOOL_CALLS]<|python_tag|><｜tool▁sep｜> done ✓'
 
@@ -66,7 +68,7 @@ def test_token_chunking_uses_the_parsers_own_tokenizer():
 
     chunks = parse_chunking("token-3").split("abcdefghij", Parser())
     assert [c.text for c in chunks] == ["abcdef", "ghij"]
-    assert chunks[0].token_ids == (0,)
+    assert chunks[0].token_ids == (0, 2, 4)  # the parser's per-token ids, grouped
 
 
 def test_token_chunking_uses_recorded_token_texts():
@@ -84,3 +86,69 @@ def test_names_parse_and_bad_names_are_usage_errors():
     for bad in ("chars", "token-0", "oneshot-2", "random-x"):
         with pytest.raises(InvalidSpecError):
             parse_chunking(bad)
+
+
+def _pieces(text):
+    return approximate_pieces(text)
+
+
+def test_special_gives_each_special_token_its_own_chunk():
+    chunks = parse_chunking("special").split(TEXT)
+    texts = [c.text for c in chunks]
+    assert texts == [
+        "Sure! ",
+        "<tool_call>",
+        '{"name": "get_weather"}',
+        "</tool_call>",
+        "[TOOL_CALLS]",
+        "<|python_tag|>",
+        "<｜tool▁sep｜>",
+        " done ✓",
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_token_random_groups_1_to_8_tokens_and_never_splits_one(seed):
+    text = TEXT * 20
+    pieces = _pieces(text)
+    chunks = parse_chunking(f"token-random-{seed}").split(text)
+    assert "".join(c.text for c in chunks) == text
+    boundaries = set(itertools.accumulate(len(p.text) for p in pieces))
+    ends = list(itertools.accumulate(len(c.text) for c in chunks))
+    assert set(ends) <= boundaries
+    sizes = []
+    it = iter(pieces)
+    for c in chunks:
+        n, got = 0, ""
+        while got != c.text:
+            got += next(it).text
+            n += 1
+        sizes.append(n)
+    assert set(sizes) <= set(range(1, 9)) and len(set(sizes)) > 3
+
+
+def test_default_set_has_the_token_boundary_groupings():
+    names = [c.name for c in parse_chunkings(None)]
+    assert {"token", "special", "token-5", "token-20"} <= set(names)
+    assert len([n for n in names if n.startswith("token-random-")]) >= 5
+    assert parse_chunking("token-random").name == "token-random-0"
+    assert parse_chunking("special").by_token and not parse_chunking("char").by_token
+
+
+def test_token_chunks_of_ids_keep_a_token_that_ends_mid_character():
+    pieces = [Piece("a", 1), Piece("", 2), Piece("é", 3), Piece("<x>", 4, True)]
+    chunks = parse_chunking("token").split("aé<x>", pieces=pieces)
+    assert [(c.text, c.token_ids) for c in chunks] == [("a", (1,)), ("", (2,)), ("é", (3,)), ("<x>", (4,))]
+    assert [c.text for c in parse_chunking("special").split("aé<x>", pieces=pieces)] == ["aé", "<x>"]
+
+
+@pytest.mark.parametrize(
+    ("marker", "pieces"),
+    [
+        ("<|close|>think<|sep|>", ["<|close|>", "think", "<|sep|>"]),
+        ("<｜DSML｜invoke", ["<", "｜DSML｜", "invoke"]),
+        ("<function=", ["<", "function", "="]),
+    ],
+)
+def test_approximate_tokenizer_splits_what_the_model_splits(marker, pieces):
+    assert approximate_tokens(marker) == pieces

@@ -10,9 +10,9 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.cli import compare_command, main
-from parsebridge.compare import engine as compare_mod
-from parsebridge.compare.logs import count_lines
-from parsebridge.compare.models import CompareSummary, TranscriptComparison
+from parsebridge.comparison import engine as compare_mod
+from parsebridge.comparison.logs import count_lines
+from parsebridge.comparison.models import CompareSummary, TranscriptComparison
 
 P = "python:_compare_parsers:"
 TAGGED, LOSSY = P + "Tagged", P + "LossyTagged"
@@ -38,7 +38,8 @@ def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
     TranscriptComparison.model_validate(objs[0])
     CompareSummary.model_validate(objs[1])
     assert objs[0]["transcript"] == "text"
-    assert {d["class"] for d in objs[0]["differences"]} == {"content_lost"}
+    # the lossy parser also reads its token groupings differently from one another (split invariance)
+    assert {d["class"] for d in objs[0]["differences"]} == {"content_lost", "split_variant"}
 
 
 def test_table_shows_readings_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:

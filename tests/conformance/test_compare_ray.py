@@ -18,8 +18,8 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.cli import compare_command, main
-from parsebridge.compare import RayUnavailableError
-from parsebridge.compare import engine as compare_mod
+from parsebridge.comparison import RayUnavailableError
+from parsebridge.comparison import engine as compare_mod
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
 

@@ -45,6 +45,7 @@ TAGS = {
 }
 BACKENDS = {"builtin", "vllm", "sglang"}
 KNOWN_KEYS = {
+    "finish_reason",
     "id",
     "family",
     "kind",

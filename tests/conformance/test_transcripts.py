@@ -9,8 +9,8 @@ import types
 
 import pytest
 
-from parsebridge.compare.inputs import stdin_transcripts as _stdin_transcripts
-from parsebridge.compare.logs import iter_log
+from parsebridge.comparison.inputs import stdin_transcripts as _stdin_transcripts
+from parsebridge.comparison.logs import iter_log
 from parsebridge.conformance import (
     TranscriptError,
     bundled_transcripts,

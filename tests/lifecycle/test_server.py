@@ -56,6 +56,9 @@ def test_with_starts_until_ready_and_stop_leaves_nothing() -> None:
         assert server.is_alive() and server.port is not None
         port, pid = server.port, server.launcher.pid
         assert _listening(port)
+        deadline = time.monotonic() + 10  # the log is read by a thread of its own
+        while "hello from the server" not in server.log_tail() and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert "hello from the server" in server.log_tail()
     assert not server.is_alive() and server.port is None
     assert pid is not None and _gone(pid)

@@ -84,6 +84,7 @@ ALLOWED = {
     "adapters": {"adapters", "protocol", "formats", "policy", "lifecycle", "_version", "_frameworks"},
     "conformance": {
         "conformance",
+        "lifecycle",
         "protocol",
         "formats",
         "adapters",
@@ -92,8 +93,8 @@ ALLOWED = {
         "_version",
         "terminal",
     },
-    "compare": {
-        "compare",
+    "comparison": {
+        "comparison",
         "conformance",
         "protocol",
         "formats",
@@ -103,10 +104,10 @@ ALLOWED = {
         "terminal",
     },
     "serving": {"serving", "protocol", "adapters", "policy", "_version"},
-    # a live server checked from outside; its raw output re-read through `compare`
+    # a live server checked from outside; its raw output re-read through `comparison`
     "probe": {
         "probe",
-        "compare",
+        "comparison",
         "conformance",
         "protocol",
         "formats",
@@ -121,7 +122,7 @@ ALLOWED = {
     "cli": {
         "cli",
         "terminal",
-        "compare",
+        "comparison",
         "conformance",
         "serving",
         "probe",
@@ -134,7 +135,18 @@ ALLOWED = {
         "_frameworks",
     },
     # the package root: the public API, names resolved lazily
-    "__init__": {"protocol", "adapters", "policy", "compare", "conformance", "serving", "_version"},
+    "__init__": {
+        "protocol",
+        "adapters",
+        "policy",
+        "comparison",
+        "conformance",
+        "serving",
+        "_version",
+        "_moved",
+    },
+    # old import paths, still served with a warning (`parsebridge.compare` → `parsebridge.comparison`)
+    "_moved": {"_moved", "comparison"},
     "__main__": {"cli"},
 }
 

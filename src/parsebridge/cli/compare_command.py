@@ -1,9 +1,9 @@
 """`parsebridge compare`: backends side by side on the same transcripts.
 
 The options, output files and the progress bar live here; what is read (inputs, the
-previous output for ``--resume``) is `compare.inputs`, the comparing itself
-`compare.engine`, the output models `compare.models`, the table/HTML views
-`compare.render`.
+previous output for ``--resume``) is `comparison.inputs`, the comparing itself
+`comparison.engine`, the output models `comparison.models`, the table/HTML views
+`comparison.render`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,10 +30,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..compare import render
-from ..compare.defaults import DEFAULT_COMPARE_CHUNKINGS
-from ..compare.engine import ComparePlan, SummaryBuilder, run_comparisons
-from ..compare.inputs import (
+from ..comparison import render
+from ..comparison.defaults import DEFAULT_COMPARE_CHUNKINGS
+from ..comparison.engine import ComparePlan, SummaryBuilder, run_comparisons
+from ..comparison.inputs import (
     Source,
     check_raw_outputs,
     pending_transcripts,
@@ -41,8 +42,8 @@ from ..compare.inputs import (
     split_list,
     usage_error,
 )
-from ..compare.models import compare_json_schema, dump_line
-from ..compare.ray_executor import RayUnavailableError, require_ray
+from ..comparison.models import compare_json_schema, dump_line
+from ..comparison.ray_executor import RayUnavailableError, require_ray
 from ..protocol import family_table
 from ..terminal import console, load_tools, print_error
 
@@ -256,10 +257,10 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         ns.show = 300 if ns.format == "html" else 20
     keep = ns.show if ns.format != "json" else 0
     builder = SummaryBuilder(plan.modes, top=ns.top, keep=keep, conventions=plan.conventions)
-    done: set[str] = set()
+    done: Counter[str] = Counter()
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
-        builder.skipped = len(done)
+        builder.skipped = done.total()
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
     new, summary = _run(ns, plan, srcs, pending, builder, jobs)
@@ -327,14 +328,14 @@ def _run(
                 address=ns.address,
                 quiet=not ns.framework_logs,
             )
-            for line, rec in runs:
-                builder.add(rec, line)
+            for rec in runs:
+                builder.add(rec)
                 if out is not None:
-                    out.write(line + "\n")
+                    out.write(dump_line(rec) + "\n")
                 bar.advance()
         except KeyboardInterrupt:
             complete = False
-        bar.finish()
+        bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
         if out is not None:
             if ns.summary:
@@ -373,8 +374,9 @@ class _Bar:
         elapsed = time.perf_counter() - self.start
         self.bar.update(self.task, advance=1, rate=f"{self.n / elapsed:,.0f}" if elapsed else "…")
 
-    def finish(self) -> None:
-        if self.task is not None:
+    def finish(self, complete: bool) -> None:
+        """A complete run's bar ends full; an interrupted one stays where it stopped (never 100 %)."""
+        if self.task is not None and complete:
             self.bar.update(self.task, total=self.n)
 
 
@@ -386,11 +388,11 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
         return
 
     all_shown = builder.transcripts <= ns.show
-    lines = builder.first if all_shown else builder.most_different_lines()
+    shown = builder.first if all_shown else builder.most_different()
     if ns.format == "table":
-        render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
+        render.print_table(summary, shown, path=ns.output, all_shown=all_shown)
         return
-    html = render.render_html(summary, lines, all_shown=all_shown)
+    html = render.render_html(summary, shown, all_shown=all_shown)
     if ns.output:
         Path(ns.output).write_text(html, encoding="utf-8")
         print(f"wrote {ns.output}", file=sys.stderr)

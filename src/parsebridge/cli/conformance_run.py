@@ -222,20 +222,22 @@ def _jobs(value: Any) -> int:
 def _execute(
     runner: Any, units: list[Any], transcripts: list[Any], jobs: int, total: int, err: Any, quiet: bool
 ) -> list[Any]:
-    """Every unit's results, with a progress bar on stderr unless `quiet`."""
-    if quiet or total == 0:
-        return list(run_units(runner, units, transcripts, jobs=jobs))
+    """Every unit's results, with a progress bar on stderr unless `quiet`; Ctrl-C says how far it got
+    (and the command exits 130: nothing is reported, no further server starts)."""
+    columns = (TextColumn("[bold]conformance[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    bar = Progress(*columns, console=err, transient=True, disable=quiet or total == 0)
+    task, done = bar.add_task("run", total=total), [0]
 
-    with Progress(
-        TextColumn("[bold]conformance[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("run", total=total)
-        return list(run_units(runner, units, transcripts, jobs=jobs, progress=lambda n: bar.advance(task, n)))
+    def progress(n: int) -> None:
+        done[0] += n
+        bar.advance(task, n)
+
+    try:
+        with bar:
+            return list(run_units(runner, units, transcripts, jobs=jobs, progress=progress))
+    except KeyboardInterrupt:
+        err.print(styled(f"interrupted after {done[0]} of {_count(total, 'result')}; nothing reported"))
+        raise
 
 
 def _roundtrip(

@@ -1,26 +1,25 @@
 """Named, reproducible ways to cut an output into stream chunks.
 
-A chunking name fully determines the chunks for a given output and parser,
-so a divergence found at ``random-3`` is reproduced by running ``random-3``
-again. Names:
+A chunking name fully determines the chunks for a given output and token
+source, so a divergence found at ``token-random-3`` is reproduced by running
+``token-random-3`` again. Names:
 
 * ``oneshot`` — no stream: the one-shot `parse` (the reference);
 * ``whole`` — a stream fed the whole output as one chunk;
 * ``char`` — one character a chunk (``char-K``: K characters);
 * ``random-SEED`` — seeded random sizes 1..8 characters (``random`` = ``random-0``);
-* ``token`` / ``token-K`` — K tokens a chunk (``token`` = ``token-1``).
+* ``token`` / ``token-K`` — K tokens a chunk (``token`` = ``token-1``);
+* ``special`` — one chunk per special token and one per run of other tokens
+  between them (how a server that batches until a special token streams);
+* ``token-random-SEED`` — seeded random groups of 1..8 tokens a chunk (what
+  speculative decoding, multi-token prediction and stream intervals deliver).
 
-Token chunkings use the parser's own tokenizer when the parser object
-offers ``chunks(text, per)`` (vLLM parser objects do; items have ``.text``
-and ``.token_ids``), so the chunks and their token ids are what that
-engine would stream. Otherwise, when the transcript recorded the engine's
-``token_texts``, those are used. Otherwise an approximate tokenizer splits
-the text deterministically into: marker-like tokens (``<|…|>``, ``<｜…｜>``,
-``<tag>``/``</tag>``/``<tag=``, ``[UPPER_CASE]``), words with at most one
-leading space (as BPE vocabularies have them), and single other characters
-(punctuation, whitespace). It is not any model's tokenizer; it exists so that
-multi-character markers arrive whole, as special tokens do, and words arrive
-in one piece, as they do from real engines.
+The token-based chunkings group the output's tokens (`token_pieces`: the
+transcript's own ids, its recorded token texts, the parser's tokenizer, the
+family's real vocabulary, or the approximate tokenizer, first that applies)
+and never split a token. A byte-level token may end inside a multi-byte
+character: its chunk then shows no text for it (the detokenizer holds the
+bytes back) but carries its id, and engines that take ids are given it so.
 """
 
 from __future__ import annotations
@@ -32,11 +31,37 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..protocol import InvalidSpecError
+from .token_pieces import Piece, approximate_pieces, approximate_tokens, pieces_from_chunks, pieces_from_texts
+
+__all__ = [
+    "ALL_CHUNKINGS",
+    "DEFAULT_CHUNKINGS",
+    "TOKEN_RANDOM_SEEDS",
+    "Chunk",
+    "Chunking",
+    "approximate_tokens",
+    "find_chunker",
+    "group_pieces",
+    "parse_chunking",
+    "parse_chunkings",
+]
 
 ChunkingMode = Literal["oneshot", "stream"]
 
-#: The default set (1 char, 1 token, k tokens, seeded random; `whole`/`token-2` on request).
-DEFAULT_CHUNKINGS: tuple[str, ...] = ("oneshot", "char", "token", "token-5", "token-20", "random-0")
+#: Seeds of the random token groupings in the default set.
+TOKEN_RANDOM_SEEDS: tuple[int, ...] = (0, 1, 2, 3, 4)
+#: The default set: 1 char, seeded random characters, then the token-boundary groupings
+#: (1 token, per special token, k tokens, seeded random 1..8 tokens); `whole`/`token-2` on request.
+DEFAULT_CHUNKINGS: tuple[str, ...] = (
+    "oneshot",
+    "char",
+    "random-0",
+    "token",
+    "special",
+    "token-5",
+    "token-20",
+    *(f"token-random-{s}" for s in TOKEN_RANDOM_SEEDS),
+)
 #: Every chunking we know servers to use, for a thorough run (`--chunking all`).
 ALL_CHUNKINGS: tuple[str, ...] = (
     "oneshot",
@@ -49,6 +74,8 @@ ALL_CHUNKINGS: tuple[str, ...] = (
     "random-0",
     "random-1",
     "random-2",
+    "special",
+    *(f"token-random-{s}" for s in (*TOKEN_RANDOM_SEEDS, 5, 6, 7)),
 )
 
 
@@ -57,23 +84,6 @@ class Chunk(NamedTuple):
 
     text: str
     token_ids: tuple[int, ...] | None = None
-
-
-_APPROX_TOKEN = re.compile(
-    r"<\|[^|<>\s]{0,40}\|>"  # <|python_tag|>, <|im_end|>
-    r"|<｜[^｜\n]{0,40}｜>"  # <｜tool▁calls▁begin｜> (DeepSeek's full-width bars)
-    r"|</?[A-Za-z_][\w:.\-]{0,40}(?:>|=)"  # <tool_call>, </think>, <function=, <minimax:tool_call>
-    r"|\[/?[A-Z_]{2,40}\]"  # [TOOL_CALLS], [THINK]
-    r"|[◁][^▷\n]{0,20}[▷]"  # ◁think▷ (Kimi)
-    r"| ?[^\W_]+"  # a word with at most one leading space
-    r"|.",  # anything else: one character
-    re.DOTALL,
-)
-
-
-def approximate_tokens(text: str) -> list[str]:
-    """The approximate tokenizer's split of `text` (see module doc); joins back to `text`."""
-    return _APPROX_TOKEN.findall(text)
 
 
 def _by_size(text: str, sizes: Callable[[], int]) -> list[Chunk]:
@@ -86,12 +96,36 @@ def _by_size(text: str, sizes: Callable[[], int]) -> list[Chunk]:
     return out
 
 
-def _group(pieces: Sequence[str], per: int, ids: Sequence[Sequence[int]] | None = None) -> list[Chunk]:
+def _chunk_of(pieces: Sequence[Piece]) -> Chunk:
+    ids = tuple(p.token_id for p in pieces if p.token_id is not None)
+    return Chunk("".join(p.text for p in pieces), ids if len(ids) == len(pieces) else None)
+
+
+def group_pieces(pieces: Sequence[Piece], sizes: Callable[[], int]) -> list[Chunk]:
+    """Consecutive pieces in groups of `sizes()` tokens (never splitting a token)."""
     out: list[Chunk] = []
-    for i in range(0, len(pieces), per):
-        text = "".join(pieces[i : i + per])
-        tids = tuple(t for group in ids[i : i + per] for t in group) if ids is not None else None
-        out.append(Chunk(text, tids))
+    i = 0
+    while i < len(pieces):
+        n = sizes()
+        out.append(_chunk_of(pieces[i : i + n]))
+        i += n
+    return out
+
+
+def special_groups(pieces: Sequence[Piece]) -> list[Chunk]:
+    """One chunk per special token and one per run of other tokens between them."""
+    out: list[Chunk] = []
+    run: list[Piece] = []
+    for p in pieces:
+        if p.special:
+            if run:
+                out.append(_chunk_of(run))
+                run = []
+            out.append(_chunk_of([p]))
+        else:
+            run.append(p)
+    if run:
+        out.append(_chunk_of(run))
     return out
 
 
@@ -116,19 +150,35 @@ def find_chunker(parser: Any) -> Callable[[str, int], Sequence[Any]] | None:
 
 @dataclass(frozen=True)
 class Chunking:
-    """A parsed chunking name. `split` is deterministic for a given (text, parser, token_texts)."""
+    """A parsed chunking name. `split` is deterministic for a given (text, token source)."""
 
     name: str
     mode: ChunkingMode
-    unit: Literal["none", "whole", "char", "random", "token"] = "none"
+    unit: Literal["none", "whole", "char", "random", "token", "special", "token_random"] = "none"
     size: int = 1
 
     @property
     def streamed(self) -> bool:
         return self.mode == "stream"
 
-    def split(self, text: str, parser: Any = None, token_texts: Sequence[str] | None = None) -> list[Chunk]:
-        """The chunks to feed. An empty output is fed as no chunk at all."""
+    @property
+    def by_token(self) -> bool:
+        """Whether the chunks are groups of tokens (the token-boundary chunkings)."""
+        return self.unit in ("token", "special", "token_random")
+
+    def split(
+        self,
+        text: str,
+        parser: Any = None,
+        token_texts: Sequence[str] | None = None,
+        pieces: Sequence[Piece] | None = None,
+    ) -> list[Chunk]:
+        """The chunks to feed. An empty output is fed as no chunk at all.
+
+        Token chunkings group `pieces` when given (`token_pieces.TokenSource`),
+        else the parser's own per-token chunks, else recorded `token_texts`,
+        else the approximate tokenizer's.
+        """
         if self.unit == "none":
             return [Chunk(text)]
         if not text:
@@ -141,15 +191,31 @@ class Chunking:
             rng = random.Random(self.size)
             # getrandbits is stable across Python versions (randint's algorithm is not promised)
             return _by_size(text, lambda: 1 + rng.getrandbits(3))
-        fn = find_chunker(parser) if parser is not None else None
-        if fn is not None:
-            return [Chunk(c.text, tuple(c.token_ids)) for c in fn(text, self.size)]
-        if token_texts is not None and "".join(token_texts) == text:
-            return _group(token_texts, self.size)
-        return _group(approximate_tokens(text), self.size)
+        if pieces is None:
+            pieces = default_pieces(text, parser, token_texts)
+        return self.group(pieces)
+
+    def group(self, pieces: Sequence[Piece]) -> list[Chunk]:
+        """A token chunking's chunks of `pieces`."""
+        if self.unit == "special":
+            return special_groups(pieces)
+        if self.unit == "token_random":
+            rng = random.Random(self.size)
+            return group_pieces(pieces, lambda: 1 + rng.getrandbits(3))
+        return group_pieces(pieces, lambda: self.size)
 
 
-_NAME = re.compile(r"^(oneshot|whole|char|token|random)(?:-(\d+))?$")
+def default_pieces(text: str, parser: Any = None, token_texts: Sequence[str] | None = None) -> list[Piece]:
+    """Per-token pieces without a transcript's ids: the parser's tokenizer, recorded texts, approximate."""
+    fn = find_chunker(parser) if parser is not None else None
+    if fn is not None:
+        return pieces_from_chunks(fn(text, 1))
+    if token_texts is not None and "".join(token_texts) == text:
+        return pieces_from_texts(token_texts)
+    return approximate_pieces(text)
+
+
+_NAME = re.compile(r"^(oneshot|whole|char|token-random|token|random|special)(?:-(\d+))?$")
 
 
 def parse_chunking(name: str) -> Chunking:
@@ -158,18 +224,21 @@ def parse_chunking(name: str) -> Chunking:
     m = _NAME.match(key)
     if m is None:
         raise InvalidSpecError(
-            f"unknown chunking {name!r}: use oneshot, whole, char[-K], token[-K] or random[-SEED]"
+            f"unknown chunking {name!r}: use oneshot, whole, char[-K], token[-K], special, "
+            "random[-SEED] or token-random[-SEED]"
         )
     unit, num = m.group(1), m.group(2)
-    if unit in ("oneshot", "whole"):
+    if unit in ("oneshot", "whole", "special"):
         if num is not None:
             raise InvalidSpecError(f"chunking {unit!r} takes no number")
         if unit == "whole":
             return Chunking("whole", "stream", "whole")
+        if unit == "special":
+            return Chunking("special", "stream", "special")
         return Chunking("oneshot", "oneshot", "none")
-    if unit == "random":
+    if unit in ("random", "token-random"):
         seed = int(num) if num is not None else 0
-        return Chunking(f"random-{seed}", "stream", "random", seed)
+        return Chunking(f"{unit}-{seed}", "stream", unit.replace("-", "_"), seed)  # type: ignore[arg-type]
     size = int(num) if num is not None else 1
     if size < 1:
         raise InvalidSpecError(f"chunking {name!r}: the size must be at least 1")

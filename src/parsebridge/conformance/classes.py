@@ -31,6 +31,12 @@ class DivergenceClass(StrEnum):
     ID_PROTOCOL = "id_protocol"
     FINISH_DIFFERS = "finish_differs"
     BACKEND_ERROR = "backend_error"
+    SPLIT_VARIANT = "split_variant"
+    ARGUMENTS_SCHEMA = "arguments_schema"
+    UNKNOWN_TOOL = "unknown_tool"
+    PARALLEL_CALLS = "parallel_calls"
+    TRUNCATION_LOST = "truncation_lost"
+    TOOLS_UNDECLARED = "tools_undeclared"
 
     @property
     def description(self) -> str:
@@ -54,4 +60,14 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     DivergenceClass.ID_PROTOCOL: "a streamed call without exactly one id and one name (OpenAI delta convention)",
     DivergenceClass.FINISH_DIFFERS: "stream.finish() disagrees with what the streamed deltas assemble to",
     DivergenceClass.BACKEND_ERROR: "the backend raised instead of returning a result",
+    DivergenceClass.SPLIT_VARIANT: "the reading changes with the token grouping (it differs from the 1-token reading)",
+    DivergenceClass.ARGUMENTS_SCHEMA: "a call's arguments do not validate against the declared tool's JSON Schema "
+    "(where the correct reading's do)",
+    DivergenceClass.UNKNOWN_TOOL: "a call names a tool the request did not offer (where the correct reading does not)",
+    DivergenceClass.PARALLEL_CALLS: "streamed calls out of order or with a gap, or a call whose argument fragments "
+    "do not assemble to its arguments",
+    DivergenceClass.TRUNCATION_LOST: "output cut by the token limit (finish_reason length) lost text: no call "
+    "holds it and content does not (docs/tokens.md, truncated output)",
+    DivergenceClass.TOOLS_UNDECLARED: "a tool call not read because the request declares no such tool, "
+    "as that engine's server does (Dynamo: no tools at all; smg streamed: not that tool)",
 }

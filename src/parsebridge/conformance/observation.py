@@ -46,6 +46,12 @@ class Observation:
     error_type: str | None = None
     elapsed: float = 0.0
     chunks: int = 0
+    #: Which tokenizer cut the chunks (token chunkings) or the parser read with, and its Mistral mode.
+    tokenizer: str | None = None
+    #: Call indexes in the order streamed deltas first named them (streams only).
+    call_order: list[int] = field(default_factory=list)
+    #: For an output the token limit cut (finish_reason length): what the backend made of it.
+    truncation: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -67,5 +73,9 @@ class Observation:
         if self.error is not None:
             out["error"] = self.error
             out["error_type"] = self.error_type
+        if self.tokenizer is not None:
+            out["tokenizer"] = self.tokenizer
+        if self.truncation is not None:
+            out["truncation"] = self.truncation
         out["elapsed_ms"] = round(self.elapsed * 1000, 3)
         return out

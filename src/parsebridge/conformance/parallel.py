@@ -13,6 +13,12 @@ If a worker dies (a framework crashing the interpreter), the units it
 left undone run in the parent, sequentially: the report is complete
 either way. Results come back in the sequential order, so reports do not
 depend on the number of jobs.
+
+Ctrl-C is the parent's: workers ignore SIGINT (a worker that took it would
+report it as one unit's error and go on with the next, starting its servers),
+and the parent, interrupted, cancels what has not started and terminates the
+workers; each stops the servers it started before it ends (`_worker_init`),
+and what it ran under the parent-death pipe (smg's gateways) ends with it.
 """
 
 from __future__ import annotations
@@ -20,11 +26,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from ..lifecycle import stop_all
 from .runner import Result, Runner, Target
 from .transcripts import Transcript
 
@@ -45,6 +54,48 @@ def default_jobs() -> int:
 
 def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _worker_init() -> None:
+    """In each worker: Ctrl-C is the parent's; SIGTERM (the parent stopping the pool) stops this
+    worker's servers, then ends it at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_and_exit)
+
+
+def _stop_and_exit(signum: int, frame: Any) -> None:
+    # In a thread: the interrupted main thread may hold a lock the stop needs (a gateway starting);
+    # whatever does not stop in time ends with this process (smg's gateways: the parent-death pipe).
+    stopper = threading.Thread(target=stop_all, daemon=True)
+    stopper.start()
+    stopper.join(5)
+    os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def _forked_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `jobs` forked workers. A dead worker (`BrokenProcessPool`) ends the block quietly:
+    what it left undone runs in this process. Ctrl-C stops the pool at once (`_stop_pool`)."""
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
+    try:
+        yield pool
+    except BrokenProcessPool:
+        pass  # the rest runs in this process
+    except KeyboardInterrupt:
+        _stop_pool(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        _STATE.clear()
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Interrupted: drop the work not started and end the workers now (not after their batches)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in multiprocessing.active_children():
+        child.terminate()
+    for child in multiprocessing.active_children():
+        child.join(10)
 
 
 def _work(batch: list[int]) -> list[tuple[int, list[Result]]]:
@@ -88,23 +139,18 @@ def run_units(
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         batches = _batches(units, transcripts)
-        try:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
-                # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
-                for f in as_completed([pool.submit(_work, batch) for batch in batches]):
-                    try:
-                        finished = f.result()
-                    except BrokenProcessPool:
-                        continue
-                    for i, rows in finished:
-                        done[i] = rows
-                        if progress is not None:
-                            progress(len(rows))
-        except BrokenProcessPool:
-            pass  # the rest runs below, in this process
-        finally:
-            _STATE.clear()
+        with _forked_pool(jobs) as pool:
+            # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
+            # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
+            for f in as_completed([pool.submit(_work, batch) for batch in batches]):
+                try:
+                    finished = f.result()
+                except BrokenProcessPool:
+                    continue
+                for i, rows in finished:
+                    done[i] = rows
+                    if progress is not None:
+                        progress(len(rows))
     for i, (target, ti, explicit) in enumerate(units):
         got = done.get(i)
         if got is None:
@@ -158,16 +204,11 @@ def map_forked(fn: Callable[[Any], R], items: Sequence[Any], *, jobs: int) -> li
     if jobs > 1 and len(items) > 1 and fork_available():
         _STATE.update(fn=fn, items=list(items))
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        try:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                for f in [pool.submit(_call, i) for i in range(len(items))]:
-                    try:
-                        i, got = f.result()
-                    except BrokenProcessPool:
-                        continue
-                    done[i] = got
-        except BrokenProcessPool:
-            pass  # the rest runs below, in this process
-        finally:
-            _STATE.clear()
+        with _forked_pool(jobs) as pool:
+            for f in [pool.submit(_call, i) for i in range(len(items))]:
+                try:
+                    i, got = f.result()
+                except BrokenProcessPool:
+                    continue
+                done[i] = got
     return [done[i] if i in done else fn(x) for i, x in enumerate(items)]

@@ -20,19 +20,22 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend
+from ..adapters._tokenizers import TokenizerUnavailable, load_reference
 from ..protocol import (
     ParserSpec,
     family_table,
 )
 from ..protocol.families import FamilyTable
-from .checks import Status, Verdict, evaluate, family_markers
+from .checks import Status, Verdict, evaluate, family_markers, mark_known, status_of
 from .chunking import Chunking, parse_chunkings
 from .observation import Observation
+from .request_checks import request_checks
 from .subject import (
     Subject,
     Target,
@@ -42,6 +45,7 @@ from .subject import (
     target_for,
     unsupported_reason,
 )
+from .token_pieces import source_for
 from .transcripts import Transcript
 
 
@@ -104,6 +108,32 @@ Row = Callable[..., Result]
 
 # ---------------------------------------------------------------- the runner
 
+#: Backends whose parsers take a tokenizer (a transcript's own is passed to them).
+TOKENIZER_BACKENDS = frozenset({"vllm", "sglang"})
+
+
+def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
+    return json.dumps(tools, sort_keys=True, default=str)
+
+
+class BoundedCache(OrderedDict[tuple[Any, ...], Any]):
+    """A parser cache that keeps the `limit` most recently used entries (an LRU)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def get(self, key: tuple[Any, ...], default: Any = None) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        return default
+
+    def __setitem__(self, key: tuple[Any, ...], value: Any) -> None:
+        super().__setitem__(key, value)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+
 
 Progress = Callable[[int], None]
 
@@ -122,6 +152,7 @@ class Runner:
         table: FamilyTable | None = None,
         parser_options: dict[str, Any] | None = None,
         conventions: str | None = "lossless",
+        cache: MutableMapping[tuple[Any, ...], Subject | BaseException] | None = None,
     ) -> None:
         self.chunkings: list[Chunking] = (
             [c if isinstance(c, Chunking) else parse_chunkings([c])[0] for c in chunkings]
@@ -135,7 +166,11 @@ class Runner:
         #: output accounted for in the content or a call), so that is what the suite runs;
         #: the consensus check runs "servers" against vLLM and SGLang.
         self.conventions = conventions
-        self._subjects: dict[tuple[Any, ...], Subject | BaseException] = {}
+        #: Built parsers (or what building them raised) by (specs, tools): every one the run
+        #: needs by default; `compare` passes a `BoundedCache`, so a log with many tools lists stays flat.
+        self._subjects = cache if cache is not None else {}
+        #: Parsers built with a transcript's own tokenizer (`subject_for`).
+        self._tokenized: dict[tuple[Any, ...], Subject | BaseException] = {}
         self._unavailable: dict[str, str | None] = {}
         #: Seconds spent building parsers, per backend (where framework imports land).
         self.setup_seconds: dict[str, float] = {}
@@ -155,7 +190,7 @@ class Runner:
 
     def subject(self, target: Target, tools: Sequence[dict[str, Any]]) -> Subject:
         """The cached parser(s) for a target and tools list; raises what construction raised."""
-        key = (target.reasoning_spec, target.tool_spec, json.dumps(tools, sort_keys=True, default=str))
+        key = (target.reasoning_spec, target.tool_spec, _tools_key(tools))
         cached = self._subjects.get(key)
         if cached is None:
             t0 = time.perf_counter()
@@ -166,6 +201,28 @@ class Runner:
             self._subjects[key] = cached
             spent = time.perf_counter() - t0
             self.setup_seconds[target.backend] = self.setup_seconds.get(target.backend, 0.0) + spent
+        if isinstance(cached, BaseException):
+            raise cached
+        return cached
+
+    def subject_for(self, target: Target, transcript: Transcript) -> Subject:
+        """The parser(s) for one transcript: built with the transcript's own tokenizer where it names
+        one and the backend takes token ids (vLLM, SGLang), else the shared `subject`."""
+        ref = transcript.tokenizer
+        if ref is None or target.backend not in TOKENIZER_BACKENDS:
+            return self.subject(target, transcript.tools)
+        key = (target.reasoning_spec, target.tool_spec, ref.model_dump_json(), _tools_key(transcript.tools))
+        cached = self._tokenized.get(key)
+        if cached is None:
+            options = dict(self.options_for(target))
+            try:
+                options["tokenizer"] = ref if target.backend == "vllm" else load_reference(ref)
+                cached = Subject(target, transcript.tools, **options)
+            except TokenizerUnavailable:  # not here: the shared parser, and the report says so
+                cached = self.subject(target, transcript.tools)
+            except Exception as exc:
+                cached = exc
+            self._tokenized[key] = cached
         if isinstance(cached, BaseException):
             raise cached
         return cached
@@ -201,14 +258,23 @@ class Runner:
         if skipped is not None:
             return [row(c.name, "unsupported", reason=skipped) for c in chunkings]
         try:
-            subject = self.subject(target, transcript.tools)
+            subject = self.subject_for(target, transcript)
         except Exception as exc:
             return self._construction_failed(exc, target, transcript, chunkings, row, explicit)
         markers = self.markers_for(transcript, subject)
         oneshot = observe_oneshot(subject, transcript)
+        source = (
+            source_for(transcript, subject.parser, subject.mistral)
+            if any(c.by_token for c in chunkings)
+            else None
+        )
+        observed = [
+            oneshot if not c.streamed else observe_stream(subject, transcript, c, source) for c in chunkings
+        ]
+        # split invariance: every token grouping against the 1-token reading (the first grouping run)
+        reference = next((o for c, o in zip(chunkings, observed, strict=True) if c.by_token), None)
         results: list[Result] = []
-        for c in chunkings:
-            seen = oneshot if not c.streamed else observe_stream(subject, transcript, c)
+        for c, seen in zip(chunkings, observed, strict=True):
             verdict = evaluate(
                 transcript,
                 seen,
@@ -217,6 +283,12 @@ class Runner:
                 spec=target.spec,
                 markers=markers,
             )
+            more = request_checks(transcript, seen, reference if c.by_token else None)
+            if more:
+                kn = transcript.known_divergences
+                mark_known(more, kn, backend=target.backend, spec=target.spec, chunking=c.name)
+                diffs = verdict.differences + more
+                verdict = Verdict(status_of(diffs), diffs)
             results.append(row(c.name, verdict.status, verdict=verdict, observation=seen))
         return results
 

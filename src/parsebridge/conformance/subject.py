@@ -30,6 +30,7 @@ from ..protocol.families import FamilyTable
 from .checks import parser_markers
 from .chunking import Chunking
 from .observation import Observation, normalize_call
+from .token_pieces import TokenSource, find_attribute, source_for, tokenizer_label
 from .transcripts import Transcript
 
 
@@ -112,6 +113,10 @@ class Subject:
             raise ValueError("empty target")
         self.parser = self.pipeline or self.tool or self.reasoning
         self.markers = parser_markers(self.parser)
+        tokenizer = find_attribute(self.parser, "tokenizer")
+        #: Which tokenizer (and Mistral mode) the parser reads with; "none" for text-only parsers.
+        self.mistral = "mistral" in target.label
+        self.tokenizer_label = tokenizer_label(tokenizer, self.mistral) if tokenizer is not None else "none"
 
     def parse(self, text: str, started: bool | None, tid: str) -> tuple[str | None, str | None, list[Any]]:
         if self.pipeline is not None:
@@ -174,7 +179,7 @@ def _started(t: Transcript) -> bool | None:
 
 def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
     """`parse` once; a raise becomes the observation's `error`."""
-    obs = Observation("oneshot", "oneshot")
+    obs = Observation("oneshot", "oneshot", tokenizer=subject.tokenizer_label)
     t0 = time.perf_counter()
     try:
         reasoning, content, calls = subject.parse(t.output, _started(t), t.id)
@@ -188,10 +193,21 @@ def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
     return obs
 
 
-def observe_stream(subject: Subject, t: Transcript, chunking: Chunking) -> Observation:
-    """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to."""
+def observe_stream(
+    subject: Subject, t: Transcript, chunking: Chunking, source: TokenSource | None = None
+) -> Observation:
+    """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to.
+
+    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not
+    given); the observation names the tokenizer either way."""
     obs = Observation("stream", chunking.name)
-    chunks = chunking.split(t.output, subject.parser, t.token_texts)
+    if chunking.by_token:
+        source = source or source_for(t, subject.parser, subject.mistral)
+        chunks = chunking.group(source.pieces) if t.output else []
+        obs.tokenizer = source.label
+    else:
+        chunks = chunking.split(t.output, subject.parser, t.token_texts)
+        obs.tokenizer = subject.tokenizer_label
     obs.chunks = len(chunks)
     acc = DeltaAccumulator()
     ids_seen: dict[int, int] = {}
@@ -200,6 +216,8 @@ def observe_stream(subject: Subject, t: Transcript, chunking: Chunking) -> Obser
     def take(delta: StreamDelta) -> None:
         acc.add(delta)
         for d in delta.tool_calls:
+            if d.index not in ids_seen:
+                obs.call_order.append(d.index)
             if d.id is not None:
                 ids_seen[d.index] = ids_seen.get(d.index, 0) + 1
             else:

@@ -9,7 +9,7 @@ be killed, so a loop that never stops is left to die with the process.
 worker, llama.cpp's server). Its whole API is the constructor:
 
     SubprocessLauncher(command, env=None, capture=True, parent_death=True, pass_fds=(), on_ask=None,
-                       needs_port=True, log_lines=200, log_filter=None)
+                       needs_port=True, log_lines=200, log_filter=None, echo=False)
 
 * ``command(port)`` gives the argument list (called at every launch, so a
   restart gets its new port);
@@ -28,7 +28,8 @@ worker, llama.cpp's server). Its whole API is the constructor:
 * ``needs_port``: a free port is picked for every launch (False: a server
   that listens on none, such as a worker on a pipe);
 * ``log_lines``, ``log_filter``: how many output lines the tail keeps, and
-  which (a line the filter refuses is not kept).
+  which (a line the filter refuses is not kept); ``echo``: copy the output to
+  this process's standard error too (``--framework-logs``).
 
 A future server (llama.cpp's ``llama-server``) is a `Server` with this
 launcher, an `HttpAnswer` readiness (its ``/health``), and nothing else.
@@ -144,6 +145,7 @@ class SubprocessLauncher:
         needs_port: bool = True,
         log_lines: int = 200,
         log_filter: Callable[[str], bool] | None = None,
+        echo: bool = False,
     ) -> None:
         self.command, self.env = command, env
         self.capture, self.parent_death = capture, parent_death
@@ -152,6 +154,7 @@ class SubprocessLauncher:
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: deque[str] = deque(maxlen=log_lines)
         self._keep = log_filter
+        self.echo = echo
         self._drain: threading.Thread | None = None
 
     def argv(self, port: int | None) -> list[str]:
@@ -174,7 +177,7 @@ class SubprocessLauncher:
         if self.capture:
             self._drain = threading.Thread(
                 target=_drain,
-                args=(self.proc.stdout, self._log, self._keep),
+                args=(self.proc.stdout, self._log, self._keep, self.echo),
                 name="parsebridge-server-log",
                 daemon=True,
             )
@@ -237,12 +240,17 @@ class SubprocessLauncher:
         self.proc, self._drain = None, None
 
 
-def _drain(pipe: IO[bytes] | None, into: deque[str], keep: Callable[[str], bool] | None) -> None:
-    """Keep a server's output lines (its pipe must be read, or the server blocks on a full one)."""
+def _drain(pipe: IO[bytes] | None, into: deque[str], keep: Callable[[str], bool] | None, echo: bool) -> None:
+    """Keep a server's output lines (its pipe must be read, or the server blocks on a full one);
+    with `echo`, copy each to this process's standard error as well."""
     if pipe is None:
         return
     with pipe:
         for raw in pipe:
+            if echo:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.buffer.write(raw)
+                    sys.stderr.flush()
             line = _ANSI.sub("", raw.decode("utf-8", "replace")).rstrip()
             if keep is None or keep(line):
                 into.append(line)

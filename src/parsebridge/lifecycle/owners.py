@@ -37,7 +37,7 @@ class Stoppable(Protocol):
 
 
 _owned: weakref.WeakValueDictionary[int, Stoppable] = weakref.WeakValueDictionary()
-_lock = threading.Lock()
+_lock = threading.RLock()
 _hooked: set[int] = set()  # the processes that registered the exit hooks (a fork inherits the set)
 
 

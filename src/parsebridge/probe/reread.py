@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..adapters._tokenizers import load_tokenizer
-from ..compare import compare
-from ..compare.plan import available_backends, family_targets, targets_from
+from ..comparison import compare
+from ..comparison.plan import available_backends, family_targets, targets_from
 from ..protocol import ParserSpec, family_table
 from .http import Endpoint
 from .raw import dump_jsonl, fetch, recorded

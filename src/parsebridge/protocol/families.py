@@ -28,6 +28,10 @@ class Family:
     aliases: tuple[str, ...] = ()
     #: The family in `parsebridge.formats` whose format this family writes (None: its own).
     format: str | None = None
+    #: The family's real vocabulary on PyPI (a package name), None when there is none.
+    vocabulary: str | None = None
+    #: The tokens the format's markers are made of that are one token in the model's vocabulary.
+    single_tokens: tuple[str, ...] = ()
 
     def parser_for(self, backend: str) -> str | None:
         """This backend's parser name for the family, or None when it has none."""
@@ -94,7 +98,12 @@ class FamilyTable:
 
 
 def _table(rows: tuple[Row, ...]) -> FamilyTable:
-    return FamilyTable([Family(r.kind, r.name, dict(r.parsers), r.aliases, r.format) for r in rows])
+    return FamilyTable(
+        [
+            Family(r.kind, r.name, dict(r.parsers), r.aliases, r.format, r.vocabulary, r.single_tokens)
+            for r in rows
+        ]
+    )
 
 
 def load_table(text: str) -> FamilyTable:

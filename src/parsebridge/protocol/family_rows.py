@@ -13,7 +13,10 @@ family in `parsebridge.formats` whose format this family's output is written
 in, when it has none of its own: e.g. ``granite4`` writes ``hermes``),
 ``servers_started`` (reasoning rows: both servers' parsers read the text
 before an end marker as reasoning though no start marker opened it, so builtin
-starts inside reasoning under ``conventions="servers"``), and otherwise backend name → that backend's parser name.
+starts inside reasoning under ``conventions="servers"``), ``vocabulary`` (the
+family's real vocabulary on PyPI) and ``single_tokens`` (the tokens its markers
+are made of that are one token in the model's vocabulary), and otherwise
+backend name → that backend's parser name.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ Kind = Literal["tool", "reasoning"]
 KINDS: tuple[Kind, Kind] = ("tool", "reasoning")
 
 #: Row keys that are not backend names.
-RESERVED = frozenset({"aliases", "format", "servers_started"})
+RESERVED = frozenset({"aliases", "format", "servers_started", "vocabulary", "single_tokens"})
 
 
 def normalize_name(name: str) -> str:
@@ -46,6 +49,10 @@ class Row:
     format: str | None = None
     #: Both servers start this family's output inside reasoning (see the module docstring).
     servers_started: bool = False
+    #: The family's real vocabulary on PyPI (a package name), None when there is none.
+    vocabulary: str | None = None
+    #: The tokens the format's markers are made of that are one token in the model's vocabulary.
+    single_tokens: tuple[str, ...] = ()
 
     @property
     def format_family(self) -> str:
@@ -68,7 +75,19 @@ def parse_rows(text: str) -> tuple[Row, ...]:
             parsers = {k: str(v) for k, v in raw.items() if k not in RESERVED}
             fmt = raw.get("format")
             aliases, started = tuple(raw.get("aliases", ())), raw.get("servers_started") is True
-            rows.append(Row(kind, name, parsers, aliases, str(fmt) if fmt else None, started))
+            vocab, single = raw.get("vocabulary"), tuple(str(t) for t in raw.get("single_tokens", ()))
+            rows.append(
+                Row(
+                    kind,
+                    name,
+                    parsers,
+                    aliases,
+                    str(fmt) if fmt else None,
+                    started,
+                    str(vocab) if vocab else None,
+                    single,
+                )
+            )
     return tuple(rows)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .._common import version_tuple
+from .._common import framework_logs_wanted, version_tuple
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def get_api() -> DynamoApi:
     # Dynamo reads DYN_LOG once, when it is first imported, and logs at INFO without it: errors
     # only, unless set. Its per-request INFO lines, which no DYN_LOG value removes, are kept off
     # standard error by `_quiet` (PARSEBRIDGE_DYNAMO_LOG=1 shows them).
-    os.environ.setdefault("DYN_LOG", "error")
+    if not framework_logs_wanted():  # --framework-logs: Dynamo logs at its own level
+        os.environ.setdefault("DYN_LOG", "error")
 
     import dynamo._core as core
 

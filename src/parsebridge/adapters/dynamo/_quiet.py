@@ -23,7 +23,14 @@ second), so the close leaves nothing on the terminal either; what Dynamo logs
 while such a runner has its own descriptor 2 in place goes where the runner
 sends it.
 
-``PARSEBRIDGE_DYNAMO_LOG=1`` leaves standard error alone: the request lines
+When standard error is a terminal, the filter puts a pseudo-terminal in its
+place rather than a pipe (raw mode, the terminal's size), so what checks
+``isatty`` (a progress bar, which draws itself with ``\r`` only on a terminal)
+behaves as without the filter; a partial line that cannot become a log line
+(a progress bar's redraw) is copied at once.
+
+``PARSEBRIDGE_DYNAMO_LOG=1``, or ``PARSEBRIDGE_FRAMEWORK_LOGS=1`` (what
+``--framework-logs`` sets), leaves standard error alone: the request lines
 show again. What else Dynamo logs is ``DYN_LOG``'s business (parsebridge
 makes its default ``error``; ``DYN_LOG=info`` shows all of Dynamo's log).
 """
@@ -31,10 +38,15 @@ makes its default ``error``; ``DYN_LOG=info`` shows all of Dynamo's log).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
+import termios
 import threading
 import time
+import tty
+
+from .._common import framework_logs_wanted
 
 #: Set to 1 (or any value but 0/empty) to see Dynamo's own log output unfiltered.
 ENV = "PARSEBRIDGE_DYNAMO_LOG"
@@ -56,7 +68,7 @@ _LOG_START = re.compile(rb"^(\x1b\[[0-9;]*m)?\d{4}-\d\d-\d\dT")
 
 def wanted() -> bool:
     """Whether Dynamo's output is filtered (the default) rather than left as it is."""
-    return os.environ.get(ENV, "").strip() in ("", "0")
+    return os.environ.get(ENV, "").strip() in ("", "0") and not framework_logs_wanted()
 
 
 class StderrFilter:
@@ -66,7 +78,7 @@ class StderrFilter:
         self.closing = False
         self._pid = os.getpid()
         self._last = 0.0  # when the pipe last had data (monotonic)
-        read, self._write = os.pipe()
+        read, self._write = _pty_like(2) if os.isatty(2) else os.pipe()
         self._pipe_id = _ident(self._write)
         #: Where the copy goes: what descriptor 2 was when the pipe took its place (`_take`).
         self._target = -1
@@ -127,6 +139,15 @@ class StderrFilter:
         if not self._thread.is_alive():
             for fd in [*self._old, self._target]:
                 os.close(fd)
+
+
+def _pty_like(fd: int) -> tuple[int, int]:
+    """A pseudo-terminal (reading end, writing end) in raw mode, the size of the terminal on `fd`."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    with contextlib.suppress(OSError):
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+    return master, slave
 
 
 def _ident(fd: int) -> tuple[int, int] | None:

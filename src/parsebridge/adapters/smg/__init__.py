@@ -11,7 +11,6 @@ proto package at import time; a gateway starts on first parse.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
 
 from ..base import FrameworkBackend
 
@@ -29,30 +28,17 @@ class SmgBackend(FrameworkBackend):
     parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
     groups_units = True
     tool_options = _OPTIONS
+    # smg 1.13: one-shot it reads a call to any tool once the request declares some (parsebridge
+    # declares a placeholder when none is given: `_client.PLACEHOLDER_TOOLS`); streamed, a call to
+    # a tool the request does not declare stays text.
+    undeclared_tools_modes = ("stream",)
+    undeclared_tools = "smg's gateway streams a tool call only when the request declares that tool"
 
     def unavailable_reason(self) -> str | None:
         for module in _NEEDS:
             if importlib.util.find_spec(module) is None:
                 return f"module {module!r} is not installed"
         return None
-
-    def _rs(self) -> Any:
-        self.require()
-        from smg import smg_rs
-
-        return smg_rs
-
-    def api_shape(self) -> str | None:
-        return "gateway+grpc-worker"
-
-    def tool_parser_names(self) -> list[str]:
-        return sorted(self._rs().get_available_tool_call_parsers())
-
-    def reasoning_parser_names(self) -> list[str]:
-        return sorted(self._rs().get_available_reasoning_parsers())
-
-    def server_forced_choices(self) -> bool:
-        return False
 
 
 #: The install command, naming the newest supported release (from the shipped requirement files).

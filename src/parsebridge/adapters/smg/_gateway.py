@@ -33,6 +33,7 @@ from typing import Any
 
 from ...lifecycle import HttpAnswer, Server, SubprocessLauncher, free_port, own
 from ...protocol.errors import ParserUnsupportedError, ServerUnavailableError
+from .._common import framework_logs_wanted
 from .._served import ModelFolder, model_folder
 from .._served.parsers import ParserPair
 from ._worker import ScriptedWorker
@@ -67,7 +68,7 @@ class Gateway:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1", "RUST_LOG_STYLE": "never"}
         # WARN lines are smg's chatter about its own defaults: the log tail keeps what explains a failure.
         self.launcher = SubprocessLauncher(
-            self.command, env=env, log_filter=lambda line: " WARN " not in line
+            self.command, env=env, log_filter=lambda line: " WARN " not in line, echo=framework_logs_wanted()
         )
         self.server = Server(
             "smg",
@@ -84,7 +85,7 @@ class Gateway:
         args += ["--worker-urls", f"grpc://127.0.0.1:{self._worker_port}"]
         args += ["--tokenizer-path", str(self._model_dir), "--model-path", str(self._model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())]
-        args += ["--log-level", "warn"]
+        args += ["--log-level", "info" if self.launcher.echo else "warn"]  # --framework-logs: smg's own
         if self.symphony:
             args += ["--parser", "symphony"]
         if tool:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from ...protocol import BackendError, ToolSpec
 from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
 from .._stepped import EndOfStream, call_framework, check_end_of_stream
-from . import _mistral, _tokenizer
+from . import _detok, _mistral, _tokenizer
 from ._compat import VllmApi, get_api
 from ._driver import NativeSession, RawResult, ServingLoopSession
 from ._served_tokenizer import resolve_tokenizer
@@ -113,6 +113,7 @@ class VllmEngine:
         self._honours: dict[bool, bool] = {}
         self._encoder: Callable[[str], list[int]] | None = None
         self._markers: tuple[str | None, str | None] | None = None
+        self._settings: tuple[bool, bool] | None = None
         self._lock = threading.Lock()
         self._construct_once(users_tokenizer=tokenizer is not None)
 
@@ -132,7 +133,7 @@ class VllmEngine:
             # the default then becomes one (see `_mistral`). A user's tokenizer is never swapped.
             if users_tokenizer or "MistralTokenizer" not in str(exc):
                 raise
-            self.tokenizer = _wrap(self.label, "tokenizer", _mistral.build_mistral_tokenizer)
+            self.tokenizer = _wrap(self.label, "tokenizer", lambda: _mistral.build_mistral_tokenizer())
             self._parser_cls = None
             self.session([])
 
@@ -286,6 +287,24 @@ class VllmEngine:
         if _mistral.is_mistral(self.tokenizer):
             return _mistral.chunks(self.tokenizer, text, per)
         return _tokenizer.token_chunks(self.tokenizer, text, per)
+
+    def token_pieces(
+        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
+    ) -> list[_tokenizer.TokenChunk]:
+        """One chunk per token: the id, and the text vLLM's server streams for it (its own incremental
+        detokenizer under the request settings its parsers leave, `_detok`). Ids: `token_ids` when
+        the caller has the model's own, else `text` encoded with this engine's tokenizer."""
+        ids = list(token_ids) if token_ids is not None else self.encode(text)
+        if self._settings is None:
+            self._settings = _detok.request_settings(self)
+        try:
+            texts = _detok.token_texts(self.tokenizer, ids, self._settings, prompt_ids)
+        except Exception as exc:
+            raise BackendError.wrapping("vllm", self.label, "detokenize", exc) from exc
+        return [_tokenizer.TokenChunk(t, (i,)) for t, i in zip(texts, ids, strict=True)]
+
+    def special_ids(self) -> set[int]:
+        return _detok.special_ids(self.tokenizer)
 
     # ------------------------------------------------------------------ one-shot
 

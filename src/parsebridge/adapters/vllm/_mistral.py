@@ -21,10 +21,11 @@ import importlib
 import importlib.resources
 import json
 import re
+import threading
 from typing import Any
 
+from ...formats import mistral
 from .. import _tokenizers as _shared
-from .._common import process_wide
 
 _CLASS_MODULES = ("vllm.tokenizers.mistral", "vllm.transformers_utils.tokenizers.mistral")
 
@@ -46,8 +47,12 @@ def is_mistral(tokenizer: Any) -> bool:
     return cls is not None and isinstance(tokenizer, cls)
 
 
-def _tekken_file() -> str:
-    """Folder holding the re-declared ``tekken.json`` (written once to parsebridge's cache)."""
+#: Control tokens a Tekken vocabulary has only from a tokenizer version on.
+_SINCE = {mistral.ARGS: 11, mistral.CALL_ID: 11, mistral.THINK: 13, mistral.THINK_END: 13}
+
+
+def _tekken_file(version: int = 13) -> str:
+    """Folder holding the re-declared ``tekken.json`` of `version` (written once to parsebridge's cache)."""
     from mistral_common.tokens.tokenizers.base import SpecialTokens
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
@@ -63,29 +68,43 @@ def _tekken_file() -> str:
     ]
     known = {s["token_str"] for s in specials}
     for token in SpecialTokens:
-        if token.value not in known:
+        if token.value not in known and _SINCE.get(token.value, 0) <= version:
             specials.append({"rank": len(specials), "token_str": token.value, "is_control": True})
             known.add(token.value)
     data["special_tokens"] = specials
-    data["config"]["version"] = "v13"
+    data["config"]["version"] = f"v{version}"
     data.pop("image", None)
     text = json.dumps(data)
-    folder = _shared._cache_dir() / f"mistral-tekken-v13-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    folder = _shared._cache_dir() / f"mistral-tekken-v{version}-{digest}"
     path = folder / "tekken.json"
     if not path.exists():
         _shared._atomic_write(path, text)
     return str(folder)
 
 
-@process_wide
-def build_mistral_tokenizer() -> Any:
-    """vLLM's MistralTokenizer over the shipped Tekken vocabulary plus every control token (cached)."""
+def mode_version(mode: str | None) -> int:
+    """A Mistral mode (``v7``, ``v11``, ``13``) as the tokenizer version number (default 13)."""
+    return int(mode.lower().lstrip("v")) if mode else 13
+
+
+_built: dict[int, Any] = {}
+_build_lock = threading.Lock()
+
+
+def build_mistral_tokenizer(version: int = 13) -> Any:
+    """vLLM's MistralTokenizer over the shipped Tekken vocabulary, declared as tokenizer `version` with
+    the control tokens that version has (cached per version). vLLM's Mistral parser reads calls the
+    pre-v11 way (``[TOOL_CALLS] [{…}]``) below version 11, and ``[THINK]`` as a token from 13."""
     cls = vllm_mistral_class()
     if cls is None:
         raise RuntimeError("this vLLM has no MistralTokenizer class")
-    # from_pretrained on a local folder: each release wraps mistral_common its own
-    # way (0.11 directly, 0.15 through transformers' MistralCommonBackend in test mode).
-    return cls.from_pretrained(_tekken_file())
+    with _build_lock:
+        if version not in _built:
+            # from_pretrained on a local folder: each release wraps mistral_common its own
+            # way (0.11 directly, 0.15 through transformers' MistralCommonBackend in test mode).
+            _built[version] = cls.from_pretrained(_tekken_file(version))
+        return _built[version]
 
 
 def _controls(tokenizer: Any) -> dict[str, int]:
@@ -97,6 +116,11 @@ def _controls(tokenizer: Any) -> dict[str, int]:
         if not text.startswith("<SPECIAL_"):
             out[text] = int(info["rank"])
     return out
+
+
+def control_ids(tokenizer: Any) -> list[int]:
+    """Ids of the Mistral tokenizer's control tokens ([TOOL_CALLS], [THINK], …)."""
+    return list(_controls(tokenizer).values())
 
 
 def _segments(tokenizer: Any, text: str) -> list[tuple[str, list[int]]]:

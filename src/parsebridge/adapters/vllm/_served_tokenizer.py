@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import _tokenizer
+from .._tokenizers import load_reference
+from . import _mistral, _tokenizer
 from ._compat import get_api
 
 _default_lock = threading.Lock()
@@ -76,7 +77,17 @@ def _probe(
 
 
 def resolve_tokenizer(source: Any, parser_name: str) -> Any:
-    """The user's tokenizer, or the default for `parser_name`'s family (see `_tokenizer`)."""
+    """The user's tokenizer, or the default for `parser_name`'s family (see `_tokenizer`).
+
+    `source` may be a transcript's tokenizer reference (`TokenizerRef`): a
+    ``mistral-common`` vocabulary becomes vLLM's MistralTokenizer of the
+    reference's ``mistral_mode`` (the version vLLM's Mistral parser reads), any
+    other loads offline (`_tokenizers.load_reference`).
+    """
+    if source is not None and hasattr(source, "mistral_mode") and hasattr(source, "pypi"):
+        if source.pypi == "mistral-common":
+            return _mistral.build_mistral_tokenizer(_mistral.mode_version(source.mistral_mode))
+        return as_served(load_reference(source))
     if source is not None:
         return as_served(_tokenizer.load_tokenizer(source))
     return as_served(_tokenizer.build_tokenizer(probe_special_tokens(), _tokenizer.family_of(parser_name)))

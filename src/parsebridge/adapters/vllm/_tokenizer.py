@@ -17,7 +17,6 @@ from .. import _tokenizers as _shared
 
 # The old names, bound to the shared objects (caches and locks stay one per process).
 _CORPUS = _shared._CORPUS
-_FAMILY_HINTS = _shared._FAMILY_HINTS
 _MARKERISH = _shared._MARKERISH
 ProbeTokenizer = _shared.ProbeTokenizer
 TokenChunk = _shared.TokenChunk

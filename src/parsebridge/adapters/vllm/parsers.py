@@ -88,6 +88,15 @@ class VllmToolParser(ToolParserBase):
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
 
+    def token_pieces(
+        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
+    ) -> list[_tokenizer.TokenChunk]:
+        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
+        return self.engine.token_pieces(text, token_ids, prompt_ids)
+
+    def special_ids(self) -> set[int]:
+        return self.engine.special_ids()
+
 
 # ====================================================================== reasoning
 
@@ -134,6 +143,15 @@ class VllmReasoningParser(ReasoningParserBase):
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
 
+    def token_pieces(
+        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
+    ) -> list[_tokenizer.TokenChunk]:
+        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
+        return self.engine.token_pieces(text, token_ids, prompt_ids)
+
+    def special_ids(self) -> set[int]:
+        return self.engine.special_ids()
+
 
 # ====================================================================== native pipeline
 
@@ -178,3 +196,12 @@ class VllmPipeline(FrameworkPipeline):
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
+
+    def token_pieces(
+        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
+    ) -> list[_tokenizer.TokenChunk]:
+        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
+        return self.engine.token_pieces(text, token_ids, prompt_ids)
+
+    def special_ids(self) -> set[int]:
+        return self.engine.special_ids()

@@ -115,6 +115,8 @@ def record(
         "expected": {"reasoning": case.get("reasoning"), "content": content, "tool_calls": calls},
         "tags": list(case.get("tags", [])),
     }
+    if "truncated" in rec["tags"]:  # the output stops where the token limit cut it
+        rec["finish_reason"] = "length"
     if case.get("known_divergences"):
         rec["known_divergences"] = case["known_divergences"]
     if case.get("notes"):

