@@ -22,8 +22,8 @@ away from what that server gives (README "Where reasoning starts", docs/serving.
   ``glm45`` start inside reasoning when it ends with an open ``<think>``, and
   outside when it does not or ends with ``<think></think>``). The prompt's text
   (token ids read with the parser's tokenizer) reaches their server as the
-  rendered prompt of the request, and their parsers decide (smg 1.13's read no
-  prompt: its ``qwen3`` starts outside reasoning whatever the prompt says).
+  rendered prompt of the request, and their parsers decide (smg 1.13's
+  ``minimax_m2`` reads it; its ``qwen3`` starts outside reasoning whatever it says).
 * any other backend (``python:`` parsers of your own): its `parse`/`stream` get
   the prompt when they take the keyword; when they do not, the prompt is refused
   with `UnsupportedOptionError` before any text is read.

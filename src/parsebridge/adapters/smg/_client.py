@@ -71,13 +71,12 @@ class SmgEngine(ServedEngine):
 
     The generation prompt reaches the gateway as a request brings it (`ServedEngine.prompt`, in
     the user message the folder's chat template renders as is), and the worker answers with the
-    ids the caller gave or the text encoded with the gateway's tokenizer. smg 1.13's reasoning
-    parsers do not read the prompt: measured, neither a rendered prompt that ends with ``<think>``
-    (or ``<think></think>``) nor ``chat_template_kwargs`` changes how ``qwen3``, ``glm45`` or
-    ``kimi_k2`` start (outside reasoning; ``deepseek_r1`` and ``qwen3_thinking`` start inside), as
-    reported upstream (sglang issue 35148, the gateway's ``qwen3`` parser and a prefilled
-    ``<think>``). So the reading is what smg's server gives; conformance shows the difference where
-    a transcript's prompt opened the block.
+    ids the caller gave or the text encoded with the gateway's tokenizer. Measured on 1.13: after a
+    rendered prompt that ends with ``<think>``, ``minimax_m2``, ``ling`` and ``dots3`` start inside
+    reasoning; ``qwen3``, ``glm45`` and ``kimi_k25`` start outside whatever the prompt ends with
+    (sglang issue 35148: the gateway's ``qwen3`` and a prefilled ``<think>``), and ``deepseek_r1``
+    inside. So the reading is what smg's gateway gives; conformance shows the difference where a
+    transcript's prompt opened the block.
     """
 
     backend = "smg"

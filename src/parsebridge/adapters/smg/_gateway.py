@@ -177,6 +177,7 @@ class Runtime:
         started (and the pool trimmed) if needed; `user` is counted among its users until it
         `release`s it (or is collected)."""
         key = self._key(pair, folder)
+        self.worker_for(folder)  # the worker its gateway talks to (started once per folder)
         with self._lock:
             if self._closed:
                 raise gateway_error(pair.label, "the smg runtime was shut down")
@@ -210,6 +211,8 @@ class Runtime:
         if folder is None:
             return self.worker
         with self._lock:
+            if self._closed:
+                raise gateway_error(folder.label, "the smg runtime was shut down")
             worker = self._workers.get(folder.path)
             if worker is None:
                 worker = self._workers[folder.path] = ScriptedWorker(folder)
