@@ -188,12 +188,14 @@ def _subject(t: Any, target: Any) -> Any:
     return get_reasoning_parser(target.reasoning_spec)
 
 
-def _served(t: Any, target: Any, chunks: list[tuple[str, Any]]) -> tuple[str, str, list[tuple[str, str]]]:
+def _served(
+    t: Any, target: Any, chunks: list[tuple[str, Any]], prompt: str | None
+) -> tuple[str, str, list[tuple[str, str]]]:
     """What `OutputProcessor` with the target's `smg:` spec(s) streams, assembled as a client does
     (the tools the gateway request declares: the transcript's, or the placeholder)."""
     tools = [x if "function" in x else {"type": "function", "function": x} for x in t.tools] or PLACEHOLDER
     processor = OutputProcessor(target.reasoning_spec, target.tool_spec, tools=tools)
-    stream = processor.stream()
+    stream = processor.stream(**({"prompt": prompt} if prompt else {}))  # the request's prompt
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
     for chunk in [c for step, _ in chunks for c in stream.feed(step)] + list(stream.finish()):
         for choice in chunk.get("choices", ()):
@@ -289,7 +291,7 @@ def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: A
         reasoning, content, calls = oracle_stream(port, t, [s for s in steps if s], tool, prompt)
         assert got == (reasoning, content, _norm(calls, streamed=True)), name
         if name == "token":  # OutputProcessor with the smg: spec(s) streams the same
-            served = _served(t, target, chunks)
+            served = _served(t, target, chunks, prompt)
             want_stream = (reasoning, content, _norm(calls, streamed=True))
             assert (served[0], served[1], _norm(served[2], streamed=True)) == want_stream, "served"
 
