@@ -73,13 +73,20 @@ def newest(fw: str) -> str | None:
     return versions[-1] if versions else None
 
 
+def pins_torch(fw: str, version: str) -> bool:
+    """Whether the release's requirements file installs (CPU) torch: vLLM's and SGLang's parser
+    modules import it; Dynamo's and smg's parsers are Rust and need none."""
+    lines = (REQ_DIR / f"{fw}-{version}.txt").read_text(encoding="utf-8").splitlines()
+    return any(re.match(r"torch\b", line.strip()) for line in lines)
+
+
 def install_hint(fw: str) -> str:
     """The install command for `fw`, naming the real newest release and its requirements file."""
     version = newest(fw)
     if version is None:
         return f"no supported {fw} release: {REQ_DIR} has no {fw}-VERSION.txt"
     return (
-        f"parsebridge install-framework {fw}-latest   (parsers-only, CPU torch: "
+        f"parsebridge install-framework {fw}-latest   (parsers-only{', CPU torch' if pins_torch(fw, version) else ''}: "
         f"pip install -c {REQ_DIR / 'constraints.txt'} -r {REQ_DIR / f'{fw}-{version}.txt'} "
         f"&& pip install --no-deps {DISTRIBUTIONS.get(fw, fw)}=={version})"
     )
@@ -140,7 +147,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options of `parsebridge install-framework` and `tools/install_framework.py`."""
     ap.add_argument("env", nargs="?", help=_ENV_HELP)
     ap.add_argument("--list", action="store_true", help="print supported versions and exit")
-    ap.add_argument("--resolve", action="store_true", help="print FRAMEWORK==VERSION and exit")
+    ap.add_argument("--resolve", action="store_true", help="print DISTRIBUTION==VERSION (what pip installs) and exit")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -155,7 +162,7 @@ def run(ns: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if ns.resolve:
-        print(" ".join(f"{fw}=={v}" for fw, v in pairs))
+        print(" ".join(f"{DISTRIBUTIONS.get(fw, fw)}=={v}" for fw, v in pairs))
         return 0
     install(pairs)
     return 0

@@ -67,6 +67,11 @@ class Backend(abc.ABC):
     #: Each parser configuration costs a process of its own (smg: a gateway per configuration):
     #: the conformance suite's workers then take one configuration's units together.
     groups_units: ClassVar[bool] = False
+    #: The modes ("oneshot", "stream") in which the framework's own server reads a tool call only
+    #: when the request declares that tool, and what it does, in a sentence (`parse` and `compare`
+    #: say it where a call was not read: the server's behaviour, not a parse error).
+    undeclared_tools_modes: ClassVar[tuple[str, ...]] = ()
+    undeclared_tools: ClassVar[str] = ""
 
     def version(self) -> str | None:
         dist = self.distribution

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -107,8 +108,8 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         "--text", action="append", metavar="TEXT", help="one raw model output, given as text (repeatable)"
     )
     p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
-    p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes (repeatable)")
-    p.add_argument("--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3 (repeatable)")
+    p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes, dynamo:hermes, smg:qwen (repeatable)")
+    p.add_argument("--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3, smg:qwen3 (repeatable)")
     p.add_argument(
         "--family",
         action="append",
@@ -187,7 +188,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--framework-logs",
         action="store_true",
-        help="let vLLM/SGLang log (by default their error logs are silenced: compare reports errors)",
+        help="let vLLM, SGLang, Dynamo and smg log (by default their error logs are silenced: compare "
+        "reports errors)",
     )
 
 
@@ -256,10 +258,10 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         ns.show = 300 if ns.format == "html" else 20
     keep = ns.show if ns.format != "json" else 0
     builder = SummaryBuilder(plan.modes, top=ns.top, keep=keep, conventions=plan.conventions)
-    done: set[str] = set()
+    done: Counter[str] = Counter()
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
-        builder.skipped = len(done)
+        builder.skipped = done.total()
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
     new, summary = _run(ns, plan, srcs, pending, builder, jobs)
@@ -327,10 +329,10 @@ def _run(
                 address=ns.address,
                 quiet=not ns.framework_logs,
             )
-            for line, rec in runs:
-                builder.add(rec, line)
+            for rec in runs:
+                builder.add(rec)
                 if out is not None:
-                    out.write(line + "\n")
+                    out.write(dump_line(rec) + "\n")
                 bar.advance()
         except KeyboardInterrupt:
             complete = False
@@ -387,11 +389,11 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
         return
 
     all_shown = builder.transcripts <= ns.show
-    lines = builder.first if all_shown else builder.most_different_lines()
+    shown = builder.first if all_shown else builder.most_different()
     if ns.format == "table":
-        render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
+        render.print_table(summary, shown, path=ns.output, all_shown=all_shown)
         return
-    html = render.render_html(summary, lines, all_shown=all_shown)
+    html = render.render_html(summary, shown, all_shown=all_shown)
     if ns.output:
         Path(ns.output).write_text(html, encoding="utf-8")
         print(f"wrote {ns.output}", file=sys.stderr)

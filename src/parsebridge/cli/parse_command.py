@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import terminal as io
-from ..adapters import get_pipeline
+from ..adapters import get_backend, get_pipeline
 from ..adapters._common import quiet_framework_logs
 from ..protocol import ParseResult, ToolCall
 from ..protocol.spec import ParserSpec
@@ -39,8 +39,8 @@ def configure(pp: argparse.ArgumentParser) -> None:
         "in bounded memory (vLLM's and SGLang's streams keep the text they were fed)."
     )
     pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
-    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
-    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
+    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen")
+    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3")
     pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
     pp.add_argument(
         "--reasoning-started",
@@ -69,7 +69,7 @@ def configure(pp: argparse.ArgumentParser) -> None:
     pp.add_argument(
         "--framework-logs",
         action="store_true",
-        help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
+        help="let vLLM, SGLang, Dynamo and smg log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
     )
     pp.set_defaults(func=_cmd_parse)
 
@@ -143,6 +143,7 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         else:
             _show_result(result, None)
             _say_assumed_open(pipe, ns, result)
+            _say_undeclared_tools(ns, result, "oneshot")
         return 0
     _stream_parse(pipe, ns)
     return 0
@@ -165,6 +166,24 @@ def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
         Text(
             f"reasoning assumed open at the start (the default of {spec}): the output has no start "
             "marker; --no-reasoning-started if the prompt did not open it",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
+
+
+def _say_undeclared_tools(ns: argparse.Namespace, result: Any, mode: str) -> None:
+    """A note when no call was read by a framework whose server reads calls only for tools the
+    request declares (Dynamo; smg streamed), and `--tools` declared none: its server's behaviour."""
+    if not ns.tool_parser or ns.tools or result.tool_calls:
+        return
+    backend = get_backend(ParserSpec.parse(ns.tool_parser).backend)
+    if mode not in backend.undeclared_tools_modes:
+        return
+    io.console().print(
+        Text(
+            f"no tools declared: {backend.undeclared_tools}, so {ns.tool_parser} reads no call here "
+            "(as that server would); --tools FILE declares them",
             style="dim",
         ),
         soft_wrap=True,
@@ -230,6 +249,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
         else:
             _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
             _say_assumed_open(pipe, ns, result)
+            _say_undeclared_tools(ns, result, "stream")
     finally:
         collected.close()
 

@@ -36,6 +36,7 @@ class DivergenceClass(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     PARALLEL_CALLS = "parallel_calls"
     TRUNCATION_LOST = "truncation_lost"
+    TOOLS_UNDECLARED = "tools_undeclared"
 
     @property
     def description(self) -> str:
@@ -67,4 +68,6 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     "do not assemble to its arguments",
     DivergenceClass.TRUNCATION_LOST: "output cut by the token limit (finish_reason length) lost text: no call "
     "holds it and content does not (docs/tokens.md, truncated output)",
+    DivergenceClass.TOOLS_UNDECLARED: "a tool call not read because the request declares no such tool, "
+    "as that engine's server does (Dynamo: no tools at all; smg streamed: not that tool)",
 }

@@ -72,8 +72,21 @@ def _stop_and_exit(signum: int, frame: Any) -> None:
     os._exit(128 + signum)
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
+@contextlib.contextmanager
+def _forked_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `jobs` forked workers. A dead worker (`BrokenProcessPool`) ends the block quietly:
+    what it left undone runs in this process. Ctrl-C stops the pool at once (`_stop_pool`)."""
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
+    try:
+        yield pool
+    except BrokenProcessPool:
+        pass  # the rest runs in this process
+    except KeyboardInterrupt:
+        _stop_pool(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        _STATE.clear()
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
@@ -126,8 +139,7 @@ def run_units(
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         batches = _batches(units, transcripts)
-        pool = _pool(jobs)
-        try:
+        with _forked_pool(jobs) as pool:
             # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
             # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
             for f in as_completed([pool.submit(_work, batch) for batch in batches]):
@@ -139,14 +151,6 @@ def run_units(
                     done[i] = rows
                     if progress is not None:
                         progress(len(rows))
-        except BrokenProcessPool:
-            pass  # the rest runs below, in this process
-        except KeyboardInterrupt:
-            _stop_pool(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True)
-            _STATE.clear()
     for i, (target, ti, explicit) in enumerate(units):
         got = done.get(i)
         if got is None:
@@ -200,20 +204,11 @@ def map_forked(fn: Callable[[Any], R], items: Sequence[Any], *, jobs: int) -> li
     if jobs > 1 and len(items) > 1 and fork_available():
         _STATE.update(fn=fn, items=list(items))
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        pool = _pool(jobs)
-        try:
+        with _forked_pool(jobs) as pool:
             for f in [pool.submit(_call, i) for i in range(len(items))]:
                 try:
                     i, got = f.result()
                 except BrokenProcessPool:
                     continue
                 done[i] = got
-        except BrokenProcessPool:
-            pass  # the rest runs below, in this process
-        except KeyboardInterrupt:
-            _stop_pool(pool)
-            raise
-        finally:
-            pool.shutdown(wait=True)
-            _STATE.clear()
     return [done[i] if i in done else fn(x) for i, x in enumerate(items)]

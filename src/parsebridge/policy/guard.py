@@ -44,6 +44,7 @@ from ..protocol.models import make_delta, make_reasoning_result, make_tool_resul
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from ..protocol.streams import DeltaAccumulator, _StreamBase
+from .call_options import check_call_options
 
 OnError = Literal["raise", "fallback"]
 #: `_finished_by_inner`: the inner stream did not finish this one (broken, or not recording itself).
@@ -319,9 +320,11 @@ class GuardedToolParser(_Guard):
 
     inner: ToolParser
 
-    def parse(self, text: str, *, transcript: str | None = None) -> ToolParseResult:
+    def parse(self, text: str, *, transcript: str | None = None, **kwargs: Any) -> ToolParseResult:
+        if kwargs:  # a misspelt keyword is a usage error, before (and whatever) the policy
+            check_call_options(f"{self.backend}:{self.name}", "tool", "parse", self.inner.parse, kwargs)
         try:
-            return self.inner.parse(text)
+            return self.inner.parse(text, **kwargs) if kwargs else self.inner.parse(text)
         except Exception as exc:
             self._handle(exc, "parse", transcript)
             return ToolParseResult(content=text or None)
@@ -345,6 +348,8 @@ class GuardedToolParser(_Guard):
             raise self._error(exc, "format_tool_result", None) from exc
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> ToolStream:
+        if kwargs:
+            check_call_options(f"{self.backend}:{self.name}", "tool", "stream", self.inner.stream, kwargs)
         try:
             inner: ToolStream = self.inner.stream(**kwargs)
         except Exception as exc:
@@ -368,8 +373,10 @@ class GuardedReasoningParser(_Guard):
         **kwargs: Any,
     ) -> ReasoningParseResult:
         """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state:
-        refused, typed, when its parse takes none; `parsebridge.protocol.prompt_rule`)."""
+        refused, typed, when its parse takes none; `parsebridge.protocol.prompt_rule`); a keyword
+        it does not take at all is `UnknownOptionError` (`call_options`), whatever `on_error`."""
         if kwargs:
+            check_call_options(f"{self.backend}:{self.name}", "reasoning", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
         try:
             if kwargs:
@@ -393,6 +400,9 @@ class GuardedReasoningParser(_Guard):
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
     ) -> ReasoningStream:
         if kwargs:
+            check_call_options(
+                f"{self.backend}:{self.name}", "reasoning", "stream", self.inner.stream, kwargs
+            )
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
         try:
             inner: ReasoningStream = self.inner.stream(reasoning_started=reasoning_started, **kwargs)
@@ -441,6 +451,7 @@ class GuardedPipeline(_Guard):
         **kwargs: Any,
     ) -> ParseResult:
         if kwargs:
+            check_call_options(f"{self.backend}:{self.name}", "pipeline", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
         try:
             return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
@@ -450,6 +461,8 @@ class GuardedPipeline(_Guard):
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
+        if kwargs:
+            check_call_options(f"{self.backend}:{self.name}", "pipeline", "stream", self.inner.stream, kwargs)
         check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
         try:
             inner = self.inner.stream(**kwargs)

@@ -85,6 +85,22 @@ class UnknownParserError(InvalidSpecError, LookupError):
         )
 
 
+#: Options that belong to another call than the one they were given to: what they are instead of
+#: a near spelling, and the option of this call that does that here, if the parser takes it.
+_ELSEWHERE = {
+    "reasoning_started": (
+        "an option of each request: parse(text, reasoning_started=...) and stream(reasoning_started=...)",
+        "started",
+        "sets this parser's default",
+    ),
+}
+
+
+def _elsewhere(name: str, accepted: list[str]) -> str:
+    what, here, does = _ELSEWHERE[name]
+    return f" {name!r} is {what}" + (f"; {here}=... {does}." if here in accepted else ".")
+
+
 class UnknownOptionError(InvalidSpecError, TypeError):
     """A keyword option the parser named by a spec does not take (a typo, or another backend's)."""
 
@@ -95,9 +111,10 @@ class UnknownOptionError(InvalidSpecError, TypeError):
         hints = [
             f"{near[0]!r} for {name!r}" if len(self.unknown) > 1 else repr(near[0])
             for name in self.unknown
-            if (near := closest(name, self.accepted, n=1))
+            if name not in _ELSEWHERE and (near := closest(name, self.accepted, n=1))
         ]
         hint = f" Did you mean {', '.join(hints)}?" if hints else ""
+        hint += "".join(_elsewhere(name, self.accepted) for name in self.unknown if name in _ELSEWHERE)
         plural = "s" if len(self.unknown) > 1 else ""
         super().__init__(
             f"{spec} takes no option{plural} {', '.join(map(repr, self.unknown))}.{hint} "

@@ -9,6 +9,7 @@ Backends whose framework has its own per-request chain (vLLM 0.33's
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from .models import (
     ParseResult,
@@ -126,18 +127,21 @@ class Pipeline(Closable):
 
         return spec(self.reasoning), spec(self.tools)
 
-    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
+    def parse(self, text: str, *, reasoning_started: bool | None = None, **options: Any) -> ParseResult:
+        """`options` (``prompt=`` …) go to the reasoning parser, or to the tool parser when there is
+        none: a parser handed out by the registry refuses one it does not take, typed."""
         started = self.reasoning_started if reasoning_started is None else reasoning_started
         reasoning: str | None = None
         block = None
         content: str | None = text or None
         if self.reasoning is not None:
-            r = self.reasoning.parse(text, reasoning_started=started)
+            r = self.reasoning.parse(text, reasoning_started=started, **options)
             reasoning, content, block = r.reasoning, r.content, r.block
+        tool_options = {} if self.reasoning is not None else options
         calls = []
         dropped = None
-        if self.tools is not None and content:
-            t = self.tools.parse(content)
+        if self.tools is not None and (content or tool_options):
+            t = self.tools.parse(content or "", **tool_options)
             content, calls, dropped = t.content, t.tool_calls, t.dropped
         return ParseResult(
             reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped
@@ -150,8 +154,14 @@ class Pipeline(Closable):
             if callable(close):
                 close()
 
-    def stream(self, *, reasoning_started: bool | None = None) -> PipelineStream:
+    def stream(self, *, reasoning_started: bool | None = None, **options: Any) -> PipelineStream:
+        """`options` go where `parse` sends them."""
         started = self.reasoning_started if reasoning_started is None else reasoning_started
-        r = self.reasoning.stream(reasoning_started=started) if self.reasoning is not None else None
-        t = self.tools.stream() if self.tools is not None else None
+        r = (
+            self.reasoning.stream(reasoning_started=started, **options)
+            if self.reasoning is not None
+            else None
+        )
+        tool_options = options if r is None else {}
+        t = self.tools.stream(**tool_options) if self.tools is not None else None
         return PipelineStream(r, t)

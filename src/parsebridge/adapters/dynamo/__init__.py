@@ -26,6 +26,10 @@ class DynamoBackend(FrameworkBackend):
     import_name = "dynamo._core"
     parser_classes = ("DynamoToolParser", "DynamoReasoningParser", "DynamoPipeline")
     tool_options = frozenset(REQUEST_OPTIONS)
+    # Measured with Dynamo 1.6.1's frontend over HTTP, no parsebridge code in the loop
+    # (tests/adapters/_dynamo_reference.py): no `tools` in the request, no tool parsing at all.
+    undeclared_tools_modes = ("oneshot", "stream")
+    undeclared_tools = "Dynamo's frontend reads tool calls only when the request declares tools"
 
     def unavailable_reason(self) -> str | None:
         try:

@@ -28,6 +28,11 @@ class SmgBackend(FrameworkBackend):
     parser_classes = ("SmgToolParser", "SmgReasoningParser", "SmgPipeline")
     groups_units = True
     tool_options = _OPTIONS
+    # smg 1.13: one-shot it reads a call to any tool once the request declares some (parsebridge
+    # declares a placeholder when none is given: `_client.PLACEHOLDER_TOOLS`); streamed, a call to
+    # a tool the request does not declare stays text.
+    undeclared_tools_modes = ("stream",)
+    undeclared_tools = "smg's gateway streams a tool call only when the request declares that tool"
 
     def unavailable_reason(self) -> str | None:
         for module in _NEEDS:

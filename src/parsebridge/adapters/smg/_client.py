@@ -23,7 +23,7 @@ from ._gateway import Gateway, release, runtime
 from ._worker import encode, prompt_for
 
 #: Tools sent when a parser has none: smg runs its tool parser only for a request that declares
-#: tools, and reads calls of any name (one-shot and streamed) once it does.
+#: tools; once it does, it reads a call to any tool one-shot (streamed, only to a declared one).
 PLACEHOLDER_TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {"name": "parsebridge_any_tool", "parameters": {"type": "object"}}}
 ]

@@ -49,6 +49,7 @@ from ....protocol import (
     StreamDelta,
 )
 from ....protocol.models import delta_of, make_block, make_reasoning_result
+from ....protocol.streams import Discarded
 from .conventions import SERVERS, check_conventions
 from .reasoning_start import FormatReasoningParser
 
@@ -186,7 +187,9 @@ class SectionStream(ReasoningStreamBase):
         self._block_start = 0
         self._end_marker: str | None = None
         self._block_end = -1
-        self._reasoning: list[str] = []
+        #: The block's text, for `finish()`; made `without_history`, only whether there was any
+        #: (a list of every reasoning chunk would grow with the output).
+        self._reasoning: list[str] = [] if self._acc.keeps_history else Discarded()
         self._fresh = False  # right after the opener: a repeated start marker is consumed
 
     def pending_text(self) -> str:

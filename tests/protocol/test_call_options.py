@@ -1,0 +1,84 @@
+"""A misspelt keyword of a parse or stream call: one typed error on every backend, whatever the policy.
+
+`UnknownOptionError` (a `TypeError`) names the option, the closest one the call takes and all of
+them, before the backend is called; `on_error="fallback"` does not turn it into content (a typo
+is a usage error, not a parse failure) and `"raise"` does not wrap it in `BackendError`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+import parsebridge as pb
+from parsebridge import UnknownOptionError
+
+TEXT = "Let me think.</think>Done."
+
+
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_a_misspelt_reasoning_keyword_is_refused_whatever_the_policy(on_error: str) -> None:
+    rp = pb.get_reasoning_parser("builtin:qwen3", on_error=on_error)
+    for call in (lambda: rp.parse(TEXT, reasoning_startd=False), lambda: rp.stream(reasoning_startd=False)):
+        with pytest.raises(UnknownOptionError, match="Did you mean 'reasoning_started'") as info:
+            call()
+        assert not isinstance(info.value, pb.BackendError) and isinstance(info.value, TypeError)
+        assert "'reasoning_startd'" in str(info.value)
+    # the spelling it takes still works (and still reads the text)
+    assert rp.parse(TEXT, reasoning_started=False).content == TEXT
+
+
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_a_tool_call_keyword_the_call_does_not_take_is_refused(on_error: str) -> None:
+    tp = pb.get_tool_parser("builtin:hermes", on_error=on_error)
+    with pytest.raises(UnknownOptionError, match=r"builtin:hermes parse\(\) takes no option 'tool_choise'"):
+        tp.parse("hi", tool_choise="auto")
+    with pytest.raises(UnknownOptionError, match=r"builtin:hermes stream\(\) takes no option 'tool_choise'"):
+        tp.stream(tool_choise="auto")
+
+
+def test_pipelines_and_time_budgets_refuse_the_same_way() -> None:
+    with pytest.raises(UnknownOptionError, match="reasoning_started"):
+        pb.get_pipeline("builtin:qwen3", "builtin:hermes").parse(TEXT, reasoning_startd=True)
+    with pytest.raises(UnknownOptionError, match="reasoning_started"):
+        pb.get_pipeline("builtin:qwen3", "builtin:hermes").stream(reasoning_startd=True)
+    with pytest.raises(UnknownOptionError, match="tool_choise"):
+        pb.get_pipeline(None, "builtin:hermes").parse(TEXT, tool_choise="auto")
+    with pytest.raises(UnknownOptionError, match="tool_choise"):
+        pb.get_tool_parser("builtin:hermes", timeout=5).parse("hi", tool_choise="auto")
+    assert pb.get_pipeline("builtin:qwen3", "builtin:hermes").parse(TEXT, prompt="<think>").reasoning
+
+
+def test_reasoning_started_given_to_the_constructor_names_where_it_belongs() -> None:
+    """Not "did you mean 'started'" alone: `reasoning_started` is per request; `started=` is the
+    parser's default (docs/python-api.md)."""
+    with pytest.raises(UnknownOptionError) as info:
+        pb.get_reasoning_parser("builtin:qwen3", reasoning_started=True)
+    text = str(info.value)
+    assert "Did you mean" not in text
+    assert "parse(text, reasoning_started=...)" in text and "started=... sets this parser's default" in text
+    assert pb.get_reasoning_parser("builtin:qwen3", started=True).parse("why</think>so").reasoning == "why"
+
+
+def _installed(framework: str) -> None:
+    if importlib.util.find_spec(framework) is None:
+        pytest.skip(f"{framework} is not installed (parsebridge install-framework {framework}-latest)")
+
+
+@pytest.mark.framework
+@pytest.mark.parametrize("framework", ["vllm", "sglang", "dynamo", "smg"])
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_every_framework_backend_refuses_a_misspelt_call_keyword(framework: str, on_error: str) -> None:
+    _installed(framework)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    tp = pb.get_tool_parser(f"{framework}:hermes", tools, on_error=on_error)
+    rp = pb.get_reasoning_parser(f"{framework}:qwen3", on_error=on_error)
+    for call in (
+        lambda: tp.parse("hi", tool_choise="auto"),
+        lambda: tp.stream(tool_choise="auto"),
+        lambda: rp.parse(TEXT, xyz=1),
+        lambda: rp.stream(reasoning_startd=True),
+    ):
+        with pytest.raises(UnknownOptionError):
+            call()
