@@ -9,16 +9,105 @@ as a JSON *string*.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from pydantic import VERSION as PYDANTIC_VERSION
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.dataclasses import dataclass
 
-from ._model_base import _SLOTTED_CONFIG, _alloc, _Model, _SlottedModel
+from ._layout import check_pydantic, fast_construction_supported, init_fields
 from .calls import new_call_id, parse_arguments
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
+
+class _Model(BaseModel):
+    # defer_build: the validator (and pydantic's plugin scan) is built on first
+    # validation, not at import — `import parsebridge` stays cheap.
+    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, item: str) -> Any:
+            # Models built by the fast `fill_fields` (`make_tool_call`, the other `make_*`) set only `__dict__`;
+            # pydantic's three bookkeeping slots read as what they would hold: every field
+            # set (one shared set per class), no extra fields (forbidden), no private state
+            # (none is declared). Only reached when a slot is unset; validated models never are.
+            if item == "__pydantic_fields_set__":
+                return _all_fields_set(type(self))
+            if item == "__pydantic_extra__" or item == "__pydantic_private__":
+                return None
+            return super().__getattr__(item)
+
+
+class _SlottedModel:
+    """`BaseModel`'s everyday surface for the small models made on the hot path.
+
+    `ToolCallDelta` and `StreamDelta` are made once per chunk and
+    `ReasoningBlock` once per parse, so they are slotted pydantic dataclasses:
+    a slot store costs a fraction of a model's `__dict__`, and no dict is made
+    per object. Validation, JSON and schema come from pydantic as for the other
+    models; these methods give them the names callers of a `BaseModel` use.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def _adapter(cls) -> TypeAdapter[Any]:
+        adapter = _ADAPTERS.get(cls)
+        if adapter is None:
+            adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+        return adapter
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Self:
+        return cls._adapter().validate_python(obj)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_validate_json(cls, data: str | bytes) -> Self:
+        return cls._adapter().validate_json(data)  # type: ignore[no-any-return]
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        return cls._adapter().json_schema(**kwargs)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self._adapter().dump_python(self, **kwargs)  # type: ignore[no-any-return]
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self._adapter().dump_json(self, **kwargs).decode()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""
+        clone = _alloc(type(self))
+        for name in self.model_fields:
+            setattr(clone, name, getattr(self, name))
+        if deep:
+            clone = copy.deepcopy(clone)
+        for name, value in (update or {}).items():
+            if name not in self.model_fields:
+                raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+            setattr(clone, name, value)
+        return clone
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return set(self.model_fields)
+
+    @property
+    def model_extra(self) -> None:
+        return None  # extra fields are forbidden
+
+    if TYPE_CHECKING:
+        model_fields: ClassVar[dict[str, FieldInfo]]
+
+
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+# defer_build: the validator is built on first validation, not at import.
+_SLOTTED_CONFIG = ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass(slots=True, config=_SLOTTED_CONFIG)
@@ -92,11 +181,13 @@ class ToolParseResult(_Model):
     markup), in output order; None when nothing was left out. Nothing is lost: content,
     the calls' `raw_text` and `dropped` together hold every character of the output
     that is not format markup.
+    `reasoning`: what a tool parser's own stream sent as reasoning (vLLM's Cohere, Inkling).
     """
 
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     dropped: str | None = None
+    reasoning: str | None = None
 
     @property
     def tools_called(self) -> bool:
@@ -105,6 +196,8 @@ class ToolParseResult(_Model):
     def to_openai_message(self) -> dict[str, Any]:
         """An OpenAI chat `message` object (assistant role)."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message
@@ -216,51 +309,10 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 
 #: A slotted model (`StreamDelta`, `ToolCallDelta`, `ReasoningBlock`) is `_alloc(cls)` plus a store per
 #: slot; a `BaseModel` (`ToolCall`, the results) `_alloc(cls)` plus one `fill_fields(model, {every field:
-#: its value})`. Only this section knows how (`_alloc` is `_model_base`'s): everything else calls the
-#: helpers below.
+#: its value})`. Only this section knows how: everything else calls the helpers below.
+_alloc = object.__new__
 
-#: The pydantic releases the fast `fill_fields` was written and tested against (pyproject:
-#: ``pydantic>=2.6,<3``); another release is an ImportError that says so (see `check_pydantic`).
-FAST_PYDANTIC = ((2, 6), (3, 0))
-#: The `BaseModel` instance layout the fast path relies on: field values in `__dict__` (stored
-#: through the slot's descriptor) and three bookkeeping slots it leaves unset, which
-#: `_Model.__getattr__` answers for.
-BASEMODEL_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-
-
-def _tested_release(version: str) -> bool:
-    try:
-        release = tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        return False
-    return FAST_PYDANTIC[0] <= release < FAST_PYDANTIC[1]
-
-
-def check_pydantic(version: str = PYDANTIC_VERSION) -> None:
-    """Import-time check: `version` is a pydantic release this module was tested with."""
-    if not _tested_release(version):
-        low, high = (".".join(map(str, r)) for r in FAST_PYDANTIC)
-        raise ImportError(
-            f"parsebridge needs pydantic>={low},<{high} (its result objects are built without "
-            f"validation in a way tested only there); found pydantic {version!r}: "
-            f"pip install 'pydantic>={low},<{high}'"
-        )
-
-
-def fast_construction_supported(version: str = PYDANTIC_VERSION, base: type = BaseModel) -> bool:
-    """Whether `version` is a release the fast path was written for and `base` has its layout."""
-    if not _tested_release(version):
-        return False
-    descriptor = base.__dict__.get("__dict__")
-    return getattr(base, "__slots__", None) == BASEMODEL_SLOTS and hasattr(descriptor, "__set__")
-
-
-def init_fields(model: BaseModel, fields: dict[str, Any]) -> None:
-    """The fallback `fill_fields`: pydantic's normal construction (validation) of the allocated model."""
-    model.__init__(**fields)  # type: ignore[misc]
-
-
-check_pydantic()
+check_pydantic()  # the releases and layout it was tested with (`_layout`)
 #: Checked once, at import: a tested release whose `BaseModel` still has the layout relied on
 #: (else the fallback: correct, validated, slower).
 FAST_CONSTRUCTION = fast_construction_supported()
@@ -271,6 +323,18 @@ FAST_CONSTRUCTION = fast_construction_supported()
 fill_fields: Callable[[BaseModel, dict[str, Any]], None] = (
     BaseModel.__dict__["__dict__"].__set__ if FAST_CONSTRUCTION else init_fields
 )
+
+
+#: One "fields set" per class, shared: every field is set, so pydantic's `.add(name)` on
+#: assignment never changes it (extra fields are forbidden).
+_ALL_SET: dict[type, set[str]] = {}
+
+
+def _all_fields_set(cls: type) -> set[str]:
+    fields_set = _ALL_SET.get(cls)
+    if fields_set is None:
+        fields_set = _ALL_SET[cls] = set(cls.model_fields)  # type: ignore[attr-defined]
+    return fields_set
 
 
 def make_delta(
@@ -335,6 +399,11 @@ def set_raw_text(call: ToolCall, raw_text: str) -> None:
     call.__dict__["raw_text"] = raw_text
 
 
+def set_call_id(call: ToolCall, call_id: str) -> None:
+    """Sets `id` of a call this process built with `make_tool_call`, in place, unvalidated."""
+    call.__dict__["id"] = call_id
+
+
 def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
     delta = _alloc(ToolCallDelta)
@@ -363,11 +432,13 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
 
 
 def make_tool_result(
-    content: str | None, tool_calls: list[ToolCall], dropped: str | None = None
+    content: str | None, tool_calls: list[ToolCall], dropped: str | None = None, reasoning: str | None = None
 ) -> ToolParseResult:
     """A `ToolParseResult` built without validation (`_alloc` and `fill_fields`)."""
     result = _alloc(ToolParseResult)
-    fill_fields(result, {"content": content, "tool_calls": tool_calls, "dropped": dropped})
+    fill_fields(
+        result, {"content": content, "tool_calls": tool_calls, "dropped": dropped, "reasoning": reasoning}
+    )
     return result
 
 
