@@ -187,7 +187,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--framework-logs",
         action="store_true",
-        help="let vLLM/SGLang log (by default their error logs are silenced: compare reports errors)",
+        help="let the frameworks log (vLLM, SGLang, Dynamo, smg; silenced by default: compare reports errors)",
     )
 
 

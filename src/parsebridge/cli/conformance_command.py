@@ -127,7 +127,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "-v",
         dest="framework_logs",
         action="store_true",
-        help="let vLLM/SGLang log (silenced by default: the results say it all); --verbose/-v: "
+        help="let the frameworks log (vLLM, SGLang, Dynamo, smg; silenced by default: the results say it all); --verbose/-v: "
         "the older name, kept as an alias",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

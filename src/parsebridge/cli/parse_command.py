@@ -69,7 +69,7 @@ def configure(pp: argparse.ArgumentParser) -> None:
     pp.add_argument(
         "--framework-logs",
         action="store_true",
-        help="let vLLM/SGLang log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
+        help="let the frameworks log (vLLM, SGLang, Dynamo, smg; quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
     )
     pp.set_defaults(func=_cmd_parse)
 
