@@ -173,7 +173,7 @@ class DynamoFrontend(ServedFrontend):
         assert api is not None
         endpoint = api.endpoint(self._runtime, NAMESPACE, name, "generate")
         self._serving.append(asyncio.ensure_future(endpoint.serve_endpoint(self._generate)))
-        await api.register_model(endpoint, str(self.folder.path), name, api.runtime_config(tool, reasoning))
+        await api.register_model(endpoint, str(self.folder.path), name, api.runtime_config(reasoning, tool))
 
     # ------------------------------------------------------------------ the scripted engine
 
