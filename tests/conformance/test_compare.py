@@ -12,7 +12,6 @@ from parsebridge.comparison.engine import (
     ComparePlan,
     SummaryBuilder,
     backend_group,
-    compact,
     iter_compare,
     mode_names,
     run_comparisons,
@@ -222,18 +221,16 @@ def test_parallel_matches_serial_and_stays_ordered() -> None:
     plan = ComparePlan.build([TAGGED, LOSSY, BOOM], chunkings=["token-5"])
     from parsebridge.comparison.engine import as_transcripts
 
-    serial = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=1)]
-    parallel = [line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=2, batch=3)]
+    serial = list(run_comparisons(as_transcripts(items), plan, jobs=1))
+    parallel = list(run_comparisons(as_transcripts(items), plan, jobs=2, batch=3))
+    assert all(isinstance(r, TranscriptComparison) for r in [*serial, *parallel])
 
-    def strip(line: str) -> dict:  # ids of calls and error texts are per process: compare the rest
-        d = json.loads(line)
-        return {"t": d["transcript"], "diffs": sorted((x["class"], x["a"], x["b"]) for x in d["differences"])}
+    def strip(r: TranscriptComparison) -> dict:  # ids of calls and error texts are per process: the rest
+        return {"t": r.transcript, "diffs": sorted((x.class_, x.a, x.b) for x in r.differences)}
 
     assert [strip(x) for x in serial] == [strip(x) for x in parallel]
-    unordered = [
-        line for line, _ in run_comparisons(as_transcripts(items), plan, jobs=2, ordered=False, batch=3)
-    ]
-    assert sorted(json.loads(x)["transcript"] for x in unordered) == sorted(f"t{i}" for i in range(40))
+    unordered = list(run_comparisons(as_transcripts(items), plan, jobs=2, ordered=False, batch=3))
+    assert sorted(r.transcript for r in unordered) == sorted(f"t{i}" for i in range(40))
 
 
 # ---------------------------------------------------------------- summary and models
@@ -249,19 +246,19 @@ def test_summary_keeps_a_bounded_top_n() -> None:
             "results": {},
             "differences": [{"class": "content_lost", "a": "a:x/oneshot", "b": "b:y/oneshot"}] * (i % 7),
         }
-        records.append(d)
-        b.add(compact(d), json.dumps(d))
+        records.append(TranscriptComparison.model_validate(d))
+        b.add(records[-1])
     s = b.summary()
     assert len(s.most_different) == 3 and [r.score for r in s.most_different] == [6, 6, 6]
     # ties: smallest id first (not first to arrive), so any executor's order gives the same summary
     assert [r.transcript for r in s.most_different] == ["t13", "t20", "t27"]
-    assert len(b.most_different_lines()) == 3
+    assert [r.transcript for r in b.most_different()] == ["t13", "t20", "t27"]
     pair = s.pairs[0]
     assert pair.transcripts == 100 and pair.agree == 15  # i % 7 == 0
     assert s.backend_pairs[0].a == "a" and s.classes == {"content_lost": 85}
     shuffled = SummaryBuilder({"oneshot": "oneshot"}, top=3)
-    for d in sorted(records, key=lambda d: (int(d["transcript"][1:]) * 37) % 100):
-        shuffled.add(compact(d), json.dumps(d))
+    for r in sorted(records, key=lambda r: (int(r.transcript[1:]) * 37) % 100):
+        shuffled.add(r)
     assert shuffled.summary().model_dump() == s.model_dump()
 
 

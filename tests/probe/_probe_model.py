@@ -45,12 +45,22 @@ TEXT = {
 REASONING = {"reasoning-then-call": "<think>\nThe weather tool fits: get_weather.\n</think>\n\n"}
 
 
-def output(scenario: Scenario, style: str = "json") -> str:
-    """The raw output a model writes for `scenario` (see the module doc for `style`)."""
+#: What a Qwen3 model with thinking on writes first when it does not think.
+EMPTY_THINK = "<think>\n\n</think>\n\n"
+
+
+#: What the model writes for a forced scenario when nothing forces it (its prompt asks for no tool).
+UNFORCED = {"required-choice": "Madrid has the Prado.", "named-choice": "Rome is very old."}
+
+
+def output(scenario: Scenario, style: str = "json", think: bool = False, forced: bool = True) -> str:
+    """The raw output a model writes for `scenario` (see the module doc for `style`); `think`:
+    every output opens with a reasoning block, empty where the scenario has no reasoning;
+    `forced`: False when the request came without its `tool_choice` (a proxy dropped it)."""
     name = scenario.name
-    head = REASONING.get(name, "")
-    if name in TEXT:
-        return head + TEXT[name]
+    head = REASONING.get(name, EMPTY_THINK if think else "")
+    if name in TEXT or (not forced and name in UNFORCED):
+        return head + TEXT.get(name, UNFORCED.get(name, ""))
     calls = CALLS[name]
     if style == "json" and scenario.forced == "required":
         return head + json.dumps([{"name": n, "parameters": a} for n, a in calls], ensure_ascii=False)

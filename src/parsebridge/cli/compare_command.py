@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -256,10 +257,10 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         ns.show = 300 if ns.format == "html" else 20
     keep = ns.show if ns.format != "json" else 0
     builder = SummaryBuilder(plan.modes, top=ns.top, keep=keep, conventions=plan.conventions)
-    done: set[str] = set()
+    done: Counter[str] = Counter()
     if ns.resume:
         done = read_previous(Path(ns.output), builder)
-        builder.skipped = len(done)
+        builder.skipped = done.total()
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
     new, summary = _run(ns, plan, srcs, pending, builder, jobs)
@@ -327,10 +328,10 @@ def _run(
                 address=ns.address,
                 quiet=not ns.framework_logs,
             )
-            for line, rec in runs:
-                builder.add(rec, line)
+            for rec in runs:
+                builder.add(rec)
                 if out is not None:
-                    out.write(line + "\n")
+                    out.write(dump_line(rec) + "\n")
                 bar.advance()
         except KeyboardInterrupt:
             complete = False
@@ -387,11 +388,11 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
         return
 
     all_shown = builder.transcripts <= ns.show
-    lines = builder.first if all_shown else builder.most_different_lines()
+    shown = builder.first if all_shown else builder.most_different()
     if ns.format == "table":
-        render.print_table(summary, lines, path=ns.output, all_shown=all_shown)
+        render.print_table(summary, shown, path=ns.output, all_shown=all_shown)
         return
-    html = render.render_html(summary, lines, all_shown=all_shown)
+    html = render.render_html(summary, shown, all_shown=all_shown)
     if ns.output:
         Path(ns.output).write_text(html, encoding="utf-8")
         print(f"wrote {ns.output}", file=sys.stderr)

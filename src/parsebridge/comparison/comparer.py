@@ -8,50 +8,19 @@ backend did. A `Comparer` lives once per worker process (or Ray actor).
 
 from __future__ import annotations
 
-import json
-from collections import OrderedDict
-from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
 from ..conformance.checks import check_expected, compare_observations
 from ..conformance.observation import Observation
-from ..conformance.runner import Result, Runner, Subject, Target, target_for
+from ..conformance.runner import BoundedCache, Result, Runner, Target, target_for
 from ..conformance.transcripts import Transcript
+from .models import TranscriptComparison
 from .plan import ComparePlan, mode_names
 from .undeclared import name_undeclared
 
 #: Parser objects each worker keeps (keyed by specs and tools list); logs may carry many tools lists.
 SUBJECT_CACHE = 128
-
-
-# ---------------------------------------------------------------- one transcript
-
-
-class _BoundedRunner(Runner):
-    """The conformance runner with a bounded (LRU) parser cache, so a log with many tools lists stays flat."""
-
-    def __init__(self, chunkings: Sequence[str], conventions: str, limit: int = SUBJECT_CACHE) -> None:
-        super().__init__(chunkings, conventions=conventions)
-        self._lru: OrderedDict[tuple[Any, ...], Subject | BaseException] = OrderedDict()
-        self._limit = limit
-
-    def subject(self, target: Target, tools: Sequence[dict[str, Any]]) -> Subject:
-        key = (target.reasoning_spec, target.tool_spec, json.dumps(tools, sort_keys=True, default=str))
-        cached = self._lru.get(key)
-        if cached is None:
-            try:
-                cached = Subject(target, tools, **self.options_for(target))
-            except Exception as exc:
-                cached = exc
-            self._lru[key] = cached
-            if len(self._lru) > self._limit:
-                self._lru.popitem(last=False)
-        else:
-            self._lru.move_to_end(key)
-        if isinstance(cached, BaseException):
-            raise cached
-        return cached
 
 
 def _reading(obs: Observation | None, result: Result) -> dict[str, Any]:
@@ -91,7 +60,7 @@ class Comparer:
 
     def __init__(self, plan: ComparePlan) -> None:
         self.plan = plan
-        self.runner = _BoundedRunner(plan.chunkings, plan.conventions)
+        self.runner = Runner(plan.chunkings, conventions=plan.conventions, cache=BoundedCache(SUBJECT_CACHE))
         self.chunkings = self.runner.chunkings
         self.modes = mode_names(self.chunkings)
         self._mode_of = {v: k for k, v in self.modes.items()}
@@ -118,8 +87,8 @@ class Comparer:
         fam = t.resolve_family(self.runner.table)
         return fam is not None and (fam.kind, fam.name) in self.plan.families
 
-    def compare(self, t: Transcript) -> dict[str, Any]:
-        """The `TranscriptComparison` of one transcript, as a JSON-ready dict."""
+    def compare(self, t: Transcript) -> TranscriptComparison:
+        """The comparison of one transcript: every target's readings, their differences, the scoring."""
         targets, unsupported = self.targets_for(t)
         results: dict[str, dict[str, Any]] = {}
         observed: dict[str, dict[str, Observation]] = {}
@@ -165,17 +134,18 @@ class Comparer:
                 for d in compare_observations(oa, ob, markers=both):
                     differences.append(_diff(d.cls.value, f"{a}/{mode}", f"{b}/{mode}", d.detail))
         name_undeclared(t, [*differences, *against], observed)
-        return {
-            "type": "transcript",
-            "transcript": t.id,
-            "family": t.family,
-            "specs": list(results),
-            "results": results,
-            "differences": differences,
-            "expected": expected_ok if t.expected is not None or t.expected_by_backend else None,
-            "against_expected": against,
-            "unsupported": unsupported,
-        }
+        return TranscriptComparison.model_validate(
+            {
+                "transcript": t.id,
+                "family": t.family,
+                "specs": list(results),
+                "results": results,
+                "differences": differences,
+                "expected": expected_ok if t.expected is not None or t.expected_by_backend else None,
+                "against_expected": against,
+                "unsupported": unsupported,
+            }
+        )
 
     def _markers(self, t: Transcript, target: Target) -> tuple[str, ...]:
         try:

@@ -21,12 +21,14 @@ Scale (a production log of 10⁵–10⁶ responses):
 * workers are processes (parsing is CPU-bound Python), local (``jobs``) or
   Ray actors (``executor="ray"``, a local runtime or a cluster), each with
   its own `Runner` whose parser cache is bounded (`_BoundedRunner`);
-* workers return finished JSON lines plus a small `Compact` record; the
-  parent only writes and aggregates, and keeps a bounded top-N of the most
-  different transcripts for display.
+* a comparison is one typed record (`TranscriptComparison`) from the
+  `Comparer` to the summary and the output; workers send theirs back as
+  JSON lines, read back on arrival; the parent writes and aggregates, and
+  keeps a bounded top-N of the most different transcripts for display.
 
-The Python API (`compare`, `iter_compare`) returns the same structures as
-``parsebridge compare --format json`` (see `parsebridge.comparison.models`).
+The Python API (`compare`, `iter_compare`, both taking `CompareOptions`' fields)
+returns the same structures as ``parsebridge compare --format json`` (see
+`parsebridge.comparison.models`); `compare` is `iter_compare` with the summary.
 
 Modules: `plan` (what runs), `comparer` (one transcript), `summary` (the
 aggregate), `executors` / `ray_executor` (where the comparisons run); this
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +47,12 @@ from pydantic import BaseModel, Field
 
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
-from .batches import BATCH, INFLIGHT, Done
+from ..protocol.errors import closest
+from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
 from .logs import iter_log
-from .models import CompareSummary, TranscriptComparison
+from .models import CompareSummary, TranscriptComparison, dump_line
 from .plan import (
     ComparePlan,
     SpecLike,
@@ -58,24 +62,22 @@ from .plan import (
     resolve_families,
     targets_from,
 )
-from .summary import Compact, SummaryBuilder, backend_group, compact
+from .summary import SummaryBuilder, backend_group
 
 __all__ = [
     "BATCH",
     "INFLIGHT",
     "SUBJECT_CACHE",
-    "Compact",
+    "CompareOptions",
     "ComparePlan",
     "CompareResult",
     "Comparer",
-    "Done",
     "SpecLike",
     "SummaryBuilder",
     "Target",
     "as_transcripts",
     "available_backends",
     "backend_group",
-    "compact",
     "compare",
     "family_targets",
     "iter_compare",
@@ -97,8 +99,6 @@ class CompareResult(BaseModel):
 
     def to_jsonl(self) -> str:
         """Exactly what ``parsebridge compare --format json`` would print."""
-        from .models import dump_line
-
         return "".join(dump_line(c) + "\n" for c in [*self.comparisons, self.summary])
 
 
@@ -122,87 +122,116 @@ def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
             yield transcript_from(item, f"transcript-{n}")
 
 
+@dataclass(frozen=True)
+class CompareOptions:
+    """What `compare` and `iter_compare` run, and where: one set of options for both.
+
+    `specs`: tool specs (``"vllm:hermes"``), pipelines (``"builtin:qwen3 + vllm:hermes"``)
+    or `Target`s; `reasoning_parsers` pair with them (see `targets_from`). Without specs,
+    `family` (e.g. ``"hermes"``) picks each backend's parser from the family table, and
+    without that each transcript's own family is used; `backends` limits which backends
+    (default: all installed). `chunkings`: streamed chunkings (default ``token, token-5,
+    token-20``; ``oneshot`` is always added). `conventions`: builtin parsers'
+    ``conventions=`` (default ``"servers"``, what they give a user; ``"lossless"`` is what
+    the bundled fixtures' `expected` is written for).
+
+    `executor`: ``"local"`` (this process, or `jobs` forked processes, 0: one per CPU) or
+    ``"ray"`` (`jobs` Ray actors, 0: one per CPU, on the cluster at `address`, or on a
+    local runtime started for the call; needs ``pip install '.[ray]'`` in the clone, else
+    `RayUnavailableError`). `ordered`: comparisons in input order (False: as they finish).
+    """
+
+    specs: Sequence[SpecLike] | None = None
+    reasoning_parsers: Sequence[str] | None = None
+    family: str | Sequence[str] | None = None
+    backends: Sequence[str] | None = None
+    chunkings: Sequence[str] | None = None
+    conventions: str | None = None
+    jobs: int = 1
+    ordered: bool = True
+    executor: str = "local"
+    address: str | None = None
+
+    @classmethod
+    def of(cls, specs: Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
+        """The options from keyword arguments; a misspelt one is a `TypeError` naming it."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            hint = {u: closest(u, known, n=1) for u in unknown}
+            said = ", ".join(
+                f"{u!r}" + (f" (did you mean {hint[u][0]!r}?)" if hint[u] else "") for u in unknown
+            )
+            raise TypeError(f"compare: unknown option {said}")
+        return cls(specs=specs, **options)
+
+    def plan(self) -> ComparePlan:
+        """What runs on each transcript, checked now (a bad spec raises before any work)."""
+        return ComparePlan.build(
+            self.specs,
+            reasoning_parsers=self.reasoning_parsers,
+            family=self.family,
+            backends=self.backends,
+            chunkings=self.chunkings,
+            conventions=self.conventions,
+        )
+
+    def run(self, transcripts: TranscriptsLike, plan: ComparePlan) -> Iterator[TranscriptComparison]:
+        """The comparisons of `transcripts` under `plan`, where these options say."""
+        return run_comparisons(
+            as_transcripts(transcripts),
+            plan,
+            jobs=self.jobs,
+            ordered=self.ordered,
+            executor=self.executor,
+            address=self.address,
+        )
+
+
 def iter_compare(
-    transcripts: TranscriptsLike,
-    specs: Sequence[SpecLike] | None = None,
-    *,
-    reasoning_parsers: Sequence[str] | None = None,
-    family: str | Sequence[str] | None = None,
-    backends: Sequence[str] | None = None,
-    chunkings: Sequence[str] | None = None,
-    jobs: int = 1,
-    ordered: bool = True,
-    executor: str = "local",
-    address: str | None = None,
+    transcripts: TranscriptsLike, specs: Sequence[SpecLike] | None = None, **options: Any
 ) -> Iterator[TranscriptComparison]:
-    """One `TranscriptComparison` per transcript, lazily (for logs too large to hold)."""
-    plan = ComparePlan.build(
-        specs, reasoning_parsers=reasoning_parsers, family=family, backends=backends, chunkings=chunkings
-    )
-    runs = run_comparisons(
-        as_transcripts(transcripts), plan, jobs=jobs, ordered=ordered, executor=executor, address=address
-    )
-    for line, _ in runs:
-        yield TranscriptComparison.model_validate_json(line)
+    """One `TranscriptComparison` per transcript, lazily (for logs too large to hold).
+
+    `options` are `CompareOptions`' fields (as `compare` takes them); a bad spec raises
+    `InvalidSpecError` here, before any transcript is read.
+    """
+    opts = CompareOptions.of(specs, options)
+    return opts.run(transcripts, opts.plan())
 
 
 def compare(
     transcripts: TranscriptsLike,
     specs: Sequence[SpecLike] | None = None,
     *,
-    reasoning_parsers: Sequence[str] | None = None,
-    family: str | Sequence[str] | None = None,
-    backends: Sequence[str] | None = None,
-    chunkings: Sequence[str] | None = None,
-    jobs: int = 1,
     top: int = 10,
     progress: Callable[[int], None] | None = None,
-    executor: str = "local",
-    address: str | None = None,
-    conventions: str | None = None,
+    **options: Any,
 ) -> CompareResult:
     """Compare parsers on transcripts; the same structures as ``parsebridge compare --format json``.
 
     `transcripts`: one raw output (``str``), a transcript file (``Path``),
-    `Transcript`/dict objects, or an iterable of those. `specs`: tool specs
-    (``"vllm:hermes"``), pipelines (``"builtin:qwen3 + vllm:hermes"``) or
-    `Target`s; `reasoning_parsers` pair with them (see `targets_from`).
-    Without specs, `family` (e.g. ``"hermes"``) picks each backend's parser
-    from the family table, and without that each transcript's own family
-    is used; `backends` limits which backends (default: all installed).
-    `chunkings`: streamed chunkings (default ``token, token-5, token-20``;
-    ``oneshot`` is always added). Exceptions from parsers never escape:
-    they are readings with ``status: "error"`` and ``backend_error``
-    differences. Bad specs raise `InvalidSpecError` before any work.
-
-    `executor`: ``"local"`` (this process, or `jobs` forked processes) or
-    ``"ray"`` (`jobs` Ray actors, 0: one per CPU, on the cluster at
-    `address`, or on a local runtime started for the call; needs
-    ``pip install '.[ray]'`` in the clone, else `RayUnavailableError`).
-    The comparisons and the summary are the same either way; with
-    ``"ray"`` the comparisons keep the input order too.
-    `conventions`: builtin parsers' ``conventions=`` (default ``"servers"``, what
-    they give a user; ``"lossless"`` is what the bundled fixtures' `expected` is
-    written for).
+    `Transcript`/dict objects, or an iterable of those. `specs` and `options`:
+    `CompareOptions`' fields (specs, reasoning_parsers, family, backends,
+    chunkings, conventions, jobs, ordered, executor, address). The result is
+    every comparison `iter_compare` yields, and their summary (`top`: how many
+    most-different transcripts it lists; `progress(1)` after each).
+    Exceptions from parsers never escape: they are readings with ``status:
+    "error"`` and ``backend_error`` differences. Bad specs raise
+    `InvalidSpecError` before any work. The comparisons and the summary are
+    the same whichever executor ran them.
 
         >>> r = pb.compare(text, ["builtin:hermes", "vllm:hermes"])
         >>> r.summary.pairs[0].rate, r.comparisons[0].differences
     """
-    plan = ComparePlan.build(
-        specs,
-        reasoning_parsers=reasoning_parsers,
-        family=family,
-        backends=backends,
-        chunkings=chunkings,
-        conventions=conventions,
-    )
+    opts = CompareOptions.of(specs, options)
+    plan = opts.plan()
     start = time.perf_counter()
     builder = SummaryBuilder(plan.modes, top=top, conventions=plan.conventions)
     out: list[TranscriptComparison] = []
-    runs = run_comparisons(as_transcripts(transcripts), plan, jobs=jobs, executor=executor, address=address)
-    for line, rec in runs:
+    for rec in opts.run(transcripts, plan):
         builder.add(rec)
-        out.append(TranscriptComparison.model_validate_json(line))
+        out.append(rec)
         if progress is not None:
             progress(1)
     return CompareResult(comparisons=out, summary=builder.summary(elapsed=time.perf_counter() - start))

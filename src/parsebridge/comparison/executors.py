@@ -5,9 +5,9 @@ forked worker processes (``jobs>1``); ``ray`` runs them in Ray actors on a
 local runtime or an existing cluster (`ray_executor`, imported only when
 asked for). Every executor takes a lazy stream of transcripts, sends it in
 blocks of `BATCH` with at most ``workers × INFLIGHT`` blocks in flight (so
-the driver never holds the log) and yields ``(JSON line, Compact)`` per
+the driver never holds the log) and yields a `TranscriptComparison` per
 transcript, built by the same `Comparer`: the records and the summary are
-the same whichever executor ran them.
+the same whichever executor ran them (a worker's records cross back as JSON lines).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from typing import Any
 
 from ..conformance.transcripts import Transcript
 from ..protocol import ParsebridgeError
-from .batches import BATCH, INFLIGHT, Done, batched, finish
+from .batches import BATCH, INFLIGHT, batched, received, sent
 from .comparer import Comparer
+from .models import TranscriptComparison
 from .plan import ComparePlan
 
 #: The executors `run_comparisons` knows.
@@ -40,9 +41,9 @@ def _init_worker(plan: ComparePlan) -> None:
     _WORKER = Comparer(plan)
 
 
-def _work(batch: list[Transcript]) -> list[Done]:
+def _work(batch: list[Transcript]) -> list[str]:
     assert _WORKER is not None
-    return [finish(_WORKER.compare(t)) for t in batch]
+    return sent(_WORKER.compare(t) for t in batch)
 
 
 def _context() -> Any:
@@ -74,8 +75,8 @@ def run_comparisons(
     executor: str = "local",
     address: str | None = None,
     quiet: bool = True,
-) -> Iterator[Done]:
-    """(JSON line, compact record) per transcript; in input order unless `ordered` is False.
+) -> Iterator[TranscriptComparison]:
+    """The comparison of each transcript; in input order unless `ordered` is False.
 
     ``executor="local"``: ``jobs == 1`` runs in this process, otherwise a
     process pool of `jobs` workers (0: one per CPU). ``executor="ray"``:
@@ -101,18 +102,18 @@ def run_comparisons(
 
 def _run_local(
     transcripts: Iterable[Transcript], plan: ComparePlan, *, jobs: int, ordered: bool, batch: int
-) -> Iterator[Done]:
+) -> Iterator[TranscriptComparison]:
     """This process (``jobs == 1``) or a pool of forked processes with bounded batches in flight."""
     jobs = (os.cpu_count() or 1) if jobs <= 0 else jobs
     if jobs == 1:
         comparer = Comparer(plan)
         for t in transcripts:
-            yield finish(comparer.compare(t))
+            yield comparer.compare(t)
         return
     _warm(plan)
     batches = batched(transcripts, batch)
     ex = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_init_worker, initargs=(plan,))
-    pending: deque[Future[list[Done]]] = deque()
+    pending: deque[Future[list[str]]] = deque()
     try:
         for b in islice(batches, jobs * INFLIGHT):
             pending.append(ex.submit(_work, b))
@@ -128,7 +129,7 @@ def _run_local(
                 nxt = next(batches, None)
                 if nxt is not None:
                     pending.append(ex.submit(_work, nxt))
-                yield from fut.result()
+                yield from received(fut.result())
     except BaseException:
         ex.shutdown(wait=False, cancel_futures=True)
         raise

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -26,9 +26,10 @@ from ..conformance.transcripts import (
     transcript_from,
 )
 from ..protocol import ParsebridgeError
-from ..terminal import InputFileError
-from .engine import compact
+from ..terminal import InputFileError, print_error
 from .logs import count_lines, expand, inner_suffix, is_glob, is_gzip, iter_log
+from .models import TranscriptComparison, load_line
+from .summary import SummaryBuilder
 
 
 def split_list(values: Sequence[str] | None) -> list[str]:
@@ -155,36 +156,30 @@ def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, sta
 # ---------------------------------------------------------------- resume
 
 
-def read_previous(path: Path, builder: Any) -> set[str]:
-    """Ids already compared in a json output; their records go into `builder`.
+def read_previous(path: Path, builder: SummaryBuilder) -> Counter[str]:
+    """How many times each transcript id was compared already in a json output; every one of
+    those comparisons goes into `builder`.
 
-    The file is rewritten without summary lines and without a torn last
-    line (an interrupted write), streaming, so a huge file costs no memory
-    beyond the set of ids.
+    The file is rewritten without summary lines and without a torn last line (an
+    interrupted write), streaming. Comparisons whose ids repeat (an input may repeat an id)
+    are all kept: `pending_transcripts` skips that many transcripts of the id, in input order.
     """
-
-    done: set[str] = set()
+    done: Counter[str] = Counter()
     if not path.exists():
         return done
     tmp = path.with_name(path.name + ".resume-tmp")
     dropped = 0
     with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
         for line in src:
-            if not line.endswith("\n"):
-                dropped += 1
-                continue
             try:
-                obj = json.loads(line)
+                rec = load_line(line) if line.endswith("\n") else None
             except ValueError:
-                dropped += 1
+                rec = None
+            if not isinstance(rec, TranscriptComparison):
+                dropped += rec is None
                 continue
-            if not isinstance(obj, dict) or obj.get("type") == "summary" or "transcript" not in obj:
-                continue
-            tid = str(obj["transcript"])
-            if tid in done:
-                continue
-            done.add(tid)
-            builder.add(compact(obj), line.rstrip("\n"))
+            done[rec.transcript] += 1
+            builder.add(rec)
             dst.write(line)
     os.replace(tmp, path)
     if dropped:
@@ -212,20 +207,59 @@ def pending_transcripts(
     srcs: Sequence[Source],
     tools: list[dict[str, Any]] | None,
     started: bool,
-    done: set[str],
+    done: Counter[str],
     need_family: bool = False,
 ) -> Iterator[Any]:
-    """Every input's transcripts with the command line's defaults, minus those already compared.
+    """Every input's transcripts with the command line's defaults, minus those already compared
+    (`done`: how many of each id, skipped in input order), with a warning for a repeated id.
 
     `need_family` (no spec and no ``--family``: each transcript runs its own family's parsers):
     a transcript that names no family is a usage error, as a raw output is.
     """
+    left = Counter(done)
+    repeats = _Repeats()
     for src in srcs:
         for t in _with_defaults(src.items, tools, started):
-            if need_family and not (t.family or t.reasoning_family):
+            if need_family and not t.family:
                 raise usage_error(
-                    f'{src.label}: transcript {t.id!r} names no family (a record\'s "family" key), '
-                    "and no parser was given: give --tool-parser/--reasoning-parser SPEC or --family NAME"
+                    f'{src.label}: transcript {t.id!r} names no family (a record\'s "family" key; '
+                    '"reasoning_family" alone names only the reasoning parser beside it), and no parser '
+                    "was given: give --tool-parser/--reasoning-parser SPEC or --family NAME"
                 )
-            if t.id not in done:
-                yield t
+            repeats.see(t.id, src.label)
+            if left[t.id]:
+                left[t.id] -= 1
+                continue
+            yield t
+    repeats.close()
+
+
+#: Ids remembered to find a repeated one: a bound, so a log of any length runs in flat memory.
+REPEATS_CHECKED = 10_000
+
+
+class _Repeats:
+    """Warns (on stderr, as `conformance` does) about a transcript id that comes again: a result
+    keyed by id would be ambiguous. Exact among the first `REPEATS_CHECKED` ids."""
+
+    SHOWN = 5
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.found = 0
+
+    def see(self, tid: str, label: str) -> None:
+        if tid not in self.ids:
+            if len(self.ids) < REPEATS_CHECKED:
+                self.ids.add(tid)
+            return
+        self.found += 1
+        if self.found <= self.SHOWN:
+            print_error(
+                f"{label}: transcript id {tid!r} comes again; its comparisons are all kept, in input order",
+                prefix="warning:",
+            )
+
+    def close(self) -> None:
+        if self.found > self.SHOWN:
+            print_error(f"{self.found} repeated transcript ids in all", prefix="warning:")

@@ -34,8 +34,9 @@ from typing import Any
 
 from ..conformance.transcripts import Transcript
 from ..protocol import ParsebridgeError
-from .batches import BATCH, INFLIGHT, Done, batched, finish
+from .batches import BATCH, INFLIGHT, batched, received, sent
 from .comparer import Comparer
+from .models import TranscriptComparison
 from .plan import ComparePlan
 
 #: A local runtime uses at most this many CPUs unless more workers are asked for.
@@ -75,8 +76,8 @@ class ComparerActor:
                 logging.getLogger(name).setLevel(logging.CRITICAL)
         self.comparer = Comparer(plan)
 
-    def work(self, block: list[Transcript]) -> list[Done]:
-        return [finish(self.comparer.compare(t)) for t in block]
+    def work(self, block: list[Transcript]) -> list[str]:
+        return sent(self.comparer.compare(t) for t in block)
 
     def ping(self) -> int:
         return os.getpid()
@@ -130,8 +131,8 @@ def run(
     batch: int = BATCH,
     address: str | None = None,
     quiet: bool = True,
-) -> Iterator[Done]:
-    """(JSON line, compact record) per transcript, computed by `workers` Ray actors.
+) -> Iterator[TranscriptComparison]:
+    """The comparison of each transcript, computed by `workers` Ray actors.
 
     ``workers <= 0``: one per CPU of the cluster (of the local runtime: `LOCAL_CPUS`).
     """
@@ -153,7 +154,7 @@ def run(
 
 def _drive(
     ray: ModuleType, actors: list[Any], blocks: Iterator[list[Transcript]], ordered: bool
-) -> Iterator[Done]:
+) -> Iterator[TranscriptComparison]:
     """Keep every actor busy with at most `INFLIGHT` blocks each; yield results as they are taken."""
     load = [0] * len(actors)
     owner: dict[Any, int] = {}
@@ -176,11 +177,11 @@ def _drive(
             ref = ready[0]
             pending.remove(ref)
         try:
-            done: list[Done] = ray.get(ref)
+            done: list[str] = ray.get(ref)
         except ray.exceptions.RayError as exc:
             raise RayExecutorError(f"a Ray worker failed: {exc}") from exc
         load[owner.pop(ref)] -= 1
         nxt = next(blocks, None)
         if nxt is not None:
             submit(nxt)
-        yield from done
+        yield from received(done)

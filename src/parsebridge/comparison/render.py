@@ -1,6 +1,6 @@
 """The human views of a compare run: a rich table on the terminal, and one self-contained HTML page.
 
-Both take the summary and a bounded list of JSON lines (every transcript of
+Both take the summary and a bounded list of comparisons (every transcript of
 a small run, or the most different ones of a large run), so a 100k-line log
 renders as fast as ten. The HTML page reuses the conformance report's
 stylesheet (read from its template) so the two reports look alike without a
@@ -20,7 +20,7 @@ from ..adapters import get_backend
 from ..conformance.classes import DESCRIPTIONS, DivergenceClass
 from ..terminal import Part, plain, styled, whitespace_only
 from ..terminal import console as cli_console
-from .models import CompareSummary, PairAgreement
+from .models import CallOut, CompareSummary, PairAgreement, Reading, TranscriptComparison
 
 _MAX_CELL = 400
 
@@ -32,15 +32,13 @@ def _describe(cls: str) -> str:
         return ""
 
 
-def _calls_text(calls: Sequence[dict[str, Any]]) -> str:
+def _calls_text(calls: Sequence[CallOut]) -> str:
     out = []
     for c in calls:
-        if c.get("invalid_arguments") is not None:
-            out.append(f"{c.get('name')}(invalid: {c['invalid_arguments']})")
+        if c.invalid_arguments is not None:
+            out.append(f"{c.name}(invalid: {c.invalid_arguments})")
         else:
-            out.append(
-                f"{c.get('name')}({json.dumps(c.get('arguments', {}), ensure_ascii=False, sort_keys=True)})"
-            )
+            out.append(f"{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})")
     return "\n".join(out)
 
 
@@ -54,21 +52,15 @@ def _cut(text: str | None) -> str:
     return text if len(text) <= _MAX_CELL else text[: _MAX_CELL - 1] + "…"
 
 
-def _key(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        r.get("status"),
-        r.get("error"),
-        r.get("reasoning"),
-        r.get("content"),
-        _calls_text(r.get("tool_calls") or []),
-    )
+def _key(r: Reading) -> tuple[Any, ...]:
+    return (r.status, r.error, r.reasoning, r.content, _calls_text(r.tool_calls))
 
 
-def rows_of(d: dict[str, Any]) -> list[tuple[str, list[str], dict[str, Any]]]:
+def rows_of(rec: TranscriptComparison) -> list[tuple[str, list[str], Reading]]:
     """(spec, modes with this same reading, reading): each spec's modes that read alike share a row."""
     rows = []
-    for spec, modes in (d.get("results") or {}).items():
-        groups: dict[tuple[Any, ...], tuple[list[str], dict[str, Any]]] = {}
+    for spec, modes in rec.results.items():
+        groups: dict[tuple[Any, ...], tuple[list[str], Reading]] = {}
         for mode, reading in modes.items():
             groups.setdefault(_key(reading), ([], reading))[0].append(mode)
         for ms, reading in groups.values():
@@ -76,18 +68,18 @@ def rows_of(d: dict[str, Any]) -> list[tuple[str, list[str], dict[str, Any]]]:
     return rows
 
 
-def grouped_differences(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+def grouped_differences(rec: TranscriptComparison) -> list[tuple[str, str, str]]:
     """(class, where, detail): the same difference at several modes is one line (``A vs B at oneshot, stream``)."""
     groups: dict[tuple[str, str, str, str], list[str]] = {}
-    for x in [*d.get("differences", []), *d.get("against_expected", [])]:
-        sa, _, ma = x["a"].rpartition("/")
-        sb, _, mb = x["b"].rpartition("/")
-        if x["b"] == "expected":
-            key, where = (x["class"], sa, "expected", x["detail"]), ma
+    for x in [*rec.differences, *rec.against_expected]:
+        sa, _, ma = x.a.rpartition("/")
+        sb, _, mb = x.b.rpartition("/")
+        if x.b == "expected":
+            key, where = (x.class_, sa, "expected", x.detail), ma
         elif sa == sb and ma != mb:
-            key, where = (x["class"], sa, "", x["detail"]), f"{ma} vs {mb}"
+            key, where = (x.class_, sa, "", x.detail), f"{ma} vs {mb}"
         else:
-            key, where = (x["class"], sa, sb, x["detail"]), ma
+            key, where = (x.class_, sa, sb, x.detail), ma
         groups.setdefault(key, []).append(where)
     out = []
     for (cls, a, b, detail), wheres in groups.items():
@@ -113,53 +105,54 @@ def _top_classes(classes: dict[str, int], n: int = 4) -> str:
 
 
 def print_table(
-    summary: CompareSummary, lines: Sequence[str], *, path: str | None = None, all_shown: bool = True
+    summary: CompareSummary,
+    shown: Sequence[TranscriptComparison],
+    *,
+    path: str | None = None,
+    all_shown: bool = True,
 ) -> None:
     """Side-by-side readings of the given transcripts, then the summary tables."""
 
     if path:
         with open(path, "w", encoding="utf-8") as fh:
-            _print(cli_console(file=fh), summary, lines, all_shown)
+            _print(cli_console(file=fh), summary, shown, all_shown)
     else:
-        _print(cli_console(), summary, lines, all_shown)
+        _print(cli_console(), summary, shown, all_shown)
 
 
-def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_shown: bool) -> None:
+def _print(
+    console: Any, summary: CompareSummary, shown: Sequence[TranscriptComparison], all_shown: bool
+) -> None:
     from rich.table import Table
 
-    if lines and not all_shown:
+    if shown and not all_shown:
         console.print(
-            styled(f"The {len(lines)} most different of {summary.transcripts} transcripts", style="bold")
+            styled(f"The {len(shown)} most different of {summary.transcripts} transcripts", style="bold")
         )
-    for line in lines:
-        d = json.loads(line)
-        differing = {ref for x in d.get("differences", []) for ref in (x["a"], x["b"])}
-        wrong = {x["a"] for x in d.get("against_expected", [])}
-        title = styled((d["transcript"], "bold"), (f" ({d['family']})", "dim") if d.get("family") else "")
+    for d in shown:
+        differing = {ref for x in d.differences for ref in (x.a, x.b)}
+        wrong = {x.a for x in d.against_expected}
+        title = styled((d.transcript, "bold"), (f" ({d.family})", "dim") if d.family else "")
         t = Table(title=title, title_justify="left", show_lines=True)
         for col in ("spec", "modes", "reasoning", "content", "tool calls"):
             t.add_column(col, overflow="fold")
-        if d.get("expected") is not None:
+        if d.expected is not None:
             t.add_column("expected", overflow="fold")
         for spec, modes, r in rows_of(d):
             hot = any(f"{spec}/{m}" in differing for m in modes)
             style = "red" if hot else ""
             cells = [plain(spec), plain(", ".join(modes))]
-            if r.get("status") != "ok":
-                cells += [
-                    plain(""),
-                    styled(f"{r.get('status')}: {_cut(r.get('error'))}", style="magenta"),
-                    plain(""),
-                ]
+            if r.status != "ok":
+                cells += [plain(""), styled(f"{r.status}: {_cut(r.error)}", style="magenta"), plain("")]
             else:
                 cells += [
-                    plain(_cut(r.get("reasoning"))),
-                    plain(_cut(r.get("content"))),
-                    plain(_cut(_calls_text(r.get("tool_calls") or [])) or "—"),
+                    plain(_cut(r.reasoning)),
+                    plain(_cut(r.content)),
+                    plain(_cut(_calls_text(r.tool_calls)) or "—"),
                 ]
-            if d.get("expected") is not None:
+            if d.expected is not None:
                 ok = [not any(f"{spec}/{m}" == w for w in wrong) for m in modes]
-                known = spec in (d.get("expected") or {})
+                known = spec in d.expected
                 cells.append(
                     (styled(("✓", "green")) if all(ok) else styled(("✗", "red"))) if known else plain("")
                 )
@@ -167,9 +160,9 @@ def _print(console: Any, summary: CompareSummary, lines: Sequence[str], all_show
         console.print(t)
         for cls, where, detail in grouped_differences(d):
             console.print(styled("  ", (cls, "yellow"), f" {where}: ", (detail, "dim")))
-        for who, why in (d.get("unsupported") or {}).items():
+        for who, why in d.unsupported.items():
             console.print(styled(f"  unsupported {who}: {why}", style="dim"))
-        if not d.get("differences") and not d.get("against_expected") and len(d.get("results") or {}) > 1:
+        if not d.differences and not d.against_expected and len(d.results) > 1:
             console.print(styled(("  all specs agree at every mode", "green")))
         console.print()
     _print_summary(console, summary)
@@ -346,28 +339,24 @@ def _pairs_html(title: str, pairs: Sequence[PairAgreement]) -> str:
     )
 
 
-def _transcript_html(d: dict[str, Any]) -> str:
-    differing = {ref for x in d.get("differences", []) for ref in (x["a"], x["b"])}
-    wrong = {x["a"] for x in d.get("against_expected", [])}
-    scored = d.get("expected") is not None
+def _transcript_html(d: TranscriptComparison) -> str:
+    differing = {ref for x in d.differences for ref in (x.a, x.b)}
+    wrong = {x.a for x in d.against_expected}
+    scored = d.expected is not None
     head = "<tr><th>spec</th><th>modes</th><th>reasoning</th><th>content</th><th>tool calls</th>"
     head += "<th class='expected'>expected</th></tr>" if scored else "</tr>"
     body = []
     for spec, modes, r in rows_of(d):
         hot = any(f"{spec}/{m}" in differing for m in modes)
-        if r.get("status") != "ok":
-            cells = f"<td></td><td class='bad'>{_e(r.get('status'))}: {_e(r.get('error'))}</td><td></td>"
+        if r.status != "ok":
+            cells = f"<td></td><td class='bad'>{_e(r.status)}: {_e(r.error)}</td><td></td>"
         else:
             cells = "".join(
                 f"<td><pre>{_e(v)}</pre></td>"
-                for v in (
-                    _cut(r.get("reasoning")),
-                    _cut(r.get("content")),
-                    _calls_text(r.get("tool_calls") or []) or "—",
-                )
+                for v in (_cut(r.reasoning), _cut(r.content), _calls_text(r.tool_calls) or "—")
             )
         if scored:
-            if spec in (d.get("expected") or {}):
+            if spec in (d.expected or {}):
                 ok = not any(f"{spec}/{m}" in wrong for m in modes)
                 cells += f"<td class='{'ok' if ok else 'bad'}'>{'✓' if ok else '✗'}</td>"
             else:
@@ -379,25 +368,24 @@ def _transcript_html(d: dict[str, Any]) -> str:
         f"<li><span class='classes'>{_e(cls)}</span> {_e(where)}: <span class='detail'>{_e(detail)}</span></li>"
         for cls, where, detail in grouped_differences(d)
     )
-    unsup = "".join(
-        f"<li class='muted'>unsupported {_e(k)}: {_e(v)}</li>"
-        for k, v in (d.get("unsupported") or {}).items()
-    )
-    n = len(d.get("differences", [])) + len(d.get("against_expected", []))
+    unsup = "".join(f"<li class='muted'>unsupported {_e(k)}: {_e(v)}</li>" for k, v in d.unsupported.items())
+    n = d.score
     badge = (
         f"<span class='badge s-diverge'>{n} differences</span>"
         if n
         else "<span class='badge s-pass'>agree</span>"
     )
-    fam = f" <span class='muted'>({_e(d['family'])})</span>" if d.get("family") else ""
+    fam = f" <span class='muted'>({_e(d.family)})</span>" if d.family else ""
     return (
-        f"<details class='transcript'{' open' if n else ''}><summary>{_e(d['transcript'])}{fam} {badge}</summary>"
+        f"<details class='transcript'{' open' if n else ''}><summary>{_e(d.transcript)}{fam} {badge}</summary>"
         f"<table class='cmp'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
         f"<ul>{diffs}{unsup}</ul></details>"
     )
 
 
-def render_html(summary: CompareSummary, lines: Sequence[str], *, all_shown: bool = True) -> str:
+def render_html(
+    summary: CompareSummary, shown: Sequence[TranscriptComparison], *, all_shown: bool = True
+) -> str:
     """One self-contained page (inline CSS, no script, no network): summary, then transcripts."""
     s = summary
     modes = ", ".join(f"{m} = {c}" for m, c in s.modes.items())
@@ -412,7 +400,9 @@ def render_html(summary: CompareSummary, lines: Sequence[str], *, all_shown: boo
         f"<tr><td class='classes'>{_e(c)}</td><td>{n}</td><td>{_e(_describe(c))}</td></tr>"
         for c, n in s.classes.items()
     )
-    shown = "Transcripts" if all_shown else f"The {len(lines)} most different of {s.transcripts} transcripts"
+    heading = (
+        "Transcripts" if all_shown else f"The {len(shown)} most different of {s.transcripts} transcripts"
+    )
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -442,7 +432,7 @@ def render_html(summary: CompareSummary, lines: Sequence[str], *, all_shown: boo
     hint = single_backend_hint(s)
     if hint:
         parts.append(f"<p class='muted'>{_e(hint)}</p>")
-    parts.append(f"<h2>{_e(shown)}</h2>")
-    parts.extend(_transcript_html(json.loads(line)) for line in lines)
+    parts.append(f"<h2>{_e(heading)}</h2>")
+    parts.extend(_transcript_html(d) for d in shown)
     parts.append("</body></html>\n")
     return "".join(parts)

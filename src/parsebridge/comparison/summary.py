@@ -1,9 +1,8 @@
-"""The summary of a run: small per-transcript records folded into a `CompareSummary`.
+"""The summary of a run: each `TranscriptComparison` folded into a `CompareSummary`.
 
-Workers send a `Compact` beside each JSON line; the driver folds them with
-`SummaryBuilder`, whose memory is bounded by specs² + top-N, never by the
-log. Every executor feeds the same builder, so the summary is the same
-whichever ran the comparisons (only the order of lines may differ).
+`SummaryBuilder` keeps counts, not comparisons (beyond a bounded few to show): its memory
+is bounded by specs² + top-N, never by the log. Every executor feeds the same builder,
+so the summary is the same whichever ran the comparisons (only their order may differ).
 """
 
 from __future__ import annotations
@@ -12,52 +11,10 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, NamedTuple
 
-from .models import (
-    CompareSummary,
-    PairAgreement,
-    Ranked,
-    SpecStats,
-)
-
-# ---------------------------------------------------------------- compact records (what the summary needs)
-
-
-class Compact(NamedTuple):
-    """The part of a comparison the summary needs; small, so workers can send it cheaply."""
-
-    transcript: str
-    specs: tuple[str, ...]
-    differences: tuple[tuple[str, str, str], ...]  # (class, a, b)
-    against: tuple[tuple[str, str], ...]  # (class, a)
-    expected: tuple[tuple[str, bool], ...]  # (spec, every mode correct)
-    errors: tuple[str, ...]  # specs with an errored reading
-    unsupported: tuple[str, ...]
-
-    @property
-    def score(self) -> int:
-        return len(self.differences) + len(self.against)
-
-
-def compact(d: dict[str, Any]) -> Compact:
-    """The summary's view of one `TranscriptComparison` dict (a fresh one, or one read back)."""
-    results = d.get("results") or {}
-    errors = tuple(
-        spec
-        for spec, modes in results.items()
-        if any((r or {}).get("status") == "error" for r in modes.values())
-    )
-    expected = d.get("expected") or {}
-    return Compact(
-        str(d.get("transcript", "")),
-        tuple(d.get("specs") or results),
-        tuple((x["class"], x["a"], x["b"]) for x in d.get("differences") or ()),
-        tuple((x["class"], x["a"]) for x in d.get("against_expected") or ()),
-        tuple((spec, all(modes.values())) for spec, modes in expected.items()),
-        errors,
-        tuple(d.get("unsupported") or ()),
-    )
+from .._version import __version__
+from ..adapters import get_backend
+from .models import CompareSummary, PairAgreement, Ranked, SpecStats, TranscriptComparison
 
 
 def backend_group(label: str) -> str:
@@ -69,6 +26,25 @@ def backend_group(label: str) -> str:
 def _spec_mode(ref: str) -> tuple[str, str]:
     spec, _, mode = ref.rpartition("/")
     return spec, mode
+
+
+def _differences(
+    rec: TranscriptComparison,
+) -> tuple[dict[str, set[str]], dict[tuple[str, str], tuple[set[str], set[str]]]]:
+    """The classes within each spec (its streams vs its one-shot), and per pair of specs the
+    modes and classes at which they differ."""
+    within: dict[str, set[str]] = {}
+    cross: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
+    for d in rec.differences:
+        sa, ma = _spec_mode(d.a)
+        sb, _ = _spec_mode(d.b)
+        if sa == sb:
+            within.setdefault(sa, set()).add(d.class_)
+        else:
+            modes, classes = cross.setdefault((sa, sb), (set(), set()))
+            modes.add(ma)
+            classes.add(d.class_)
+    return within, cross
 
 
 @dataclass
@@ -127,10 +103,10 @@ class _Earlier:
 
 
 class SummaryBuilder:
-    """Aggregates compact records into a `CompareSummary`; memory bounded by specs² + top-N.
+    """Folds comparisons into a `CompareSummary`; memory bounded by specs² + top-N.
 
-    Keeps the first `keep` lines (for showing small runs in full) and the
-    `top` most different lines (for showing large runs): both bounded.
+    Keeps the first `keep` comparisons (for showing small runs in full) and the
+    `top` most different ones (for showing large runs): both bounded.
     """
 
     def __init__(
@@ -151,8 +127,8 @@ class SummaryBuilder:
         self.backend_pairs: dict[tuple[str, str], _Pair] = {}
         self.classes: dict[str, int] = {}
         self.unsupported: dict[str, int] = {}
-        self._heap: list[tuple[int, _Earlier, str, tuple[str, ...], str]] = []
-        self.first: list[str] = []
+        self._heap: list[tuple[int, _Earlier, int, str, tuple[str, ...], TranscriptComparison]] = []
+        self.first: list[TranscriptComparison] = []
         self._order: dict[str, int] = {}
 
     def _spec(self, s: str) -> SpecStats:
@@ -162,68 +138,62 @@ class SummaryBuilder:
             self._order[s] = len(self._order)
         return st
 
-    def add(self, rec: Compact, line: str = "") -> None:
+    def add(self, rec: TranscriptComparison) -> None:
+        """Fold one comparison in."""
         self.transcripts += 1
-        if not rec.specs:
+        specs = rec.specs or list(rec.results)
+        if not specs:
             self.not_run += 1
         elif rec.differences:
             self.differing += 1
         else:
             self.agreeing += 1
-        self.wrong += bool(rec.against)
+        self.wrong += bool(rec.against_expected)
         for u in rec.unsupported:
             self.unsupported[u] = self.unsupported.get(u, 0) + 1
-        cross: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
-        within: dict[str, set[str]] = {}
-        for cls, a, b in rec.differences:
-            sa, ma = _spec_mode(a)
-            sb, _ = _spec_mode(b)
-            if sa == sb:
-                within.setdefault(sa, set()).add(cls)
-            else:
-                modes, classes = cross.setdefault((sa, sb), (set(), set()))
-                modes.add(ma)
-                classes.add(cls)
+        within, cross = _differences(rec)
         wrong: dict[str, set[str]] = {}
-        for cls, a in rec.against:
-            wrong.setdefault(_spec_mode(a)[0], set()).add(cls)
-        correct = dict(rec.expected)
-        for s in rec.specs:
+        for d in rec.against_expected:
+            wrong.setdefault(_spec_mode(d.a)[0], set()).add(d.class_)
+        correct = {spec: all(modes.values()) for spec, modes in (rec.expected or {}).items()}
+        for s in specs:
             st = self._spec(s)
             st.transcripts += 1
             st.stream_consistent += s not in within
-            st.errors += s in rec.errors
+            st.errors += any(r.status == "error" for r in rec.results.get(s, {}).values())
             if s in correct:
                 st.scored += 1
                 st.correct += bool(correct[s])
             for c in within.get(s, set()) | wrong.get(s, set()):
                 st.classes[c] = st.classes.get(c, 0) + 1
-        for a, b in combinations(rec.specs, 2):
+        for a, b in combinations(specs, 2):
             modes, classes = cross.get((a, b)) or cross.get((b, a)) or (set(), set())
             self.pairs.setdefault((a, b), _Pair()).add(modes, classes)
             ga, gb = backend_group(a), backend_group(b)
             if ga != gb:
                 key = (ga, gb) if (gb, ga) not in self.backend_pairs else (gb, ga)
                 self.backend_pairs.setdefault(key, _Pair()).add(modes, classes)
-        present = {c for c, _, _ in rec.differences} | {c for c, _ in rec.against}
+        present = set(rec.classes())
         for c in present:
             self.classes[c] = self.classes.get(c, 0) + 1
-        if line and len(self.first) < self.keep:
-            self.first.append(line)
+        self._keep(rec, tuple(sorted(present)))
+
+    def _keep(self, rec: TranscriptComparison, classes: tuple[str, ...]) -> None:
+        """The first `keep` comparisons, and the `top` most different (ties: smallest id first)."""
+        if len(self.first) < self.keep:
+            self.first.append(rec)
         if self.top and rec.score:
-            item = (rec.score, _Earlier(rec.transcript), rec.transcript, tuple(sorted(present)), line)
+            item = (rec.score, _Earlier(rec.transcript), -self.transcripts, rec.transcript, classes, rec)
             if len(self._heap) < self.top:
                 heapq.heappush(self._heap, item)
-            elif item > self._heap[0]:
+            elif item[:3] > self._heap[0][:3]:
                 heapq.heapreplace(self._heap, item)
 
-    def most_different_lines(self) -> list[str]:
-        """The kept lines of the most different transcripts, most different first."""
-        return [item[4] for item in sorted(self._heap, reverse=True) if item[4]]
+    def most_different(self) -> list[TranscriptComparison]:
+        """The kept comparisons of the most different transcripts, most different first."""
+        return [item[5] for item in sorted(self._heap, key=lambda item: item[:3], reverse=True)]
 
     def summary(self, *, elapsed: float = 0.0, complete: bool = True) -> CompareSummary:
-        from .._version import __version__
-
         return CompareSummary(
             parsebridge=__version__,
             backends=_backend_versions(sorted({backend_group(s) for s in self.specs})),
@@ -240,7 +210,7 @@ class SummaryBuilder:
             classes=dict(sorted(self.classes.items(), key=lambda kv: (-kv[1], kv[0]))),
             most_different=[
                 Ranked(transcript=t, score=score, classes=list(cls))
-                for score, _, t, cls, _ in sorted(self._heap, reverse=True)
+                for score, _, _, t, cls, _ in sorted(self._heap, key=lambda item: item[:3], reverse=True)
             ],
             unsupported=dict(sorted(self.unsupported.items())),
             skipped=self.skipped,
@@ -250,8 +220,6 @@ class SummaryBuilder:
 
 
 def _backend_versions(groups: Iterable[str]) -> dict[str, str | None]:
-    from ..adapters import get_backend
-
     out: dict[str, str | None] = {}
     for g in groups:
         for b in g.split("+"):

@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +116,25 @@ def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
     return json.dumps(tools, sort_keys=True, default=str)
 
 
+class BoundedCache(OrderedDict[tuple[Any, ...], Any]):
+    """A parser cache that keeps the `limit` most recently used entries (an LRU)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def get(self, key: tuple[Any, ...], default: Any = None) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        return default
+
+    def __setitem__(self, key: tuple[Any, ...], value: Any) -> None:
+        super().__setitem__(key, value)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+
+
 Progress = Callable[[int], None]
 
 
@@ -132,6 +152,7 @@ class Runner:
         table: FamilyTable | None = None,
         parser_options: dict[str, Any] | None = None,
         conventions: str | None = "lossless",
+        cache: MutableMapping[tuple[Any, ...], Subject | BaseException] | None = None,
     ) -> None:
         self.chunkings: list[Chunking] = (
             [c if isinstance(c, Chunking) else parse_chunkings([c])[0] for c in chunkings]
@@ -145,7 +166,9 @@ class Runner:
         #: output accounted for in the content or a call), so that is what the suite runs;
         #: the consensus check runs "servers" against vLLM and SGLang.
         self.conventions = conventions
-        self._subjects: dict[tuple[Any, ...], Subject | BaseException] = {}
+        #: Built parsers (or what building them raised) by (specs, tools): every one the run
+        #: needs by default; `compare` passes a `BoundedCache`, so a log with many tools lists stays flat.
+        self._subjects = cache if cache is not None else {}
         #: Parsers built with a transcript's own tokenizer (`subject_for`).
         self._tokenized: dict[tuple[Any, ...], Subject | BaseException] = {}
         self._unavailable: dict[str, str | None] = {}

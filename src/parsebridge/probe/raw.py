@@ -80,7 +80,20 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
     out = RawOutput(row.scenario.name)
     body = row.scenario.body(endpoint.model, stream=False, max_tokens=max_tokens, seed=seed)
     body.update(logprobs=True, top_logprobs=0)
-    answer = endpoint.post(ROUTE, body)
+    if tokenizer is not None:
+        # vLLM and Dynamo give each token as its id (token_id:N); vLLM and SGLang add the prompt's
+        # ids (return_token_ids / return_prompt_token_ids). A server that refuses a field it does
+        # not know is asked again with logprobs only.
+        extras = {
+            "return_tokens_as_token_ids": True,
+            "return_token_ids": True,
+            "return_prompt_token_ids": True,
+        }
+        answer = endpoint.post(ROUTE, {**body, **extras})
+        if answer.status == 400:
+            answer = endpoint.post(ROUTE, {**body, "return_tokens_as_token_ids": True})
+    else:
+        answer = endpoint.post(ROUTE, body)
     if answer.status != 200:
         out.why_not = endpoint.redact(f"HTTP {answer.status} with logprobs: {answer.error_text()}")
         return out
@@ -97,6 +110,10 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
     if tokenizer is not None and out.token_ids:
         out.text = tokenizer.decode(out.token_ids, skip_special_tokens=False)
         out.token_texts = None
+        prompt_ids = _prompt_ids(answer.body, choice)
+        if prompt_ids:
+            out.extra["prompt_token_ids"] = prompt_ids
+            out.extra["prompt"] = tokenizer.decode(prompt_ids, skip_special_tokens=False)
     elif "\ufffd" in (out.text or ""):
         out.extra["warning"] = (
             "a token ends inside a character (U+FFFD in its bytes): --tokenizer decodes the ids"
@@ -106,6 +123,15 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
         out.why_not = "asked again, the server answered differently (not deterministic at temperature 0)"
         out.text = None
     return out
+
+
+def _prompt_ids(body: Any, choice: Any) -> list[int] | None:
+    """The prompt's token ids where the server gave them (vLLM: top level; SGLang: the choice)."""
+    for where in (body, choice):
+        ids = where.get("prompt_token_ids") if isinstance(where, dict) else None
+        if isinstance(ids, list) and ids and all(isinstance(i, int) for i in ids):
+            return ids
+    return None
 
 
 def answer_json(reading: Reading) -> dict[str, Any]:
@@ -155,6 +181,9 @@ def recorded(
     if tokenizer_path and raw.token_ids:  # the ids and the vocabulary they belong to
         record["token_ids"] = raw.token_ids
         record["tokenizer"] = {"path": tokenizer_path}
+        if raw.extra.get("prompt_token_ids"):  # the generation prompt: where reasoning starts
+            record["prompt_token_ids"] = raw.extra["prompt_token_ids"]
+            record["prompt"] = raw.extra["prompt"]
     served = {
         mode: answer_json(rows[(raw.scenario, mode)].reading)
         for mode in ("oneshot", "stream")

@@ -1,0 +1,69 @@
+"""compare's records: repeated ids lose nothing on --resume, records without a family fail alike,
+and the Python API takes one set of options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.cli import main
+from parsebridge.comparison import iter_compare
+
+CALL = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_resume_keeps_every_record_when_ids_repeat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        "".join(
+            json.dumps({"id": "a", "family": "hermes", "output": out}) + "\n" for out in ("x " + CALL, "y")
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["compare", str(log), "--backends", "builtin", "--format", "json", "-o", str(out)]
+    assert main(args) == 0
+    assert "transcript id 'a' comes again" in capsys.readouterr().err
+    first = [r for r in _records(out) if r["type"] == "transcript"]
+    assert len(first) == 2
+    assert main([*args, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "all 2 transcripts were already in" in err
+    assert [r for r in _records(out) if r["type"] == "transcript"] == first
+    # interrupted after the first of the two: resume compares the second one, once
+    out.write_text(json.dumps(first[0]) + "\n", encoding="utf-8")
+    assert main([*args, "--resume"]) == 0
+    again = [r for r in _records(out) if r["type"] == "transcript"]
+    assert len(again) == 2 and again[1]["results"]["builtin:hermes"]["oneshot"]["content"] == "y"
+
+
+def test_a_record_with_only_a_reasoning_family_is_a_record_without_a_family(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"id": "r", "reasoning_family": "qwen3", "output": "a</think>b"}) + "\n")
+    assert main(["compare", str(log)]) == 2
+    assert "names no family" in capsys.readouterr().err
+
+
+def test_iter_compare_takes_the_options_compare_takes() -> None:
+    text = f"Hi {CALL} after"  # builtin's servers reading leaves " after" out of the content
+    lossless = next(iter_compare(text, ["builtin:hermes"], conventions="lossless"))
+    servers = next(iter_compare(text, ["builtin:hermes"]))
+    assert lossless.results["builtin:hermes"]["oneshot"].content == "Hi  after"
+    assert servers.results["builtin:hermes"]["oneshot"].content == "Hi "
+    assert pb.compare(text, ["builtin:hermes"], conventions="lossless").comparisons[0] == lossless
+
+
+def test_a_misspelt_option_is_named() -> None:
+    with pytest.raises(TypeError, match=r"unknown option 'convention' \(did you mean 'conventions'\?\)"):
+        pb.compare("x", ["builtin:hermes"], convention="lossless")

@@ -1,0 +1,73 @@
+"""`parsebridge probe` against vLLM 0.33's chat serving code (`OpenAIServingChat`: its request
+validation, parsers, `tool_choice` handling, stream and full generators) behind a small HTTP app,
+serving hermes with Qwen3 reasoning over a scripted engine (tests/probe/_probe_vllm.py); and a
+fault-injecting proxy in front of it, whose faults the probe names."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("vllm", reason="vLLM is not installed")
+pytest.importorskip("uvicorn", reason="the server extra is not installed: pip install '.[server]'")
+
+from _probe_servers import HERE, Process, failed_checks, fault_proxy, free_port, run_probe, serving
+
+pytestmark = pytest.mark.framework
+
+
+@pytest.fixture(scope="module")
+def vllm_server() -> Iterator[Process]:
+    port = free_port()
+    cmd = [sys.executable, str(HERE / "_probe_vllm.py"), "--port", str(port)]
+    with serving([*cmd, "--tool-parser", "hermes", "--reasoning-parser", "qwen3"], port) as proc:
+        yield proc
+
+
+def test_vllm_serving_hermes_passes(vllm_server: Process) -> None:
+    code, report, err = run_probe("--base-url", vllm_server.origin + "/v1", "--model", "oracle-model")
+    assert failed_checks(report) == set(), err
+    assert code == 0 and len(report["results"]) == 20
+    assert not any(r["note"] for r in report["results"])
+
+
+def test_vllm_raw_output_is_reread_by_vllms_own_parsers(vllm_server: Process) -> None:
+    """vLLM returns each token's text as logprobs: joined, they are the raw output, and vLLM's
+    hermes and qwen3 parsers read it as the server answered."""
+    args = [
+        "--base-url",
+        vllm_server.origin + "/v1",
+        "--model",
+        "oracle-model",
+        "--scenario",
+        "reasoning-then-call",
+    ]
+    args += ["--parser", "vllm:hermes", "--reasoning-parser", "vllm:qwen3", "--backends", "none"]
+    code, report, err = run_probe(*args)
+    reread = report["reread"]
+    assert code == 0, (err, reread)
+    assert reread["transcripts"] == 1 and reread["unavailable"] == [] and reread["differences"] == []
+    assert reread["agree"] == ["vllm:qwen3 + vllm:hermes"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "scenario", "expected"),
+    [
+        ("missing-index", "single-call", {("stream", "index")}),
+        ("args-before-name", "nested-arguments", {("stream", "name-first")}),
+        ("leaked-marker", "single-call", {("oneshot", "markers"), ("stream", "markers")}),
+        ("stream-differs", "parallel-calls", {("stream", "same-shape")}),
+        ("ignored-forced", "required-choice", {("oneshot", "forced"), ("stream", "forced")}),
+    ],
+)
+def test_faults_in_front_of_vllm_are_named(
+    vllm_server: Process, fault: str, scenario: str, expected: set
+) -> None:
+    with fault_proxy(vllm_server.origin, fault) as proxy:
+        code, report, _ = run_probe(
+            "--base-url", proxy.origin + "/v1", "--model", "oracle-model", "--scenario", scenario
+        )
+    assert code == 1
+    assert failed_checks(report) == {(scenario, mode, check) for mode, check in expected}
