@@ -254,7 +254,8 @@ def test_single_backend_hint_says_what_is_installed(monkeypatch: pytest.MonkeyPa
     hint = render.single_backend_hint(summary)  # type: ignore[arg-type]
     assert hint is not None and "install" not in hint.replace("installed", "") and "--backends" in hint
     monkeypatch.setattr(render, "_installed", lambda fw: False)
-    assert "install vLLM or SGLang" in (render.single_backend_hint(summary) or "")  # type: ignore[arg-type]
+    hint = render.single_backend_hint(summary) or ""  # type: ignore[arg-type]
+    assert all(f"{fw}-latest" in hint for fw in ("smg", "dynamo", "vllm", "sglang")), hint
 
 
 @pytest.mark.framework
@@ -262,7 +263,7 @@ def test_single_backend_hint_says_what_is_installed(monkeypatch: pytest.MonkeyPa
 def test_compare_builtin_only_with_frameworks_installed(tmp_path: Path) -> None:
     p = pb("compare", "--bundled", "--family", "hermes", "--backends", "builtin", cwd=tmp_path)
     assert p.returncode == 0
-    assert "install vLLM or SGLang" not in p.stdout and "installed here" in p.stdout
+    assert "install-framework" not in p.stdout and "installed here" in p.stdout
 
 
 # ---------------------------------------------------------------- framework logs

@@ -22,7 +22,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from . import _moved
-from ._version import __version__
+from ._version import __version__, check_python
+
+check_python()  # before anything that needs 3.11: a clear message on an older Python
 
 # A library's logger has a NullHandler (the logging HOWTO's convention): what it logs (the
 # fallback policy's one-line warnings) shows where the application configures logging, and

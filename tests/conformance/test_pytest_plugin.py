@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,16 @@ def _readme_command() -> list[str]:
     )
     assert m, "docs/own-parsers.md has no pytest --parsebridge-spec example"
     return m.group(1).split()
+
+
+def test_the_page_says_which_extra_brings_pytest() -> None:
+    """pytest is not a dependency of parsebridge: the page installs the `test` extra first."""
+    text = README.read_text(encoding="utf-8")
+    before = text[: text.index("$ pytest --parsebridge-spec")]
+    assert "$ python3 -m pip install '.[test]'" in before[-400:]
+    pyproject = tomllib.loads((README.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(d.startswith("pytest") for d in pyproject["project"]["optional-dependencies"]["test"])
+    assert not any(d.startswith("pytest") for d in pyproject["project"]["dependencies"])
 
 
 def plain_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -160,3 +160,30 @@ def test_schema_problems() -> None:
     ]
     assert problems(True, {"type": "integer"}) and not problems(2, {"type": "integer"})
     assert "not valid JSON Schema" in problems({}, {"type": "thing"})[0]
+
+
+def test_the_reread_section_tells_the_named_spec_from_other_backends() -> None:
+    import io
+
+    from parsebridge.probe.render import render
+    from parsebridge.probe.run import ProbeReport
+
+    report = ProbeReport("http://127.0.0.1:1/v1", "m")
+    diff = {"transcript": "probe-no-call", "a": "server/oneshot", "class": "content_differs", "detail": "x"}
+    report.reread = {
+        "how": "logprobs",
+        "differences": [
+            {**diff, "b": "dynamo:hermes/oneshot", "named": True},
+            {**diff, "b": "vllm:hermes/oneshot", "named": False},
+        ],
+        "agree": [],
+        "saved": "probe.jsonl",
+    }
+    out = io.StringIO()
+    render(report, file=out)
+    text = out.getvalue()
+    assert "differs from --parser: probe-no-call: server/oneshot vs dynamo:hermes/oneshot" in text
+    assert "another backend: probe-no-call: server/oneshot vs vllm:hermes/oneshot" in text
+    assert report.reread_differs
+    report.reread["differences"] = report.reread["differences"][1:]
+    assert not report.reread_differs

@@ -10,6 +10,7 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -127,3 +128,10 @@ def test_a_bare_host_means_its_v1_routes() -> None:
     assert Endpoint("http://127.0.0.1:8000", "m").path == "/v1"
     assert Endpoint("http://127.0.0.1:8000/v1/", "m").path == "/v1"
     assert Endpoint("https://host/openai/v1", "m").port == 443
+
+
+def test_a_tokenizer_that_cannot_be_loaded_is_a_usage_error(tmp_path: Path) -> None:
+    from parsebridge.probe.reread import _decoder
+
+    with pytest.raises(ProbeUsageError, match="--tokenizer"):
+        _decoder(str(tmp_path / "missing"))

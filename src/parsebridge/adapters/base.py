@@ -125,6 +125,11 @@ class Backend(abc.ABC):
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         """A reasoning parser for the backend's own registered `name`."""
 
+    def passthrough_name(self, name: str) -> bool:
+        """Whether `name` is taken as given, not looked up among the registered names (llamacpp's
+        template paths)."""
+        return False
+
     def option_names(self, kind: str, name: str) -> Collection[str] | None:
         """The keyword options the parser `name` of `kind` takes, or None to pass any through unchecked.
 

@@ -39,6 +39,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
     "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
     "smg": "parsebridge.adapters.smg:SmgBackend",
+    "llamacpp": "parsebridge.adapters.llamacpp:LlamacppBackend",
 }
 
 _lock = threading.RLock()
@@ -128,7 +129,7 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
     """
     parsed = ParserSpec.parse(spec)
     backend = get_backend(parsed.backend)
-    if parsed.backend == "python":
+    if parsed.backend == "python" or backend.passthrough_name(parsed.name):
         return backend, parsed.name
     names = _name_map(backend, kind)
     wanted = normalize_name(parsed.name)

@@ -69,7 +69,7 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang, dynamo, smg; naming one that is not installed is a usage error)",
+        "builtin, vllm, sglang, dynamo, smg, llamacpp; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",
@@ -127,7 +127,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "-v",
         dest="framework_logs",
         action="store_true",
-        help="let the frameworks log (vLLM, SGLang, Dynamo, smg; silenced by default: the results say it all); --verbose/-v: "
+        help="let vLLM, SGLang, Dynamo and smg log (silenced by default: the results say it all); --verbose/-v: "
         "the older name, kept as an alias",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

@@ -39,8 +39,8 @@ def configure(pp: argparse.ArgumentParser) -> None:
         "in bounded memory (vLLM's and SGLang's streams keep the text they were fed)."
     )
     pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
-    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json")
-    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1")
+    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen")
+    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3")
     pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
     pp.add_argument(
         "--reasoning-started",
@@ -69,7 +69,7 @@ def configure(pp: argparse.ArgumentParser) -> None:
     pp.add_argument(
         "--framework-logs",
         action="store_true",
-        help="let the frameworks log (vLLM, SGLang, Dynamo, smg; quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
+        help="let vLLM, SGLang, Dynamo and smg log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
     )
     pp.set_defaults(func=_cmd_parse)
 

@@ -272,7 +272,7 @@ def single_backend_hint(s: CompareSummary) -> str | None:
     """Why nothing was compared across backends, when only one (builtin) could run."""
     if s.pairs or list(s.backends) != ["builtin"]:
         return None
-    installed = [fw for fw in ("vllm", "sglang", "dynamo") if _installed(fw)]
+    installed = [fw for fw in ("vllm", "sglang", "dynamo", "smg") if _installed(fw)]
     if installed:
         return (
             "only the builtin backend ran, so there is nothing to compare it with; "
@@ -280,8 +280,10 @@ def single_backend_hint(s: CompareSummary) -> str | None:
             f"add {', '.join(installed)} to --backends (or leave --backends out) to compare"
         )
     return (
-        "only the builtin backend ran here, so there is nothing to compare it with: install vLLM or SGLang "
-        "parsers (parsebridge install-framework vllm-latest) and run the same command again"
+        "only the builtin backend ran here, so there is nothing to compare it with: install a framework's "
+        "parsers and run the same command again: parsebridge install-framework smg-latest or "
+        "dynamo-latest (Rust parsers, no torch: a few hundred MB on disk), or vllm-latest / sglang-latest "
+        "(CPU torch: gigabytes)"
     )
 
 

@@ -19,7 +19,7 @@ from ..terminal import plain, styled
 from .consensus import column
 from .report import build_report, write_report
 
-DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg")
+DEFAULT_BACKENDS: tuple[str, ...] = ("builtin", "vllm", "sglang", "dynamo", "smg", "llamacpp")
 STATUS_STYLE = {"pass": "green", "diverge": "yellow", "fail": "red", "unsupported": "dim", "error": "magenta"}
 
 
@@ -134,7 +134,10 @@ def print_summary(
     for r in results:
         per[f"{r.kind}:{r.family}"][r.backend][r.status] += 1
         totals[r.backend][r.status] += 1
-    table = Table(title="conformance: family × backend", title_justify="left")
+    # The title on a line of its own: as a table's title Rich wraps it to the table's width (one
+    # narrow backend column: "conformance:" / "family ×" / "backend").
+    console.print(styled(("conformance: family × backend", "italic")), soft_wrap=True)
+    table = Table()
     table.add_column("family", overflow="fold")
     for b in backends:
         table.add_column(plain(f"{b} {versions.get(b) or ''}".strip()), overflow="fold")

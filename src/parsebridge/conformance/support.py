@@ -22,7 +22,7 @@ from typing import Any
 
 from .diff import load_report
 
-FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg", "llamacpp")
 #: The server-in-the-loop oracle's record, written beside report.json by the framework envs' tests
 #: (tests/serving/test_server_oracle_*.py): per framework, how many parser configurations and runs
 #: were compared with the framework's own chat server, and which differed.

@@ -59,10 +59,15 @@ def _reread(console: Any, reread: dict[str, Any]) -> None:
     for line in reread.get("warnings", []):
         console.print(io.styled(("  warning: ", "yellow"), line))
     for diff in reread.get("differences", []):
+        # a difference from the spec the server runs fails the run; one from another backend informs
+        head = (
+            ("  differs from --parser: ", "bold red")
+            if diff.get("named")
+            else ("  another backend: ", "yellow")
+        )
         console.print(
             io.styled(
-                (f"  {diff['transcript']}: ", "red"),
-                f"{diff['a']} vs {diff['b']}: {diff['class']}: {diff['detail']}",
+                head, f"{diff['transcript']}: {diff['a']} vs {diff['b']}: {diff['class']}: {diff['detail']}"
             )
         )
     if reread.get("saved"):

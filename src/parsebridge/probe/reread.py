@@ -21,7 +21,7 @@ from ..adapters._tokenizers import load_tokenizer
 from ..comparison import compare
 from ..comparison.plan import available_backends, family_targets, targets_from
 from ..protocol import ParserSpec, family_table
-from .http import Endpoint
+from .http import Endpoint, ProbeUsageError
 from .raw import dump_jsonl, fetch, recorded
 from .run import ProbeReport, Row
 
@@ -93,6 +93,16 @@ def _compared(
     return differences, [t.label for t in targets if t.label not in wrong]
 
 
+def _decoder(path: str) -> Any:
+    """The model's tokenizer from a local path; a usage error when it cannot be loaded here."""
+    try:
+        return load_tokenizer(path)
+    except ImportError as exc:
+        raise ProbeUsageError(f"--tokenizer needs transformers ({exc.name} is not installed)") from None
+    except (OSError, ValueError) as exc:
+        raise ProbeUsageError(f"--tokenizer {path}: {exc}") from None
+
+
 def reread(
     endpoint: Endpoint,
     report: ProbeReport,
@@ -108,7 +118,7 @@ def reread(
     """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's."""
     rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
     asked = [r for r in report.rows if r.mode == "oneshot" and not r.reading.problem]
-    decoder = load_tokenizer(tokenizer) if tokenizer else None
+    decoder = _decoder(tokenizer) if tokenizer else None
     raws = [fetch(endpoint, r, max_tokens=max_tokens, seed=seed, tokenizer=decoder) for r in asked]
     family, reasoning_family = family_of(parser, "tool"), family_of(reasoning_parser, "reasoning")
     source = {
