@@ -109,7 +109,7 @@ Row = Callable[..., Result]
 # ---------------------------------------------------------------- the runner
 
 #: Backends whose parsers take a tokenizer (a transcript's own is passed to them).
-TOKENIZER_BACKENDS = frozenset({"vllm", "sglang"})
+TOKENIZER_BACKENDS = frozenset({"vllm", "sglang", "dynamo", "smg"})
 
 
 def _tools_key(tools: Sequence[dict[str, Any]]) -> str:

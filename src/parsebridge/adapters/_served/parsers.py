@@ -14,7 +14,8 @@ the token ids of the model folder's tokenizer — the real one given as the
 `tokenizer` option (`model_folder.tokenizer_folder`), else the backend's
 approximate vocabulary — so the server's own detokenizer runs, also on a
 token that ends inside a multi-byte character; a stream's `feed` steps the
-chunk's `token_ids` when given (ids of that tokenizer), else its text encoded.
+chunk's `token_ids` when given to an engine with a real tokenizer (taken as
+that tokenizer's ids), else its text encoded.
 The generation prompt reaches the server as a request brings it: the user
 message the folder's chat template renders as is (`model_folder.prompt_text`),
 so the server's reasoning parser sees a prefilled ``<think>`` or a closed
@@ -307,7 +308,9 @@ class ServedStepper:
         return feed
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """One engine step: `token_ids` (ids of the server's tokenizer) when given, else `text` encoded."""
+        """One engine step: `token_ids` when given and the engine has a real tokenizer (they are taken as
+        its ids), else `text` encoded with the server's vocabulary (ids of another vocabulary mean
+        nothing to the approximate one)."""
         if self.closed:
             raise closed_error()
         self.text_seen.append(text)
@@ -316,7 +319,10 @@ class ServedStepper:
 
     def _step(self, text: str, token_ids: Sequence[int] | None) -> list[dict[str, Any]]:
         request = self._request or self._open()
-        return request.step(list(token_ids) if token_ids is not None else self.engine.encode(text))
+        engine = self.engine
+        if token_ids is not None and engine.own_folder is not None:
+            return request.step(list(token_ids))
+        return request.step(engine.encode(text))
 
     def flush(self) -> StreamDelta:
         if self.closed:

@@ -182,7 +182,7 @@ class DynamoFrontend(ServedFrontend):
                 yield out
 
         self._serving.append(asyncio.ensure_future(endpoint.serve_endpoint(generate)))
-        await api.register_model(endpoint, str(folder.path), name, api.runtime_config(tool, reasoning))
+        await api.register_model(endpoint, str(folder.path), name, api.runtime_config(reasoning, tool))
 
     # ------------------------------------------------------------------ the scripted engine
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import threading
 from collections import OrderedDict
@@ -61,13 +62,25 @@ class Harness:
         return True
 
     def _ensure(self) -> None:
-        if self.server.is_alive() and self._sock is not None:
+        if self.server.is_alive() and self._sock is not None and not self._closed_by_harness():
             return
         self._drop()
         if self.server.port is not None:  # it ended: the next start is a restart
-            self.server.stop()
+            self.server.stop(now=True)
             self.server.restarts += 1
         self.server.start()
+
+    def _closed_by_harness(self) -> bool:
+        """Whether the harness closed the connection since the last answer (it ended between
+        requests: its watcher may not have noticed yet)."""
+        assert self._sock is not None
+        readable, _, _ = select.select([self._sock], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self._sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def _drop(self) -> None:
         sock, self._sock, self._reader = self._sock, None, None
