@@ -1,12 +1,15 @@
 """Dynamo's frontend driven over HTTP with no parsebridge code: the reference for `dynamo:` readings.
 
 Run as a script (its own process, its own Dynamo runtime): reads a JSON job on
-stdin — models (name → [reasoning parser, tool parser]) and cases (text, tools,
-stream chunkings as lists of chunk texts) — and writes, per case, the
-non-streamed message and, per chunking, what a client assembles from the
-plain streamed answer (one engine step per chunk, all steps yielded back to
-back, ``n=1``). Its tokenizer is its own: one token per byte, nothing added.
-Only the standard library and Dynamo are imported.
+stdin — models (name → [reasoning parser, tool parser]), the model folder
+(its tokenizer; files only, read by Dynamo), and cases (the engine's steps as
+lists of token ids: for the non-streamed request and per stream chunking;
+tools; the generation prompt) — and writes, per case, the non-streamed message
+and, per chunking, what a client assembles from the plain streamed answer
+(one engine step per list, all steps yielded back to back, ``n=1``). The user
+message is the script's key, then the prompt, on the next line: the folder's
+chat template renders it as is. Without a folder it writes its own: one token
+per byte, nothing added. Only the standard library and Dynamo are imported.
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ def tokenizer_folder() -> str:
 
 
 async def generate(request: dict[str, Any], context: Any = None) -> Any:
-    key = bytes(t for t in request.get("token_ids", []) if t < 256).decode()
+    text = bytes(t for t in request.get("token_ids", []) if t < 256).decode("utf-8", "replace")
+    key = text.split()[0] if text.split() else ""
     for step in SCRIPTS.pop(key, []):
         yield {"token_ids": step}
     yield {"token_ids": [], "finish_reason": "stop"}
@@ -138,14 +142,15 @@ def run(job: dict[str, Any], port: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for n, case in enumerate(job["cases"]):
         base = {"model": case["model"], **({"tools": case["tools"]} if case["tools"] else {})}
+        tail = f"\n{case['prompt']}" if case.get("prompt") else ""
         key = f"k{n}-oneshot"
-        SCRIPTS[key] = [list(case["text"].encode())]
-        message = json.loads(post(port, {**base, "messages": [{"role": "user", "content": key}]}))
+        SCRIPTS[key] = case["oneshot"]
+        message = json.loads(post(port, {**base, "messages": [{"role": "user", "content": key + tail}]}))
         result = {"oneshot": message["choices"][0]["message"]}
-        for chunking, chunks in case["streams"].items():
+        for chunking, steps in case["streams"].items():
             key = f"k{n}-{chunking}"
-            SCRIPTS[key] = [list(c.encode()) for c in chunks]
-            body = {**base, "messages": [{"role": "user", "content": key}], "stream": True}
+            SCRIPTS[key] = steps
+            body = {**base, "messages": [{"role": "user", "content": key + tail}], "stream": True}
             result[chunking] = assemble(post(port, body))
         out[case["id"]] = result
     return out
@@ -158,7 +163,7 @@ def main() -> None:
         port = s.getsockname()[1]
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
-    folder = tokenizer_folder()
+    folder = job.get("folder") or tokenizer_folder()
     runtime = asyncio.run_coroutine_threadsafe(start(job["models"], folder, port), loop).result(60)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # every model listed

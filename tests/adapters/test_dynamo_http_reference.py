@@ -1,13 +1,18 @@
 """`dynamo:` readings equal Dynamo's own frontend driven over HTTP with no parsebridge code (issue 37).
 
-`_dynamo_reference.py` runs in its own process: Dynamo, its own byte
-tokenizer, a plain engine that yields every step back to back, and plain
-HTTP requests (``n=1``, no fences). Here the same outputs go through
-`dynamo:` parsers. On every bundled transcript of every family Dynamo names,
-the one-shot parse equals the non-streamed answer, and what a `dynamo:`
-stream sends (its deltas, assembled as a client does) equals what the plain
-stream sends, at one token and at three characters per chunk; at one token,
-so does what `OutputProcessor` with the `dynamo:` spec streams.
+`_dynamo_reference.py` runs in its own process: Dynamo, the model folder
+`dynamo:` registers (files only), a plain engine that yields every step back
+to back, and plain HTTP requests (``n=1``, no fences). Here the same outputs
+go through `dynamo:` parsers. On every bundled transcript of every family
+Dynamo names, the one-shot parse equals the non-streamed answer with the
+engine stepping one token at a time, and what a `dynamo:` stream sends (its
+deltas, assembled as a client does) equals what the plain stream sends, at
+one token and at three characters per chunk, and, for outputs with
+multi-byte characters, fed token ids one token a step (a character's bytes
+split across tokens); at one token, so does what `OutputProcessor` with the
+`dynamo:` spec streams. Reasoning transcripts whose prompt opened reasoning,
+and a few outputs after a prompt that ends with an open, a closed or no
+``<think>``, bring that prompt to both.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.adapters import get_backend
+from parsebridge.adapters._served.model_folder import model_folder
+from parsebridge.adapters.dynamo._frontend import all_markers
 from parsebridge.conformance.chunking import parse_chunking
 from parsebridge.conformance.transcripts import bundled_transcripts
 from parsebridge.protocol import ParserUnsupportedError, family_table
@@ -35,6 +42,37 @@ if _reason is not None:
 
 CHUNKINGS = ("token", "char-3")
 HERE = Path(__file__).parent
+#: The frontend's model folder (its approximate vocabulary: one token per byte, markers whole).
+FOLDER = model_folder(all_markers())
+#: Outputs read after each generation prompt (None: a plain chat prompt), by Dynamo's qwen3/glm45.
+PROMPTED = ("Plan é😀.</think>Checking.", "Plan.\n</think>\n\nDone ```é```.")
+PROMPTS = ("<think>\n", "<think></think>", None)
+
+
+def _case(t_id: str, kind: str, own: str, text: str, tools: Any, prompt: str | None) -> dict[str, Any]:
+    """One reference case: the engine's steps (token ids) per reading, and what our streams are fed."""
+    feeds = {c: [(ch.text, None) for ch in parse_chunking(c).split(text)] for c in CHUNKINGS}
+    if any(ord(ch) > 127 for ch in text):  # a character's bytes split across tokens, one token a step
+        feeds["ids"] = [(ch.text, list(ch.token_ids)) for ch in FOLDER.chunks(text)]
+    streams = {
+        name: [ids if ids is not None else FOLDER.encode(chunk) for chunk, ids in chunks]
+        for name, chunks in feeds.items()
+    }
+    model = f"{kind[0]}-{own}".replace("_", "-")
+    oneshot = [[i] for i in FOLDER.encode(text)]
+    return {
+        "id": t_id,
+        "model": model,
+        "tools": tools,
+        "text": text,
+        "oneshot": oneshot,
+        "streams": streams,
+    } | {
+        "kind": kind,
+        "own": own,
+        "prompt": prompt,
+        "feeds": feeds,
+    }
 
 
 def _cases() -> tuple[dict[str, list[str | None]], list[dict[str, Any]], dict[str, Any]]:
@@ -51,19 +89,22 @@ def _cases() -> tuple[dict[str, list[str | None]], list[dict[str, Any]], dict[st
         own = fam.parser_for("dynamo") if fam else None
         if own is None or own not in registered[t.kind]:
             continue
-        model = f"{t.kind[0]}-{own}".replace("_", "-")
-        models[model] = [own, None] if t.kind == "reasoning" else [None, own]
+        models[f"{t.kind[0]}-{own}".replace("_", "-")] = [own, None] if t.kind == "reasoning" else [None, own]
         spec = f"dynamo:{own}"
         parsers[t.id] = (
             pb.get_reasoning_parser(spec)
             if t.kind == "reasoning"
             else pb.get_tool_parser(spec, tools=t.tools)
         )
-        streams = {c: [ch.text for ch in parse_chunking(c).split(t.output)] for c in CHUNKINGS}
-        cases.append(
-            {"id": t.id, "model": model, "tools": t.tools, "text": t.output, "streams": streams}
-            | {"kind": t.kind, "own": own}
-        )
+        prompt = None
+        if t.kind == "reasoning" and t.reasoning_started_in_prompt:
+            prompt = parsers[t.id].markers[0] if parsers[t.id].markers else None
+        cases.append(_case(t.id, t.kind, own, t.output, t.tools, prompt))
+    for own in ("qwen3", "glm45"):
+        for n, (text, prompt) in enumerate((x, p) for x in PROMPTED for p in PROMPTS):
+            case_id = f"prompted-{own}-{n}"
+            parsers[case_id] = pb.get_reasoning_parser(f"dynamo:{own}")
+            cases.append(_case(case_id, "reasoning", own, text, [], prompt))
     return models, cases, parsers
 
 
@@ -79,9 +120,9 @@ def _json_args(reading: dict[str, Any]) -> dict[str, Any]:
     return {**reading, "calls": calls}
 
 
-def _assembled(stream: Any, chunks: list[str]) -> dict[str, Any]:
+def _assembled(stream: Any, chunks: list[tuple[str, list[int] | None]]) -> dict[str, Any]:
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
-    for delta in [*(stream.feed(c) for c in chunks), stream.flush()]:
+    for delta in [*(stream.feed(c, ids) for c, ids in chunks), stream.flush()]:
         content.append(delta.content)
         reasoning.append(delta.reasoning)
         for tc in delta.tool_calls:
@@ -95,7 +136,7 @@ def _assembled(stream: Any, chunks: list[str]) -> dict[str, Any]:
     }
 
 
-def _served(case: dict[str, Any], kind: str, own: str, chunks: list[str]) -> dict[str, Any]:
+def _served(case: dict[str, Any], kind: str, own: str, chunks: list[tuple[str, Any]]) -> dict[str, Any]:
     """What `OutputProcessor` with the `dynamo:` spec streams, assembled as a client does."""
     spec = f"dynamo:{own}"
     processor = (
@@ -105,7 +146,7 @@ def _served(case: dict[str, Any], kind: str, own: str, chunks: list[str]) -> dic
     )
     stream = processor.stream()
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
-    for chunk in [c for step in chunks for c in stream.feed(step)] + list(stream.finish()):
+    for chunk in [c for step, _ in chunks for c in stream.feed(step)] + list(stream.finish()):
         for choice in chunk.get("choices", []):
             d = choice.get("delta") or {}
             content.append(d.get("content") or "")
@@ -122,8 +163,8 @@ def _served(case: dict[str, Any], kind: str, own: str, chunks: list[str]) -> dic
     }
 
 
-def _oneshot(parser: Any, text: str) -> dict[str, Any]:
-    res = parser.parse(text)
+def _oneshot(parser: Any, text: str, prompt: str | None) -> dict[str, Any]:
+    res = parser.parse(text, **({"prompt": prompt} if prompt is not None else {}))
     calls = [
         [c.name, c.invalid_arguments if c.invalid_arguments is not None else c.arguments]
         for c in getattr(res, "tool_calls", [])
@@ -150,10 +191,12 @@ def _reference_oneshot(message: dict[str, Any]) -> dict[str, Any]:
 def test_dynamo_readings_equal_the_frontend_over_http(tmp_path: Path) -> None:
     models, cases, parsers = _cases()
     assert len(models) >= 30 and len(cases) >= 300, (len(models), len(cases))
+    assert sum("ids" in c["streams"] for c in cases) >= 20 and sum(bool(c["prompt"]) for c in cases) >= 8
     env = dict(os.environ, HOME=str(tmp_path))
+    job = {"models": models, "cases": [{k: v for k, v in c.items() if k != "feeds"} for c in cases]}
     done = subprocess.run(
         [sys.executable, str(HERE / "_dynamo_reference.py")],
-        input=json.dumps({"models": models, "cases": cases}),
+        input=json.dumps({**job, "folder": str(FOLDER.path)}),
         capture_output=True,
         text=True,
         env=env,
@@ -164,17 +207,18 @@ def test_dynamo_readings_equal_the_frontend_over_http(tmp_path: Path) -> None:
     differ = []
     for case in cases:
         parser, ref = parsers[case["id"]], reference[case["id"]]
-        if _oneshot(parser, case["text"]) != _reference_oneshot(ref["oneshot"]):
+        prompt = {"prompt": case["prompt"]} if case["prompt"] is not None else {}
+        if _oneshot(parser, case["text"], case["prompt"]) != _reference_oneshot(ref["oneshot"]):
             differ.append((case["id"], "oneshot"))
-        for chunking, chunks in case["streams"].items():
+        for chunking, chunks in case["feeds"].items():
             try:
-                ours = _assembled(parser.stream(), chunks)
+                ours = _assembled(parser.stream(**prompt), chunks)
             except ParserUnsupportedError:
                 pytest.skip("this Dynamo release cannot stream (see adapters/dynamo/_compat.py)")
             if _json_args(ours) != _json_args(ref[chunking]):
                 differ.append((case["id"], chunking, ours, ref[chunking]))
-            if chunking == "token":  # OutputProcessor with the dynamo: spec streams the same
+            if chunking == "token" and not prompt:  # OutputProcessor with the dynamo: spec streams the same
                 served = _served(case, case["kind"], case["own"], chunks)
                 if _json_args(served) != _json_args(ref[chunking]):
                     differ.append((case["id"], "OutputProcessor", served, ref[chunking]))
-    assert not differ, f"{len(differ)} of {len(cases) * 4} readings differ: {differ[:5]}"
+    assert not differ, f"{len(differ)} readings differ: {differ[:5]}"

@@ -7,7 +7,10 @@ queued before the request, no ticks, ``n=1``). On every bundled transcript of
 every family smg names, at one token (the suite's ``token`` chunking) and
 three characters per chunk, the `smg:` stream's accumulated reading (content,
 reasoning, each call's name and arguments text) equals what the gateway
-streamed, and the one-shot reading equals its non-streamed message. So the
+streamed, and the one-shot reading equals its non-streamed message; an output
+with multi-byte characters is also fed as token ids one token a step (a
+character's bytes split across tokens), and a transcript whose prompt opened
+reasoning brings that prompt (``<think>``) to both. So the
 tick that attributes deltas to feeds changes nothing the gateway says. At one
 token per chunk, what `OutputProcessor` with the same `smg:` spec(s) streams
 (its chat-completion chunks, assembled as a client does) equals it too.
@@ -126,15 +129,18 @@ def gateways() -> Iterator[OwnGateways]:
     own.close()
 
 
-def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple[Any, dict[str, Any]]:
-    script = _gateway.runtime().worker.board.open()
-    for step in steps if steps is not None else [t.output]:
-        script.put(list(step.encode("utf-8")))
+def _request(
+    t: Any, steps: list[list[int]] | None, stream: bool, tool: bool, prompt: str | None
+) -> tuple[Any, dict[str, Any]]:
+    rt = _gateway.runtime()
+    script = rt.worker.board.open()
+    for step in steps if steps is not None else [rt.folder.encode(t.output)]:
+        script.put(step)
     script.end()
-    key = script.key
+    text = script.key + (f"\n{prompt}" if prompt else "")
     body: dict[str, Any] = {
         "model": "parsebridge",
-        "messages": [{"role": "user", "content": key}],
+        "messages": [{"role": "user", "content": text}],
         "stream": stream,
     }
     if tool:
@@ -143,16 +149,20 @@ def _request(t: Any, steps: list[str] | None, stream: bool, tool: bool) -> tuple
     return script, body
 
 
-def oracle_oneshot(port: int, t: Any, tool: bool) -> tuple[str | None, str | None, list[tuple[str, str]]]:
-    script, body = _request(t, None, False, tool)
+def oracle_oneshot(
+    port: int, t: Any, tool: bool, prompt: str | None
+) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+    script, body = _request(t, None, False, tool, prompt)
     msg = json.loads(post(port, body).read())["choices"][0]["message"]
     script.cancel()
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or ()]
     return msg.get("reasoning_content") or None, msg.get("content") or None, calls
 
 
-def oracle_stream(port: int, t: Any, steps: list[str], tool: bool) -> tuple[str, str, list[tuple[str, str]]]:
-    script, body = _request(t, steps, True, tool)
+def oracle_stream(
+    port: int, t: Any, steps: list[list[int]], tool: bool, prompt: str | None
+) -> tuple[str, str, list[tuple[str, str]]]:
+    script, body = _request(t, steps, True, tool, prompt)
     resp = post(port, body)
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
     for line in resp:
@@ -178,14 +188,16 @@ def _subject(t: Any, target: Any) -> Any:
     return get_reasoning_parser(target.reasoning_spec)
 
 
-def _served(t: Any, target: Any, chunks: list[str]) -> tuple[str, str, list[tuple[str, str]]]:
+def _served(
+    t: Any, target: Any, chunks: list[tuple[str, Any]], prompt: str | None
+) -> tuple[str, str, list[tuple[str, str]]]:
     """What `OutputProcessor` with the target's `smg:` spec(s) streams, assembled as a client does
     (the tools the gateway request declares: the transcript's, or the placeholder)."""
     tools = [x if "function" in x else {"type": "function", "function": x} for x in t.tools] or PLACEHOLDER
     processor = OutputProcessor(target.reasoning_spec, target.tool_spec, tools=tools)
-    stream = processor.stream()
+    stream = processor.stream(**({"prompt": prompt} if prompt else {}))  # the request's prompt
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
-    for chunk in [c for step in chunks for c in stream.feed(step)] + list(stream.finish()):
+    for chunk in [c for step, _ in chunks for c in stream.feed(step)] + list(stream.finish()):
         for choice in chunk.get("choices", ()):
             delta = choice.get("delta") or {}
             content.append(delta.get("content") or "")
@@ -258,20 +270,28 @@ def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: A
         if isinstance(exc, ParserUnsupportedError) or isinstance(exc.__cause__, ParserUnsupportedError):
             pytest.skip(f"smg refuses this configuration: {exc}")
         raise
-    symphony = config in _gateway.runtime()._symphony
+    rt = _gateway.runtime()
+    symphony = (config, rt.model_dir) in rt._symphony
     port = gateways.port(tool_name, reasoning_name, symphony)
-    want = oracle_oneshot(port, t, tool)
+    prompt = "<think>" if started and reasoning_name else None  # what the smg: engine's request brings
+    want = oracle_oneshot(port, t, tool, prompt)
     got_calls = _norm([(c.name, c.arguments_json) for c in getattr(r, "tool_calls", [])])
     assert (getattr(r, "reasoning", None), r.content, got_calls) == (want[0], want[1], _norm(want[2]))
 
-    for name in CHUNKINGS:
-        chunks = [c.text for c in parse_chunking(name).split(t.output, None, t.token_texts)]
+    feeds = {
+        name: [(c.text, None) for c in parse_chunking(name).split(t.output, None, t.token_texts)]
+        for name in CHUNKINGS
+    }
+    if any(ord(ch) > 127 for ch in t.output):  # token ids, one a step: a character's bytes split
+        feeds["ids"] = [(c.text, list(c.token_ids)) for c in rt.folder.chunks(t.output)]
+    for name, chunks in feeds.items():
         stream = subject.stream() if only_tool else subject.stream(reasoning_started=started)
-        got = _streamed([*(stream.feed(chunk) for chunk in chunks), stream.flush()])
-        reasoning, content, calls = oracle_stream(port, t, chunks, tool)
+        got = _streamed([*(stream.feed(chunk, ids) for chunk, ids in chunks), stream.flush()])
+        steps = [ids if ids is not None else rt.folder.encode(chunk) for chunk, ids in chunks]
+        reasoning, content, calls = oracle_stream(port, t, [s for s in steps if s], tool, prompt)
         assert got == (reasoning, content, _norm(calls, streamed=True)), name
         if name == "token":  # OutputProcessor with the smg: spec(s) streams the same
-            served = _served(t, target, chunks)
+            served = _served(t, target, chunks, prompt)
             want_stream = (reasoning, content, _norm(calls, streamed=True))
             assert (served[0], served[1], _norm(served[2], streamed=True)) == want_stream, "served"
 

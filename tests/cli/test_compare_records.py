@@ -67,3 +67,16 @@ def test_iter_compare_takes_the_options_compare_takes() -> None:
 def test_a_misspelt_option_is_named() -> None:
     with pytest.raises(TypeError, match=r"unknown option 'convention' \(did you mean 'conventions'\?\)"):
         pb.compare("x", ["builtin:hermes"], convention="lossless")
+
+
+def test_a_family_of_one_kind_gives_the_record_its_kind(tmp_path: Path) -> None:
+    from parsebridge.conformance.transcripts import transcript_from
+
+    assert transcript_from({"family": "qwen3", "output": "a</think>b"}, "r3").kind == "reasoning"
+    assert transcript_from({"family": "hermes", "output": "x"}, "t").kind == "tool"
+    assert transcript_from({"family": "qwen3", "kind": "tool", "output": "x"}, "t").kind == "tool"  # as given
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"id": "r3", "family": "qwen3", "output": "think</think>answer"}) + "\n")
+    result = pb.compare(log, backends=["builtin"])
+    reading = result.comparisons[0].results["builtin:qwen3"]["oneshot"]
+    assert (reading.reasoning, reading.content) == ("think", "answer")

@@ -53,7 +53,7 @@ async def serve(port: int, tool: str | None, reasoning: str | None, style: str) 
 
     endpoint = api.endpoint(runtime, "probe", "engine", "generate")
     serving = asyncio.ensure_future(endpoint.serve_endpoint(generate))
-    await api.register_model(endpoint, str(folder.path), "probe", api.runtime_config(tool, reasoning))
+    await api.register_model(endpoint, str(folder.path), "probe", api.runtime_config(reasoning, tool))
     await asyncio.wait([server, serving], return_when=asyncio.FIRST_COMPLETED)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from parsebridge.protocol import models
+from parsebridge.protocol import _layout, models
 from parsebridge.protocol.models import (
     ReasoningBlock,
     ReasoningParseResult,
@@ -62,8 +62,8 @@ def _cases() -> list[tuple[type[Any], dict[str, Any]]]:
     return [
         (ToolCall, dict(call)),
         (ToolCall, dict(bad)),
-        (ToolParseResult, {"content": "hi", "tool_calls": [call, bad], "dropped": " bye"}),
-        (ToolParseResult, {"content": None, "tool_calls": [], "dropped": None}),
+        (ToolParseResult, {"content": "hi", "tool_calls": [call, bad], "dropped": " bye", "reasoning": None}),
+        (ToolParseResult, {"content": None, "tool_calls": [], "dropped": None, "reasoning": "plan"}),
         (ReasoningParseResult, {"reasoning": "r", "content": "c", "block": block}),
         (ReasoningParseResult, {"reasoning": None, "content": None, "block": None}),
     ]
@@ -120,10 +120,10 @@ def test_releases_in_the_range_are(version):
 
 def test_a_changed_basemodel_layout_is_not_trusted():
     class MoreSlots:
-        __slots__ = (*models.BASEMODEL_SLOTS, "__pydantic_new_thing__")
+        __slots__ = (*_layout.BASEMODEL_SLOTS, "__pydantic_new_thing__")
 
     class NoDictSlot:
-        __slots__ = models.BASEMODEL_SLOTS[1:]
+        __slots__ = _layout.BASEMODEL_SLOTS[1:]
 
     assert fast_construction_supported("2.14.0", pydantic.BaseModel)
     assert not fast_construction_supported("2.14.0", MoreSlots)
@@ -147,7 +147,7 @@ def test_forced_fallback_builds_the_same_results(monkeypatch):
 _FALLBACK_RUN = """
 import json, pydantic
 pydantic.BaseModel.__slots__ = (*pydantic.BaseModel.__slots__, "__pydantic_new_thing__")
-from parsebridge.protocol import models
+from parsebridge.protocol import _layout, models
 import parsebridge as pb
 tp = pb.get_tool_parser("builtin:hermes")
 res = tp.parse('hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>')

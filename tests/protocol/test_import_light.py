@@ -226,6 +226,46 @@ def test_rooms_form_no_circle():
     assert not circles, circles[:5]
 
 
+#: Function-local imports of our own modules allowed in the package (each with its reason).
+LOCAL_IMPORT_CAP = 30
+
+
+def _local_imports() -> list[tuple[str, int, str, bool]]:
+    """(file, line, source line, a comment line right above it) of every import of a parsebridge
+    module inside a function."""
+    found = []
+    for path in sorted(PKG.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                ours = (
+                    isinstance(node, ast.ImportFrom)
+                    and (node.level or (node.module or "").startswith("parsebridge"))
+                ) or (
+                    isinstance(node, ast.Import) and any(a.name.startswith("parsebridge") for a in node.names)
+                )
+                if ours:
+                    above = node.lineno > 1 and lines[node.lineno - 2].strip().startswith("#")
+                    found.append(
+                        (path.relative_to(PKG).as_posix(), node.lineno, lines[node.lineno - 1], above)
+                    )
+    return sorted(set(found))
+
+
+def test_function_local_imports_are_few_and_say_why():
+    """Imports go at a module's top; one inside a function says why beside it (a framework, a heavy
+    optional dependency, an import circle it breaks), and there are at most `LOCAL_IMPORT_CAP`."""
+    found = _local_imports()
+    silent = [f"{f}:{n}: {line.strip()}" for f, n, line, above in found if "#" not in line and not above]
+    assert not silent, "function-local imports without a reason beside them:\n" + "\n".join(silent)
+    assert len(found) <= LOCAL_IMPORT_CAP, (
+        f"{len(found)} function-local imports of our modules (cap {LOCAL_IMPORT_CAP})"
+    )
+
+
 def test_only_framework_adapters_import_frameworks():
     for path in PKG.rglob("*.py"):
         rel = path.relative_to(PKG).as_posix()

@@ -15,7 +15,13 @@ CHAT = "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n"
 
 
 def test_the_rule_per_backend_is_written_once() -> None:
-    assert PROMPT_RULES == {"builtin": "markers", "vllm": "token_ids", "sglang": "ignored"}
+    assert PROMPT_RULES == {
+        "builtin": "markers",
+        "vllm": "token_ids",
+        "sglang": "ignored",
+        "dynamo": "rendered",
+        "smg": "rendered",
+    }
     assert prompt_rule("python") == "parser"
 
 

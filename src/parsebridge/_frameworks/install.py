@@ -5,6 +5,8 @@
     parsebridge install-framework vllm-oldest
     parsebridge install-framework dynamo-latest     # Dynamo's frontend (ai-dynamo-runtime), no torch
     parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
+    parsebridge install-framework llamacpp-latest   # llama.cpp's chat parsers: a native harness built
+                                                    # from a llama-cpp-python sdist (llamacpp_build.py)
     parsebridge install-framework all               # the newest of every framework side by side
     parsebridge install-framework --list
 
@@ -27,18 +29,21 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # argparse and subprocess are imported where used: the adapters import the hint
     import argparse
 
 REQ_DIR = Path(__file__).resolve().parent / "requirements"
-FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg", "llamacpp")
 #: What `all` installs side by side (the consensus env: vLLM and SGLang make the consensus, Dynamo
-#: and smg are its third and fourth voices; all four in one interpreter).
-ALL = FRAMEWORKS
+#: and smg are its third and fourth voices; all four in one interpreter). llama.cpp, the fifth
+#: voice, is a native build rather than a pip install: its envs ask for it by name.
+ALL = ("vllm", "sglang", "dynamo", "smg")
 #: The package index name of a framework, where it is not the framework's own name.
-DISTRIBUTIONS = {"dynamo": "ai-dynamo-runtime"}
+DISTRIBUTIONS = {"dynamo": "ai-dynamo-runtime", "llamacpp": "llama-cpp-python"}
+#: Frameworks built from a source distribution rather than pip-installed (module beside this one).
+BUILT = {"llamacpp": "llamacpp_build.py"}
 _FILE_RE = re.compile(r"^(?P<fw>[a-z]+)-(?P<version>\d[\w.]*)\.txt$")
 
 
@@ -46,7 +51,9 @@ class UnsupportedRelease(ValueError):
     """The env names no supported framework release (a usage error: exit 2)."""
 
 
-_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+_ENV_HELP = (
+    "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | llamacpp-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
+)
 
 
 def _version_key(version: str) -> tuple[object, ...]:
@@ -85,6 +92,11 @@ def install_hint(fw: str) -> str:
     version = newest(fw)
     if version is None:
         return f"no supported {fw} release: {REQ_DIR} has no {fw}-VERSION.txt"
+    if fw in BUILT:
+        return (
+            f"parsebridge install-framework {fw}-latest   (builds a native harness from "
+            f"{DISTRIBUTIONS[fw]}=={version}'s sdist: cmake and a C++17 compiler, no GPU)"
+        )
     return (
         f"parsebridge install-framework {fw}-latest   (parsers-only{', CPU torch' if pins_torch(fw, version) else ''}: "
         f"pip install -c {REQ_DIR / 'constraints.txt'} -r {REQ_DIR / f'{fw}-{version}.txt'} "
@@ -123,6 +135,18 @@ def _pip(*args: str) -> None:
     subprocess.run(cmd, check=True)
 
 
+def _built_module(fw: str) -> Any:
+    """The build recipe of a framework in `BUILT`, loaded by file path (this module may be too)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / BUILT[fw]
+    spec = importlib.util.spec_from_file_location(f"parsebridge_build_{fw}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def install(pairs: list[tuple[str, str]]) -> None:
     """Every requirements file first, then every framework with `--no-deps`.
 
@@ -133,6 +157,12 @@ def install(pairs: list[tuple[str, str]]) -> None:
     putting them last keeps the whole install quiet; `pip check` still lists
     those declared requirements, which the parsers never import.
     """
+    built = [(fw, version) for fw, version in pairs if fw in BUILT]
+    pairs = [(fw, version) for fw, version in pairs if fw not in BUILT]
+    for fw, version in built:
+        _built_module(fw).build(version)
+    if not pairs:
+        return
     constraints = REQ_DIR / "constraints.txt"
     start = time.monotonic()
     for fw, version in pairs:

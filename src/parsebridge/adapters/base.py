@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .._frameworks.install import DISTRIBUTIONS, install_hint
+from .._version import __version__
 from ..protocol import (
     BackendNotInstalledError,
     Pipeline,
@@ -76,8 +77,6 @@ class Backend(abc.ABC):
     def version(self) -> str | None:
         dist = self.distribution
         if dist is None:
-            from .._version import __version__
-
             return __version__
         try:
             import importlib.metadata  # lazy: importlib.metadata pulls in email/zipfile/csv (~15 ms)
@@ -124,6 +123,11 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         """A reasoning parser for the backend's own registered `name`."""
+
+    def passthrough_name(self, name: str) -> bool:
+        """Whether `name` is taken as given, not looked up among the registered names (llamacpp's
+        template paths)."""
+        return False
 
     def option_names(self, kind: str, name: str) -> Collection[str] | None:
         """The keyword options the parser `name` of `kind` takes, or None to pass any through unchecked.

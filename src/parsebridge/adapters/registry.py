@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..policy.budget import BudgetedReasoningParser, BudgetedToolParser
 from ..policy.guard import GuardedPipeline, GuardedReasoningParser, GuardedToolParser, OnError
 from ..protocol import (
     BackendNotInstalledError,
@@ -29,6 +30,7 @@ from ..protocol import (
 )
 from ..protocol.families import Kind
 from .base import Backend, BackendInfo
+from .python_backend import load_class
 
 ENTRY_POINT_GROUP = "parsebridge.backends"
 
@@ -39,6 +41,7 @@ KNOWN_BACKENDS: dict[str, str] = {
     "sglang": "parsebridge.adapters.sglang:SglangBackend",
     "dynamo": "parsebridge.adapters.dynamo:DynamoBackend",
     "smg": "parsebridge.adapters.smg:SmgBackend",
+    "llamacpp": "parsebridge.adapters.llamacpp:LlamacppBackend",
 }
 
 _lock = threading.RLock()
@@ -128,7 +131,7 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
     """
     parsed = ParserSpec.parse(spec)
     backend = get_backend(parsed.backend)
-    if parsed.backend == "python":
+    if parsed.backend == "python" or backend.passthrough_name(parsed.name):
         return backend, parsed.name
     names = _name_map(backend, kind)
     wanted = normalize_name(parsed.name)
@@ -154,8 +157,6 @@ def check_spec(kind: Kind, spec: str | ParserSpec) -> None:
     not installed (for its names), a ``python:`` class that cannot be imported."""
     backend, name = resolve(kind, spec)
     if backend.name == "python":
-        from .python_backend import load_class
-
         load_class(name)
 
 
@@ -213,8 +214,6 @@ def get_tool_parser(
     check_options(backend, "tool", name, options)
     tool_list = list(tools) if tools else None
     if timeout is not None:
-        from ..policy.budget import BudgetedToolParser
-
         parser: Any = BudgetedToolParser(get_backend, backend.name, name, tool_list, options, timeout)
     else:
         parser = backend.create_tool_parser(name, tools=tool_list, **options)
@@ -235,8 +234,6 @@ def get_reasoning_parser(
     backend, name = resolve("reasoning", spec)
     check_options(backend, "reasoning", name, options)
     if timeout is not None:
-        from ..policy.budget import BudgetedReasoningParser
-
         parser: Any = BudgetedReasoningParser(get_backend, backend.name, name, options, timeout)
     else:
         parser = backend.create_reasoning_parser(name, **options)

@@ -69,7 +69,7 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="B",
         help="backend to run (repeatable or comma-separated; default: every available one of "
-        "builtin, vllm, sglang, dynamo, smg; naming one that is not installed is a usage error)",
+        "builtin, vllm, sglang, dynamo, smg, llamacpp; naming one that is not installed is a usage error)",
     )
     p.add_argument(
         "--tool-parser",

@@ -176,7 +176,7 @@ class CompareOptions:
             conventions=self.conventions,
         )
 
-    def run(self, transcripts: TranscriptsLike, plan: ComparePlan) -> Iterator[TranscriptComparison]:
+    def comparisons(self, transcripts: TranscriptsLike, plan: ComparePlan) -> Iterator[TranscriptComparison]:
         """The comparisons of `transcripts` under `plan`, where these options say."""
         return run_comparisons(
             as_transcripts(transcripts),
@@ -197,7 +197,7 @@ def iter_compare(
     `InvalidSpecError` here, before any transcript is read.
     """
     opts = CompareOptions.of(specs, options)
-    return opts.run(transcripts, opts.plan())
+    return opts.comparisons(transcripts, opts.plan())
 
 
 def compare(
@@ -229,7 +229,7 @@ def compare(
     start = time.perf_counter()
     builder = SummaryBuilder(plan.modes, top=top, conventions=plan.conventions)
     out: list[TranscriptComparison] = []
-    for rec in opts.run(transcripts, plan):
+    for rec in opts.comparisons(transcripts, plan):
         builder.add(rec)
         out.append(rec)
         if progress is not None:

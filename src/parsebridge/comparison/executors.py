@@ -21,8 +21,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from itertools import islice
 from typing import Any
 
+from ..adapters import parser_names
 from ..conformance.transcripts import Transcript
 from ..protocol import ParsebridgeError
+from . import ray_executor
 from .batches import BATCH, INFLIGHT, batched, received, sent
 from .comparer import Comparer
 from .models import TranscriptComparison
@@ -55,7 +57,6 @@ def _context() -> Any:
 def _warm(plan: ComparePlan) -> None:
     """Import each framework's parser registry in the parent, so forked workers share one import
     (vLLM/SGLang take seconds of CPU each) instead of paying it once per worker."""
-    from ..adapters import parser_names
 
     backends = {t.backend for t in plan.targets} | set(plan.backends)
     for b in sorted(backends - {"builtin", "python"}):
@@ -87,8 +88,6 @@ def run_comparisons(
     before any input is read.
     """
     if executor == "ray":
-        from . import ray_executor
-
         ray_executor.require_ray()
         return ray_executor.run(
             transcripts, plan, workers=jobs, ordered=ordered, batch=batch, address=address, quiet=quiet

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..conformance.transcripts import TranscriptError, iter_json_lines, iter_transcripts
+
 if TYPE_CHECKING:  # the CLI imports this module at start-up: pydantic loads only when a log is read
     from ..conformance.transcripts import Transcript
 
@@ -53,7 +55,6 @@ def count_lines(path: Path) -> int:
 
 def iter_log(path: Path) -> Iterator[Transcript]:
     """One file's transcripts, lazily; a ``.gz`` file is JSON Lines, compressed."""
-    from ..conformance.transcripts import TranscriptError, iter_json_lines, iter_transcripts
 
     if not is_gzip(path):
         yield from iter_transcripts(path)

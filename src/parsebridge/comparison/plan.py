@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..adapters import get_backend
+from ..adapters.builtin.engines.conventions import check_conventions
+from ..adapters.registry import check_spec
 from ..conformance.chunking import Chunking, parse_chunkings
 from ..conformance.runner import Target, target_for
 from ..conformance.transcripts import Transcript
@@ -85,7 +88,6 @@ def targets_from(
 
 def available_backends() -> list[str]:
     """Backends of the family table that can run here (frameworks installed), in table order."""
-    from ..adapters import get_backend
 
     out = []
     for name in family_table().backends():
@@ -165,7 +167,6 @@ def _chunk_names(chunkings: Sequence[str] | None) -> tuple[str, ...]:
 
 def _load_python_specs(targets: Sequence[Target]) -> None:
     """Import every ``python:module:Class`` of the targets: a typo fails now, not per transcript."""
-    from ..adapters.registry import check_spec
 
     for t in targets:
         for kind, spec in (("reasoning", t.reasoning_spec), ("tool", t.tool_spec)):
@@ -206,8 +207,6 @@ class ComparePlan:
         conventions: str | None = None,
     ) -> ComparePlan:
         """Check specs, families, backends and chunkings up front (a typo fails before any work)."""
-        from ..adapters import get_backend
-        from ..adapters.builtin.engines.conventions import check_conventions
 
         chunk_names = _chunk_names(chunkings)
         conv = check_conventions(conventions)

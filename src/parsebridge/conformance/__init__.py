@@ -52,7 +52,7 @@ Reports (`report`, `html`)
     self-contained report.html; `summarize(rows)` counts statuses.
 
 Also: `parallel.run_units` (forked workers, results in sequential order),
-`cli` (``parsebridge conformance [diff]``), `pytest_plugin`
+`pytest_plugin` (and the suite it loads, `pytest_suite`)
 (``pytest --parsebridge-spec SPEC``).
 """
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..protocol import ParsebridgeError
 from ..terminal import InputFileError, plain, print_error, styled
 from ..terminal import console as cli_console
 
@@ -386,8 +387,6 @@ def main(ns: argparse.Namespace) -> int:
     try:
         a, b = load_report(ns.report_a), load_report(ns.report_b)
     except FileNotFoundError as exc:
-        from ..protocol import ParsebridgeError
-
         raise ParsebridgeError(f"no report at {exc.filename}") from exc
     wanted = _backends(getattr(ns, "backend", None)) or None
     d = diff_reports(a, b, backends=wanted)

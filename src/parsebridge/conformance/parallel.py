@@ -33,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from ..adapters.registry import get_backend
 from ..lifecycle import stop_all
 from .runner import Result, Runner, Target
 from .transcripts import Transcript
@@ -162,7 +163,6 @@ def run_units(
 
 def groups_units(backend: str) -> bool:
     """Whether `backend` asks for its units in one batch per target (`Backend.groups_units`)."""
-    from ..adapters.registry import get_backend
 
     try:
         return bool(get_backend(backend).groups_units)

@@ -167,7 +167,12 @@ class Transcript(BaseModel):
 
     id: str = ""
     family: str | None = None
-    kind: TranscriptKind = "tool"
+    kind: TranscriptKind = Field(
+        "tool",
+        description="which parser reads `output`: `tool` (a tool-call parser, with `reasoning_family`'s "
+        "reasoning parser first when given) or `reasoning`; left out, it is the kind of `family` when "
+        "the family table has that family in one kind only (`qwen3`: reasoning), else `tool`",
+    )
     reasoning_family: str | None = None
     output: str
     tools: list[dict[str, Any]] = Field(default_factory=list)
@@ -191,6 +196,16 @@ class Transcript(BaseModel):
     finish_reason: FinishReason | None = Field(
         None, description="why generation ended: `stop` (end of turn) or `length` (the token limit cut it)"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_kind(cls, data: Any) -> Any:
+        """`kind` left out: the family's kind, when the family table has it in one kind only."""
+        if isinstance(data, dict) and "kind" not in data and isinstance(data.get("family"), str):
+            table = family_table()
+            if table.get("tool", data["family"]) is None and table.get("reasoning", data["family"]) is not None:
+                return {**data, "kind": "reasoning"}
+        return data
 
     @model_validator(mode="after")
     def _tokens_agree(self) -> Transcript:

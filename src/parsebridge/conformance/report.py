@@ -46,6 +46,8 @@ from typing import Any
 from .._version import __version__
 from .checks import STATUSES
 from .classes import DESCRIPTIONS
+from .html import render_html
+from .roundtrip import render_markdown as roundtrip_markdown
 from .runner import Result
 from .transcripts import Transcript
 
@@ -204,8 +206,6 @@ def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
         if len(bad) > max_rows:
             out.append(f"\n… and {len(bad) - max_rows} more (see report.json).")
     if report.get("roundtrip"):
-        from .roundtrip import render_markdown as roundtrip_markdown
-
         out += ["", *roundtrip_markdown(report["roundtrip"])]
     out += ["", "## Divergence classes", ""]
     out += [f"- `{c}` — {d}" for c, d in report["classes"].items()]
@@ -217,7 +217,6 @@ def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
 
 def write_report(directory: str | Path, report: dict[str, Any]) -> dict[str, Path]:
     """Write report.json, report.md and report.html into `directory` (created); return their paths."""
-    from .html import render_html
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)

@@ -27,10 +27,13 @@ from typing import Any, Protocol, TypeVar
 from ..formats import TOOL_FORMATS, ContentAt, ToolFormat, tool_format
 from ..formats.cases import Span, build
 from ..protocol import family_table
+from .adversarial.fuzz import token_chunks
 from .adversarial.probe import ProbeResult, _oneshot, _stream
 from .checks import Difference, check_expected, check_invariants, family_markers
 from .chunking import Chunk
 from .classes import DivergenceClass
+from .parallel import groups_units, map_forked
+from .runner import Subject, target_for
 from .transcripts import Expected, Transcript
 
 T = TypeVar("T")
@@ -224,7 +227,6 @@ def roundtrip_families(backend: str) -> list[str]:
 
 def subject_for(backend: str, family: str, tools: Sequence[dict[str, Any]]) -> Any:
     """The backend's parser (or reasoning→tool pipeline) for the family with these tools; raises if none."""
-    from .runner import Subject, target_for
 
     fmt = tool_format(family)
     t = Transcript(
@@ -331,8 +333,6 @@ def chunkings_for(d: Draw, backend: str, subject: Any, text: str) -> list[tuple[
     if backend == "builtin":
         out.append(("char", list(text)))
     else:
-        from .adversarial.fuzz import token_chunks
-
         parser = subject.pipeline or subject.tool
         with contextlib.suppress(Exception):  # the tokenizer refuses this text: random chunks still run
             out.append(("token", token_chunks(parser, text)))
@@ -388,8 +388,6 @@ def run_roundtrip(
         if progress is not None:
             progress(*pair)
         return run_family(pair[0], pair[1], examples, seed).as_dict()
-
-    from .parallel import groups_units, map_forked
 
     if jobs > 1:  # build one parser per backend here, so forked workers inherit its imports and tokenizer
         for backend in dict.fromkeys(b for b, _ in pairs):

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequen
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..adapters import get_backend
+from ..adapters import get_backend, resolve
 from ..adapters._tokenizers import TokenizerUnavailable, load_reference
 from ..protocol import (
     ParserSpec,
@@ -109,7 +109,7 @@ Row = Callable[..., Result]
 # ---------------------------------------------------------------- the runner
 
 #: Backends whose parsers take a tokenizer (a transcript's own is passed to them).
-TOKENIZER_BACKENDS = frozenset({"vllm", "sglang"})
+TOKENIZER_BACKENDS = frozenset({"vllm", "sglang", "dynamo", "smg"})
 
 
 def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
@@ -394,8 +394,6 @@ def spec_family(kind: str, spec: str, table: FamilyTable | None = None) -> str |
         return None
     table = table or family_table()
     try:
-        from ..adapters import resolve
-
         backend, name = resolve(kind, parsed)  # type: ignore[arg-type]
     except Exception:
         fam = table.get(kind, parsed.name)  # type: ignore[arg-type]

@@ -20,9 +20,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..plugins.probe import cell
+from ..protocol import ParsebridgeError
 from .diff import load_report
 
-FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg")
+FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg", "llamacpp")
 #: The server-in-the-loop oracle's record, written beside report.json by the framework envs' tests
 #: (tests/serving/test_server_oracle_*.py): per framework, how many parser configurations and runs
 #: were compared with the framework's own chat server, and which differed.
@@ -75,7 +77,6 @@ def release_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def _plugin_cell(result: Mapping[str, Any] | None) -> str:
     """Whether the release served parsebridge parsers through `parsebridge.plugins` in its matrix run."""
-    from ..plugins.probe import cell
 
     return cell(dict(result) if result else None).replace("|", "\\|")
 
@@ -279,8 +280,6 @@ def main(ns: argparse.Namespace) -> int:
     """Render the support page; the command line is recorded in it so anyone can regenerate it."""
     data = getattr(ns, "data", None)
     if not ns.reports and not data:
-        from ..protocol import ParsebridgeError
-
         raise ParsebridgeError("give report.json files (or directories) and/or --data FILE")
     args = (["--data", data] if data else []) + (["--out", ns.out] if getattr(ns, "out", None) else [])
     command = "parsebridge conformance support " + " ".join(shlex.quote(a) for a in args)

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from ..adapters import _tokenizers, get_reasoning_parser, get_tool_parser
 from ..protocol import ParserSpec
 from .registrations import kind_of
 from .settings import Kind, on_error_policy
@@ -64,7 +65,6 @@ class ParserCache:
 def _make(
     kind: Kind, spec: str, tools: list[dict[str, Any]] | None, tokenizer: Any, extra: dict[str, Any]
 ) -> Any:
-    from ..adapters import get_reasoning_parser, get_tool_parser
 
     options: dict[str, Any] = {**extra, "on_error": on_error_policy()}
     # Framework backends read token ids and special tokens: give them the server's tokenizer.
@@ -96,7 +96,6 @@ def offline_tokenizer(spec: str | None = None, markers: Iterable[str] = ()) -> A
         cls = ToolParserManager.get_tool_parser("pb:builtin:hermes")
         parser = cls(offline_tokenizer("builtin:hermes"))
     """
-    from ..adapters import _tokenizers
 
     found = set(markers)
     family = None

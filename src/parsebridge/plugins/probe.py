@@ -18,8 +18,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
 
+from ..adapters.vllm._compat import get_api
 from ..formats import hermes, think
-from . import ENV_BACKENDS
+from . import ENV_BACKENDS, vllm_plugin_file
+from ._tables import tables_restored
 
 TOOL, REASONING = "pb:builtin:hermes", "pb:builtin:qwen3"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
@@ -48,8 +50,6 @@ def _pieces(text: str, per: int = 3) -> list[str]:
 
 
 def _probe_vllm() -> dict[str, Any]:
-    from ..adapters.vllm._compat import get_api
-
     api = get_api()
     argument = vllm_plugin_argument()
     how = "--tool-parser-plugin " + (
@@ -83,9 +83,6 @@ def vllm_plugin_argument() -> str:
     """
     import inspect
 
-    from ..adapters.vllm._compat import get_api
-    from . import vllm_plugin_file
-
     try:
         source = inspect.getsource(get_api().ToolParserManager.import_tool_parser)
     except (OSError, TypeError):
@@ -94,7 +91,7 @@ def vllm_plugin_argument() -> str:
 
 
 def _probe_sglang() -> dict[str, Any]:
-    from . import sglang as plugin
+    from . import sglang as plugin  # SGLang's plugin module imports SGLang itself
 
     plugin.register_all(["builtin"])
     fcp_cls = plugin.FunctionCallParser
@@ -145,7 +142,6 @@ def probe(framework: str) -> dict[str, Any]:
     """Can this release serve parsebridge parsers through the plugin? (never raises)"""
     if importlib.util.find_spec(framework) is None:
         return {"available": False, "detail": f"{framework} is not installed"}
-    from ._tables import tables_restored
 
     try:
         with tables_restored():  # the probe's pb: names do not stay in the framework's tables

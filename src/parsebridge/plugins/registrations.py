@@ -12,7 +12,17 @@ import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..protocol import InvalidSpecError, ParserSpec
+from ..adapters import get_backend, parser_names
+from ..adapters.python_backend import load_class
+from ..protocol import (
+    InvalidSpecError,
+    ParserProtocolError,
+    ParserSpec,
+    ReasoningParserBase,
+    ToolParserBase,
+    family_table,
+    normalize_name,
+)
 from .settings import (
     ENV_PARSERS,
     PREFIX,
@@ -46,7 +56,6 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
     optional); the plugin's own framework is never enumerated into itself
     (its parsers are already there under their own names).
     """
-    from ..adapters import get_backend, parser_names
 
     out: list[Registration] = []
     for backend in backends if backends is not None else default_backends(framework):
@@ -77,7 +86,6 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
 def alias_registrations(backend: str, own: Iterable[tuple[str, str]], taken: set[str]) -> list[Registration]:
     """``pb:BACKEND:ALIAS`` for each family name and alias the family table maps to one of the
     backend's parsers (`own`: (kind, name) pairs), as config strings accept them; not `taken` names."""
-    from ..protocol import family_table, normalize_name
 
     have = {(kind, normalize_name(name)) for kind, name in own}
     out: list[Registration] = []
@@ -97,18 +105,13 @@ def kind_of(spec: str) -> Kind:
     """Whether a spec names a tool or a reasoning parser (a ``python:`` class says by what it has)."""
     parsed = ParserSpec.parse(spec)
     if parsed.backend == "python":
-        from ..adapters.python_backend import load_class
-
         return _class_kind(spec, load_class(f"{parsed.module}:{parsed.class_name}"))
-    from ..adapters import get_backend, parser_names
-    from ..protocol import normalize_name
 
     be = get_backend(parsed.backend)
     wanted = normalize_name(parsed.name)
     for kind in ("tool", "reasoning"):
         if any(normalize_name(n) == wanted for n in parser_names(be, kind)):  # type: ignore[arg-type]
             return kind  # type: ignore[return-value]
-    from ..protocol import family_table
 
     for kind in ("tool", "reasoning"):
         family = family_table().get(kind, parsed.name)  # type: ignore[arg-type]
@@ -120,8 +123,6 @@ def kind_of(spec: str) -> Kind:
 def _class_kind(spec: str, cls: type) -> Kind:
     """A user class's kind: its base class, else the protocol methods it has (`python_backend`'s rule:
     `parse_tool_calls` / `parse_reasoning`, or `parse` taking `reasoning_started`)."""
-
-    from ..protocol import ParserProtocolError, ReasoningParserBase, ToolParserBase
 
     if issubclass(cls, ReasoningParserBase):
         return "reasoning"

@@ -46,15 +46,19 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
+from ..adapters._common import import_first
 from ..adapters.builtin.engines.reasoning_start import thinking_turned_off
+from ..protocol import BackendError
 from ..protocol.prompt_rule import prompt_rule, prompt_start_state, reads_whole_output, start_options
 from . import (
     PARSERS,
+    PREFIX,
     FrameworkMissingError,
     Registrar,
     Registration,
     _log,
     on_error_policy,
+    plugin_name,
     reasoning_closed,
     reasoning_markers,
     tool_dicts,
@@ -76,8 +80,6 @@ PROMPT_TAIL_TOKENS = 2048
 
 
 def _import(*paths: str) -> Any:
-    from ..adapters._common import import_first
-
     return import_first(*paths)
 
 
@@ -105,8 +107,6 @@ def _decode(tokenizer: Any, ids: Sequence[int], spec: str = "") -> str:
     try:
         return str(tokenizer.decode(list(ids)))
     except Exception as exc:
-        from ..protocol import BackendError
-
         if on_error_policy() == "raise":
             raise BackendError.wrapping("pb", spec, "tokenizer.decode", exc) from exc
         key = (spec, type(exc).__name__)
@@ -420,8 +420,6 @@ def parser_class(reasoning: str | None = None, tool: str | None = None) -> Any:
     ``--tool-call-parser``, for programs that drive `vllm.parser` directly.
     """
     from vllm.parser import ParserManager
-
-    from . import PREFIX, plugin_name
 
     def name_of(value: str | None) -> str | None:
         if value is None or value.startswith(PREFIX) or value in REGISTERED:

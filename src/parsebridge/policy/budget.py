@@ -47,6 +47,7 @@ from ..protocol import (
     ReasoningBlock,
     ReasoningParseResult,
     ReasoningStreamBase,
+    ServerUnavailableError,
     StreamDelta,
     ToolParseResult,
     ToolSpec,
@@ -224,10 +225,10 @@ class _Worker:
             start_timeout=STARTUP_TIMEOUT + 10,
         )
         try:
-            server.start()
-        except OSError as exc:
+            server.start()  # the handshake's own errors (typed) pass as they are
+        except ServerUnavailableError as exc:  # it could not be launched, or ended without a word
             raise BackendError(
-                self.backend, self.name, "start", f"cannot start a worker process: {exc}"
+                self.backend, self.name, "start", f"cannot start a worker process: {exc.reason}"
             ) from exc
         finally:
             child.close()

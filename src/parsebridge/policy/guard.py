@@ -298,8 +298,10 @@ class GuardedToolStream(_GuardedStream):
         if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
-        calls = self._acc.tool_calls()
-        return make_tool_result(self._merged_content(self._acc.content), calls, self._acc.dropped)
+        acc = self._acc
+        return make_tool_result(
+            self._merged_content(acc.content), acc.tool_calls(), acc.dropped, acc.reasoning
+        )
 
 
 class GuardedReasoningStream(_GuardedStream):

@@ -14,10 +14,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
-from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.dataclasses import dataclass
 
+from ._layout import check_pydantic, fast_construction_supported, init_fields
 from .calls import new_call_id, parse_arguments
 
 if TYPE_CHECKING:
@@ -181,11 +181,13 @@ class ToolParseResult(_Model):
     markup), in output order; None when nothing was left out. Nothing is lost: content,
     the calls' `raw_text` and `dropped` together hold every character of the output
     that is not format markup.
+    `reasoning`: what a tool parser's own stream sent as reasoning (vLLM's Cohere, Inkling).
     """
 
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     dropped: str | None = None
+    reasoning: str | None = None
 
     @property
     def tools_called(self) -> bool:
@@ -194,6 +196,8 @@ class ToolParseResult(_Model):
     def to_openai_message(self) -> dict[str, Any]:
         """An OpenAI chat `message` object (assistant role)."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message
@@ -308,48 +312,7 @@ for _cls in (ReasoningBlock, ToolCallDelta, StreamDelta):
 #: its value})`. Only this section knows how: everything else calls the helpers below.
 _alloc = object.__new__
 
-#: The pydantic releases the fast `fill_fields` was written and tested against (pyproject:
-#: ``pydantic>=2.6,<3``); another release is an ImportError that says so (see `check_pydantic`).
-FAST_PYDANTIC = ((2, 6), (3, 0))
-#: The `BaseModel` instance layout the fast path relies on: field values in `__dict__` (stored
-#: through the slot's descriptor) and three bookkeeping slots it leaves unset, which
-#: `_Model.__getattr__` answers for.
-BASEMODEL_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-
-
-def _tested_release(version: str) -> bool:
-    try:
-        release = tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        return False
-    return FAST_PYDANTIC[0] <= release < FAST_PYDANTIC[1]
-
-
-def check_pydantic(version: str = PYDANTIC_VERSION) -> None:
-    """Import-time check: `version` is a pydantic release this module was tested with."""
-    if not _tested_release(version):
-        low, high = (".".join(map(str, r)) for r in FAST_PYDANTIC)
-        raise ImportError(
-            f"parsebridge needs pydantic>={low},<{high} (its result objects are built without "
-            f"validation in a way tested only there); found pydantic {version!r}: "
-            f"pip install 'pydantic>={low},<{high}'"
-        )
-
-
-def fast_construction_supported(version: str = PYDANTIC_VERSION, base: type = BaseModel) -> bool:
-    """Whether `version` is a release the fast path was written for and `base` has its layout."""
-    if not _tested_release(version):
-        return False
-    descriptor = base.__dict__.get("__dict__")
-    return getattr(base, "__slots__", None) == BASEMODEL_SLOTS and hasattr(descriptor, "__set__")
-
-
-def init_fields(model: BaseModel, fields: dict[str, Any]) -> None:
-    """The fallback `fill_fields`: pydantic's normal construction (validation) of the allocated model."""
-    model.__init__(**fields)  # type: ignore[misc]
-
-
-check_pydantic()
+check_pydantic()  # the releases and layout it was tested with (`_layout`)
 #: Checked once, at import: a tested release whose `BaseModel` still has the layout relied on
 #: (else the fallback: correct, validated, slower).
 FAST_CONSTRUCTION = fast_construction_supported()
@@ -436,6 +399,11 @@ def set_raw_text(call: ToolCall, raw_text: str) -> None:
     call.__dict__["raw_text"] = raw_text
 
 
+def set_call_id(call: ToolCall, call_id: str) -> None:
+    """Sets `id` of a call this process built with `make_tool_call`, in place, unvalidated."""
+    call.__dict__["id"] = call_id
+
+
 def make_call_delta(index: int, id: str | None, name: str | None, arguments: str) -> ToolCallDelta:
     """A `ToolCallDelta` built without validation (the per-chunk path)."""
     delta = _alloc(ToolCallDelta)
@@ -464,11 +432,13 @@ def make_tool_call(name: str, arguments_text: str, id: str | None = None, raw_te
 
 
 def make_tool_result(
-    content: str | None, tool_calls: list[ToolCall], dropped: str | None = None
+    content: str | None, tool_calls: list[ToolCall], dropped: str | None = None, reasoning: str | None = None
 ) -> ToolParseResult:
     """A `ToolParseResult` built without validation (`_alloc` and `fill_fields`)."""
     result = _alloc(ToolParseResult)
-    fill_fields(result, {"content": content, "tool_calls": tool_calls, "dropped": dropped})
+    fill_fields(
+        result, {"content": content, "tool_calls": tool_calls, "dropped": dropped, "reasoning": reasoning}
+    )
     return result
 
 

@@ -17,6 +17,13 @@ away from what that server gives (README "Where reasoning starts", docs/serving.
   the chat template and the request's ``chat_template_kwargs`` (and
   ``reasoning_effort``), never from the prompt. The prompt is accepted and
   changes nothing.
+* ``dynamo`` and ``smg`` (rule ``"rendered"``): their servers render the prompt
+  themselves and their parsers look at the rendered text (Dynamo's ``qwen3`` and
+  ``glm45`` start inside reasoning when it ends with an open ``<think>``, and
+  outside when it does not or ends with ``<think></think>``). The prompt's text
+  (token ids read with the parser's tokenizer) reaches their server as the
+  rendered prompt of the request, and their parsers decide (smg 1.13's
+  ``minimax_m2`` reads it; its ``qwen3`` starts outside reasoning whatever it says).
 * any other backend (``python:`` parsers of your own): its `parse`/`stream` get
   the prompt when they take the keyword; when they do not, the prompt is refused
   with `UnsupportedOptionError` before any text is read.
@@ -32,7 +39,7 @@ tool parser follows it (`reads_whole_output`); with a tool parser, vLLM's
 hand-off stands (the one place the two servers' readings cannot be made equal).
 
 ``reasoning_started=True/False`` (it always wins over a prompt) stands for what a
-chat template does: builtin takes it as the start state; vLLM gets a prompt that
+chat template does: builtin takes it as the start state; vLLM, Dynamo and smg get a prompt that
 ends with the start marker (True) or with the start and end markers (False, a
 template that wrote ``<think></think>``); SGLang gets it as ``force_reasoning``.
 ``False`` asks for output that starts outside reasoning: where the framework's
@@ -54,10 +61,16 @@ from typing import Any, Literal
 
 from .errors import UnsupportedOptionError
 
-PromptRule = Literal["markers", "token_ids", "ignored", "parser"]
+PromptRule = Literal["markers", "token_ids", "ignored", "rendered", "parser"]
 
 #: The rule per backend (see above); a backend not listed: ``"parser"``, its own signature decides.
-PROMPT_RULES: dict[str, PromptRule] = {"builtin": "markers", "vllm": "token_ids", "sglang": "ignored"}
+PROMPT_RULES: dict[str, PromptRule] = {
+    "builtin": "markers",
+    "vllm": "token_ids",
+    "sglang": "ignored",
+    "dynamo": "rendered",
+    "smg": "rendered",
+}
 
 #: Backends whose server reads the whole output through the reasoning parser (see above).
 READS_WHOLE_OUTPUT = frozenset({"sglang"})
@@ -95,10 +108,11 @@ def prompt_start_state(backend: str | None, prompt: str, start: str, end: str) -
 
     For the ``"markers"`` rule (and parsers of your own read by the processor or a
     plugin) the prompt's last marker decides; a backend whose server ignores the
-    prompt says nothing; vLLM's parsers read token ids themselves (None here).
+    prompt says nothing; vLLM's parsers read token ids themselves, and Dynamo's and
+    smg's the rendered prompt (None here).
     """
     rule = prompt_rule(backend)
-    if rule in ("ignored", "token_ids") or not start or not end:
+    if rule in ("ignored", "token_ids", "rendered") or not start or not end:
         return None
     return started_from_prompt(prompt, (start,), (end,))
 

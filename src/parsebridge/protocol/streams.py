@@ -27,6 +27,7 @@ from .models import (
     make_reasoning_result,
     make_tool_call,
     make_tool_result,
+    set_call_id,
 )
 
 
@@ -211,7 +212,10 @@ class DeltaAccumulator:
                 self._anomalies.append(f"call {index}: id sent {state.ids_seen} times")
             if state.names_seen > 1:
                 self._anomalies.append(f"call {index}: name sent {state.names_seen} times")
-            calls.append(make_tool_call(state.name or "", "".join(state.arguments), state.id))
+            call = make_tool_call(state.name or "", "".join(state.arguments), state.id)
+            if state.id is None:  # the stream never sent one: say so (""), never make one up
+                set_call_id(call, "")
+            calls.append(call)
         return calls
 
     def arguments_text(self, index: int) -> str:
@@ -270,7 +274,8 @@ class ToolStreamBase(_StreamBase):
     def finish(self) -> ToolParseResult:
         """Flush, then return everything streamed assembled into one result."""
         self.flush()
-        return make_tool_result(self._acc.content, self._acc.tool_calls(), self._acc.dropped)
+        acc = self._acc
+        return make_tool_result(acc.content, acc.tool_calls(), acc.dropped, acc.reasoning)
 
 
 class ReasoningStreamBase(_StreamBase):

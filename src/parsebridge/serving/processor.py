@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
+from ..adapters.registry import get_backend
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
     ParserSpec,
@@ -40,6 +41,7 @@ from ..protocol.prompt_rule import start_options
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
+from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
 # per-request code to `_request`.
@@ -64,7 +66,6 @@ ToolSource = str | ParserSpec | ToolCallParserConfig | Any
 @functools.cache
 def _server_forced_choices(backend: str) -> bool:
     """Whether `backend`'s tool parsers parse required/named requests as its server does."""
-    from ..adapters.registry import get_backend
 
     try:
         return bool(get_backend(backend).server_forced_choices())
@@ -219,7 +220,6 @@ class OutputProcessor:
         **kwargs: Any,
     ) -> OutputProcessor:
         """A processor from the flags of `parsebridge.add_parser_arguments` (``--parser-on-error`` too)."""
-        from .flags import configs_from_args
 
         reasoning_cfg, tool_cfg = configs_from_args(namespace)
         kwargs.setdefault("on_error", getattr(namespace, "parser_on_error", None) or "raise")

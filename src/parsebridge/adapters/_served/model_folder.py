@@ -1,11 +1,23 @@
-"""A tokenizer model folder a server can load: one token per byte, markers as single tokens.
+"""A tokenizer model folder a server can load: a real vocabulary, or one token per byte.
 
-The vocabulary is byte-level BPE with no merges (256 tokens, GPT-2's byte to
-character table), the given markers as added tokens (not special, so a
-decode keeps them), and one special end-of-sequence token. Written with
-plain JSON (no `tokenizers` needed), once per marker set, into
-``cache_root()/served/bytes-DIGEST``; a read-only cache falls back to a
-temporary folder that the process removes at exit.
+Two kinds, both written once into ``cache_root()/served/`` (a read-only cache
+falls back to a temporary folder that the process removes at exit):
+
+* `tokenizer_folder(source)` (``tok-DIGEST``): a real tokenizer's
+  ``tokenizer.json`` (a path, a folder holding one, or a tokenizer object),
+  plus parsebridge's end-of-sequence token when the vocabulary lacks it. The
+  server then tokenizes and detokenizes as it would for that model, including
+  a byte-level token that ends inside a multi-byte character. Needs the
+  `tokenizers` library (installed with every framework that has a server).
+* `model_folder(markers)` (``bytes-DIGEST``), the approximate vocabulary when
+  no real one is given: byte-level BPE with no merges (256 tokens, GPT-2's
+  byte to character table), the given markers as added tokens (not special,
+  so a decode keeps them), and one special end-of-sequence token. Written
+  with plain JSON (no `tokenizers` needed).
+
+Both folders declare the same chat template: the messages' text and nothing
+around it, so the prompt the server renders is the text the caller sent (the
+scripted engine's key, then the generation prompt; see `prompt_text`).
 """
 
 from __future__ import annotations
@@ -21,29 +33,90 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from .._tokenizers import _bytes_to_unicode, cache_root  # the byte table the in-memory tokenizers use
+from .._tokenizers import (
+    _bytes_to_unicode,
+    cache_root,
+    token_chunks,
+)  # the byte table the in-memory tokenizers use
 
 #: The end-of-sequence token (special: never part of a decoded text).
 EOS = "<|pb_eos|>"
-#: The chat template the folder declares: the messages' text, nothing around it (the prompt is
-#: the scripted engine's key).
+#: The chat template the folder declares: the messages' text, nothing around it (the rendered
+#: prompt is the scripted engine's key, then the generation prompt: `prompt_text`).
 CHAT_TEMPLATE = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
 _FORMAT = 1  # bump when the written files change
 
 
+def prompt_text(key: str, prompt: str | None) -> str:
+    """The user message a scripted request sends: the script's key, then the generation prompt.
+
+    The folders' chat template renders it as is, so the server's rendered prompt ends with
+    the generation prompt (its reasoning parser sees a prefilled ``<think>`` there, as a
+    deployment's would) and the engine finds the script by the key (`ScriptBoard.take`).
+    """
+    return f"{key}\n{prompt}" if prompt else key
+
+
 @dataclass(frozen=True)
 class ModelFolder:
-    """A built folder: its path, the markers' token ids and the end-of-sequence id."""
+    """A built folder: its path, the markers' token ids and the end-of-sequence id.
+
+    `tokenizer` is the real vocabulary's `tokenizers.Tokenizer` (None: the byte folder);
+    `label` says which vocabulary it is, for reports (``bytes`` or the source).
+    """
 
     path: Path
     marker_ids: dict[str, int]
     eos_id: int
     _pattern: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    tokenizer: Any = field(default=None, repr=False, compare=False)
+    label: str = "bytes"
+
+    @property
+    def vocab_size(self) -> int:
+        if self.tokenizer is not None:
+            return max(int(self.tokenizer.get_vocab_size(with_added_tokens=True)), self.eos_id + 1)
+        return self.eos_id + 1
+
+    def chunks(self, text: str, per: int = 1) -> list[Any]:
+        """`text` as an engine streams it, `per` tokens a chunk (items: ``.text``, ``.token_ids``).
+
+        A token that ends inside a multi-byte character carries its id with empty text,
+        as an incremental detokenizer holds such bytes back.
+        """
+        if self.tokenizer is not None:
+            return token_chunks(_Backed(self.tokenizer), text, per)
+        pieces = self._pieces(text)
+        out: list[Any] = []
+        for i in range(0, len(pieces), per):
+            group = pieces[i : i + per]
+            out.append(_Chunk("".join(t for t, _ in group), tuple(j for _, j in group)))
+        return out
+
+    def _pieces(self, text: str) -> list[tuple[str, int]]:
+        """The byte folder's tokens of `text`: (text, id), a character's text on its last byte."""
+        out: list[tuple[str, int]] = []
+        ids = self.marker_ids
+        pos = 0
+        spans = list(self._pattern.finditer(text)) if self._pattern is not None else []
+        for m in [*spans, None]:
+            stop = m.start() if m is not None else len(text)
+            for ch in text[pos:stop]:
+                raw = ch.encode("utf-8")
+                out.extend(("", b) for b in raw[:-1])
+                out.append((ch, raw[-1]))
+            if m is not None:
+                out.append((m.group(0), ids[m.group(0)]))
+                pos = m.end()
+        return out
 
     def encode(self, text: str) -> list[int]:
-        """`text` as token ids: each marker occurrence one token (longest first), the rest per byte."""
+        """`text` as token ids: the real vocabulary's; or each marker occurrence one token (longest
+        first) and the rest per byte."""
+        if self.tokenizer is not None:
+            return list(self.tokenizer.encode(text, add_special_tokens=False).ids)
         if self._pattern is None:
             return list(text.encode("utf-8"))
         out: list[int] = []
@@ -60,6 +133,8 @@ class ModelFolder:
 
     def decode(self, ids: Sequence[int]) -> str:
         """The text of `ids` (markers back as text, the end-of-sequence token dropped)."""
+        if self.tokenizer is not None:
+            return str(self.tokenizer.decode([i for i in ids if i != self.eos_id], skip_special_tokens=False))
         by_id = {v: k for k, v in self.marker_ids.items()}
         parts: list[str] = []
         raw = bytearray()
@@ -72,6 +147,18 @@ class ModelFolder:
             parts.append(by_id.get(i, ""))
         parts.append(raw.decode("utf-8", "replace"))
         return "".join(parts)
+
+
+class _Chunk(NamedTuple):
+    text: str
+    token_ids: tuple[int, ...]
+
+
+class _Backed:
+    """A `tokenizers.Tokenizer` where `token_chunks` looks for a fast tokenizer's backend."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.backend_tokenizer = tokenizer
 
 
 def _added(token_id: int, content: str, special: bool) -> dict[str, Any]:
@@ -125,7 +212,7 @@ def _files(markers: Sequence[str]) -> tuple[dict[str, Any], dict[str, int], int]
 
 
 _lock = threading.Lock()
-_built: dict[tuple[str, ...], ModelFolder] = {}
+_built: dict[tuple[str, ...], ModelFolder] = {}  # by marker set, or ("tokenizer", digest)
 _temporary: list[Path] = []
 
 
@@ -151,6 +238,24 @@ def _write(folder: Path, files: dict[str, Any]) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _placed(name: str, files: dict[str, Any]) -> Path:
+    """The folder ``cache_root()/served/NAME`` holding `files` (written once; a read-only cache: a
+    temporary folder of this process's own, removed at exit)."""
+    folder = cache_root() / "served" / name
+    if (folder / "tokenizer.json").is_file():
+        return folder
+    try:
+        _write(folder, files)
+    except OSError:
+        tmp = Path(tempfile.mkdtemp(prefix="parsebridge-served-"))
+        if not _temporary:
+            atexit.register(_remove_temporary)
+        _temporary.append(tmp)
+        _write(tmp / "model", files)
+        folder = tmp / "model"
+    return folder
+
+
 def model_folder(markers: Iterable[str]) -> ModelFolder:
     """The model folder whose vocabulary holds `markers` as single tokens (built once, cached)."""
     key = tuple(sorted({m for m in markers if m}, key=lambda m: (-len(m), m)))
@@ -160,17 +265,73 @@ def model_folder(markers: Iterable[str]) -> ModelFolder:
             return made
         files, marker_ids, eos_id = _files(key)
         digest = hashlib.sha256(json.dumps([_FORMAT, key]).encode()).hexdigest()[:16]
-        folder = cache_root() / "served" / f"bytes-{digest}"
-        if not (folder / "tokenizer.json").is_file():
-            try:
-                _write(folder, files)
-            except OSError:  # a read-only cache: a folder of this process's own
-                folder = Path(tempfile.mkdtemp(prefix="parsebridge-served-"))
-                if not _temporary:
-                    atexit.register(_remove_temporary)
-                _temporary.append(folder)
-                _write(folder / "model", files)
-                folder = folder / "model"
+        folder = _placed(f"bytes-{digest}", files)
         pattern = re.compile("|".join(re.escape(m) for m in key)) if key else None
         made = _built[key] = ModelFolder(folder, marker_ids, eos_id, pattern)
+        return made
+
+
+def _tokenizer_text(source: Any) -> tuple[str, str]:
+    """(tokenizer.json text, label) of a tokenizer source: a path to tokenizer.json or to a folder
+    holding one, a `tokenizers.Tokenizer`, or a fast transformers tokenizer (its backend)."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source).expanduser()
+        file = path / "tokenizer.json" if path.is_dir() else path
+        if not file.is_file():
+            raise FileNotFoundError(f"no tokenizer.json at {path}")
+        return file.read_text(encoding="utf-8"), str(path)
+    backend = getattr(source, "backend_tokenizer", None) or source
+    to_str = getattr(backend, "to_str", None)
+    if not callable(to_str):
+        raise TypeError(
+            f"a served model folder needs a tokenizer.json (a path, a tokenizers.Tokenizer or a fast "
+            f"transformers tokenizer), not {type(source).__name__}"
+        )
+    label = getattr(source, "name_or_path", None) or type(source).__name__
+    return str(to_str()), str(label)
+
+
+def _with_eos(data: dict[str, Any]) -> int:
+    """The id of parsebridge's end-of-sequence token in `data` (added after every id when absent)."""
+    added = data.setdefault("added_tokens", [])
+    for tok in added:
+        if tok.get("content") == EOS:
+            return int(tok["id"])
+    vocab = (data.get("model") or {}).get("vocab") or {}
+    ids = [int(t["id"]) for t in added]
+    if isinstance(vocab, dict):
+        ids += [int(v) for v in vocab.values()]
+    else:  # a Unigram vocabulary: a list of [piece, score]
+        ids.append(len(vocab) - 1)
+    eos_id = max(ids, default=-1) + 1
+    added.append(_added(eos_id, EOS, True))
+    return eos_id
+
+
+def tokenizer_folder(source: Any) -> ModelFolder:
+    """The model folder of a real tokenizer (built once per tokenizer.json, cached; see module doc).
+
+    `source`: a path to ``tokenizer.json`` or to a folder holding one, a
+    `tokenizers.Tokenizer`, or a fast transformers tokenizer. A `ModelFolder` is
+    returned as is. Raises FileNotFoundError / TypeError for anything else.
+    """
+    if isinstance(source, ModelFolder):
+        return source
+    from tokenizers import Tokenizer  # a framework's dependency, needed only for a real vocabulary
+
+    text, label = _tokenizer_text(source)
+    digest = hashlib.sha256(f"{_FORMAT}\n{text}".encode()).hexdigest()[:16]
+    with _lock:
+        made = _built.get(("tokenizer", digest))
+        if made is not None:
+            return made
+        data = json.loads(text)
+        eos_id = _with_eos(data)
+        files = _files(())[0]
+        files["tokenizer.json"] = data
+        files["config.json"].update(vocab_size=eos_id + 1, eos_token_id=eos_id, bos_token_id=eos_id)
+        folder = _placed(f"tok-{digest}", files)
+        tokenizer = Tokenizer.from_str(json.dumps(data))
+        made = ModelFolder(folder, {}, eos_id, None, tokenizer, label)
+        _built[("tokenizer", digest)] = made
         return made

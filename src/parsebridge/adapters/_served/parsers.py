@@ -9,6 +9,19 @@ map a message to our results, the stepper that maps each step's events to a
 `StreamDelta` (`ServedStepper`), and the feed-to-delta attribution of a
 streamed request (`StreamRequest`, over `read_to_fence`).
 
+What the engine is fed, the same for every served backend (`ServedEngine`):
+the token ids of the model folder's tokenizer — the real one given as the
+`tokenizer` option (`model_folder.tokenizer_folder`), else the backend's
+approximate vocabulary — so the server's own detokenizer runs, also on a
+token that ends inside a multi-byte character; a stream's `feed` steps the
+chunk's `token_ids` when given to an engine with a real tokenizer (taken as
+that tokenizer's ids), else its text encoded.
+The generation prompt reaches the server as a request brings it: the user
+message the folder's chat template renders as is (`model_folder.prompt_text`),
+so the server's reasoning parser sees a prefilled ``<think>`` or a closed
+``<think></think>`` (`ServedEngine.prompt`: `reasoning_started` as the
+template's tail, else `prompt=` text, else `prompt_token_ids=` decoded).
+
 The server starts on the first parse, never when a parser is built; `close()`
 (or leaving a ``with`` block) gives back what only this parser used
 (`ServedEngine.close`). A stream dropped before its end is abandoned through
@@ -43,6 +56,7 @@ from ...protocol.models import (
     make_tool_call,
     make_tool_result,
 )
+from ...protocol.prompt_rule import flag_prompt
 from .._common import locate_reasoning
 from .._stepped import (
     FrameworkPipeline,
@@ -53,6 +67,7 @@ from .._stepped import (
     record_into,
 )
 from .http import SseReader, read_to_fence
+from .model_folder import ModelFolder, tokenizer_folder
 from .steps import Script
 
 Markers = tuple[str | None, str | None]
@@ -190,7 +205,13 @@ class StreamRequest:
 
 
 class ServedEngine(abc.ABC):
-    """One parser pair on a served backend's server (see module doc); configuration only until used."""
+    """One parser pair on a served backend's server (see module doc); configuration only until used.
+
+    Options read here: `tokenizer` (the model folder's real tokenizer: a path to tokenizer.json or
+    its folder, or a tokenizer object) and `oneshot_step` (tokens per engine step of a one-shot
+    request where the backend steps it: 1, as a deployment's engine does; 0: the whole output in
+    one step).
+    """
 
     backend: ClassVar[str]
 
@@ -199,6 +220,13 @@ class ServedEngine(abc.ABC):
         self.label = pair.label
         self.tools = list(tools or [])
         self.options = options
+        tokenizer = options.get("tokenizer")
+        #: The real tokenizer's model folder (None: the backend's approximate vocabulary).
+        self.own_folder: ModelFolder | None = tokenizer_folder(tokenizer) if tokenizer is not None else None
+        step = options.get("oneshot_step", 1)
+        if not isinstance(step, int) or step < 0:
+            raise ValueError(f"oneshot_step is a number of tokens >= 0 (0: one step), not {step!r}")
+        self.oneshot_step = step
 
     @property
     def markers(self) -> Markers:
@@ -206,16 +234,48 @@ class ServedEngine(abc.ABC):
         return None, None
 
     @abc.abstractmethod
-    def oneshot(self, text: str) -> dict[str, Any]:
-        """The server's chat message for `text` as the whole output (starts the server on first use)."""
+    def folder(self) -> ModelFolder:
+        """The model folder the server reads: `own_folder`, else the backend's approximate one."""
 
     @abc.abstractmethod
-    def stream_request(self) -> StreamRequest:
-        """A new streamed request on the server (starts it on first use)."""
+    def oneshot(
+        self, text: str, prompt: str | None = None, token_ids: Sequence[int] | None = None
+    ) -> dict[str, Any]:
+        """The server's chat message for `text` (its `token_ids` when given) as the whole output, after
+        the generation `prompt` (starts the server on first use)."""
 
     @abc.abstractmethod
+    def stream_request(self, prompt: str | None = None) -> StreamRequest:
+        """A new streamed request on the server after the generation `prompt` (starts it on first use)."""
+
     def encode(self, text: str) -> list[int]:
         """One chunk's token ids in the server's vocabulary."""
+        return self.folder().encode(text)
+
+    def steps(self, text: str, token_ids: Sequence[int] | None = None) -> list[list[int]]:
+        """A one-shot output as engine steps of `oneshot_step` tokens (see the class doc)."""
+        ids = list(token_ids) if token_ids is not None else self.encode(text)
+        size = self.oneshot_step or max(1, len(ids))
+        return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+    def prompt(
+        self,
+        reasoning_started: bool | None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+    ) -> str | None:
+        """The generation prompt a request brings (module doc); None: a plain chat prompt."""
+        if reasoning_started is not None and self.pair.reasoning is not None:
+            return flag_prompt(reasoning_started, *self.markers)
+        if prompt is not None:
+            return prompt
+        if prompt_token_ids is not None:
+            return self.folder().decode(list(prompt_token_ids))
+        return None
+
+    def chunks(self, text: str, per: int = 1) -> list[Any]:
+        """`text` as the engine streams it with the real tokenizer (`ModelFolder.chunks`)."""
+        return self.folder().chunks(text, per)
 
     def close(self) -> None:  # noqa: B027 - optional: an engine that holds nothing of its own
         """Give back what this engine holds (a shared server stays until its last user closes)."""
@@ -224,15 +284,16 @@ class ServedEngine(abc.ABC):
 class ServedStepper:
     """One streamed request, one engine step per `feed` (the `_stepped.Stepper` protocol)."""
 
-    def __init__(self, engine: ServedEngine) -> None:
+    def __init__(self, engine: ServedEngine, prompt: str | None = None) -> None:
         self.engine = engine
+        self.prompt = prompt
         self.spec = (engine.backend, engine.label)
         self.text_seen: list[str] = []
         self.closed = False
         self._request: StreamRequest | None = None
 
     def _open(self) -> StreamRequest:
-        request = self._request = self.engine.stream_request()
+        request = self._request = self.engine.stream_request(self.prompt)
         weakref.finalize(self, request.abandon)
         return request
 
@@ -247,16 +308,21 @@ class ServedStepper:
         return feed
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """`token_ids` are ignored: the chunk's text is encoded with the server's vocabulary."""
+        """One engine step: `token_ids` when given and the engine has a real tokenizer (they are taken as
+        its ids), else `text` encoded with the server's vocabulary (ids of another vocabulary mean
+        nothing to the approximate one)."""
         if self.closed:
             raise closed_error()
         self.text_seen.append(text)
         backend, label = self.spec
-        return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text)))
+        return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text, token_ids)))
 
-    def _step(self, text: str) -> list[dict[str, Any]]:
+    def _step(self, text: str, token_ids: Sequence[int] | None) -> list[dict[str, Any]]:
         request = self._request or self._open()
-        return request.step(self.engine.encode(text))
+        engine = self.engine
+        if token_ids is not None and engine.own_folder is not None:
+            return request.step(list(token_ids))
+        return request.step(engine.encode(text))
 
     def flush(self) -> StreamDelta:
         if self.closed:
@@ -273,14 +339,24 @@ class ServedStepper:
         return ""
 
 
-def _oneshot(engine: ServedEngine, text: str) -> dict[str, Any]:
-    return call_typed(engine.backend, engine.label, "chat completion", lambda: engine.oneshot(text))
+def _oneshot(
+    engine: ServedEngine, text: str, prompt: str | None = None, token_ids: Sequence[int] | None = None
+) -> dict[str, Any]:
+    return call_typed(
+        engine.backend, engine.label, "chat completion", lambda: engine.oneshot(text, prompt, token_ids)
+    )
 
 
 def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) -> ReasoningParseResult:
     reasoning = message.get("reasoning_content") or None
     block = locate_reasoning(text, reasoning, *engine.markers) if reasoning else None
     return make_reasoning_result(reasoning, message.get("content") or None, block)
+
+
+def _offer_chunks(parser: Any, engine: ServedEngine) -> None:
+    """With a real tokenizer, the parser cuts token chunkings itself (`conformance.chunking`)."""
+    if engine.own_folder is not None:
+        parser.chunks = engine.chunks
 
 
 class ServedToolParser(ToolParserBase):
@@ -292,9 +368,10 @@ class ServedToolParser(ToolParserBase):
         super().__init__(tools, **options)
         self.name = name
         self.engine = self.engine_class(ParserPair(None, name), self.tools, options)
+        _offer_chunks(self, self.engine)
 
-    def parse(self, text: str) -> ToolParseResult:
-        message = _oneshot(self.engine, text)
+    def parse(self, text: str, *, token_ids: Sequence[int] | None = None, **_: Any) -> ToolParseResult:
+        message = _oneshot(self.engine, text, None, token_ids)
         return make_tool_result(message.get("content") or None, message_calls(message))
 
     def has_tool_calls(self, text: str) -> bool:
@@ -310,8 +387,8 @@ class ServedToolParser(ToolParserBase):
 class ServedReasoningParser(ReasoningParserBase):
     """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone.
 
-    ``reasoning_started`` is accepted for the protocol, but the servers decide where reasoning
-    starts themselves (from the parser's name): they are not told about the prompt.
+    The server's parser decides where reasoning starts, from the generation prompt the request
+    brings (`ServedEngine.prompt`: `reasoning_started`, `prompt` or `prompt_token_ids`).
     """
 
     engine_class: ClassVar[type[ServedEngine]]
@@ -321,13 +398,32 @@ class ServedReasoningParser(ReasoningParserBase):
         self.name = name
         self.engine = self.engine_class(ParserPair(name, None), None, options)
         self.markers = tuple(m for m in self.engine.markers if m)  # type: ignore[misc]
+        _offer_chunks(self, self.engine)
 
-    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
-        return _reasoning_result(self.engine, text, _oneshot(self.engine, text))
+    def parse(
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> ReasoningParseResult:
+        said = self.engine.prompt(reasoning_started, prompt, prompt_token_ids)
+        return _reasoning_result(self.engine, text, _oneshot(self.engine, text, said, token_ids))
 
-    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedReasoningStream:
+    def stream(
+        self,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> SteppedReasoningStream:
         engine = self.engine
-        return SteppedReasoningStream(ServedStepper(engine), lambda: engine.markers)
+        said = engine.prompt(reasoning_started, prompt, prompt_token_ids)
+        return SteppedReasoningStream(ServedStepper(engine, said), lambda: engine.markers)
 
     def close(self) -> None:
         self.engine.close()
@@ -340,19 +436,36 @@ class ServedPipeline(FrameworkPipeline):
 
     def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
         self.engine = self.engine_class(ParserPair(self.reasoning_name, self.tool_name), tools, options)
+        _offer_chunks(self, self.engine)
 
-    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
-        message = _oneshot(self.engine, text)
+    def parse(  # type: ignore[override]
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> ParseResult:
+        said = self.engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
+        message = _oneshot(self.engine, text, said, token_ids)
         r = _reasoning_result(self.engine, text, message)
         return ParseResult(
             reasoning=r.reasoning, content=r.content, tool_calls=message_calls(message), block=r.block
         )
 
     def stream(  # type: ignore[override]
-        self, *, reasoning_started: bool | None = None, **_: Any
+        self,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        **_: Any,
     ) -> SteppedPipelineStream:
         engine = self.engine
-        return SteppedPipelineStream(ServedStepper(engine), lambda: engine.markers)
+        said = engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
+        return SteppedPipelineStream(ServedStepper(engine, said), lambda: engine.markers)
 
     def close(self) -> None:
         self.engine.close()

@@ -36,7 +36,7 @@ def presets() -> dict[str, str]:
     class of its own (`REASONING_CLASSES`), with the format its family writes
     (``ling3`` reads ``mimo``'s).
     """
-    from . import REASONING_CLASSES, builtin_names
+    from . import REASONING_CLASSES, builtin_names  # a circle: the builtin package imports this module
 
     return {n: reasoning_format(n).family for n in builtin_names("reasoning") if n not in REASONING_CLASSES}
 

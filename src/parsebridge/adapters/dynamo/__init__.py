@@ -17,6 +17,8 @@ from ..base import FrameworkBackend
 
 #: The options its parsers take: request fields, sent to the frontend when given (`parsers`).
 REQUEST_OPTIONS = ("tool_choice", "chat_template_kwargs", "reasoning_effort")
+#: And what the engine is: the model folder's tokenizer, tokens a step of a one-shot request.
+ENGINE_OPTIONS = ("tokenizer", "oneshot_step")
 
 
 class DynamoBackend(FrameworkBackend):
@@ -25,7 +27,7 @@ class DynamoBackend(FrameworkBackend):
     name = "dynamo"
     import_name = "dynamo._core"
     parser_classes = ("DynamoToolParser", "DynamoReasoningParser", "DynamoPipeline")
-    tool_options = frozenset(REQUEST_OPTIONS)
+    tool_options = frozenset(REQUEST_OPTIONS + ENGINE_OPTIONS)
     # Measured with Dynamo 1.6.1's frontend over HTTP, no parsebridge code in the loop
     # (tests/adapters/_dynamo_reference.py): no `tools` in the request, no tool parsing at all.
     undeclared_tools_modes = ("oneshot", "stream")

@@ -70,7 +70,7 @@ class DynamoApi:
             kwargs["worker_type"] = self.worker_type.Aggregated
         await self.register(llm.ModelInput.Tokens, llm.ModelType.Chat, endpoint, folder, model, **kwargs)
 
-    def runtime_config(self, tool: str | None, reasoning: str | None) -> Any:
+    def runtime_config(self, reasoning: str | None, tool: str | None) -> Any:
         config = self.llm.ModelRuntimeConfig()
         if tool is not None:
             config.tool_call_parser = tool

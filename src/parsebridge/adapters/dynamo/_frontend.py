@@ -35,7 +35,7 @@ from typing import Any
 from ...formats import reasoning_families, reasoning_format, tool_families, tool_format
 from ...protocol.errors import ServerUnavailableError
 from .._common import process_wide
-from .._served import ServedFrontend, get_json, model_folder, wait_until
+from .._served import ModelFolder, ServedFrontend, get_json, model_folder, wait_until
 from .._served.parsers import ParserPair
 from .._served.steps import CANCELLED
 from . import _quiet
@@ -73,7 +73,7 @@ class DynamoFrontend(ServedFrontend):
 
     def __init__(self) -> None:
         super().__init__()
-        self._models: dict[ParserPair, str] = {}
+        self._models: dict[tuple[ParserPair, Path], str] = {}
         self._attempts = 0  # every registration gets a fresh name: a failed one is never reused
         self._register_lock = threading.Lock()
         self._runtime: Any = None
@@ -141,11 +141,13 @@ class DynamoFrontend(ServedFrontend):
 
     # ------------------------------------------------------------------ models
 
-    def model_for(self, pair: ParserPair, user: Any = None) -> str:
-        """The model name serving this parser pair (registered on first use); starts the frontend
-        (`user`, if given, is counted among its users: `ServedFrontend.use`)."""
+    def model_for(self, pair: ParserPair, user: Any = None, folder: ModelFolder | None = None) -> str:
+        """The model name serving this parser pair with `folder`'s tokenizer (None: the frontend's
+        approximate vocabulary), registered on first use; starts the frontend (`user`, if given, is
+        counted among its users: `ServedFrontend.use`)."""
         port = self.ensure() if user is None else self.use(user)
-        key = pair
+        folder = folder or self.folder
+        key = (pair, folder.path)
         reasoning, tool = pair
         name = self._models.get(key)
         if name is not None:
@@ -157,7 +159,7 @@ class DynamoFrontend(ServedFrontend):
             name = f"{self.board.prefix}-m{self._attempts}"
             self._attempts += 1
             try:
-                self.run(self._register(name, reasoning, tool), self.register_timeout)
+                self.run(self._register(name, reasoning, tool, folder), self.register_timeout)
                 wait_until(lambda: _listed(port, name), self.register_timeout, f"dynamo model {name}")
             except ServerUnavailableError:
                 raise
@@ -168,18 +170,26 @@ class DynamoFrontend(ServedFrontend):
             self._models[key] = name
             return name
 
-    async def _register(self, name: str, reasoning: str | None, tool: str | None) -> None:
+    async def _register(
+        self, name: str, reasoning: str | None, tool: str | None, folder: ModelFolder
+    ) -> None:
         api = self.api
         assert api is not None
         endpoint = api.endpoint(self._runtime, NAMESPACE, name, "generate")
-        self._serving.append(asyncio.ensure_future(endpoint.serve_endpoint(self._generate)))
-        await api.register_model(endpoint, str(self.folder.path), name, api.runtime_config(tool, reasoning))
+
+        async def generate(request: Any, context: Any = None) -> AsyncIterator[dict[str, Any]]:
+            async for out in self._generate(request, folder):
+                yield out
+
+        self._serving.append(asyncio.ensure_future(endpoint.serve_endpoint(generate)))
+        await api.register_model(endpoint, str(folder.path), name, api.runtime_config(reasoning, tool))
 
     # ------------------------------------------------------------------ the scripted engine
 
-    async def _generate(self, request: Any, context: Any = None) -> AsyncIterator[dict[str, Any]]:
-        """The engine: the steps of the script the prompt names; fences on choice 1 when n=2."""
-        prompt = self.folder.decode(request.get("token_ids") or [])
+    async def _generate(self, request: Any, folder: ModelFolder) -> AsyncIterator[dict[str, Any]]:
+        """The engine: the steps of the script the prompt names; fences on choice 1 when n=2.
+        The prompt's ids are read with the model's tokenizer (`folder`) to find the key."""
+        prompt = folder.decode(request.get("token_ids") or [])
         script = self.board.take(prompt)
         fenced = (request.get("sampling_options") or {}).get("n") == 2
         if script is None:  # not a request of ours (or already abandoned): end at once

@@ -1,9 +1,11 @@
 """parsebridge parser objects backed by Dynamo's frontend (see `_frontend`).
 
 A parser object holds configuration only; the frontend is started, and the
-parser pair registered on it, the first time one parses. One-shot: the
-whole text is one engine step of a non-streamed request, and the answer's
-message is the result. Streamed: one streamed request per stream; each
+parser pair registered on it (with the model folder's tokenizer), the first
+time one parses. One-shot: a non-streamed request whose engine steps one
+token at a time, as a deployment's does (Dynamo builds its non-streamed
+answer from the engine's steps, and its reading depends on them), and the
+answer's message is the result. Streamed: one streamed request per stream; each
 `feed` is one engine step, and returns what the frontend streamed for that
 step (read up to the step's fence: deterministic, see `_served`); `flush`
 ends the engine with ``finish_reason="stop"`` in an empty last step and
@@ -11,11 +13,13 @@ returns what the frontend sent from then to the end. The parser classes and
 the mapping of answers to results are the served-parser base's
 (`_served.parsers`); this module gives Dynamo's requests (`DynamoEngine`).
 
-What Dynamo's request carries: the parser's tools (as ``tools``), and the
+What Dynamo's request carries: the parser's tools (as ``tools``), the
 options `tool_choice`, `chat_template_kwargs` and `reasoning_effort` when
-given. ``reasoning_started`` is accepted for protocol compatibility but
-Dynamo's parsers decide where reasoning starts themselves (from the parser
-name): the frontend is not told about the prompt.
+given, and the generation prompt (`ServedEngine.prompt`). Dynamo's reasoning
+parsers read the rendered prompt: measured on 1.6.1, ``qwen3`` and ``glm45``
+read ``Plan.</think>Checking.`` as reasoning ``Plan.`` and content
+``Checking.`` after a prompt that ends with ``<think>``, and as content
+``Plan.Checking.`` after one that does not or ends with ``<think></think>``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from typing import Any
 
 from ...formats import reasoning_format
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec, family_table
-from .._served import HttpStatusError, open_sse, post_json
+from .._served import HttpStatusError, ModelFolder, open_sse, post_json
+from .._served.model_folder import prompt_text
 from .._served.parsers import (
     Markers,
     ParserPair,
@@ -80,17 +85,17 @@ class DynamoEngine(ServedEngine):
         fe = frontend()
         model = self._model
         if model is None or self._frontend is not fe or not fe.running:
-            model = self._model = fe.model_for(self.pair, self)
+            model = self._model = fe.model_for(self.pair, self, self.own_folder)
             self._frontend = fe
         return fe, model
 
-    def encode(self, text: str) -> list[int]:
-        return frontend().folder.encode(text)
+    def folder(self) -> ModelFolder:
+        return self.own_folder or frontend().folder
 
-    def body(self, model: str, key: str, stream: bool) -> dict[str, Any]:
+    def body(self, model: str, key: str, stream: bool, prompt: str | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": "user", "content": key}],
+            "messages": [{"role": "user", "content": prompt_text(key, prompt)}],
             "stream": stream,
             **self.fields,
         }
@@ -101,14 +106,17 @@ class DynamoEngine(ServedEngine):
             body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
         return body
 
-    def oneshot(self, text: str) -> dict[str, Any]:
-        """The frontend's message for `text` as one engine step, non-streamed."""
+    def oneshot(
+        self, text: str, prompt: str | None = None, token_ids: Sequence[int] | None = None
+    ) -> dict[str, Any]:
+        """The frontend's message for `text`, non-streamed, the engine stepping `oneshot_step` tokens."""
         fe, model = self.model()
         script = fe.board.open()
         try:
-            script.put(fe.folder.encode(text))
+            for step in self.steps(text, token_ids):
+                script.put(step)
             script.end()
-            answer = post_json(fe.ensure(), PATH, self.body(model, script.key, False))
+            answer = post_json(fe.ensure(), PATH, self.body(model, script.key, False, prompt))
         except HttpStatusError as exc:
             raise BackendError("dynamo", self.label, "chat completion", str(exc)) from exc
         finally:
@@ -118,7 +126,7 @@ class DynamoEngine(ServedEngine):
             raise BackendError("dynamo", self.label, "chat completion", f"no choices in {answer!r}")
         return choices[0].get("message") or {}  # type: ignore[no-any-return]
 
-    def stream_request(self) -> StreamRequest:
+    def stream_request(self, prompt: str | None = None) -> StreamRequest:
         fe, model = self.model()
         if fe.api is not None and not fe.api.streams:
             raise ParserUnsupportedError(
@@ -129,7 +137,7 @@ class DynamoEngine(ServedEngine):
                 "be told apart; one-shot parsing works",
             )
         script = fe.board.open()
-        body = self.body(model, script.key, True)
+        body = self.body(model, script.key, True, prompt)
         return StreamRequest(script, lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT), self._split)
 
     def close(self) -> None:

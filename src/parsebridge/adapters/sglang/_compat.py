@@ -25,6 +25,7 @@ from typing import Any
 
 from ...protocol.calls import new_call_id
 from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
+from .._tokenizers import is_marker, marker_strings
 
 
 def accepts(func: Any, param: str) -> bool:
@@ -344,8 +345,6 @@ class SglangApi:
 
     @cached_property
     def _markers(self) -> tuple[str, ...]:
-        from .._tokenizers import is_marker, marker_strings
-
         found: set[str] = set()
         for cls in {
             *self.FunctionCallParser.ToolCallParserEnum.values(),

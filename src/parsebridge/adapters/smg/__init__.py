@@ -18,7 +18,7 @@ from ..base import FrameworkBackend
 _NEEDS = ("smg", "grpc", "smg_grpc_proto")
 #: The options its parsers take: the request fields `OutputProcessor` passes with every request (the
 #: scripted gateway request carries neither: smg reads no reasoning or tool-choice switch from them).
-_OPTIONS = frozenset({"tool_choice", "chat_template_kwargs"})
+_OPTIONS = frozenset({"tool_choice", "chat_template_kwargs", "tokenizer"})
 
 
 class SmgBackend(FrameworkBackend):

@@ -17,10 +17,11 @@ from typing import Any, TypeVar
 
 from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
-from .._served import HttpStatusError, SseReader, open_sse, post_json
+from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
+from .._served.model_folder import prompt_text
 from .._served.parsers import Markers, ParserPair, ServedEngine, StreamRequest, fence_splitter
 from ._gateway import Gateway, release, runtime
-from ._worker import encode, prompt_for
+from ._worker import prompt_for
 
 #: Tools sent when a parser has none: smg runs its tool parser only for a request that declares
 #: tools; once it does, it reads a call to any tool one-shot (streamed, only to a declared one).
@@ -41,8 +42,9 @@ def _tools_payload(pair: ParserPair, tools: Sequence[ToolSpec] | None) -> list[A
     return out or PLACEHOLDER_TOOLS
 
 
-def _body(key: str, tools: list[Any] | None, stream: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": "parsebridge", "messages": prompt_for(key), "stream": stream}
+def _body(key: str, tools: list[Any] | None, stream: bool, prompt: str | None = None) -> dict[str, Any]:
+    messages = prompt_for(prompt_text(key, prompt))
+    body: dict[str, Any] = {"model": "parsebridge", "messages": messages, "stream": stream}
     if tools is not None:
         body["tools"] = tools
     if stream:
@@ -52,7 +54,7 @@ def _body(key: str, tools: list[Any] | None, stream: bool) -> dict[str, Any]:
 
 def _with_restart(pair: ParserPair, user: Any, send: Callable[[Gateway], T]) -> T:
     """`send(gateway)`; when the gateway died under it, once more on a restarted one."""
-    gw = runtime().gateway(pair, user)
+    gw = runtime().gateway(pair, user, user.own_folder)
     try:
         return send(gw)
     except HttpStatusError as exc:
@@ -67,12 +69,14 @@ def _with_restart(pair: ParserPair, user: Any, send: Callable[[Gateway], T]) -> 
 class SmgEngine(ServedEngine):
     """One parser pair on its own gateway (`_gateway`), fed by the process's scripted worker.
 
-    Nothing passes on `reasoning_started`: smg's gateway takes no "reasoning opened in the prompt"
-    flag. Measured on 1.13.0: neither ``chat_template_kwargs`` (``enable_thinking``, ``thinking``)
-    nor a prompt ending in ``<think>`` changes how ``qwen3`` starts; each reasoning parser starts as
-    it is built (``deepseek_r1``, ``qwen3_thinking``: inside reasoning). So the reading is what the
-    gateway gives any client; conformance shows the difference where a transcript's prompt opened
-    the block.
+    The generation prompt reaches the gateway as a request brings it (`ServedEngine.prompt`, in
+    the user message the folder's chat template renders as is), and the worker answers with the
+    ids the caller gave or the text encoded with the gateway's tokenizer. Measured on 1.13: after a
+    rendered prompt that ends with ``<think>``, ``minimax_m2``, ``ling`` and ``dots3`` start inside
+    reasoning; ``qwen3``, ``glm45`` and ``kimi_k25`` start outside whatever the prompt ends with
+    (sglang issue 35148: the gateway's ``qwen3`` and a prefilled ``<think>``), and ``deepseek_r1``
+    inside. So the reading is what smg's gateway gives; conformance shows the difference where a
+    transcript's prompt opened the block.
     """
 
     backend = "smg"
@@ -86,33 +90,38 @@ class SmgEngine(ServedEngine):
     def markers(self) -> Markers:
         return THINK_MARKERS
 
-    def encode(self, text: str) -> list[int]:
-        return encode(text)
+    def folder(self) -> ModelFolder:
+        return self.own_folder or runtime().folder
 
-    def oneshot(self, text: str) -> dict[str, Any]:
-        """The gateway's chat message for a non-streamed request whose output is `text`."""
-        board, ids = runtime().worker.board, encode(text)
+    def oneshot(
+        self, text: str, prompt: str | None = None, token_ids: Sequence[int] | None = None
+    ) -> dict[str, Any]:
+        """The gateway's chat message for a non-streamed request whose output is `text` (its ids).
+
+        A non-streamed request's worker sends every output id in its final message (an SGLang
+        scheduler does), so the gateway reads them at once, whatever the steps were."""
+        board, steps = runtime().worker_for(self.own_folder).board, self.steps(text, token_ids)
 
         def send(gw: Gateway) -> Any:
             script = board.open()  # a fresh one per try: a request that reached the worker used it up
-            script.put(ids)
+            for step in steps:
+                script.put(step)
             script.end()
             try:
-                return post_json(
-                    gw.port, PATH, _body(script.key, self._tools_payload, False), REQUEST_TIMEOUT
-                )
+                body = _body(script.key, self._tools_payload, False, prompt)
+                return post_json(gw.port, PATH, body, REQUEST_TIMEOUT)
             finally:
                 script.cancel()
 
         return _with_restart(self.pair, self, send)["choices"][0]["message"]  # type: ignore[no-any-return]
 
-    def stream_request(self) -> StreamRequest:
+    def stream_request(self, prompt: str | None = None) -> StreamRequest:
         rt = runtime()
-        script = rt.worker.board.open()
-        body = _body(script.key, self._tools_payload, True)
+        script = rt.worker_for(self.own_folder).board.open()
+        body = _body(script.key, self._tools_payload, True, prompt)
 
         def open() -> SseReader:
-            gw = rt.gateway(self.pair, self)
+            gw = rt.gateway(self.pair, self, self.own_folder)
             try:
                 return open_sse(gw.port, PATH, body, REQUEST_TIMEOUT)
             except HttpStatusError as exc:
@@ -122,4 +131,4 @@ class SmgEngine(ServedEngine):
 
     def close(self) -> None:
         """Stop this pair's gateway unless another parser uses it (and the worker with the last one)."""
-        release(self.pair, self)
+        release(self.pair, self, self.own_folder)

@@ -34,7 +34,7 @@ from typing import Any
 from ...lifecycle import HttpAnswer, Server, SubprocessLauncher, free_port, own
 from ...protocol.errors import ParserUnsupportedError, ServerUnavailableError
 from .._common import framework_logs_wanted
-from .._served import model_folder
+from .._served import ModelFolder, model_folder
 from .._served.parsers import ParserPair
 from ._worker import ScriptedWorker
 
@@ -42,6 +42,8 @@ from ._worker import ScriptedWorker
 POOL_SIZE = int(os.environ.get("PARSEBRIDGE_SMG_POOL", "4"))
 #: Seconds a gateway may take to answer its first chat request.
 START_TIMEOUT = float(os.environ.get("PARSEBRIDGE_SMG_START_TIMEOUT", "60"))
+#: A gateway's key: its parser pair and the model folder it reads.
+Key = tuple[ParserPair, Path]
 #: smg's refusal of a parser configuration, in its start-up error.
 _INVALID = re.compile(r"Invalid configuration: [^|]*")
 #: The readiness probe: a chat request the worker answers without a script.
@@ -148,14 +150,19 @@ class Runtime:
         self.pid = os.getpid()
         self._lock = threading.Lock()
         #: One token per byte, no marker tokens: no smg parser needs a marker as one token.
-        self.model_dir = model_folder(()).path
-        self.worker = ScriptedWorker(str(self.model_dir))
-        self._pool: OrderedDict[ParserPair, Gateway] = OrderedDict()
-        #: Parser pairs whose gateway could not start: the error, raised again without a new try.
-        self._failed: dict[ParserPair, ServerUnavailableError | ParserUnsupportedError] = {}
-        self._symphony: set[ParserPair] = set()
-        #: The parsers (their engines) that use each pair's gateway: the last to `release` stops it.
-        self._users: dict[ParserPair, weakref.WeakSet[Any]] = {}
+        self.folder = model_folder(())
+        self.model_dir = self.folder.path
+        self.worker = ScriptedWorker(self.folder)
+        #: One worker per model folder: smg's gateway detokenizes with the tokenizer its worker
+        #: names (`GetModelInfo`), so a real tokenizer's gateways get a worker of their own.
+        self._workers: dict[Path, ScriptedWorker] = {self.model_dir: self.worker}
+        #: Gateways by (parser pair, model folder): a real tokenizer's folder gets gateways of its own.
+        self._pool: OrderedDict[Key, Gateway] = OrderedDict()
+        #: Keys whose gateway could not start: the error, raised again without a new try.
+        self._failed: dict[Key, ServerUnavailableError | ParserUnsupportedError] = {}
+        self._symphony: set[Key] = set()
+        #: The parsers (their engines) that use each key's gateway: the last to `release` stops it.
+        self._users: dict[Key, weakref.WeakSet[Any]] = {}
         #: Gateway processes started (first starts, LRU re-starts and restarts after a death).
         self.starts = 0
         self._closed = False
@@ -165,39 +172,64 @@ class Runtime:
             self.worker.stop()
             raise
 
-    def gateway(self, pair: ParserPair, user: Any = None) -> Gateway:
-        """The running gateway for `pair`, started (and the pool trimmed) if needed; `user` is
-        counted among its users until it `release`s it (or is collected)."""
+    def gateway(self, pair: ParserPair, user: Any = None, folder: ModelFolder | None = None) -> Gateway:
+        """The running gateway for `pair` reading `folder` (None: the approximate vocabulary),
+        started (and the pool trimmed) if needed; `user` is counted among its users until it
+        `release`s it (or is collected)."""
+        key = self._key(pair, folder)
+        self.worker_for(folder)  # the worker its gateway talks to (started once per folder)
         with self._lock:
             if self._closed:
                 raise gateway_error(pair.label, "the smg runtime was shut down")
             if user is not None:
-                self._users.setdefault(pair, weakref.WeakSet()).add(user)
-            gw = self._pool.get(pair)
+                self._users.setdefault(key, weakref.WeakSet()).add(user)
+            gw = self._pool.get(key)
             if gw is not None:
-                self._pool.move_to_end(pair)
+                self._pool.move_to_end(key)
                 if not gw.alive():
                     gw.restart()
                 return gw
-            failed = self._failed.get(pair)
+            failed = self._failed.get(key)
             if failed is not None:
                 raise failed
             while len(self._pool) >= max(1, POOL_SIZE):
                 _, old = self._pool.popitem(last=False)
                 old.close()
             try:
-                gw = self._start(pair)
+                gw = self._start(key)
             except (ServerUnavailableError, ParserUnsupportedError) as exc:
-                self._failed[pair] = exc
+                self._failed[key] = exc
                 raise
-            self._pool[pair] = gw
+            self._pool[key] = gw
             return gw
 
-    def _start(self, pair: ParserPair) -> Gateway:
-        """A started gateway for `pair`, with ``--parser symphony`` when smg asks for it."""
-        symphony = pair in self._symphony
+    def _key(self, pair: ParserPair, folder: ModelFolder | None) -> Key:
+        return pair, (folder.path if folder is not None else self.model_dir)
+
+    def worker_for(self, folder: ModelFolder | None) -> ScriptedWorker:
+        """The worker whose model folder is `folder` (None: the approximate one), started on first use."""
+        if folder is None:
+            return self.worker
+        with self._lock:
+            if self._closed:
+                raise gateway_error(folder.label, "the smg runtime was shut down")
+            worker = self._workers.get(folder.path)
+            if worker is None:
+                worker = self._workers[folder.path] = ScriptedWorker(folder)
+                try:
+                    worker.start()
+                except BaseException:
+                    worker.stop()
+                    del self._workers[folder.path]
+                    raise
+            return worker
+
+    def _start(self, key: Key) -> Gateway:
+        """A started gateway for `key`, with ``--parser symphony`` when smg asks for it."""
+        symphony = key in self._symphony
+        pair, model_dir = key
         while True:
-            gw = Gateway(pair, self.worker.port, self.model_dir, symphony)
+            gw = Gateway(pair, self._workers[model_dir].port, model_dir, symphony)
             self.starts += 1
             try:
                 gw.start()
@@ -206,21 +238,22 @@ class Runtime:
                 log = gw.log_tail(4000)
                 if not symphony and "--parser symphony" in log:
                     symphony = True
-                    self._symphony.add(pair)
+                    self._symphony.add(key)
                     continue
                 refused = _INVALID.search(log)
                 if refused:  # smg refuses this combination of names: not a failure of the gateway
                     raise ParserUnsupportedError("smg", gw.label, refused.group(0)) from None
                 raise
 
-    def release(self, pair: ParserPair, user: Any) -> bool:
+    def release(self, pair: ParserPair, user: Any, folder: ModelFolder | None = None) -> bool:
         """`user` is done with `pair`'s gateway: stop it if nobody else uses it. True when no
         gateway is left in use (the caller may then stop the runtime)."""
+        key = self._key(pair, folder)
         with self._lock:
-            users = self._users.get(pair)
+            users = self._users.get(key)
             if users is not None:
                 users.discard(user)
-            gw = self._pool.pop(pair, None) if not users else None
+            gw = self._pool.pop(key, None) if not users else None
             idle = not any(self._users.values())
         if gw is not None:
             gw.close()
@@ -238,7 +271,8 @@ class Runtime:
             pool, self._pool = list(self._pool.values()), OrderedDict()
         for gw in pool:
             gw.close()
-        self.worker.stop()
+        for worker in list(self._workers.values()):
+            worker.stop()
 
     stop = close  # what `lifecycle.owners` calls at exit
 
@@ -265,14 +299,14 @@ def runtime() -> Runtime:
         return rt
 
 
-def release(pair: ParserPair, user: Any) -> None:
+def release(pair: ParserPair, user: Any, folder: ModelFolder | None = None) -> None:
     """`user` (a parser's engine) is closed: stop what only it used (its gateway; the worker with
     the last gateway)."""
     with _runtime_lock:
         rt = _runtime
     if rt is None or rt.pid != os.getpid() or rt._closed:
         return
-    if rt.release(pair, user):
+    if rt.release(pair, user, folder):
         shutdown()
 
 

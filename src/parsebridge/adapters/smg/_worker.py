@@ -14,9 +14,11 @@ answers each `Generate` with token ids parsebridge chose:
 
 Requests find their script on the worker's `ScriptBoard` (`_served.steps`, the
 one Dynamo's engine uses too) by the key the prompt carries (`prompt_for`); the
-gRPC server's threads take the steps (`Script.blocking_steps`). The
-tokenizer is one token per byte (`_served.model_folder` with no markers), so
-token ids are the UTF-8 bytes and need no tokenizer here. grpcio and
+gRPC server's threads take the steps (`Script.blocking_steps`). A worker
+serves one model folder (`_served.model_folder`: the approximate one, one
+token per byte, or a real tokenizer's): its `GetModelInfo` names it, and smg's
+gateway detokenizes what the worker streams with that tokenizer, so each
+folder has a worker of its own (`_gateway.Runtime.worker_for`). grpcio and
 smg-grpc-proto are imported when the worker starts, never at import of
 parsebridge.
 """
@@ -26,26 +28,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .._served.model_folder import ModelFolder
 from .._served.steps import Script, ScriptBoard
 
-#: Token id of the end-of-sequence token (`_served.model_folder(())` puts it after the 256 bytes).
-EOS_ID = 256
-#: The tick: one byte that every smg parser passes straight through on a choice of its own.
-TICK_IDS = (46,)  # "."
+#: The tick's text: one character every smg parser passes straight through on a choice of its own.
+TICK = "."
 #: Seconds a streamed request waits for the next step before the worker gives up on it.
 STEP_TIMEOUT = 300.0
-
-
-def encode(text: str) -> list[int]:
-    """Token ids of `text` for the one-token-per-byte tokenizer."""
-    return list(text.encode("utf-8"))
 
 
 class ScriptedWorker:
     """One gRPC server on a free 127.0.0.1 port; requests keyed by `prompt_for` keys."""
 
-    def __init__(self, tokenizer_dir: str) -> None:
-        self.tokenizer_dir = tokenizer_dir
+    def __init__(self, folder: ModelFolder) -> None:
+        #: The model folder its gateways read: named in `GetModelInfo` (the gateway detokenizes with
+        #: it), and the prompts' ids are read back with it to find their script.
+        self.folder = folder
+        self.tokenizer_dir = str(folder.path)
+        #: The tick's token ids in this folder's vocabulary.
+        self.tick = folder.encode(TICK)
         #: The scripts of the requests in flight (their keys are what the prompts carry).
         self.board = ScriptBoard("smg")
         self._server: Any = None
@@ -80,7 +81,7 @@ class ScriptedWorker:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def script_for(self, input_ids: Any) -> Script | None:
-        return self.board.take(bytes(i for i in input_ids if i < 256).decode("utf-8", "replace"))
+        return self.board.take(self.folder.decode(list(input_ids)))
 
 
 def prompt_for(key: str) -> list[dict[str, str]]:
@@ -99,10 +100,11 @@ def _servicer(worker: ScriptedWorker) -> Any:
             script = worker.script_for(request.tokenized.input_ids)
             rid = request.request_id
             if script is None or not request.stream:  # a readiness probe (no script), or a one-shot
-                ids = encode("ok") if script is None else _every_step(script)
+                ids = worker.folder.encode("ok") if script is None else _every_step(script)
                 yield from _whole(pb, rid, ids, prompt, bool(request.stream))
                 return
-            yield from _stepped(pb, rid, script, prompt, request.sampling_params.n == 2, context)
+            ticks = worker.tick if request.sampling_params.n == 2 else None
+            yield from _stepped(pb, rid, script, prompt, ticks, context)
 
         def HealthCheck(self, request: Any, context: Any) -> Any:
             return pb.HealthCheckResponse(healthy=True, message="ok")
@@ -115,8 +117,8 @@ def _servicer(worker: ScriptedWorker) -> Any:
                 is_generation=True,
                 served_model_name="parsebridge",
                 max_context_length=1 << 20,
-                vocab_size=EOS_ID + 1,
-                eos_token_ids=[EOS_ID],
+                vocab_size=worker.folder.vocab_size,
+                eos_token_ids=[worker.folder.eos_id],
                 max_req_input_len=1 << 20,
                 model_type="llama",
                 architectures=["LlamaForCausalLM"],
@@ -170,7 +172,9 @@ def _every_step(script: Script) -> list[int]:
     return [i for item in script.blocking_steps(STEP_TIMEOUT) if not isinstance(item, str) for i in item]
 
 
-def _stepped(pb: Any, rid: str, script: Script, prompt: int, ticks: bool, context: Any) -> Iterator[Any]:
+def _stepped(
+    pb: Any, rid: str, script: Script, prompt: int, ticks: list[int] | None, context: Any
+) -> Iterator[Any]:
     """A streamed request answered step by step as its stream feeds, a tick after every step."""
     done = 0
     for ids in script.blocking_steps(STEP_TIMEOUT):
@@ -180,9 +184,7 @@ def _stepped(pb: Any, rid: str, script: Script, prompt: int, ticks: bool, contex
         chunk = pb.GenerateStreamChunk(token_ids=ids, prompt_tokens=prompt, completion_tokens=done, index=0)
         yield pb.GenerateResponse(request_id=rid, chunk=chunk)
         if ticks:
-            tick = pb.GenerateStreamChunk(
-                token_ids=TICK_IDS, prompt_tokens=prompt, completion_tokens=1, index=1
-            )
+            tick = pb.GenerateStreamChunk(token_ids=ticks, prompt_tokens=prompt, completion_tokens=1, index=1)
             yield pb.GenerateResponse(request_id=rid, chunk=tick)
     else:  # no step for STEP_TIMEOUT seconds: the caller is gone
         return

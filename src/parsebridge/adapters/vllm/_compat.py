@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...protocol import new_call_id
 from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
 
 
@@ -230,7 +231,6 @@ class VllmApi:
                 return importlib.import_module(mod).make_tool_call_id  # type: ignore[no-any-return]
             except (ModuleNotFoundError, AttributeError):
                 continue
-        from ...protocol import new_call_id
 
         return new_call_id
 

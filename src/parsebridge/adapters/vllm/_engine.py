@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from ...protocol import BackendError, ToolSpec
+from ...protocol import BackendError, ParserUnsupportedError, ToolSpec
 from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
 from .._stepped import EndOfStream, call_framework, check_end_of_stream
 from . import _detok, _mistral, _tokenizer
@@ -59,8 +59,6 @@ def refuse_stub(kind: str, name: str | None, cls: type | None) -> None:
         said = next((c for c in code.co_consts if isinstance(c, str) and "HarmonyParser" in c), None)
         defined_here = method in vars(cls)
         if defined_here and said and set(code.co_names) == {"NotImplementedError"}:
-            from ...protocol import ParserUnsupportedError
-
             raise ParserUnsupportedError(
                 "vllm",
                 name,

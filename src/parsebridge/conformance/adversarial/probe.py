@@ -22,6 +22,7 @@ from ..checks import Difference, check_invariants, compare_observations
 from ..chunking import Chunk
 from ..classes import DivergenceClass
 from ..observation import Observation, normalize_call
+from ..runner import Runner, target_for
 from ..transcripts import Transcript
 from .grammars import GRAMMARS, SENTINELS, TOOLS, grammar
 
@@ -172,7 +173,6 @@ def subject_for(backend: str, kind: str, family: str, runner: Any = None) -> Any
 
     Unsupported families raise `LookupError`; construction errors propagate.
     """
-    from ..runner import Runner, target_for
 
     g = grammar(kind, family)
     t = Transcript(id="probe", family=g.family, kind=g.kind, reasoning_family=g.reasoning_family, output="")

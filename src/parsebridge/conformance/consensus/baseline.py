@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...adapters import get_backend
 from .check import Outcome, Reviewed
 from .corpus import FRAMEWORKS
 
@@ -28,8 +29,6 @@ HEADER = """\
 
 
 def framework_versions() -> dict[str, str]:
-    from ...adapters import get_backend
-
     out = {}
     for name in FRAMEWORKS:
         try:

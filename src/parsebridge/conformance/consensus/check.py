@@ -26,6 +26,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ...adapters import get_backend
 from ..checks import compare_readings
 from ..observation import Observation
 from ..runner import Result, Runner, target_for
@@ -106,7 +107,6 @@ def judge(t: Transcript, readings: dict[str, dict[str, Any] | None], errors: dic
 
 def frameworks_missing() -> str | None:
     """Why the check cannot run here (a framework it needs is not importable), or None."""
-    from ...adapters import get_backend
 
     for name in FRAMEWORKS:
         reason = get_backend(name).unavailable_reason()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...adapters.builtin.engines.conventions import servers_rules
 from .check import Entry, Outcome, Reviewed, Verdict, summary
 from .voices import render_section
 
@@ -21,7 +22,6 @@ def _cell(text: str) -> str:
 
 def conventions_table() -> str:
     """What ``conventions="servers"`` does and for which builtin parsers (the README's table)."""
-    from ...adapters.builtin.engines.conventions import servers_rules
 
     rows = ["| kind | under `servers` | builtin parsers |", "|---|---|---|"]
     for kind, rule, names in servers_rules():

@@ -1,8 +1,8 @@
-"""Dynamo and smg beside the vLLM + SGLang consensus: a third and a fourth voice per family.
+"""Dynamo, smg and llama.cpp beside the vLLM + SGLang consensus: a third, fourth and fifth voice per family.
 
 The consensus and builtin's verdicts stay what `check` makes of vLLM's and
 SGLang's readings; the voices judge nothing there. `add_voices` reads every
-consensus case one-shot with Dynamo's and smg's parsers as well (the family
+consensus case one-shot with Dynamo's, smg's and llama.cpp's parsers as well (the family
 table's names for them, where the installed release has the parser) and puts
 those readings beside the others in each `Outcome`. `stances` then says, per
 family and voice, how many cases it read, how often it agrees with a
@@ -20,18 +20,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...adapters import get_backend
 from ..runner import Result, Runner, target_for
 from ..transcripts import Transcript
 from .check import Outcome, differences
 
 #: The extra voices, in the page's order, and how the page names them.
-VOICES: tuple[str, ...] = ("dynamo", "smg")
-LABELS = {"dynamo": "Dynamo", "smg": "smg"}
+VOICES: tuple[str, ...] = ("dynamo", "smg", "llamacpp")
+LABELS = {"dynamo": "Dynamo", "smg": "smg", "llamacpp": "llama.cpp"}
 
 
 def voice_versions() -> dict[str, str | None]:
     """Voice → installed release, or None when it is not available here."""
-    from ...adapters import get_backend
 
     out: dict[str, str | None] = {}
     for name in VOICES:
@@ -181,10 +181,10 @@ def _with_builtin_lines(voice: str, rows: dict[str, Stance]) -> list[str]:
 def render_section(outcomes: Sequence[Outcome], versions: dict[str, str | None]) -> list[str]:
     """The page's part on the voices (markdown lines), deterministic for one run."""
     parts = [
-        "## Dynamo and smg: a third and a fourth voice",
+        "## Dynamo, smg and llama.cpp: a third, a fourth and a fifth voice",
         "",
-        "The same cases, read one-shot by Dynamo's and smg's Rust parsers too (the family table's names"
-        " for them;",
+        "The same cases, read one-shot by Dynamo's and smg's Rust parsers and llama.cpp's C++ ones too"
+        " (the family table's names for them;",
         "a family without one is not listed). They judge nothing above: the consensus stays vLLM's and"
         " SGLang's.",
         "Here they say where they agree with it, where they differ (and how), where they read a case as"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import tool_format
 from .catalogue import DEFAULT, TOOLS, tools
 
 #: Where the YAML case files live (one per kind and family).
@@ -64,7 +65,6 @@ def build(*segments: str | Span) -> Built:
 
 def segment(family: str, seg: Any) -> str | Span:
     """A YAML segment: ``{text}``, ``{calls, options, format}`` (rendered) or ``{raw, expect}``."""
-    from .. import tool_format
 
     if isinstance(seg, str):
         return seg

@@ -31,7 +31,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Final
 
+from ....formats import UnknownFormatError, reasoning_format, tool_format
 from ....protocol.errors import InvalidSpecError
+from ....protocol.family_rows import rows_of
 
 SERVERS: Final = "servers"
 LOSSLESS: Final = "lossless"
@@ -104,7 +106,7 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     """(kind, what "servers" does, the builtin parsers it does it for): the table the README and
     `parsebridge list` show, read from the formats (`servers_content`, `servers_markup`) and
     `families.toml` (`servers_started`)."""
-    from .. import TOOL_PARSERS, reasoning_parsers
+    from .. import TOOL_PARSERS, reasoning_parsers  # a circle: the builtin package imports this module
 
     rows: list[tuple[str, str, list[str]]] = []
     for value, rule in SERVERS_CONTENT.items():
@@ -126,7 +128,7 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
 @cache
 def _reads_as(parser_name: str, attr: str) -> bool:
     """Whether builtin tool parser `parser_name` reads calls by `attr` (`SERVERS_CALLS`) under "servers"."""
-    from .. import TOOL_PARSERS, _load
+    from .. import TOOL_PARSERS, _load  # a circle: the builtin package imports this module
 
     cls = _load(TOOL_PARSERS[parser_name])
     if attr == "servers_bare_calls":
@@ -138,7 +140,6 @@ def _reads_as(parser_name: str, attr: str) -> bool:
 def servers_started() -> frozenset[str]:
     """Builtin reasoning parsers that start inside reasoning under ``"servers"`` (`families.toml`'s
     ``servers_started``; `reasoning_start` applies it)."""
-    from ....protocol.family_rows import rows_of
 
     return frozenset(
         r.parsers["builtin"] for r in rows_of("reasoning") if r.servers_started and "builtin" in r.parsers
@@ -161,7 +162,6 @@ def servers_markup(parser_name: str) -> str:
 
 def _format_fact(parser_name: str, field: str, default: Any, kind: str = "tool") -> Any:
     """`field` of the parser's (`kind`) format; `default` only when it has no format (a wrong field raises)."""
-    from ....formats import UnknownFormatError, reasoning_format, tool_format
 
     try:
         fmt: Any = tool_format(parser_name) if kind == "tool" else reasoning_format(parser_name)

@@ -40,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ....formats import tool_format
 from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
 from .conventions import SERVERS
 from .scan import (
@@ -479,8 +480,6 @@ class JsonCallsParser(BuiltinToolParser):
         return (head == "[" and lead.shape != OBJECT) or (head == "{" and lead.shape != ARRAY)
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        from ....formats import tool_format
-
         return tool_format(self.family_format).format_tool_result(tool_call_id, result)
 
     #: the `formats` family whose tool-result message this parser uses.

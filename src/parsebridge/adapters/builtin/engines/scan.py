@@ -327,7 +327,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
         self._keep_raw()
         for call, raw in zip(calls, self.raw_texts, strict=False):
             set_raw_text(call, raw)  # fresh calls built by the accumulator
-        return make_tool_result(acc.content, calls, acc.dropped)
+        return make_tool_result(acc.content, calls, acc.dropped, acc.reasoning)
 
     def _typed(self, exc: Exception, call: str) -> BackendError:
         """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
@@ -497,4 +497,4 @@ class BuiltinToolParser(ToolParserBase):
         calls: list[ToolCall] = acc.tool_calls()
         for call, (start, end) in zip(calls, s.call_spans, strict=False):
             set_raw_text(call, text[start:end])  # fresh calls built by this stream
-        return make_tool_result(acc.content, calls, acc.dropped)
+        return make_tool_result(acc.content, calls, acc.dropped, acc.reasoning)

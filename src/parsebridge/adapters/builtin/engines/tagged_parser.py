@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
+from ....formats import tool_format
 from ....protocol.parsers import ToolSpec
 from .scan import BuiltinToolStream
 from .schema_values import schema_types
@@ -66,7 +67,6 @@ class TaggedCallParser(WholeCallsToolParser):
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The tool-result message of this parser's format (``formats/<name>.py``)."""
-        from ....formats import tool_format
 
         return tool_format(self.name).format_tool_result(tool_call_id, result)
 

@@ -1,0 +1,150 @@
+"""The harness process: llama.cpp's chat code behind JSON lines on a 127.0.0.1 socket.
+
+One harness per process and snapshot, owned by a `lifecycle.Server` (a subprocess that ends with
+this process, started on first use, its log tail in errors). A crash in C++ (an abort, a
+segfault on some input) ends the harness, not Python: the request that was being answered fails
+with a `BackendError` carrying the log tail, and the next request starts a new harness.
+
+A *session* is one rendered request (template, tools, options → the parser llama.cpp built for
+it); the harness keeps them by number, and this side keeps the apply request of each, so that a
+restarted harness gets its sessions back on demand. A *stream* is a session's parse state across
+steps (`open_stream`, then `step` per engine step, the last one `final`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import socket
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from ...lifecycle import PollUntil, Server, SubprocessLauncher
+from ...protocol import BackendError
+from ._templates import Snapshot
+
+#: Seconds one request may take (a parse re-reads the whole text; a pathological input is an error).
+REQUEST_TIMEOUT = 60.0
+#: Rendered requests kept in the harness (the oldest are closed past this).
+MAX_SESSIONS = 512
+
+
+class HarnessCrash(BackendError):
+    """The harness ended while answering a request (a C++ crash): the log tail says how."""
+
+
+class Harness:
+    """The client of one harness process (see module doc); thread-safe, one request at a time."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snapshot = snap
+        binary = str(snap.binary)
+        self.server = Server(
+            "llamacpp",
+            f"pb-llamacpp-harness {snap.version}",
+            SubprocessLauncher(lambda port: [binary, "--port", str(port)]),
+            PollUntil(self._connect),
+            start_timeout=30.0,
+        )
+        self._lock = threading.RLock()
+        self._sock: socket.socket | None = None
+        self._reader: Any = None
+        #: Apply request (as JSON) → (session number, apply answer).
+        self._sessions: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+
+    def _connect(self, server: Server) -> bool:
+        sock = socket.create_connection(("127.0.0.1", server.port or 0), timeout=REQUEST_TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sock, self._reader = sock, sock.makefile("rb")
+        return True
+
+    def _ensure(self) -> None:
+        if self.server.is_alive() and self._sock is not None and not self._closed_by_harness():
+            return
+        self._drop()
+        if self.server.port is not None:  # it ended: the next start is a restart
+            self.server.stop(now=True)
+            self.server.restarts += 1
+        self.server.start()
+
+    def _closed_by_harness(self) -> bool:
+        """Whether the harness closed the connection since the last answer (it ended between
+        requests: its watcher may not have noticed yet)."""
+        assert self._sock is not None
+        readable, _, _ = select.select([self._sock], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self._sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _drop(self) -> None:
+        sock, self._sock, self._reader = self._sock, None, None
+        self._sessions.clear()
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def call(self, request: dict[str, Any], what: str) -> dict[str, Any]:
+        """Send one request; the answer, or `BackendError` with the harness's words (or log tail)."""
+        with self._lock:
+            self._ensure()
+            answer = self._exchange(request, what)
+        if not answer.get("ok"):
+            raise BackendError("llamacpp", what, str(request.get("op")), str(answer.get("error")))
+        return answer
+
+    def _exchange(self, request: dict[str, Any], what: str) -> dict[str, Any]:
+        assert self._sock is not None
+        line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
+        try:
+            self._sock.sendall(line)
+            raw = self._reader.readline()
+        except (OSError, TimeoutError) as exc:
+            raw, failure = b"", f"{type(exc).__name__}: {exc}"
+        else:
+            failure = "it closed the connection"
+        if raw:
+            return json.loads(raw)  # type: ignore[no-any-return]
+        # It ended (or hangs): take it down, say why; the next request starts a new one.
+        self.server.stop(now=True)
+        tail = self.server.launcher.log_tail(800)
+        self._drop()
+        raise HarnessCrash(
+            "llamacpp", what, str(request.get("op")), f"the harness failed: {failure}; log: {tail}"
+        )
+
+    def session(self, apply: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
+        """The harness's session number for a rendered request (rendered now if new), and the
+        apply answer (the format llama.cpp chose, the prompt, the reasoning markers...)."""
+        key = json.dumps(apply, sort_keys=True, ensure_ascii=False)
+        with self._lock:
+            self._ensure()
+            found = self._sessions.get(key)
+            if found is not None:
+                self._sessions.move_to_end(key)
+                return found
+            answer = self.call({"op": "apply", **apply}, what)
+            found = self._sessions[key] = (int(answer["session"]), answer)
+            while len(self._sessions) > MAX_SESSIONS:
+                _, (old, _) = self._sessions.popitem(last=False)
+                self.call({"op": "close", "session": old}, what)
+            return found
+
+
+_harnesses: dict[tuple[int, str], Harness] = {}
+_lock = threading.Lock()
+
+
+def harness(snap: Snapshot) -> Harness:
+    """This process's harness for `snap` (a forked child makes its own)."""
+    key = (os.getpid(), str(snap.root))
+    with _lock:
+        found = _harnesses.get(key)
+        if found is None:
+            found = _harnesses[key] = Harness(snap)
+        return found

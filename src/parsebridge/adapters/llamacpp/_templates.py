@@ -1,0 +1,130 @@
+"""Which chat template a ``llamacpp:NAME`` parser renders and parses with, and where its harness is.
+
+A NAME is one of two things:
+
+* the name of a template llama.cpp ships (``models/templates/NAME.jinja`` of the built snapshot,
+  matched after normalising case and ``-``/``_``), or a family whose row in the family table names
+  one (``llamacpp:hermes`` → ``NousResearch-Hermes-3-Llama-3.1-8B-tool_use``: the registry does that);
+* a path (it contains ``/`` or ends in ``.jinja``): a template file, or a tokenizer folder with
+  ``chat_template.jinja`` or a ``tokenizer_config.json`` whose ``chat_template`` is the template
+  (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's).
+
+The harness used is the newest one built in this environment (`installed`), or the one named by
+``$PARSEBRIDGE_LLAMACPP`` (a llama-cpp-python version, e.g. ``0.3.30``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..._frameworks.install import _version_key
+from ..._frameworks.llamacpp_build import BINARY, installed
+
+#: The environment variable that picks one of several built snapshots.
+SNAPSHOT_ENV = "PARSEBRIDGE_LLAMACPP"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One built harness: the llama-cpp-python version it came from, its binary and templates."""
+
+    version: str
+    root: Path
+
+    @property
+    def binary(self) -> Path:
+        return self.root / "bin" / BINARY
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates"
+
+    def manifest(self) -> dict[str, Any]:
+        return json.loads((self.root / "manifest.json").read_text())  # type: ignore[no-any-return]
+
+    def template_names(self) -> list[str]:
+        return sorted(p.stem for p in self.templates.glob("*.jinja"))
+
+
+@dataclass(frozen=True)
+class Template:
+    """A chat template's text and the bos/eos strings rendered with it."""
+
+    name: str
+    source: str
+    bos: str = ""
+    eos: str = ""
+
+
+def snapshot() -> Snapshot | None:
+    """The harness to run (see module doc), or None when none is built here."""
+    found = installed()
+    if not found:
+        return None
+    wanted = os.environ.get(SNAPSHOT_ENV)
+    if wanted:
+        return Snapshot(wanted, found[wanted]) if wanted in found else None
+    version = max(found, key=_version_key)
+    return Snapshot(version, found[version])
+
+
+def unavailable_reason() -> str | None:
+    found = installed()
+    wanted = os.environ.get(SNAPSHOT_ENV)
+    if wanted and wanted not in found:
+        return f"${SNAPSHOT_ENV}={wanted} but the harnesses built here are: {', '.join(found) or 'none'}"
+    snap = snapshot()
+    if snap is None:
+        return "no llama.cpp harness is built in this environment"
+    if not os.access(snap.binary, os.X_OK):
+        return f"{snap.binary} is missing or not executable (rebuild it)"
+    return None
+
+
+def is_path(name: str) -> bool:
+    """Whether a NAME is a template file or tokenizer folder rather than a shipped template's name."""
+    return "/" in name or os.sep in name or name.endswith(".jinja") or name.startswith("~")
+
+
+def _token_text(value: Any) -> str:
+    """A tokenizer_config token: a string, or an AddedToken dict with its ``content``."""
+    if isinstance(value, dict):
+        return str(value.get("content") or "")
+    return value if isinstance(value, str) else ""
+
+
+def _from_folder(folder: Path) -> Template:
+    config: dict[str, Any] = {}
+    if (folder / "tokenizer_config.json").is_file():
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    bos, eos = _token_text(config.get("bos_token")), _token_text(config.get("eos_token"))
+    if (folder / "chat_template.jinja").is_file():
+        source = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+    else:
+        source = config.get("chat_template")
+        if isinstance(source, list):  # named templates: llama-server uses the default one
+            source = next((t.get("template") for t in source if t.get("name") == "default"), None)
+        if not isinstance(source, str):
+            raise FileNotFoundError(
+                f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
+            )
+    return Template(str(folder), source, bos, eos)
+
+
+@functools.lru_cache(maxsize=256)
+def load(name: str, snap_root: str | None = None) -> Template:
+    """The template for a NAME (a shipped template's name, or a path: see module doc)."""
+    if is_path(name):
+        path = Path(name).expanduser()
+        if path.is_dir():
+            return _from_folder(path)
+        return Template(str(path), path.read_text(encoding="utf-8"))
+    if snap_root is None:
+        raise FileNotFoundError(f"no llama.cpp harness built here to find template {name!r} in")
+    path = Path(snap_root) / "templates" / f"{name}.jinja"
+    return Template(name, path.read_text(encoding="utf-8"))

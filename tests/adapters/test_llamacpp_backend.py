@@ -1,0 +1,145 @@
+"""The `llamacpp:` backend through the built harness: readings, streams, templates, crashes.
+
+Needs a harness (``parsebridge install-framework llamacpp-latest``); the tox envs
+``llamacpp-*`` build one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.adapters.registry import get_backend
+from parsebridge.protocol import BackendError
+
+pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
+
+if not get_backend("llamacpp").is_available():
+    pytest.skip(
+        f"no llama.cpp harness: {get_backend('llamacpp').unavailable_reason()}", allow_module_level=True
+    )
+
+from parsebridge.adapters.llamacpp import _harness, _templates  # noqa: E402  (after the skip)
+
+#: llama.cpp builds its parsers from the tools' schemas: a parameter must be declared to be read.
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+]
+CALL = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def _reading(r: Any) -> tuple[Any, ...]:
+    return r.content, [(c.name, c.arguments) for c in r.tool_calls]
+
+
+def _snapshot() -> _templates.Snapshot:
+    snap = _templates.snapshot()
+    assert snap is not None
+    return snap
+
+
+def test_names_are_the_shipped_templates() -> None:
+    names = get_backend("llamacpp").tool_parser_names()
+    assert "NousResearch-Hermes-3-Llama-3.1-8B-tool_use" in names
+    assert names == _snapshot().template_names()
+
+
+def test_hermes_one_shot_and_streamed() -> None:
+    parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
+    assert parser.name == "NousResearch-Hermes-3-Llama-3.1-8B-tool_use"
+    result = parser.parse(CALL)
+    assert result.content == "Let me check."
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Paris"})]
+    stream = parser.stream()
+    for ch in CALL:  # one token per step, as llama-server steps
+        stream.feed(ch)
+    final = stream.finish()
+    assert final.content == "Let me check."
+    assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_a_call_streams_its_name_first_then_argument_fragments() -> None:
+    stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
+    calls = [d for ch in CALL for d in (stream.feed(ch).tool_calls or [])]
+    calls += stream.flush().tool_calls or []
+    assert calls[0].name == "get_weather" and calls[0].id
+    assert all(c.name is None for c in calls[1:])
+    assert json.loads("".join(c.arguments for c in calls)) == {"city": "Paris"}
+
+
+def test_reasoning_follows_enable_thinking() -> None:
+    parser = pb.get_reasoning_parser("llamacpp:qwen3")
+    text = "2+2 is 4</think>The answer is 4."
+    on = parser.parse("<think>" + text, reasoning_started=True)
+    assert (on.reasoning, on.content) == ("2+2 is 4", "The answer is 4.")
+    off = parser.parse("<think>2+2 is 4</think>The answer is 4.", reasoning_started=False)
+    assert off.content is not None
+
+
+def test_pipeline_reads_reasoning_and_calls_in_one_pass() -> None:
+    pipe = pb.get_pipeline("llamacpp:qwen3_coder", "llamacpp:qwen3_coder", tools=TOOLS)
+    text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
+    result = pipe.parse(text)
+    assert [(c.name, c.arguments) for c in result.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_a_template_file_and_a_tokenizer_folder(tmp_path: Path) -> None:
+    source = (_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text()
+    (tmp_path / "t.jinja").write_text(source)
+    by_file = pb.get_tool_parser(f"llamacpp:{tmp_path / 't.jinja'}", TOOLS).parse(CALL)
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"chat_template": source, "bos_token": "<|begin_of_text|>"})
+    )
+    by_folder = pb.get_tool_parser(f"llamacpp:{folder}", TOOLS).parse(CALL)
+    by_name = pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    assert (
+        _reading(by_file)
+        == _reading(by_folder)
+        == _reading(by_name)
+        == ("Let me check.", [("get_weather", {"city": "Paris"})])
+    )
+
+
+def test_a_template_that_does_not_render_is_a_backend_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.jinja").write_text("{% for %}")
+    with pytest.raises(BackendError):
+        pb.get_tool_parser(f"llamacpp:{tmp_path / 'bad.jinja'}", TOOLS).parse("hello")
+
+
+def test_a_crashed_harness_is_an_error_then_a_new_harness() -> None:
+    parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
+    parser.parse(CALL)
+    h = _harness.harness(_snapshot())
+    watcher = h.server.launcher.pid  # the harness runs under parsebridge's parent-death watcher
+    assert watcher is not None
+    children = Path(f"/proc/{watcher}/task/{watcher}/children").read_text().split()
+    pid = int(children[0])
+    os.kill(pid, signal.SIGSEGV)  # as a crash in C++ ends it
+    time.sleep(0.5)
+    result = parser.parse(CALL)  # found dead before the request: restarted, sessions rendered again
+    assert result.tool_calls[0].name == "get_weather"
+    assert h.server.restarts >= 1 and h.server.launcher.pid != watcher
+
+
+def test_first_use_is_quick() -> None:
+    h = _harness.harness(_snapshot())
+    h.server.stop()
+    h._drop()
+    began = time.perf_counter()
+    pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    assert time.perf_counter() - began < 2.0

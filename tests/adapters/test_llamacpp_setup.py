@@ -1,0 +1,139 @@
+"""The llamacpp backend without a built harness: names, paths, templates, install recipe, errors.
+
+These need no compiler and no harness; what the harness reads is tested in
+test_llamacpp_backend.py and test_llamacpp_reference.py (marked `framework`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _llamacpp_cases import cases, user_message
+
+import parsebridge as pb
+from parsebridge._frameworks import install
+from parsebridge.adapters.llamacpp import _templates
+from parsebridge.adapters.registry import get_backend
+from parsebridge.protocol import BackendNotInstalledError, family_table
+
+
+def test_releases_come_from_the_requirement_files() -> None:
+    versions = install.available()["llamacpp"]
+    assert len(versions) >= 2
+    assert install.resolve("llamacpp-latest") == [("llamacpp", versions[-1])]
+    assert install.resolve("llamacpp-oldest") == [("llamacpp", versions[0])]
+    assert "llamacpp" not in install.ALL  # a native build: its envs ask for it by name
+    assert "install-framework llamacpp-latest" in install.install_hint("llamacpp")
+
+
+def test_no_harness_is_a_typed_error_with_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARSEBRIDGE_LLAMACPP_HOME", str(tmp_path))
+    backend = get_backend("llamacpp")
+    assert not backend.is_available()
+    assert "no llama.cpp harness" in (backend.unavailable_reason() or "")
+    with pytest.raises(BackendNotInstalledError) as info:
+        pb.get_tool_parser("llamacpp:hermes")
+    assert "install-framework llamacpp-latest" in str(info.value)
+
+
+def test_a_snapshot_that_is_not_built_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "0.3.36").mkdir()
+    (tmp_path / "0.3.36" / "manifest.json").write_text("{}")
+    monkeypatch.setenv("PARSEBRIDGE_LLAMACPP_HOME", str(tmp_path))
+    monkeypatch.setenv(_templates.SNAPSHOT_ENV, "0.3.1")
+    assert "0.3.36" in (_templates.unavailable_reason() or "")
+    monkeypatch.setenv(_templates.SNAPSHOT_ENV, "0.3.36")
+    snap = _templates.snapshot()
+    assert snap is not None and snap.version == "0.3.36"
+    assert "missing or not executable" in (_templates.unavailable_reason() or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "is_path"),
+    [
+        ("hermes", False),
+        ("Qwen3.5-4B", False),
+        ("./my.jinja", True),
+        ("tmpl.jinja", True),
+        ("/models/qwen", True),
+        ("~/m", True),
+    ],
+)
+def test_a_name_is_a_path_when_it_looks_like_one(name: str, is_path: bool) -> None:
+    assert _templates.is_path(name) is is_path
+    assert get_backend("llamacpp").passthrough_name(name) is is_path
+
+
+def test_a_tokenizer_folder_gives_its_template_and_special_tokens(tmp_path: Path) -> None:
+    config = {
+        "chat_template": "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}",
+        "bos_token": {"content": "<s>", "lstrip": False},
+        "eos_token": "</s>",
+    }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    t = _templates.load(str(tmp_path))
+    assert (t.source, t.bos, t.eos) == (config["chat_template"], "<s>", "</s>")
+    (tmp_path / "chat_template.jinja").write_text("{{ messages }}")
+    _templates.load.cache_clear()
+    assert _templates.load(str(tmp_path)).source == "{{ messages }}"  # the file wins, as in transformers
+
+
+def test_named_templates_use_the_default_one(tmp_path: Path) -> None:
+    named = [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": named}))
+    assert _templates.load(str(tmp_path)).source == "D"
+
+
+def test_a_folder_without_a_template_says_so(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no chat_template"):
+        _templates.load(str(tmp_path / ""))  # "/" makes it a path
+
+
+def test_every_llamacpp_row_names_a_template_file() -> None:
+    rows = [f.parser_for("llamacpp") for f in family_table()]
+    names = [r for r in rows if r]
+    assert len(names) >= 40
+    assert all(not _templates.is_path(n) for n in names)
+
+
+_CPP = r"""
+static common_chat_tool special_function_tool{
+    /* .name = */ "special_function",
+    /* .description = */ "I'm special",
+    /* .parameters = */ R"({"type": "object"})",
+};
+const common_chat_msg message_user{
+    "user",
+    "Hey there!",
+};
+    {
+        auto tst = peg_tester("models/templates/Qwen3.5-4B.jinja", detailed_debug);
+        tst.test("I'm\nthinking\n</think>\n\n"
+                 "Hello")
+            .reasoning_format(COMMON_REASONING_FORMAT_AUTO)
+            .enable_thinking(false)
+            .tools({ special_function_tool })
+            .expect(message_assist_thoughts)
+            .run();
+        tst.test(some_variable).run();
+        tst.test("x").messages({ message_user }).run();
+        tst.test("y").reasoning_format(COMMON_REASONING_FORMAT_DEEPSEEK_LEGACY).run();
+    }
+"""
+
+
+def test_the_test_inputs_are_read_from_the_builder_chains() -> None:
+    found = cases(_CPP)
+    assert len(found) == 1  # a variable input, messages and a legacy reasoning format are left out
+    case = found[0]
+    assert case.template == "models/templates/Qwen3.5-4B.jinja"
+    assert case.input == "I'm\nthinking\n</think>\n\nHello"
+    assert (case.reasoning_format, case.enable_thinking, case.parallel_tool_calls) == ("auto", False, False)
+    assert case.tools == [
+        {"name": "special_function", "description": "I'm special", "parameters": '{"type": "object"}'}
+    ]
+    assert user_message(_CPP) == {"role": "user", "content": "Hey there!"}
