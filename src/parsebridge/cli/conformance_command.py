@@ -28,8 +28,10 @@ documented divergences remain; fail = wrong against expected; unsupported = the
 backend has no parser for the family, is not installed, or the parser cannot run
 without a model checkpoint (the reason is given); error = the backend raised.
 
-chunkings: oneshot, whole, char[-K], token[-K], random[-SEED]; 'default' =
-oneshot,char,token,token-5,token-20,random-0; 'all' adds whole, token-2, random-1..2.
+chunkings: oneshot, whole, char[-K], random[-SEED] (characters); token[-K], special,
+token-random-SEED (token boundaries: K tokens, one delta per special token and per run
+between them, 1-8 tokens a delta); 'default' is the set --chunking names, 'all' adds
+whole, token-2 and more seeds.
 """
 
 

@@ -26,7 +26,8 @@ CHECKS: dict[str, str] = {
     "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",
     "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
     "validates against the tool's schema, and the name is one of the tools offered",
-    "markers": "no format marker (<tool_call>, </think>, [TOOL_CALLS], …) in content, reasoning, names or arguments",
+    "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag) in content, "
+    "reasoning, names or arguments",
     "finish": "finish_reason is tool_calls when calls came back and stop when none did "
     "(a named tool_choice may end with stop, as OpenAI's API does)",
     "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
