@@ -71,9 +71,12 @@ SHAPES = {
     ("smg", "1.9.0"): "a gateway process per parser configuration, fed by a scripted gRPC worker",
     ("smg", "1.11.0"): "same",
     ("smg", "1.13.0"): "same",
+    ("llamacpp", "0.3.30"): "a native harness over `chat.h` (llama-cpp-python's vendored llama.cpp), "
+    "run as a subprocess, one token a step with `is_partial`",
+    ("llamacpp", "0.3.36"): "same",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
-NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "smg": "smg", "builtin": "builtin"}
+NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "smg": "smg", "llamacpp": "llama.cpp", "builtin": "builtin"}
 
 
 def _load(path: Path) -> dict[str, Any]:
