@@ -51,9 +51,7 @@ class UnsupportedRelease(ValueError):
     """The env names no supported framework release (a usage error: exit 2)."""
 
 
-_ENV_HELP = (
-    "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | llamacpp-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
-)
+_ENV_HELP = "vllm-X.Y.Z | sglang-X.Y.Z | dynamo-X.Y.Z | smg-X.Y.Z | llamacpp-X.Y.Z | FRAMEWORK-latest | FRAMEWORK-oldest | all"
 
 
 def _version_key(version: str) -> tuple[object, ...]:
@@ -177,7 +175,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options of `parsebridge install-framework` and `tools/install_framework.py`."""
     ap.add_argument("env", nargs="?", help=_ENV_HELP)
     ap.add_argument("--list", action="store_true", help="print supported versions and exit")
-    ap.add_argument("--resolve", action="store_true", help="print DISTRIBUTION==VERSION (what pip installs) and exit")
+    ap.add_argument(
+        "--resolve", action="store_true", help="print DISTRIBUTION==VERSION (what pip installs) and exit"
+    )
 
 
 def run(ns: argparse.Namespace) -> int:

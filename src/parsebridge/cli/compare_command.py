@@ -108,8 +108,15 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         "--text", action="append", metavar="TEXT", help="one raw model output, given as text (repeatable)"
     )
     p.add_argument("--bundled", action="store_true", help="the bundled transcripts (filtered by --family)")
-    p.add_argument("--tool-parser", action="append", metavar="SPEC", help="e.g. builtin:hermes, dynamo:hermes, smg:qwen (repeatable)")
-    p.add_argument("--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3, smg:qwen3 (repeatable)")
+    p.add_argument(
+        "--tool-parser",
+        action="append",
+        metavar="SPEC",
+        help="e.g. builtin:hermes, dynamo:hermes, smg:qwen (repeatable)",
+    )
+    p.add_argument(
+        "--reasoning-parser", action="append", metavar="SPEC", help="e.g. vllm:qwen3, smg:qwen3 (repeatable)"
+    )
     p.add_argument(
         "--family",
         action="append",

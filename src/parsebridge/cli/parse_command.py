@@ -39,8 +39,14 @@ def configure(pp: argparse.ArgumentParser) -> None:
         "in bounded memory (vLLM's and SGLang's streams keep the text they were fed)."
     )
     pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
-    pp.add_argument("--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen")
-    pp.add_argument("--reasoning-parser", metavar="SPEC", help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3")
+    pp.add_argument(
+        "--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen"
+    )
+    pp.add_argument(
+        "--reasoning-parser",
+        metavar="SPEC",
+        help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3",
+    )
     pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
     pp.add_argument(
         "--reasoning-started",

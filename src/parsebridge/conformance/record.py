@@ -203,7 +203,10 @@ class Transcript(BaseModel):
         """`kind` left out: the family's kind, when the family table has it in one kind only."""
         if isinstance(data, dict) and "kind" not in data and isinstance(data.get("family"), str):
             table = family_table()
-            if table.get("tool", data["family"]) is None and table.get("reasoning", data["family"]) is not None:
+            if (
+                table.get("tool", data["family"]) is None
+                and table.get("reasoning", data["family"]) is not None
+            ):
                 return {**data, "kind": "reasoning"}
         return data
 
