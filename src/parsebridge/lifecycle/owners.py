@@ -15,8 +15,9 @@ scripted worker); `stop_all` stops each, newest first. It runs at three moments
   `os._exit`).
 
 The hooks are registered at the first `own` of each process, never at import.
-A forked child inherits the parent's registrations and references; `stop`
-there only forgets the parent's servers (`Server.stop`).
+A forked child (a process pool's worker) starts with nothing owned: what the
+parent started is the parent's to stop, and its threads are not in the child
+(stopping smg's inherited gRPC worker there waits forever for them).
 """
 
 from __future__ import annotations
@@ -39,12 +40,23 @@ class Stoppable(Protocol):
 _owned: weakref.WeakValueDictionary[int, Stoppable] = weakref.WeakValueDictionary()
 _lock = threading.RLock()
 _hooked: set[int] = set()  # the processes that registered the exit hooks (a fork inherits the set)
+_fork_hook: list[bool] = []  # whether `_forget_the_parents` is registered (once: fork inherits it)
+
+
+def _forget_the_parents() -> None:
+    """In a forked child: own nothing the parent owned (a new lock too: the parent's may be held)."""
+    global _owned, _lock
+    _lock = threading.RLock()
+    _owned = weakref.WeakValueDictionary()
 
 
 def own(thing: Stoppable) -> None:
     """Stop `thing` when this process ends (unless it is collected or `disown`ed first)."""
     with _lock:
         _owned[id(thing)] = thing
+        if not _fork_hook:
+            _fork_hook.append(True)
+            os.register_at_fork(after_in_child=_forget_the_parents)
         pid = os.getpid()
         if pid in _hooked:
             return
