@@ -175,11 +175,15 @@ class MistralToolStream(BuiltinToolStream):
             self._state = _CALL_ID
             return True
         if found == ARGS:
-            self._commit("".join(self._name))
-            self._pos += len(ARGS)
-            self._state = _ARGS_WAIT
-            return True
+            return self._open_args()
         return self._fail()
+
+    def _open_args(self) -> bool:
+        """``[ARGS]`` after the name (and the model's call id): the call is named, its arguments follow."""
+        self._commit("".join(self._name))
+        self._pos += len(ARGS)
+        self._state = _ARGS_WAIT
+        return True
 
     def _call_id_step(self, buf: str) -> bool:
         """The model's call id (v13+), up to ``[ARGS]``: read and left out; anything else is no call."""
@@ -192,10 +196,7 @@ class MistralToolStream(BuiltinToolStream):
         if found == MORE:
             return False
         if found == ARGS:
-            self._commit("".join(self._name))
-            self._pos += len(ARGS)
-            self._state = _ARGS_WAIT
-            return True
+            return self._open_args()
         return self._fail()
 
     def _after_tag_step(self, buf: str) -> bool:
