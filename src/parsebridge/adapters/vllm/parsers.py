@@ -55,7 +55,25 @@ __all__ = [
 # ====================================================================== tool calls
 
 
-class VllmToolParser(ToolParserBase):
+class _EngineTokens:
+    """The token views every vLLM parser offers, read from its engine (one tokenizer per parser)."""
+
+    engine: VllmEngine
+
+    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
+        return self.engine.chunks(text, per)
+
+    def token_pieces(
+        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
+    ) -> list[_tokenizer.TokenChunk]:
+        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
+        return self.engine.token_pieces(text, token_ids, prompt_ids)
+
+    def special_ids(self) -> set[int]:
+        return self.engine.special_ids()
+
+
+class VllmToolParser(_EngineTokens, ToolParserBase):
     """`vllm:NAME` tool-call parser: vLLM's parser, driven as vLLM's server drives it.
 
     Options: `tokenizer` (object, or path to tokenizer.json / a tokenizer
@@ -85,23 +103,11 @@ class VllmToolParser(ToolParserBase):
     def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SteppedToolStream:
         return SteppedToolStream(VllmStepper(self.engine, [], end_of_stream))
 
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
-        return self.engine.chunks(text, per)
-
-    def token_pieces(
-        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
-    ) -> list[_tokenizer.TokenChunk]:
-        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
-        return self.engine.token_pieces(text, token_ids, prompt_ids)
-
-    def special_ids(self) -> set[int]:
-        return self.engine.special_ids()
-
 
 # ====================================================================== reasoning
 
 
-class VllmReasoningParser(ReasoningParserBase):
+class VllmReasoningParser(_EngineTokens, ReasoningParserBase):
     """`vllm:NAME` reasoning parser (options as for `VllmToolParser`, plus `prompt`/`prompt_token_ids`)."""
 
     backend = "vllm"
@@ -140,23 +146,11 @@ class VllmReasoningParser(ReasoningParserBase):
         stepper = VllmStepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
         return SteppedReasoningStream(stepper, self.engine.markers)
 
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
-        return self.engine.chunks(text, per)
-
-    def token_pieces(
-        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
-    ) -> list[_tokenizer.TokenChunk]:
-        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
-        return self.engine.token_pieces(text, token_ids, prompt_ids)
-
-    def special_ids(self) -> set[int]:
-        return self.engine.special_ids()
-
 
 # ====================================================================== native pipeline
 
 
-class VllmPipeline(FrameworkPipeline):
+class VllmPipeline(_EngineTokens, FrameworkPipeline):
     """vLLM's own reasoning→tool chain for one request shape (one session, not two parsers)."""
 
     backend = "vllm"
@@ -193,15 +187,3 @@ class VllmPipeline(FrameworkPipeline):
     ) -> SteppedPipelineStream:
         stepper = VllmStepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
         return SteppedPipelineStream(stepper, self.engine.markers)
-
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
-        return self.engine.chunks(text, per)
-
-    def token_pieces(
-        self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
-    ) -> list[_tokenizer.TokenChunk]:
-        """Per-token (text, id) as vLLM's server streams them (`VllmEngine.token_pieces`)."""
-        return self.engine.token_pieces(text, token_ids, prompt_ids)
-
-    def special_ids(self) -> set[int]:
-        return self.engine.special_ids()
