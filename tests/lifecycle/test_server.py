@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,19 @@ def test_restart_uses_the_same_command_on_a_new_port() -> None:
         server.stop()
 
 
+def _never_ready_once_it_said(word: str) -> Callable[[Server], bool]:
+    """A readiness check that is never true, and first waits (within reason) until the server's
+    log shows `word`: on a loaded machine Python may take longer than the start timeout to print."""
+
+    def check(server: Server) -> bool:
+        deadline = time.monotonic() + 20
+        while word not in server.log_tail() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return False
+
+    return check
+
+
 def test_a_server_that_ends_or_never_gets_ready_is_a_typed_error_with_its_log_tail() -> None:
     dies = _server("import sys; print('no luck: port taken', flush=True); sys.exit(3)")
     with pytest.raises(ServerUnavailableError, match="ended while starting: no luck: port taken"):
@@ -86,7 +100,7 @@ def test_a_server_that_ends_or_never_gets_ready_is_a_typed_error_with_its_log_ta
         SubprocessLauncher(
             lambda port: [sys.executable, "-c", "print('waiting'); import time; time.sleep(60)"]
         ),
-        PollUntil(lambda _: False),
+        PollUntil(_never_ready_once_it_said("waiting")),
         start_timeout=0.5,
     )
     with pytest.raises(ServerUnavailableError, match=r"not ready after 0.5 s.*waiting"):
