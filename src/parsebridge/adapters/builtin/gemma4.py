@@ -55,7 +55,6 @@ from .engines.conventions import SERVERS
 from .engines.markers import close_ahead
 from .engines.scan import (
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     find_markers,
     is_invalid,
@@ -63,6 +62,7 @@ from .engines.scan import (
     match_marker,
     safe_end,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 (
     _CONTENT,
@@ -136,6 +136,7 @@ class GemmaCallStream(BuiltinToolStream):
         """An end marker or a new block inside the call: the call ends here."""
         if marker == self.end:
             self._pos += len(marker)
+            self._call_closed = True  # (at its end marker, even one decided only at the end of output)
         self._end_call(self._pos)
         self._state = _CONTENT
 
@@ -268,6 +269,7 @@ class GemmaCallStream(BuiltinToolStream):
             return True
         c = buf[self._pos]
         if state == _TAIL:  # text after the arguments closed, before the end marker: content
+            self._call_closed = True
             self._end_call(self._pos)
             self._state = _TAILTEXT
             return True
@@ -347,6 +349,7 @@ class GemmaCallStream(BuiltinToolStream):
         passed through verbatim into the (flagged) arguments; under conventions="servers" the
         arguments read so far are closed (a value opened by `key:` is an empty string) and the
         rest goes to `dropped`."""
+        self._call_broken = True  # (a call whose arguments do not parse is no call: `whole_calls`)
         if self._drop_malformed:
             if self._state == _VALWAIT and self._stack[-1] == "}":
                 self._emit('""')

@@ -76,11 +76,12 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
-from ...protocol.models import arguments_delta, delta_of
+from ...protocol.models import delta_of
 from ...protocol.streams import Discarded
 from .engines.json_text import MARKER, JsonRaw
 from .engines.markers import JSON_WS, find_or_safe, first_chars
-from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+from .engines.scan import BuiltinToolStream, find_markers, safe_end
+from .engines.tool_parser import BuiltinToolParser
 
 _STRAY_ENDS = (END, CALL, RETURN)
 #: A body's chunk holding no marker's first character (see `GptOssToolStream.feed`).
@@ -145,7 +146,8 @@ class GptOssToolStream(BuiltinToolStream):
             self._buf = text
             self._pos = len(text)
             self._raw.scan(text, 0, BODY_ENDS, False)  # (no marker's first character: consumed whole)
-            return arguments_delta(self._index, text, self._add_calls)
+            self._args(text)  # (held until the call is whole: `WholeCalls`)
+            return self._release()
         return super().feed(text, token_ids)
 
     def _step(self) -> bool:

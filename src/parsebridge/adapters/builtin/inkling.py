@@ -38,7 +38,8 @@ from typing import Any, ClassVar
 from ...formats import inkling as fmt
 from ...formats._base import result_text
 from .engines.call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
-from .engines.scan import BuiltinToolParser, JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.scan import JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.tool_parser import BuiltinToolParser
 
 _BLOCK_ENDS = fmt.BLOCK_ENDS
 _OPENERS = (fmt.MESSAGE_MODEL, *fmt.KINDS)

@@ -38,8 +38,8 @@ from typing import Any, ClassVar
 
 from ...formats.kimi_k2 import ARG_BEGIN, CALL_BEGIN, CALL_END, SECTION_BEGIN, SECTION_END
 from ...formats.kimi_k2 import format_tool_result as _format_tool_result
-from .engines.scan import BuiltinToolParser
 from .engines.section_json import SectionDialect, SectionJsonStream
+from .engines.tool_parser import BuiltinToolParser
 
 _INDEX = re.compile(r":\s*\d+\s*$")
 

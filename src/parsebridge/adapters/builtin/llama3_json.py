@@ -38,12 +38,12 @@ from .engines.scan import (
     BROKEN,
     DONE,
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     ObjectReader,
     content_mode,
     match_marker,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 _CONTENT_MODE = content_mode(TAG[0] + "{")
 _NAMED_OBJECT = re.compile(r'\{\s*"name"\s*:')

@@ -41,12 +41,12 @@ from .engines.scan import (
     DONE,
     MARKER,
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     JsonRaw,
     ObjectReader,
     match_marker,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 _MARKERS = (TOOL_CALLS,)
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -123,10 +123,13 @@ class MistralToolStream(BuiltinToolStream):
         # _ELEMENT / _SINGLE
         r = self._reader.step(self)
         if r == DONE and self._in_call:
+            index = self._index
             self._end_call(self._pos)
             if state == _SINGLE:
                 return self._to_outside()
-            self._array_calls += 1
+            if self._index != index and not self._array_calls:  # (no call: `whole_calls`; the rest is text)
+                return self._to_outside()
+            self._array_calls += self._index == index
             self._state = _ARRAY_WAIT
             return True
         if r in (DONE, BROKEN, MARKER):

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 from ...formats import plamo3 as fmt
 from ...formats._base import result_text
-from .engines.scan import BuiltinToolParser
 from .engines.section_json import SectionDialect, SectionJsonStream
+from .engines.tool_parser import BuiltinToolParser
 
 
 def name_from_head(head: str) -> str | None:

@@ -39,7 +39,8 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.pythonic import PY_END, PY_START
-from .engines.scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker
+from .engines.scan import JSON_WS, MORE, BuiltinToolStream, match_marker
+from .engines.tool_parser import BuiltinToolParser
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.]+")

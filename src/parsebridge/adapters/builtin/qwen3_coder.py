@@ -79,7 +79,6 @@ class Qwen3CoderToolStream(TaggedCallStream):
     name_of = staticmethod(stripped_name)
     shows_bad_param_head = False
     keeps_cut_key = False
-    servers_complete_cut_call = True
     servers_untyped_strings = True
     servers_tag_ends_value = True
     servers_none_is_text = True
