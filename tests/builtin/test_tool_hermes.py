@@ -142,11 +142,8 @@ def test_truncated() -> None:
         '<tool_call>\n{"name": "f", "arguments": {"a": "x',
         [],
     )
-    check(
-        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}',
-        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}',
-        [],
-    )
+    # (the call object closed: a call, though </tool_call> never came)
+    check('<tool_call>\n{"name": "f", "arguments": {"a": 1}}', None, [("f", {"a": 1}, None)])
     check('<tool_call>\n{"name": "f"', '<tool_call>\n{"name": "f"', [])
     check('ok <tool_call>\n{"na', 'ok <tool_call>\n{"na', [])
     check("<tool_call>", "<tool_call>", [])

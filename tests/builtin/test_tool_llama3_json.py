@@ -88,7 +88,8 @@ def test_unrecoverable_and_invalid() -> None:
         '{"name": "f", "parameters": [1]}',
         [("g", {}, None)],
     )
-    check('{"name": "f", "parameters": {}, oops} tail', "oops} tail", [("f", {}, None)])
+    # (the object broke: no call, `whole_calls`; its text and the rest are content)
+    check('{"name": "f", "parameters": {}, oops} tail', '{"name": "f", "parameters": {}, oops} tail', [])
 
 
 def test_truncated() -> None:

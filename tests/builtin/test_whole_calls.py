@@ -207,3 +207,46 @@ def test_deepseek_v3_complete_call_is_shown_at_its_end_under_servers(size: int) 
     shown = [i for i, t in enumerate(tokens) if stream.feed(t).tool_calls]
     assert shown == [len(tokens) - 1]
     assert stream.finish().tool_calls[0].arguments == {"location": "Paris"}
+
+
+# --- the rule over every builtin tool parser ------------------------------------------------------
+
+
+def _cuts(text: str) -> list[str]:
+    """The output and a few of its prefixes (the end of output anywhere: inside names, values, markers)."""
+    step = max(1, len(text) // 6)
+    return [text, *(text[:i] for i in range(step, len(text), step))]
+
+
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_no_builtin_parser_returns_a_call_that_is_not_whole(conventions: str) -> None:
+    """Over the bundled tool fixtures, each cut at a few points: no call whose arguments are not a
+    complete JSON object, one-shot or streamed at the default chunkings (`DEFAULT_CHUNKINGS`), and a
+    stream announces no call its final reading does not hold."""
+    from parsebridge.adapters.builtin import TOOL_PARSERS
+    from parsebridge.conformance import DEFAULT_CHUNKINGS
+    from parsebridge.conformance.chunking import parse_chunkings
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    chunkings = [c for c in parse_chunkings(DEFAULT_CHUNKINGS) if c.streamed]
+    for t in bundled_transcripts(kinds=["tool"]):
+        fam = t.resolve_family()
+        name = fam.parser_for("builtin") if fam else None
+        if name not in TOOL_PARSERS:
+            continue
+        parser = pb.get_tool_parser(f"builtin:{name}", tools=t.tools or None, conventions=conventions)
+        for text in _cuts(t.output)[:: 1 if t.id.endswith(("cut", "truncated-args")) else 3]:
+            one = parser.parse(text)
+            assert all(c.invalid_arguments is None for c in one.tool_calls), (t.id, text)
+            for chunking in chunkings[::4]:
+                stream = parser.stream()
+                announced = [
+                    d for chunk in chunking.split(text, parser) for d in stream.feed(chunk.text).tool_calls
+                ]
+                announced += stream.flush().tool_calls
+                got = stream.finish()
+                assert [c.name for c in got.tool_calls] == [d.name for d in announced if d.name], (
+                    t.id,
+                    chunking.name,
+                )
+                assert all(c.invalid_arguments is None for c in got.tool_calls), (t.id, chunking.name)

@@ -12,8 +12,6 @@ policy (README "Builtin parsers") is:
 a call whose name cannot be recovered stays in the content verbatim; a call
 that is not whole (cut off by the end of output, or arguments that are not a
 complete JSON object) is no call, its text is text (`engines.whole_calls`).
-Where a format module below says a call is "kept, flagged" or "flagged", read:
-such a call is then no call, by that rule.
 """
 
 from __future__ import annotations

@@ -37,9 +37,8 @@ included) as content, so the tool parser after it still sees them; alone, a
 call stays visible as text. Several analysis messages are joined with "\\n".
 
 Malformed output (builtin policy): a call body that is not a JSON object →
-call kept with ``invalid_arguments``; a header cut off by the end of output is
-content (its recipient may be cut too); a body cut off → kept (arguments
-flagged unless complete).
+no call, its text is text (`whole_calls`); a header cut off by the end of output is
+content (its recipient may be cut too); a body cut off → no call, its text is text.
 vLLM parses harmony by token ids (openai-harmony); SGLang's detector only
 recognises a call after ``<|start|>assistant<|channel|>commentary`` and so
 misses a call in the output's first message.

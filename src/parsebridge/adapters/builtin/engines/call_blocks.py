@@ -57,6 +57,9 @@ class CallBlockStream(BuiltinToolStream):
             if r == MARKER:
                 self._close_block(reader.marker)
             elif r == DONE:
+                self._call_closed = (
+                    self._in_call
+                )  # (the call object closed: whole even if the block's end never comes)
                 self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
             elif r == BROKEN:
                 if not self._in_call:

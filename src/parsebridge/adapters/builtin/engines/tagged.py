@@ -332,6 +332,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._pos += len(found)
             if cls.one_call_per_block:
                 self._close_object()
+                self._call_closed = True  # (its function closed: whole even if the block's end never comes)
                 self._state = _BARE_END if self._bare else _TAIL
             else:
                 self._close_call(self._pos)

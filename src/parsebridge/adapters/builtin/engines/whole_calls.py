@@ -11,8 +11,10 @@ moment it is named (`_commit`) until it ends (`_end_call`), and then decides:
   brace: not at the end of output, and a format whose call body breaks off before its end sets
   `_call_broken`), and its arguments text parses to a JSON object (none at all reads as ``{}``):
   the held deltas are released at once, the call with all its arguments in one delta. A call
-  the end of output cuts off is never whole, even where its arguments were already complete
-  (its close never came: SGLang reads no call there either, and vLLM only in some formats);
+  the end of output cuts off before it closed is never whole, even where its arguments were
+  already complete (SGLang reads no call there either, and vLLM only in some formats); one that
+  closed but whose block's end the output cut off (Hermes's object, Qwen3-Coder's
+  ``</function>``: the format sets `_call_closed`) is whole;
 * **not whole** — the held deltas are discarded, the content state goes back to where it was
   before the call began, and the call's raw text (from the fed text: `open_from` reaches back to
   its start) is given to `_content`: content under ``"lossless"`` (nothing is lost); under
