@@ -201,6 +201,18 @@ class SarashinaToolStream(ToolStreamBase):
             return self._held
         return TAG + "".join(self._after) if self._state in (_LEAD, _LITERAL) else ""
 
+    def release_calls(self) -> int:
+        """Forget the calls read so far (their spans and raw text) and return how many: for a
+        consumer that cut their raw text out of what it fed (as the other builtin streams' method
+        of that name). Only a stream made `without_history()` forgets: one with history needs
+        them for `finish()`, keeps them and returns 0."""
+        if self._acc.keeps_history:
+            return 0
+        count = len(self.call_spans)
+        self.call_spans.clear()
+        self.raw_texts.clear()
+        return count
+
     def open_from(self) -> int:
         """No call found later starts before this offset: the marker's end while its literal is
         held, else the text still held back (none once the literal was read)."""
