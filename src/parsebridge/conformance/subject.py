@@ -10,7 +10,7 @@ A `Subject` is the parser(s) built for one target and tools list; `observe_onesh
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,6 +208,15 @@ def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
     return obs
 
 
+def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iterable[StreamDelta]:
+    """Each chunk's delta, fed in order: in one call where the stream takes all its chunks at once
+    (`feed_many`: llamacpp's, one exchange with its harness for the whole stream; the same deltas)."""
+    feed_many = getattr(stream, "feed_many", None)
+    if feed_many is not None:
+        return feed_many([text for text, _ in chunks])  # type: ignore[no-any-return]
+    return (stream.feed(text, ids) for text, ids in chunks)
+
+
 def observe_stream(
     subject: Subject, t: Transcript, chunking: Chunking, source: TokenSource | None = None
 ) -> Observation:
@@ -244,8 +253,8 @@ def observe_stream(
     try:
         stream = subject.stream(_started(t), t.id)
         call = "stream.feed"
-        for chunk in chunks:
-            take(stream.feed(chunk.text, chunk.token_ids))
+        for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
+            take(delta)
         call = "stream.flush"
         take(stream.flush())
         call = "stream.finish"

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...protocol import (
+    BackendError,
     DeltaAccumulator,
     ParseResult,
     ReasoningParserBase,
@@ -184,6 +185,25 @@ class LlamacppStepper:
         self._record(delta.content, delta.reasoning, delta.tool_calls)
         return delta
 
+    def feed_many(self, texts: Sequence[str]) -> list[StreamDelta]:
+        """`feed` for each text in turn, in one exchange with the harness (`Harness.pipeline`): the
+        same steps, deltas and errors as feeding them one by one, without a wait per step."""
+        if self._closed:
+            raise closed_error()
+        requests = [{"op": "step", "stream": self._stream, "text": t, "final": False} for t in texts]
+        answers = call_typed(
+            "llamacpp", self._label, "stream.feed", lambda: self._harness.pipeline(requests, self._label)
+        )
+        deltas: list[StreamDelta] = []
+        for text, answer in zip(texts, answers, strict=True):
+            self.text_seen.append(text)
+            if not answer.get("ok"):  # the step that failed; the stream ended there, as in the server
+                raise BackendError("llamacpp", self._label, "step", str(answer.get("error")))
+            delta = _delta(answer["diffs"])
+            self._record(delta.content, delta.reasoning, delta.tool_calls)
+            deltas.append(delta)
+        return deltas
+
     def flush(self) -> StreamDelta:
         if self._closed:
             return make_delta()
@@ -195,6 +215,28 @@ class LlamacppStepper:
 
     def markers(self) -> tuple[str | None, str | None]:
         return markers_of(self.info)
+
+
+class _FeedsMany:
+    """`feed_many`: a stream's chunks in one exchange with the harness (`LlamacppStepper.feed_many`);
+    the conformance runner and compare feed a whole stream so."""
+
+    _stepper: LlamacppStepper
+
+    def feed_many(self, texts: Sequence[str]) -> list[StreamDelta]:
+        return self._stepper.feed_many(texts)
+
+
+class LlamacppToolStream(_FeedsMany, SteppedToolStream):
+    """A `SteppedToolStream` that also takes all its chunks at once."""
+
+
+class LlamacppReasoningStream(_FeedsMany, SteppedReasoningStream):
+    """A `SteppedReasoningStream` that also takes all its chunks at once."""
+
+
+class LlamacppPipelineStream(_FeedsMany, SteppedPipelineStream):
+    """A `SteppedPipelineStream` that also takes all its chunks at once."""
 
 
 class LlamacppToolParser(ToolParserBase):
@@ -211,8 +253,8 @@ class LlamacppToolParser(ToolParserBase):
         msg, _ = call_typed("llamacpp", self.name, "parse", lambda: self.rendered.parse(text))
         return make_tool_result(msg["content"] or None, _calls(msg))
 
-    def stream(self, **_: Any) -> SteppedToolStream:
-        return SteppedToolStream(LlamacppStepper(self.rendered))
+    def stream(self, **_: Any) -> LlamacppToolStream:
+        return LlamacppToolStream(LlamacppStepper(self.rendered))
 
 
 class LlamacppReasoningParser(ReasoningParserBase):
@@ -234,9 +276,9 @@ class LlamacppReasoningParser(ReasoningParserBase):
             reasoning, msg["content"] or None, locate_reasoning(text, reasoning, *markers_of(info))
         )
 
-    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedReasoningStream:
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> LlamacppReasoningStream:
         stepper = LlamacppStepper(self.rendered, reasoning_started)
-        return SteppedReasoningStream(stepper, stepper.markers)
+        return LlamacppReasoningStream(stepper, stepper.markers)
 
 
 class LlamacppPipeline(FrameworkPipeline):
@@ -263,6 +305,6 @@ class LlamacppPipeline(FrameworkPipeline):
             block=locate_reasoning(text, reasoning, *markers_of(info)),
         )
 
-    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedPipelineStream:  # type: ignore[override]
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> LlamacppPipelineStream:  # type: ignore[override]
         stepper = LlamacppStepper(self.rendered, self._started(reasoning_started))
-        return SteppedPipelineStream(stepper, stepper.markers)
+        return LlamacppPipelineStream(stepper, stepper.markers)
