@@ -57,6 +57,18 @@ def test_names_are_the_shipped_templates() -> None:
     assert names == _snapshot().template_names()
 
 
+def test_compare_by_family_names_the_column_by_the_family() -> None:
+    """``compare --family hermes`` shows a ``llamacpp:hermes`` column; the template is in details."""
+    text = CALL.replace("Paris", "Oslo")
+    result = pb.compare(text, family="hermes", backends=["builtin", "llamacpp"], chunkings=["oneshot"])
+    assert result.comparisons[0].specs == ["builtin:hermes", "llamacpp:hermes"]
+    reading = result.comparisons[0].results["llamacpp:hermes"]["oneshot"]
+    assert reading.status == "ok"
+    template = "NousResearch-Hermes-3-Llama-3.1-8B-tool_use"
+    assert template in result.summary.details["llamacpp:hermes"]
+    assert "builtin:hermes" not in result.summary.details
+
+
 def test_hermes_one_shot_and_streamed() -> None:
     parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
     assert parser.name == "NousResearch-Hermes-3-Llama-3.1-8B-tool_use"

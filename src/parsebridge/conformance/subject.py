@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
+from ..adapters import get_backend, get_pipeline, get_reasoning_parser, get_tool_parser
 from ..protocol import (
     BackendError,
     BackendNotInstalledError,
@@ -26,7 +26,7 @@ from ..protocol import (
     UnknownParserError,
     family_table,
 )
-from ..protocol.families import FamilyTable
+from ..protocol.families import Family, FamilyTable
 from .checks import parser_markers
 from .chunking import Chunking
 from .observation import Observation, normalize_call
@@ -67,6 +67,21 @@ class Target:
         return cls(ParserSpec.parse(first).backend, tool, reasoning)
 
 
+def _by_family(backend: str) -> bool:
+    """Whether the backend's targets are named by the family, not by its name in the table
+    (llamacpp's names there are chat templates: ``llamacpp:hermes``, not the template's name)."""
+    try:
+        return get_backend(backend).labels_by_family
+    except Exception:  # a third-party backend whose module is broken: the table's name, as given
+        return False
+
+
+def _spec(fam: Family | None, backend: str, by_family: bool) -> str | None:
+    if fam is None or fam.parser_for(backend) is None:
+        return None
+    return f"{backend}:{fam.name}" if by_family else fam.spec_for(backend)
+
+
 def target_for(transcript: Transcript, backend: str, table: FamilyTable | None = None) -> Target:
     """The backend's parser(s) for the transcript's family (and reasoning family), via the family table."""
     table = table or family_table()
@@ -75,15 +90,15 @@ def target_for(transcript: Transcript, backend: str, table: FamilyTable | None =
         return Target(
             backend, unsupported=f"{transcript.kind} family {transcript.family!r} is not in the table"
         )
-    spec = fam.spec_for(backend)
+    by_family = _by_family(backend)
+    spec = _spec(fam, backend, by_family)
     if spec is None:
         return Target(backend, unsupported=f"{backend} has no {fam.kind} parser for family {fam.name!r}")
     if transcript.kind == "reasoning":
         return Target(backend, reasoning_spec=spec)
     rspec = None
     if transcript.reasoning_family:
-        rfam = transcript.resolve_reasoning_family(table)
-        rspec = rfam.spec_for(backend) if rfam else None
+        rspec = _spec(transcript.resolve_reasoning_family(table), backend, by_family)
         if rspec is None:
             return Target(
                 backend,
