@@ -138,8 +138,8 @@ class Subject:
             r = self.pipeline.parse(text, reasoning_started=started)
             return r.reasoning, r.content, r.tool_calls
         if self.tool is not None:
-            t = self.tool.parse(text, transcript=tid)
-            return None, t.content, t.tool_calls
+            t = self.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
+            return getattr(t, "reasoning", None), t.content, t.tool_calls
         rr = self.reasoning.parse(text, reasoning_started=started, transcript=tid)
         return rr.reasoning, rr.content, []
 
