@@ -130,10 +130,20 @@ class Harness:
 
         Requests go in windows that fit in this side's send buffer whole, so the harness, writing
         its answers, never waits on a reader that is still writing."""
+        lines = [json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in requests]
+        return self.pipeline_lines(lines, what)
+
+    def steps(self, stream: int, texts: Sequence[str], what: str) -> list[dict[str, Any]]:
+        """`pipeline` of one stream's steps (not final), their lines written out directly."""
+        head = b'{"op":"step","final":false,"stream":%d,"text":' % stream
+        return self.pipeline_lines([head + _string(t).encode("utf-8") + b"}\n" for t in texts], what)
+
+    def pipeline_lines(self, lines: Sequence[bytes], what: str) -> list[dict[str, Any]]:
+        """`pipeline` of requests already written as JSON lines."""
         answers: list[dict[str, Any]] = []
         with self._lock:
             self._ensure()
-            for window in _windows(requests):
+            for window in _windows(lines):
                 answers += self._exchange_many(window, what)
         return answers
 
@@ -146,7 +156,8 @@ class Harness:
                 raw = self._reader.readline()
                 if not raw:
                     break
-                answers.append(json.loads(raw))
+                # Most steps change nothing: their answer is one constant line.
+                answers.append(_NO_CHANGE if raw == _NO_CHANGE_LINE else json.loads(raw))
         except (OSError, TimeoutError) as exc:
             failure = f"{type(exc).__name__}: {exc}"
         else:
@@ -176,12 +187,18 @@ class Harness:
             return found
 
 
-def _windows(requests: Sequence[dict[str, Any]]) -> list[list[bytes]]:
-    """The requests as JSON lines, grouped in windows of at most `WINDOW_BYTES` (or one line)."""
+#: A step's answer when the message did not change, as the harness writes it, and as read.
+_NO_CHANGE_LINE = b'{"ok":true,"diffs":[]}\n'
+_NO_CHANGE: dict[str, Any] = {"ok": True, "diffs": []}
+#: A string as a JSON string literal (non-ASCII kept, as `json.dumps(..., ensure_ascii=False)`).
+_string = json.encoder.encode_basestring
+
+
+def _windows(lines: Sequence[bytes]) -> list[list[bytes]]:
+    """The request lines grouped in windows of at most `WINDOW_BYTES` (or one line)."""
     windows: list[list[bytes]] = []
     size = WINDOW_BYTES
-    for request in requests:
-        line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
+    for line in lines:
         if size + len(line) > WINDOW_BYTES:
             windows.append([])
             size = 0

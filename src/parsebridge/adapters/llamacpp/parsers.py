@@ -194,9 +194,11 @@ class LlamacppStepper:
         same steps, deltas and errors as feeding them one by one, without a wait per step."""
         if self._closed:
             raise closed_error()
-        requests = [{"op": "step", "stream": self._stream, "text": t, "final": False} for t in texts]
         answers = call_typed(
-            "llamacpp", self._label, "stream.feed", lambda: self._harness.pipeline(requests, self._label)
+            "llamacpp",
+            self._label,
+            "stream.feed",
+            lambda: self._harness.steps(self._stream, texts, self._label),
         )
         deltas: list[StreamDelta] = []
         for text, answer in zip(texts, answers, strict=True):
