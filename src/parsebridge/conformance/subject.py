@@ -28,7 +28,7 @@ from ..protocol import (
 )
 from ..protocol.families import Family, FamilyTable
 from .checks import parser_markers
-from .chunking import Chunking
+from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
 from .token_pieces import TokenSource, find_attribute, source_for, tokenizer_label
 from .transcripts import Transcript
@@ -217,21 +217,30 @@ def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iter
     return (stream.feed(text, ids) for text, ids in chunks)
 
 
-def observe_stream(
+def stream_chunks(
     subject: Subject, t: Transcript, chunking: Chunking, source: TokenSource | None = None
+) -> tuple[list[Chunk], str | None]:
+    """The chunks a chunking feeds and the tokenizer that cut them (or that the parser reads with).
+
+    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not given)."""
+    if chunking.by_token:
+        source = source or source_for(t, subject.parser, subject.mistral)
+        return (chunking.group(source.pieces) if t.output else []), source.label
+    return chunking.split(t.output, subject.parser, t.token_texts), subject.tokenizer_label
+
+
+def observe_stream(
+    subject: Subject,
+    t: Transcript,
+    chunking: Chunking,
+    source: TokenSource | None = None,
+    cut: tuple[list[Chunk], str | None] | None = None,
 ) -> Observation:
     """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to.
 
-    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not
-    given); the observation names the tokenizer either way."""
+    `cut` is `stream_chunks`' answer when the caller has it; the observation names the tokenizer."""
     obs = Observation("stream", chunking.name)
-    if chunking.by_token:
-        source = source or source_for(t, subject.parser, subject.mistral)
-        chunks = chunking.group(source.pieces) if t.output else []
-        obs.tokenizer = source.label
-    else:
-        chunks = chunking.split(t.output, subject.parser, t.token_texts)
-        obs.tokenizer = subject.tokenizer_label
+    chunks, obs.tokenizer = cut if cut is not None else stream_chunks(subject, t, chunking, source)
     obs.chunks = len(chunks)
     acc = DeltaAccumulator()
     ids_seen: dict[int, int] = {}
