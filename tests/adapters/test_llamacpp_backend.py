@@ -57,6 +57,18 @@ def test_names_are_the_shipped_templates() -> None:
     assert names == _snapshot().template_names()
 
 
+def test_compare_by_family_names_the_column_by_the_family() -> None:
+    """``compare --family hermes`` shows a ``llamacpp:hermes`` column; the template is in details."""
+    text = CALL.replace("Paris", "Oslo")
+    result = pb.compare(text, family="hermes", backends=["builtin", "llamacpp"], chunkings=["oneshot"])
+    assert result.comparisons[0].specs == ["builtin:hermes", "llamacpp:hermes"]
+    reading = result.comparisons[0].results["llamacpp:hermes"]["oneshot"]
+    assert reading.status == "ok"
+    template = "NousResearch-Hermes-3-Llama-3.1-8B-tool_use"
+    assert template in result.summary.details["llamacpp:hermes"]
+    assert "builtin:hermes" not in result.summary.details
+
+
 def test_hermes_one_shot_and_streamed() -> None:
     parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
     assert parser.name == "NousResearch-Hermes-3-Llama-3.1-8B-tool_use"
@@ -69,6 +81,40 @@ def test_hermes_one_shot_and_streamed() -> None:
     final = stream.finish()
     assert final.content == "Let me check."
     assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+def _streamed(texts: list[str], many: bool) -> tuple[list[Any], str | None]:
+    """Every delta (as plain tuples) a hermes stream gives for `texts`, and the error that ended it."""
+    stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
+    seen: list[Any] = []
+    try:
+        deltas = stream.feed_many(texts) if many else [stream.feed(t) for t in texts]
+        deltas.append(stream.flush())
+    except BackendError as exc:
+        return seen, str(exc)
+    for d in deltas:
+        seen.append((d.content, d.reasoning, [(c.index, c.name, c.arguments) for c in d.tool_calls]))
+    return seen, None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [CALL, CALL + CALL.replace("Paris", "Oslo"), "Sure.<tool_call>\nget_weather(city='Paris')\n</tool_call>"],
+)
+def test_a_stream_fed_all_at_once_gives_the_same_deltas_and_errors(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_harness, "WINDOW_BYTES", 300)  # many windows, each sent before its answers are read
+    chars = list(text)
+    assert _streamed(chars, many=True) == _streamed(chars, many=False)
+
+
+def test_a_step_that_fails_in_a_batch_fails_it_as_feed_would() -> None:
+    stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
+    stepper = stream._stepper  # type: ignore[attr-defined]
+    stepper._harness.call({"op": "close", "stream": stepper._stream}, "test")  # the harness ends it
+    with pytest.raises(BackendError, match="unknown stream"):
+        stream.feed_many(["a", "b"])
 
 
 def test_a_call_streams_its_name_first_then_argument_fragments() -> None:

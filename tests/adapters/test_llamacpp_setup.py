@@ -16,6 +16,8 @@ import parsebridge as pb
 from parsebridge._frameworks import install
 from parsebridge.adapters.llamacpp import _templates
 from parsebridge.adapters.registry import get_backend
+from parsebridge.conformance.subject import target_for
+from parsebridge.conformance.transcripts import Transcript
 from parsebridge.protocol import BackendNotInstalledError, family_table
 
 
@@ -37,7 +39,52 @@ def test_no_harness_is_a_typed_error_with_the_install_command(
     assert "no llama.cpp harness" in (backend.unavailable_reason() or "")
     with pytest.raises(BackendNotInstalledError) as info:
         pb.get_tool_parser("llamacpp:hermes")
-    assert "install-framework llamacpp-latest" in str(info.value)
+    message = str(info.value)
+    assert "install-framework llamacpp-latest" in message
+    # The harness is built from the sdist: the llama-cpp-python package would not give it.
+    assert "needs the 'llama-cpp-python' package" not in message
+    assert "needs its native harness, built by parsebridge from llama-cpp-python's sdist" in message
+    assert "no llama.cpp harness is built in this environment" in message
+
+
+def _fake_snapshot(root: Path, templates: list[str]) -> None:
+    (root / "0.3.36" / "templates").mkdir(parents=True)
+    (root / "0.3.36" / "manifest.json").write_text("{}")
+    for name in templates:
+        (root / "0.3.36" / "templates" / f"{name}.jinja").write_text("{{ messages }}")
+
+
+def test_a_family_target_is_named_by_the_family_and_says_its_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hermes = family_table().get("tool", "hermes")
+    assert hermes is not None
+    template = hermes.parser_for("llamacpp")
+    assert template is not None
+    _fake_snapshot(tmp_path, [template])
+    monkeypatch.setenv("PARSEBRIDGE_LLAMACPP_HOME", str(tmp_path))
+    probe = Transcript(id="t", output="", family="hermes", kind="tool")
+    assert target_for(probe, "llamacpp").tool_spec == "llamacpp:hermes"
+    assert target_for(probe, "vllm").tool_spec == "vllm:hermes"  # a parser's own name, as before
+    backend = get_backend("llamacpp")
+    assert (
+        backend.describe("hermes") == f"the chat template {template} of llama-cpp-python 0.3.36's llama.cpp"
+    )
+    assert backend.describe(template) is None  # the name says it already
+    assert backend.describe("./mine.jinja") is None
+    assert backend.describe("surely-no-family") is None
+
+
+def test_a_family_with_two_templates_names_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = family_table()
+    tool, reasoning = table.get("tool", "mistral"), table.get("reasoning", "mistral")
+    assert tool is not None and reasoning is not None
+    both = [tool.parser_for("llamacpp"), reasoning.parser_for("llamacpp")]
+    assert both[0] != both[1]
+    _fake_snapshot(tmp_path, [str(t) for t in both])
+    monkeypatch.setenv("PARSEBRIDGE_LLAMACPP_HOME", str(tmp_path))
+    detail = get_backend("llamacpp").describe("mistral") or ""
+    assert f"{both[0]} (as a tool parser), {both[1]} (as a reasoning parser)" in detail
 
 
 def test_a_snapshot_that_is_not_built_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

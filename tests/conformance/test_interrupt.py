@@ -1,8 +1,11 @@
 """Ctrl-C during a run: `conformance` with Dynamo or smg stops promptly, starts no further servers,
-says how far it got and exits 130; `compare`'s bar does not claim a full run it did not finish."""
+says how far it got and exits 130; `compare`'s workers are stopped the same way (one pool,
+`lifecycle.pool`), it says how far of how many it got, and its bar does not claim a full run it
+did not finish."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -13,7 +16,11 @@ from contextlib import ExitStack
 import pytest
 
 from parsebridge.adapters import get_backend
-from parsebridge.cli import compare_command
+from parsebridge.cli import compare_command, main
+from parsebridge.comparison.engine import ComparePlan, as_transcripts, run_comparisons
+from parsebridge.lifecycle.pool import worker_pool
+
+CALL = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
 
 
 def _in_session(sid: int) -> list[int]:
@@ -74,3 +81,41 @@ def test_an_interrupted_compare_bar_stays_where_it_stopped() -> None:
 
     assert finished(False) == (10, 3)  # 3/10, not 3/3 = 100 %
     assert finished(True) == (3, 3)
+
+
+def _sigint_handler() -> object:
+    return signal.getsignal(signal.SIGINT)
+
+
+def test_pool_workers_leave_ctrl_c_to_the_parent() -> None:
+    with worker_pool(1) as pool:
+        assert pool.submit(_sigint_handler).result() == signal.SIG_IGN
+
+
+def test_ctrl_c_stops_a_parallel_compare_at_once() -> None:
+    def then_ctrl_c():  # the parent is interrupted while it reads the 9th transcript
+        for i in range(8):
+            yield {"id": f"t{i}", "family": "hermes", "output": CALL}
+        raise KeyboardInterrupt
+
+    plan = ComparePlan.build(["builtin:hermes"], chunkings=["token-5"])
+    with pytest.raises(KeyboardInterrupt):
+        for _ in run_comparisons(as_transcripts(then_ctrl_c()), plan, jobs=2, batch=1):
+            pass
+    assert multiprocessing.active_children() == []  # terminated, not left to finish their batches
+
+
+def test_an_interrupted_compare_says_how_far_of_how_many(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(f'{{"id": "t{i}", "family": "hermes", "output": "x"}}\n' for i in range(3)))
+    real = compare_command.run_comparisons
+
+    def one_then_ctrl_c(*args, **kwargs):
+        yield next(iter(real(*args, **kwargs)))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compare_command, "run_comparisons", one_then_ctrl_c)
+    assert main(["compare", str(log), "--backends", "builtin", "--format", "json"]) == 130
+    assert "interrupted after 1 of 3 transcripts" in capsys.readouterr().err

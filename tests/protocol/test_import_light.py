@@ -96,6 +96,7 @@ ALLOWED = {
     "comparison": {
         "comparison",
         "conformance",
+        "lifecycle",
         "protocol",
         "formats",
         "adapters",

@@ -65,6 +65,13 @@ class Backend(abc.ABC):
     #: Distribution whose version is reported.
     distribution: ClassVar[str | None] = None
     install_command: ClassVar[str] = ""
+    #: What the backend needs, in words, where that is not the `distribution` to import (llamacpp:
+    #: a harness built from an sdist): the not-installed error says it instead of "the package".
+    needs: ClassVar[str | None] = None
+    #: Its parser names in the family table are not names a user reads as a parser (llamacpp: a
+    #: chat template): a target made from the table is named by the family (``llamacpp:hermes``)
+    #: and `describe` says what that name runs.
+    labels_by_family: ClassVar[bool] = False
     #: Each parser configuration costs a process of its own (smg: a gateway per configuration):
     #: the conformance suite's workers then take one configuration's units together.
     groups_units: ClassVar[bool] = False
@@ -99,8 +106,17 @@ class Backend(abc.ABC):
         reason = self.unavailable_reason()
         if reason is not None:
             raise BackendNotInstalledError(
-                self.name, self.distribution or self.import_name or self.name, self.install_command, reason
+                self.name,
+                self.distribution or self.import_name or self.name,
+                self.install_command,
+                reason,
+                needs=self.needs,
             )
+
+    def describe(self, name: str) -> str | None:
+        """What the parser `name` (as a spec names it) runs, where the name does not say it
+        (llamacpp: the template a family name stands for), or None."""
+        return None
 
     def api_shape(self) -> str | None:
         """A short label of the framework API shape in use (for support tables)."""

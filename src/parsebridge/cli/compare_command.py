@@ -271,11 +271,12 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         builder.skipped = done.total()
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
-    new, summary = _run(ns, plan, srcs, pending, builder, jobs)
+    new, total, summary = _run(ns, plan, srcs, pending, builder, jobs)
     if not summary.complete:
         where = f" {ns.output}" if ns.output else ""
+        of = f" of {total}" if total is not None else ""
         print(
-            f"interrupted after {new} transcript{'' if new == 1 else 's'}"
+            f"interrupted after {new}{of} transcript{'' if new == 1 and not of else 's'}"
             + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
             file=sys.stderr,
         )
@@ -316,8 +317,9 @@ def _run(
     pending: Iterator[Any],
     builder: Any,
     jobs: int,
-) -> tuple[int, Any]:
-    """Compare the pending transcripts into `builder` (and the json output): (new records, summary)."""
+) -> tuple[int, int | None, Any]:
+    """Compare the pending transcripts into `builder` (and the json output): (new records, how many
+    there were to compare where the inputs say, summary)."""
     counts = [s.count for s in srcs]
     total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - builder.skipped)
     show_progress = ns.progress if ns.progress is not None else sys.stderr.isatty()
@@ -351,7 +353,7 @@ def _run(
             elif complete:
                 out.write(dump_line(summary) + "\n")
             out.flush()
-    return bar.n, summary
+    return bar.n, total, summary
 
 
 def _json_output(ns: argparse.Namespace, stack: ExitStack) -> IO[str] | None:

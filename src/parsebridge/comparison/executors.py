@@ -8,21 +8,21 @@ blocks of `BATCH` with at most ``workers × INFLIGHT`` blocks in flight (so
 the driver never holds the log) and yields a `TranscriptComparison` per
 transcript, built by the same `Comparer`: the records and the summary are
 the same whichever executor ran them (a worker's records cross back as JSON lines).
+A local pool's Ctrl-C is the parent's, as for conformance's (`lifecycle.pool`): workers ignore
+it, the parent cancels and terminates them, and the command says how far it got.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from itertools import islice
-from typing import Any
 
 from ..adapters import parser_names
 from ..conformance.transcripts import Transcript
+from ..lifecycle.pool import fork_available, worker_pool
 from ..protocol import ParsebridgeError
 from . import ray_executor
 from .batches import BATCH, INFLIGHT, batched, received, sent
@@ -38,20 +38,12 @@ _WORKER: Comparer | None = None
 
 def _init_worker(plan: ComparePlan) -> None:
     global _WORKER
-    # Ctrl-C goes to the whole process group: the parent decides, workers must not die mid-batch noisily.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = Comparer(plan)
 
 
 def _work(batch: list[Transcript]) -> list[str]:
     assert _WORKER is not None
     return sent(_WORKER.compare(t) for t in batch)
-
-
-def _context() -> Any:
-    # fork: workers inherit imported frameworks (vLLM/torch take ~8 s to import) and the spec caches.
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 def _warm(plan: ComparePlan) -> None:
@@ -111,11 +103,12 @@ def _run_local(
         return
     _warm(plan)
     batches = batched(transcripts, batch)
-    ex = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_init_worker, initargs=(plan,))
-    pending: deque[Future[list[str]]] = deque()
-    try:
-        for b in islice(batches, jobs * INFLIGHT):
-            pending.append(ex.submit(_work, b))
+    # fork: workers inherit imported frameworks (vLLM/torch take ~8 s to import) and the spec caches.
+    method = "fork" if fork_available() else "spawn"
+    with worker_pool(jobs, initializer=_init_worker, initargs=(plan,), start_method=method) as ex:
+        pending: deque[Future[list[str]]] = deque(
+            ex.submit(_work, b) for b in islice(batches, jobs * INFLIGHT)
+        )
         while pending:
             if ordered:
                 done = [pending.popleft()]
@@ -129,7 +122,3 @@ def _run_local(
                 if nxt is not None:
                     pending.append(ex.submit(_work, nxt))
                 yield from received(fut.result())
-    except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown(wait=True)

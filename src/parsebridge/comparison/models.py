@@ -134,6 +134,10 @@ class CompareSummary(_Out):
     type: Literal["summary"] = "summary"
     parsebridge: str = ""
     backends: dict[str, str | None] = Field(default_factory=dict, description="backend → version")
+    details: dict[str, str] = Field(
+        default_factory=dict,
+        description="spec → what it runs, where the spec's name does not say it (llamacpp: the template)",
+    )
     modes: dict[str, str] = Field(default_factory=dict, description="MODE → chunking name")
     conventions: str = Field("servers", description="the builtin parsers' conventions= (servers or lossless)")
     transcripts: int = Field(0, description="transcripts read (including those no spec could run)")

@@ -215,7 +215,8 @@ def _summary_head(s: CompareSummary) -> Any:
         parts += [", ", (f"{s.wrong} with a reading wrong against expected", "red")]
     if s.not_run:
         parts += [", ", (f"{s.not_run} no spec could run", "dim")]
-    return styled(*parts, f"\nmodes: {modes}; builtin conventions: {s.conventions}")
+    details = "".join(f"\n{spec} runs {what}" for spec, what in s.details.items())
+    return styled(*parts, f"\nmodes: {modes}; builtin conventions: {s.conventions}{details}")
 
 
 def _table(title: str, columns: Sequence[str]) -> Any:
@@ -417,6 +418,7 @@ def render_html(
         + (f" <span class='badge s-unsupported'>{s.not_run} not run</span>" if s.not_run else "")
         + (f" · {s.skipped} from a previous run" if s.skipped else "")
         + ("" if s.complete else " · <b>interrupted</b>")
+        + "".join(f"<br>{_e(spec)} runs {_e(what)}" for spec, what in s.details.items())
         + "</div>",
         _pairs_html("Agreement per backend pair", s.backend_pairs),
         _pairs_html("Agreement per spec pair", s.pairs),

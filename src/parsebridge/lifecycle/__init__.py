@@ -5,7 +5,8 @@ cleanup, ``with``), after jupyter_client's KernelManager and testcontainers;
 `launchers` run it in a thread of this process (`ThreadLauncher`) or as a
 subprocess that ends with this process (`SubprocessLauncher`); readiness is a
 strategy (`PollUntil`, `HttpAnswer`); `owners` stops everything still running
-when the process ends. A low room: it imports only `protocol` (for
+when the process ends; `pool` runs worker processes whose Ctrl-C is the parent's (conformance's
+units, compare's batches). A low room: it imports only `protocol` (for
 `ServerUnavailableError`), so `policy` and `adapters` both build on it.
 """
 

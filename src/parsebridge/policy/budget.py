@@ -9,7 +9,7 @@ killed (the next call starts a fresh one) and raises `ParseTimeoutError`,
 which the failure policy then turns into a typed error or a fallback to
 plain content, like any other parser error.
 
-Costs (see README "Runaway protection"): a process start plus the
+Costs (see docs/failure-policy.md): a process start plus the
 framework's import on first use, and one pipe round trip per call. Calls to
 one budgeted parser are serialised, since one child serves them all.
 

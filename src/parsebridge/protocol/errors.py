@@ -125,16 +125,18 @@ class UnknownOptionError(InvalidSpecError, TypeError):
 class BackendNotInstalledError(ParsebridgeError, ImportError):
     """The backend's framework cannot be imported here."""
 
-    def __init__(self, backend: str, package: str, install: str, reason: str | None = None) -> None:
+    def __init__(
+        self, backend: str, package: str, install: str, reason: str | None = None, *, needs: str | None = None
+    ) -> None:
         self.backend = backend
         self.package = package
         self.install = install
         self.reason = reason
         why = f" ({reason})" if reason else ""
-        super().__init__(
-            f"backend {backend!r} needs the {package!r} package, which is not importable{why}. "
-            f"Install it with: {install}"
-        )
+        # `needs`: what is missing, in words, where it is not a package to import (llamacpp's
+        # harness is built from an sdist; the package of that name would not give it).
+        what = needs or f"the {package!r} package, which is not importable"
+        super().__init__(f"backend {backend!r} needs {what}{why}. Install it with: {install}")
 
 
 class BackendError(ParsebridgeError, RuntimeError):

@@ -2,7 +2,7 @@
 
 A reasoning parser's output starts inside reasoning or outside it. Each backend
 decides it the way its framework's server does, so a prompt never moves a reading
-away from what that server gives (README "Where reasoning starts", docs/serving.md):
+away from what that server gives (docs/python-api.md "Where reasoning starts", docs/serving.md):
 
 * ``builtin`` (rule ``"markers"``): the prompt's text decides when it holds a
   reasoning marker: open when its last start marker comes after its last end

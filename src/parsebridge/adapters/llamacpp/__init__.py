@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...protocol import family_table, normalize_name
 from ..base import FrameworkBackend
 from . import _templates
 
 #: The request fields its parsers read (see `parsers`).
-_OPTIONS = frozenset({"tool_choice", "chat_template_kwargs", "parallel_tool_calls", "messages"})
+_OPTIONS = frozenset(
+    {"tool_choice", "chat_template_kwargs", "parallel_tool_calls", "reasoning_format", "messages"}
+)
 
 
 class LlamacppBackend(FrameworkBackend):
@@ -28,6 +31,11 @@ class LlamacppBackend(FrameworkBackend):
     import_name: ClassVar[str | None] = None
     parser_classes = ("LlamacppToolParser", "LlamacppReasoningParser", "LlamacppPipeline")
     tool_options = _OPTIONS
+    needs = (
+        "its native harness, built by parsebridge from llama-cpp-python's sdist (installing the "
+        "llama-cpp-python package does not give it)"
+    )
+    labels_by_family = True
 
     def version(self) -> str | None:
         snap = _templates.snapshot()
@@ -41,6 +49,29 @@ class LlamacppBackend(FrameworkBackend):
 
     def api_shape(self) -> str | None:
         return "harness(chat.h)"
+
+    def describe(self, name: str) -> str | None:
+        """The template a family name stands for (``hermes`` → llama.cpp's Hermes 3 template);
+        both where the family's tool and reasoning rows name different ones."""
+        snap = _templates.snapshot()
+        if _templates.is_path(name) or snap is None:
+            return None
+        if normalize_name(name) in {normalize_name(t) for t in snap.template_names()}:
+            return None  # a template's own name (the registry finds it first, as here)
+        table = family_table()
+        found = {}
+        for kind in ("tool", "reasoning"):
+            fam = table.get(kind, name)
+            template = fam.parser_for(self.name) if fam is not None else None
+            if template is not None:
+                found[kind] = template
+        if not found:
+            return None
+        if len(set(found.values())) == 1:
+            which = f"template {next(iter(found.values()))}"
+        else:
+            which = "templates " + ", ".join(f"{t} (as a {kind} parser)" for kind, t in found.items())
+        return f"the chat {which} of llama-cpp-python {snap.version}'s llama.cpp"
 
     def tool_parser_names(self) -> list[str]:
         self.require()

@@ -23,6 +23,7 @@ from ..chunking import Chunk
 from ..classes import DivergenceClass
 from ..observation import Observation, normalize_call
 from ..runner import Runner, target_for
+from ..subject import fed
 from ..transcripts import Transcript
 from .grammars import GRAMMARS, SENTINELS, TOOLS, grammar
 
@@ -89,9 +90,9 @@ def _stream(
     try:
         stream = subject.stream(started, "adversarial")
         call = "stream.feed"
-        for chunk in chunks:
-            text, ids = (chunk, None) if isinstance(chunk, str) else (chunk.text, chunk.token_ids)
-            take(stream.feed(text, ids))
+        pairs = [(c, None) if isinstance(c, str) else (c.text, c.token_ids) for c in chunks]
+        for delta in fed(stream, pairs):
+            take(delta)
         call = "stream.finish"
         take(stream.flush())
         stream.finish()
