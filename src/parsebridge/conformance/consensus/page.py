@@ -68,6 +68,22 @@ def _entry_lines(verdict: Verdict, entries: Sequence[Entry]) -> list[str]:
     return lines
 
 
+def _divergence_lines(verdict: Verdict, reviewed: Reviewed) -> list[str]:
+    """The page's part on the reviewed divergences (none: nothing)."""
+    if not reviewed.divergences:
+        return []
+    return [
+        f"## Reviewed divergences ({len(reviewed.divergences)}, {reviewed.case_count('divergence')} cases)",
+        "",
+        "Where both servers agree on a reading builtin's own rules call wrong, and builtin keeps its",
+        "rule under `servers` too (the rule is in docs/builtin-parsers.md); each reason is re-checked",
+        "on both frameworks' one-shot readings, case by case (`consensus/verify.py`):",
+        "",
+        *_entry_lines(verdict, reviewed.divergences),
+        "",
+    ]
+
+
 def render_page(
     outcomes: Sequence[Outcome],
     reviewed: Reviewed,
@@ -113,17 +129,7 @@ def render_page(
         *_entry_lines(verdict, reviewed.exceptions),
         "",
     ]
-    if reviewed.divergences:
-        parts += [
-            f"## Reviewed divergences ({len(reviewed.divergences)}, {reviewed.case_count('divergence')} cases)",
-            "",
-            "Where both servers agree on a reading builtin's own rules call wrong, and builtin keeps its",
-            "rule under `servers` too (the rule is in docs/builtin-parsers.md); each reason is re-checked",
-            "on both frameworks' one-shot readings, case by case (`consensus/verify.py`):",
-            "",
-            *_entry_lines(verdict, reviewed.divergences),
-            "",
-        ]
+    parts += _divergence_lines(verdict, reviewed)
     if reviewed.baseline:
         parts += [
             f"## Baseline: to be fixed ({reviewed.case_count('baseline')} cases)",

@@ -46,20 +46,24 @@ class CallBlockStream(BuiltinToolStream):
         """At `marker` inside a block (cursor on it): end the block."""
         raise NotImplementedError
 
+    def _object_read(self, r: str) -> None:
+        """What the reader's result `r` says of the call (`whole_calls`): its object closed (whole even if
+        the block's end never comes), or never will (broken, or cut off by the end of output)."""
+        if r == DONE:
+            self._call_closed = self._in_call
+        elif r != NEED or self._final:
+            self._call_broken = True
+
     def _call_block_step(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
         """The step in a call block's states; `markers` end the block, `reader` reads the object."""
         state, buf = self._state, self._buf
         if state == BLOCK_OBJECT:  # (the most common: first)
             reader = self._reader
             r = reader.step(self)
-            if r != DONE:  # (an object that never closed is no call: `whole_calls`)
-                self._call_broken = r != NEED or self._final
+            self._object_read(r)
             if r == MARKER:
                 self._close_block(reader.marker)
             elif r == DONE:
-                self._call_closed = (
-                    self._in_call
-                )  # (the call object closed: whole even if the block's end never comes)
                 self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
             elif r == BROKEN:
                 if not self._in_call:
