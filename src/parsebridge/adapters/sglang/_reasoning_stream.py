@@ -23,7 +23,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import delta_of, make_delta, make_reasoning_result
+from ...protocol.models import make_delta, make_reasoning_result
 from .._common import locate_reasoning
 from .._stepped import closed_error
 
@@ -85,7 +85,7 @@ class SglangReasoningStream(ReasoningStreamBase):
         """(`feed`, the finishing chunk, the held chunk), sharing the stream's per-chunk state.
 
         `feed` has every name it needs bound once: per chunk one framework call, its text
-        appended to the accumulator, one delta (`make_delta` inlined). The state (the chunk
+        appended to the accumulator, one delta (`delta_of` inlined). The state (the chunk
         held back, closed) lives in the closures' cells, not on the stream, so no closure
         refers to the stream: a finished stream, and the SGLang parser it holds, are freed
         when the caller drops them rather than at the next garbage collection.
@@ -93,6 +93,9 @@ class SglangReasoningStream(ReasoningStreamBase):
         lane, hold, label = self._parser.parse_stream_chunk, self._hold, self._label
         parser, stream_end, seen = self._parser, self._stream_end, self.text_seen
         see, r_append, c_append = seen.append, acc.reasoning_parts.append, acc.content_parts.append
+        # `delta_of` inlined (a delta is its three slots, stored on an unvalidated instance): a chunk
+        # of a think-tag detector costs about 5 µs, and a Python call frame about a tenth of that.
+        new, delta_type = object.__new__, StreamDelta
         pending: str | None = None
         closed = False
 
@@ -123,7 +126,11 @@ class SglangReasoningStream(ReasoningStreamBase):
                 c_append(content)
             else:
                 content = ""
-            return delta_of(content, reasoning, [])
+            delta = new(delta_type)
+            delta.content = content
+            delta.reasoning = reasoning
+            delta.tool_calls = []
+            return delta
 
         def final_chunk() -> tuple[str, str]:
             """Close; the finishing chunk's (reasoning, content)."""
