@@ -28,9 +28,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from parsebridge.formats import hermes
+
 from .import_cost import _env
 
-TEXT = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+TEXT = (
+    f'Let me check.{hermes.START}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{hermes.END}'
+)
 TOOLS = [
     {
         "type": "function",
