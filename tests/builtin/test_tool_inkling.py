@@ -43,11 +43,8 @@ def test_blocks() -> None:
         None,
         [("late", {"k": 1}, None)],
     )
-    check(
-        F.INVOKE_JSON + '{"name":"bare","arguments":{}}',
-        '<|content_invoke_tool_json|>{"name":"bare","arguments":{}}',
-        [],
-    )
+    # (the call object closed: a call, though the block's end never came)
+    check(F.INVOKE_JSON + '{"name":"bare","arguments":{}}', None, [("bare", {}, None)])
     check("plain", "plain", [])
     check(F.END_MESSAGE + F.END_SAMPLING, None, [])
 
