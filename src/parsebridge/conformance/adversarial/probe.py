@@ -22,6 +22,7 @@ from ..checks import Difference, check_invariants, compare_observations
 from ..chunking import Chunk
 from ..classes import DivergenceClass
 from ..observation import Observation, normalize_call
+from ..observe import open_stream, parse_with
 from ..runner import Runner, target_for
 from ..transcripts import Transcript
 from .grammars import GRAMMARS, SENTINELS, TOOLS, grammar
@@ -57,7 +58,7 @@ def _describe(exc: BaseException, call: str) -> str:
 def _oneshot(subject: Any, text: str, started: bool | None, res: ProbeResult) -> Observation:
     obs = Observation("oneshot", "oneshot")
     try:
-        reasoning, content, calls = subject.parse(text, started, "adversarial")
+        reasoning, content, calls = parse_with(subject, text, started, "adversarial")
         obs.reasoning, obs.content = reasoning, content
         obs.tool_calls = [normalize_call(c) for c in calls]
         probe_has = (
@@ -87,7 +88,7 @@ def _stream(
 
     call = "stream"
     try:
-        stream = subject.stream(started, "adversarial")
+        stream = open_stream(subject, started, "adversarial")
         call = "stream.feed"
         for chunk in chunks:
             text, ids = (chunk, None) if isinstance(chunk, str) else (chunk.text, chunk.token_ids)
