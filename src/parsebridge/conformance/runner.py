@@ -308,12 +308,8 @@ class Runner:
         progress: Progress | None = None,
     ) -> Iterator[Result]:
         """Every backend (by family table) × transcript × chunking; `progress(n)` after each transcript."""
-        for t in transcripts:
-            for backend in backends:
-                rows = self.run_transcript(target_for(t, backend, self.table), t)
-                if progress is not None:
-                    progress(len(rows))
-                yield from rows
+        units = ((target_for(t, b, self.table), t, False) for t in transcripts for b in backends)
+        return self._run(units, progress)
 
     def run_targets(
         self,
@@ -327,19 +323,20 @@ class Runner:
         Construction errors of an explicit spec are `error`, not `unsupported`:
         the user asked for that parser.
         """
-        for t in transcripts:
-            for target in targets:
-                rows = self.run_transcript(target, t, explicit=True)
-                if progress is not None:
-                    progress(len(rows))
-                yield from rows
+        return self._run(((target, t, True) for t in transcripts for target in targets), progress)
 
     def run_pairs(
         self, pairs: Iterable[tuple[Target, Transcript]], *, progress: Progress | None = None
     ) -> Iterator[Result]:
         """Explicit (target, transcript) pairs, e.g. from `plan_explicit`."""
-        for target, t in pairs:
-            rows = self.run_transcript(target, t, explicit=True)
+        return self._run(((target, t, True) for target, t in pairs), progress)
+
+    def _run(
+        self, units: Iterable[tuple[Target, Transcript, bool]], progress: Progress | None
+    ) -> Iterator[Result]:
+        """Each (target, transcript, explicit) unit's rows, lazily; `progress(n)` after each unit."""
+        for target, t, explicit in units:
+            rows = self.run_transcript(target, t, explicit=explicit)
             if progress is not None:
                 progress(len(rows))
             yield from rows
