@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import parsebridge
-from parsebridge._frameworks import install
+from parsebridge._frameworks import install, llamacpp_build
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = Path(parsebridge.__file__).resolve().parent
@@ -41,6 +41,18 @@ def test_the_requirement_files_live_in_the_package() -> None:
     globs = data["tool"]["setuptools"]["package-data"]["parsebridge"]
     for name in files:
         rel = (install.REQ_DIR / name).relative_to(SRC).as_posix()
+        assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} would not be in the wheel"
+
+
+def test_the_llamacpp_build_sources_are_in_the_wheel() -> None:
+    """`install-framework llamacpp-*` runs cmake on the package's own harness sources: a
+    `pip install .` without them failed at cmake ("source directory does not exist")."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = data["tool"]["setuptools"]["package-data"]["parsebridge"]
+    sources = sorted(p for p in llamacpp_build.SOURCE_DIR.iterdir() if p.is_file())
+    assert {p.name for p in sources} >= {"CMakeLists.txt", "harness.cpp", "reference.cpp", "no_model.cpp"}
+    for path in sources:
+        rel = path.relative_to(SRC).as_posix()
         assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} would not be in the wheel"
 
 

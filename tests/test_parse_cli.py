@@ -282,7 +282,7 @@ def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
             rec = RawCalls(parser.stream())
         for i in range(0, len(text), size):
             rec.feed(text[i : i + size])
-            # each span let go once its raw text is spooled (`release_calls`; not sarashina's)
+            # each span let go once its raw text is spooled (`release_calls`)
             assert not hasattr(rec.stream, "release_calls") or not rec.stream.call_spans, spec
         rec.flush()
         assert list(rec.texts) == want, (spec, text)

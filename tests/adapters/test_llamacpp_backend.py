@@ -83,6 +83,40 @@ def test_hermes_one_shot_and_streamed() -> None:
     assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
 
 
+def _streamed(texts: list[str], many: bool) -> tuple[list[Any], str | None]:
+    """Every delta (as plain tuples) a hermes stream gives for `texts`, and the error that ended it."""
+    stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
+    seen: list[Any] = []
+    try:
+        deltas = stream.feed_many(texts) if many else [stream.feed(t) for t in texts]
+        deltas.append(stream.flush())
+    except BackendError as exc:
+        return seen, str(exc)
+    for d in deltas:
+        seen.append((d.content, d.reasoning, [(c.index, c.name, c.arguments) for c in d.tool_calls]))
+    return seen, None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [CALL, CALL + CALL.replace("Paris", "Oslo"), "Sure.<tool_call>\nget_weather(city='Paris')\n</tool_call>"],
+)
+def test_a_stream_fed_all_at_once_gives_the_same_deltas_and_errors(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_harness, "WINDOW_BYTES", 300)  # many windows, each sent before its answers are read
+    chars = list(text)
+    assert _streamed(chars, many=True) == _streamed(chars, many=False)
+
+
+def test_a_step_that_fails_in_a_batch_fails_it_as_feed_would() -> None:
+    stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
+    stepper = stream._stepper  # type: ignore[attr-defined]
+    stepper._harness.call({"op": "close", "stream": stepper._stream}, "test")  # the harness ends it
+    with pytest.raises(BackendError, match="unknown stream"):
+        stream.feed_many(["a", "b"])
+
+
 def test_a_call_streams_its_name_first_then_argument_fragments() -> None:
     stream = pb.get_tool_parser("llamacpp:hermes", TOOLS).stream()
     calls = [d for ch in CALL for d in (stream.feed(ch).tool_calls or [])]

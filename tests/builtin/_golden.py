@@ -12,7 +12,7 @@ finished result and the calls' spans. Each observation is stored as a digest in
 
 Regenerate (only when a change is MEANT to change outputs, and say so in the commit):
 
-    PYTHONPATH=src python tests/builtin/_golden.py
+    PYTHONPATH=src python tests/builtin/_golden.py [tool:NAME reasoning:NAME …]   (default: all)
 """
 
 from __future__ import annotations
@@ -218,12 +218,16 @@ def parsers() -> list[tuple[str, str]]:
     return [("tool", n) for n in TOOL_PARSERS] + [("reasoning", n) for n in REASONING_PARSERS]
 
 
-def main() -> None:
-    table = {f"{kind}:{name}": observe(kind, name) for kind, name in parsers()}
+def main(only: list[str]) -> None:
+    """Record every parser, or only those named (``tool:sarashina``): the others keep their record."""
+    table = json.loads(GOLDEN.read_text(encoding="utf-8")) if only else {}
+    for kind, name in parsers():
+        if not only or f"{kind}:{name}" in only:
+            table[f"{kind}:{name}"] = observe(kind, name)
     GOLDEN.parent.mkdir(exist_ok=True)
     GOLDEN.write_text(json.dumps(table, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {GOLDEN} ({sum(map(len, table.values()))} cases)", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

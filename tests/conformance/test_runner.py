@@ -193,3 +193,26 @@ def test_runner_is_lean():
     for _ in range(5):
         list(runner.run_targets([target], [t]))
     assert (time.perf_counter() - t0) / 5 < 0.5
+
+
+def test_chunkings_that_cut_alike_feed_the_parser_once(monkeypatch):
+    """A short output cut alike by several chunkings is streamed once; each chunking gets its row."""
+    import parsebridge.conformance.observe as observe_module
+
+    fed = []
+    real = observe_module.watch_stream
+
+    def counting(subject, t, chunking, chunks, tokenizer):
+        fed.append(chunking.name)
+        return real(subject, t, chunking, chunks, tokenizer)
+
+    monkeypatch.setattr(observe_module, "watch_stream", counting)
+    t = tool_transcript()
+    rows = run_class("Good", ["oneshot", "whole", "token-50", "token-80", "char"], t)
+    # token-50 and token-80 both hold the whole short output in one chunk (`whole` too, but without the
+    # tokenizer's label: the runner keys a feed on the chunks and the tokenizer that cut them)
+    assert fed == ["whole", "token-50", "char"]
+    assert list(rows) == ["oneshot", "whole", "token-50", "token-80", "char"]
+    first, again = rows["token-50"].observation, rows["token-80"].observation
+    assert again.chunking == "token-80" and again is not first and again.chunks == first.chunks == 1
+    assert again.reading() == first.reading() and rows["token-80"].status == rows["token-50"].status

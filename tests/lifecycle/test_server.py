@@ -82,7 +82,7 @@ def _never_ready_once_it_said(word: str) -> Callable[[Server], bool]:
     log shows `word`: on a loaded machine Python may take longer than the start timeout to print."""
 
     def check(server: Server) -> bool:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 10
         while word not in server.log_tail() and time.monotonic() < deadline:
             time.sleep(0.05)
         return False
@@ -97,7 +97,7 @@ def test_a_server_that_ends_or_never_gets_ready_is_a_typed_error_with_its_log_ta
     slow = Server(
         "test",
         "mute server",
-        SubprocessLauncher(
+        SubprocessLauncher(  # no flush: the launcher runs a captured Python server unbuffered
             lambda port: [sys.executable, "-c", "print('waiting'); import time; time.sleep(60)"]
         ),
         PollUntil(_never_ready_once_it_said("waiting")),

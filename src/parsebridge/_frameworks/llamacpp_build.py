@@ -3,7 +3,7 @@
     parsebridge install-framework llamacpp-latest    # = llama-cpp-python 0.3.36's llama.cpp
     parsebridge install-framework llamacpp-oldest
 
-The recipe: ``pip download --no-deps --no-binary :all: llama-cpp-python==VERSION`` (the sdist, kept
+The recipe: ``pip download --no-deps --no-binary llama-cpp-python llama-cpp-python==VERSION`` (the sdist, kept
 under the install folder for the next build), the chat sources extracted from its
 ``vendor/llama.cpp`` (common/, the jinja engine, the PEG parser and autoparser, the JSON helpers,
 the headers, ``models/templates``), then ``cmake`` on ``llamacpp/CMakeLists.txt``
@@ -75,8 +75,11 @@ def _sdist(version: str, cache: Path) -> tuple[Path, float]:
         "download",
         "--disable-pip-version-check",
         "--no-deps",
+        # The sdist of this package only: its build tools (scikit-build-core...), which pip
+        # installs to read the sdist's metadata, come as wheels (`:all:` built them from source
+        # too, recursively: over 10 minutes before the download was done).
         "--no-binary",
-        ":all:",
+        SDIST,
         f"{SDIST}=={version}",
         "-d",
         str(cache),

@@ -78,9 +78,9 @@ def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
 
     data, label = _base_json(family)
     tok = Tokenizer.from_str(data)
-    vocab = tok.get_vocab()
+    # Looked up one by one: `get_vocab` would copy the whole vocabulary (~150k entries for a real one).
     # A marker the model writes as several tokens stays several tokens (see the module doc).
-    missing = [s for s in specials if s not in vocab and may_be_atomic(s)]
+    missing = [s for s in specials if tok.token_to_id(s) is None and may_be_atomic(s)]
     names = [s for s in missing if is_vocab_internal(s)]
     markers = [s for s in missing if s not in names]
     if markers:
@@ -88,12 +88,8 @@ def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
     if names:
         tok.add_tokens([AddedToken(s, special=False, normalized=False) for s in names])
     added = {t.content for t in tok.get_added_tokens_decoder().values()}
-    # The vocabulary now is the one read above plus the added tokens: `get_vocab` copies all of it
-    # (~150k entries for a real one), so it is not asked again per candidate.
-    eos = next(
-        (t for t in ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>") if t in vocab or t in added),
-        None,
-    )
+    ends = ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>")
+    eos = next((t for t in ends if tok.token_to_id(t) is not None), None)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=eos, clean_up_tokenization_spaces=False)
     fast.parsebridge_source = label  # type: ignore[attr-defined]
     fast.parsebridge_specials = sorted(added)  # type: ignore[attr-defined]
@@ -257,13 +253,44 @@ class TokenChunk:
 
 
 def encode_ids(tokenizer: Any, text: str) -> list[int]:
-    """Token ids of `text` without BOS/EOS."""
+    """Token ids of `text` without BOS/EOS.
+
+    A transformers fast tokenizer is asked through its `tokenizers` backend: the same ids as its
+    ``encode(text, add_special_tokens=False)`` (which calls that backend after checking its
+    arguments and resetting truncation and padding, about four times the backend's own cost on a
+    short text), taken only when the backend has no truncation, padding or special-token
+    splitting set, so nothing it would reset matters.
+    """
     if not text:
         return []
+    backend = _plain_backend(tokenizer)
+    if backend is not None:
+        return backend.encode(text, add_special_tokens=False).ids  # type: ignore[no-any-return]
     try:
         return list(tokenizer.encode(text, add_special_tokens=False))
     except TypeError:
         return list(tokenizer.encode(text))
+
+
+def _plain_backend(tokenizer: Any) -> Any:
+    """A fast tokenizer's `tokenizers.Tokenizer` when encoding through it gives what `encode` gives."""
+    backend = getattr(tokenizer, "_tokenizer", None)
+    if backend is None or type(backend).__module__.split(".")[0] != "tokenizers":
+        return None
+    if getattr(tokenizer, "split_special_tokens", False) or type(tokenizer).encode is not _hf_encode():
+        return None
+    if backend.truncation is not None or backend.padding is not None or backend.encode_special_tokens:
+        return None
+    return backend
+
+
+@lru_cache(maxsize=1)
+def _hf_encode() -> Any:
+    """transformers' own `encode` (a tokenizer class that overrides it is asked through it)."""
+    # transformers is imported only once a tokenizer that has a `tokenizers` backend is in use.
+    from transformers import PreTrainedTokenizerBase
+
+    return PreTrainedTokenizerBase.encode
 
 
 def token_chunks(tokenizer: Any, text: str, per: int = 1) -> list[TokenChunk]:

@@ -8,8 +8,10 @@ chunking that error (`failed`). Nothing here judges: that is `checks`.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..protocol import BackendError, DeltaAccumulator, StreamDelta
@@ -42,10 +44,19 @@ def parse_with(
         r = subject.pipeline.parse(text, reasoning_started=started)
         return r.reasoning, r.content, r.tool_calls
     if subject.tool is not None:
-        t = subject.tool.parse(text, transcript=tid)
-        return None, t.content, t.tool_calls
+        t = subject.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
+        return getattr(t, "reasoning", None), t.content, t.tool_calls
     rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid)
     return rr.reasoning, rr.content, []
+
+
+def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iterable[StreamDelta]:
+    """Each chunk's delta, fed in order: in one call where the stream takes all its chunks at once
+    (`feed_many`: llamacpp's, one exchange with its harness for the whole stream; the same deltas)."""
+    feed_many = getattr(stream, "feed_many", None)
+    if feed_many is not None:
+        return feed_many([text for text, _ in chunks])  # type: ignore[no-any-return]
+    return (stream.feed(text, ids) for text, ids in chunks)
 
 
 def open_stream(subject: Subject, started: bool | None, tid: str) -> Any:
@@ -87,15 +98,24 @@ def observe(
 ) -> tuple[Observation, list[Observation]]:
     """The one-shot observation of `t` (`parse` once: the reference of every stream) and every
     chunking's: a one-shot chunking's is that one, a streamed one's feeds its chunks (`feeds`, one
-    list a chunking: `Chunking.to_feed`). `token_label` names what cut a token chunking's chunks."""
+    list a chunking: `Chunking.to_feed`). `token_label` names what cut a token chunking's chunks.
+
+    Chunkings that cut the output into the same chunks (a short one: ``token-20`` and ``special``,
+    two random seeds) feed the parser once: the same chunks give the same reading, which the later
+    chunking gets a copy of."""
     oneshot = observe_oneshot(subject, t)
-    out = []
+    out: list[Observation] = []
+    seen: dict[tuple[Any, ...], Observation] = {}
     for c, chunks in zip(chunkings, feeds, strict=True):
         if not c.streamed:
             out.append(oneshot)
+            continue
+        label = token_label if c.by_token and token_label else subject.tokenizer_label
+        key = (label, *chunks)
+        if key in seen:
+            out.append(dataclasses.replace(copy.deepcopy(seen[key]), chunking=c.name))
         else:
-            label = token_label if c.by_token and token_label else subject.tokenizer_label
-            out.append(_watch_stream(subject, t, c, chunks, label))
+            out.append(seen.setdefault(key, watch_stream(subject, t, c, list(chunks), label)))
     return oneshot, out
 
 
@@ -116,13 +136,15 @@ def observe_stream(
     given); the observation names the tokenizer either way."""
     if chunking.by_token:
         source = source or source_for(t, subject)
-        return _watch_stream(subject, t, chunking, chunking.to_feed(t.output, source.pieces), source.label)
-    return _watch_stream(subject, t, chunking, chunking.cut(t.output), subject.tokenizer_label)
+        return watch_stream(subject, t, chunking, chunking.to_feed(t.output, source.pieces), source.label)
+    return watch_stream(subject, t, chunking, chunking.cut(t.output), subject.tokenizer_label)
 
 
-def _watch_stream(
+def watch_stream(
     subject: Subject, t: Transcript, chunking: Chunking, chunks: list[Chunk], tokenizer: str
 ) -> Observation:
+    """Feed `chunks` to a new stream, flush, finish: the reading is what the deltas assemble to;
+    `tokenizer` names what cut the chunks (or what the parser reads with)."""
     obs = Observation("stream", chunking.name, tokenizer=tokenizer)
     obs.chunks = len(chunks)
     acc = DeltaAccumulator()
@@ -145,8 +167,8 @@ def _watch_stream(
     try:
         stream = open_stream(subject, _started(t), t.id)
         call = "stream.feed"
-        for chunk in chunks:
-            take(stream.feed(chunk.text, chunk.token_ids))
+        for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
+            take(delta)
         call = "stream.flush"
         take(stream.flush())
         call = "stream.finish"

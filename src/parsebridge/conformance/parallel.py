@@ -6,9 +6,10 @@ dominated by a few long transcripts on a few backends. Worker processes
 spread that over the machine's cores.
 
 Workers are forked after the parent has imported the frameworks and
-built one parser per backend (`warm`), so they inherit imported modules
-and per-process caches instead of paying the import again. Units are
-handed out longest output first, so the slowest ones do not start last.
+built one parser per backend and vocabulary (`warm`), so they inherit
+imported modules, tokenizers and per-process caches instead of paying
+for them again. Units are handed out longest output first, so the
+slowest ones do not start last.
 If a worker dies (a framework crashing the interpreter), the units it
 left undone run in the parent, sequentially: the report is complete
 either way. Results come back in the sequential order, so reports do not
@@ -28,9 +29,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from ..adapters._vocabularies import family_of
 from ..adapters.registry import get_backend
 from ..lifecycle.pool import fork_available, worker_pool
-from .runner import Result, Runner, Target
+from ..protocol import ParserSpec
+from .runner import TOKENIZER_BACKENDS, Result, Runner, Target
+from .token_pieces import warm_family_tokenizers
 from .transcripts import Transcript
 
 Unit = tuple[Target, int, bool]  # target, transcript index, explicit
@@ -73,18 +77,31 @@ def _work(batch: list[int]) -> list[tuple[int, list[Result]]]:
 
 
 def warm(runner: Runner, units: Sequence[Unit], transcripts: Sequence[Transcript]) -> None:
-    """Build one parser per backend in the parent, so forked workers inherit imports and caches."""
-    seen: set[str] = set()
+    """Build one parser per backend and vocabulary in the parent, and the vocabularies token chunkings
+    cut text-only parsers with, so forked workers inherit imports and tokenizers: a real vocabulary
+    costs seconds to build, which each worker would otherwise pay again."""
+    seen: set[tuple[str, str | None]] = set()
     for target, ti, explicit in units:
-        if target.backend in seen or target.unsupported:
+        key = (target.backend, parser_vocabulary(target))
+        if key in seen or target.unsupported:
             continue
-        seen.add(target.backend)
+        seen.add(key)
         if not explicit and runner.unavailable_reason(target.backend) is not None:
             continue
         if groups_units(target.backend):
             continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
         with contextlib.suppress(Exception):  # reported per result by the workers
             runner.subject(target, transcripts[ti].tools)
+    # Text-only parsers' token groupings cut with the family's vocabulary (`token_pieces.source_for`).
+    if any(c.by_token for c in runner.chunkings):
+        text_only = (transcripts[ti] for t, ti, _ in units if t.backend not in TOKENIZER_BACKENDS)
+        warm_family_tokenizers({t.id: t for t in text_only}.values())
+
+
+def parser_vocabulary(target: Target) -> str | None:
+    """The real vocabulary a framework parser of `target` is built on by default (None: synthetic)."""
+    spec = target.tool_spec or target.reasoning_spec
+    return family_of(ParserSpec.parse(spec).name) if spec else None
 
 
 def run_units(

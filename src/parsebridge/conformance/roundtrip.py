@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from ..adapters._vocabularies import family_of
 from ..formats import TOOL_FORMATS, ContentAt, ToolFormat, tool_format
 from ..formats.cases import Span, build
 from ..protocol import family_table
@@ -389,11 +390,13 @@ def run_roundtrip(
             progress(*pair)
         return run_family(pair[0], pair[1], examples, seed).as_dict()
 
-    if jobs > 1:  # build one parser per backend here, so forked workers inherit its imports and tokenizer
-        for backend in dict.fromkeys(b for b, _ in pairs):
+    if jobs > 1:  # one parser per backend and vocabulary here: forked workers inherit imports and tokenizers
+        firsts: dict[tuple[str, str | None], tuple[str, str]] = {}
+        for backend, family in pairs:
+            firsts.setdefault((backend, family_of(family)), (backend, family))
+        for backend, family in firsts.values():
             if groups_units(backend):
                 continue  # its parsers start servers (smg: a gRPC worker), which must not run before a fork
-            family = next(f for b, f in pairs if b == backend)
             with contextlib.suppress(Exception):
                 subject_for(backend, family, [])
     for (backend, family), got in zip(pairs, map_forked(tally, pairs, jobs=jobs), strict=True):

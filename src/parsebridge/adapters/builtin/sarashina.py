@@ -2,15 +2,20 @@
 
 After ``<|tool_calls|>`` comes a Python literal (``ast.literal_eval``): a list of
 dicts with a string ``name`` and a dict ``arguments`` (or ``parameters``), or
-one such dict. Text before the marker is content, streamed as it comes; the
-literal is read at the end of output (the calls arrive then). Neither vLLM
-0.33 nor SGLang 0.5.23 ships a parser for it.
+one such dict. Text before the marker is content, streamed as it comes. The
+literal is held until its opening bracket is closed (`_LiteralEnd` follows
+Python's strings and comments to find where: a literal can end nowhere else)
+and read then: its calls arrive at once. Only the first literal is read; the
+text after it is streamed as it comes, as content under ``conventions="lossless"``,
+left out of it (on the result's `dropped`) under "servers". So a stream holds
+at most the marker's length before it, and the literal itself after it: one
+whose bracket never closes is held to the end of output (`max_held` caps that
+under the failure policy: the held text is then released as content). Neither
+vLLM 0.33 nor SGLang 0.5.23 ships a parser for it.
 
-Malformed output (nothing is lost): a literal that does not parse, or an item
-that is not such a dict, leaves the marker and everything after it in the
-content verbatim; text after the literal is content under ``conventions="lossless"``,
-left out of it (on the result's `dropped`) under "servers" (the literal's end is
-looked for at the last `MAX_TRIES` closing brackets).
+Malformed output (nothing is lost): a literal that does not parse (or never
+closes), text after the marker that does not open one, or an item that is not
+such a dict, leaves the marker and everything after it in the content verbatim.
 
 `format_tool_result`: the result as the tool message's content (no id).
 """
@@ -36,20 +41,18 @@ _ARG_KEYS = ("arguments", "parameters")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def _literal_prefix(text: str) -> tuple[Any, str, list[tuple[int, int]]] | None:
-    """The Python literal opening `text` (after whitespace), the text after it and each item's
-    span in `text` (a list's elements, or the one dict), or None."""
-    lead = len(text) - len(text.lstrip())
-    body = text[lead:]
-    for end in _closers(body):
-        try:
-            tree = ast.parse(body[:end], mode="eval")
-            value = ast.literal_eval(tree)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        items = tree.body.elts if isinstance(tree.body, ast.List) else [tree.body]
-        return value, body[end:], _spans(body[:end], items, lead)
-    return None
+def _literal(text: str, end: int) -> tuple[Any, list[tuple[int, int]]] | None:
+    """The Python literal `text[:end]` (after whitespace) and each item's span in `text` (a list's
+    elements, or the one dict), or None when it is not one."""
+    lead = len(text[:end]) - len(text[:end].lstrip())
+    body = text[lead:end]
+    try:
+        tree = ast.parse(body, mode="eval")
+        value = ast.literal_eval(tree)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    items = tree.body.elts if isinstance(tree.body, ast.List) else [tree.body]
+    return value, _spans(body, items, lead)
 
 
 def _spans(source: str, nodes: list[ast.expr], shift: int) -> list[tuple[int, int]]:
@@ -64,22 +67,72 @@ def _spans(source: str, nodes: list[ast.expr], shift: int) -> list[tuple[int, in
     return [(at(n.lineno, n.col_offset), at(n.end_lineno or n.lineno, n.end_col_offset or 0)) for n in nodes]
 
 
-#: Candidate ends tried per output (each a `literal_eval`): bounds the work on text after a list.
-MAX_TRIES = 32
+#: Outside a string: what opens or closes a bracket, a string or a comment.
+_CODE = re.compile(r"""[\[\](){}'"#]""")
+#: Inside a string: a backslash (it escapes the next character, raw strings too) or its quote.
+_IN_STRING = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
+_LINE_OR_END = re.compile(r"[\r\n]")
 
 
-def _closers(body: str) -> list[int]:
-    """Candidate ends of the opening literal: after each ``]`` or ``}``, last first (at most `MAX_TRIES`)."""
-    if not body or body[0] not in "[{":
-        return []
-    ends: list[int] = []
-    i = len(body)
-    while len(ends) < MAX_TRIES:
-        i = max(body.rfind("]", 0, i), body.rfind("}", 0, i))
-        if i < 0:
-            break
-        ends.append(i + 1)
-    return ends
+class _LiteralEnd:
+    """Where a Python literal that opens with a bracket ends, found piece by piece.
+
+    Brackets are counted outside strings and comments, as Python's tokenizer reads them; a valid
+    literal ends where its first bracket closes, and a prefix ending anywhere else is not one.
+    `scan` is given the text from where it last stopped (`resume`) on: it stops before a quote or
+    backslash whose meaning the next piece decides.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the open string's quote (one or three characters), "" outside one
+        self.comment = False
+
+    def scan(self, s: str) -> tuple[int, int]:
+        """(The literal's end in `s`, or -1; where the next scan starts in `s`)."""
+        i, n = 0, len(s)
+        while i < n:
+            if self.comment:
+                m = _LINE_OR_END.search(s, i)
+                if m is None:
+                    return -1, n
+                self.comment, i = False, m.end()
+            elif self.quote:
+                q = self.quote
+                m = _IN_STRING[q[0]].search(s, i)
+                if m is None:
+                    return -1, n
+                j = m.start()
+                if s[j] == "\\":
+                    if j + 1 == n:
+                        return -1, j
+                    i = j + 2
+                elif len(q) == 1 or s.startswith(q, j):
+                    self.quote, i = "", j + len(q)
+                elif n - j < 3 and s[j:] == q[0] * (n - j):
+                    return -1, j  # maybe the closing triple quote, cut by the piece's end
+                else:
+                    i = j + 1
+            else:
+                m = _CODE.search(s, i)
+                if m is None:
+                    return -1, n
+                j, c = m.start(), m.group()
+                i = j + 1
+                if c in "[({":
+                    self.depth += 1
+                elif c in "])}":
+                    self.depth -= 1
+                    if self.depth <= 0:
+                        return i, i
+                elif c == "#":
+                    self.comment = True
+                elif n - j < 3 and s[j:] == c * (n - j):
+                    return -1, j  # one quote, an empty string or a triple quote: the next piece says
+                else:
+                    self.quote = c * 3 if s.startswith(c * 3, j) else c
+                    i = j + len(self.quote)
+        return -1, n
 
 
 def _calls(value: Any, raw: list[str]) -> list[ToolCall] | None:
@@ -99,25 +152,44 @@ def _calls(value: Any, raw: list[str]) -> list[ToolCall] | None:
     return calls or None
 
 
-def read_calls(after: str) -> tuple[list[ToolCall], str, list[tuple[int, int]]] | None:
-    """The calls after the marker, the text after them and each call's span in `after`, or None
-    when it is not a call list."""
-    found = _literal_prefix(after)
+def read_calls(after: str, end: int) -> tuple[list[ToolCall], list[tuple[int, int]]] | None:
+    """The calls in `after[:end]` (the text after the marker up to where its literal ends) and each
+    call's span in `after`, or None when it is not a call list."""
+    found = _literal(after, end)
     if found is None:
         return None
-    value, rest, spans = found
+    value, spans = found
     calls = _calls(value, [after[a:b] for a, b in spans])
-    return (calls, rest, spans) if calls is not None else None
+    return (calls, spans) if calls is not None else None
+
+
+def _hold(pieces: list[str], text: str) -> None:
+    """Append `text`, joining the last pieces while the one before is no longer than the last: the
+    list stays short (a few dozen pieces at any size) and each character is copied a few dozen
+    times at most, where one small string per chunk would cost ~15 times the text held."""
+    pieces.append(text)
+    while len(pieces) > 1 and len(pieces[-2]) <= len(pieces[-1]):
+        last = pieces.pop()
+        pieces[-1] += last
+
+
+#: Where the stream is: before the marker, after it (the literal not yet opened, then open),
+#: and past the literal (read as calls, or not: the rest is then content whatever the conventions).
+_BEFORE, _LEAD, _LITERAL, _CALLS_READ, _VERBATIM = range(5)
 
 
 class SarashinaToolStream(ToolStreamBase):
-    """Content up to the marker as it comes; the literal after it at the end of output."""
+    """Content up to the marker as it comes; the literal after it once its bracket closes; the
+    rest as it comes. Held: a prefix of the marker, or the literal (and the whitespace before it)."""
 
     def __init__(self, parser: SarashinaToolParser) -> None:
         super().__init__()
         self._cut = parser.cuts_content
-        self._held = ""
-        self._after: list[str] | None = None
+        self._state = _BEFORE
+        self._held = ""  # before the marker: a prefix of it
+        self._after: list[str] = []  # after the marker: the text up to where the literal ends
+        self._unscanned = ""  # the literal's text `_scan` has not read yet (a quote or backslash)
+        self._scan = _LiteralEnd()
         self._fed = 0  # characters fed so far
         self._after_at = 0  # offset of the text after the marker, once it is seen
         #: Each call's (start, end) in the text fed (see `open_from`), and its raw text.
@@ -125,43 +197,101 @@ class SarashinaToolStream(ToolStreamBase):
         self.raw_texts: list[str] = []
 
     def pending_text(self) -> str:
-        return self._held + "".join(self._after or ())
+        if self._state == _BEFORE:
+            return self._held
+        return TAG + "".join(self._after) if self._state in (_LEAD, _LITERAL) else ""
+
+    def release_calls(self) -> int:
+        """Forget the calls read so far (their spans and raw text) and return how many: for a
+        consumer that cut their raw text out of what it fed (as the other builtin streams' method
+        of that name). Only a stream made `without_history()` forgets: one with history needs
+        them for `finish()`, keeps them and returns 0."""
+        if self._acc.keeps_history:
+            return 0
+        count = len(self.call_spans)
+        self.call_spans.clear()
+        self.raw_texts.clear()
+        return count
 
     def open_from(self) -> int:
-        """No call found later starts before this offset: the marker's end once seen, else the
-        text still held back."""
-        return self._after_at if self._after is not None else self._fed - len(self._held)
+        """No call found later starts before this offset: the marker's end while its literal is
+        held, else the text still held back (none once the literal was read)."""
+        if self._state in (_LEAD, _LITERAL):
+            return self._after_at
+        return self._fed - len(self._held)
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._fed += len(text)
-        if self._after is not None:
-            self._after.append(text)
-            return make_delta()
+        state = self._state
+        if state in (_CALLS_READ, _VERBATIM):
+            return self._rest(text)
+        if state != _BEFORE:
+            return self._literal(text)
         held = self._held + text
         at = held.find(TAG)
         if at != -1:
-            self._held, self._after = "", [held[at + len(TAG) :]]
-            self._after_at = self._fed - len(self._after[0])
-            return make_delta(held[:at])
+            self._held, self._state = "", _LEAD
+            self._after_at = self._fed - (len(held) - at - len(TAG))
+            return make_delta(held[:at]).merged(self._literal(held[at + len(TAG) :]))
         keep = held_prefix(held, TAG)
         self._held = held[len(held) - keep :] if keep else ""
         return make_delta(held[: len(held) - keep])
 
-    def _flush(self) -> StreamDelta:
-        if self._after is None:
-            out, self._held = self._held, ""
-            return make_delta(out)
+    def _rest(self, text: str) -> StreamDelta:
+        """Text past the literal: content, or left out after calls under "servers"."""
+        if self._cut and self._state == _CALLS_READ:
+            if text:
+                self._acc.dropped_parts.append(text)
+            return make_delta()
+        return make_delta(text)
+
+    def _literal(self, text: str) -> StreamDelta:
+        """Text after the marker, held until the literal it opens ends (then read) or does not open."""
+        if self._state == _LEAD:
+            lead = len(text) - len(text.lstrip())
+            if lead == len(text):
+                _hold(self._after, text)
+                return make_delta()
+            self._state = _LITERAL
+            if text[lead] not in "[{":
+                return self._not_calls(text)
+        _hold(self._after, text)
+        end, resume = self._scan.scan(self._unscanned + text)
+        if end < 0:
+            self._unscanned = (self._unscanned + text)[resume:]
+            return make_delta()
         after = "".join(self._after)
-        read = read_calls(after)
+        end = len(after) - (len(self._unscanned) + len(text) - end)  # the literal's end in `after`
+        self._unscanned = ""
+        return self._read(after[:end]).merged(self._rest(after[end:]))
+
+    def _read(self, after: str) -> StreamDelta:
+        """The literal (with the whitespace before it), read: its calls, or the marker and it as content."""
+        self._after = []
+        read = read_calls(after, len(after))
         if read is None:
-            return make_delta(TAG + after)
-        calls, rest, spans = read
+            return self._not_calls(after)
+        calls, spans = read
+        self._state = _CALLS_READ
         self.call_spans += [(self._after_at + a, self._after_at + b) for a, b in spans]
         self.raw_texts += [after[a:b] for a, b in spans]
-        if self._cut and rest:  # conventions="servers": text after the calls is left out
-            self._acc.dropped_parts.append(rest)
-            rest = ""
-        return result_as_delta(make_tool_result(rest or None, calls))
+        return result_as_delta(make_tool_result(None, calls))
+
+    def _not_calls(self, text: str) -> StreamDelta:
+        """No call list after the marker: it, what was held and `text` are content."""
+        held = "".join(self._after)
+        self._after, self._unscanned, self._state = [], "", _VERBATIM
+        return make_delta(TAG + held + text)
+
+    def _flush(self) -> StreamDelta:
+        if self._state == _BEFORE:
+            out, self._held = self._held, ""
+            return make_delta(out)
+        if self._state in (_LEAD, _LITERAL):  # the literal never ended
+            after = "".join(self._after)
+            self._after, self._unscanned, self._state = [], "", _VERBATIM
+            return make_delta(TAG + after)
+        return make_delta()
 
     def finish(self) -> ToolParseResult:
         """The assembled result, each call with its raw text (as `parse` gives it)."""

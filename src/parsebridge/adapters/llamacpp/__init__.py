@@ -19,7 +19,9 @@ from ..base import FrameworkBackend
 from . import _templates
 
 #: The request fields its parsers read (see `parsers`).
-_OPTIONS = frozenset({"tool_choice", "chat_template_kwargs", "parallel_tool_calls", "messages"})
+_OPTIONS = frozenset(
+    {"tool_choice", "chat_template_kwargs", "parallel_tool_calls", "reasoning_format", "messages"}
+)
 
 
 class LlamacppBackend(FrameworkBackend):

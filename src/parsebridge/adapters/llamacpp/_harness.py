@@ -20,6 +20,7 @@ import select
 import socket
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any
 
 from ...lifecycle import PollUntil, Server, SubprocessLauncher
@@ -30,6 +31,8 @@ from ._templates import Snapshot
 REQUEST_TIMEOUT = 60.0
 #: Rendered requests kept in the harness (the oldest are closed past this).
 MAX_SESSIONS = 512
+#: Bytes of requests sent before their answers are read (`Harness.pipeline`).
+WINDOW_BYTES = 32 * 1024
 
 
 class HarnessCrash(BackendError):
@@ -58,6 +61,9 @@ class Harness:
     def _connect(self, server: Server) -> bool:
         sock = socket.create_connection(("127.0.0.1", server.port or 0), timeout=REQUEST_TIMEOUT)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # A window of requests fits in the send buffer whole (`pipeline`): sending it never waits
+        # on the harness, which may itself be waiting for its answers to be read.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * WINDOW_BYTES)
         self._sock, self._reader = sock, sock.makefile("rb")
         return True
 
@@ -118,6 +124,51 @@ class Harness:
             "llamacpp", what, str(request.get("op")), f"the harness failed: {failure}; log: {tail}"
         )
 
+    def pipeline(self, requests: Sequence[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+        """Send many requests and read their answers in order, ``ok`` or not (a stream's steps:
+        one wait for the harness per window, not per step; each answer is what `call` would read).
+
+        Requests go in windows that fit in this side's send buffer whole, so the harness, writing
+        its answers, never waits on a reader that is still writing."""
+        lines = [json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in requests]
+        return self.pipeline_lines(lines, what)
+
+    def steps(self, stream: int, texts: Sequence[str], what: str) -> list[dict[str, Any]]:
+        """`pipeline` of one stream's steps (not final), their lines written out directly."""
+        head = b'{"op":"step","final":false,"stream":%d,"text":' % stream
+        return self.pipeline_lines([head + _string(t).encode("utf-8") + b"}\n" for t in texts], what)
+
+    def pipeline_lines(self, lines: Sequence[bytes], what: str) -> list[dict[str, Any]]:
+        """`pipeline` of requests already written as JSON lines."""
+        answers: list[dict[str, Any]] = []
+        with self._lock:
+            self._ensure()
+            for window in _windows(lines):
+                answers += self._exchange_many(window, what)
+        return answers
+
+    def _exchange_many(self, lines: list[bytes], what: str) -> list[dict[str, Any]]:
+        assert self._sock is not None
+        answers: list[dict[str, Any]] = []
+        try:
+            self._sock.sendall(b"".join(lines))
+            for _ in lines:
+                raw = self._reader.readline()
+                if not raw:
+                    break
+                # Most steps change nothing: their answer is one constant line.
+                answers.append(_NO_CHANGE if raw == _NO_CHANGE_LINE else json.loads(raw))
+        except (OSError, TimeoutError) as exc:
+            failure = f"{type(exc).__name__}: {exc}"
+        else:
+            if len(answers) == len(lines):
+                return answers
+            failure = "it closed the connection"
+        self.server.stop(now=True)
+        tail = self.server.launcher.log_tail(800)
+        self._drop()
+        raise HarnessCrash("llamacpp", what, "step", f"the harness failed: {failure}; log: {tail}")
+
     def session(self, apply: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
         """The harness's session number for a rendered request (rendered now if new), and the
         apply answer (the format llama.cpp chose, the prompt, the reasoning markers...)."""
@@ -134,6 +185,26 @@ class Harness:
                 _, (old, _) = self._sessions.popitem(last=False)
                 self.call({"op": "close", "session": old}, what)
             return found
+
+
+#: A step's answer when the message did not change, as the harness writes it, and as read.
+_NO_CHANGE_LINE = b'{"ok":true,"diffs":[]}\n'
+_NO_CHANGE: dict[str, Any] = {"ok": True, "diffs": []}
+#: A string as a JSON string literal (non-ASCII kept, as `json.dumps(..., ensure_ascii=False)`).
+_string = json.encoder.encode_basestring
+
+
+def _windows(lines: Sequence[bytes]) -> list[list[bytes]]:
+    """The request lines grouped in windows of at most `WINDOW_BYTES` (or one line)."""
+    windows: list[list[bytes]] = []
+    size = WINDOW_BYTES
+    for line in lines:
+        if size + len(line) > WINDOW_BYTES:
+            windows.append([])
+            size = 0
+        windows[-1].append(line)
+        size += len(line)
+    return windows
 
 
 _harnesses: dict[tuple[int, str], Harness] = {}

@@ -10,17 +10,19 @@ step (nothing added, not partial).
 
 llama.cpp parses reasoning and tool calls in one pass; the three kinds differ in the request:
 
-* a tool parser renders with the tools and ``reasoning_format=none`` (reasoning stays in content,
-  where a tool parser that runs alone finds it);
+* a tool parser renders with the tools and thinking off (the output it reads opened no reasoning
+  block); what llama.cpp reads as reasoning all the same is the result's ``reasoning``;
 * a reasoning parser renders without tools (tool-call markup stays in content);
 * a pipeline renders with both, as llama-server does by default.
 
 ``reasoning_started`` (the prompt opened the reasoning block) is the request's ``enable_thinking``:
 True/False render with thinking on/off, None leaves llama-server's default (on where the template
-supports it). The options are the request fields llama-server reads: ``tool_choice`` (a string;
-any other value is ``auto``, as the server reads it), ``chat_template_kwargs`` (``enable_thinking``
-among them overrides, as in the server), ``parallel_tool_calls``, ``messages`` (the conversation
-rendered before the output; a user turn by default).
+supports it; a tool parser: off). The options are the request fields llama-server reads:
+``tool_choice`` (a string; any other value is ``auto``, as the server reads it),
+``chat_template_kwargs`` (``enable_thinking`` among them overrides, as in the server),
+``parallel_tool_calls``, ``reasoning_format`` (llama-server's default ``auto``; ``none`` leaves
+the reasoning in the content, and puts back there the reasoning markers the prompt opened),
+``messages`` (the conversation rendered before the output; a user turn by default).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...protocol import (
+    BackendError,
     DeltaAccumulator,
     ParseResult,
     ReasoningParserBase,
@@ -78,7 +81,7 @@ class Rendered:
         label: str,
         tools: Sequence[ToolSpec] | None,
         *,
-        reasoning: bool,
+        thinking: bool | None,
         options: dict[str, Any],
     ) -> None:
         snap = snapshot()
@@ -95,12 +98,14 @@ class Rendered:
             "messages": list(options.get("messages") or DEFAULT_MESSAGES),
             "tools": [_tool_entry(t) for t in tools or ()],
             "tool_choice": choice if isinstance(choice, str) else "auto",
-            "reasoning_format": "auto" if reasoning else "none",
+            "reasoning_format": str(options.get("reasoning_format") or "auto"),
             "parallel_tool_calls": options.get("parallel_tool_calls"),
             "kwargs": {k: json.dumps(v) for k, v in kwargs.items()},
         }
         if isinstance(kwargs.get("enable_thinking"), bool):
-            self.apply["enable_thinking"] = kwargs["enable_thinking"]
+            thinking = kwargs["enable_thinking"]
+        if thinking is not None:  # None: the server's default (on where the template supports it)
+            self.apply["enable_thinking"] = thinking
 
     def request(self, reasoning_started: bool | None) -> dict[str, Any]:
         if reasoning_started is None:
@@ -184,6 +189,27 @@ class LlamacppStepper:
         self._record(delta.content, delta.reasoning, delta.tool_calls)
         return delta
 
+    def feed_many(self, texts: Sequence[str]) -> list[StreamDelta]:
+        """`feed` for each text in turn, in one exchange with the harness (`Harness.pipeline`): the
+        same steps, deltas and errors as feeding them one by one, without a wait per step."""
+        if self._closed:
+            raise closed_error()
+        answers = call_typed(
+            "llamacpp",
+            self._label,
+            "stream.feed",
+            lambda: self._harness.steps(self._stream, texts, self._label),
+        )
+        deltas: list[StreamDelta] = []
+        for text, answer in zip(texts, answers, strict=True):
+            self.text_seen.append(text)
+            if not answer.get("ok"):  # the step that failed; the stream ended there, as in the server
+                raise BackendError("llamacpp", self._label, "step", str(answer.get("error")))
+            delta = _delta(answer["diffs"])
+            self._record(delta.content, delta.reasoning, delta.tool_calls)
+            deltas.append(delta)
+        return deltas
+
     def flush(self) -> StreamDelta:
         if self._closed:
             return make_delta()
@@ -197,6 +223,28 @@ class LlamacppStepper:
         return markers_of(self.info)
 
 
+class _FeedsMany:
+    """`feed_many`: a stream's chunks in one exchange with the harness (`LlamacppStepper.feed_many`);
+    the conformance runner and compare feed a whole stream so."""
+
+    _stepper: LlamacppStepper
+
+    def feed_many(self, texts: Sequence[str]) -> list[StreamDelta]:
+        return self._stepper.feed_many(texts)
+
+
+class LlamacppToolStream(_FeedsMany, SteppedToolStream):
+    """A `SteppedToolStream` that also takes all its chunks at once."""
+
+
+class LlamacppReasoningStream(_FeedsMany, SteppedReasoningStream):
+    """A `SteppedReasoningStream` that also takes all its chunks at once."""
+
+
+class LlamacppPipelineStream(_FeedsMany, SteppedPipelineStream):
+    """A `SteppedPipelineStream` that also takes all its chunks at once."""
+
+
 class LlamacppToolParser(ToolParserBase):
     """`llamacpp:NAME` tool-call parser: the template's parser, rendered with the tools."""
 
@@ -205,14 +253,18 @@ class LlamacppToolParser(ToolParserBase):
     def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.name = name
-        self.rendered = Rendered(name, name, self.tools, reasoning=False, options=options)
+        # Thinking off: the output a tool parser reads opened no reasoning block (with it on,
+        # DeepSeek V3.1's template opens one in the prompt and the whole output is reasoning).
+        self.rendered = Rendered(name, name, self.tools, thinking=False, options=options)
 
     def parse(self, text: str) -> ToolParseResult:
         msg, _ = call_typed("llamacpp", self.name, "parse", lambda: self.rendered.parse(text))
-        return make_tool_result(msg["content"] or None, _calls(msg))
+        return make_tool_result(
+            msg["content"] or None, _calls(msg), reasoning=msg["reasoning_content"] or None
+        )
 
-    def stream(self, **_: Any) -> SteppedToolStream:
-        return SteppedToolStream(LlamacppStepper(self.rendered))
+    def stream(self, **_: Any) -> LlamacppToolStream:
+        return LlamacppToolStream(LlamacppStepper(self.rendered))
 
 
 class LlamacppReasoningParser(ReasoningParserBase):
@@ -223,7 +275,7 @@ class LlamacppReasoningParser(ReasoningParserBase):
     def __init__(self, name: str, **options: Any) -> None:
         super().__init__(**options)
         self.name = name
-        self.rendered = Rendered(name, name, None, reasoning=True, options=options)
+        self.rendered = Rendered(name, name, None, thinking=None, options=options)
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **_: Any) -> ReasoningParseResult:
         msg, info = call_typed(
@@ -234,9 +286,9 @@ class LlamacppReasoningParser(ReasoningParserBase):
             reasoning, msg["content"] or None, locate_reasoning(text, reasoning, *markers_of(info))
         )
 
-    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedReasoningStream:
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> LlamacppReasoningStream:
         stepper = LlamacppStepper(self.rendered, reasoning_started)
-        return SteppedReasoningStream(stepper, stepper.markers)
+        return LlamacppReasoningStream(stepper, stepper.markers)
 
 
 class LlamacppPipeline(FrameworkPipeline):
@@ -248,7 +300,7 @@ class LlamacppPipeline(FrameworkPipeline):
         # One template parses both: the tool parser's (the one that renders the tools), also
         # where a family's reasoning row names another template of the same model line.
         label = self.tool_name
-        self.rendered = Rendered(label, label, tools, reasoning=True, options=options)
+        self.rendered = Rendered(label, label, tools, thinking=None, options=options)
 
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ParseResult:
         started = self._started(reasoning_started)
@@ -263,6 +315,6 @@ class LlamacppPipeline(FrameworkPipeline):
             block=locate_reasoning(text, reasoning, *markers_of(info)),
         )
 
-    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> SteppedPipelineStream:  # type: ignore[override]
+    def stream(self, *, reasoning_started: bool | None = None, **_: Any) -> LlamacppPipelineStream:  # type: ignore[override]
         stepper = LlamacppStepper(self.rendered, self._started(reasoning_started))
-        return SteppedPipelineStream(stepper, stepper.markers)
+        return LlamacppPipelineStream(stepper, stepper.markers)

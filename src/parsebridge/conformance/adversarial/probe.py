@@ -22,7 +22,7 @@ from ..checks import Difference, check_invariants, compare_observations
 from ..chunking import Chunk
 from ..classes import DivergenceClass
 from ..observation import Observation, normalize_call
-from ..observe import open_stream, parse_with
+from ..observe import fed, open_stream, parse_with
 from ..runner import Runner, target_for
 from ..transcripts import Transcript
 from .grammars import GRAMMARS, SENTINELS, TOOLS, grammar
@@ -90,9 +90,9 @@ def _stream(
     try:
         stream = open_stream(subject, started, "adversarial")
         call = "stream.feed"
-        for chunk in chunks:
-            text, ids = (chunk, None) if isinstance(chunk, str) else (chunk.text, chunk.token_ids)
-            take(stream.feed(text, ids))
+        pairs = [(c, None) if isinstance(c, str) else (c.text, c.token_ids) for c in chunks]
+        for delta in fed(stream, pairs):
+            take(delta)
         call = "stream.finish"
         take(stream.flush())
         stream.finish()
