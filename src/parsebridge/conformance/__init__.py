@@ -89,7 +89,7 @@ from .chunking import (
 )
 from .classes import DESCRIPTIONS, DivergenceClass
 from .observation import Observation, normalize_call
-from .observe import observe, observe_oneshot, observe_stream
+from .observe import observe_oneshot, observe_stream
 from .report import build_report, summarize, write_report
 from .runner import Result, Runner, plan_explicit, run_conformance, spec_family
 from .subject import Subject, Target, parser_markers, target_for
@@ -150,7 +150,6 @@ __all__ = [
     "mark_known",
     "markers_for",
     "normalize_call",
-    "observe",
     "observe_oneshot",
     "observe_stream",
     "parse_chunking",
