@@ -56,19 +56,9 @@ __all__ = [
 
 
 class _EngineTokens:
-    """What every vLLM parser reads from its engine: its tokenizer and token views (one tokenizer
-    per parser), and the prompt ids a request brings."""
+    """The token views every vLLM parser offers, read from its engine (one tokenizer per parser)."""
 
     engine: VllmEngine
-    prompt: str | None = None
-    prompt_token_ids: Sequence[int] | None = None
-
-    def _prompt(self, started: bool | None, **kw: Any) -> list[int]:
-        """The generation prompt's ids: `started` as the template's tail, else the call's `prompt` or
-        `prompt_token_ids`, else the parser's."""
-        return self.engine.prompt_ids(
-            started, kw.get("prompt", self.prompt), kw.get("prompt_token_ids", self.prompt_token_ids)
-        )
 
     def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
         return self.engine.chunks(text, per)
@@ -99,6 +89,10 @@ class VllmToolParser(_EngineTokens, ToolParserBase):
         self.name = name
         self.engine = VllmEngine(name, None, tools=self.tools, **options)
 
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
     def parse(self, text: str) -> ToolParseResult:
         raw = self.engine.oneshot(text, [], "extract_tool_calls")
         return make_tool_result(none_if_empty(raw.content), [to_tool_call(c, text) for c in raw.calls])
@@ -126,6 +120,17 @@ class VllmReasoningParser(_EngineTokens, ReasoningParserBase):
         self.engine = VllmEngine(None, name, **options)
         start, end = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
+        return self.engine.prompt_ids(
+            reasoning_started,
+            kw.get("prompt", self.prompt),
+            kw.get("prompt_token_ids", self.prompt_token_ids),
+        )
 
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ReasoningParseResult:
         raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "extract_reasoning")
@@ -155,8 +160,19 @@ class VllmPipeline(_EngineTokens, FrameworkPipeline):
         self.prompt_token_ids = options.pop("prompt_token_ids", None)
         self.engine = VllmEngine(self.tool_name, self.reasoning_name, tools=tools, **options)
 
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
+        return self.engine.prompt_ids(
+            self._started(reasoning_started),
+            kw.get("prompt", self.prompt),
+            kw.get("prompt_token_ids", self.prompt_token_ids),
+        )
+
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ParseResult:
-        raw = self.engine.oneshot(text, self._prompt(self._started(reasoning_started), **kw), "parse")
+        raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "parse")
         reasoning = none_if_empty(raw.reasoning)
         start, end = self.engine.markers()
         return ParseResult(
@@ -169,7 +185,5 @@ class VllmPipeline(_EngineTokens, FrameworkPipeline):
     def stream(  # type: ignore[override]
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
     ) -> SteppedPipelineStream:
-        stepper = VllmStepper(
-            self.engine, self._prompt(self._started(reasoning_started), **kw), end_of_stream
-        )
+        stepper = VllmStepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
         return SteppedPipelineStream(stepper, self.engine.markers)
