@@ -8,6 +8,7 @@ and is rendered from data committed under ``docs/data/`` (written by a
 measuring run) or computed from the package itself:
 
 - ``fixtures``: the bundled transcripts and their families (from the package);
+- ``chunkings``: how many chunkings conformance runs by default (from the package);
 - ``conformance``: every backend's results in the side-by-side run
   (``docs/data/conformance-all.json``, from a ``report.json``);
 - ``command1``: what the README's command 1 shows for vLLM
@@ -191,6 +192,12 @@ def fixtures_figure() -> str:
     return f"{len(ts):,} transcripts over {len(tool)} tool-call and {len(reasoning)} reasoning families"
 
 
+def chunkings_figure() -> str:
+    from parsebridge.conformance.chunking import DEFAULT_CHUNKINGS
+
+    return f"{len(DEFAULT_CHUNKINGS)} chunkings"
+
+
 def conformance_figure(data: dict[str, Any]) -> str:
     status, versions = data["status"], data["versions"]
     builtin = status.get("builtin", {})
@@ -254,6 +261,7 @@ def figures() -> dict[str, str]:
     return {
         "support": support_figure(json.loads(SUPPORT.read_text(encoding="utf-8"))),
         "fixtures": fixtures_figure(),
+        "chunkings": chunkings_figure(),
         "conformance": conformance_figure(_load(CONFORMANCE)),
         "command1": command1_figure(_load(COMPARE)),
         "install": install_figure(_load(INSTALL)),

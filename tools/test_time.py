@@ -83,6 +83,7 @@ def measure(python: str) -> dict[str, Any]:
         "tox": " ".join(tox_line[-1]) if tox_line else None,
         "pytest": summary[-1] if summary else None,
         "pip_cache": "disabled (PIP_NO_CACHE_DIR=1)",
+        "nice": os.nice(0),
     }
 
 
@@ -98,16 +99,25 @@ def sentence(run: dict[str, Any]) -> str:
     return (
         f"On a {run['cpus']}-vCPU machine, command 2 took **{_duration(run['wall_s'])}** from a fresh "
         f"clone, environment creation included (measured {run['date']} at commit {run['commit']} by "
-        f"`python tools/test_time.py --measure`; the machine was shared, load average "
+        f"`python tools/test_time.py --measure`{_nice(run)}; the machine was shared, load average "
         f"{run['load_average_start']:.1f} at the start{_cpu(run)}). `python3 -m tox -e thorough` runs "
         "the same tests at their full property-test example counts, and the ones marked `slow` "
-        "(a 50 MB stream's memory) that command 2 leaves out."
+        "(streams' memory: every builtin family, 20 and 50 MB outputs) that command 2 leaves out."
     )
 
 
 def _cpu(run: dict[str, Any]) -> str:
     """The run's CPU time, which the load does not inflate (older records lack it)."""
-    return f"; {_duration(run['cpu_s'])} of CPU time in all" if run.get("cpu_s") else ""
+    return (
+        f"; {_duration(run['cpu_s'])} of CPU time in all, which the load does not inflate"
+        if run.get("cpu_s")
+        else ""
+    )
+
+
+def _nice(run: dict[str, Any]) -> str:
+    """The niceness the run had, when it gave way to other work (older records lack it)."""
+    return f" under `nice -n {run['nice']}`" if run.get("nice") else ""
 
 
 def render(readme: str, run: dict[str, Any]) -> str:

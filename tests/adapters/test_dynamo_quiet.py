@@ -68,6 +68,15 @@ def test_a_request_line_written_in_pieces_is_still_dropped() -> None:
     assert _through_filter(["a\n", REQUEST[:half], REQUEST[half:], "b\n"]) == "a\nb\n"
 
 
+def test_a_request_line_after_a_progress_bar_redraw_is_dropped_and_the_redraw_kept() -> None:
+    """A bar's redraw ends in no newline, so Dynamo's next line lands on the same line (seen with
+    `compare --backends builtin,dynamo` on a terminal: ``… 0:00:212026-11-29T… INFO … request_span``)."""
+    bar = "\r compare 14/22  64% 0:00:21"
+    assert _through_filter([bar + REQUEST, "a\n"]) == bar + "a\n"
+    assert _through_filter([bar + REQUEST[:40], REQUEST[40:] + bar]) == bar + bar
+    assert _through_filter([bar + ERROR]) == bar + ERROR
+
+
 def test_the_descriptor_is_put_back() -> None:
     before = os.fstat(2)
     _quiet.StderrFilter().close()

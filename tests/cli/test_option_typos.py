@@ -37,6 +37,15 @@ def test_a_subcommand_of_a_subcommand_has_its_own_options(capsys: pytest.Capture
     assert "parsebridge conformance diff: error: unrecognized option --limt (did you mean --limit?)" in err
 
 
+def test_a_misspelt_subcommand_is_named_with_the_one_it_looks_like(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    err = _usage_error(capsys, "comapre", "log.jsonl")
+    assert "parsebridge: error: unknown command 'comapre' (did you mean 'compare'?)" in err
+    err = _usage_error(capsys, "conformance", "dif", "a", "b")
+    assert "unknown command 'dif' (did you mean 'diff'?)" in err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -5,7 +5,8 @@ builtin:hermes out.txt`` then takes the spec for the input file and reports, wit
 top-level usage, ``unrecognized arguments: --tool-parsr out.txt``; ``conformance --backnd
 builtin`` takes ``builtin`` for a sub-subcommand (``invalid choice: 'builtin' (choose from
 'diff', 'support')``). `check_options` reads the line first, with the parser of the
-(sub-)subcommand each word belongs to, and stops at the first option none of them knows.
+(sub-)subcommand each word belongs to, and stops at the first option none of them knows, or
+at a misspelt subcommand (``comapre``: argparse lists the choices but suggests none).
 """
 
 from __future__ import annotations
@@ -60,5 +61,16 @@ def check_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
             expects_value = "=" not in word and _takes_values(action)
             continue
         if not expects_value:
-            current = _subcommands(current).get(word, current)
+            subs = _subcommands(current)
+            if subs and word not in subs:
+                _misspelt_subcommand(current, word, list(subs))
+            current = subs.get(word, current)
         expects_value = False
+
+
+def _misspelt_subcommand(parser: argparse.ArgumentParser, word: str, names: list[str]) -> None:
+    """A word where a (sub-)subcommand goes that looks like one (``comapre``): named, with it;
+    anything else is left to argparse (its "invalid choice", or a positional it takes)."""
+    hint = closest(word, names, n=1)
+    if hint:
+        parser.error(f"unknown command {word!r} (did you mean {hint[0]!r}?)")

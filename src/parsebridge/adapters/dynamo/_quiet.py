@@ -14,7 +14,8 @@ once the frontend is being closed, the errors Dynamo logs about that close
 receiver closed`` in 1.6.1, ``... failed adding new key to channel`` in 1.4.2). Errors and warnings
 pass. Lines are held only while they could still become a request line
 (a partial line that starts like a Dynamo log line); anything else is copied
-at once. When the frontend stops, the original descriptor is put back (only
+at once. A log line may follow other output on the same line (a progress bar's
+redraw ends in no newline): the text before it is copied, the log line judged alone. When the frontend stops, the original descriptor is put back (only
 if descriptor 2 is still this pipe: a test runner may have swapped it) and the
 pipe drained. A test runner that swaps descriptor 2 per test (pytest's
 capture) takes it back meanwhile; the filter takes it again when the frontend
@@ -64,6 +65,14 @@ QUIET_GAP = 0.1
 CLOSE_WAIT = 1.0
 #: How a Dynamo log line starts: a timestamp, maybe after an ANSI code.
 _LOG_START = re.compile(rb"^(\x1b\[[0-9;]*m)?\d{4}-\d\d-\d\dT")
+#: The same, anywhere in a line (after a progress bar's redraw, written without a newline).
+_LOG_AT = re.compile(rb"(\x1b\[[0-9;]*m)?\d{4}-\d\d-\d\dT")
+
+
+def _split_log(line: bytes) -> tuple[bytes, bytes]:
+    """(What comes before a Dynamo log line in `line`, that log line on: b"" when there is none.)"""
+    m = _LOG_AT.search(line)
+    return (line, b"") if m is None else (line[: m.start()], line[m.start() :])
 
 
 def wanted() -> bool:
@@ -108,14 +117,25 @@ class StderrFilter:
         plain = _ANSI.sub(b"", line)
         return bool(_REQUEST.search(plain) or (self.closing and _CLOSING.search(plain)))
 
+    def _kept(self, line: bytes) -> bytes:
+        """What of one line (its newline removed) is copied: all of it, with its newline, unless a
+        log line in it is dropped (then what came before it on the line, a bar's redraw)."""
+        before, log = _split_log(line)
+        if log and self._drop(log):
+            return before
+        return line + b"\n"
+
     def _copy(self, read: int) -> None:
         held = b""
         with contextlib.suppress(OSError):
             while data := os.read(read, 65536):
                 self._last = time.monotonic()
                 *lines, held = (held + data).split(b"\n")
-                out = b"".join(line + b"\n" for line in lines if not self._drop(line))
-                if held and not _LOG_START.match(held) and len(held) < 4096:
+                out = b"".join(self._kept(line) for line in lines)
+                before, log = _split_log(held)
+                if log:  # a log line in the making: copy what comes before it now
+                    out, held = out + before, log
+                elif held and len(held) < 4096:
                     out, held = out + held, b""  # not a log line in the making: copy it now
                 if out:
                     _write_all(self._target, out)
