@@ -3,11 +3,11 @@
 A served backend (Dynamo, smg) gives one `ServedEngine` subclass: a parser
 pair (`ParserPair`, always reasoning first, then tool) on its server, with
 the one-shot request (`oneshot`: the answer's message) and a streamed request
-(`stream_request`: a `streaming.StreamRequest`). Everything else is here: the
-parser classes (`ServedToolParser`, `ServedReasoningParser`, `ServedPipeline`:
-one `parse`/`stream` for the two the prompt matters to) that map a message to
-our results, and the stepper that drives a streamed request one engine step a
-feed (`ServedStepper`); the request's fenced steps are `streaming`'s.
+(`stream_request`: a `StreamRequest`). Everything else is here: the parser
+classes (`ServedToolParser`, `ServedReasoningParser`, `ServedPipeline`) that
+map a message to our results, the stepper that maps each step's events to a
+`StreamDelta` (`ServedStepper`), and the feed-to-delta attribution of a
+streamed request (`StreamRequest`, over `read_to_fence`).
 
 What the engine is fed, the same for every served backend (`ServedEngine`):
 the token ids of the model folder's tokenizer — the real one given as the
@@ -36,18 +36,26 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from ...protocol import (
+    BackendError,
     DeltaAccumulator,
     ParseResult,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
     ToolCall,
+    ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import make_delta, make_reasoning_result, make_tool_call, make_tool_result
+from ...protocol.models import (
+    make_call_delta,
+    make_delta,
+    make_reasoning_result,
+    make_tool_call,
+    make_tool_result,
+)
 from ...protocol.prompt_rule import flag_prompt
 from .._common import locate_reasoning
 from .._stepped import (
@@ -58,8 +66,9 @@ from .._stepped import (
     closed_error,
     record_into,
 )
+from .http import SseReader, read_to_fence
 from .model_folder import ModelFolder, tokenizer_folder
-from .streaming import StreamRequest, delta_of
+from .steps import Script
 
 Markers = tuple[str | None, str | None]
 
@@ -83,6 +92,116 @@ def message_calls(message: dict[str, Any]) -> list[ToolCall]:
         fn = call.get("function") or {}
         out.append(make_tool_call(fn.get("name") or "", fn.get("arguments") or "", call.get("id")))
     return out
+
+
+def delta_of(deltas: list[dict[str, Any]]) -> StreamDelta:
+    """One `StreamDelta` from OpenAI ``delta`` objects (content, reasoning and call fragments, in order)."""
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ToolCallDelta] = []
+    for d in deltas:
+        if d.get("content"):
+            content.append(d["content"])
+        if d.get("reasoning_content"):
+            reasoning.append(d["reasoning_content"])
+        for tc in d.get("tool_calls") or ():
+            fn = tc.get("function") or {}
+            calls.append(
+                make_call_delta(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments") or "")
+            )
+    return make_delta("".join(content), "".join(reasoning), calls or None)
+
+
+def fence_splitter(
+    backend: str, label: str, fence_has_text: bool
+) -> Callable[[Any], tuple[list[dict[str, Any]] | None, bool]]:
+    """The fence test of a streamed request with two choices: choice 0's deltas in an event, and
+    whether the event carries the fence on choice 1 (any choice-1 entry, or only one with text when
+    `fence_has_text`: a server that sends an empty choice-1 delta of its own)."""
+
+    def split(event: Any) -> tuple[list[dict[str, Any]] | None, bool]:
+        choices = event.get("choices")
+        if choices is None:
+            if "error" in event:
+                raise BackendError(backend, label, "stream", f"error event: {event['error']}")
+            return None, False
+        own: list[dict[str, Any]] = []
+        fenced = False
+        for choice in choices:
+            delta = choice.get("delta") or {}
+            if choice.get("index", 0) != 1:
+                own.append(delta)
+            elif not fence_has_text or delta.get("content") or delta.get("reasoning_content"):
+                fenced = True
+        return (own or None), fenced
+
+    return split
+
+
+class StreamRequest:
+    """One streamed request whose steps are fenced (see `read_to_fence`): `step`, then `end`.
+
+    `open` sends the request (after the first step is put: some servers answer headers only once
+    their engine produced something); `split` is the fence test (`fence_splitter`). A response
+    that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
+    ends the response once a call is complete): then later steps show nothing, as to a client.
+    `skip_empty`: a step with no token is not sent (a server that cannot take one).
+    """
+
+    def __init__(
+        self,
+        script: Script,
+        open: Callable[[], SseReader],
+        split: Callable[[Any], tuple[list[dict[str, Any]] | None, bool]],
+        *,
+        skip_empty: bool = False,
+        ends_early: bool = False,
+    ) -> None:
+        self.script = script
+        self._open = open
+        self._split = split
+        self._skip_empty = skip_empty
+        self._ends_early = ends_early
+        self._readers: list[SseReader] = []
+        self.ended_early = False
+
+    def step(self, token_ids: list[int]) -> list[dict[str, Any]]:
+        """Put one engine step; the choice-0 deltas the server sent for it."""
+        if self.ended_early or (self._skip_empty and not token_ids):
+            return []
+        self.script.put(token_ids)
+        reader = self._readers[0] if self._readers else self._opened()
+        parts, fenced = read_to_fence(reader, self._split)
+        if not fenced:
+            if not self._ends_early:
+                raise RuntimeError("the server ended the stream before the step's fence")
+            self.ended_early = True
+        return [d for part in parts for d in part]
+
+    def _opened(self) -> SseReader:
+        try:
+            reader = self._open()
+        except BaseException:
+            self.abandon()
+            raise
+        self._readers.append(reader)
+        return reader
+
+    def end(self) -> list[dict[str, Any]]:
+        """Finish the request; the deltas its end produced (what the server held, the finish chunk)."""
+        self.script.end()
+        try:
+            if not self._readers or self.ended_early:
+                return []
+            return [d for event in self._readers[0].rest() if (own := self._split(event)[0]) for d in own]
+        finally:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """Cancel the script and close the response (a stream dropped, or ended)."""
+        self.script.cancel()
+        for reader in self._readers:
+            reader.close()
 
 
 class ServedEngine(abc.ABC):
@@ -234,68 +353,22 @@ def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) 
     return make_reasoning_result(reasoning, message.get("content") or None, block)
 
 
-class _ServedParser:
-    """What every served parser is: an engine of its backend for its parser pair, closed with it."""
+def _offer_chunks(parser: Any, engine: ServedEngine) -> None:
+    """With a real tokenizer, the parser cuts token chunkings itself (`conformance.chunking`)."""
+    if engine.own_folder is not None:
+        parser.chunks = engine.chunks
+
+
+class ServedToolParser(ToolParserBase):
+    """A served backend's tool-call parser: its server with the tool parser ``NAME`` alone."""
 
     engine_class: ClassVar[type[ServedEngine]]
-    engine: ServedEngine
-
-    def _engine(self, pair: ParserPair, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
-        self.engine = self.engine_class(pair, tools, options)
-        if self.engine.own_folder is not None:  # a real tokenizer: token chunkings cut with it
-            self.chunks = self.engine.chunks
-
-    def close(self) -> None:
-        self.engine.close()
-
-
-class _PromptedParser(_ServedParser):
-    """`parse` and `stream` of a served parser the prompt matters to (reasoning parsers, pipelines):
-    the server's parser decides where reasoning starts from the generation prompt the request
-    brings (`ServedEngine.prompt`: `reasoning_started`, `prompt` or `prompt_token_ids`)."""
-
-    _stream_class: ClassVar[type[SteppedReasoningStream] | type[SteppedPipelineStream]]
-
-    def _start(self, reasoning_started: bool | None) -> bool | None:
-        """Whether reasoning has started: the call's say (a pipeline adds its own default)."""
-        return reasoning_started
-
-    def _result(self, text: str, message: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def parse(
-        self,
-        text: str,
-        *,
-        reasoning_started: bool | None = None,
-        prompt: str | None = None,
-        prompt_token_ids: Sequence[int] | None = None,
-        token_ids: Sequence[int] | None = None,
-        **_: Any,
-    ) -> Any:
-        said = self.engine.prompt(self._start(reasoning_started), prompt, prompt_token_ids)
-        return self._result(text, _oneshot(self.engine, text, said, token_ids))
-
-    def stream(
-        self,
-        *,
-        reasoning_started: bool | None = None,
-        prompt: str | None = None,
-        prompt_token_ids: Sequence[int] | None = None,
-        **_: Any,
-    ) -> Any:
-        engine = self.engine
-        said = engine.prompt(self._start(reasoning_started), prompt, prompt_token_ids)
-        return self._stream_class(ServedStepper(engine, said), lambda: engine.markers)
-
-
-class ServedToolParser(_ServedParser, ToolParserBase):
-    """A served backend's tool-call parser: its server with the tool parser ``NAME`` alone."""
 
     def __init__(self, name: str, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.name = name
-        self._engine(ParserPair(None, name), self.tools, options)
+        self.engine = self.engine_class(ParserPair(None, name), self.tools, options)
+        _offer_chunks(self, self.engine)
 
     def parse(self, text: str, *, token_ids: Sequence[int] | None = None, **_: Any) -> ToolParseResult:
         message = _oneshot(self.engine, text, None, token_ids)
@@ -307,35 +380,92 @@ class ServedToolParser(_ServedParser, ToolParserBase):
     def stream(self, **_: Any) -> SteppedToolStream:
         return SteppedToolStream(ServedStepper(self.engine))
 
+    def close(self) -> None:
+        self.engine.close()
 
-class ServedReasoningParser(_PromptedParser, ReasoningParserBase):
-    """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone."""
 
-    _stream_class = SteppedReasoningStream
+class ServedReasoningParser(ReasoningParserBase):
+    """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone.
+
+    The server's parser decides where reasoning starts, from the generation prompt the request
+    brings (`ServedEngine.prompt`: `reasoning_started`, `prompt` or `prompt_token_ids`).
+    """
+
+    engine_class: ClassVar[type[ServedEngine]]
 
     def __init__(self, name: str, **options: Any) -> None:
         super().__init__(**options)
         self.name = name
-        self._engine(ParserPair(name, None), None, options)
+        self.engine = self.engine_class(ParserPair(name, None), None, options)
         self.markers = tuple(m for m in self.engine.markers if m)  # type: ignore[misc]
+        _offer_chunks(self, self.engine)
 
-    def _result(self, text: str, message: dict[str, Any]) -> ReasoningParseResult:
-        return _reasoning_result(self.engine, text, message)
+    def parse(
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> ReasoningParseResult:
+        said = self.engine.prompt(reasoning_started, prompt, prompt_token_ids)
+        return _reasoning_result(self.engine, text, _oneshot(self.engine, text, said, token_ids))
+
+    def stream(
+        self,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> SteppedReasoningStream:
+        engine = self.engine
+        said = engine.prompt(reasoning_started, prompt, prompt_token_ids)
+        return SteppedReasoningStream(ServedStepper(engine, said), lambda: engine.markers)
+
+    def close(self) -> None:
+        self.engine.close()
 
 
-class ServedPipeline(_PromptedParser, FrameworkPipeline):
+class ServedPipeline(FrameworkPipeline):
     """A served backend's own reasoning→tool chain: one server configuration with both parsers."""
 
-    _stream_class = SteppedPipelineStream
+    engine_class: ClassVar[type[ServedEngine]]
 
     def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
-        self._engine(ParserPair(self.reasoning_name, self.tool_name), tools, options)
+        self.engine = self.engine_class(ParserPair(self.reasoning_name, self.tool_name), tools, options)
+        _offer_chunks(self, self.engine)
 
-    def _start(self, reasoning_started: bool | None) -> bool | None:
-        return self._started(reasoning_started)
-
-    def _result(self, text: str, message: dict[str, Any]) -> ParseResult:
+    def parse(  # type: ignore[override]
+        self,
+        text: str,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> ParseResult:
+        said = self.engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
+        message = _oneshot(self.engine, text, said, token_ids)
         r = _reasoning_result(self.engine, text, message)
         return ParseResult(
             reasoning=r.reasoning, content=r.content, tool_calls=message_calls(message), block=r.block
         )
+
+    def stream(  # type: ignore[override]
+        self,
+        *,
+        reasoning_started: bool | None = None,
+        prompt: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None,
+        **_: Any,
+    ) -> SteppedPipelineStream:
+        engine = self.engine
+        said = engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
+        return SteppedPipelineStream(ServedStepper(engine, said), lambda: engine.markers)
+
+    def close(self) -> None:
+        self.engine.close()

@@ -38,8 +38,9 @@ from .._served.parsers import (
     ServedPipeline,
     ServedReasoningParser,
     ServedToolParser,
+    StreamRequest,
+    fence_splitter,
 )
-from .._served.streaming import StreamRequest, fence_splitter
 from . import REQUEST_OPTIONS
 from ._frontend import DynamoFrontend, frontend
 

@@ -19,8 +19,7 @@ from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
 from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
 from .._served.model_folder import prompt_text
-from .._served.parsers import Markers, ParserPair, ServedEngine
-from .._served.streaming import StreamRequest, fence_splitter
+from .._served.parsers import Markers, ParserPair, ServedEngine, StreamRequest, fence_splitter
 from ._gateway import Gateway, release, runtime
 from ._worker import prompt_for
 
