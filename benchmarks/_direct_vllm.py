@@ -2,10 +2,11 @@
 
 The baseline of the overhead section: same tokenizer object (taken from the
 parsebridge parser at setup), same request fields, same parser class, same
-per-request construction, same chunks and token ids, same end-of-stream
-flag on the last chunk. What remains in the parsebridge timing is what the
-bridge adds: building the request and session, translating vLLM objects into
-parsebridge models, the failure guard and delta accumulation.
+per-request construction, same chunks and token ids (one-shot: the output
+encoded the adapter's way), same end-of-stream flag on the last chunk. What
+remains in the parsebridge timing is what the bridge adds: building the
+request and session, translating vLLM objects into parsebridge models, the
+failure guard and delta accumulation.
 
 Only the vLLM ≥ 0.33 shape (`vllm.parser` + `ChatStreamProcessor`, what the
 adapter uses there) is written; older releases raise `DirectUnavailable`.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from parsebridge.adapters._tokenizers import encode_ids
 
 from ._corpus import Format
 from ._direct_base import Chunk, DirectUnavailable
@@ -66,7 +69,9 @@ class VllmDirect:
     def oneshot(self, text: str) -> object:
         parser = self._parser()
         parser.set_prompt_token_ids(self.prompt_ids)
-        ids = list(self.tokenizer.encode(text, add_special_tokens=False))
+        # The output's ids, which a server has from its engine, encoded here as the adapter encodes
+        # them (`encode_ids`: through the tokenizers backend), so that encoding costs both sides alike.
+        ids = encode_ids(self.tokenizer, text)
         reasoning, content, calls = parser.parse(
             text, self.request, enable_auto_tools=True, model_output_token_ids=ids
         )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -274,23 +275,25 @@ def encode_ids(tokenizer: Any, text: str) -> list[int]:
 
 def _plain_backend(tokenizer: Any) -> Any:
     """A fast tokenizer's `tokenizers.Tokenizer` when encoding through it gives what `encode` gives."""
-    backend = getattr(tokenizer, "_tokenizer", None)
-    if backend is None or type(backend).__module__.split(".")[0] != "tokenizers":
+    if not _encodes_through_backend(type(tokenizer)):
         return None
-    if getattr(tokenizer, "split_special_tokens", False) or type(tokenizer).encode is not _hf_encode():
+    backend = tokenizer._tokenizer
+    if getattr(tokenizer, "split_special_tokens", False) or backend.encode_special_tokens:
         return None
-    if backend.truncation is not None or backend.padding is not None or backend.encode_special_tokens:
+    if backend.truncation is not None or backend.padding is not None:
         return None
     return backend
 
 
-@lru_cache(maxsize=1)
-def _hf_encode() -> Any:
-    """transformers' own `encode` (a tokenizer class that overrides it is asked through it)."""
-    # transformers is imported only once a tokenizer that has a `tokenizers` backend is in use.
-    from transformers import PreTrainedTokenizerBase
-
-    return PreTrainedTokenizerBase.encode
+@lru_cache(maxsize=64)
+def _encodes_through_backend(cls: type) -> bool:
+    """Whether `cls` is a transformers fast tokenizer that keeps transformers' own `encode`."""
+    # A transformers tokenizer means transformers is imported: anything else is not asked for it.
+    transformers = sys.modules.get("transformers")
+    if transformers is None:
+        return False
+    fast, base = transformers.PreTrainedTokenizerFast, transformers.PreTrainedTokenizerBase
+    return issubclass(cls, fast) and cls.encode is base.encode
 
 
 def token_chunks(tokenizer: Any, text: str, per: int = 1) -> list[TokenChunk]:
