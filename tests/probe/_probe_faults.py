@@ -50,7 +50,10 @@ def _stream_fault(fault: str, events: list[dict[str, Any]]) -> list[dict[str, An
         for index in {p.get("index") for p in parts}:
             mine = [p for p in parts if p.get("index") == index]
             name = (mine[0].get("function") or {}).pop("name", None)
-            mine[-1].setdefault("function", {})["name"] = name
+            if len(mine) > 1:
+                mine[-1].setdefault("function", {})["name"] = name
+            else:  # (a call in one delta, as builtin streams show a whole call: the name comes after it)
+                events = _name_after(events, mine[0], name)
     elif fault == "leaked-marker":
         first = {"choices": [{"index": 0, "delta": {"content": MARKER}, "finish_reason": None}]}
         events.insert(1 if len(events) > 1 else 0, {**events[0], **first} if events else first)
@@ -62,6 +65,21 @@ def _stream_fault(fault: str, events: list[dict[str, Any]]) -> list[dict[str, An
                 if delta.get("tool_calls"):
                     delta["tool_calls"] = [p for p in delta["tool_calls"] if p.get("index") != last]
     return events
+
+
+def _name_after(events: list[dict[str, Any]], part: dict[str, Any], name: Any) -> list[dict[str, Any]]:
+    """`events` with an event naming `part`'s call right after the event that holds `part`."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        out.append(e)
+        if any(
+            part is p for c in e.get("choices") or [] for p in (c.get("delta") or {}).get("tool_calls") or []
+        ):
+            late = {"index": part.get("index"), "function": {"name": name}}
+            out.append(
+                {**e, "choices": [{"index": 0, "delta": {"tool_calls": [late]}, "finish_reason": None}]}
+            )
+    return out
 
 
 def _message_fault(fault: str, body: Any) -> Any:
