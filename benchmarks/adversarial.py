@@ -208,6 +208,7 @@ def _growth(
 ) -> dict[str, Any]:
     """Time one-shot and token stream of the case at each size; project sizes that would blow the budget."""
     from parsebridge.conformance.adversarial import token_chunks
+    from parsebridge.conformance.observe import parse_with
 
     row: dict[str, Any] = {
         "spec": subject.target.label,
@@ -241,7 +242,7 @@ def _growth(
                     last[mode] = (len(text), projected)
                     continue
             if mode == "oneshot":
-                sec = _time(lambda text=text: subject.parse(text, started, "bench"), deadline)
+                sec = _time(lambda text=text: parse_with(subject, text, started, "bench"), deadline)
             else:
                 sec = _time(lambda chunks=chunks: _stream(subject, chunks, started), deadline)
             point[mode] = None if sec == math.inf else sec
@@ -262,7 +263,9 @@ def _started(kind: str, family: str) -> bool:
 
 
 def _stream(subject: Any, chunks: list[Any], started: bool | None) -> None:
-    s = subject.stream(started, "bench")
+    from parsebridge.conformance.observe import open_stream
+
+    s = open_stream(subject, started, "bench")
     for c in chunks:
         s.feed(c.text, c.token_ids)
     s.finish()

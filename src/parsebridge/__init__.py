@@ -16,7 +16,6 @@ still resolve here (`_IMPLEMENTER`), for code written before, but are not listed
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
 from typing import TYPE_CHECKING, Any
@@ -199,6 +198,8 @@ def __getattr__(name: str) -> Any:
     module = _API.get(name) or _IMPLEMENTER.get(name)
     if module is None:
         raise AttributeError(f"module 'parsebridge' has no attribute {name!r}")
+    import importlib  # here, not at the top: `import parsebridge` stays light (benchmarks/import_cost.py)
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -8,14 +8,13 @@ through a stand-in module that warns once. The stand-in for the package is calla
 function, so ``pb.compare(...)`` keeps working after such an import too.
 
 `OldPaths` sits last on `sys.meta_path`: it is asked only about names nothing else finds,
-and it imports nothing until an old path is imported.
+and it imports nothing until an old path is imported (not even `importlib`'s modules: what
+`import parsebridge` imports is counted, `benchmarks/import_cost.py`).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.machinery
+import sys
 import types
 import warnings
 from typing import Any
@@ -35,26 +34,38 @@ class _StandIn(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # the import system's own (`__path__`, `__file__`): never the new module's
             raise AttributeError(name)
-        return getattr(importlib.import_module(self.__dict__["_new"]), name)
+        return getattr(_imported(self.__dict__["_new"]), name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return importlib.import_module("parsebridge.comparison").compare(*args, **kwargs)
+        return _imported("parsebridge.comparison").compare(*args, **kwargs)
 
 
-class OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``parsebridge.compare`` and its submodules; loads each as a `_StandIn`."""
+def _imported(name: str) -> types.ModuleType:
+    """The module `name`, imported (`importlib.import_module` without importing `importlib`)."""
+    __import__(name)
+    return sys.modules[name]
+
+
+class OldPaths:
+    """Finds ``parsebridge.compare`` and its submodules; loads each as a `_StandIn`. A finder and
+    a loader by the import system's protocol (`find_spec`; `create_module`, `exec_module`), not
+    by `importlib.abc`'s classes: importing those cost `import parsebridge` a third of its
+    instructions (`importlib.resources`, `tempfile`, `shutil`, `lzma`)."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         for old, new in MOVED.items():
             if fullname == old or fullname.startswith(old + "."):
-                spec = importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+                # Here, not at the top: only an old path needs it (see the module doc).
+                from importlib.machinery import ModuleSpec
+
+                spec = ModuleSpec(fullname, self, is_package=True)
                 spec.loader_state = new + fullname[len(old) :]
                 return spec
         return None
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+    def create_module(self, spec: Any) -> types.ModuleType:
         new = str(spec.loader_state)
-        importlib.import_module(new)  # a name that does not exist there fails here, as it did
+        _imported(new)  # a name that does not exist there fails here, as it did
         warnings.warn(
             f"{spec.name} is now {new}; the old path will be removed", DeprecationWarning, stacklevel=2
         )

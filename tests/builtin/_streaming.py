@@ -15,6 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from parsebridge.adapters.builtin.engines.whole_calls import WholeCalls
 from parsebridge.protocol import StreamDelta, ToolCall, ToolParseResult
 from parsebridge.protocol.parsers import ToolParserBase
 
@@ -200,12 +201,15 @@ def check_soup(parser: ToolParserBase, data: st.DataObject, tokens: Sequence[str
 
 
 def max_held(parser: ToolParserBase, text: str, chunk: int = 4) -> int:
-    """The most raw text a stream held at once (the linearity contract: a few marker characters)."""
+    """The most raw text a stream's machine held at once (the linearity contract: a few marker
+    characters). A builtin stream also holds a call until it is whole (`whole_calls`), outside its
+    machine: that is not counted here (the machine's own `pending_text`, under the mixin's)."""
     s: Any = parser.stream()
+    held = super(WholeCalls, s).pending_text if isinstance(s, WholeCalls) else s.pending_text
     most = 0
     for i in range(0, len(text), chunk):
         s.feed(text[i : i + chunk])
-        most = max(most, len(s.pending_text()), len(s._buf))
+        most = max(most, len(held()), len(s._buf))
     s.finish()
     return most
 

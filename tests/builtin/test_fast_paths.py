@@ -101,11 +101,12 @@ def test_shortcuts_are_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         '", "n": ',
         "1",
         "}}",
+        "</tool_call>",
     ]
     full_steps, result = _full_steps(monkeypatch, "builtin:hermes", chunks)
     # The call's head and the object's close take the full step; the content (from the first
     # chunk: the start state's mode is known), in-string and between-keys chunks do not.
-    assert full_steps == [chunks[2], "}}"]
+    assert full_steps == [chunks[2], "}}", "</tool_call>"]
     assert result.tool_calls[0].arguments == {"q": "long text", "n": 1}
 
 

@@ -107,8 +107,16 @@ def test_tool_calls_and_content() -> None:
 
 
 def test_tool_malformed_and_truncated() -> None:
-    check(f"{CHANNEL}commentary to=functions.a json{MESSAGE}[1]{CALL}", None, [("a", {}, "[1]")])
-    check(f"{CHANNEL}commentary to=functions.a json{MESSAGE}" + '{"k": "v', None, [("a", {}, '{"k": "v')])
+    check(
+        f"{CHANNEL}commentary to=functions.a json{MESSAGE}[1]{CALL}",
+        "<|channel|>commentary to=functions.a json<|message|>[1]<|call|>",
+        [],
+    )
+    check(
+        f"{CHANNEL}commentary to=functions.a json{MESSAGE}" + '{"k": "v',
+        '<|channel|>commentary to=functions.a json<|message|>{"k": "v',
+        [],
+    )
     cut = f"{CHANNEL}commentary to=functions.get_we"
     check(cut, cut, [])
     odd = f"{START}assistantß{MESSAGE}hi"

@@ -57,37 +57,19 @@ def test_kimi_k3_servers_keep_a_repeated_opener_as_reasoning() -> None:
 G4 = '<|tool_call>call:get_time{timezone <|"|>UTC<|"|>}<tool_call|>'
 
 
-def test_gemma4_malformed_arguments_servers_read_what_parses_and_drop_the_rest() -> None:
-    assert _tool_reading("gemma4", G4, "servers") == (
-        None,
-        [("get_time", {}, None, G4)],
-        'timezone <|"|>UTC<|"|>}',
-    )
-    assert _tool_reading("gemma4", G4, "lossless") == (
-        None,
-        [("get_time", {}, '{timezone <|"|>UTC<|"|>}', G4)],
-        None,
-    )
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_gemma4_malformed_arguments_are_no_call(conventions: str) -> None:
+    """Both servers close the arguments read before a syntax error and return the call; builtin
+    returns no call whose arguments do not parse, under either convention (`whole_calls`): its
+    text is content (a reviewed divergence of the consensus check)."""
+    assert _tool_reading("gemma4", G4, conventions) == (G4, [], None)
 
 
-@pytest.mark.parametrize(
-    ("args", "want", "dropped"),
-    [
-        ('{a:<|"|>x<|"|>, junk}', {"a": "x"}, "junk}"),
-        ("{a:[1,]}", {"a": [1]}, "]}"),
-        ("{a:]}", {"a": ""}, "]}"),
-        ("{a:[}", {"a": []}, "}"),
-        ("{a:1,,b:2}", {"a": 1}, ",b:2}"),
-        ("{,}", {}, ",}"),
-    ],
-)
-def test_gemma4_servers_close_the_arguments_read_before_a_syntax_error(
-    args: str, want: dict[str, Any], dropped: str
-) -> None:
+@pytest.mark.parametrize("args", ['{a:<|"|>x<|"|>, junk}', "{a:[1,]}", "{a:]}", "{a:[}", "{a:1,,b:2}", "{,}"])
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_gemma4_a_syntax_error_makes_no_call(args: str, conventions: str) -> None:
     text = "<|tool_call>call:f" + args + "<tool_call|>"
-    assert _tool_reading("gemma4", text, "servers") == (None, [("f", want, None, text)], dropped)
-    lossless = _tool_reading("gemma4", text, "lossless")
-    assert lossless[1][0][2] is not None and lossless[2] is None
+    assert _tool_reading("gemma4", text, conventions) == (text, [], None)
 
 
 GC_SEP, GC_HEAD = "<|message_sep|>\n\n", "function call<|role_sep|>\n"

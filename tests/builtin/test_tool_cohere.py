@@ -42,7 +42,7 @@ def test_response_tags_and_prose() -> None:
 
 def test_truncated() -> None:
     text = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "a", "parameters": {"q": "x'
-    jp.check(P, text, None, [("a", {}, '{"q": "x')])
+    jp.check(P, text, '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "a", "parameters": {"q": "x', [])
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -96,16 +96,28 @@ def test_unrecoverable_is_content() -> None:
 
 
 def test_invalid_arguments() -> None:
-    check(section(v3("a", "[1, 2]")), None, [("a", {}, "[1, 2]")])
-    check(section(v31("a", "not json")), None, [("a", {}, "not json")])
-    check(section(v3("a", '{"x": 1,}')), None, [("a", {}, '{"x": 1,}')])
+    check(
+        section(v3("a", "[1, 2]")),
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>a\n```json\n[1, 2]\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        [],
+    )
+    check(
+        section(v31("a", "not json")),
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>not json<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        [],
+    )
+    check(
+        section(v3("a", '{"x": 1,}')),
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>a\n```json\n{"x": 1,}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        [],
+    )
 
 
 def test_truncated() -> None:
     check(
         CALLS_BEGIN + CALL_BEGIN + "function" + SEP + 'get\n```json\n{"a": [1',
-        None,
-        [("get", {}, '{"a": [1')],
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get\n```json\n{"a": [1',
+        [],
     )
     check(CALLS_BEGIN + v31("a", '{"x": 1}'), None, [("a", {"x": 1}, None)])
     check("x" + CALLS_BEGIN + CALL_BEGIN + "func", "x" + CALLS_BEGIN + CALL_BEGIN + "func", [])

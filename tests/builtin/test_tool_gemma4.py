@@ -106,12 +106,13 @@ def test_unrecoverable_is_content(fmt: Any) -> None:
         check(fmt, bad + call(fmt, "a", {}), bad, [("a", {}, None)])
 
 
-def test_syntax_errors_keep_the_call_flagged(fmt: Any) -> None:
+def test_syntax_errors_are_no_call(fmt: Any) -> None:
+    """A call whose arguments do not parse is no call: its text is content (`whole_calls`)."""
     _p, start, end, _d = fmt
-    check(fmt, f"{start}call:f{{a 1}}{end}", None, [("f", {}, "{a 1}")])
+    check(fmt, f"{start}call:f{{a 1}}{end}", f"{start}call:f{{a 1}}{end}", [])
     check(fmt, f"{start}call:f{{a:1 b:2}}{end}", None, [("f", {"a": "1 b:2"}, None)])  # bare text: a string
-    check(fmt, f"{start}call:f{{a:[1,}}]}}{end}", None, [("f", {}, '{"a": [1, }]}')])
-    check(fmt, f"{start}call:f{{a:[1}}{end}", None, [("f", {}, '{"a": [1}')])
+    check(fmt, f"{start}call:f{{a:[1,}}]}}{end}", f"{start}call:f{{a:[1,}}]}}{end}", [])
+    check(fmt, f"{start}call:f{{a:[1}}{end}", f"{start}call:f{{a:[1}}{end}", [])
 
 
 def test_text_after_arguments_is_content(fmt: Any) -> None:
@@ -121,10 +122,14 @@ def test_text_after_arguments_is_content(fmt: Any) -> None:
 
 def test_truncated(fmt: Any) -> None:
     _p, start, _end, d = fmt
-    check(fmt, f"{start}call:f{{s:{d}hel", None, [("f", {}, '{"s": "hel')])
-    check(fmt, f"{start}call:f{{n:12", None, [("f", {}, '{"n": 12')])
-    check(fmt, f"{start}call:f{{", None, [("f", {}, "{")])
-    check(fmt, f"{start}call:f{{a:1,ke", None, [("f", {}, '{"a": 1, ke')])
+    # (a call cut off is no call: its text is content, `whole_calls`)
+    for cut in (
+        f"{start}call:f{{s:{d}hel",
+        f"{start}call:f{{n:12",
+        f"{start}call:f{{",
+        f"{start}call:f{{a:1,ke",
+    ):
+        check(fmt, cut, cut, [])
     check(fmt, f"x {start}call:f", f"x {start}call:f", [])
     text = call(fmt, "f", {"a": [1, {"b": "c"}], "d": "e"})
     for cut in range(1, len(text)):
@@ -133,7 +138,12 @@ def test_truncated(fmt: Any) -> None:
 
 def test_end_marker_ends_the_call_even_inside_a_string(fmt: Any) -> None:
     _p, start, end, d = fmt
-    check(fmt, f"{start}call:f{{s:{d}ab}}{end}after", "after", [("f", {}, '{"s": "ab}')])
+    check(
+        fmt,
+        f"{start}call:f{{s:{d}ab}}{end}after",
+        f"{start}call:f{{s:{d}ab}}{end}after",  # (its string never closed: no call, `whole_calls`)
+        [],
+    )
 
 
 def test_key_without_value_is_an_empty_string(fmt: Any) -> None:

@@ -30,7 +30,12 @@ def test_calls_and_separators() -> None:
 
 def test_malformed_truncated() -> None:
     jp.check(P, "function call<|role_sep|>\nnope", "function call<|role_sep|>\nnope", [])
-    jp.check(P, 'function call<|role_sep|>\n{"name": "a", "arguments": {"x": "', None, [("a", {}, '{"x": "')])
+    jp.check(
+        P,
+        'function call<|role_sep|>\n{"name": "a", "arguments": {"x": "',
+        'function call<|role_sep|>\n{"name": "a", "arguments": {"x": "',
+        [],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -51,8 +51,18 @@ def test_marker_inside_string_and_empty_array() -> None:
 def test_malformed_and_truncated() -> None:
     jp.check(P, "<|tool_call|>not json", "<|tool_call|>not json", [])
     jp.check(P, '<|tool_call|>[{"arguments": {}}]', '<|tool_call|>[{"arguments": {}}]', [])
-    jp.check(P, '<|tool_call|>[{"name": "a", "arguments": [1]}]', None, [("a", {}, "[1]")])
-    jp.check(P, '<|tool_call|>[{"name": "a", "arguments": {"x": "ab', None, [("a", {}, '{"x": "ab')])
+    jp.check(
+        P,
+        '<|tool_call|>[{"name": "a", "arguments": [1]}]',
+        '<|tool_call|>[{"name": "a", "arguments": [1]}]',
+        [],
+    )
+    jp.check(
+        P,
+        '<|tool_call|>[{"name": "a", "arguments": {"x": "ab',
+        '<|tool_call|>[{"name": "a", "arguments": {"x": "ab',
+        [],
+    )
     jp.check(P, '<|tool_call|>[{"name": "a", "arguments": {"x": 1}}', None, [("a", {"x": 1}, None)])
     # an array that cannot continue ends there; the rest is content
     jp.check(P, '<|tool_call|>[{"name": "a", "arguments": {}} oops', "oops", [("a", {}, None)])
@@ -62,7 +72,12 @@ def test_granite_20b_fc() -> None:
     text = 'Let me see.\n<function_call> {"name": "a", "arguments": {"x": 1}}\n<function_call> {"name": "b", "arguments": {}}'
     jp.check(FC, text, "Let me see.\n", [("a", {"x": 1}, None), ("b", {}, None)])
     jp.check(FC, "<function_call> nothing", "<function_call> nothing", [])
-    jp.check(FC, '<function_call> {"name": "a", "arguments": {"q": "x', None, [("a", {}, '{"q": "x')])
+    jp.check(
+        FC,
+        '<function_call> {"name": "a", "arguments": {"q": "x',
+        '<function_call> {"name": "a", "arguments": {"q": "x',
+        [],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

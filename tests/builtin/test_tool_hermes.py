@@ -105,23 +105,46 @@ def test_unrecoverable_name_is_content() -> None:
 
 
 def test_invalid_arguments_flagged() -> None:
-    check('<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>', None, [("f", {}, "[1, 2]")])
-    check('<tool_call>{"name": "f", "arguments": "a=1"}</tool_call>', None, [("f", {}, '"a=1"')])
-    check('<tool_call>{"name": "f", "arguments": {"a": 1,}}</tool_call>', None, [("f", {}, '{"a": 1,}')])
+    check(
+        '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>',
+        [],
+    )
+    check(
+        '<tool_call>{"name": "f", "arguments": "a=1"}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": "a=1"}</tool_call>',
+        [],
+    )
+    check(
+        '<tool_call>{"name": "f", "arguments": {"a": 1,}}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": {"a": 1,}}</tool_call>',
+        [],
+    )
     # body breaks after the name: the raw rest of the body is the flagged text
     check(
-        '<tool_call>{"name": "f", arguments: {"a": 1}}</tool_call>', None, [("f", {}, 'arguments: {"a": 1}}')]
+        '<tool_call>{"name": "f", arguments: {"a": 1}}</tool_call>',
+        '<tool_call>{"name": "f", arguments: {"a": 1}}</tool_call>',
+        [],
     )
     # missing closing brace of the outer object: arguments are complete, call is valid
-    check('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', None, [("f", {"a": 1}, None)])
+    check(
+        '<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+        [],
+    )
     # stray extra brace after the object is ignored
     check('<tool_call>{"name": "f", "arguments": {"a": 1}}}</tool_call>', None, [("f", {"a": 1}, None)])
 
 
 def test_truncated() -> None:
-    check('<tool_call>\n{"name": "f", "arguments": {"a": "x', None, [("f", {}, '{"a": "x')])
+    check(
+        '<tool_call>\n{"name": "f", "arguments": {"a": "x',
+        '<tool_call>\n{"name": "f", "arguments": {"a": "x',
+        [],
+    )
+    # (the call object closed: a call, though </tool_call> never came)
     check('<tool_call>\n{"name": "f", "arguments": {"a": 1}}', None, [("f", {"a": 1}, None)])
-    check('<tool_call>\n{"name": "f"', None, [("f", {}, None)])
+    check('<tool_call>\n{"name": "f"', '<tool_call>\n{"name": "f"', [])
     check('ok <tool_call>\n{"na', 'ok <tool_call>\n{"na', [])
     check("<tool_call>", "<tool_call>", [])
     check("x <tool_ca", "x <tool_ca", [])
@@ -129,7 +152,7 @@ def test_truncated() -> None:
 
 def test_new_block_inside_block_ends_it() -> None:
     text = '<tool_call>{"name": "f", "arguments": {"a": ' + block("g", {})
-    check(text, None, [("f", {}, '{"a":'), ("g", {}, None)])
+    check(text, '<tool_call>{"name": "f", "arguments": {"a": ', [("g", {}, None)])
 
 
 def test_never_raises_on_odd_input() -> None:
@@ -148,15 +171,18 @@ def test_raw_text_and_format_tool_result() -> None:
     assert P.format_tool_result("call_1", {"t": 20}) == '<tool_response>\n{"t": 20}\n</tool_response>'
 
 
-def test_streams_early() -> None:
-    """The name is announced before the block ends, arguments stream as they arrive."""
+def test_a_call_is_shown_once_whole() -> None:
+    """A call is held until its block ends (`whole_calls`: a client never sees a call it will not get the
+    rest of), then shown in one delta; while held, its text is what the stream holds back."""
     s = P.stream()
     d = s.feed('<tool_call>\n{"name": "f", "arguments": {"a": "lo')
-    assert d.tool_calls and d.tool_calls[0].name == "f" and d.tool_calls[0].arguments == '{"a": "lo'
+    assert not d.tool_calls
+    assert s.pending_text() == '<tool_call>\n{"name": "f", "arguments": {"a": "lo'
+    assert not s.feed("ng").tool_calls
+    assert not s.feed('"}}\n</tool_').tool_calls
+    (call,) = s.feed("call>").tool_calls
+    assert (call.name, call.arguments) == ("f", '{"a": "long"}')
     assert s.pending_text() == ""
-    s.feed("ng")
-    s.feed('"}}\n</tool_')
-    assert s.pending_text() == "</tool_"
     result, _d, _s = run_stream(P, [block("f", {"a": "long"})])
     assert s.finish().tool_calls[0].arguments == result.tool_calls[0].arguments == {"a": "long"}
 

@@ -43,6 +43,7 @@ def test_blocks() -> None:
         None,
         [("late", {"k": 1}, None)],
     )
+    # (the call object closed: a call, though the block's end never came)
     check(F.INVOKE_JSON + '{"name":"bare","arguments":{}}', None, [("bare", {}, None)])
     check("plain", "plain", [])
     check(F.END_MESSAGE + F.END_SAMPLING, None, [])
@@ -52,9 +53,17 @@ def test_malformed_and_truncated() -> None:
     nameless = block(F.INVOKE_JSON, '{"args": {}}')
     check(nameless, nameless, [])
     check(block(F.INVOKE_JSON, "not json"), block(F.INVOKE_JSON, "not json"), [])
-    check(block(F.INVOKE_JSON, '{"name": "a", "args": [1]}'), None, [("a", {}, "[1]")])
+    check(
+        block(F.INVOKE_JSON, '{"name": "a", "args": [1]}'),
+        '<|message_model|><|content_invoke_tool_json|>{"name": "a", "args": [1]}<|end_message|>',
+        [],
+    )
     check(block(F.INVOKE_JSON, '{"name": "a", "args": {"x": 1}} trailing'), None, [("a", {"x": 1}, None)])
-    check(F.MESSAGE_MODEL + F.INVOKE_JSON + '{"name": "a", "args": {"x": "y', None, [("a", {}, '{"x": "y')])
+    check(
+        F.MESSAGE_MODEL + F.INVOKE_JSON + '{"name": "a", "args": {"x": "y',
+        '<|message_model|><|content_invoke_tool_json|>{"name": "a", "args": {"x": "y',
+        [],
+    )
     # an unterminated text block ends at the next block
     check(F.MESSAGE_MODEL + F.TEXT + "Hello " + F.render([("c", {})]), "Hello ", [("c", {}, None)])
     check(F.MESSAGE_MODEL + "meta", F.MESSAGE_MODEL + "meta", [])

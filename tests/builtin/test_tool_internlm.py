@@ -36,10 +36,15 @@ def test_malformed_and_truncated() -> None:
     jp.check(
         P,
         '<|action_start|><|plugin|>{"name": "a", "parameters": {"x": <|action_end|>',
-        None,
-        [("a", {}, '{"x":')],
+        '<|action_start|><|plugin|>{"name": "a", "parameters": {"x": <|action_end|>',
+        [],
     )
-    jp.check(P, '<|action_start|><|plugin|>{"name": "a", "parameters": {"x": 2', None, [("a", {}, '{"x": 2')])
+    jp.check(
+        P,
+        '<|action_start|><|plugin|>{"name": "a", "parameters": {"x": 2',
+        '<|action_start|><|plugin|>{"name": "a", "parameters": {"x": 2',
+        [],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -117,14 +117,10 @@ def test_dsml_malformed_and_truncated(cls: Any, fmt: Any) -> None:
     check(p, t.calls_begin + t.calls_end, t.calls_begin + t.calls_end, [])
     # self-closing invoke: a call with no arguments
     check(p, f'{t.invoke_open} name="ping"/>', None, [("ping", {}, None)])
-    # truncated: inside a value (flagged), right after the open tag ({}), inside the open tag (content)
-    check(
-        p,
-        f'{t.calls_begin}{t.invoke_open} name="f">{t.param_open} name="q" string="true">hel',
-        None,
-        [("f", {}, '{"q": "hel"')],
-    )
-    check(p, f'{t.calls_begin}{t.invoke_open} name="f">', None, [("f", {}, None)])
+    # truncated: inside a value, right after the open tag, inside the open tag: no call, content (`whole_calls`)
+    cut = f'{t.calls_begin}{t.invoke_open} name="f">{t.param_open} name="q" string="true">hel'
+    check(p, cut, cut, [])
+    check(p, f'{t.calls_begin}{t.invoke_open} name="f">', f'{t.calls_begin}{t.invoke_open} name="f">', [])
     partial = f'{t.calls_begin}{t.invoke_open} name="f'
     check(p, partial, partial, [])
     # stray text inside an invoke is content, in place
@@ -233,7 +229,12 @@ def test_step3_wrapper_and_malformed() -> None:
         + step3.SEP
         + '<steptml:invoke name="a"><steptml:parameter name="q">pa'
     )
-    check(p, trunc, None, [("a", {}, '{"q": "pa"')])
+    check(
+        p,
+        trunc,
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="a"><steptml:parameter name="q">pa',
+        [],
+    )
     head_only = step3.CALLS_BEGIN + step3.CALL_BEGIN + "func"
     check(p, head_only, head_only, [])
     assert p.format_tool_result("c", {"ok": True}) == '{"ok": true}'

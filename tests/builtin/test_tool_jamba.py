@@ -35,19 +35,29 @@ def test_malformed() -> None:
     text = (
         '<tool_calls>[{"name": "a", "arguments": {}}, {"x": 1}, {"name": "b", "arguments": "s"}]</tool_calls>'
     )
-    jp.check(P, text, '{"x": 1}', [("a", {}, None), ("b", {}, '"s"')])
+    jp.check(P, text, '{"x": 1}{"name": "b", "arguments": "s"}', [("a", {}, None)])
     # junk between the array and the end marker is content (issue 39: it used to be ignored)
     jp.check(P, '<tool_calls>[{"name": "a", "arguments": {}}] x ]</tool_calls> y', "x ] y", [("a", {}, None)])
 
 
 def test_end_marker_cuts_a_call() -> None:
     text = '<tool_calls>[{"name": "a", "arguments": {"x": 1}</tool_calls>'
-    jp.check(P, text, None, [("a", {"x": 1}, None)])
-    jp.check(P, '<tool_calls>[{"name": "a", "arguments": {"x": </tool_calls>', None, [("a", {}, '{"x":')])
+    jp.check(P, text, '<tool_calls>[{"name": "a", "arguments": {"x": 1}</tool_calls>', [])
+    jp.check(
+        P,
+        '<tool_calls>[{"name": "a", "arguments": {"x": </tool_calls>',
+        '<tool_calls>[{"name": "a", "arguments": {"x": </tool_calls>',
+        [],
+    )
 
 
 def test_truncated() -> None:
-    jp.check(P, '<tool_calls>[{"name": "a", "arguments": {"x": "y', None, [("a", {}, '{"x": "y')])
+    jp.check(
+        P,
+        '<tool_calls>[{"name": "a", "arguments": {"x": "y',
+        '<tool_calls>[{"name": "a", "arguments": {"x": "y',
+        [],
+    )
     jp.check(P, '<tool_calls>[{"arguments": {"x": 1}, "na', '<tool_calls>[{"arguments": {"x": 1}, "na', [])
 
 

@@ -38,8 +38,8 @@ def test_answers_are_content() -> None:
 
 
 def test_invalid_and_truncated() -> None:
-    jp.check(P, '{"name": "a", "arguments": "x"}', None, [("a", {}, '"x"')])
-    jp.check(P, '{"name": "a", "arguments": {"k": [1, 2', None, [("a", {}, '{"k": [1, 2')])
+    jp.check(P, '{"name": "a", "arguments": "x"}', '{"name": "a", "arguments": "x"}', [])
+    jp.check(P, '{"name": "a", "arguments": {"k": [1, 2', '{"name": "a", "arguments": {"k": [1, 2', [])
     jp.check(P, '{"name": "a", "arguments": {}} } trailing', " } trailing", [("a", {}, None)])
 
 

@@ -84,12 +84,20 @@ def test_unrecoverable_is_content() -> None:
 
 
 def test_invalid_and_truncated() -> None:
-    check(section(call("a", "[1, 2]")), None, [("a", {}, "[1, 2]")])
-    check(section(call("a", '{"x": 1,}')), None, [("a", {}, '{"x": 1,}')])
+    check(
+        section(call("a", "[1, 2]")),
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>[1, 2]<|tool_call_end|><|tool_calls_section_end|>",
+        [],
+    )
+    check(
+        section(call("a", '{"x": 1,}')),
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"x": 1,}<|tool_call_end|><|tool_calls_section_end|>',
+        [],
+    )
     check(
         SECTION_BEGIN + CALL_BEGIN + "functions.get:0" + ARG_BEGIN + '{"a": [1',
-        None,
-        [("get", {}, '{"a": [1')],
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.get:0<|tool_call_argument_begin|>{"a": [1',
+        [],
     )
     check(SECTION_BEGIN + call("a", '{"x": 1}'), None, [("a", {"x": 1}, None)])
     check(
@@ -106,8 +114,8 @@ def test_invalid_and_truncated() -> None:
         + '{"x": '
         + call("b", "{}", 1)
         + SECTION_END,
-        None,
-        [("a", {}, '{"x":'), ("b", {}, None)],
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{"x": ',
+        [("b", {}, None)],
     )
 
 

@@ -82,13 +82,18 @@ def test_marker_inside_argument() -> None:
 def test_unrecoverable_and_invalid() -> None:
     check('{"result": 42} is the JSON', '{"result": 42} is the JSON', [])
     check(TAG + "print('hi')", TAG + "print('hi')", [])
-    check('{"name": "f", "parameters": "x=1"}', None, [("f", {}, '"x=1"')])
-    check('{"name": "f", "parameters": [1]}; ' + obj("g", {}), None, [("f", {}, "[1]"), ("g", {}, None)])
-    check('{"name": "f", "parameters": {}, oops} tail', "oops} tail", [("f", {}, None)])
+    check('{"name": "f", "parameters": "x=1"}', '{"name": "f", "parameters": "x=1"}', [])
+    check(
+        '{"name": "f", "parameters": [1]}; ' + obj("g", {}),
+        '{"name": "f", "parameters": [1]}',
+        [("g", {}, None)],
+    )
+    # (the object broke: no call, `whole_calls`; its text and the rest are content)
+    check('{"name": "f", "parameters": {}, oops} tail', '{"name": "f", "parameters": {}, oops} tail', [])
 
 
 def test_truncated() -> None:
-    check('{"name": "f", "parameters": {"a": [1, ', None, [("f", {}, '{"a": [1,')])
+    check('{"name": "f", "parameters": {"a": [1, ', '{"name": "f", "parameters": {"a": [1, ', [])
     check('{"name": "f", "parameters": {"a": 1}}', None, [("f", {"a": 1}, None)])
     check('{"nam', '{"nam', [])
     check(TAG, TAG, [])

@@ -83,13 +83,13 @@ def test_unrecoverable_and_invalid() -> None:
     check(TC + "[]", TC + "[]", [])
     check(TC + '[{"foo": 1}]', TC + '[{"foo": 1}]', [])
     check(TC + '[{"name": "a", "arguments": {}}, {"foo": 1}]', ', {"foo": 1}]', [("a", {}, None)])
-    check(TC + '[{"name": "a", "arguments": [1]}]', None, [("a", {}, "[1]")])
-    check(TC + "a[ARGS]nope", None, [("a", {}, "nope")])
+    check(TC + '[{"name": "a", "arguments": [1]}]', '[TOOL_CALLS][{"name": "a", "arguments": [1]}]', [])
+    check(TC + "a[ARGS]nope", "[TOOL_CALLS]a[ARGS]nope", [])
 
 
 def test_truncated() -> None:
-    check(TC + 'a{"x": [1', None, [("a", {}, '{"x": [1')])
-    check(TC + '[{"name": "a", "arguments": {"x": "y', None, [("a", {}, '{"x": "y')])
+    check(TC + 'a{"x": [1', '[TOOL_CALLS]a{"x": [1', [])
+    check(TC + '[{"name": "a", "arguments": {"x": "y', '[TOOL_CALLS][{"name": "a", "arguments": {"x": "y', [])
     check(TC + '[{"name": "a", "arguments": {}},', None, [("a", {}, None)])
     check(TC + '[{"na', TC + '[{"na', [])
     check(TC + "get_wea", TC + "get_wea", [])

@@ -30,7 +30,12 @@ def test_calls() -> None:
 def test_prose_and_malformed() -> None:
     jp.check(P, "Try functools.partial here.", "Try functools.partial here.", [])
     jp.check(P, "functools[1, 2]", "functools[1, 2]", [])
-    jp.check(P, 'functools[{"name": "a", "arguments": {"q": "x', None, [("a", {}, '{"q": "x')])
+    jp.check(
+        P,
+        'functools[{"name": "a", "arguments": {"q": "x',
+        'functools[{"name": "a", "arguments": {"q": "x',
+        [],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -54,11 +54,15 @@ def test_calls_and_policy() -> None:
         section(req("a", '{"x": 1}'), req("b", "{}")) + F.EOT, None, [("a", {"x": 1}, None), ("b", {}, None)]
     )
     check("pre " + section(req("a", "{}")) + " post" + F.EOT, "pre  post", [("a", {}, None)])
-    check(section(req("a", "[1, 2")), None, [("a", {}, "[1, 2")])
+    check(
+        section(req("a", "[1, 2")),
+        "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>a<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>[1, 2<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
+        [],
+    )
     check(
         F.REQUESTS_BEGIN + F.REQUEST_BEGIN + F.NAME_BEGIN + "a" + F.NAME_END + F.ARGS_BEGIN + '{"k": "v',
-        None,
-        [("a", {}, '{"k": "v')],
+        '<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>a<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"k": "v',
+        [],
     )
     nameless = section(F.REQUEST_BEGIN + F.ARGS_BEGIN + "{}" + F.ARGS_END + F.REQUEST_END)
     check(nameless, nameless, [])

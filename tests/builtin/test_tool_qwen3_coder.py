@@ -137,9 +137,15 @@ def test_stray_text_inside_call_is_content() -> None:
 
 
 def test_truncated() -> None:
-    check("<tool_call>\n<function=f>\n<parameter=a>\nhel", None, [("f", {}, '{"a": "hel"')])
-    check("<tool_call>\n<function=typed>\n<parameter=s>\nhel", None, [("typed", {}, '{"s": "hel"')])
-    check("<tool_call>\n<function=f>\n", None, [("f", {}, None)])
+    check(
+        "<tool_call>\n<function=f>\n<parameter=a>\nhel", "<tool_call>\n<function=f>\n<parameter=a>\nhel", []
+    )
+    check(
+        "<tool_call>\n<function=typed>\n<parameter=s>\nhel",
+        "<tool_call>\n<function=typed>\n<parameter=s>\nhel",
+        [],
+    )
+    check("<tool_call>\n<function=f>\n", "<tool_call>\n<function=f>\n", [])
     check("x <tool_call>\n<function=f", "x <tool_call>\n<function=f", [])
     check("<tool_call>", "<tool_call>", [])
 

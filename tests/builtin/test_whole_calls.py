@@ -1,10 +1,11 @@
-"""conventions="servers" for Kimi K3 and MiniCPM 5: a call shows only once it is complete (issue 39).
+"""Every builtin tool stream shows a call only once it is whole (`whole_calls`), under both conventions.
 
-vLLM 0.33 and SGLang 0.5.23 announce these formats' calls at their close, never before, and
-read a call the end of output cuts off as text: MiniCPM 5's as content, Kimi K3's left out
-with everything after the tools section's start (the consensus check, 35 cases). Builtin's
-stream holds a call's deltas until it closes; at the end of output inside one, the call's text
-is text. Under "lossless" the cut-off call is kept, flagged, as before.
+vLLM 0.33 and SGLang 0.5.23 announce Kimi K3's and MiniCPM 5's calls at their close, never
+before, and read a call the end of output cuts off as text: MiniCPM 5's as content, Kimi K3's
+left out with everything after the tools section's start (the consensus check, 35 cases).
+Builtin's stream holds every call's deltas until it closes; at the end of output inside one,
+the call's text is text: under "lossless" content, under "servers" content before the first
+call and `dropped` after it.
 """
 
 from __future__ import annotations
@@ -70,11 +71,11 @@ def test_a_second_call_cut_off_leaves_the_first() -> None:
         assert result.dropped == text[len(MINI_DONE) :]  # type: ignore[attr-defined]  (after the first call)
 
 
-def test_lossless_keeps_the_cut_off_call_flagged() -> None:
-    at, result = _stream("builtin:minicpm5", MINI, 1, conventions="lossless")
-    assert at  # announced while streaming
-    (call,) = result.tool_calls  # type: ignore[attr-defined]
-    assert call.name == "get_weather" and call.invalid_arguments == '{"location": "Paris"'
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_lossless_reads_a_cut_off_call_as_content_too(size: int) -> None:
+    at, result = _stream("builtin:minicpm5", MINI, size, conventions="lossless")
+    assert at == []  # never announced
+    assert (result.content, result.tool_calls, result.dropped) == (MINI, [], None)  # type: ignore[attr-defined]
 
 
 def test_a_stream_without_history_shows_the_cut_off_text() -> None:
@@ -112,14 +113,13 @@ def test_glm_call_cut_off_before_its_first_parameter_is_no_call(spec: str, size:
     assert result.dropped == "\n<tool_call>get_time\n<arg"  # type: ignore[attr-defined]
 
 
-def test_glm_call_shows_once_its_first_parameter_opens() -> None:
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_glm_call_cut_off_in_a_value_is_never_shown(conventions: str) -> None:
+    """Both servers' streams show it from its first value on; builtin never shows a call it will
+    not finish (`whole_calls`)."""
     text = "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Par"
-    at, result = _stream("builtin:glm45", text, 1)
-    assert at == [len("<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>")]
-    (call,) = result.tool_calls  # type: ignore[attr-defined]
-    assert call.invalid_arguments == '{"location": "Par"'
-    _, lossless = _stream("builtin:glm45", "<tool_call>get_weather\n<arg", 1, conventions="lossless")
-    assert [c.name for c in lossless.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+    at, result = _stream("builtin:glm45", text, 1, conventions=conventions)
+    assert at == [] and result.tool_calls == []  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("size", [1, 3, 1000])
@@ -182,9 +182,9 @@ def test_deepseek_v3_cut_off_call_is_never_announced_under_servers(size: int, cu
         text[len("Let me check.") :],
     )
     lossless = pb.get_tool_parser("builtin:deepseek_v3", conventions="lossless").parse(text)
-    assert [c.name for c in lossless.tool_calls] == ["get_weather"]
+    assert (lossless.content, lossless.tool_calls) == (text, [])
     v31 = pb.get_tool_parser("builtin:deepseek_v31").parse(text)  # (both servers' streams announce it)
-    assert [c.name for c in v31.tool_calls] == ["get_weather"]
+    assert v31.tool_calls == []
 
 
 def _token_prefix(tokens: list[str], text: str) -> list[str]:
@@ -207,3 +207,46 @@ def test_deepseek_v3_complete_call_is_shown_at_its_end_under_servers(size: int) 
     shown = [i for i, t in enumerate(tokens) if stream.feed(t).tool_calls]
     assert shown == [len(tokens) - 1]
     assert stream.finish().tool_calls[0].arguments == {"location": "Paris"}
+
+
+# --- the rule over every builtin tool parser ------------------------------------------------------
+
+
+def _cuts(text: str) -> list[str]:
+    """The output and a few of its prefixes (the end of output anywhere: inside names, values, markers)."""
+    step = max(1, len(text) // 6)
+    return [text, *(text[:i] for i in range(step, len(text), step))]
+
+
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_no_builtin_parser_returns_a_call_that_is_not_whole(conventions: str) -> None:
+    """Over the bundled tool fixtures, each cut at a few points: no call whose arguments are not a
+    complete JSON object, one-shot or streamed at the default chunkings (`DEFAULT_CHUNKINGS`), and a
+    stream announces no call its final reading does not hold."""
+    from parsebridge.adapters.builtin import TOOL_PARSERS
+    from parsebridge.conformance import DEFAULT_CHUNKINGS
+    from parsebridge.conformance.chunking import parse_chunkings
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    chunkings = [c for c in parse_chunkings(DEFAULT_CHUNKINGS) if c.streamed]
+    for t in bundled_transcripts(kinds=["tool"]):
+        fam = t.resolve_family()
+        name = fam.parser_for("builtin") if fam else None
+        if name not in TOOL_PARSERS:
+            continue
+        parser = pb.get_tool_parser(f"builtin:{name}", tools=t.tools or None, conventions=conventions)
+        for text in _cuts(t.output)[:: 1 if t.id.endswith(("cut", "truncated-args")) else 3]:
+            one = parser.parse(text)
+            assert all(c.invalid_arguments is None for c in one.tool_calls), (t.id, text)
+            for chunking in chunkings[::4]:
+                stream = parser.stream()
+                announced = [
+                    d for chunk in chunking.split(text, parser) for d in stream.feed(chunk.text).tool_calls
+                ]
+                announced += stream.flush().tool_calls
+                got = stream.finish()
+                assert [c.name for c in got.tool_calls] == [d.name for d in announced if d.name], (
+                    t.id,
+                    chunking.name,
+                )
+                assert all(c.invalid_arguments is None for c in got.tool_calls), (t.id, chunking.name)

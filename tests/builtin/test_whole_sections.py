@@ -108,12 +108,12 @@ def test_every_chunking_equals_the_one_shot_reading(text: str, conventions: str)
         assert _full(stream.finish()) == one, cut
 
 
-def test_lossless_keeps_the_cut_off_calls_flagged() -> None:
-    at, result = _stream(OPEN[: OPEN.index("UTC") + 3], 1, conventions="lossless")
-    assert at  # announced while streaming
-    assert [c.name for c in result.tool_calls] == ["get_weather", "get_time"]
-    assert result.tool_calls[1].invalid_arguments == '{"tz": "UTC"'
-    assert result.content == BEFORE
+def test_lossless_keeps_the_whole_call_and_reads_the_cut_off_one_as_text() -> None:
+    text = OPEN[: OPEN.index("UTC") + 3]
+    at, result = _stream(text, 1, conventions="lossless")
+    assert len(at) == 1  # the first call, once whole; never the cut-off second (`whole_calls`)
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert result.content.startswith(BEFORE) and text.endswith(result.content[len(BEFORE) :].lstrip())
 
 
 def test_a_stream_without_history_shows_the_cut_off_section() -> None:

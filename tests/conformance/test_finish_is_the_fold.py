@@ -24,6 +24,7 @@ import pytest
 import parsebridge as pb
 from parsebridge.adapters import get_backend
 from parsebridge.conformance.chunking import DEFAULT_CHUNKINGS, Chunking, parse_chunkings
+from parsebridge.conformance.observe import open_stream
 from parsebridge.conformance.runner import Runner
 from parsebridge.conformance.subject import Subject, target_for
 from parsebridge.conformance.transcripts import Transcript, bundled_transcripts
@@ -77,7 +78,7 @@ def _started(t: Transcript) -> bool | None:
 
 def streamed(subject: Subject, t: Transcript, chunking: Chunking) -> tuple[Reading, Reading]:
     """(the fold of the deltas, `finish()`'s reading) for one transcript at one chunking."""
-    stream = subject.stream(_started(t), t.id)
+    stream = open_stream(subject, _started(t), t.id)
     chunks = chunking.split(t.output, subject.parser, t.token_texts)
     deltas = [stream.feed(c.text, c.token_ids) for c in chunks]
     deltas.append(stream.flush())

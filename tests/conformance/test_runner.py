@@ -197,16 +197,16 @@ def test_runner_is_lean():
 
 def test_chunkings_that_cut_alike_feed_the_parser_once(monkeypatch):
     """A short output cut alike by several chunkings is streamed once; each chunking gets its row."""
-    import parsebridge.conformance.runner as runner_module
+    import parsebridge.conformance.observe as observe_module
 
     fed = []
-    real = runner_module.observe_stream
+    real = observe_module.watch_stream
 
-    def counting(subject, t, chunking, source=None, cut=None):
+    def counting(subject, t, chunking, chunks, tokenizer):
         fed.append(chunking.name)
-        return real(subject, t, chunking, source, cut)
+        return real(subject, t, chunking, chunks, tokenizer)
 
-    monkeypatch.setattr(runner_module, "observe_stream", counting)
+    monkeypatch.setattr(observe_module, "watch_stream", counting)
     t = tool_transcript()
     rows = run_class("Good", ["oneshot", "whole", "token-50", "token-80", "char"], t)
     # token-50 and token-80 both hold the whole short output in one chunk (`whole` too, but without the

@@ -70,7 +70,9 @@ def test_encoding_through_the_backend_gives_the_tokenizers_own_ids(family):
     from parsebridge.conformance.transcripts import bundled_transcripts
 
     if family is not None:
-        pytest.importorskip(f"{family}_tokenizer", reason=f"the {family} vocabulary (parsebridge[vocabularies])")
+        pytest.importorskip(
+            f"{family}_tokenizer", reason=f"the {family} vocabulary (parsebridge[vocabularies])"
+        )
     tokenizer = build_tokenizer((), family)  # the vocabulary the other tests here build (cached)
     assert _plain_backend(tokenizer) is not None
     texts = [t.output for t in bundled_transcripts()[::7]] + ["é😀 <tool_call>x</tool_call>", " ", "\n\n"]

@@ -56,6 +56,7 @@ from parsebridge.conformance.adversarial import (
 )
 from parsebridge.conformance.checks import check_expected
 from parsebridge.conformance.observation import Observation, normalize_call
+from parsebridge.conformance.observe import parse_with
 from parsebridge.conformance.runner import Runner
 
 _EXAMPLES = int(os.environ.get("PARSEBRIDGE_FUZZ_EXAMPLES", "0"))
@@ -236,7 +237,7 @@ def _run_corpus(backend: str, kind: str, family: str) -> list[str]:
             continue
         wrong: list[str] = []
         if t.expected is not None and not result.errors and not result.escaped:
-            reasoning, content, calls = subj.parse(t.output, started, t.id)
+            reasoning, content, calls = parse_with(subj, t.output, started, t.id)
             obs = Observation(
                 "oneshot",
                 "oneshot",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from ..conformance.checks import check_expected, compare_observations
+from ..conformance.checks import compare_observations
 from ..conformance.observation import Observation
 from ..conformance.runner import BoundedCache, Result, Runner, Target, target_for
 from ..conformance.transcripts import Transcript
@@ -102,8 +102,11 @@ class Comparer:
                 unsupported[target.backend if not self.plan.explicit else target.label] = rows[0].reason or ""
                 continue
             label = target.label
-            results[label] = {}
-            observed[label] = {}
+            results[label], observed[label] = {}, {}
+            markers[label] = rows[0].markers if rows else ()
+            scored = t.expected_for(target.backend) is not None
+            if scored:
+                expected_ok[label] = {}
             for r in rows:
                 mode = self._mode_of[r.chunking]
                 results[label][mode] = _reading(r.observation, r)
@@ -116,15 +119,12 @@ class Comparer:
                         )
                     elif d.source in ("invariant", "backend"):
                         differences.append(_diff(d.cls.value, f"{label}/{mode}", f"{label}/{mode}", d.detail))
-            markers[label] = self._markers(t, target)
-            expected = t.expected_for(target.backend)
-            if expected is not None:
-                expected_ok[label] = {}
-                for mode, obs in observed[label].items():
-                    wrong = check_expected(obs, expected, markers=markers[label]) if obs.ok else None
+                if scored and r.observation is not None:
+                    wrong = r.verdict.against_expected  # None: the backend raised
                     expected_ok[label][mode] = wrong == []
-                    for d in wrong or ():
-                        against.append(_diff(d.cls.value, f"{label}/{mode}", "expected", d.detail))
+                    against.extend(
+                        _diff(d.cls.value, f"{label}/{mode}", "expected", d.detail) for d in wrong or ()
+                    )
         for a, b in combinations(list(observed), 2):
             both = tuple(dict.fromkeys(markers[a] + markers[b]))
             for mode in self.modes:
@@ -146,9 +146,3 @@ class Comparer:
                 "unsupported": unsupported,
             }
         )
-
-    def _markers(self, t: Transcript, target: Target) -> tuple[str, ...]:
-        try:
-            return self.runner.markers_for(t, self.runner.subject(target, t.tools))
-        except Exception:
-            return ()

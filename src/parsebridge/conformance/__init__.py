@@ -73,7 +73,7 @@ from .checks import (
     evaluate,
     family_markers,
     mark_known,
-    parser_markers,
+    markers_for,
     same_json,
     status_of,
 )
@@ -89,19 +89,10 @@ from .chunking import (
 )
 from .classes import DESCRIPTIONS, DivergenceClass
 from .observation import Observation, normalize_call
+from .observe import observe_oneshot, observe_stream
 from .report import build_report, summarize, write_report
-from .runner import (
-    Result,
-    Runner,
-    Subject,
-    Target,
-    observe_oneshot,
-    observe_stream,
-    plan_explicit,
-    run_conformance,
-    spec_family,
-    target_for,
-)
+from .runner import Result, Runner, plan_explicit, run_conformance, spec_family
+from .subject import Subject, Target, parser_markers, target_for
 from .transcripts import (
     Expected,
     ExpectedCall,
@@ -157,6 +148,7 @@ __all__ = [
     "iter_transcripts",
     "load_transcripts",
     "mark_known",
+    "markers_for",
     "normalize_call",
     "observe_oneshot",
     "observe_stream",

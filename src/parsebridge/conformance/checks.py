@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
+from ..protocol.families import FamilyTable
 from .classes import DivergenceClass
 from .observation import Observation
 from .transcripts import Expected, KnownDivergence, Transcript
@@ -87,18 +88,18 @@ def family_markers(kind: str, family: str | None) -> tuple[str, ...]:
     return KNOWN_MARKERS.get(f"{kind}:{family}", ()) if family else ()
 
 
-def parser_markers(parser: Any) -> tuple[str, ...]:
-    """`markers` declared by a parser object (and the parsers inside a pipeline)."""
-    found: list[str] = []
-    for obj in (parser, getattr(parser, "tools", None), getattr(parser, "reasoning", None)):
-        if obj is None:
-            continue
-        try:
-            ms = getattr(obj, "markers", ())
-        except Exception:
-            continue
-        if isinstance(ms, (tuple, list)):
-            found.extend(m for m in ms if isinstance(m, str) and m)
+def markers_for(
+    transcript: Transcript, declared: Sequence[str] = (), table: FamilyTable | None = None
+) -> tuple[str, ...]:
+    """The markers a reading of `transcript` is checked for: the parser's `declared` ones
+    (`subject.parser_markers`) and those of the transcript's families' formats."""
+    fam = transcript.resolve_family(table)
+    rfam = transcript.resolve_reasoning_family(table)
+    found = list(declared)
+    if fam is not None:
+        found.extend(family_markers(fam.kind, fam.name))
+    if rfam is not None and rfam is not fam:
+        found.extend(family_markers("reasoning", rfam.name))
     return tuple(dict.fromkeys(found))
 
 
@@ -379,6 +380,9 @@ class Verdict:
 
     status: Status
     differences: list[Difference] = field(default_factory=list)
+    #: How the reading differs from the backend's expected reading, all of it (None: no expected, or
+    #: the backend raised); `differences` report a class streaming shows too as streaming instead.
+    against_expected: list[Difference] | None = None
 
     @property
     def known(self) -> bool:
@@ -424,6 +428,7 @@ def evaluate(
     backend: str,
     spec: str | None = None,
     markers: Sequence[str] = (),
+    more: Sequence[Difference] = (),
 ) -> Verdict:
     """The verdict for one observation (the documented status semantics).
 
@@ -431,7 +436,8 @@ def evaluate(
     streamed one (None for the one-shot row itself). A backend with its own
     documented reading (`expected_by_backend`) is checked against it; where
     that reading differs from the common `expected`, the difference is
-    reported as a documented (known) divergence rather than hidden.
+    reported as a documented (known) divergence rather than hidden. `more`:
+    the request's checks of the same observation (`request_checks`), judged with it.
     """
     if obs.error is not None:
         diffs = [Difference(DC.BACKEND_ERROR, obs.error, "backend")]
@@ -439,8 +445,10 @@ def evaluate(
         return Verdict(status_of(diffs), diffs)
     diffs: list[Difference] = []  # type: ignore[no-redef]
     expected = transcript.expected_for(backend)
+    against = None
     if expected is not None:
-        diffs.extend(check_expected(obs, expected, markers=markers))
+        against = check_expected(obs, expected, markers=markers)
+        diffs.extend(against)
         common = transcript.expected
         if common is not None and expected is not common and not diffs:
             documented = check_expected(obs, common, markers=markers)
@@ -455,5 +463,6 @@ def evaluate(
     diffs.extend(
         check_invariants(obs, markers=markers, absolute_markers=expected is None and obs.mode == "oneshot")
     )
+    diffs.extend(more)
     mark_known(diffs, transcript.known_divergences, backend=backend, spec=spec, chunking=obs.chunking)
-    return Verdict(status_of(diffs), diffs)
+    return Verdict(status_of(diffs), diffs, against)

@@ -177,8 +177,21 @@ class Chunking:
 
         Token chunkings group `pieces` when given (`token_pieces.TokenSource`),
         else the parser's own per-token chunks, else recorded `token_texts`,
-        else the approximate tokenizer's.
+        else the approximate tokenizer's; the others `cut` the text.
         """
+        if self.by_token and pieces is None and text:
+            pieces = default_pieces(text, parser, token_texts)
+        return self.to_feed(text, pieces or ())
+
+    def to_feed(self, text: str, pieces: Sequence[Piece] = ()) -> list[Chunk]:
+        """What a stream is fed: a token chunking's groups of the output's `pieces`
+        (`token_pieces.source_for`), any other chunking's cut of the text."""
+        if not self.by_token:
+            return self.cut(text)
+        return self.group(pieces) if text else []
+
+    def cut(self, text: str) -> list[Chunk]:
+        """A chunking that is not by token: the text cut by characters (none at all when empty)."""
         if self.unit == "none":
             return [Chunk(text)]
         if not text:
@@ -191,9 +204,7 @@ class Chunking:
             rng = random.Random(self.size)
             # getrandbits is stable across Python versions (randint's algorithm is not promised)
             return _by_size(text, lambda: 1 + rng.getrandbits(3))
-        if pieces is None:
-            pieces = default_pieces(text, parser, token_texts)
-        return self.group(pieces)
+        raise ValueError(f"{self.name} is a token chunking: it groups pieces (`group`)")
 
     def group(self, pieces: Sequence[Piece]) -> list[Chunk]:
         """A token chunking's chunks of `pieces`."""

@@ -4,8 +4,8 @@ The unit of work is (target × transcript × chunking). A `Target` is what to
 run: a backend and the reasoning and/or tool spec, either resolved from a
 transcript's family through the family table (`target_for`) or given
 explicitly (`Target.explicit`, what `compare` and the pytest plugin use);
-it, the built parsers (`Subject`) and the observing live in `subject` (and are
-importable from here too).
+it and the built parsers (`Subject`) live in `subject` (importable from here
+too), the observing in `observe`, the judging in `checks`.
 
 Parser objects are built through the registry once per (specs, tools,
 reasoning-started) and reused; only streams are per request. Nothing a
@@ -17,8 +17,6 @@ parser for the family, framework not installed, parser module absent) or
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import functools
 import json
 import time
@@ -34,22 +32,14 @@ from ..protocol import (
     family_table,
 )
 from ..protocol.families import FamilyTable
-from .checks import Status, Verdict, evaluate, family_markers, mark_known, status_of
+from .checks import Status, Verdict, evaluate, markers_for
 from .chunking import Chunking, parse_chunkings
 from .observation import Observation
+from .observe import failed, observe
 from .request_checks import request_checks
-from .subject import (
-    Subject,
-    Target,
-    error_text,
-    observe_oneshot,
-    observe_stream,
-    stream_chunks,
-    target_for,
-    unsupported_reason,
-)
-from .token_pieces import TokenSource, source_for
-from .transcripts import Transcript
+from .subject import Subject, Target, target_for, unsupported_reason
+from .token_pieces import source_for
+from .transcripts import TokenizerRef, Transcript
 
 
 @dataclass
@@ -67,6 +57,8 @@ class Result:
     verdict: Verdict = field(default_factory=lambda: Verdict("pass"))
     observation: Observation | None = None
     reason: str | None = None  # why unsupported / what errored at construction
+    #: The markers the reading was checked for: the parser's own and its families' (none unread).
+    markers: tuple[str, ...] = ()
 
     @property
     def classes(self) -> list[str]:
@@ -79,6 +71,14 @@ class Result:
     @property
     def detail(self) -> str:
         return self.verdict.detail or (self.reason or "")
+
+    @classmethod
+    def row_of(cls, target: Target, transcript: Transcript) -> Row:
+        """``row(chunking, status, **fields)``: a result of `target` on `transcript`."""
+        t = transcript
+        return functools.partial(
+            cls, target.backend, target.spec, target.reasoning_spec, t.family_name, t.kind, t.id
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The documented result fields plus differences, observation and timing."""
@@ -172,7 +172,7 @@ class Runner:
         #: Built parsers (or what building them raised) by (specs, tools): every one the run
         #: needs by default; `compare` passes a `BoundedCache`, so a log with many tools lists stays flat.
         self._subjects = cache if cache is not None else {}
-        #: Parsers built with a transcript's own tokenizer (`subject_for`).
+        #: Parsers built with a transcript's own tokenizer (`_built`).
         self._tokenized: dict[tuple[Any, ...], Subject | BaseException] = {}
         self._unavailable: dict[str, str | None] = {}
         #: Seconds spent building parsers, per backend (where framework imports land).
@@ -193,41 +193,42 @@ class Runner:
 
     def subject(self, target: Target, tools: Sequence[dict[str, Any]]) -> Subject:
         """The cached parser(s) for a target and tools list; raises what construction raised."""
-        key = (target.reasoning_spec, target.tool_spec, _tools_key(tools))
-        cached = self._subjects.get(key)
+        built = self._built(target, tools)
+        if isinstance(built, BaseException):
+            raise built
+        return built
+
+    def _built(
+        self, target: Target, tools: Sequence[dict[str, Any]], ref: TokenizerRef | None = None
+    ) -> Subject | BaseException:
+        """The cached parser(s) for a target and tools list, or what building them raised. With a
+        transcript's tokenizer `ref`, a backend that takes token ids (vLLM, SGLang, ...) gets its own,
+        built with that tokenizer; where that cannot be had here, the shared one (the report says so)."""
+        shared = (target.reasoning_spec, target.tool_spec, _tools_key(tools))
+        key, cache = shared, self._subjects
+        if ref is not None and target.backend in TOKENIZER_BACKENDS:
+            key, cache = (*shared, ref.model_dump_json()), self._tokenized
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        options, own = self.options_for(target), cache is self._tokenized
+        if own:
+            try:
+                options = {**options, "tokenizer": ref if target.backend == "vllm" else load_reference(ref)}
+            except TokenizerUnavailable:  # not here: the shared parser, and the report says so
+                own = False
+        cached = None if own else self._subjects.get(shared)
         if cached is None:
             t0 = time.perf_counter()
             try:
-                cached = Subject(target, tools, **self.options_for(target))
+                cached = Subject(target, tools, **options)
             except Exception as exc:
                 cached = exc
-            self._subjects[key] = cached
             spent = time.perf_counter() - t0
             self.setup_seconds[target.backend] = self.setup_seconds.get(target.backend, 0.0) + spent
-        if isinstance(cached, BaseException):
-            raise cached
-        return cached
-
-    def subject_for(self, target: Target, transcript: Transcript) -> Subject:
-        """The parser(s) for one transcript: built with the transcript's own tokenizer where it names
-        one and the backend takes token ids (vLLM, SGLang), else the shared `subject`."""
-        ref = transcript.tokenizer
-        if ref is None or target.backend not in TOKENIZER_BACKENDS:
-            return self.subject(target, transcript.tools)
-        key = (target.reasoning_spec, target.tool_spec, ref.model_dump_json(), _tools_key(transcript.tools))
-        cached = self._tokenized.get(key)
-        if cached is None:
-            options = dict(self.options_for(target))
-            try:
-                options["tokenizer"] = ref if target.backend == "vllm" else load_reference(ref)
-                cached = Subject(target, transcript.tools, **options)
-            except TokenizerUnavailable:  # not here: the shared parser, and the report says so
-                cached = self.subject(target, transcript.tools)
-            except Exception as exc:
-                cached = exc
-            self._tokenized[key] = cached
-        if isinstance(cached, BaseException):
-            raise cached
+        if not own:
+            self._subjects[shared] = cached
+        cache[key] = cached
         return cached
 
     def options_for(self, target: Target) -> dict[str, Any]:
@@ -246,79 +247,51 @@ class Runner:
         *,
         explicit: bool = False,
     ) -> list[Result]:
-        """Every chunking of one transcript through one target (one-shot parsed once, reused)."""
+        """Every chunking of one transcript through one target, down the rooms once: the parser
+        built (`subject`), the output's token pieces (`token_pieces`), what the parser made of it
+        (`observe`: one-shot parsed once, reused), the request's checks, then the verdicts (`checks`)."""
         chunkings = list(chunkings or self.chunkings)
-        row: Row = functools.partial(
-            Result,
-            target.backend,
-            target.spec,
-            target.reasoning_spec,
-            transcript.family_name,
-            transcript.kind,
-            transcript.id,
-        )
+        row = Result.row_of(target, transcript)
         skipped = self._skip_reason(target, explicit)
         if skipped is not None:
             return [row(c.name, "unsupported", reason=skipped) for c in chunkings]
-        try:
-            subject = self.subject_for(target, transcript)
-        except Exception as exc:
-            return self._construction_failed(exc, target, transcript, chunkings, row, explicit)
-        markers = self.markers_for(transcript, subject)
-        oneshot = observe_oneshot(subject, transcript)
-        source = (
-            source_for(transcript, subject.parser, subject.mistral)
-            if any(c.by_token for c in chunkings)
-            else None
-        )
-        observed = self._streams(subject, transcript, chunkings, oneshot, source)
+        subject = self._built(target, transcript.tools, transcript.tokenizer)
+        broken = isinstance(subject, BaseException)
+        why = unsupported_reason(subject) if broken and not explicit else None
+        if why is not None:
+            return [row(c.name, "unsupported", reason=why) for c in chunkings]
+        if not broken:
+            source = source_for(transcript, subject) if any(c.by_token for c in chunkings) else None
+            pieces = source.pieces if source is not None else ()
+            feeds = [c.to_feed(transcript.output, pieces) for c in chunkings]
+            label = source.label if source is not None else None
+            oneshot, observed = observe(subject, transcript, chunkings, feeds, label)
+        else:  # every chunking saw the construction error; there is no one-shot reading to compare with
+            oneshot, observed = None, failed(subject, target, transcript, chunkings)
         # split invariance: every token grouping against the 1-token reading (the first grouping run)
         reference = next((o for c, o in zip(chunkings, observed, strict=True) if c.by_token), None)
+        more = [
+            request_checks(transcript, seen, reference if c.by_token else None)
+            for c, seen in zip(chunkings, observed, strict=True)
+        ]
+        markers = markers_for(transcript, () if broken else subject.markers, self.table)
         results: list[Result] = []
-        for c, seen in zip(chunkings, observed, strict=True):
+        for c, seen, extra in zip(chunkings, observed, more, strict=True):
             verdict = evaluate(
                 transcript,
                 seen,
                 None if seen is oneshot else oneshot,
                 backend=target.backend,
-                spec=target.spec,
+                spec=None if broken else target.spec,
                 markers=markers,
+                more=extra,
             )
-            more = request_checks(transcript, seen, reference if c.by_token else None)
-            if more:
-                kn = transcript.known_divergences
-                mark_known(more, kn, backend=target.backend, spec=target.spec, chunking=c.name)
-                diffs = verdict.differences + more
-                verdict = Verdict(status_of(diffs), diffs)
-            results.append(row(c.name, verdict.status, verdict=verdict, observation=seen))
+            status = "error" if broken else verdict.status
+            reason = seen.error if broken else None
+            results.append(
+                row(c.name, status, verdict=verdict, observation=seen, reason=reason, markers=markers)
+            )
         return results
-
-    @staticmethod
-    def _streams(
-        subject: Subject,
-        transcript: Transcript,
-        chunkings: Sequence[Chunking],
-        oneshot: Observation,
-        source: TokenSource | None,
-    ) -> list[Observation]:
-        """Each chunking's observation (`oneshot` for the one-shot one). Chunkings that cut an output
-        into the same chunks (a short one: ``token-20`` and ``special``, two random seeds) feed the
-        parser once: the same chunks give the same reading, which the later chunking gets a copy of."""
-        out: list[Observation] = []
-        fed: dict[tuple[Any, ...], Observation] = {}
-        for c in chunkings:
-            if not c.streamed:
-                out.append(oneshot)
-                continue
-            cut = stream_chunks(subject, transcript, c, source)
-            key = (cut[1], *cut[0])
-            seen = fed.get(key)
-            if seen is None:
-                seen = fed[key] = observe_stream(subject, transcript, c, source, cut)
-                out.append(seen)
-            else:
-                out.append(dataclasses.replace(copy.deepcopy(seen), chunking=c.name))
-        return out
 
     def _skip_reason(self, target: Target, explicit: bool) -> str | None:
         """Why a target does not run: no such parser, or (unless named explicitly) no backend here."""
@@ -326,43 +299,6 @@ class Runner:
             return target.unsupported
         reason = None if explicit else self.unavailable_reason(target.backend)
         return None if reason is None else f"backend {target.backend!r} unavailable: {reason}"
-
-    @staticmethod
-    def _construction_failed(
-        exc: Exception,
-        target: Target,
-        transcript: Transcript,
-        chunkings: Sequence[Chunking],
-        row: Row,
-        explicit: bool,
-    ) -> list[Result]:
-        """The rows of a target whose parser could not be built: unsupported, or an error per chunking."""
-        why = None if explicit else unsupported_reason(exc)
-        if why is not None:
-            return [row(c.name, "unsupported", reason=why) for c in chunkings]
-        msg = error_text(exc, target, "create parser", transcript.id)
-        obs = [Observation(c.mode, c.name, error=msg, error_type=type(exc).__name__) for c in chunkings]
-        return [
-            row(
-                c.name,
-                "error",
-                verdict=evaluate(transcript, o, None, backend=target.backend),
-                observation=o,
-                reason=msg,
-            )
-            for c, o in zip(chunkings, obs, strict=True)
-        ]
-
-    def markers_for(self, transcript: Transcript, subject: Subject) -> tuple[str, ...]:
-        """The parser's declared markers plus the known markers of the transcript's families."""
-        fam = transcript.resolve_family(self.table)
-        rfam = transcript.resolve_reasoning_family(self.table)
-        found = list(subject.markers)
-        if fam is not None:
-            found.extend(family_markers(fam.kind, fam.name))
-        if rfam is not None and rfam is not fam:
-            found.extend(family_markers("reasoning", rfam.name))
-        return tuple(dict.fromkeys(found))
 
     def run(
         self,
@@ -372,12 +308,8 @@ class Runner:
         progress: Progress | None = None,
     ) -> Iterator[Result]:
         """Every backend (by family table) × transcript × chunking; `progress(n)` after each transcript."""
-        for t in transcripts:
-            for backend in backends:
-                rows = self.run_transcript(target_for(t, backend, self.table), t)
-                if progress is not None:
-                    progress(len(rows))
-                yield from rows
+        units = ((target_for(t, b, self.table), t, False) for t in transcripts for b in backends)
+        return self._run(units, progress)
 
     def run_targets(
         self,
@@ -391,19 +323,20 @@ class Runner:
         Construction errors of an explicit spec are `error`, not `unsupported`:
         the user asked for that parser.
         """
-        for t in transcripts:
-            for target in targets:
-                rows = self.run_transcript(target, t, explicit=True)
-                if progress is not None:
-                    progress(len(rows))
-                yield from rows
+        return self._run(((target, t, True) for t in transcripts for target in targets), progress)
 
     def run_pairs(
         self, pairs: Iterable[tuple[Target, Transcript]], *, progress: Progress | None = None
     ) -> Iterator[Result]:
         """Explicit (target, transcript) pairs, e.g. from `plan_explicit`."""
-        for target, t in pairs:
-            rows = self.run_transcript(target, t, explicit=True)
+        return self._run(((target, t, True) for target, t in pairs), progress)
+
+    def _run(
+        self, units: Iterable[tuple[Target, Transcript, bool]], progress: Progress | None
+    ) -> Iterator[Result]:
+        """Each (target, transcript, explicit) unit's rows, lazily; `progress(n)` after each unit."""
+        for target, t, explicit in units:
+            rows = self.run_transcript(target, t, explicit=explicit)
             if progress is not None:
                 progress(len(rows))
             yield from rows

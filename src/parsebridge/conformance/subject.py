@@ -2,35 +2,30 @@
 
 A `Target` is a backend and its reasoning and/or tool spec, resolved from a transcript's
 family through the family table (`target_for`) or given explicitly (`Target.explicit`).
-A `Subject` is the parser(s) built for one target and tools list; `observe_oneshot` and
-`observe_stream` run one transcript through it and record what it returned as an
-`Observation` (a raise becomes the observation's error). The `runner` judges them.
+A `Subject` is the parser(s) built for one target and tools list, and what they offer,
+found once when it is built (looking through pipelines and guards): the markers they
+declare, the tokenizer they read with and its label, and their own token cutters (the
+`token_pieces.TokenOffers` the token chunkings read). `observe` runs a transcript through
+it; the `runner` judges what it saw.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..adapters import get_backend, get_pipeline, get_reasoning_parser, get_tool_parser
+from ..formats import mistral
 from ..protocol import (
-    BackendError,
     BackendNotInstalledError,
-    DeltaAccumulator,
     ParserSpec,
     ParserUnsupportedError,
-    StreamDelta,
     UnknownBackendError,
     UnknownParserError,
     family_table,
 )
 from ..protocol.families import Family, FamilyTable
-from .checks import parser_markers
-from .chunking import Chunk, Chunking
-from .observation import Observation, normalize_call
-from .token_pieces import TokenSource, find_attribute, source_for, tokenizer_label
 from .transcripts import Transcript
 
 
@@ -128,27 +123,13 @@ class Subject:
             raise ValueError("empty target")
         self.parser = self.pipeline or self.tool or self.reasoning
         self.markers = parser_markers(self.parser)
-        tokenizer = find_attribute(self.parser, "tokenizer")
+        self.tokenizer = find_attribute(self.parser, "tokenizer")
         #: Which tokenizer (and Mistral mode) the parser reads with; "none" for text-only parsers.
-        self.mistral = "mistral" in target.label
-        self.tokenizer_label = tokenizer_label(tokenizer, self.mistral) if tokenizer is not None else "none"
-
-    def parse(self, text: str, started: bool | None, tid: str) -> tuple[str | None, str | None, list[Any]]:
-        if self.pipeline is not None:
-            r = self.pipeline.parse(text, reasoning_started=started)
-            return r.reasoning, r.content, r.tool_calls
-        if self.tool is not None:
-            t = self.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
-            return getattr(t, "reasoning", None), t.content, t.tool_calls
-        rr = self.reasoning.parse(text, reasoning_started=started, transcript=tid)
-        return rr.reasoning, rr.content, []
-
-    def stream(self, started: bool | None, tid: str) -> Any:
-        if self.pipeline is not None:
-            return self.pipeline.stream(reasoning_started=started)
-        if self.tool is not None:
-            return self.tool.stream(transcript=tid)
-        return self.reasoning.stream(reasoning_started=started, transcript=tid)
+        self.tokenizer_label = tokenizer_label(self.tokenizer, "mistral" in target.label)
+        #: The parser's own token cutters (`token_pieces.TokenOffers`), None where it has none.
+        self.token_pieces = find_attribute(self.parser, "token_pieces")
+        self.chunks = find_attribute(self.parser, "chunks")
+        self.special_ids = find_attribute(self.parser, "special_ids")
 
 
 _UNSUPPORTED_ERRORS = (
@@ -173,127 +154,61 @@ def unsupported_reason(exc: BaseException) -> str | None:
     return None
 
 
-def error_text(exc: BaseException, target: Target, call: str, tid: str) -> str:
-    if isinstance(exc, BackendError) and exc.transcript:
-        return str(exc)
-    if isinstance(exc, BackendError):
-        return str(BackendError(exc.backend, exc.parser, exc.call, str(exc).split(": ", 1)[-1], tid))
-    parser = (
-        " + ".join(s.split(":", 1)[1] for s in (target.reasoning_spec, target.tool_spec) if s) or target.spec
-    )
-    return str(BackendError(target.backend, parser, call, f"{type(exc).__name__}: {exc}", tid))
+# ---------------------------------------------------------------- what a parser offers
 
 
-# ---------------------------------------------------------------- observing
+def find_attribute(parser: Any, attr: str) -> Any:
+    """`attr` of the parser, or of the engine, tool or reasoning parser it wraps (pipelines, guards)."""
+    for obj in (parser, getattr(parser, "inner", None)):
+        if obj is None:
+            continue
+        for part in (obj, getattr(obj, "tools", None), getattr(obj, "reasoning", None)):
+            try:
+                found = getattr(part, attr, None) if part is not None else None
+            except Exception:  # a guard forwarding to a parser that cannot answer
+                found = None
+            if found is not None:
+                return found
+    return None
 
 
-def _started(t: Transcript) -> bool | None:
-    # False means "the parser's default", which for some parsers is "started": don't force it.
-    return True if t.reasoning_started_in_prompt else None
+def parser_markers(parser: Any) -> tuple[str, ...]:
+    """`markers` declared by a parser object (and the parsers inside a pipeline)."""
+    found: list[str] = []
+    for obj in (parser, getattr(parser, "tools", None), getattr(parser, "reasoning", None)):
+        if obj is None:
+            continue
+        try:
+            ms = getattr(obj, "markers", ())
+        except Exception:
+            continue
+        if isinstance(ms, (tuple, list)):
+            found.extend(m for m in ms if isinstance(m, str) and m)
+    return tuple(dict.fromkeys(found))
 
 
-def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
-    """`parse` once; a raise becomes the observation's `error`."""
-    obs = Observation("oneshot", "oneshot", tokenizer=subject.tokenizer_label)
-    t0 = time.perf_counter()
+def tokenizer_label(tokenizer: Any, is_mistral: bool = False) -> str:
+    """How a tokenizer is named in reports: its PyPI vocabulary or ``synthetic``, a Mistral
+    tokenizer's version (the mode vLLM reads), else its name or path; "none" for no tokenizer."""
+    if tokenizer is None:
+        return "none"
+    version = getattr(tokenizer, "version", None)
+    if isinstance(version, int) and type(tokenizer).__name__ == "MistralTokenizer":
+        return f"mistral-common tekken (v{version})"
+    source = getattr(tokenizer, "parsebridge_source", None)
+    label = str(source or getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__)
+    return label + (_mistral_mode(tokenizer) if is_mistral else "")
+
+
+def _mistral_mode(tokenizer: Any) -> str:
+    """The Mistral mode vLLM's Mistral parser infers from a non-Mistral vocabulary: pre-v11 calls
+    unless ``[ARGS]`` is a token, ``[THINK]`` read as a token when it is one."""
     try:
-        reasoning, content, calls = subject.parse(t.output, _started(t), t.id)
-    except Exception as exc:
-        obs.error, obs.error_type = error_text(exc, subject.target, "parse", t.id), type(exc).__name__
-    else:
-        obs.reasoning, obs.content = reasoning, content
-        obs.tool_calls = [normalize_call(c) for c in calls]
-        obs.call_ids = [c.id for c in calls]
-    obs.elapsed = time.perf_counter() - t0
-    return obs
-
-
-def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iterable[StreamDelta]:
-    """Each chunk's delta, fed in order: in one call where the stream takes all its chunks at once
-    (`feed_many`: llamacpp's, one exchange with its harness for the whole stream; the same deltas)."""
-    feed_many = getattr(stream, "feed_many", None)
-    if feed_many is not None:
-        return feed_many([text for text, _ in chunks])  # type: ignore[no-any-return]
-    return (stream.feed(text, ids) for text, ids in chunks)
-
-
-def stream_chunks(
-    subject: Subject, t: Transcript, chunking: Chunking, source: TokenSource | None = None
-) -> tuple[list[Chunk], str | None]:
-    """The chunks a chunking feeds and the tokenizer that cut them (or that the parser reads with).
-
-    Token chunkings group `source`'s pieces (`token_pieces.source_for`, computed here when not given)."""
-    if chunking.by_token:
-        source = source or source_for(t, subject.parser, subject.mistral)
-        return (chunking.group(source.pieces) if t.output else []), source.label
-    return chunking.split(t.output, subject.parser, t.token_texts), subject.tokenizer_label
-
-
-def observe_stream(
-    subject: Subject,
-    t: Transcript,
-    chunking: Chunking,
-    source: TokenSource | None = None,
-    cut: tuple[list[Chunk], str | None] | None = None,
-) -> Observation:
-    """Feed the chunks, flush, finish; the reading is what the returned deltas assemble to.
-
-    `cut` is `stream_chunks`' answer when the caller has it; the observation names the tokenizer."""
-    obs = Observation("stream", chunking.name)
-    chunks, obs.tokenizer = cut if cut is not None else stream_chunks(subject, t, chunking, source)
-    obs.chunks = len(chunks)
-    acc = DeltaAccumulator()
-    ids_seen: dict[int, int] = {}
-    fragments: dict[int, list[str]] = {}
-
-    def take(delta: StreamDelta) -> None:
-        acc.add(delta)
-        for d in delta.tool_calls:
-            if d.index not in ids_seen:
-                obs.call_order.append(d.index)
-            if d.id is not None:
-                ids_seen[d.index] = ids_seen.get(d.index, 0) + 1
-            else:
-                ids_seen.setdefault(d.index, 0)
-            fragments.setdefault(d.index, []).append(d.arguments)
-
-    t0 = time.perf_counter()
-    call = "stream"
-    try:
-        stream = subject.stream(_started(t), t.id)
-        call = "stream.feed"
-        for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
-            take(delta)
-        call = "stream.flush"
-        take(stream.flush())
-        call = "stream.finish"
-        final = stream.finish()
-    except Exception as exc:
-        obs.elapsed = time.perf_counter() - t0
-        obs.error, obs.error_type = error_text(exc, subject.target, call, t.id), type(exc).__name__
-        return obs
-    obs.elapsed = time.perf_counter() - t0
-    calls = acc.tool_calls()
-    obs.reasoning, obs.content = acc.reasoning, acc.content
-    obs.tool_calls = [normalize_call(c) for c in calls]
-    obs.call_ids = [c.id for c in calls]
-    obs.anomalies = list(acc.anomalies) + [
-        f"call {i}: never given an id" for i, n in ids_seen.items() if n == 0
-    ]
-    obs.fragments = ["".join(fragments[i]) for i in sorted(fragments)]
-    obs.finish_mismatch = _finish_mismatch(obs, final)
-    return obs
-
-
-def _finish_mismatch(obs: Observation, final: Any) -> str | None:
-    f_reasoning = getattr(final, "reasoning", None)
-    f_content = getattr(final, "content", None)
-    f_calls = [normalize_call(c) for c in getattr(final, "tool_calls", [])]
-    bad = []
-    if (f_reasoning or None) != obs.reasoning:
-        bad.append(f"reasoning {f_reasoning!r} vs streamed {obs.reasoning!r}")
-    if (f_content or None) != obs.content:
-        bad.append(f"content {f_content!r} vs streamed {obs.content!r}")
-    if f_calls != obs.tool_calls:
-        bad.append(f"calls {f_calls} vs streamed {obs.tool_calls}")
-    return "; ".join(bad) or None
+        vocab = tokenizer.get_vocab()
+    except Exception:
+        return ""
+    if mistral.TOOL_CALLS not in vocab:
+        return ""
+    mode = "v11+" if mistral.ARGS in vocab else "pre-v11"
+    think = f", {mistral.THINK} a token" if mistral.THINK in vocab else ""
+    return f" (mistral mode {mode}{think})"

@@ -30,11 +30,10 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from ..adapters._tokenizers import TokenizerUnavailable, build_tokenizer, load_reference, token_chunks
 from ..adapters._vocabularies import VOCABULARY_KEYS, available_families
-from ..formats import mistral
 from ..formats.tokens import may_be_atomic
 from .record import TokenizerRef, Transcript
 
@@ -161,46 +160,15 @@ def pieces_from_texts(texts: Sequence[str], ids: Sequence[int] | None = None) ->
 # ---------------------------------------------------------------- where the pieces come from
 
 
-def find_attribute(parser: Any, attr: str) -> Any:
-    """`attr` of the parser, or of the engine, tool or reasoning parser it wraps (pipelines, guards)."""
-    for obj in (parser, getattr(parser, "inner", None)):
-        if obj is None:
-            continue
-        for part in (obj, getattr(obj, "tools", None), getattr(obj, "reasoning", None)):
-            try:
-                found = getattr(part, attr, None) if part is not None else None
-            except Exception:  # a guard forwarding to a parser that cannot answer
-                found = None
-            if found is not None:
-                return found
-    return None
+class TokenOffers(Protocol):
+    """What a built parser offers the token chunkings (`subject.Subject` finds it once): its own
+    token cutters (None where it has none), its tokenizer, and that tokenizer's label."""
 
-
-def tokenizer_label(tokenizer: Any, is_mistral: bool = False) -> str:
-    """How a tokenizer is named in reports: its PyPI vocabulary or ``synthetic``, a Mistral
-    tokenizer's version (the mode vLLM reads), else its name or path."""
-    if tokenizer is None:
-        return "none"
-    version = getattr(tokenizer, "version", None)
-    if isinstance(version, int) and type(tokenizer).__name__ == "MistralTokenizer":
-        return f"mistral-common tekken (v{version})"
-    source = getattr(tokenizer, "parsebridge_source", None)
-    label = str(source or getattr(tokenizer, "name_or_path", "") or type(tokenizer).__name__)
-    return label + (_mistral_mode(tokenizer) if is_mistral else "")
-
-
-def _mistral_mode(tokenizer: Any) -> str:
-    """The Mistral mode vLLM's Mistral parser infers from a non-Mistral vocabulary: pre-v11 calls
-    unless ``[ARGS]`` is a token, ``[THINK]`` read as a token when it is one."""
-    try:
-        vocab = tokenizer.get_vocab()
-    except Exception:
-        return ""
-    if mistral.TOOL_CALLS not in vocab:
-        return ""
-    mode = "v11+" if mistral.ARGS in vocab else "pre-v11"
-    think = f", {mistral.THINK} a token" if mistral.THINK in vocab else ""
-    return f" (mistral mode {mode}{think})"
+    token_pieces: Callable[..., Sequence[Any]] | None
+    chunks: Callable[[str, int], Sequence[Any]] | None
+    special_ids: Callable[[], set[int]] | None
+    tokenizer: Any
+    tokenizer_label: str
 
 
 @functools.lru_cache(maxsize=16)
@@ -214,12 +182,18 @@ def _reference_tokenizer(label: str, ref_json: str) -> Any:
 
 
 def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
-    """The family's real vocabulary on PyPI, when installed (reasoning family second)."""
+    """The family's real vocabulary on PyPI, when installed (reasoning family second), and its label."""
     for fam in (t.resolve_family(), t.resolve_reasoning_family()):
         key = VOCABULARY_KEYS.get(fam.vocabulary or "") if fam is not None else None
         if key is not None and key in available_families():
             return build_tokenizer((), key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
     return None
+
+
+def _family_chunks(t: Transcript) -> tuple[list[Any], str] | None:
+    """The output cut one token a chunk by the family's real vocabulary (`_family_tokenizer`)."""
+    family = _family_tokenizer(t)
+    return None if family is None else (token_chunks(family[0], t.output, 1), family[1])
 
 
 def warm_family_tokenizers(transcripts: Iterable[Transcript]) -> None:
@@ -237,49 +211,47 @@ def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
     return pieces_from_ids(lambda prefix: str(tokenizer.decode(prefix)), ids, specials)
 
 
-def _transcript_ids(t: Transcript, parser: Any) -> TokenSource | None:
+def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | None:
     """The transcript's own ids, decoded by the backend (vLLM: its detokenizer) or its tokenizer."""
     if not t.token_ids:
         return None
-    own = find_attribute(parser, "token_pieces")
+    own = offers.token_pieces if offers is not None else None
     label = f"transcript ids ({t.tokenizer.label})" if t.tokenizer else "transcript ids"
     if own is not None:  # the backend was built with the transcript's tokenizer (Runner.options_for)
         chunks = own(t.output, t.token_ids)
-        return TokenSource(tuple(_with_specials(pieces_from_chunks(chunks), parser)), label)
+        return TokenSource(tuple(_with_specials(pieces_from_chunks(chunks), offers)), label)
     tokenizer = None
     if t.tokenizer is not None:
         tokenizer = _reference_tokenizer(t.tokenizer.label, t.tokenizer.model_dump_json())
-    tokenizer = tokenizer or find_attribute(parser, "tokenizer")
+    tokenizer = tokenizer or (offers.tokenizer if offers is not None else None)
     if tokenizer is None:
         return None
     pieces = _decoded(tokenizer, t.token_ids)
     return TokenSource(tuple(pieces), label) if "".join(p.text for p in pieces) == t.output else None
 
 
-def _with_specials(pieces: list[Piece], parser: Any) -> list[Piece]:
-    ids_of = find_attribute(parser, "special_ids")
+def _with_specials(pieces: list[Piece], offers: TokenOffers | None) -> list[Piece]:
+    ids_of = offers.special_ids if offers is not None else None
     specials = ids_of() if callable(ids_of) else set()
     return [p._replace(special=p.special or p.token_id in specials) for p in pieces]
 
 
-def source_for(t: Transcript, parser: Any = None, is_mistral: bool = False) -> TokenSource:
-    """The pieces a transcript's token chunkings group for `parser` (see the module doc); `is_mistral`:
-    the parser is a Mistral one, whose label names the Mistral mode."""
-    found = _transcript_ids(t, parser)
+def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
+    """The pieces a transcript's token chunkings group for the parser that `offers` its cutters
+    (see the module doc; none: a text-only parser)."""
+    found = _transcript_ids(t, offers)
     if found is not None:
         return found
     if t.token_texts is not None and "".join(t.token_texts) == t.output:
         return TokenSource(tuple(pieces_from_texts(t.token_texts, t.token_ids)), "transcript token_texts")
-    own = find_attribute(parser, "token_pieces")
-    if own is not None:
-        pieces = _with_specials(pieces_from_chunks(own(t.output)), parser)
-        return TokenSource(tuple(pieces), tokenizer_label(find_attribute(parser, "tokenizer"), is_mistral))
-    chunker = find_attribute(parser, "chunks")
-    if callable(chunker):
-        pieces = _with_specials(pieces_from_chunks(chunker(t.output, 1)), parser)
-        return TokenSource(tuple(pieces), tokenizer_label(find_attribute(parser, "tokenizer"), is_mistral))
-    family = _family_tokenizer(t) if t.output else None
-    if family is not None:
-        tokenizer, label = family
-        return TokenSource(tuple(pieces_from_chunks(token_chunks(tokenizer, t.output, 1))), label)
-    return TokenSource(tuple(approximate_pieces(t.output)), "approximate")
+    if offers is not None and (offers.token_pieces is not None or callable(offers.chunks)):
+        chunks = (
+            offers.token_pieces(t.output) if offers.token_pieces is not None else offers.chunks(t.output, 1)
+        )  # type: ignore[misc]
+        pieces = _with_specials(pieces_from_chunks(chunks), offers)
+        return TokenSource(tuple(pieces), offers.tokenizer_label)
+    family = _family_chunks(t) if t.output else None
+    if family is None:
+        return TokenSource(tuple(approximate_pieces(t.output)), "approximate")
+    chunks, label = family
+    return TokenSource(tuple(pieces_from_chunks(chunks)), label)

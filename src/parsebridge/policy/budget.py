@@ -36,7 +36,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, Pipe
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..lifecycle import Server, SubprocessLauncher
 from ..protocol import (
@@ -181,21 +181,23 @@ class _Handshake:
         return True
 
 
+class Launch(NamedTuple):
+    """What a worker's child builds its parser from: sent at every start, the same after a restart."""
+
+    lookup: Callable[[str], Any]
+    kind: Kind
+    backend: str
+    name: str
+    tools: Any
+    options: dict[str, Any]
+
+
 class _Worker:
     """One child process serving one parser; restarted after a timeout."""
 
-    def __init__(
-        self,
-        lookup: Callable[[str], Any],
-        kind: Kind,
-        backend: str,
-        name: str,
-        tools: Any,
-        options: dict[str, Any],
-        timeout: float,
-    ) -> None:
-        self.kind, self.backend, self.name = kind, backend, name
-        self._args = (lookup, kind, backend, name, tools, options)
+    def __init__(self, launch: Launch, timeout: float) -> None:
+        self.kind, self.backend, self.name = launch.kind, launch.backend, launch.name
+        self._args = tuple(launch)
         self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: Connection | None = None
@@ -343,20 +345,11 @@ class _Budgeted:
     backend: str
     name: str
 
-    def __init__(
-        self,
-        lookup: Callable[[str], Any],
-        kind: Kind,
-        backend: str,
-        name: str,
-        tools: Any,
-        options: dict[str, Any],
-        timeout: float,
-    ) -> None:
+    def __init__(self, launch: Launch, timeout: float) -> None:
         if not timeout or timeout <= 0:
             raise ValueError("timeout must be a positive number of seconds")
-        self.backend, self.name = backend, name
-        self.worker = _Worker(lookup, kind, backend, name, tools, options, timeout)
+        self.backend, self.name = launch.backend, launch.name
+        self.worker = _Worker(launch, timeout)
         self.worker.start()
         self.markers: tuple[str, ...] = ()
 
@@ -381,7 +374,9 @@ class BudgetedToolParser(_Budgeted):
         options: dict[str, Any],
         timeout: float,
     ):
-        super().__init__(lookup, "tool", backend, name, list(tools) if tools else None, options, timeout)
+        super().__init__(
+            Launch(lookup, "tool", backend, name, list(tools) if tools else None, options), timeout
+        )
         self.tools = list(tools or [])
 
     def parse(self, text: str) -> ToolParseResult:
@@ -406,7 +401,7 @@ class BudgetedReasoningParser(_Budgeted):
     def __init__(
         self, lookup: Callable[[str], Any], backend: str, name: str, options: dict[str, Any], timeout: float
     ):
-        super().__init__(lookup, "reasoning", backend, name, None, options, timeout)
+        super().__init__(Launch(lookup, "reasoning", backend, name, None, options), timeout)
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, **kwargs: Any

@@ -134,11 +134,13 @@ class ReasoningBlock(_SlottedModel):
 class ToolCall(_Model):
     """One complete tool call.
 
-    `arguments` is the parsed JSON object. When the model's arguments are not
-    a JSON object (malformed, truncated, a bare list…), `arguments` is ``{}``
-    and `invalid_arguments` holds the verbatim text: the call is flagged, not
-    dropped. `raw_text` is the span of model output the call came from, when
-    the backend knows it.
+    `arguments` is the parsed JSON object. When a backend returns a call whose
+    arguments are not a JSON object (malformed, truncated, a bare list…; vLLM and
+    SGLang do), `arguments` is ``{}`` and `invalid_arguments` holds the verbatim
+    text: the call is flagged, not dropped. Builtin parsers never return such a
+    call: a call that is not whole is no call there, its text is text.
+    `raw_text` is the span of model output the call came from, when the backend
+    knows it.
     """
 
     id: str = Field(default_factory=new_call_id)

@@ -2,16 +2,16 @@
 
 No framework is needed. Each format lives in its own module and is imported
 only when a spec names it, so listing names costs nothing. Streams are
-incremental and linear in the output length: they hold back only text that
-could still be the start of a marker and never re-parse what they have seen.
+incremental and linear in the output length: their machines hold back only text
+that could still be the start of a marker and never re-parse what they have seen
+(a stream also holds each call until it is whole: `engines.whole_calls`).
 
 `conventions=` ("servers", the default, or "lossless"; see `conventions`) says what
 the content holds when the output is not clean. Malformed output never raises; the
 policy (README "Builtin parsers") is:
-a call whose name cannot be recovered stays in the content verbatim; a
-named call whose arguments are not a JSON object is kept with
-`invalid_arguments`; a call cut off by the end of output is kept when its
-name is known (arguments flagged unless they happen to be complete).
+a call whose name cannot be recovered stays in the content verbatim; a call
+that is not whole (cut off by the end of output, or arguments that are not a
+complete JSON object) is no call, its text is text (`engines.whole_calls`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ Text around the block is content.
 
 Malformed output (see `json_payload`): a block whose body is not such an array is
 content verbatim; an item with a second key ends the array (the rest of the
-block is ignored); the suffix cutting an item ends the call (kept, arguments
-flagged unless complete); a missing suffix at end of output keeps the calls
+block is ignored); the suffix cutting an item ends the call (no call: `whole_calls`); a missing suffix at end of output keeps the calls
 read (vLLM makes the suffix optional too; SGLang then returns the block as text).
 
 `format_tool_result`: the result as the tool message's content (JSON; no id).

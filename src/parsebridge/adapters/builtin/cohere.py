@@ -11,8 +11,7 @@ those tags are structure and never reach the content. Command R/R+ writes
 An action block may hold one call object instead of the array. Malformed
 output (see `json_payload`): an action block whose body is not a call array or
 object is content verbatim (SGLang returns only the text before it); the end
-marker cutting a call object ends it (named → kept, arguments flagged unless
-complete). "Action:" followed by anything but a call array is prose.
+marker cutting a call object ends it (no call: `whole_calls`). "Action:" followed by anything but a call array is prose.
 
 `format_tool_result`: Command A's ``<|START_TOOL_RESULT|>[{"tool_call_id": id,
 "results": {"0": result}, "is_error": null}]<|END_TOOL_RESULT|>`` (a non-object

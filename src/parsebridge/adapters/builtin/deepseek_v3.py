@@ -20,14 +20,13 @@ Malformed output (builtin policy, see `scan`):
   calls inside a section is content;
 * a call without a readable name (no separator, empty name) stays in the content verbatim,
   markers included; if the section holds no named call, its markers are content too;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = the raw text
-  (fence and surrounding whitespace excluded); text after the arguments' closing brace up
-  to ``<｜tool▁call▁end｜>`` (the closing fence, junk) is ignored;
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`; the
+  arguments text read is without the fence and surrounding whitespace); text after the
+  arguments' closing brace up to ``<｜tool▁call▁end｜>`` (the closing fence, junk) is ignored;
 * a new call/section-end marker inside a call ends it (as if truncated);
-* end of output inside a call: named → kept, arguments flagged unless complete; unnamed →
-  content (from the section marker, when no call of the section was named). Under
-  conventions="servers" (V3, not V3.1), as both servers read it, a call is shown only once it
-  ends, and one cut off by the end of output is text (`whole_calls`; on `dropped`).
+* end of output inside a call: named → a call only when its arguments are already a complete
+  object, else its text is text (`whole_calls`: content, or on `dropped` under "servers");
+  unnamed → content (from the section marker, when no call of the section was named).
 
 `format_tool_result`: ``<｜tool▁output▁begin｜>{result}<｜tool▁output▁end｜>`` — one tool
 output as the DeepSeek V3 template renders it (it wraps consecutive outputs in
@@ -47,7 +46,6 @@ from .engines.conventions import SERVERS
 from .engines.scan import (
     MORE,
     ArgsScan,
-    BuiltinToolParser,
     JsonRaw,
     Quiet,
     content_mode,
@@ -56,7 +54,7 @@ from .engines.scan import (
     safe_end,
 )
 from .engines.sections import REJECTED, SectionStream
-from .engines.whole_calls import WholeCallsToolParser
+from .engines.tool_parser import BuiltinToolParser
 
 _BREAKERS = (CALL_END, CALL_BEGIN, CALLS_END, CALLS_BEGIN)
 _HEAD_ENDS = (SEP, *_BREAKERS)
@@ -424,20 +422,12 @@ class DeepSeekV3ToolStream(SectionStream):
             self._drop_named_section()
 
 
-class V3ToolStream(DeepSeekV3ToolStream):
-    """DeepSeek V3: under conventions="servers" (`whole_calls`) a call is shown once complete, and one
-    cut off by the end of output is text, as both servers read it (V3.1: both servers' streams
-    announce a cut-off call, so it keeps the plain machine)."""
-
-    servers_whole_calls = True
-
-
-class DeepSeekV3ToolParser(WholeCallsToolParser):
+class DeepSeekV3ToolParser(BuiltinToolParser):
     """DeepSeek V3 / V3.1 tool calls (builtin, incremental)."""
 
     name = "deepseek_v3"
     markers: ClassVar[tuple[str, ...]] = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
-    stream_class: ClassVar[type[DeepSeekV3ToolStream]] = V3ToolStream
+    stream_class: ClassVar[type[DeepSeekV3ToolStream]] = DeepSeekV3ToolStream
     servers_bare_calls = False  # (both servers show a call outside a section as text)
 
     def has_tool_calls(self, text: str) -> bool:
@@ -452,4 +442,3 @@ class DeepSeekV31ToolParser(DeepSeekV3ToolParser):
     """DeepSeek V3.1 ``NAME<｜tool▁sep｜>{json}`` calls: the V3 machine, which reads both bodies."""
 
     name = "deepseek_v31"
-    stream_class = DeepSeekV3ToolStream

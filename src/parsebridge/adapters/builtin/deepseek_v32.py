@@ -27,7 +27,7 @@ anything we do not: vLLM's ``{"arguments": {…}}`` unwrapping against the tool
 schema is not done here (arguments are what the model wrote).
 
 Malformed output: see `invoke` (unnamed invoke → content; a block without a
-named invoke → content; truncated → kept, flagged unless no parameter started).
+named invoke → content; truncated → no call, its text is text: `whole_calls`).
 
 `format_tool_result`: V3.2 ``<function_results>\\n<result>…</result>\\n</function_results>``,
 V4/V4.1 ``<tool_result>…</tool_result>`` — one result as each encoding script renders it.

@@ -19,11 +19,10 @@ Malformed output (builtin policy, see `scan`): a block that does not start
 with ``call:NAME{`` (NAME a plain name) stays content verbatim up to its end
 marker; a syntax error inside the arguments (a key without ``:``, a stray
 character) switches to passing the rest of the block's text through
-verbatim, so the call is kept with `invalid_arguments` (the converted prefix
-plus the raw rest; under conventions="servers", as vLLM and SGLang both read
-it, the arguments read before the error are closed and valid, ``{}`` at the
-least, and the rest of the block goes to the result's `dropped`); an end marker (or a new block) before the arguments
-close ends the call there, flagged; inside a string too under
+verbatim, and the call is no call, its text is text (`whole_calls`; vLLM and SGLang
+both close the arguments read before the error and return the call: a reviewed
+divergence); an end marker (or a new block) before the arguments close ends the
+call there, no call either; inside a string too under
 conventions="servers" (the markers are special tokens, and both frameworks end
 the block wherever they appear), while under "lossless" only where no closing
 delimiter follows before the next block starts: a model writing about its own
@@ -55,7 +54,6 @@ from .engines.conventions import SERVERS
 from .engines.markers import close_ahead
 from .engines.scan import (
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     find_markers,
     is_invalid,
@@ -63,6 +61,7 @@ from .engines.scan import (
     match_marker,
     safe_end,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 (
     _CONTENT,
@@ -136,6 +135,7 @@ class GemmaCallStream(BuiltinToolStream):
         """An end marker or a new block inside the call: the call ends here."""
         if marker == self.end:
             self._pos += len(marker)
+            self._call_closed = True  # (at its end marker, even one decided only at the end of output)
         self._end_call(self._pos)
         self._state = _CONTENT
 
@@ -247,7 +247,7 @@ class GemmaCallStream(BuiltinToolStream):
         self._pos = end
         if which is None:
             return False
-        if which != self.delim:  # the block ends inside the string: the call ends, flagged
+        if which != self.delim:  # the block ends inside the string: the call ends (no call: `whole_calls`)
             self._stop_at(which)
             return True
         self._look = -1
@@ -268,6 +268,7 @@ class GemmaCallStream(BuiltinToolStream):
             return True
         c = buf[self._pos]
         if state == _TAIL:  # text after the arguments closed, before the end marker: content
+            self._call_closed = True
             self._end_call(self._pos)
             self._state = _TAILTEXT
             return True
@@ -344,9 +345,10 @@ class GemmaCallStream(BuiltinToolStream):
 
     def _malformed(self, raw: str = "") -> None:
         """A syntax error in the arguments: the rest of the block (from `raw`, text already read) is
-        passed through verbatim into the (flagged) arguments; under conventions="servers" the
+        passed through verbatim into the arguments (the call is no call: `whole_calls`); under conventions="servers" the
         arguments read so far are closed (a value opened by `key:` is an empty string) and the
         rest goes to `dropped`."""
+        self._call_broken = True  # (a call whose arguments do not parse is no call: `whole_calls`)
         if self._drop_malformed:
             if self._state == _VALWAIT and self._stack[-1] == "}":
                 self._emit('""')
@@ -358,7 +360,7 @@ class GemmaCallStream(BuiltinToolStream):
         self._state = _RAW
 
     def _malformed_text(self, text: str) -> None:
-        """Block text after a syntax error: the flagged arguments' (`dropped` under "servers")."""
+        """Block text after a syntax error: the (discarded) arguments' (`dropped` under "servers")."""
         if not self._drop_malformed:
             self._emit(text)
         elif text:
@@ -418,7 +420,7 @@ class GemmaCallStream(BuiltinToolStream):
         self._tok = []
 
     def _flush_key(self) -> None:
-        """A key cut off (end of output, end marker): kept verbatim in the (flagged) arguments."""
+        """A key cut off (end of output, end marker): kept verbatim in the arguments (of a call that is then no call)."""
         for at in self._key_delims:
             self._tok[at] = self.delim
         self._comma()

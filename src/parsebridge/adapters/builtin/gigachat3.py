@@ -12,8 +12,7 @@ written without ``<|message_sep|>`` before it is content too (the call is read).
 
 Malformed output (see `json_payload`): a header not followed by a call object is
 content verbatim; an object that breaks after its name keeps the call and the
-rest is content; at end of output a named call is kept (arguments flagged
-unless complete).
+rest is content; at end of output inside a call, no call (its text is text: `whole_calls`).
 
 `format_tool_result`: the result as the function-result message's content (JSON; no id).
 """

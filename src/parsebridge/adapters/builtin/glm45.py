@@ -27,10 +27,9 @@ parser for both names. We accept both layouts under both names: nothing in
 either template makes the other layout mean something else.
 
 Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
-`tools` do not declare is no call (its text is what a block without a readable name gives), and
-a call cut off by the end of output before its first ``<arg_value>`` opens is no call (its text is
-left out with the rest after the start marker; a stream shows a call from that value on: `whole_calls`);
-nor is a block opened right after another ``<tool_call>`` (a doubled start), up to its ``</tool_call>``.
+`tools` do not declare is no call (its text is what a block without a readable name gives), nor
+is a block opened right after another ``<tool_call>`` (a doubled start), up to its ``</tool_call>``.
+A call cut off by the end of output is no call under both conventions (`whole_calls`).
 
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>``, the
 body the GLM-4.5 template writes after ``<|observation|>``.
@@ -47,12 +46,11 @@ class Glm45ToolParser(TaggedCallParser):
 
     name = "glm45"
     tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)
-    # (both servers drop a call to an undeclared tool, and read no call in one cut off before its
-    # first value or opened by a doubled start marker)
+    # (both servers drop a call to an undeclared tool, and read no call in one opened by a doubled
+    # start marker)
     stream_flags = frozenset(
         {
             "servers_drops_undeclared",
-            "servers_call_at_parameter",
             "servers_doubled_start_no_call",
             "inline_values",
             "servers_tag_ends_value",

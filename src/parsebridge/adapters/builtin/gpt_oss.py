@@ -37,9 +37,8 @@ included) as content, so the tool parser after it still sees them; alone, a
 call stays visible as text. Several analysis messages are joined with "\\n".
 
 Malformed output (builtin policy): a call body that is not a JSON object →
-call kept with ``invalid_arguments``; a header cut off by the end of output is
-content (its recipient may be cut too); a body cut off → kept (arguments
-flagged unless complete).
+no call, its text is text (`whole_calls`); a header cut off by the end of output is
+content (its recipient may be cut too); a body cut off → no call, its text is text.
 vLLM parses harmony by token ids (openai-harmony); SGLang's detector only
 recognises a call after ``<|start|>assistant<|channel|>commentary`` and so
 misses a call in the output's first message.
@@ -76,11 +75,12 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
-from ...protocol.models import arguments_delta, delta_of
+from ...protocol.models import delta_of
 from ...protocol.streams import Discarded
 from .engines.json_text import MARKER, JsonRaw
 from .engines.markers import JSON_WS, find_or_safe, first_chars
-from .engines.scan import BuiltinToolParser, BuiltinToolStream, find_markers, safe_end
+from .engines.scan import BuiltinToolStream, find_markers, safe_end
+from .engines.tool_parser import BuiltinToolParser
 
 _STRAY_ENDS = (END, CALL, RETURN)
 #: A body's chunk holding no marker's first character (see `GptOssToolStream.feed`).
@@ -145,7 +145,8 @@ class GptOssToolStream(BuiltinToolStream):
             self._buf = text
             self._pos = len(text)
             self._raw.scan(text, 0, BODY_ENDS, False)  # (no marker's first character: consumed whole)
-            return arguments_delta(self._index, text, self._add_calls)
+            self._args(text)  # (held until the call is whole: `WholeCalls`)
+            return self._release()
         return super().feed(text, token_ids)
 
     def _step(self) -> bool:

@@ -12,13 +12,13 @@ Malformed output (builtin policy, see `scan`):
 * whitespace between/around calls is structure; other text outside blocks is content;
 * a block whose JSON yields no string "name" (not JSON, no name) stays in the content verbatim,
   markers included;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = the raw value text;
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`);
 * a body that breaks after the name was read: if the arguments had not started, the raw
-  rest of the body (up to ``</tool_call>``) is the flagged arguments text; if they were
+  rest of the body (up to ``</tool_call>``) is the arguments text (no call: `whole_calls`); if they were
   complete, the rest is ignored. Text between the object's closing brace and
   ``</tool_call>`` is ignored too (a stray extra ``}`` is common);
-* an arguments value cut by ``</tool_call>`` (missing braces) or by the end of output is
-  kept as flagged text, unless it already is a complete object;
+* a call object cut by ``</tool_call>`` (missing braces) or by the end of output is no call,
+  its text is text (`whole_calls`); one that closed is a call even if ``</tool_call>`` never came;
 * a ``<tool_call>`` outside strings inside a block ends that block (as if truncated).
 
 `format_tool_result`: ``<tool_response>\\n{result}\\n</tool_response>`` — what the Qwen2.5 /

@@ -22,9 +22,9 @@ or the end of output ends it). All markers are special tokens.
 
 Malformed output (builtin policy, see `scan`): an invoke block whose JSON has
 no string "name" stays in the content verbatim (markers included); args that
-are not an object → ``invalid_arguments``; text after the object up to the
+are not an object → no call (`whole_calls`); text after the object up to the
 block end is ignored; metadata not followed by a kind marker is content;
-truncated → kept when named (args flagged unless complete). Under
+truncated → no call (`whole_calls`). Under
 conventions="servers" the markers of such a span go to `dropped` (both servers read
 every Inkling marker as structure; `ToolFormat.servers_markup`), its text stays content.
 
@@ -38,7 +38,8 @@ from typing import Any, ClassVar
 from ...formats import inkling as fmt
 from ...formats._base import result_text
 from .engines.call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
-from .engines.scan import BuiltinToolParser, JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.scan import JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.tool_parser import BuiltinToolParser
 
 _BLOCK_ENDS = fmt.BLOCK_ENDS
 _OPENERS = (fmt.MESSAGE_MODEL, *fmt.KINDS)

@@ -7,8 +7,7 @@ content.
 
 Malformed output (see `json_payload`): ``<|action_start|>`` followed by anything
 but ``<|plugin|>`` and a call object (e.g. ``<|interpreter|>`` code) is content
-verbatim; ``<|action_end|>`` cutting the object ends the call (named → kept,
-arguments flagged unless complete).
+verbatim; ``<|action_end|>`` cutting the object ends the call (no call: `whole_calls`).
 
 `format_tool_result`: InternLM's plugin-result turn,
 ``<|im_start|>environment name=<|plugin|>\\n{result}<|im_end|>``.

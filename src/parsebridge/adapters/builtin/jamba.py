@@ -9,10 +9,9 @@ family's reasoning parser and they never reach this one).
 
 Malformed output (see `json_payload`): a block whose body is not a call array
 (``<tool_calls>oops</tool_calls>``) is content verbatim; ``</tool_calls>``
-cutting a call object (a missing ``}``/``]``) ends it: a named call is kept,
-arguments flagged unless complete — vLLM instead drops the whole block to
-content when ``json.loads`` fails, which loses calls whose name and arguments
-were read whole; text between the array and ``</tool_calls>`` is ignored.
+cutting a call object (a missing ``}``/``]``) ends it: no call, its text is text
+(`whole_calls`; vLLM drops the whole block to content when ``json.loads`` fails,
+calls read whole before it included); text between the array and ``</tool_calls>`` is ignored.
 
 `format_tool_result`: the result as the tool message's content (no id: the format has none).
 """

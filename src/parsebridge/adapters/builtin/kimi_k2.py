@@ -21,10 +21,10 @@ Malformed output (builtin policy, see `scan`):
 * a call whose id yields no name (empty, or a bare counter such as ``3`` — SGLang guesses
   the name from the tools' parameter keys; we do not guess) stays in the content verbatim,
   markers included; a section without any named call is content too;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = the raw text;
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`);
   text after the arguments' closing brace up to ``<|tool_call_end|>`` is ignored;
 * a new call/section marker inside a call ends it (as if truncated);
-* end of output inside a call: named → kept, arguments flagged unless complete; unnamed →
+* end of output inside a call: no call, its text is text (`whole_calls`); unnamed →
   content.
 
 `format_tool_result`: the Kimi K2 chat template renders a tool message as
@@ -38,8 +38,8 @@ from typing import Any, ClassVar
 
 from ...formats.kimi_k2 import ARG_BEGIN, CALL_BEGIN, CALL_END, SECTION_BEGIN, SECTION_END
 from ...formats.kimi_k2 import format_tool_result as _format_tool_result
-from .engines.scan import BuiltinToolParser
 from .engines.section_json import SectionDialect, SectionJsonStream
+from .engines.tool_parser import BuiltinToolParser
 
 _INDEX = re.compile(r":\s*\d+\s*$")
 

@@ -24,10 +24,10 @@ way and keep the text on failure).
 A ``<|open|>think<|sep|>`` block is not read here (it is reasoning: chain a
 kimi_k3 reasoning parser); alone, it stays in the content.
 
-Malformed output: see `invoke` (a call without ``tool`` → content; truncated →
-kept, flagged unless no argument started). Under conventions="servers" a call is shown only
-once complete, and one cut off by the end of output is left out with the section it stands in
-(`whole_calls`: both servers announce a call at its close and drop a cut-off one).
+Malformed output: see `invoke` (a call without ``tool`` → content; one cut off by the end of
+output is no call: `whole_calls`, under both conventions; under conventions="servers" its text
+is left out with the section it stands in, as both servers, which announce a call at its close,
+drop a cut-off one).
 
 `format_tool_result`: the result text (no Kimi K3 tool-message wrapper could be verified).
 """
@@ -42,10 +42,7 @@ from .engines.scan import is_invalid, loads_or_none
 
 
 class KimiK3Stream(InvokeStream):
-    """The invoke machine; under conventions="servers" a call shows only once complete (both servers'
-    streams announce it at its close; a call cut off by the end of output is text to them)."""
-
-    servers_whole_calls = True
+    """The invoke machine (every builtin stream shows a call only once it is whole: `whole_calls`)."""
 
 
 class KimiK3ToolParser(InvokeToolParser):

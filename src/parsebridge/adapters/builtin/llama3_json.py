@@ -16,11 +16,10 @@ Malformed output (builtin policy, see `scan`):
   are structure; when content follows the last call they stay in the content verbatim;
 * an object with no string "name" (e.g. a plain JSON answer) is content verbatim;
   ``<|python_tag|>`` followed by non-JSON (code) is content;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = raw value text;
-* an object that breaks after its name (there is no end marker to resync on): the call is
-  kept with the arguments read so far (``{}`` if none) and the rest of the output is content;
-* end of output inside an object: named → call kept, arguments flagged unless complete;
-  unnamed → content.
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`);
+* an object that breaks after its name (there is no end marker to resync on): no call
+  (`whole_calls`), and the rest of the output is content;
+* end of output inside an object: no call, its text is text (`whole_calls`); unnamed → content.
 
 `format_tool_result`: the tool result as the content of an ``ipython`` message, as the
 Llama 3.1 template renders it: a string result verbatim, anything else as JSON (no id:
@@ -38,12 +37,12 @@ from .engines.scan import (
     BROKEN,
     DONE,
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     ObjectReader,
     content_mode,
     match_marker,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 _CONTENT_MODE = content_mode(TAG[0] + "{")
 _NAMED_OBJECT = re.compile(r'\{\s*"name"\s*:')
@@ -119,6 +118,7 @@ class Llama3JsonToolStream(BuiltinToolStream):
             self._state = _SEP
         elif r in (DONE, BROKEN):
             if self._in_call:
+                self._call_broken = True  # (the object broke: no call, `whole_calls`)
                 self._end_call(self._pos)
             else:
                 self._reject(self._pos)

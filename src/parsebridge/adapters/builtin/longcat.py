@@ -5,8 +5,7 @@ with these markers): one call object per block, text around blocks is content,
 "parameters" accepted as a synonym of "arguments".
 
 Malformed output (see `json_payload`): a block whose body yields no name is content
-verbatim; the end tag cutting the object ends the call (named → kept, arguments
-flagged unless complete); text between the object and the end tag is ignored.
+verbatim; the end tag cutting the object ends the call (no call: `whole_calls`); text between the object and the end tag is ignored.
 
 `format_tool_result`: ``<longcat_tool_response>{result}</longcat_tool_response>``.
 """

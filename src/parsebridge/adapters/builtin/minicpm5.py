@@ -15,10 +15,9 @@ itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
 parser additionally renames some tool names for one benchmark's tools — we
 do neither: arguments and names are what the model wrote.)
 
-Malformed output: see `invoke` (a function without a name → content; truncated →
-kept, flagged unless no parameter started). Under conventions="servers", as both servers
-read it: a call is shown only once complete, one cut off by the end of output is content
-(`whole_calls`), and a call to a tool the request's `tools` do not declare is content. Under conventions="servers" a doubled
+Malformed output: see `invoke` (a function without a name → content; one cut off by the end
+of output is no call, its text content: `whole_calls`). Under conventions="servers", as both
+servers read it, a call to a tool the request's `tools` do not declare is content. Under conventions="servers" a doubled
 ``<function<function name=…>`` leaves the first marker on `dropped` (both servers read
 the call from it; `ToolFormat.servers_markup`).
 
@@ -38,10 +37,8 @@ from .qwen3_coder import schema_types
 
 
 class MiniCPM5Stream(InvokeStream):
-    """The invoke machine; under conventions="servers" a call shows only once complete (both servers'
-    streams announce it at its close; a call cut off by the end of output is text to them)."""
+    """The invoke machine (under conventions="servers" a call to an undeclared tool is text)."""
 
-    servers_whole_calls = True
     servers_drops_undeclared = True  # (both servers show a call to an undeclared tool as text)
 
 

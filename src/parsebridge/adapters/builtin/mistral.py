@@ -17,11 +17,11 @@ Malformed output (builtin policy, see `scan`):
 * a ``[TOOL_CALLS]`` not followed by a readable name (plain text, an empty array, an element
   without a string "name") stays in the content verbatim, from the marker on; inside an
   array, an unnamed element and everything after it are content;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = raw value text;
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`);
 * an array element that breaks after its name: the call is kept with what was read and the
   rest of the output is content (no end marker to resync on);
 * a ``[TOOL_CALLS]`` outside strings inside a call ends that call (as if truncated);
-* end of output inside a call: named → kept, arguments flagged unless complete.
+* end of output inside a call: no call, its text is text (`whole_calls`).
 
 `format_tool_result`: ``[TOOL_RESULTS]{"call_id": ID, "content": RESULT}[/TOOL_RESULTS]``
 (the v3 tokenizer's tool-result message; RESULT is the string, or the JSON value).
@@ -41,12 +41,12 @@ from .engines.scan import (
     DONE,
     MARKER,
     MORE,
-    BuiltinToolParser,
     BuiltinToolStream,
     JsonRaw,
     ObjectReader,
     match_marker,
 )
+from .engines.tool_parser import BuiltinToolParser
 
 _MARKERS = (TOOL_CALLS,)
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -123,14 +123,18 @@ class MistralToolStream(BuiltinToolStream):
         # _ELEMENT / _SINGLE
         r = self._reader.step(self)
         if r == DONE and self._in_call:
+            index = self._index
             self._end_call(self._pos)
             if state == _SINGLE:
                 return self._to_outside()
-            self._array_calls += 1
+            if self._index != index and not self._array_calls:  # (no call: `whole_calls`; the rest is text)
+                return self._to_outside()
+            self._array_calls += self._index == index
             self._state = _ARRAY_WAIT
             return True
         if r in (DONE, BROKEN, MARKER):
             if self._in_call:
+                self._call_broken = r != DONE  # (an object that never closed: no call, `whole_calls`)
                 self._end_call(self._pos)
                 return self._to_outside()
             return self._fail()

@@ -6,8 +6,7 @@ Text around the block is content. Neither vLLM 0.33 nor SGLang 0.5.23 ships
 a parser for it (NVIDIA Dynamo's is ``nemotron_deci``).
 
 Malformed output (see `json_payload`): a block whose body is not a call array is
-content verbatim; the end marker cutting a call ends it (kept, arguments
-flagged unless complete); a missing end marker at end of output keeps the
+content verbatim; the end marker cutting a call ends it (no call: `whole_calls`); a missing end marker at end of output keeps the
 calls read.
 
 `format_tool_result`: the result as the tool message's content (no id).

@@ -11,11 +11,11 @@
 the head between the request marker and the arguments marker must be exactly
 ``<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>``
 (whitespace around allowed); ``<|plamo:end_tool_arguments:plamo|>`` ends the
-arguments (a value cut by it is flagged); ``<|plamo:tag|>`` (end of turn) is
+arguments (a value cut by it makes no call: `whole_calls`); ``<|plamo:tag|>`` (end of turn) is
 dropped. Thinking (``<|plamo:begin_think:plamo|>``) is not read here.
 
 Malformed output: see `section_json` (no readable name → content verbatim; bad JSON →
-``invalid_arguments``; truncated → kept, flagged unless complete).
+no call; truncated → no call: `whole_calls`).
 
 `format_tool_result`: the result text (no PLaMo 3 tool-message wrapper could be verified).
 """
@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 from ...formats import plamo3 as fmt
 from ...formats._base import result_text
-from .engines.scan import BuiltinToolParser
 from .engines.section_json import SectionDialect, SectionJsonStream
+from .engines.tool_parser import BuiltinToolParser
 
 
 def name_from_head(head: str) -> str | None:

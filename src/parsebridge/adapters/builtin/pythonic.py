@@ -17,14 +17,13 @@ code for one-shot and streaming, each call parsed once.
 Malformed output (builtin policy, see `scan`):
 
 * positional, repeated or ``**`` arguments, non-literal values, values JSON cannot hold (sets, bytes,
-  complex, NaN), or a call that does not parse → call kept, ``arguments={}``,
-  ``invalid_arguments`` = the verbatim source between the parentheses;
+  complex, NaN), or a call that does not parse → no call, its text is text (`whole_calls`);
 * a list element that is not ``name(`` (e.g. ``[1, 2]`` or ``[]``) ends call recognition:
   from there (from the list start when no call was named) the output is content verbatim,
   up to the next ``[`` or ``<|python_start|>``;
 * text after the closing ``]`` (and ``<|python_end|>``) is content;
-* end of output inside a call: kept, with the verbatim argument source so far (flagged
-  unless empty); inside a name: content.
+* end of output inside a call: no call, its text is text (`whole_calls`); inside a name:
+  content.
 
 `format_tool_result`: the result as the ``ipython`` message content (Llama-3.2/4 templates):
 a string verbatim, anything else as JSON (no id: the format has none).
@@ -39,7 +38,8 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.pythonic import PY_END, PY_START
-from .engines.scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker
+from .engines.scan import JSON_WS, MORE, BuiltinToolStream, match_marker
+from .engines.tool_parser import BuiltinToolParser
 
 _IDENT_START = re.compile(r"[A-Za-z_]")
 _NAME_RUN = re.compile(r"[A-Za-z0-9_.]+")

@@ -45,12 +45,11 @@ Malformed output (builtin policy, see `scan`): a block without a readable
 parameters (not a tag), or between ``</function>`` and ``</tool_call>``
 (unless only whitespace), is not part of the call: it is shown as content,
 in place, verbatim (nothing is lost); ``</tool_call>`` without ``</function>``
-closes the arguments object normally, and so does a new ``<tool_call>``. At end of output inside a call, an open
-parameter is finished (as if closed) but the object is not, so the arguments
-text is flagged unless no parameter had started (then ``{}``). Under
-``conventions="servers"`` (as vLLM's and SGLang's qwen3_coder and step3p5
-parsers read it) a call cut off where no value is open has the parameters so
-far as its arguments (not flagged), a value with no declared schema stays
+closes the arguments object normally, and so does a new ``<tool_call>``. A call the end of output cuts off
+before its ``</function>`` is no call, its text is text (`whole_calls`; both
+servers return it with the parameters so far: a reviewed divergence); one cut off
+after it is a call. Under ``conventions="servers"`` (as vLLM's and SGLang's
+qwen3_coder and step3p5 parsers read it) a value with no declared schema stays
 a string, a value ends at the first ``</function>`` or ``<parameter=`` whatever
 follows, and ``None`` stays text.
 
@@ -79,7 +78,6 @@ class Qwen3CoderToolStream(TaggedCallStream):
     name_of = staticmethod(stripped_name)
     shows_bad_param_head = False
     keeps_cut_key = False
-    servers_complete_cut_call = True
     servers_untyped_strings = True
     servers_tag_ends_value = True
     servers_none_is_text = True

@@ -19,7 +19,7 @@ undeclared (or no tools) → JSON when the text is a JSON value, else the text
 declare their tools, so both agree there).
 
 Malformed output: see `invoke` (unnamed invoke → content; a section without a
-named invoke → content; truncated → kept, flagged unless no parameter started).
+named invoke → content; truncated → no call, its text is text: `whole_calls`).
 Under conventions="servers" a section is read only once it is closed, and only the first
 one (`whole_calls`): both servers' streams announce a call as it goes, but their one-shot
 readings show an unclosed section (cut off anywhere, even after a complete call) as text,

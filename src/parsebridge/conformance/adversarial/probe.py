@@ -22,8 +22,8 @@ from ..checks import Difference, check_invariants, compare_observations
 from ..chunking import Chunk
 from ..classes import DivergenceClass
 from ..observation import Observation, normalize_call
+from ..observe import fed, open_stream, parse_with
 from ..runner import Runner, target_for
-from ..subject import fed
 from ..transcripts import Transcript
 from .grammars import GRAMMARS, SENTINELS, TOOLS, grammar
 
@@ -58,7 +58,7 @@ def _describe(exc: BaseException, call: str) -> str:
 def _oneshot(subject: Any, text: str, started: bool | None, res: ProbeResult) -> Observation:
     obs = Observation("oneshot", "oneshot")
     try:
-        reasoning, content, calls = subject.parse(text, started, "adversarial")
+        reasoning, content, calls = parse_with(subject, text, started, "adversarial")
         obs.reasoning, obs.content = reasoning, content
         obs.tool_calls = [normalize_call(c) for c in calls]
         probe_has = (
@@ -88,7 +88,7 @@ def _stream(
 
     call = "stream"
     try:
-        stream = subject.stream(started, "adversarial")
+        stream = open_stream(subject, started, "adversarial")
         call = "stream.feed"
         pairs = [(c, None) if isinstance(c, str) else (c.text, c.token_ids) for c in chunks]
         for delta in fed(stream, pairs):

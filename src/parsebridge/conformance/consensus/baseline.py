@@ -21,6 +21,10 @@ HEADER = """\
 #               reads what the streams showed; `verify` names the check
 #               (consensus/verify.py) that re-runs both frameworks' streams on
 #               every case. The cases count toward a cap (tests/conformance).
+#   divergences: both servers agree on a reading builtin's own rules call wrong
+#               (a call that is not whole returned as a call; the rules are in
+#               docs/builtin-parsers.md), and builtin keeps its rule; `verify`
+#               re-checks both frameworks' readings on every case.
 #   baseline:   disagreements still to be fixed, with the reason each exists.
 #               To be removed by fixes, never added to by hand.
 # Regenerate the baseline with `python -m parsebridge.conformance.consensus
@@ -39,13 +43,13 @@ def framework_versions() -> dict[str, str]:
 
 
 def baseline_rows(outcomes: Sequence[Outcome], reviewed: Reviewed) -> list[dict[str, object]]:
-    """Disagreements not covered by an exception, grouped, each group with its (kept) reason."""
+    """Disagreements not covered by an exception or a divergence, grouped, each group with its (kept) reason."""
     reasons = {e.group: e.reason for e in reviewed.baseline if e.group}
     for e in reviewed.baseline:  # a reviewed reason stays with the cases it named
         reasons.update({c: e.reason for c in e.cases})
     groups: dict[str, dict[str, list[str]]] = {}
     for o in outcomes:
-        if o.disagrees and not any(e.matches(o.id) for e in reviewed.exceptions):
+        if o.disagrees and not any(e.matches(o.id) for e in (*reviewed.exceptions, *reviewed.divergences)):
             reason = reasons.get(o.id, reasons.get(o.group, "unreviewed"))
             groups.setdefault(reason, {})[o.id] = sorted(o.classes)
     return [{"reason": r, "cases": dict(sorted(pins.items()))} for r, pins in groups.items()]
@@ -58,9 +62,14 @@ def write_baseline(path: Path, outcomes: Sequence[Outcome], reviewed: Reviewed) 
         {"reason": e.reason, "verify": e.verify, "cases": {c: list(cls) for c, cls in e.pins}}
         for e in reviewed.exceptions
     ]
+    divergences = [
+        {"reason": e.reason, "verify": e.verify, "cases": {c: list(cls) for c, cls in e.pins}}
+        for e in reviewed.divergences
+    ]
     body = {
         "versions": framework_versions(),
         "exceptions": exceptions,
+        "divergences": divergences,
         "baseline": baseline_rows(outcomes, reviewed),
     }
     text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=120)

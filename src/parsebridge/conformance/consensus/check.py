@@ -12,8 +12,10 @@ Every disagreement must be named in the reviewed data file
 in there: an `exception` is a case where the servers contradict themselves
 (their one-shot reading differs from what their own stream already showed a
 client; a verifier in `verify` re-checks it on both frameworks) and builtin
-reads what the streams showed; a `baseline` group is a disagreement still to
-be fixed. `check` reports disagreements named nowhere or with other classes
+reads what the streams showed; a `divergence` is a case where both servers
+agree on a reading builtin's own rules call wrong (a call that is not whole
+returned as a call), re-checked the same way; a `baseline` group is a disagreement
+still to be fixed. `check` reports disagreements named nowhere or with other classes
 than pinned, and listed cases that no longer disagree (stale), so the list
 only ever shrinks by review.
 """
@@ -161,7 +163,7 @@ class Entry:
 
     reason: str
     pins: tuple[tuple[str, tuple[str, ...]], ...]
-    kind: str  # "exception" | "baseline"
+    kind: str  # "exception" | "divergence" | "baseline"
     group: str = ""
     verify: str = ""
 
@@ -181,16 +183,17 @@ class Reviewed:
     versions: dict[str, str]
     exceptions: tuple[Entry, ...]
     baseline: tuple[Entry, ...]
+    divergences: tuple[Entry, ...] = ()
 
     @property
     def entries(self) -> tuple[Entry, ...]:
-        return self.exceptions + self.baseline
+        return self.exceptions + self.divergences + self.baseline
 
     def entry_for(self, case_id: str) -> Entry | None:
         return next((e for e in self.entries if e.matches(case_id)), None)
 
     def case_count(self, kind: str | None = None) -> int:
-        """How many cases the list names (of one kind: "exception" or "baseline")."""
+        """How many cases the list names (of one kind: "exception", "divergence" or "baseline")."""
         return sum(len(e.pins) for e in self.entries if kind is None or e.kind == kind)
 
 
@@ -224,6 +227,7 @@ def load_reviewed(text: str | None = None) -> Reviewed:
         {k: str(v) for k, v in (data.get("versions") or {}).items()},
         _entries(data.get("exceptions"), "exception"),
         _entries(data.get("baseline"), "baseline"),
+        _entries(data.get("divergences"), "divergence"),
     )
 
 

@@ -34,25 +34,26 @@ def _family_rows(outcomes: Sequence[Outcome], reviewed: Reviewed) -> list[str]:
     listed: dict[str, dict[str, int]] = {}
     for o in outcomes:
         if o.disagrees and (entry := reviewed.entry_for(o.id)) is not None:
-            row = listed.setdefault(o.family, {"exception": 0, "baseline": 0})
+            row = listed.setdefault(o.family, {"exception": 0, "baseline": 0, "divergence": 0})
             row[entry.kind] += 1
     rows = [
-        "| family | cases | vLLM and SGLang agree | builtin agrees | reviewed exception | baseline |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| family | cases | vLLM and SGLang agree | builtin agrees | reviewed exception | baseline "
+        "| reviewed divergence |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    total = {"cases": 0, "consensus": 0, "agrees": 0, "exception": 0, "baseline": 0}
+    total = {"cases": 0, "consensus": 0, "agrees": 0, "exception": 0, "baseline": 0, "divergence": 0}
     for fam, c in counts.items():
-        named = listed.get(fam, {"exception": 0, "baseline": 0})
+        named = listed.get(fam, {"exception": 0, "baseline": 0, "divergence": 0})
         cells = {**c, "agrees": c["consensus"] - c["disagree"], **named}
         for k in total:
             total[k] += cells[k]
         rows.append(
             f"| `{fam}` | {cells['cases']} | {cells['consensus']} | {cells['agrees']} "
-            f"| {cells['exception']} | {cells['baseline']} |"
+            f"| {cells['exception']} | {cells['baseline']} | {cells['divergence']} |"
         )
     rows.append(
         f"| **total** | {total['cases']} | {total['consensus']} | {total['agrees']} "
-        f"| {total['exception']} | {total['baseline']} |"
+        f"| {total['exception']} | {total['baseline']} | {total['divergence']} |"
     )
     return rows
 
@@ -65,6 +66,22 @@ def _entry_lines(verdict: Verdict, entries: Sequence[Entry]) -> list[str]:
         count = f"{len(cases)} case" + ("" if len(cases) == 1 else "s")
         lines.append(f"{n}. {_cell(entry.reason)} — {count} ({', '.join(f'`{f}`' for f in families)})")
     return lines
+
+
+def _divergence_lines(verdict: Verdict, reviewed: Reviewed) -> list[str]:
+    """The page's part on the reviewed divergences (none: nothing)."""
+    if not reviewed.divergences:
+        return []
+    return [
+        f"## Reviewed divergences ({len(reviewed.divergences)}, {reviewed.case_count('divergence')} cases)",
+        "",
+        "Where both servers agree on a reading builtin's own rules call wrong, and builtin keeps its",
+        "rule under `servers` too (the rule is in docs/builtin-parsers.md); each reason is re-checked",
+        "on both frameworks' one-shot readings, case by case (`consensus/verify.py`):",
+        "",
+        *_entry_lines(verdict, reviewed.divergences),
+        "",
+    ]
 
 
 def render_page(
@@ -112,6 +129,7 @@ def render_page(
         *_entry_lines(verdict, reviewed.exceptions),
         "",
     ]
+    parts += _divergence_lines(verdict, reviewed)
     if reviewed.baseline:
         parts += [
             f"## Baseline: to be fixed ({reviewed.case_count('baseline')} cases)",

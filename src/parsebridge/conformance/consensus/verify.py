@@ -81,10 +81,23 @@ def streams_show_call_once(oneshot: Reading, streamed: Reading, builtin: Reading
     return None
 
 
+def servers_return_a_call_not_whole(oneshot: Reading, streamed: Reading, builtin: Reading) -> str | None:
+    """The server's one-shot reading returns calls builtin does not (builtin's are among them, in order):
+    the calls builtin reads as not whole (`whole_calls`); and none of builtin's calls is missing there."""
+    theirs, ours = _names(oneshot), _names(builtin)
+    if len(theirs) <= len(ours):
+        return f"the one-shot reading has no call builtin lacks ({theirs} vs builtin {ours}): no divergence"
+    rest = iter(theirs)
+    if not all(n in rest for n in ours):
+        return f"builtin reads calls the one-shot reading does not ({ours} vs {theirs})"
+    return None
+
+
 VERIFIERS: dict[str, Verifier] = {
     "streams-announce-calls": streams_announce_calls,
     "streams-send-reasoning": streams_send_reasoning,
     "streams-show-call-once": streams_show_call_once,
+    "servers-return-a-call-not-whole": servers_return_a_call_not_whole,
 }
 
 
@@ -117,11 +130,12 @@ def verify_case(entry: Entry, t: Transcript, runner: Runner) -> list[str]:
 def verify_exceptions(
     reviewed: Reviewed, corpus: Iterable[Transcript], runner: Runner | None = None
 ) -> list[str]:
-    """Every exception's reason re-checked on every case it lists (cases absent from `corpus` are a problem)."""
+    """Every exception's and divergence's reason re-checked on every case it lists (cases absent from
+    `corpus` are a problem)."""
     runner = runner or Runner(["oneshot"], conventions="servers")
     by_id = {t.id: t for t in corpus}
     problems: list[str] = []
-    for entry in reviewed.exceptions:
+    for entry in (*reviewed.exceptions, *reviewed.divergences):
         for case in entry.cases:
             t = by_id.get(case)
             if t is None:

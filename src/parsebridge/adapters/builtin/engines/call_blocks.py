@@ -5,8 +5,9 @@ After the block's start, `CallBlockStream._call_block_step` reads the body: an
 object (an `ObjectReader`) whose name makes the call; a body that is no object
 is held to the block's end and is then content whole (markers included); a body
 broken after the name, before the arguments, gives the raw rest of the body as
-the flagged arguments; text after a complete object up to the block's end is
-ignored. The format says what ends a block (`markers`, cursor left on one) and
+the arguments, which are then no object; a call whose object never closes (its body
+broken, the block's end or the end of output before its closing brace) is no call
+(`whole_calls`); text after a complete object up to the block's end is ignored. The format says what ends a block (`markers`, cursor left on one) and
 what ending it does (`_close_block`).
 """
 
@@ -19,6 +20,7 @@ from .scan import (
     DONE,
     MARKER,
     MORE,
+    NEED,
     BuiltinToolStream,
     JsonRaw,
     find_markers,
@@ -44,12 +46,21 @@ class CallBlockStream(BuiltinToolStream):
         """At `marker` inside a block (cursor on it): end the block."""
         raise NotImplementedError
 
+    def _object_read(self, r: str) -> None:
+        """What the reader's result `r` says of the call (`whole_calls`): its object closed (whole even if
+        the block's end never comes), or never will (broken, or cut off by the end of output)."""
+        if r == DONE:
+            self._call_closed = self._in_call
+        elif r != NEED or self._final:
+            self._call_broken = True
+
     def _call_block_step(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
         """The step in a call block's states; `markers` end the block, `reader` reads the object."""
         state, buf = self._state, self._buf
         if state == BLOCK_OBJECT:  # (the most common: first)
             reader = self._reader
             r = reader.step(self)
+            self._object_read(r)
             if r == MARKER:
                 self._close_block(reader.marker)
             elif r == DONE:

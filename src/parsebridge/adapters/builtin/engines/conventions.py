@@ -70,15 +70,10 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_bare_calls": "calls are read only inside the format's section: a call marker outside one is text",
     "servers_drops_undeclared": "a call to a tool the request's `tools` do not declare is no call (its text "
     "is left out like other markup)",
-    "servers_complete_cut_call": "a call cut off where no value is open keeps its parameters as valid "
-    "arguments; a value with no declared schema stays a string",
+    "servers_untyped_strings": "a value with no declared schema stays a string",
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
-    "servers_whole_calls": "a call is shown only once it is complete; one cut off by the end of output is "
-    "text (content, or left out with the text after the first call)",
     "servers_whole_sections": "a section's calls are shown once the section is closed; a section cut off by "
     "the end of output is text, markers included, and so is any section after the first",
-    "servers_call_at_parameter": "a call is shown once its first parameter's value opens; one cut off by "
-    "the end of output before that is text",
     "servers_tag_ends_value": "a value ends at the first marker that may end it (the call's or the block's "
     "close, the next parameter's head), even where its own close follows (under `lossless` such a marker "
     "is the value's text)",
@@ -87,6 +82,12 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }
+#: What every builtin tool parser does with a call that is not whole, under both conventions (`whole_calls`).
+WHOLE_CALLS: Final = (
+    "a call that is not whole (cut off by the end of output, or arguments that are not a complete JSON object) "
+    "is no call, and a stream never shows it: its text is content before the first call, left out after it "
+    "(`lossless`: content), though both servers return some such calls"
+)
 #: What "servers" does with the start state, for reasoning parsers with and without `servers_started`.
 SERVERS_START: Final[dict[bool, str]] = {
     True: "output that opens without a start marker is reasoning up to the end marker, as both servers "
@@ -108,7 +109,7 @@ def servers_rules() -> list[tuple[str, str, list[str]]]:
     `families.toml` (`servers_started`)."""
     from .. import TOOL_PARSERS, reasoning_parsers  # a circle: the builtin package imports this module
 
-    rows: list[tuple[str, str, list[str]]] = []
+    rows: list[tuple[str, str, list[str]]] = [("tool", WHOLE_CALLS, list(TOOL_PARSERS))]
     for value, rule in SERVERS_CONTENT.items():
         rows.append(("tool", rule, [n for n in TOOL_PARSERS if servers_content(n) == value]))
     for value, rule in SERVERS_MARKUP.items():

@@ -21,12 +21,10 @@ Reading rules (the format parsers' docstrings add their value rules):
 Malformed output (builtin policy, see `scan`): an invoke without a ``name``
 attribute stays in the content verbatim; a section holding no named call is
 content, markers included; stray text between parameters is content, shown in
-place; a parameter tag without a name is content with its value. At end of
-output inside a call, an open parameter is finished but the object is not, so
-the arguments are flagged unless no parameter had started (then ``{}``); under
-conventions="servers" a format may hold its calls until they, or their section, are
-complete, and read a cut-off one as text (`servers_whole_calls`,
-`servers_whole_sections`: `whole_calls`).
+place; a parameter tag without a name is content with its value. A call cut off
+by the end of output is no call (its arguments never close: `whole_calls`), and
+its text is text; under conventions="servers" Step-3 holds its calls until their
+section is complete, and reads a cut-off section as text (`servers_whole_sections`).
 """
 
 from __future__ import annotations
@@ -38,10 +36,9 @@ from typing import Any, ClassVar
 from .conventions import SERVERS
 from .json_text import Quiet, dumps, dumps_str
 from .markers import content_mode, find_or_safe, first_chars
-from .scan import BuiltinToolParser
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
-from .whole_calls import WholeCallsToolParser
+from .tool_parser import BuiltinToolParser
 
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
@@ -107,10 +104,7 @@ _OUTSIDE, _HEAD, _OPEN_TAG, _PARAMS, _PARAM_TAG, _VALUE, _OPAQUE = range(7)
 class InvokeStream(SectionStream):
     """Incremental invoke machine; the parser supplies `dialect` and `convert`."""
 
-    #: Under conventions="servers", as both servers read the format: a call is shown only once it
-    #: is complete, and one cut off by the end of output is text (`whole_calls`).
-    servers_whole_calls: ClassVar[bool] = False
-    #: ... or the section is the unit (Step-3): a section's calls show once it is closed, an unclosed
+    #: Under conventions="servers", as both servers read the format: the section is the unit (Step-3): a section's calls show once it is closed, an unclosed
     #: one is text, and only the first section is read: after its end marker the rest is text.
     servers_whole_sections: ClassVar[bool] = False
     #: ... and a call to a tool the request's `tools` do not declare is no call (an invoke without
@@ -354,7 +348,7 @@ class InvokeStream(SectionStream):
             self._close_args()
 
 
-class InvokeToolParser(WholeCallsToolParser):
+class InvokeToolParser(BuiltinToolParser):
     """Base of the invoke formats: a `dialect` (the format's `markers` follow from it) and a value rule."""
 
     dialect: Dialect

@@ -23,100 +23,52 @@ not end anything). Policy for malformed regions, on top of `scan`'s:
   content (left out, on `dropped`, under conventions="servers"), as for formats
   without an end marker;
 * the end marker cutting an element (missing ``}``/``]``) ends the element:
-  named → kept (arguments flagged unless already a complete object);
-* end of output inside an element: named → kept, unnamed → content.
+  named → no call (its object never closed: `whole_calls`), its text is text;
+* end of output inside an element: named → no call, its text is text; unnamed → content.
 
 A region may be a `whole_block` (Hermes's ``<tool_call>`` … ``</tool_call>``): one call
 object per block, decided as a block. A named call's span runs to the end marker, and
 text between the object and the end marker is ignored; a block that yields no name is
 held until its end marker (outside strings, once it looked like JSON) and is then content
 whole, markers included; a body broken after the name, before the arguments, gives the
-raw rest of the body as the flagged arguments; the start marker outside strings inside a
+raw rest of the body as the arguments (no call: `whole_calls`); the start marker outside strings inside a
 block ends it as if truncated.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ....formats import tool_format
 from .call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
 from .conventions import SERVERS
+from .json_spec import ANY, ARRAY, OBJECT, JsonCallsSpec, Region, match_option
 from .scan import (
     DONE,
     EOB,
     MARKER,
     MORE,
     NEED,
-    BuiltinToolParser,
     JsonRaw,
-    ObjectReader,
     content_mode,
     find_markers,
     first_chars,
     match_marker,
     safe_end,
 )
+from .tool_parser import BuiltinToolParser
 
-ARRAY, OBJECT, ANY = "array", "object", "any"
-
-
-@dataclass(frozen=True)
-class Region:
-    """Where calls live: `start` marker (``""`` = a bare value at the start of the output)."""
-
-    start: str
-    #: closing marker; None when the JSON value's own end closes the region.
-    end: str | None = None
-    #: what the value may be: a call array, one call object, or either.
-    shape: str = ARRAY
-    #: optional text right after `start` (after whitespace), e.g. ``json`` after a ``` fence.
-    openers: tuple[str, ...] = ()
-    #: one call object per block, decided as a block (see the module docstring; Hermes).
-    whole_block: bool = False
-
-
-@dataclass(frozen=True)
-class JsonCallsSpec:
-    """A JSON-payload format: its regions, wrapper markers dropped from content, its call reader."""
-
-    regions: tuple[Region, ...]
-    #: a bare JSON value at the very start of the output (after whitespace) is a region too.
-    leading: Region | None = None
-    #: wrapper markers that are structure, not content (e.g. Cohere's response tags).
-    drop: tuple[str, ...] = ()
-    #: markers after which a bare value may lead again (kept in the content), e.g. ``</think>``
-    #: when no reasoning parser ran first.
-    relead: tuple[str, ...] = ()
-    #: markers that are structure only where a region start follows them (after whitespace),
-    #: content anywhere else (GigaChat 3's ``<|message_sep|>`` before its call header).
-    joins: tuple[str, ...] = ()
-    #: under "servers": both servers read one call per output, the first; what follows it is text.
-    servers_one_call: bool = False
-    #: under "servers": region starts both servers show as content too (the call is still read) where
-    #: no `joins` marker came before them (GigaChat 3's header written without ``<|message_sep|>``).
-    servers_shown_starts: tuple[str, ...] = ()
-    reader: type[Any] = ObjectReader
-
-    @property
-    def markers(self) -> tuple[str, ...]:
-        found: list[str] = []
-        for r in self.regions:
-            found += [m for m in (r.start, r.end) if m and m not in found]
-        return tuple(found) + tuple(m for m in (*self.joins, *self.drop) if m not in found)
-
-
-def match_option(buf: str, i: int, options: tuple[str, ...], final: bool) -> str | None:
-    """The longest option starting at `buf[i]`; MORE while a longer one may still complete."""
-    rest = buf[i:]
-    if not final and any(len(rest) < len(o) and o.startswith(rest) for o in options):
-        return MORE
-    best = None
-    for o in options:
-        if rest.startswith(o) and (best is None or len(o) > len(best)):
-            best = o
-    return best
+# (The spec of a format, as data: `json_spec`; re-exported here, where the formats import it from.)
+__all__ = [
+    "ANY",
+    "ARRAY",
+    "OBJECT",
+    "JsonCallsParser",
+    "JsonCallsSpec",
+    "JsonCallsStream",
+    "Region",
+    "match_option",
+]
 
 
 # --- the machine -------------------------------------------------------------------------------
@@ -351,7 +303,7 @@ class JsonCallsStream(CallBlockStream):
         super()._reject(pos)
 
     def _commit(self, name: str, call_start: int | None = None) -> None:
-        self._joined = ""
+        self._call_lead, self._joined = self._joined, ""  # (back with the call's text if it is no call)
         if self._shown_start:
             self._content(self._shown_start)
             self._shown_start = ""
@@ -426,10 +378,14 @@ class JsonCallsStream(CallBlockStream):
     def _object_step(self) -> bool:
         r = self._reader.step(self)
         if r == NEED:
+            self._call_broken = self._final  # (the object never closed: `whole_calls`)
             return False
         named = self._in_call
         if named:
+            index = self._index
+            self._call_broken = r != DONE  # (an object that never closed is no call: `whole_calls`)
             self._end_call(self._pos)
+            named = self._index == index  # (one that is not whole gave its index back)
         if r == DONE:
             if not named:
                 self._reject(self._pos)

@@ -5,8 +5,8 @@ Every builtin format is a state machine over a cursor into a short buffer.
 tail plus, while a call's name is still unknown, the span of that call), the
 content/whitespace policy and the OpenAI delta bookkeeping. Formats implement
 `_step` (consume what can be decided, return False when more text is needed)
-and `_at_end` (truncation). `BuiltinToolParser.parse` runs the very same
-machine over the whole text, so a one-shot parse and a stream at any chunking
+and `_at_end` (truncation). `BuiltinToolParser.parse` (`tool_parser`) runs the
+very same machine over the whole text, so a one-shot parse and a stream at any chunking
 agree by construction; the tests check the machine is chunking-invariant.
 
 Policy shared by every format (the builtin malformed-output contract):
@@ -16,11 +16,11 @@ Policy shared by every format (the builtin malformed-output contract):
 2. A call span whose name cannot be recovered stays in the content verbatim
    (under conventions="servers", but for the markup the format's servers leave
    out: `CallSteps._unnamed`).
-3. A named call whose arguments are not a JSON object is kept with
-   ``arguments={}`` and ``invalid_arguments`` = the verbatim arguments text
-   (raw JSON formats: the value's text, without surrounding whitespace).
-4. At end of output inside a call: a named call is kept (arguments so far,
-   flagged unless already a complete object); an unnamed one is content.
+3. A named call whose arguments are not a complete JSON object is no call: every
+   stream holds a call until it is whole (`whole_calls.WholeCalls`), and gives the
+   text of one that is not back as text (content, or `dropped` under "servers").
+4. At end of output inside a call: an unnamed one is content; a named one is a call only
+   when its arguments are already a complete object (`whole_calls`).
 5. Calls are never filtered against ``tools``; missing arguments → ``{}``.
 6. Marker text inside a JSON string never ends a call.
 7. Nothing raises.
@@ -29,9 +29,9 @@ Policy shared by every format (the builtin malformed-output contract):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCall, ToolCallDelta, ToolParseResult
+from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCallDelta, ToolParseResult
 from ....protocol.errors import StreamStateError, call_typed
 from ....protocol.models import (
     arguments_delta,
@@ -41,12 +41,10 @@ from ....protocol.models import (
     make_tool_result,
     set_raw_text,
 )
-from ....protocol.parsers import ToolParserBase, ToolSpec
 from ....protocol.streams import Discarded, ToolStreamBase
 from .call_objects import BROKEN, DONE, ObjectReader
 from .call_steps import RAW_TRIM_EVERY, CallSteps
 from .content_policy import ContentPolicy
-from .conventions import SERVERS, check_conventions, servers_content, servers_markup
 from .json_text import (
     CLOSED,
     EOB,
@@ -75,7 +73,6 @@ __all__ = [
     "NEED",
     "STOP",
     "ArgsScan",
-    "BuiltinToolParser",
     "BuiltinToolStream",
     "JsonRaw",
     "ObjectReader",
@@ -126,6 +123,15 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
     _start_exact: dict[str, Callable[[Any, str], StreamDelta | None]] | None = None
     #: A call's output is held (`whole_calls.WholeCalls`): argument chunks go through `_args`.
     _holding = False
+    #: ... and the format saw the open call's structure break off (`WholeCalls._end_call`: not whole),
+    #: or close where only what may follow it was still looked for (whole at the end of output too).
+    _call_broken = False
+    _call_closed = False
+    #: Text the format took as structure right before the open call (a joining marker), given back
+    #: with the call's text when it is not whole (`WholeCalls._not_a_call`).
+    _call_lead = ""
+    #: The text `parse` feeds in one piece (`WholeCalls._raw_text`); None in a stream.
+    _whole_text: str | None = None
 
     # Slots: the state is read and written on every chunk, and with a format's own
     # attributes an instance would outgrow the interpreter's shared-key dictionaries (30
@@ -165,7 +171,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
         "raw_texts",
     )
 
-    def __init__(self, parser: BuiltinToolParser) -> None:
+    def __init__(self, parser: Any) -> None:  # (a `tool_parser.BuiltinToolParser`: it imports this module)
         super().__init__()
         self.parser = parser
         # Every slot is set here: none is read from the class first and from the instance
@@ -456,45 +462,3 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
 
     def _at_end(self) -> None:
         """End of output after the final steps: settle a truncated call (the driver does the rest)."""
-
-
-class BuiltinToolParser(ToolParserBase):
-    """Base of the builtin formats: `parse` runs the stream machine over the whole text."""
-
-    backend = "builtin"
-    stream_class: ClassVar[type[BuiltinToolStream]]
-    #: Under "servers", whether a call marker outside its format's section is read (False: both show text).
-    servers_bare_calls: ClassVar[bool] = True
-
-    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
-        super().__init__(tools, **options)
-        #: "servers" or "lossless" (see `conventions`).
-        self.conventions = check_conventions(options.get("conventions"))
-        #: Under "servers", where the content ends (the format's `servers_content`): at the
-        #: first call ("call"), at the start marker ("marker"), nowhere ("keep").
-        cut = servers_content(self.name) if self.conventions == SERVERS else "keep"
-        self.cuts_content = cut != "keep"
-        self.cut_marker = self.markers[0] if cut == "marker" and self.markers else ""
-        #: ... and the markup that opens no call left out of it (the format's `servers_markup`):
-        #: every marker ("markers"), or a start marker directly followed by another ("doubled").
-        markup = servers_markup(self.name) if self.conventions == SERVERS else ""
-        self.markup_markers: tuple[str, ...] = self.markers if markup == "markers" else ()
-        self.doubled_start = self.markers[0] if markup == "doubled" and self.markers else ""
-
-    def stream(self) -> BuiltinToolStream:
-        """A fresh incremental stream (per request)."""
-        return self.stream_class(self)
-
-    def parse(self, text: str) -> ToolParseResult:
-        """One shot = the incremental machine fed once, so both agree exactly."""
-        text = text if isinstance(text, str) else str(text)
-        s = self.stream()
-        # The stream's feed and finish without their error typing: the guard reports a failing `parse`.
-        acc = s.accumulator
-        s._feed(text, None)  # records its delta
-        s._flushed = True
-        s._end()
-        calls: list[ToolCall] = acc.tool_calls()
-        for call, (start, end) in zip(calls, s.call_spans, strict=False):
-            set_raw_text(call, text[start:end])  # fresh calls built by this stream
-        return make_tool_result(acc.content, calls, acc.dropped, acc.reasoning)

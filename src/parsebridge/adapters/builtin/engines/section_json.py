@@ -13,10 +13,10 @@ Malformed output (builtin policy, see `scan`):
   calls inside a section is content; a bare call without the section is accepted;
 * a call whose head yields no name stays in the content verbatim, markers included; a
   section without any named call is content too;
-* arguments that are not a JSON object → call kept, ``invalid_arguments`` = the raw text;
+* arguments that are not a JSON object → no call, its text is text (`whole_calls`);
   text after the arguments up to CALL_END is ignored;
 * a new call/section marker inside a call ends it (as if truncated);
-* end of output inside a call: named → kept, arguments flagged unless complete; unnamed →
+* end of output inside a call: no call, its text is text (`whole_calls`); unnamed →
   content. `drop` markers (end-of-turn tokens) are never text.
 """
 
@@ -29,8 +29,9 @@ from typing import Any
 from .conventions import SERVERS
 from .json_text import ArgsScan
 from .markers import find_or_safe
-from .scan import MORE, BuiltinToolParser, JsonRaw, match_marker
+from .scan import MORE, JsonRaw, match_marker
 from .sections import REJECTED, SectionStream
+from .tool_parser import BuiltinToolParser
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ A format sets `_call_end`, the marker that closes a call.
 from __future__ import annotations
 
 from .markers import find_or_safe
-from .scan import CLOSED, MARKER, BuiltinToolParser, BuiltinToolStream, JsonRaw
+from .scan import CLOSED, MARKER, BuiltinToolStream, JsonRaw
+from .tool_parser import BuiltinToolParser
 
 #: `_between_calls`: the undecided section turned out to be content (step again).
 REJECTED = "\x00rejected"

@@ -29,10 +29,10 @@ predates the others, sets all four the other way: `one_call_per_block`,
   of a call and are shown as content, in place, verbatim;
 * a new block start (or, in multi-call blocks, a new call open) closes an
   unclosed call;
-* at end of output inside a call, an open parameter is finished but the
-  object is not, so the arguments are flagged unless no parameter started;
-  a key cut off before its value is kept in the flagged text (``{"k": ``)
-  unless the format says otherwise (`keeps_cut_key`).
+* at end of output inside a call, the call is no call and its text is text
+  (`whole_calls`: its arguments never closed; the machine still finishes an
+  open parameter, and keeps a key cut off before its value, ``{"k": ``, unless
+  the format says otherwise: `keeps_cut_key`, in the arguments it discards).
 
 Names: `call_steps.clean_name` (so a JSON body inside a block is content, not a call
 named ``{"name"…``).
@@ -49,9 +49,10 @@ from .call_steps import clean_name
 from .conventions import SERVERS
 from .json_text import dumps_str
 from .markers import find_or_safe, first_chars, marker_finder
-from .scan import JSON_WS, MORE, BuiltinToolParser, BuiltinToolStream, match_marker, safe_end
+from .scan import JSON_WS, MORE, BuiltinToolStream, match_marker, safe_end
 from .schema_values import ParamTypes
 from .tagged_values import TaggedValues
+from .tool_parser import BuiltinToolParser
 
 _CONTENT, _BLOCK, _NAME, _PARAMS, _PNAME, _VWAIT, _PVALUE, _OPAQUE, _STRAY, _TAIL, _BARE_END = range(11)
 #: Each format's marker sets (`TaggedCallStream._derived`), by stream class.
@@ -90,18 +91,15 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
     shows_bad_param_head: ClassVar[bool] = True
     #: At end of output, a parameter's key cut off before its value stays in the flagged arguments.
     keeps_cut_key: ClassVar[bool] = True
-    #: Under conventions="servers", as both servers read the format: a call cut off where no value
-    #: is open (after a parameter's close, inside the next head) has complete arguments (the
-    #: object is closed, not flagged), and a value with no declared schema stays a string.
-    servers_complete_cut_call: ClassVar[bool] = False
+    #: Under conventions="servers", as both servers read the format: a value with no declared schema
+    #: stays a string. (Both servers also keep a call cut off where no value is open, its parameters
+    #: closed as its arguments: builtin does not, under either convention: `whole_calls`.)
     servers_untyped_strings: ClassVar[bool] = False
     #: ... and a call to a tool the request's `tools` do not declare is no call (its text is
     #: treated as a block without a readable name), when the request declares tools.
     servers_drops_undeclared: ClassVar[bool] = False
     #: ... and a value keeps the newlines the format writes around it (no newline is removed).
     servers_keeps_value_newlines: ClassVar[bool] = False
-    #: ... a call cut off before its first value opens is text (streams show it from there: `whole_calls`).
-    servers_call_at_parameter: ClassVar[bool] = False
     #: ... a block opened right after another start marker is no call (read as one without a name).
     servers_doubled_start_no_call: ClassVar[bool] = False
 
@@ -133,11 +131,9 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         #: The open call opened straight from content (`bare_calls`).
         self._bare = False
         servers = parser.conventions == SERVERS
-        self._complete_cut = servers and cls.servers_complete_cut_call
         self._tag_ends = servers and cls.servers_tag_ends_value
         self._python_none = not (servers and cls.servers_none_is_text)
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
-        self._at_parameter = servers and cls.servers_call_at_parameter
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
         self._declared: frozenset[str] | None = frozenset(self._types_by_fn) if drops else None
@@ -205,6 +201,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
     def _close_call(self, pos: int) -> None:
         if self._in_call:
             self._close_object()
+            self._call_closed = True  # (at a marker: even one found only at the end of output)
             self._end_call(pos)
 
     def _named(self, name: str) -> None:
@@ -264,6 +261,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         self._pos += len(which) if which != cls.start else 0
         if state == _TAIL:
             self._flush_tail()
+            self._call_closed = True  # (at the block's end, or the next block's start)
             self._end_call(self._pos)
         else:
             self._reject(self._pos)
@@ -297,6 +295,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._pos += len(found)
         else:
             self._pos = at
+        self._call_closed = True  # (closed at its close tag: the block end was only looked for)
         self._end_call(self._pos)
         self._state = _CONTENT
         return True
@@ -333,6 +332,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._pos += len(found)
             if cls.one_call_per_block:
                 self._close_object()
+                self._call_closed = True  # (its function closed: whole even if the block's end never comes)
                 self._state = _BARE_END if self._bare else _TAIL
             else:
                 self._close_call(self._pos)
@@ -445,8 +445,6 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
     def _at_end(self) -> None:
         if not self._in_call:
             return
-        if self._complete_cut and self._state in (_PARAMS, _PNAME, _TAIL, _STRAY):
-            self._close_object()  # (under "servers": the parameters so far are the arguments)
         if self._state == _PVALUE:
             self._finish_value()
         elif self._state == _TAIL:

@@ -15,7 +15,7 @@ from ....protocol.parsers import ToolSpec
 from .scan import BuiltinToolStream
 from .schema_values import schema_types
 from .tagged import TaggedCallStream
-from .whole_calls import WholeCallsToolParser
+from .tool_parser import BuiltinToolParser
 
 
 class Tags(NamedTuple):
@@ -31,7 +31,7 @@ class Tags(NamedTuple):
     param_close: str | None = None
 
 
-class TaggedCallParser(WholeCallsToolParser):
+class TaggedCallParser(BuiltinToolParser):
     """Base of the tagged-parameter formats: schema types from `tools`, one stream class per format.
 
     A format sets `tags` (its markers in the roles `TaggedCallStream` names), and its stream

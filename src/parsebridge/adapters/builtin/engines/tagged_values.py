@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ....protocol import StreamDelta
-from ....protocol.models import arguments_delta, empty_delta
+from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
 from .markers import close_ahead, find_or_safe
 from .schema_values import convert_value, is_string_typed
@@ -60,7 +60,6 @@ class TaggedValues:
     _state: int
     _opened: bool
     _closed: bool
-    _at_parameter: bool
     _keeps_newlines: bool
     _types: dict[str, frozenset[str]]
     _untyped: frozenset[str] | None
@@ -78,7 +77,7 @@ class TaggedValues:
     _raw_kept: list[str]
     _add_calls: Any
     param_close: ClassVar[str]
-    # and the driver's `_args`, the machine's `_show_call` and `_params_state`
+    # and the driver's `_args` and `_release`, and the machine's `_params_state`
 
     def _close_object(self) -> None:
         if not self._closed:
@@ -86,8 +85,6 @@ class TaggedValues:
             self._opened = self._closed = True
 
     def _open_value(self, pname: str) -> None:
-        if self._at_parameter:
-            self._show_call()  # type: ignore[attr-defined]  (`whole_calls.WholeCalls`)
         self._args(("{" if not self._opened else ", ") + dumps_str(pname) + ": ", hold_ws=False)  # type: ignore[attr-defined]
         self._opened = True
         self._vtypes = self._types.get(pname, self._untyped)
@@ -170,5 +167,6 @@ class TaggedValues:
             if not self._vstream:
                 self._vparts.append(text)
                 return empty_delta()
-            return arguments_delta(self._index, text, self._add_calls)
+            self._args(text, hold_ws=False)  # type: ignore[attr-defined]  (held until the call is whole)
+            return self._release()  # type: ignore[attr-defined, no-any-return]
         return super().feed(text, token_ids)  # type: ignore[misc, no-any-return]

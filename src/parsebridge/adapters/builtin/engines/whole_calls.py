@@ -1,32 +1,38 @@
-"""conventions="servers" for formats whose servers' one-shot readings take a call only once it, or
-its whole section, is complete.
+"""Whole calls: a builtin tool stream shows a call only once it is whole, and never a call that is not.
 
-vLLM's and SGLang's streams of some formats (Kimi K3, MiniCPM 5) announce a call at its
-close, never before, and their one-shot readings leave a call the end of output cut off
-out of the calls: its text is read as if no call had begun (content, or left out with
-the rest of the content where the format's content ends at the first call or marker).
-For Step-3 the unit is the call section: both servers' streams announce a call as it
-goes, but their one-shot readings (which builtin's "servers" follows) read a section only
-once it is closed (``<｜tool_calls_end｜>``): an unclosed one, cut off anywhere (even after
-a complete call), is text, markers included. A builtin stream never shows what its final
-reading takes back, so it holds what such a unit shows until the unit is complete.
-`WholeCalls` gives a builtin stream that reading, at every chunking, and its one-shot
-parse the same (`parse` runs the stream):
+The rule (under both conventions, one-shot and streamed at every chunking): no call whose
+arguments are not a complete JSON object is returned as a call. A model cut off by
+``max_tokens`` inside a call, a call whose JSON never closes or is not an object, a call body
+that breaks off before its end: a client must never see a call header it will not get the rest
+of, so a stream holds each call (its header, its arguments, any content shown inside it) from the
+moment it is named (`_commit`) until it ends (`_end_call`), and then decides:
 
-* from the moment a call is named (`_commit`; for a section, its first call) its deltas,
-  and any content shown inside the unit, are held, not released; when the unit ends (the
-  call: `_end_call`; the section: `_close_section`) they are released at once (and the
-  section's calls' spans join `call_spans` then, not before); meanwhile `pending_text` holds the
-  unit's raw text, so the guard's `max_held` counts it and a break releases it;
-* at the end of output inside the unit (`_at_end`), the held deltas are discarded, the
-  content state goes back to where it was before the unit began, and the unit's raw text
-  (kept from the fed text: `open_from` reaches back to its start) is given to `_content`.
+* **whole** — it ended where its format ends a call (its close marker, its object's closing
+  brace: not at the end of output, and a format whose call body breaks off before its end sets
+  `_call_broken`), and its arguments text parses to a JSON object (none at all reads as ``{}``):
+  the held deltas are released at once, the call with all its arguments in one delta. A call
+  the end of output cuts off before it closed is never whole, even where its arguments were
+  already complete (SGLang reads no call there either, and vLLM only in some formats); one that
+  closed but whose block's end the output cut off (Hermes's object, Qwen3-Coder's
+  ``</function>``: the format sets `_call_closed`) is whole;
+* **not whole** — the held deltas are discarded, the content state goes back to where it was
+  before the call began, and the call's raw text (from the fed text: `open_from` reaches back to
+  its start) is given to `_content`: content under ``"lossless"`` (nothing is lost); under
+  ``"servers"`` content where the text before the call is still content (the first call: vLLM
+  shows it so), on `dropped` after a call (the content has ended there: SGLang reads no call and
+  leaves the text out; vLLM shows no call either). The call's index is given to the next call.
 
-The mixin goes in front of a format's stream class (`whole_calls_stream`) only under
-"servers" for a stream class that sets `servers_whole_calls` (the unit is the call),
-`servers_whole_sections` (the section; a call outside a section is held as a call) or
-`servers_call_at_parameter`; under "lossless" the call is kept, flagged, as every builtin
-format keeps a cut-off call, and every section is read.
+Step-3 under ``"servers"`` holds a whole section instead (`servers_whole_sections`): both
+servers' one-shot readings read a section only once it is closed (``<｜tool_calls_end｜>``), so
+an unclosed one, cut off anywhere (even after a complete call), is text, markers included; its
+calls' spans join `call_spans` when the section closes.
+
+While a call is held, `pending_text` holds its raw text, so the guard's `max_held` counts it and a
+break releases it. Holding stays linear: a held call's deltas are joined once, when it is
+decided, and its raw text is sliced once, when it is not whole.
+
+`BuiltinToolParser` reads with `whole_calls_stream(stream_class)`: the mixin in front of every
+format's stream class, one class per stream class.
 """
 
 from __future__ import annotations
@@ -35,9 +41,10 @@ from functools import cache
 from typing import Any
 
 from ....protocol import StreamDelta
+from ....protocol.calls import parse_arguments
 from ....protocol.models import empty_delta
 from .conventions import SERVERS
-from .scan import BuiltinToolParser, BuiltinToolStream
+from .scan import BuiltinToolStream
 
 
 class WholeCalls:
@@ -49,6 +56,7 @@ class WholeCalls:
     _base: int
     _raw_at: int
     _in_call: bool
+    _final: bool
     _span: int | None
     _index: int
     _call_start: int
@@ -61,22 +69,32 @@ class WholeCalls:
     _out_calls: list[Any]
     _arg_parts: list[str]
     _args_held: list[str]
+    call_spans: list[tuple[int, int]]
 
     def __init__(self, parser: Any) -> None:
         super().__init__(parser)  # type: ignore[call-arg]
         #: A stream's `feed` keeps the fed text from the open call on (`_raw_kept`), with or without
-        #: history; `parse` feeds its text in one piece, whose buffer at the call's commit is kept.
+        #: history; `parse` sets `_whole_text`, the text it feeds in one piece.
         self._raw_kept: list[str] = []
-        self._commit_buf: tuple[int, str] = (0, "")
+        self._whole_text: str | None = None
         #: A named call's unit (the call, or its section) is open and its output held (`_release_held`).
         self._holding = False
-        #: Where the unit's output begins in `_out_content`/`_out_calls` (until its first release).
+        #: Where the unit's output begins in `_out_content`/`_out_calls` (until its first release),
+        #: and the open call's (the same but in a held section).
         self._mark = (0, 0)
-        #: The content state just before the unit began (restored when it is cut off).
+        self._call_mark = (0, 0)
+        #: The content state just before the unit began (restored when it is cut off), and before
+        #: the open call began (restored when it is not whole).
         self._saved: tuple[Any, ...] = ()
-        #: The unit is the section (`servers_whole_sections`): a call named in a section is held
-        #: until the section closes (`_to_close`), with the spans of its calls ended so far.
-        self._by_section = bool(getattr(self, "servers_whole_sections", False))
+        self._call_saved: tuple[Any, ...] = ()
+        #: The format saw the open call's structure break off before its end (`_end_call` then
+        #: reads it as not whole).
+        self._call_broken = False
+        #: The unit is the section (`servers_whole_sections` under "servers"): a call named in a
+        #: section is held until the section closes (`_to_close`), with the spans of its calls ended so far.
+        self._by_section = parser.conventions == SERVERS and bool(
+            getattr(self, "servers_whole_sections", False)
+        )
         self._to_close = False
         self._held_spans: list[tuple[int, int]] = []
         #: Where the held unit's raw text starts (the first call's start: its section's opener).
@@ -92,6 +110,13 @@ class WholeCalls:
         self._raw_at += max(cut, 0)
         return None
 
+    def _raw_text(self, start: int, end: int | None = None) -> str:
+        """The fed text from offset `start` to `end` (the end of what was fed when None)."""
+        if self._whole_text is not None:  # (`parse`)
+            return self._whole_text[start:end]
+        at = self._raw_at
+        return "".join(self._raw_kept)[start - at : None if end is None else end - at]
+
     def open_from(self) -> int:
         """As the driver's, but never past the start of a held unit (its raw text may become text)."""
         start: int = super().open_from()  # type: ignore[misc]
@@ -103,13 +128,13 @@ class WholeCalls:
         if not self._holding:
             return super().pending_text()  # type: ignore[misc, no-any-return]
         before = "".join(self._saved[2]) + "".join(self._saved[5])
-        return before + "".join(self._raw_kept)[self._hold_start - self._raw_at :]
+        if self._whole_text is not None:
+            return before + self._whole_text[self._hold_start : self._base + len(self._buf)]
+        return before + self._raw_text(self._hold_start)
 
-    def _commit(self, name: str, call_start: int | None = None) -> None:
-        if self._holding and self._to_close:  # (a later call of the held section: held with it)
-            super()._commit(name, call_start)  # type: ignore[misc]
-            return
-        self._saved = (
+    def _state_now(self) -> tuple[Any, ...]:
+        """The content state a call or a unit that turns out to hold no call goes back to."""
+        return (
             self._dropping,
             self._ws_mode,
             self._pending_ws,  # (lists the driver replaces, never changes, once the call begins)
@@ -117,9 +142,18 @@ class WholeCalls:
             len(self._acc.dropped_parts),
             self._held_markup or (),  # (a list `_commit` replaces when it holds anything)
             self._index,
+            getattr(self, "_section_named", None),  # (a section format's: did a call of it stand)
         )
-        self._mark = (len(self._out_content), len(self._out_calls))
-        self._commit_buf = (self._base, self._buf)
+
+    def _commit(self, name: str, call_start: int | None = None) -> None:
+        self._call_saved = self._state_now()
+        self._call_mark = (len(self._out_content), len(self._out_calls))
+        self._call_broken = self._call_closed = False
+        if self._holding and self._to_close:  # (a later call of the held section: held with it)
+            super()._commit(name, call_start)  # type: ignore[misc]
+            return
+        self._saved = self._call_saved
+        self._mark = self._call_mark
         super()._commit(name, call_start)  # type: ignore[misc]
         self._hold_start = self._call_start
         self._to_close = self._by_section and getattr(self, "_in_section", False)
@@ -142,16 +176,68 @@ class WholeCalls:
         self._out_content, self._out_calls = held
         self._arg_parts = parts
         self._mark = (0, 0)
+        cc, ck = self._call_mark
+        self._call_mark = (cc - c, ck - k)
         return delta
+
+    def _whole_call(self) -> bool:
+        """Whether the open (held) call is whole (see the module docstring)."""
+        if self._call_broken or (self._final and not self._call_closed):  # (broken, or cut off)
+            return False
+        self._seal()  # type: ignore[attr-defined]
+        index = self._index
+        args = "".join(d.arguments for d in self._out_calls[self._call_mark[1] :] if d.index == index)
+        return parse_arguments(args)[1] is None
 
     def _end_call(self, pos: int) -> None:
         ended = self._in_call and self._holding
+        whole = self._whole_call() if ended else True
         super()._end_call(pos)  # type: ignore[misc]
-        if ended:
-            if self._to_close:  # (the section goes on: the call's span waits with its deltas)
-                self._held_spans.append(self.call_spans.pop())  # type: ignore[attr-defined]
-            else:
-                self._show_call()
+        if not ended:
+            return
+        if not whole:
+            self._not_a_call()
+        elif self._to_close:  # (the section goes on: the call's span waits with its deltas)
+            self._held_spans.append(self.call_spans.pop())
+        else:
+            self._show_call()
+
+    def _not_a_call(self) -> None:
+        """The call that just ended is not whole: its held output goes, its raw text is text."""
+        start, end = self.call_spans.pop()
+        markup = self._restore(self._call_saved)
+        c, k = self._call_mark
+        del self._out_content[c:], self._out_calls[k:]
+        self._arg_parts, self._args_held = [], []
+        if not self._to_close:  # (a call of its own: nothing is held any more)
+            self._holding = False
+            self._mark = (0, 0)
+            del self._release
+        self._as_text("".join(markup) + self._call_lead + self._raw_text(start, end))
+
+    def _as_text(self, text: str) -> None:
+        """The text of a unit that held no call, as text: content (on `dropped` where the content has
+        ended), less the markup the format's servers leave out (`servers_markup`, as `_reject` does)."""
+        if self._markup or self._doubled:  # type: ignore[attr-defined]
+            self._unnamed(text, self._pos)  # type: ignore[attr-defined]
+        else:
+            self._content(text)  # type: ignore[attr-defined]
+
+    def _restore(self, saved: tuple[Any, ...]) -> Any:
+        """Put the content state `saved` back (`_state_now`); its held markup, to give back as text."""
+        dropping, ws_mode, pending, seen, n_dropped, markup, index, named = saved
+        self._dropping, self._ws_mode, self._pending_ws, self._seen_structure = (
+            dropping,
+            ws_mode,
+            pending,
+            seen,
+        )
+        if named is not None:  # (a section none of whose calls stood is no section: its markers are text)
+            self._section_named = named
+        if self._acc.keeps_history:
+            del self._acc.dropped_parts[n_dropped:]
+        self._index = index
+        return markup
 
     def _close_section(self, marker: str) -> None:
         super()._close_section(marker)  # type: ignore[misc]
@@ -159,46 +245,32 @@ class WholeCalls:
             self._show_call()
 
     def _show_call(self) -> None:
-        """The held call is a call whatever follows (it ended, or its format shows it from here on:
-        `servers_call_at_parameter`): the next release hands out what was held."""
+        """The held unit holds calls: the next release hands out what was held."""
         if self._holding:
             self._holding = self._to_close = False
             self._mark = (0, 0)
             if self._held_spans:
-                self.call_spans.extend(self._held_spans)  # type: ignore[attr-defined]
+                self.call_spans.extend(self._held_spans)
                 self._held_spans = []
             del self._release
 
     def _at_end(self) -> None:
         super()._at_end()  # type: ignore[misc]
-        if self._holding and (self._in_call or self._to_close):
+        if self._holding and self._to_close:
             self._cut_off()
 
     def _cut_off(self) -> None:
-        """End of output inside the held unit: it held no call; its raw text is text."""
-        dropping, ws_mode, pending, seen, n_dropped, markup, index = self._saved
-        if self._raw_kept:  # (a stream)
-            raw = "".join(self._raw_kept)[self._hold_start - self._raw_at :]
-        else:  # (`parse`: one buffer from before the unit to the end)
-            base, buf = self._commit_buf
-            raw = buf[self._hold_start - base :]
-        self._dropping, self._ws_mode, self._pending_ws, self._seen_structure = (
-            dropping,
-            ws_mode,
-            pending,
-            seen,
-        )
-        if self._acc.keeps_history:
-            del self._acc.dropped_parts[n_dropped:]
+        """End of output inside a held section: it held no call; its raw text is text."""
+        raw = self._raw_text(self._hold_start)
+        markup = self._restore(self._saved)
         c, k = self._mark
         del self._out_content[c:], self._out_calls[k:]
         self._arg_parts, self._args_held = [], []
         self._held_markup, self._held_spans = [], []
         self._drop_span()  # type: ignore[attr-defined]  # (a section's next call begun: its text is in `raw`)
-        self._index = index
         self._in_call = self._holding = self._to_close = False
         del self._release
-        self._content("".join(markup) + raw)  # type: ignore[attr-defined]
+        self._as_text("".join(markup) + raw)
 
 
 @cache
@@ -213,39 +285,15 @@ def whole_calls_stream(cls: type) -> type:
 #: The state `WholeCalls.__init__` adds (`_release`, set and deleted per held unit, stays in the dictionary).
 _SLOTS = (
     "_by_section",
-    "_commit_buf",
+    "_call_broken",
+    "_call_closed",
+    "_call_mark",
+    "_call_saved",
     "_held_spans",
     "_hold_start",
     "_holding",
     "_mark",
     "_saved",
     "_to_close",
+    "_whole_text",
 )
-
-
-def stream_class_for(parser: Any) -> type:
-    """The stream class `parser` reads with: its own, or its `WholeCalls` variant under "servers"
-    when the class sets `servers_whole_calls`, `servers_whole_sections` (or `servers_call_at_parameter`:
-    the stream shows the call once its first parameter opens, `_show_call`)."""
-    cls: type = parser.stream_class
-    if parser.conventions == SERVERS and any(getattr(cls, flag, False) for flag in _HOLDS):
-        return whole_calls_stream(cls)
-    return cls
-
-
-#: The stream class flags that put `WholeCalls` in front under "servers".
-_HOLDS = ("servers_whole_calls", "servers_whole_sections", "servers_call_at_parameter")
-
-
-class WholeCallsToolParser(BuiltinToolParser):
-    """A builtin parser whose stream class may hold calls under "servers" (it sets one of `_HOLDS`):
-    it reads with `stream_class_for(self)`, chosen once per parser."""
-
-    def __init__(self, tools: Any = None, **options: Any) -> None:
-        super().__init__(tools, **options)
-        #: The stream class: the format's, or its `whole_calls` variant where it applies.
-        self._stream_class: type[BuiltinToolStream] = stream_class_for(self)
-
-    def stream(self) -> BuiltinToolStream:
-        """A fresh incremental stream (per request)."""
-        return self._stream_class(self)
