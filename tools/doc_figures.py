@@ -77,7 +77,14 @@ SHAPES = {
     ("llamacpp", "0.3.36"): "same",
 }
 STATUSES = ("pass", "diverge", "fail", "error", "unsupported")
-NAMES = {"vllm": "vLLM", "sglang": "SGLang", "dynamo": "Dynamo", "smg": "smg", "llamacpp": "llama.cpp", "builtin": "builtin"}
+NAMES = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "dynamo": "Dynamo",
+    "smg": "smg",
+    "llamacpp": "llama.cpp",
+    "builtin": "builtin",
+}
 
 
 def _load(path: Path) -> dict[str, Any]:

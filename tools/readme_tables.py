@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         if new != text:
             print(
-                "docs/builtin-parsers.md builtin-parsers table is stale: run python tools/readme_tables.py", file=sys.stderr
+                "docs/builtin-parsers.md builtin-parsers table is stale: run python tools/readme_tables.py",
+                file=sys.stderr,
             )
             return 1
         print("docs/builtin-parsers.md builtin-parsers table up to date")

@@ -74,15 +74,6 @@ class ThreadLauncher:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
-    def _child_env(self) -> dict[str, str] | None:
-        """The server's environment. A captured Python server runs unbuffered: its output is the
-        log tail an error carries, and a block-buffered pipe would hold it back until the server ends."""
-        if not self.capture:
-            return None if self.env is None else dict(self.env)
-        env = dict(os.environ if self.env is None else self.env)
-        env.setdefault("PYTHONUNBUFFERED", "1")
-        return env
-
     def launch(self, port: int | None) -> None:
         assert port is not None
         loop = asyncio.new_event_loop()

@@ -23,7 +23,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import make_delta, make_reasoning_result
+from ...protocol.models import delta_of, make_delta, make_reasoning_result
 from .._common import locate_reasoning
 from .._stepped import closed_error
 
@@ -84,17 +84,15 @@ class SglangReasoningStream(ReasoningStreamBase):
     ) -> tuple[Callable[..., StreamDelta], Callable[[], tuple[str, str]], Callable[[], str | None]]:
         """(`feed`, the finishing chunk, the held chunk), sharing the stream's per-chunk state.
 
-        `feed` has every name it needs bound once: per chunk one framework call, its text appended
-        to the accumulator, one delta (`delta_of` inlined: its three slots stored on an unvalidated
-        instance, as a think-tag detector's chunk costs about 5 µs and a call frame about a tenth
-        of that). The state (the chunk held back, closed) lives in the closures' cells, not on the
-        stream, so no closure refers to the stream: a finished stream, and the SGLang parser it
-        holds, are freed when the caller drops them rather than at the next garbage collection.
+        `feed` has every name it needs bound once: per chunk one framework call, its text
+        appended to the accumulator, one delta (`make_delta` inlined). The state (the chunk
+        held back, closed) lives in the closures' cells, not on the stream, so no closure
+        refers to the stream: a finished stream, and the SGLang parser it holds, are freed
+        when the caller drops them rather than at the next garbage collection.
         """
         lane, hold, label = self._parser.parse_stream_chunk, self._hold, self._label
         parser, stream_end, seen = self._parser, self._stream_end, self.text_seen
         see, r_append, c_append = seen.append, acc.reasoning_parts.append, acc.content_parts.append
-        new, delta_type = object.__new__, StreamDelta  # `delta_of`'s two steps (see above)
         pending: str | None = None
         closed = False
 
@@ -117,15 +115,15 @@ class SglangReasoningStream(ReasoningStreamBase):
             if hold:
                 # `pending` moves on only once the held chunk went through (see `pending_text`).
                 pending = text
-            delta = new(delta_type)
             if reasoning:
                 r_append(reasoning)
-            delta.reasoning = reasoning or ""
+            else:
+                reasoning = ""
             if content:
                 c_append(content)
-            delta.content = content or ""
-            delta.tool_calls = []
-            return delta
+            else:
+                content = ""
+            return delta_of(content, reasoning, [])
 
         def final_chunk() -> tuple[str, str]:
             """Close; the finishing chunk's (reasoning, content)."""
