@@ -68,6 +68,8 @@ def measure(python: str) -> dict[str, Any]:
         load_end = os.getloadavg()[0]
     cpu = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
     out = done.stdout + done.stderr
+    if done.returncode != 0:  # the run is recorded as failed: say why
+        print(out[-4000:], file=sys.stderr)
     summary = re.findall(r"^=*\s*(\d+ passed.*? in [\d.]+s.*?)\s*=*$", out, re.M)
     tox_line = re.findall(r"^\s*core: (OK|FAIL) \((.*?) seconds\)", out, re.M)
     return {
