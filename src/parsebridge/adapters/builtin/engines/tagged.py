@@ -341,7 +341,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._pos += len(found)
             self._close_call(self._pos)
             self._state = _CONTENT
-        elif found is not None:  # a new block or call: this call ends unclosed
+        elif found is not None:  # a new block or call: this call ends unclosed, and is a call (docs)
             self._close_call(self._pos)
             self._state = _CONTENT if found == cls.start else self._after_call()
         else:
