@@ -248,8 +248,14 @@ class _GuardedStream:
         return delta
 
     def _held_size(self) -> int:
-        getter = getattr(self._inner, "pending_text", None)
+        """How much the parser holds back: its `pending_size()` where it counts without building the
+        text (builtin's call streams), else the length of its `pending_text()`."""
+        inner = self._inner
+        counted = getattr(inner, "pending_size", None)
+        getter = getattr(inner, "pending_text", None)
         try:
+            if callable(counted):
+                return int(counted())
             return len(getter() or "") if callable(getter) else 0
         except Exception:
             return 0

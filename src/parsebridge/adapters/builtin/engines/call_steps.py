@@ -174,6 +174,14 @@ class CallSteps:
             return held + self._buf[self._pos :]
         return held + "".join(self._span_parts) + self._buf[self._span :]
 
+    def pending_size(self) -> int:
+        """`len(self.pending_text())`, counted without joining the text: the guard asks after every
+        chunk when `max_held` is set, and a held call's text grows with each (tested equal)."""
+        held = sum(map(len, self._pending_ws)) + sum(map(len, self._held_markup))
+        if self._span is None:
+            return held + max(len(self._buf) - self._pos, 0)
+        return held + sum(map(len, self._span_parts)) + max(len(self._buf) - self._span, 0)
+
     # -- each call's raw text ------------------------------------------------------------------
     def _keep_raw(self, text: str = "") -> None:
         """Cut the raw text of each call ended since the last time out of the kept fed text, then

@@ -132,6 +132,15 @@ class WholeCalls:
             return before + self._whole_text[self._hold_start : self._base + len(self._buf)]
         return before + self._raw_text(self._hold_start)
 
+    def pending_size(self) -> int:
+        """`len(self.pending_text())` without joining the held call's text, which grows with every
+        chunk (the guard's `max_held` asks after each: joining it there was quadratic)."""
+        if not self._holding:
+            return super().pending_size()  # type: ignore[misc, no-any-return]
+        saved = self._saved
+        before = sum(map(len, saved[2])) + sum(map(len, saved[5]))
+        return before + max(self._base + len(self._buf) - self._hold_start, 0)
+
     def _state_now(self) -> tuple[Any, ...]:
         """The content state a call or a unit that turns out to hold no call goes back to."""
         return (
