@@ -21,7 +21,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -38,6 +37,7 @@ from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.chunking import parse_chunking
 from parsebridge.conformance.runner import target_for
 from parsebridge.conformance.transcripts import bundled_transcripts
+from parsebridge.lifecycle import free_port
 from parsebridge.lifecycle.launchers import WATCH
 from parsebridge.protocol.errors import ParserUnsupportedError
 
@@ -63,12 +63,6 @@ def _cases() -> list[Any]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class OwnGateways:
     """Gateways this test starts itself (``python -m smg launch``), one per configuration."""
 
@@ -80,14 +74,14 @@ class OwnGateways:
         key = (tool, reasoning, symphony)
         if key in self.procs:
             return self.procs[key][1]
-        port = _free_port()
+        port = free_port()
         # smg's own CLI, run by the backend's launcher only so that a killed test run leaves no gateway.
         watch = str(WATCH)
         args = [sys.executable, "-P", watch, sys.executable, "-m", "smg", "launch"]
         args += ["--host", "127.0.0.1", "--port", str(port)]
         args += ["--worker-urls", f"grpc://127.0.0.1:{self.rt.worker.port}"]
         args += ["--tokenizer-path", str(self.rt.model_dir), "--model-path", str(self.rt.model_dir)]
-        args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(_free_port())]
+        args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port(avoid=(port,)))]
         args += ["--tool-call-parser", tool] if tool else []
         args += ["--reasoning-parser", reasoning] if reasoning else []
         args += ["--parser", "symphony"] if symphony else []

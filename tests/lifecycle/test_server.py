@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from parsebridge.lifecycle import HttpAnswer, PollUntil, Server, SubprocessLauncher, stop_all
+from parsebridge.lifecycle import server as server_module
 from parsebridge.protocol import ServerUnavailableError
 
 #: A server on the port it is given; says hello on standard output, answers GET /ready with 200.
@@ -161,3 +162,29 @@ def test_a_sigkilled_parent_leaves_no_server(tmp_path: Path) -> None:
     while any(_listening(p) for p in ports) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_listening(p) for p in ports)
+
+
+def test_free_port_avoids_the_ports_it_is_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that needs two ports (smg: its listener and its metrics) gets two different ones,
+    even when the OS hands the first one out again (CI saw smg refuse `--port` = `--prometheus-port`)."""
+    picks = iter([5000, 5000, 5000, 5001])
+
+    class OsPicks:
+        def __init__(self, *args: object) -> None:
+            self.port = next(picks)
+
+        def __enter__(self) -> OsPicks:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def bind(self, address: object) -> None:
+            return None
+
+        def getsockname(self) -> tuple[str, int]:
+            return ("127.0.0.1", self.port)
+
+    monkeypatch.setattr(server_module.socket, "socket", OsPicks)
+    assert server_module.free_port() == 5000
+    assert server_module.free_port(avoid=(5000,)) == 5001

@@ -23,7 +23,7 @@ from _probe_model import output, scenario_in
 
 from parsebridge.adapters._served import model_folder
 from parsebridge.adapters._served.steps import Script
-from parsebridge.adapters.smg._worker import ScriptedWorker, encode
+from parsebridge.adapters.smg._worker import ScriptedWorker
 from parsebridge.lifecycle import free_port
 
 
@@ -33,11 +33,11 @@ class ProbeWorker(ScriptedWorker):
     counter = itertools.count()
 
     def script_for(self, input_ids: Any) -> Script | None:
-        scenario = scenario_in(bytes(i for i in input_ids if i < 256).decode("utf-8", "replace"))
+        scenario = scenario_in(self.folder.decode(list(input_ids)))
         if scenario is None:
             return None  # the gateway's own requests: the worker's plain answer
         script = Script(self.board, f"probe-{next(self.counter)}")
-        for token in encode(output(scenario, "json")):
+        for token in self.folder.encode(output(scenario, "json")):
             script.put([token])
         script.end("stop")
         return script
@@ -49,8 +49,9 @@ def main() -> None:
     ap.add_argument("--tool-parser")
     ap.add_argument("--reasoning-parser")
     args = ap.parse_args()
-    folder = str(model_folder(()).path)
-    worker = ProbeWorker(folder)
+    built = model_folder(())
+    folder = str(built.path)
+    worker = ProbeWorker(built)
     worker_port = worker.start()
     cmd = [sys.executable, "-m", "smg", "launch", "--host", "127.0.0.1", "--port", str(args.port)]
     cmd += [
@@ -61,7 +62,14 @@ def main() -> None:
         "--model-path",
         folder,
     ]
-    cmd += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port()), "--log-level", "warn"]
+    cmd += [
+        "--prometheus-host",
+        "127.0.0.1",
+        "--prometheus-port",
+        str(free_port(avoid=(args.port,))),
+        "--log-level",
+        "warn",
+    ]
     if args.tool_parser:
         cmd += ["--tool-call-parser", args.tool_parser]
     if args.reasoning_parser:

@@ -41,6 +41,7 @@ def dynamo(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Iterator[P
 
 def test_dynamo_serving_hermes_passes(dynamo: Process) -> None:
     code, report, err = run_probe("--base-url", dynamo.origin + "/v1", "--model", "probe")
+    assert report is not None, f"exit {code}, no report: {err}"
     assert failed_checks(report) == set(), err
     assert code == 0 and len(report["results"]) == 20
 
@@ -55,6 +56,7 @@ def test_dynamo_hermes_is_reread_and_compare_replays_it(
     args = ["--base-url", dynamo.origin + "/v1", "--model", "probe", "--parser", "dynamo:hermes"]
     args += ["--reasoning-parser", "dynamo:qwen3", "--tokenizer", str(folder), "--save", str(saved)]
     code, report, err = run_probe(*args, "--backends", "none")
+    assert report is not None, f"exit {code}, no report: {err}"
     reread = report["reread"]
     assert code == 0, (err, reread)
     assert reread["transcripts"] == 10 and reread["unavailable"] == [] and reread["warnings"] == []

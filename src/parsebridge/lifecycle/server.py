@@ -23,7 +23,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -32,11 +32,15 @@ from ..protocol.errors import ParsebridgeError, ServerUnavailableError
 from . import owners
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago (the OS's pick)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_port(avoid: Collection[int] = ()) -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the OS's pick), none of `avoid`: a server
+    that needs two ports gets two (the OS may hand out a port it just handed out, once closed)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in avoid:
+            return port
 
 
 class Launcher(Protocol):
