@@ -84,12 +84,8 @@ class Gateway:
         args = [sys.executable, "-m", "smg", "launch", "--host", "127.0.0.1", "--port", str(port)]
         args += ["--worker-urls", f"grpc://127.0.0.1:{self._worker_port}"]
         args += ["--tokenizer-path", str(self._model_dir), "--model-path", str(self._model_dir)]
-        args += [
-            "--prometheus-host",
-            "127.0.0.1",
-            "--prometheus-port",
-            str(free_port(avoid=(port or 0,))),
-        ]  # (smg refuses one port for both)
+        metrics = free_port(avoid=(port or 0,))  # (smg refuses to start with one port for both)
+        args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(metrics)]
         args += ["--log-level", "info" if self.launcher.echo else "warn"]  # --framework-logs: smg's own
         if self.symphony:
             args += ["--parser", "symphony"]
