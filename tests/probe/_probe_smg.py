@@ -62,14 +62,8 @@ def main() -> None:
         "--model-path",
         folder,
     ]
-    cmd += [
-        "--prometheus-host",
-        "127.0.0.1",
-        "--prometheus-port",
-        str(free_port(avoid=(args.port,))),
-        "--log-level",
-        "warn",
-    ]
+    metrics = free_port(avoid=(args.port,))  # (smg refuses to start with one port for both)
+    cmd += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(metrics), "--log-level", "warn"]
     if args.tool_parser:
         cmd += ["--tool-call-parser", args.tool_parser]
     if args.reasoning_parser:
