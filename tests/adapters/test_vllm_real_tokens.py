@@ -15,8 +15,10 @@ import pytest
 
 pytest.importorskip("vllm", reason="vLLM is not installed (parsebridge install-framework vllm-latest)")
 
+import parsebridge as pb
 from parsebridge.conformance import Runner, Target, transcript_from
 from parsebridge.formats import tool_format
+from parsebridge.protocol.errors import UnknownParserError
 
 pytestmark = pytest.mark.framework
 
@@ -34,6 +36,23 @@ TOOLS = [
     }
 ]
 CALL = {"name": "get_weather", "arguments": {"city": "Paris"}}
+#: Reviewed divergences of older vLLM releases from the readings below (measured on vLLM 0.33), by
+#: release and test: each xfails there, and only there.
+OLDER_RELEASES = {
+    ("0.11.0", "pre-v11"): "vLLM 0.11's streaming mistral parser loses a pre-v11 call whose "
+    "[TOOL_CALLS] and JSON arrive in one delta (whole, special: call_missing); per token it reads it",
+    ("0.11.0", "v13"): "vLLM 0.11's mistral parser predates the [ARGS] form: no call at any grouping, "
+    "and [THINK] stays in the reasoning at some",
+}
+
+
+def _older_release(case: str) -> None:
+    """Xfail where the installed vLLM has a reviewed divergence for this case (`OLDER_RELEASES`)."""
+    reason = OLDER_RELEASES.get((pb.get_backend("vllm").version(), case))
+    if reason is not None:
+        pytest.xfail(reason)
+
+
 GROUPINGS = ["oneshot", "whole", "token", "special", "token-5", *(f"token-random-{s}" for s in range(5))]
 
 
@@ -53,6 +72,10 @@ def test_dsml_calls_in_real_deepseek_tokens(family, spec):
     )
     from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
 
+    try:
+        pb.get_tool_parser(spec, tools=TOOLS)
+    except UnknownParserError:  # (vLLM 0.11 ships no DSML parser: the release lacks it)
+        pytest.skip(f"vLLM {pb.get_backend('vllm').version()} has no {spec} parser")
     out = "Let me check.\n\n" + tool_format(family).render([("get_weather", {"city": "Paris"})])
     ids = encode_ids(build_tokenizer((), "deepseek"), out)
     assert len(ids) > 30  # the markers are several tokens each
@@ -91,6 +114,8 @@ def _mistral_record(mode, out, expected):
 def test_a_pre_v11_call_read_in_the_mode_of_its_tokenizer():
     out = '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]'
     rows = _run(_mistral_record("v7", out, {"content": None, "tool_calls": [CALL]}), "vllm:mistral")
+    if {c: r.status for c, r in rows.items()} != dict.fromkeys(GROUPINGS, "pass"):
+        _older_release("pre-v11")
     assert {c: r.status for c, r in rows.items()} == dict.fromkeys(GROUPINGS, "pass")
     assert rows["oneshot"].observation.tokenizer == "mistral-common tekken (v7)"
     # without the transcript's tokenizer, vLLM reads the v11+ way: the call is named '['
@@ -106,6 +131,8 @@ def test_think_then_a_call_in_one_delta_in_the_v13_mode():
     out = '[THINK]Plan.[/THINK][TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'
     expected = {"reasoning": "Plan.", "content": None, "tool_calls": [CALL]}
     rows = _run(_mistral_record("v13", out, expected), "vllm:mistral", "vllm:mistral")
+    if {c: r.status for c, r in rows.items()} != dict.fromkeys(GROUPINGS, "pass"):
+        _older_release("v13")
     assert {c: r.status for c, r in rows.items()} == dict.fromkeys(GROUPINGS, "pass"), [
         r.detail for r in rows.values() if r.status != "pass"
     ]
