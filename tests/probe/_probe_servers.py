@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -51,16 +52,18 @@ class Process:
         full_env["PYTHONPATH"] = os.pathsep.join(
             [str(ROOT / "src"), str(HERE), full_env.get("PYTHONPATH", "")]
         )
-        self.proc = subprocess.Popen(
-            list(cmd), env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
+        # Its log goes to a file, not a pipe: a pipe nobody reads fills up, and a server that logs
+        # an error per request then blocks in the middle of a probe (seen with vLLM 0.11).
+        self._log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by stop)
+        self.proc = subprocess.Popen(list(cmd), env=full_env, stdout=subprocess.DEVNULL, stderr=self._log)
         self._wait(self.origin + ready_path)
 
     def _wait(self, url: str) -> None:
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read() if self.proc.stderr else ""
+                self._log.seek(0)
+                err = self._log.read()
                 raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{err[-3000:]}")
             if _answers(url):
                 return
@@ -76,8 +79,7 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
-        if self.proc.stderr:
-            self.proc.stderr.close()
+        self._log.close()
 
 
 @contextlib.contextmanager
