@@ -47,13 +47,18 @@ def test_pending_size_is_the_pending_texts_length(name: str, conventions: str) -
 
 
 def test_the_guard_trips_max_held_on_the_counted_size() -> None:
-    """A held call longer than `max_held` breaks the stream (fallback: its text is content), as before."""
-    parser = pb.get_tool_parser("builtin:hermes", on_error="fallback", max_held=50)
-    stream = parser.stream()
-    stream.feed("Hi <tool_call>")
-    stream.feed('{"name": "f", "arguments": {"q": "')
-    for _ in range(10):
-        stream.feed("xxxxxxxx")
-    result = stream.finish()
-    assert result.tool_calls == []
-    assert result.content is not None and "<tool_call>" in result.content and result.content.count("x") == 80
+    """A held call longer than `max_held` breaks the stream (fallback: its text is content), as before;
+    the same call within the limit is a call."""
+    for max_held, calls in ((50, 0), (500, 1)):
+        parser = pb.get_tool_parser("builtin:hermes", on_error="fallback", max_held=max_held)
+        stream = parser.stream()
+        stream.feed("Hi <tool_call>")
+        stream.feed('{"name": "f", "arguments": {"q": "')
+        for _ in range(10):
+            stream.feed("xxxxxxxx")
+        stream.feed('"}}</tool_call>')
+        result = stream.finish()
+        assert len(result.tool_calls) == calls, max_held
+        if not calls:  # (tripped: the held text, marker included, is content)
+            assert result.content is not None and "<tool_call>" in result.content
+            assert result.content.count("x") == 80
