@@ -15,7 +15,7 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.adapters.builtin.engines.scan import BuiltinToolStream
-from parsebridge.policy.guard import GuardedToolStream
+from parsebridge.policy.guarded_streams import GuardedToolStream
 from parsebridge.protocol.errors import StreamStateError
 
 TEXT = 'Hi.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get<｜tool▁sep｜>{"a": "b c"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
