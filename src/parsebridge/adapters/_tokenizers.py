@@ -25,6 +25,7 @@ imported on first use.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -74,10 +75,39 @@ _MARKERISH = re.compile(r"^(<[^\s<>]{1,80}>|<\|[^\s]{1,80}\|>|\[[A-Z_]{2,40}\]|<
 
 @lru_cache(maxsize=32)
 def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
-    from tokenizers import AddedToken, Tokenizer
     from transformers import PreTrainedTokenizerFast
 
     data, label = _base_json(family)
+    fast = None
+    for _attempt in range(2):  # a damaged cache file is removed and built once more
+        path = _built_file(data, specials)
+        if path is None:
+            break
+        # From the file: given an object instead, transformers deep-copies it, which for a real
+        # vocabulary costs twice what loading the file does (seconds, in every run's setup).
+        try:
+            fast = PreTrainedTokenizerFast(tokenizer_file=str(path), clean_up_tokenization_spaces=False)
+            break
+        except Exception:
+            path.unlink(missing_ok=True)
+    if fast is None:  # no cache to write, or a file that would not load twice: built in memory
+        tok = _with_specials(data, specials)
+        fast = PreTrainedTokenizerFast(tokenizer_object=tok, clean_up_tokenization_spaces=False)
+    tok = fast.backend_tokenizer
+    added = {t.content for t in tok.get_added_tokens_decoder().values()}
+    ends = ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>")
+    eos = next((t for t in ends if tok.token_to_id(t) is not None), None)
+    if eos is not None:
+        fast.eos_token = eos
+    fast.parsebridge_source = label  # type: ignore[attr-defined]
+    fast.parsebridge_specials = sorted(added)  # type: ignore[attr-defined]
+    return fast
+
+
+def _with_specials(data: str, specials: tuple[str, ...]) -> Any:
+    """The vocabulary of `data` with the `specials` it lacks added (markers as special tokens)."""
+    from tokenizers import AddedToken, Tokenizer
+
     tok = Tokenizer.from_str(data)
     # Looked up one by one: `get_vocab` would copy the whole vocabulary (~150k entries for a real one).
     # A marker the model writes as several tokens stays several tokens (see the module doc).
@@ -88,13 +118,22 @@ def _build_cached(family: str | None, specials: tuple[str, ...]) -> Any:
         tok.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in markers])
     if names:
         tok.add_tokens([AddedToken(s, special=False, normalized=False) for s in names])
-    added = {t.content for t in tok.get_added_tokens_decoder().values()}
-    ends = ("<|endoftext|>", "<｜end▁of▁sentence｜>", "<|im_end|>")
-    eos = next((t for t in ends if tok.token_to_id(t) is not None), None)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=eos, clean_up_tokenization_spaces=False)
-    fast.parsebridge_source = label  # type: ignore[attr-defined]
-    fast.parsebridge_specials = sorted(added)  # type: ignore[attr-defined]
-    return fast
+    return tok
+
+
+def _built_file(data: str, specials: tuple[str, ...]) -> Path | None:
+    """The tokenizer.json of `data` plus `specials`, in parsebridge's cache (built on first use; the
+    name is a digest of both, so a changed vocabulary or marker set is a new file). None when the
+    cache cannot be written: the caller builds in memory."""
+    digest = hashlib.sha256("\0".join((data, *specials)).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    path = _cache_dir() / f"built-{digest}.json"
+    if path.is_file():
+        return path
+    try:
+        _atomic_write(path, _with_specials(data, specials).to_str())
+    except OSError:
+        return None
+    return path
 
 
 def build_tokenizer(specials: Iterable[str] = (), family: str | None = None) -> Any:
