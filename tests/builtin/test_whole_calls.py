@@ -221,14 +221,15 @@ def _cuts(text: str) -> list[str]:
 @pytest.mark.parametrize("conventions", ["servers", "lossless"])
 def test_no_builtin_parser_returns_a_call_that_is_not_whole(conventions: str) -> None:
     """Over the bundled tool fixtures, each cut at a few points: no call whose arguments are not a
-    complete JSON object, one-shot or streamed at the default chunkings (`DEFAULT_CHUNKINGS`), and a
+    complete JSON object, one-shot or streamed at the default chunkings (`DEFAULT_CHUNKINGS`) and
+    one character a chunk, and a
     stream announces no call its final reading does not hold."""
     from parsebridge.adapters.builtin import TOOL_PARSERS
     from parsebridge.conformance import DEFAULT_CHUNKINGS
     from parsebridge.conformance.chunking import parse_chunkings
     from parsebridge.conformance.transcripts import bundled_transcripts
 
-    chunkings = [c for c in parse_chunkings(DEFAULT_CHUNKINGS) if c.streamed]
+    chunkings = [c for c in parse_chunkings(["char", *DEFAULT_CHUNKINGS]) if c.streamed]
     for t in bundled_transcripts(kinds=["tool"]):
         fam = t.resolve_family()
         name = fam.parser_for("builtin") if fam else None
