@@ -9,6 +9,7 @@ tests can assert the suite names that property.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 
@@ -311,3 +312,65 @@ class NotInstalledBackend(ToyBackend):
     name = "notinstalled"
     import_name = "surely_not_an_installed_module_xyz"
     install_command = "pip install surely-not-installed"
+
+
+class BrokenImportBackend(ToyBackend):
+    """Installed (its module is found) but its framework raises on import: listing or building fails."""
+
+    name = "toybroken"
+
+    def _import(self) -> None:
+        raise ImportError("toybroken's framework raised on import (libfoo.so: cannot open shared object)")
+
+    def tool_parser_names(self) -> list[str]:
+        self._import()
+        return []
+
+    def reasoning_parser_names(self) -> list[str]:
+        self._import()
+        return []
+
+    def create_tool_parser(self, name: str, *, tools: Any, **options: Any) -> Any:
+        self._import()
+
+    def create_reasoning_parser(self, name: str, **options: Any) -> Any:
+        self._import()
+
+
+#: Set in a process once `HeavyToyBackend` has built a parser there, as importing its framework would.
+HEAVY_IMPORTED = False
+
+
+class _LogsItsProcess(Good):
+    """Correct, and each parse notes its process and whether the heavy framework is imported there
+    (to the file named by ``PARSEBRIDGE_TEST_STAGE_LOG``)."""
+
+    def parse(self, text: str) -> ToolParseResult:
+        path = os.environ.get("PARSEBRIDGE_TEST_STAGE_LOG")
+        if path:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"{self.backend} {os.getpid()} {HEAVY_IMPORTED}\n")
+        return super().parse(text)
+
+
+class LightToyBackend(ToyBackend):
+    """A backend whose framework import is light (`import_weight` 0)."""
+
+    name = "toylight"
+
+    def create_tool_parser(self, name: str, *, tools: Any, **options: Any) -> Any:
+        p = _LogsItsProcess(tools=tools)
+        p.backend, p.name = self.name, name
+        return p
+
+
+class HeavyToyBackend(LightToyBackend):
+    """A backend whose framework import is heavy: its parsers "import" it (`HEAVY_IMPORTED`)."""
+
+    name = "toyheavy"
+    import_weight = 1
+
+    def create_tool_parser(self, name: str, *, tools: Any, **options: Any) -> Any:
+        global HEAVY_IMPORTED
+        HEAVY_IMPORTED = True
+        return super().create_tool_parser(name, tools=tools, **options)

@@ -22,6 +22,9 @@ TOY_TABLE = """
 [tool.toycall]
 aliases = ["toy"]
 toyfw = "incremental"
+toybroken = "good"
+toylight = "good"
+toyheavy = "good"
 notinstalled = "good"
 nosuchfw = "good"
 
@@ -38,6 +41,9 @@ notinstalled = "think"
 def toy_backends(monkeypatch):
     monkeypatch.setitem(registry.KNOWN_BACKENDS, "toyfw", "_confparsers:ToyBackend")
     monkeypatch.setitem(registry.KNOWN_BACKENDS, "notinstalled", "_confparsers:NotInstalledBackend")
+    monkeypatch.setitem(registry.KNOWN_BACKENDS, "toybroken", "_confparsers:BrokenImportBackend")
+    monkeypatch.setitem(registry.KNOWN_BACKENDS, "toylight", "_confparsers:LightToyBackend")
+    monkeypatch.setitem(registry.KNOWN_BACKENDS, "toyheavy", "_confparsers:HeavyToyBackend")
     registry._reset_caches()
     yield
     registry._reset_caches()

@@ -175,3 +175,30 @@ def test_backend_names_are_case_insensitive_and_shown_canonical(toy_backends, to
     assert "TOYFW" not in capsys.readouterr().out
     data = json.loads((rep / "report.json").read_text())
     assert list(data["backends"]) == ["toyfw"] and {r["backend"] for r in data["results"]} == {"toyfw"}
+
+
+def test_a_framework_that_raises_on_import_is_run_and_reported_not_dropped(
+    toy_backends, toy_table, tmp_path, monkeypatch
+):
+    """Which backends run is decided without importing a framework (the imports happen in the run's
+    stages, `parallel`): one that is installed but raises on import runs in a default run too, and
+    each of its results is an error saying why; the report lists it as unavailable with the reason."""
+    from parsebridge.conformance import run_output
+
+    monkeypatch.setattr(run_output, "DEFAULT_BACKENDS", ("toyfw", "toybroken"))
+    p = tmp_path / "toy.jsonl"
+    p.write_text(json.dumps({**TRANSCRIPT, "id": "toy", "family": "toycall"}) + "\n")
+    rep = tmp_path / "rep"
+    args = ("--transcripts", str(p), "--chunking", "oneshot,token", "--report", str(rep))
+    assert run(*args) == 0
+    data = json.loads((rep / "report.json").read_text())
+    rows = {(r["backend"], r["chunking"]): r for r in data["results"]}
+    assert {k: r["status"] for k, r in rows.items()} == {
+        ("toyfw", "oneshot"): "pass",
+        ("toyfw", "token"): "pass",
+        ("toybroken", "oneshot"): "error",
+        ("toybroken", "token"): "error",
+    }
+    assert "libfoo.so" in rows[("toybroken", "oneshot")]["detail"]
+    assert "libfoo.so" in data["unavailable"]["toybroken"] and "toybroken" not in data["parsers"]
+    assert run(*args, "--strict") == 1

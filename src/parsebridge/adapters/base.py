@@ -75,6 +75,10 @@ class Backend(abc.ABC):
     #: Each parser configuration costs a process of its own (smg: a gateway per configuration):
     #: the conformance suite's workers then take one configuration's units together.
     groups_units: ClassVar[bool] = False
+    #: How heavy importing the framework is (0: light; 1: it imports torch; 2: torch and a large
+    #: tree more): the conformance suite forks the workers of lighter backends first, so their
+    #: units run while the heavier frameworks are still importing in the parent.
+    import_weight: ClassVar[int] = 0
     #: The modes ("oneshot", "stream") in which the framework's own server reads a tool call only
     #: when the request declares that tool, and what it does, in a sentence (`parse` and `compare`
     #: say it where a call was not read: the server's behaviour, not a parse error).

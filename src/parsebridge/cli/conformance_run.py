@@ -106,20 +106,22 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     for b in backends.requested:
         if b in backends.unavailable:
             err.print(styled(f"backend {b} unavailable: {backends.unavailable[b]}", style="dim"))
-    units = _units(runner, transcripts, pairs, backends.running)
+    running = backends.running
+    units = _units(runner, transcripts, pairs, running)
     jobs = _jobs(ns.jobs)
     t_run = time.perf_counter()
     results = _execute(runner, units, transcripts, jobs, len(units) * len(chunkings), err, ns.quiet)
     run_s = time.perf_counter() - t_run
     wall_s = time.perf_counter() - _T0
+    backends.describe()  # after the run: it imports the frameworks, which the run's stages did
 
-    print_summary(out, results, backends.running, backends.versions, ns.show, ns.report)
+    print_summary(out, results, running, backends.versions, ns.show, ns.report)
     roundtrip = None
     if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
         roundtrip = _roundtrip(ns, out, backends, families, jobs)
     out.print(
         styled(
-            f"{_count(len(transcripts), 'transcript')} × {_count(len(backends.running), 'backend')} × "
+            f"{_count(len(transcripts), 'transcript')} × {_count(len(running), 'backend')} × "
             f"{_count(len(chunkings), 'chunking')}: {_count(len(results), 'result')} in ",
             (f"{wall_s:.1f} s", "bold"),
             f" wall (run {run_s:.1f} s, framework imports included)",

@@ -8,8 +8,12 @@ spread that over the machine's cores.
 Workers are forked after the parent has imported the frameworks and
 built one parser per backend and vocabulary (`warm`), so they inherit
 imported modules, tokenizers and per-process caches instead of paying
-for them again. Units are handed out longest output first, so the
-slowest ones do not start last.
+for them again. That happens in stages, lightest framework import first
+(`Backend.import_weight`): builtin's units start in the first stage's
+workers while the parent is still importing SGLang, and SGLang's while it
+imports vLLM, so no core waits on an import (vLLM's takes over ten seconds).
+Within a stage, units are handed out longest output first, so the slowest
+ones do not start last.
 If a worker dies (a framework crashing the interpreter), the units it
 left undone run in the parent, sequentially: the report is complete
 either way. Results come back in the sequential order, so reports do not
@@ -115,13 +119,18 @@ def run_units(
     """Every unit's results, in unit order; `jobs` > 1 uses forked worker processes."""
     done: dict[int, list[Result]] = {}
     if jobs > 1 and len(units) > 1 and fork_available():
-        warm(runner, units, transcripts)
         _STATE.update(runner=runner, units=list(units), transcripts=transcripts)
-        batches = _batches(units, transcripts)
-        with _forked_pool(jobs) as pool:
+        with contextlib.ExitStack() as pools:
+            futures = []
+            for stage in _stages(units):
+                # This stage's frameworks imported and parsers built, then its own workers forked:
+                # the earlier stages' workers run meanwhile.
+                warm(runner, [units[i] for i in stage], transcripts)
+                pool = pools.enter_context(_forked_pool(jobs))
+                futures += [pool.submit(_work, batch) for batch in _batches(stage, units, transcripts)]
             # as_completed waits on all futures at once; a wait(FIRST_COMPLETED) loop re-arms every
             # pending future per wake-up (quadratic: ~3,000 units kept the parent busy on a core).
-            for f in as_completed([pool.submit(_work, batch) for batch in batches]):
+            for f in as_completed(futures):
                 try:
                     finished = f.result()
                 except BrokenProcessPool:
@@ -148,13 +157,33 @@ def groups_units(backend: str) -> bool:
         return False
 
 
-def _batches(units: Sequence[Unit], transcripts: Sequence[Transcript]) -> list[list[int]]:
-    """What each worker task runs: one unit, longest output first; a `groups_units` backend's units
-    one batch per target (each configuration is a server process of the worker's own: handing its
-    units to every worker would start it in each), biggest batches first."""
+def import_weight(backend: str) -> int:
+    """How heavy `backend`'s framework import is (`Backend.import_weight`; unknown: 0)."""
+    try:
+        return int(get_backend(backend).import_weight)
+    except Exception:  # an unknown backend: reported per result by the workers
+        return 0
+
+
+def _stages(units: Sequence[Unit]) -> list[list[int]]:
+    """The units' indexes by their backend's import weight, lightest first: one worker pool each."""
+    by_weight: dict[int, list[int]] = {}
+    weights = {target.backend: import_weight(target.backend) for target, _, _ in units}
+    for i, (target, _, _) in enumerate(units):
+        by_weight.setdefault(weights[target.backend], []).append(i)
+    return [by_weight[w] for w in sorted(by_weight)]
+
+
+def _batches(
+    stage: Sequence[int], units: Sequence[Unit], transcripts: Sequence[Transcript]
+) -> list[list[int]]:
+    """What each worker task of a stage runs: one unit, longest output first; a `groups_units`
+    backend's units one batch per target (each configuration is a server process of the worker's
+    own: handing its units to every worker would start it in each), biggest batches first."""
     singles: list[int] = []
     by_target: dict[str, list[int]] = {}
-    for i, (target, _, _) in enumerate(units):
+    for i in stage:
+        target = units[i][0]
         if groups_units(target.backend) and not target.unsupported:
             by_target.setdefault(f"{target.backend}|{target.label}", []).append(i)
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend
@@ -29,15 +29,11 @@ def plugin_probes(backends: list[str]) -> dict[str, Any]:
     return {b: probe(b) for b in backends if b in ("vllm", "sglang")}
 
 
-def backend_meta(
-    names: Sequence[str],
-) -> tuple[dict[str, Any], dict[str, str], dict[str, Any], dict[str, Any]]:
-    """(versions, unavailable reasons, api shapes, parser lists) per backend."""
+def backend_meta(names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(versions, unavailable reasons) per backend, found without importing a framework."""
 
     versions: dict[str, Any] = {}
     unavailable: dict[str, str] = {}
-    shapes: dict[str, Any] = {}
-    parsers: dict[str, Any] = {}
     for name in names:
         try:
             backend = get_backend(name)
@@ -49,15 +45,7 @@ def backend_meta(
             versions[name], unavailable[name] = None, reason
             continue
         versions[name] = backend.version()
-        try:
-            shapes[name] = backend.api_shape()
-            parsers[name] = {
-                "tool": sorted(backend.tool_parser_names()),
-                "reasoning": sorted(backend.reasoning_parser_names()),
-            }
-        except Exception as exc:  # imports, but cannot list: its parsers will error and say why
-            unavailable[name] = f"{type(exc).__name__}: {exc}"
-    return versions, unavailable, shapes, parsers
+    return versions, unavailable
 
 
 @dataclass
@@ -68,8 +56,8 @@ class RunBackends:
     explicit: bool
     versions: dict[str, Any]
     unavailable: dict[str, str]
-    shapes: dict[str, Any]
-    parsers: dict[str, Any]
+    shapes: dict[str, Any] = field(default_factory=dict)
+    parsers: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, explicit: list[str]) -> RunBackends:
@@ -80,6 +68,24 @@ class RunBackends:
     def running(self) -> list[str]:
         """Named backends all run (an unavailable one is reported); by default, the available ones."""
         return self.requested if self.explicit else [b for b in self.requested if b not in self.unavailable]
+
+    def describe(self) -> None:
+        """Each installed backend's API shape and parser lists, for the report. Asked after the run:
+        it imports the framework, which the run's staged workers import while others work
+        (`parallel`). One that is installed but will not import or list is unavailable here, and
+        its results already say why (each is an error naming it)."""
+        for name in self.requested:
+            if name in self.unavailable:
+                continue
+            try:
+                backend = get_backend(name)
+                self.shapes[name] = backend.api_shape()
+                self.parsers[name] = {
+                    "tool": sorted(backend.tool_parser_names()),
+                    "reasoning": sorted(backend.reasoning_parser_names()),
+                }
+            except Exception as exc:
+                self.unavailable[name] = f"{type(exc).__name__}: {exc}"
 
 
 def write_run_report(

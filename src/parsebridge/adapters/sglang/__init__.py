@@ -31,6 +31,7 @@ class SglangBackend(FrameworkBackend):
     name = "sglang"
     parser_classes = ("SglangToolParser", "SglangReasoningParser", "SglangPipeline")
     tool_options = _ENGINE_OPTIONS
+    import_weight = 1  # its parsers import torch
 
 
 #: The install command, naming the newest supported release (from the shipped requirement files).

@@ -23,6 +23,7 @@ class VllmBackend(FrameworkBackend):
     parser_classes = ("VllmToolParser", "VllmReasoningParser", "VllmPipeline")
     tool_options = _ENGINE_OPTIONS
     reasoning_options = _ENGINE_OPTIONS | {"prompt", "prompt_token_ids"}
+    import_weight = 2  # vllm.tool_parsers imports torch and vLLM's config tree: the heaviest here
 
 
 #: The install command, naming the newest supported release (from the shipped requirement files).
