@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("tokenizers", reason="tokenizers (parsebridge[vocabularies])")
 pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
 
-from parsebridge.adapters import _tokenizers  # noqa: E402
+from parsebridge.adapters import _tokenizers
 
 SPECIALS = ["<tool_call>", "</tool_call>", "<think>"]
 TEXT = '<think>plan</think><tool_call>{"a": "é"}</tool_call>'

@@ -18,7 +18,7 @@ TRANSCRIPTS = [
     {
         "id": f"toy-{i}",
         "family": "toycall",
-        "output": 'Hi <call>{"name": "f", "arguments": {"a": %d}}</call>' % i,
+        "output": 'Hi <call>{"name": "f", "arguments": {"a": ' + str(i) + "}}</call>",
         "expected": {"content": "Hi", "tool_calls": [{"name": "f", "arguments": {"a": i}}]},
     }
     for i in range(4)
