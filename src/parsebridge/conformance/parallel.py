@@ -11,7 +11,7 @@ imported modules, tokenizers and per-process caches instead of paying
 for them again. That happens in stages, lightest framework import first
 (`Backend.import_weight`): builtin's units start in the first stage's
 workers while the parent is still importing SGLang, and SGLang's while it
-imports vLLM, so no core waits on an import (vLLM's takes over ten seconds).
+imports vLLM (over ten seconds), so fewer cores wait on the imports.
 Within a stage, units are handed out longest output first, so the slowest
 ones do not start last.
 If a worker dies (a framework crashing the interpreter), the units it
