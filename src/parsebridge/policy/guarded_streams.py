@@ -9,7 +9,7 @@ this module only asks it (`StreamGuard`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..protocol import (
     BufferLimitError,
@@ -25,6 +25,7 @@ from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 #: `_finished_by_inner`: the inner stream did not finish this one (broken, or not recording itself).
 NOT_FINISHED: Any = object()
+R = TypeVar("R")
 
 
 class StreamGuard(Protocol):
@@ -43,7 +44,7 @@ class StreamGuard(Protocol):
 _PASSED_THROUGH = frozenset({"call_spans", "open_from", "release_calls"})
 
 
-class _GuardedStream:
+class _GuardedStream(Generic[R]):
     def __getattr__(self, item: str) -> Any:
         if item in _PASSED_THROUGH:
             return getattr(self._inner, item)
@@ -216,25 +217,29 @@ class _GuardedStream:
             return content
         return (content or "") + tail
 
-
-class GuardedToolStream(_GuardedStream):
-    def finish(self) -> ToolParseResult:
+    def finish(self) -> R:
+        """The inner stream's own result where it can give it, else flushed here and assembled
+        from what was recorded (`_assembled`: each kind of stream its own result)."""
         result = self._finished_by_inner()
         if result is not NOT_FINISHED:
             return result  # type: ignore[no-any-return]
         self.flush()
+        return self._assembled()
+
+    def _assembled(self) -> R:
+        raise NotImplementedError
+
+
+class GuardedToolStream(_GuardedStream[ToolParseResult]):
+    def _assembled(self) -> ToolParseResult:
         acc = self._acc
         return make_tool_result(
             self._merged_content(acc.content), acc.tool_calls(), acc.dropped, acc.reasoning
         )
 
 
-class GuardedReasoningStream(_GuardedStream):
-    def finish(self) -> ReasoningParseResult:
-        result = self._finished_by_inner()
-        if result is not NOT_FINISHED:
-            return result  # type: ignore[no-any-return]
-        self.flush()
+class GuardedReasoningStream(_GuardedStream[ReasoningParseResult]):
+    def _assembled(self) -> ReasoningParseResult:
         reasoning = self._acc.reasoning
         block = getattr(self._inner, "block", None)
         if block is None and reasoning is not None:
@@ -242,12 +247,8 @@ class GuardedReasoningStream(_GuardedStream):
         return make_reasoning_result(reasoning, self._merged_content(self._acc.content), block)
 
 
-class GuardedPipelineStream(_GuardedStream):
-    def finish(self) -> ParseResult:
-        result = self._finished_by_inner()
-        if result is not NOT_FINISHED:
-            return result  # type: ignore[no-any-return]
-        self.flush()
+class GuardedPipelineStream(_GuardedStream[ParseResult]):
+    def _assembled(self) -> ParseResult:
         return ParseResult(
             reasoning=self._acc.reasoning,
             content=self._merged_content(self._acc.content),
