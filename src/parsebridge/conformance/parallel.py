@@ -148,21 +148,23 @@ def run_units(
         yield from got
 
 
+def _declared(backend: str, attribute: str, default: Any) -> Any:
+    """What `backend`'s class declares as `attribute`, or `default` for an unknown backend (its
+    results, from the workers, say why)."""
+    try:
+        return getattr(get_backend(backend), attribute)
+    except Exception:
+        return default
+
+
 def groups_units(backend: str) -> bool:
     """Whether `backend` asks for its units in one batch per target (`Backend.groups_units`)."""
-
-    try:
-        return bool(get_backend(backend).groups_units)
-    except Exception:  # an unknown backend: reported per result by the workers
-        return False
+    return bool(_declared(backend, "groups_units", False))
 
 
 def import_weight(backend: str) -> int:
     """How heavy `backend`'s framework import is (`Backend.import_weight`; unknown: 0)."""
-    try:
-        return int(get_backend(backend).import_weight)
-    except Exception:  # an unknown backend: reported per result by the workers
-        return 0
+    return int(_declared(backend, "import_weight", 0))
 
 
 def _stages(units: Sequence[Unit]) -> list[list[int]]:
