@@ -89,10 +89,12 @@ def test_tool_calls_and_content() -> None:
         "Working on it.",
         [("a", {}, None)],
     )
-    # a built-in tool's recipient (browser, python): no function call, its body left out
-    builtin_tool = f"{CHANNEL}commentary to=browser.search json{MESSAGE}" + '{"q": "x"}' + CALL
+    # a built-in tool's recipient (browser, python): no function call, its message left out with
+    # the header that names the tool
+    header = f"{CHANNEL}commentary to=browser.search json{MESSAGE}"
+    builtin_tool = header + '{"q": "x"}' + CALL
     check(builtin_tool, None, [])
-    assert T.parse(builtin_tool).dropped == '{"q": "x"}'
+    assert T.parse(builtin_tool).dropped == header + '{"q": "x"}'
     check(f"{CHANNEL}analysis to=python code{MESSAGE}print(1){CALL}", None, [])
     # the output opens inside the first header's role part (the prompt ended with <|start|>assistant)
     check(

@@ -161,10 +161,11 @@ def test_gemma4_servers_end_the_block_inside_a_string() -> None:
 
 
 def test_a_builtin_tool_message_is_left_out() -> None:
-    text = "<|channel|>analysis to=python code<|message|>print(2 ** 10)<|call|>"
-    assert (
-        pb.get_tool_parser("builtin:gpt_oss", conventions="lossless").parse(text).dropped == "print(2 ** 10)"
-    )
+    header = "<|channel|>analysis to=python code<|message|>"  # (it names the tool: left out with the body)
+    text = header + "print(2 ** 10)<|call|>"
+    for conventions in ("servers", "lossless"):
+        read = pb.get_tool_parser("builtin:gpt_oss", conventions=conventions).parse(text)
+        assert (read.content, read.tool_calls, read.dropped) == (None, [], header + "print(2 ** 10)")
 
 
 @pytest.mark.parametrize("conventions", ["servers", "lossless"])

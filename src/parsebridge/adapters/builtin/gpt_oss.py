@@ -21,7 +21,8 @@ What each message means (both parsers):
 * a recipient ``to=functions.NAME`` → a call to NAME whose arguments are the body (raw
   JSON, streamed as it arrives; the body's end markers inside a JSON string are text);
 * another recipient, a built-in tool (``to=python``, ``browser.search``) → no function call:
-  the body is the model's own action, left out like a reasoning body (on `dropped`);
+  the message is the model's own action, left out like a reasoning body (on `dropped`, its
+  header with it: the recipient names the tool);
 * channel ``analysis`` without a recipient → reasoning;
 * anything else (``final``, ``commentary`` without a recipient — a preamble —, an
   unknown channel) → content, the body only;
@@ -222,6 +223,8 @@ class GptOssToolStream(BuiltinToolStream):
         channel, recipient = info
         self._kind = message_kind(channel, recipient)
         self._structure()
+        if self._kind == _TOOL:  # (the recipient says which tool acted: left out with the body)
+            self._acc.dropped_parts.append("".join(self._header) + MESSAGE)
         if self._kind == _CALL:
             assert recipient is not None
             self._commit(call_name(recipient), self._header_at - self._base)
