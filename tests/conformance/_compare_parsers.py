@@ -8,6 +8,7 @@ Format: ``<call>{"name": ..., "arguments": {...}}</call>`` anywhere in the text.
   have): with one token per chunk nothing is lost, with 5 tokens it is;
 * `NoArgs` — drops every call's arguments (one-shot and streamed);
 * `Boom` — raises on outputs containing ``BOOM``;
+* `Slow` — takes a minute over outputs containing ``SLOW`` (a batch still running when Ctrl-C comes);
 * `Think` — ``<think>…</think>`` reasoning.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Sequence
 
 from parsebridge import (
@@ -94,6 +96,15 @@ class Boom(Tagged):
     def parse(self, text: str) -> ToolParseResult:
         if "BOOM" in text:
             raise RuntimeError("boom")
+        return _parse(text)
+
+
+class Slow(Tagged):
+    name = "slow"
+
+    def parse(self, text: str) -> ToolParseResult:
+        if "SLOW" in text:
+            time.sleep(60)
         return _parse(text)
 
 
