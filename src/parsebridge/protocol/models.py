@@ -175,6 +175,18 @@ class ToolCall(_Model):
         }
 
 
+def _assistant_message(
+    content: str | None, reasoning: str | None, tool_calls: list[ToolCall]
+) -> dict[str, Any]:
+    """The assistant `message` of a tool result and of a pipeline's result (one shape for both)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    if tool_calls:
+        message["tool_calls"] = [call.to_openai() for call in tool_calls]
+    return message
+
+
 class ToolParseResult(_Model):
     """What a tool-call parser found in one output.
 
@@ -197,12 +209,7 @@ class ToolParseResult(_Model):
 
     def to_openai_message(self) -> dict[str, Any]:
         """An OpenAI chat `message` object (assistant role)."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.reasoning is not None:
-            message["reasoning_content"] = self.reasoning
-        if self.tool_calls:
-            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
-        return message
+        return _assistant_message(self.content, self.reasoning, self.tool_calls)
 
 
 class ReasoningParseResult(_Model):
@@ -225,12 +232,7 @@ class ParseResult(_Model):
 
     def to_openai_message(self) -> dict[str, Any]:
         """An OpenAI chat `message`, with `reasoning_content` when there is reasoning."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.reasoning is not None:
-            message["reasoning_content"] = self.reasoning
-        if self.tool_calls:
-            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
-        return message
+        return _assistant_message(self.content, self.reasoning, self.tool_calls)
 
     @property
     def finish_reason(self) -> Literal["tool_calls", "stop"]:
