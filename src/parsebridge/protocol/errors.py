@@ -56,29 +56,38 @@ def _listing(names: Iterable[str], limit: int = 60) -> str:
     return shown or "(none)"
 
 
-class UnknownBackendError(InvalidSpecError, LookupError):
+class _UnknownNameError(InvalidSpecError, LookupError):
+    """A name that is none of `available`: the error keeps them, and the ones that look like it."""
+
+    available: list[str]
+    suggestions: list[str]
+
+    def _near(self, name: str, available: Iterable[str]) -> str:
+        """Set `available` and `suggestions`; the message's "Did you mean" ("" when none is near)."""
+        self.available = sorted(set(available))
+        self.suggestions = closest(name, self.available)
+        return f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+
+
+class UnknownBackendError(_UnknownNameError):
     """The backend part of a spec names no known backend."""
 
     def __init__(self, backend: str, available: Iterable[str]) -> None:
         self.backend = backend
-        self.available = sorted(set(available))
-        self.suggestions = closest(backend, self.available)
-        hint = f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        hint = self._near(backend, available)
         super().__init__(
             f"unknown parser backend {backend!r}.{hint} Known backends: {_listing(self.available)}."
         )
 
 
-class UnknownParserError(InvalidSpecError, LookupError):
+class UnknownParserError(_UnknownNameError):
     """The backend exists but has no parser of that name and kind."""
 
     def __init__(self, backend: str, kind: str, name: str, available: Iterable[str]) -> None:
         self.backend = backend
         self.kind = kind
         self.name = name
-        self.available = sorted(set(available))
-        self.suggestions = closest(name, self.available)
-        hint = f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        hint = self._near(name, available)
         super().__init__(
             f"backend {backend!r} has no {kind} parser named {name!r}.{hint} "
             f"Available {kind} parsers: {_listing(self.available)}."
