@@ -9,29 +9,18 @@ format" on every backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from .errors import InvalidSpecError, closest
-from .family_rows import KINDS, Kind, Row, normalize_name, parse_rows, rows
+from .family_rows import KINDS, Columns, Kind, Row, normalize_name, parse_rows, rows
 
 __all__ = ["KINDS", "Family", "FamilyTable", "Kind", "family_table", "load_table"]
 
 
 @dataclass(frozen=True)
-class Family:
-    """One row of the table."""
-
-    kind: Kind
-    name: str
-    parsers: dict[str, str] = field(default_factory=dict)
-    aliases: tuple[str, ...] = ()
-    #: The family in `parsebridge.formats` whose format this family writes (None: its own).
-    format: str | None = None
-    #: The family's real vocabulary on PyPI (a package name), None when there is none.
-    vocabulary: str | None = None
-    #: The tokens the format's markers are made of that are one token in the model's vocabulary.
-    single_tokens: tuple[str, ...] = ()
+class Family(Columns):
+    """One row of the table (its fields: `family_rows.Columns`, those `families.toml` gives each row)."""
 
     def parser_for(self, backend: str) -> str | None:
         """This backend's parser name for the family, or None when it has none."""

@@ -38,21 +38,28 @@ def normalize_name(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class Row:
-    """One family of one kind, as the table writes it."""
+class Columns:
+    """What a family says of itself: the fields a `Row` and the protocol's `Family` share, declared once."""
 
     kind: Kind
     name: str
     parsers: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
-    #: The family whose format module describes this family's output (None: its own name).
+    #: The family in `parsebridge.formats` whose format module describes this family's output
+    #: (the format it writes; None: its own name).
     format: str | None = None
-    #: Both servers start this family's output inside reasoning (see the module docstring).
-    servers_started: bool = False
     #: The family's real vocabulary on PyPI (a package name), None when there is none.
     vocabulary: str | None = None
     #: The tokens the format's markers are made of that are one token in the model's vocabulary.
     single_tokens: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Row(Columns):
+    """One family of one kind, as the table writes it."""
+
+    #: Both servers start this family's output inside reasoning (see the module docstring).
+    servers_started: bool = False
 
     @property
     def format_family(self) -> str:
@@ -83,9 +90,9 @@ def parse_rows(text: str) -> tuple[Row, ...]:
                     parsers,
                     aliases,
                     str(fmt) if fmt else None,
-                    started,
                     str(vocab) if vocab else None,
                     single,
+                    servers_started=started,
                 )
             )
     return tuple(rows)
