@@ -114,21 +114,14 @@ class Closable:
         self.close()
 
 
-class ToolParserBase(Closable, abc.ABC):
-    """Subclass and implement `parse`; everything else has a sound default.
-
-    Instances hold configuration only (tools, options), never request state,
-    so one instance can serve many concurrent requests; `stream()` returns
-    the per-request state.
-    """
+class _ParserBase(Closable):
+    """What both parser bases do alike: keep the options, default the name to the class's, and
+    show as ``backend:name``."""
 
     backend: str = "python"
     name: str = ""
-    #: Marker strings of the format; conformance checks none leaks into content.
-    markers: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
-        self.tools: list[ToolSpec] = list(tools or [])
+    def __init__(self, **options: Any) -> None:
         self.options = options
         if not self.name:
             self.name = type(self).__name__
@@ -136,6 +129,25 @@ class ToolParserBase(Closable, abc.ABC):
     @property
     def spec(self) -> str:
         return f"{self.backend}:{self.name}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+class ToolParserBase(_ParserBase, abc.ABC):
+    """Subclass and implement `parse`; everything else has a sound default.
+
+    Instances hold configuration only (tools, options), never request state,
+    so one instance can serve many concurrent requests; `stream()` returns
+    the per-request state.
+    """
+
+    #: Marker strings of the format; conformance checks none leaks into content.
+    markers: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
+        self.tools: list[ToolSpec] = list(tools or [])
+        super().__init__(**options)
 
     @property
     def tool_names(self) -> list[str]:
@@ -166,25 +178,11 @@ class ToolParserBase(Closable, abc.ABC):
         """The text a tool's result is shown to the model as (plain JSON by default)."""
         return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.spec}>"
 
-
-class ReasoningParserBase(Closable, abc.ABC):
+class ReasoningParserBase(_ParserBase, abc.ABC):
     """Subclass and implement `parse`; the Dynamo methods and a buffered stream are derived."""
 
-    backend: str = "python"
-    name: str = ""
     markers: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(self, **options: Any) -> None:
-        self.options = options
-        if not self.name:
-            self.name = type(self).__name__
-
-    @property
-    def spec(self) -> str:
-        return f"{self.backend}:{self.name}"
 
     @abc.abstractmethod
     def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
@@ -202,6 +200,3 @@ class ReasoningParserBase(Closable, abc.ABC):
 
     def has_reasoning(self, text: str) -> bool:
         return self.parse(text).reasoning is not None
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.spec}>"
