@@ -292,7 +292,22 @@ class ReasoningStreamBase(_StreamBase):
         return make_reasoning_result(reasoning, self._acc.content, block)
 
 
-class BufferedToolStream(ToolStreamBase):
+class _Buffering(_StreamBase):
+    """Keeps every chunk and shows nothing until the end, where `_flush` parses `_text()` at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._chunks: list[str] = []
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._chunks.append(text)
+        return make_delta()
+
+    def _text(self) -> str:
+        return "".join(self._chunks)
+
+
+class BufferedToolStream(_Buffering, ToolStreamBase):
     """Holds everything until the end, then emits the one-shot parse as deltas.
 
     The default for parsers that only implement `parse`: streaming is then
@@ -302,31 +317,21 @@ class BufferedToolStream(ToolStreamBase):
     def __init__(self, parser: _OneShotTool) -> None:
         super().__init__()
         self._parser = parser
-        self._chunks: list[str] = []
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        self._chunks.append(text)
-        return make_delta()
 
     def _flush(self) -> StreamDelta:
-        return result_as_delta(self._parser.parse("".join(self._chunks)))
+        return result_as_delta(self._parser.parse(self._text()))
 
 
-class BufferedReasoningStream(ReasoningStreamBase):
+class BufferedReasoningStream(_Buffering, ReasoningStreamBase):
     """Reasoning counterpart of `BufferedToolStream`."""
 
     def __init__(self, parser: _OneShotReasoning, reasoning_started: bool | None) -> None:
         super().__init__()
         self._parser = parser
         self._started = reasoning_started
-        self._chunks: list[str] = []
-
-    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
-        self._chunks.append(text)
-        return make_delta()
 
     def _flush(self) -> StreamDelta:
-        result = self._parser.parse("".join(self._chunks), reasoning_started=self._started)
+        result = self._parser.parse(self._text(), reasoning_started=self._started)
         self.block = result.block
         return StreamDelta(content=result.content or "", reasoning=result.reasoning or "")
 
