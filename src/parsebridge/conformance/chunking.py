@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -88,14 +88,18 @@ class Chunk(NamedTuple):
     token_ids: tuple[int, ...] | None = None
 
 
-def _by_size(text: str, sizes: Callable[[], int]) -> list[Chunk]:
-    out: list[Chunk] = []
+def _spans(length: int, sizes: Callable[[], int]) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(start, end)`` spans over `length` items, each `sizes()` long (the last may be
+    shorter): the one cut that characters and tokens share."""
     i = 0
-    while i < len(text):
+    while i < length:
         n = sizes()
-        out.append(Chunk(text[i : i + n]))
+        yield i, i + n
         i += n
-    return out
+
+
+def _by_size(text: str, sizes: Callable[[], int]) -> list[Chunk]:
+    return [Chunk(text[i:j]) for i, j in _spans(len(text), sizes)]
 
 
 def _chunk_of(pieces: Sequence[Piece]) -> Chunk:
@@ -105,13 +109,7 @@ def _chunk_of(pieces: Sequence[Piece]) -> Chunk:
 
 def group_pieces(pieces: Sequence[Piece], sizes: Callable[[], int]) -> list[Chunk]:
     """Consecutive pieces in groups of `sizes()` tokens (never splitting a token)."""
-    out: list[Chunk] = []
-    i = 0
-    while i < len(pieces):
-        n = sizes()
-        out.append(_chunk_of(pieces[i : i + n]))
-        i += n
-    return out
+    return [_chunk_of(pieces[i:j]) for i, j in _spans(len(pieces), sizes)]
 
 
 def special_groups(pieces: Sequence[Piece]) -> list[Chunk]:
