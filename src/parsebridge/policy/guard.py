@@ -98,6 +98,26 @@ class _Guard(Closable):
         """
         return self.on_error == "raise" and self.max_held is None and getattr(stream, "guard_complete", False)
 
+    def _test(self, call: str, text: str) -> bool:
+        """``inner.<call>(text)`` as a bool (`has_tool_calls`, `has_reasoning`); False when it fails and
+        the policy falls back. The lookup is under the policy too: a parser without the method fails alike."""
+        try:
+            return bool(getattr(self.inner, call)(text))
+        except Exception as exc:
+            self._handle(exc, call, None)
+            return False
+
+    def _guarded(self, kwargs: dict[str, Any], transcript: str | None, guard: type) -> Any:
+        """The parser's stream, opened with `kwargs` and wrapped in `guard` unless `_as_is`; a failure
+        to open it is raised typed, whatever the policy (no stream to fall back in)."""
+        try:
+            inner = self.inner.stream(**kwargs)
+        except Exception as exc:
+            raise self._error(exc, "stream", transcript) from exc
+        if self._as_is(inner):
+            return inner
+        return guard(self, inner, transcript)
+
     def __getattr__(self, item: str) -> Any:
         # Anything beyond the protocol (tools, markers, tokenizer…) comes from the parser.
         return getattr(self.inner, item)
@@ -130,11 +150,7 @@ class GuardedToolParser(_Guard):
         return self.parse(text).tool_calls
 
     def has_tool_calls(self, text: str) -> bool:
-        try:
-            return bool(self.inner.has_tool_calls(text))
-        except Exception as exc:
-            self._handle(exc, "has_tool_calls", None)
-            return False
+        return self._test("has_tool_calls", text)
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         try:
@@ -147,13 +163,8 @@ class GuardedToolParser(_Guard):
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> ToolStream:
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "tool", "stream", self.inner.stream, kwargs)
-        try:
-            inner: ToolStream = self.inner.stream(**kwargs)
-        except Exception as exc:
-            raise self._error(exc, "stream", transcript) from exc
-        if self._as_is(inner):
-            return inner
-        return GuardedToolStream(self, inner, transcript)
+        stream: ToolStream = self._guarded(kwargs, transcript, GuardedToolStream)
+        return stream
 
 
 class GuardedReasoningParser(_Guard):
@@ -187,11 +198,7 @@ class GuardedReasoningParser(_Guard):
         return self.parse(text).block
 
     def has_reasoning(self, text: str) -> bool:
-        try:
-            return bool(self.inner.has_reasoning(text))
-        except Exception as exc:
-            self._handle(exc, "has_reasoning", None)
-            return False
+        return self._test("has_reasoning", text)
 
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
@@ -201,13 +208,9 @@ class GuardedReasoningParser(_Guard):
                 f"{self.backend}:{self.name}", "reasoning", "stream", self.inner.stream, kwargs
             )
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
-        try:
-            inner: ReasoningStream = self.inner.stream(reasoning_started=reasoning_started, **kwargs)
-        except Exception as exc:
-            raise self._error(exc, "stream", transcript) from exc
-        if self._as_is(inner):
-            return inner
-        return GuardedReasoningStream(self, inner, transcript)
+        options = {"reasoning_started": reasoning_started, **kwargs}
+        stream: ReasoningStream = self._guarded(options, transcript, GuardedReasoningStream)
+        return stream
 
 
 class GuardedPipeline(_Guard):
@@ -246,10 +249,4 @@ class GuardedPipeline(_Guard):
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "pipeline", "stream", self.inner.stream, kwargs)
         check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
-        try:
-            inner = self.inner.stream(**kwargs)
-        except Exception as exc:
-            raise self._error(exc, "stream", transcript) from exc
-        if self._as_is(inner):
-            return inner
-        return GuardedPipelineStream(self, inner, transcript)
+        return self._guarded(kwargs, transcript, GuardedPipelineStream)
