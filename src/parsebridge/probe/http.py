@@ -127,23 +127,25 @@ class Endpoint:
             )
         return conn, resp
 
-    def get(self, route: str) -> Answer:
+    def _whole(self, method: str, route: str, body: dict[str, Any] | None, *, typed_read: bool) -> Answer:
+        """One request and its whole answer. With `typed_read`, a connection that breaks while the
+        answer is read is `EndpointUnreachable` (as one that breaks before); else it is raised as is."""
         start = time.monotonic()
-        conn, resp = self._send("GET", route, None)
-        try:
-            return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-        finally:
-            conn.close()
-
-    def post(self, route: str, body: dict[str, Any]) -> Answer:
-        start = time.monotonic()
-        conn, resp = self._send("POST", route, body)
+        conn, resp = self._send(method, route, body)
         try:
             return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
         except (OSError, http.client.HTTPException) as exc:
+            if not typed_read:
+                raise
             raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
         finally:
             conn.close()
+
+    def get(self, route: str) -> Answer:
+        return self._whole("GET", route, None, typed_read=False)
+
+    def post(self, route: str, body: dict[str, Any]) -> Answer:
+        return self._whole("POST", route, body, typed_read=True)
 
     def stream(self, route: str, body: dict[str, Any]) -> Answer:
         """A streamed request: the JSON of each ``data:`` event up to ``[DONE]``, within the bounds."""
