@@ -107,23 +107,35 @@ def finish_typed(stepper: Stepper, finish: Callable[[], T]) -> T:
     return call_typed(backend, label, "stream.flush", finish)
 
 
-class SteppedToolStream(ToolStreamBase):
-    """A tool-call stream: every chunk through the stepper (whose `feed` is this stream's)."""
+class _StepperFed:
+    """What the three streams around a stepper share: the stepper's `feed` is the stream's own
+    (`_attach`), and the text it holds back is the stream's."""
 
-    #: Under on_error="raise" the guard hands this stream out as is: it records itself,
+    #: Under on_error="raise" the guard hands such a stream out as is: it records itself,
     #: refuses feed after flush, and raises nothing but parsebridge errors (see `Stepper`).
     guard_complete = True
     broken = False
+    _stepper: Stepper
+
+    def _attach(self, stepper: Stepper, acc: DeltaAccumulator) -> None:
+        self._stepper = stepper
+        self.feed = stepper.attach(acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        return self.feed(text, token_ids)  # the instance's `feed` (see `_attach`)
+
+    _feed = feed  # never called: `feed` above replaces a protocol stream's feed-and-record
+
+    def pending_text(self) -> str:
+        return self._stepper.pending_text()
+
+
+class SteppedToolStream(_StepperFed, ToolStreamBase):
+    """A tool-call stream: every chunk through the stepper (whose `feed` is this stream's)."""
 
     def __init__(self, stepper: Stepper) -> None:
         super().__init__()
-        self._stepper = stepper
-        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
-
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
-
-    _feed = feed  # never called: `feed` above replaces the base's feed-and-record
+        self._attach(stepper, self._acc)
 
     def _flush(self) -> StreamDelta:
         return self._stepper.flush()
@@ -131,26 +143,14 @@ class SteppedToolStream(ToolStreamBase):
     def finish(self) -> ToolParseResult:
         return finish_typed(self._stepper, super().finish)
 
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
-
-class SteppedReasoningStream(ReasoningStreamBase):
+class SteppedReasoningStream(_StepperFed, ReasoningStreamBase):
     """A reasoning stream; at the end the block is located in the text that was fed."""
-
-    guard_complete = True  # see `SteppedToolStream`
-    broken = False
 
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
         super().__init__()
-        self._stepper = stepper
         self._markers = markers
-        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
-
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
-
-    _feed = feed  # never called: `feed` above replaces the base's feed-and-record
+        self._attach(stepper, self._acc)
 
     def _flush(self) -> StreamDelta:
         return finish_typed(self._stepper, self._flush_and_locate)
@@ -162,29 +162,19 @@ class SteppedReasoningStream(ReasoningStreamBase):
         self.block = locate_reasoning("".join(self._stepper.text_seen), reasoning or None, start, end)
         return delta
 
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
-
-class SteppedPipelineStream:
+class SteppedPipelineStream(_StepperFed):
     """Reasoning and tools through one framework session, as one server request."""
 
-    guard_complete = True  # see `SteppedToolStream`
-    broken = False
-
     def __init__(self, stepper: Stepper, markers: Markers) -> None:
-        self._stepper = stepper
         self._markers = markers
         self._acc = DeltaAccumulator()
         self._done = False
-        self.feed = stepper.attach(self._acc)  # type: ignore[method-assign]  # the per-chunk path: no frame here
+        self._attach(stepper, self._acc)
 
     @property
     def accumulator(self) -> DeltaAccumulator:
         return self._acc
-
-    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        return self.feed(text, token_ids)  # the instance's `feed` (see __init__)
 
     def flush(self) -> StreamDelta:
         if self._done:
@@ -207,9 +197,6 @@ class SteppedPipelineStream:
             tool_calls=self._acc.tool_calls(),
             block=locate_reasoning("".join(self._stepper.text_seen), reasoning, start, end),
         )
-
-    def pending_text(self) -> str:
-        return self._stepper.pending_text()
 
 
 class FrameworkPipeline(Pipeline):
