@@ -33,7 +33,7 @@ from __future__ import annotations
 import abc
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from ...protocol import (
     BackendError,
@@ -71,6 +71,8 @@ from .model_folder import ModelFolder, tokenizer_folder
 from .steps import Script
 
 Markers = tuple[str | None, str | None]
+ResultT = TypeVar("ResultT")
+StreamT = TypeVar("StreamT")
 
 
 class ParserPair(NamedTuple):
@@ -384,21 +386,22 @@ class ServedToolParser(ToolParserBase):
         self.engine.close()
 
 
-class ServedReasoningParser(ReasoningParserBase):
-    """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone.
+class _ServedReading(Generic[ResultT, StreamT]):
+    """`parse`, `stream` and `close` of the served parsers that read reasoning (`ServedReasoningParser`,
+    `ServedPipeline`): the same request, after the generation prompt it brings (`ServedEngine.prompt`:
+    `reasoning_started`, `prompt` or `prompt_token_ids`). They differ only in the start state
+    (`_start_state`), what they read in the server's message (`_result`) and their stream class."""
 
-    The server's parser decides where reasoning starts, from the generation prompt the request
-    brings (`ServedEngine.prompt`: `reasoning_started`, `prompt` or `prompt_token_ids`).
-    """
+    engine: ServedEngine
+    _stream_class: Callable[[ServedStepper, Callable[[], Markers]], StreamT]
 
-    engine_class: ClassVar[type[ServedEngine]]
+    def _start_state(self, reasoning_started: bool | None) -> bool | None:
+        """Whether reasoning has started: the call's say (a pipeline falls back on its own)."""
+        return reasoning_started
 
-    def __init__(self, name: str, **options: Any) -> None:
-        super().__init__(**options)
-        self.name = name
-        self.engine = self.engine_class(ParserPair(name, None), None, options)
-        self.markers = tuple(m for m in self.engine.markers if m)  # type: ignore[misc]
-        _offer_chunks(self, self.engine)
+    def _result(self, text: str, message: dict[str, Any]) -> ResultT:
+        """The result of `text` from the server's chat `message`."""
+        raise NotImplementedError
 
     def parse(
         self,
@@ -409,9 +412,9 @@ class ServedReasoningParser(ReasoningParserBase):
         prompt_token_ids: Sequence[int] | None = None,
         token_ids: Sequence[int] | None = None,
         **_: Any,
-    ) -> ReasoningParseResult:
-        said = self.engine.prompt(reasoning_started, prompt, prompt_token_ids)
-        return _reasoning_result(self.engine, text, _oneshot(self.engine, text, said, token_ids))
+    ) -> ResultT:
+        said = self.engine.prompt(self._start_state(reasoning_started), prompt, prompt_token_ids)
+        return self._result(text, _oneshot(self.engine, text, said, token_ids))
 
     def stream(
         self,
@@ -420,52 +423,53 @@ class ServedReasoningParser(ReasoningParserBase):
         prompt: str | None = None,
         prompt_token_ids: Sequence[int] | None = None,
         **_: Any,
-    ) -> SteppedReasoningStream:
+    ) -> StreamT:
         engine = self.engine
-        said = engine.prompt(reasoning_started, prompt, prompt_token_ids)
-        return SteppedReasoningStream(ServedStepper(engine, said), lambda: engine.markers)
+        said = engine.prompt(self._start_state(reasoning_started), prompt, prompt_token_ids)
+        return self._stream_class(ServedStepper(engine, said), lambda: engine.markers)
 
     def close(self) -> None:
         self.engine.close()
 
 
-class ServedPipeline(FrameworkPipeline):
+class ServedReasoningParser(
+    _ServedReading[ReasoningParseResult, SteppedReasoningStream], ReasoningParserBase
+):
+    """A served backend's reasoning parser: its server with the reasoning parser ``NAME`` alone.
+
+    The server's parser decides where reasoning starts, from the generation prompt the request
+    brings (`ServedEngine.prompt`: `reasoning_started`, `prompt` or `prompt_token_ids`).
+    """
+
+    engine_class: ClassVar[type[ServedEngine]]
+    _stream_class = SteppedReasoningStream
+
+    def __init__(self, name: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.name = name
+        self.engine = self.engine_class(ParserPair(name, None), None, options)
+        self.markers = tuple(m for m in self.engine.markers if m)  # type: ignore[misc]
+        _offer_chunks(self, self.engine)
+
+    def _result(self, text: str, message: dict[str, Any]) -> ReasoningParseResult:
+        return _reasoning_result(self.engine, text, message)
+
+
+class ServedPipeline(_ServedReading[ParseResult, SteppedPipelineStream], FrameworkPipeline):
     """A served backend's own reasoning→tool chain: one server configuration with both parsers."""
 
     engine_class: ClassVar[type[ServedEngine]]
+    _stream_class = SteppedPipelineStream
 
     def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
         self.engine = self.engine_class(ParserPair(self.reasoning_name, self.tool_name), tools, options)
         _offer_chunks(self, self.engine)
 
-    def parse(  # type: ignore[override]
-        self,
-        text: str,
-        *,
-        reasoning_started: bool | None = None,
-        prompt: str | None = None,
-        prompt_token_ids: Sequence[int] | None = None,
-        token_ids: Sequence[int] | None = None,
-        **_: Any,
-    ) -> ParseResult:
-        said = self.engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
-        message = _oneshot(self.engine, text, said, token_ids)
+    def _start_state(self, reasoning_started: bool | None) -> bool | None:
+        return self._started(reasoning_started)
+
+    def _result(self, text: str, message: dict[str, Any]) -> ParseResult:
         r = _reasoning_result(self.engine, text, message)
         return ParseResult(
             reasoning=r.reasoning, content=r.content, tool_calls=message_calls(message), block=r.block
         )
-
-    def stream(  # type: ignore[override]
-        self,
-        *,
-        reasoning_started: bool | None = None,
-        prompt: str | None = None,
-        prompt_token_ids: Sequence[int] | None = None,
-        **_: Any,
-    ) -> SteppedPipelineStream:
-        engine = self.engine
-        said = engine.prompt(self._started(reasoning_started), prompt, prompt_token_ids)
-        return SteppedPipelineStream(ServedStepper(engine, said), lambda: engine.markers)
-
-    def close(self) -> None:
-        self.engine.close()
