@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..formats.tokens import may_be_atomic
 
@@ -378,6 +378,28 @@ def _chunks_by_decoding(tokenizer: Any, ids: Sequence[int], per: int) -> list[To
         chunks.append(TokenChunk(now[len(prev) :], tuple(ids[i : i + per])))
         prev = now
     return chunks
+
+
+class TokenEngine(Protocol):
+    """What `EngineTokens` reads of a framework adapter's engine (vLLM's, SGLang's)."""
+
+    @property
+    def tokenizer(self) -> Any: ...
+
+    def chunks(self, text: str, per: int = 1) -> list[TokenChunk]: ...
+
+
+class EngineTokens:
+    """The tokenizer and token chunks a vLLM or SGLang parser offers: its engine's (one per parser)."""
+
+    engine: TokenEngine
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.engine.tokenizer
+
+    def chunks(self, text: str, per: int = 1) -> list[TokenChunk]:
+        return self.engine.chunks(text, per)
 
 
 # --------------------------------------------------------------------------- a transcript's tokenizer

@@ -27,7 +27,6 @@ from ...protocol.models import (
     make_tool_call,
     make_tool_result,
 )
-from .. import _tokenizers
 from .._common import locate_reasoning
 from .._stepped import (
     EndOfStream,
@@ -36,12 +35,13 @@ from .._stepped import (
     SteppedToolStream,
     check_end_of_stream,
 )
+from .._tokenizers import EngineTokens
 from ._engine import SglangEngine, _wrap
 from ._reasoning_stream import SglangReasoningStream
 from ._stepper import _Stepper
 
 
-class SglangToolParser(ToolParserBase):
+class SglangToolParser(EngineTokens, ToolParserBase):
     """`sglang:NAME` tool-call parser: SGLang's FunctionCallParser, driven as SGLang's server drives it.
 
     Options: `tool_choice` (``"auto"`` default, ``"none"``; ``"required"`` or a named function
@@ -61,10 +61,6 @@ class SglangToolParser(ToolParserBase):
         #: stays content. Worked out once here, so `parse` needs no per-request session.
         session = engine.session(None)
         self._oneshot_make = session.parser_factory("tools", False) if session.tool_active else None
-
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
 
     def parse(self, text: str) -> ToolParseResult:
         # A request with only a tool parser, as `Session.oneshot` runs it, without the session.
@@ -104,14 +100,11 @@ class SglangToolParser(ToolParserBase):
     def stream(self, *, end_of_stream: EndOfStream | None = None, **_: Any) -> SteppedToolStream:
         return SteppedToolStream(_Stepper(self.engine, None, end_of_stream))
 
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
-        return self.engine.chunks(text, per)
-
 
 # ====================================================================== reasoning
 
 
-class SglangReasoningParser(ReasoningParserBase):
+class SglangReasoningParser(EngineTokens, ReasoningParserBase):
     """`sglang:NAME` reasoning parser: SGLang's ReasoningParser, driven as SGLang's server drives it.
 
     Options as for `SglangToolParser` (no tools), plus `stream_reasoning`
@@ -129,10 +122,6 @@ class SglangReasoningParser(ReasoningParserBase):
         #: `ReasoningParser` constructors by `reasoning_started`, one-shot and streaming, read with
         #: one dict lookup per request (the engine works each out once; this skips its shape lookups).
         self._makers: dict[bool, dict[bool | None, Callable[[], Any]]] = {False: {}, True: {}}
-
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
 
     def _maker(self, reasoning_started: bool | None, stream: bool) -> Callable[[], Any]:
         makers = self._makers[stream]
@@ -192,14 +181,11 @@ class SglangReasoningParser(ReasoningParserBase):
             parser, end == "last_chunk", engine.api.has_stream_end, engine.label, self._marker_pair
         )
 
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
-        return self.engine.chunks(text, per)
-
 
 # ====================================================================== native pipeline
 
 
-class SglangPipeline(FrameworkPipeline):
+class SglangPipeline(EngineTokens, FrameworkPipeline):
     """SGLang's own reasoning→tool chain for one request shape (one session, not two parsers).
 
     The chain differs from the generic `Pipeline` where the server's does: the
@@ -212,10 +198,6 @@ class SglangPipeline(FrameworkPipeline):
 
     def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
         self.engine = SglangEngine(self.tool_name, self.reasoning_name, tools=tools, **options)
-
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
 
     def parse(
         self,
@@ -247,6 +229,3 @@ class SglangPipeline(FrameworkPipeline):
             self.engine.check_started(started)
         stepper = _Stepper(self.engine, started, end_of_stream)
         return SteppedPipelineStream(stepper, self.engine.markers)
-
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizers.TokenChunk]:
-        return self.engine.chunks(text, per)

@@ -34,6 +34,7 @@ from .._stepped import (
     SteppedReasoningStream,
     SteppedToolStream,
 )
+from .._tokenizers import EngineTokens
 from . import _tokenizer
 from ._engine import VllmEngine, refuse_stub
 from ._served_tokenizer import as_served, probe_special_tokens, resolve_tokenizer
@@ -55,13 +56,10 @@ __all__ = [
 # ====================================================================== tool calls
 
 
-class _EngineTokens:
+class _EngineTokens(EngineTokens):
     """The token views every vLLM parser offers, read from its engine (one tokenizer per parser)."""
 
     engine: VllmEngine
-
-    def chunks(self, text: str, per: int = 1) -> list[_tokenizer.TokenChunk]:
-        return self.engine.chunks(text, per)
 
     def token_pieces(
         self, text: str, token_ids: Sequence[int] | None = None, prompt_ids: Sequence[int] = ()
@@ -71,6 +69,27 @@ class _EngineTokens:
 
     def special_ids(self) -> set[int]:
         return self.engine.special_ids()
+
+
+class _Prompted(_EngineTokens):
+    """The generation prompt of the parsers that read reasoning (the reasoning parser, the pipeline):
+    the `prompt`/`prompt_token_ids` options, which a call's own keywords override."""
+
+    prompt: str | None
+    prompt_token_ids: Sequence[int] | None
+
+    def _take_prompt(self, options: dict[str, Any]) -> None:
+        """Take the prompt options out of `options` (the engine does not read them)."""
+        self.prompt = options.pop("prompt", None)
+        self.prompt_token_ids = options.pop("prompt_token_ids", None)
+
+    def _prompt_ids(self, started: bool | None, kw: dict[str, Any]) -> list[int]:
+        """The prompt ids of a request whose start state is `started` (`VllmEngine.prompt_ids`)."""
+        return self.engine.prompt_ids(
+            started,
+            kw.get("prompt", self.prompt),
+            kw.get("prompt_token_ids", self.prompt_token_ids),
+        )
 
 
 class VllmToolParser(_EngineTokens, ToolParserBase):
@@ -89,10 +108,6 @@ class VllmToolParser(_EngineTokens, ToolParserBase):
         self.name = name
         self.engine = VllmEngine(name, None, tools=self.tools, **options)
 
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
-
     def parse(self, text: str) -> ToolParseResult:
         raw = self.engine.oneshot(text, [], "extract_tool_calls")
         return make_tool_result(none_if_empty(raw.content), [to_tool_call(c, text) for c in raw.calls])
@@ -107,33 +122,21 @@ class VllmToolParser(_EngineTokens, ToolParserBase):
 # ====================================================================== reasoning
 
 
-class VllmReasoningParser(_EngineTokens, ReasoningParserBase):
+class VllmReasoningParser(_Prompted, ReasoningParserBase):
     """`vllm:NAME` reasoning parser (options as for `VllmToolParser`, plus `prompt`/`prompt_token_ids`)."""
 
     backend = "vllm"
 
     def __init__(self, name: str, **options: Any) -> None:
-        self.prompt = options.pop("prompt", None)
-        self.prompt_token_ids = options.pop("prompt_token_ids", None)
+        self._take_prompt(options)
         super().__init__(**options)
         self.name = name
         self.engine = VllmEngine(None, name, **options)
         start, end = self.engine.markers()
         self.markers = tuple(m for m in (start, end) if m)  # type: ignore[misc]
 
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
-
-    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
-        return self.engine.prompt_ids(
-            reasoning_started,
-            kw.get("prompt", self.prompt),
-            kw.get("prompt_token_ids", self.prompt_token_ids),
-        )
-
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ReasoningParseResult:
-        raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "extract_reasoning")
+        raw = self.engine.oneshot(text, self._prompt_ids(reasoning_started, kw), "extract_reasoning")
         reasoning = none_if_empty(raw.reasoning)
         start, end = self.engine.markers()
         return make_reasoning_result(
@@ -143,36 +146,24 @@ class VllmReasoningParser(_EngineTokens, ReasoningParserBase):
     def stream(
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
     ) -> SteppedReasoningStream:
-        stepper = VllmStepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+        stepper = VllmStepper(self.engine, self._prompt_ids(reasoning_started, kw), end_of_stream)
         return SteppedReasoningStream(stepper, self.engine.markers)
 
 
 # ====================================================================== native pipeline
 
 
-class VllmPipeline(_EngineTokens, FrameworkPipeline):
+class VllmPipeline(_Prompted, FrameworkPipeline):
     """vLLM's own reasoning→tool chain for one request shape (one session, not two parsers)."""
 
     backend = "vllm"
 
     def _open(self, tools: Sequence[ToolSpec] | None, options: dict[str, Any]) -> None:
-        self.prompt = options.pop("prompt", None)
-        self.prompt_token_ids = options.pop("prompt_token_ids", None)
+        self._take_prompt(options)
         self.engine = VllmEngine(self.tool_name, self.reasoning_name, tools=tools, **options)
 
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
-
-    def _prompt(self, reasoning_started: bool | None, **kw: Any) -> list[int]:
-        return self.engine.prompt_ids(
-            self._started(reasoning_started),
-            kw.get("prompt", self.prompt),
-            kw.get("prompt_token_ids", self.prompt_token_ids),
-        )
-
     def parse(self, text: str, *, reasoning_started: bool | None = None, **kw: Any) -> ParseResult:
-        raw = self.engine.oneshot(text, self._prompt(reasoning_started, **kw), "parse")
+        raw = self.engine.oneshot(text, self._prompt_ids(self._started(reasoning_started), kw), "parse")
         reasoning = none_if_empty(raw.reasoning)
         start, end = self.engine.markers()
         return ParseResult(
@@ -185,5 +176,7 @@ class VllmPipeline(_EngineTokens, FrameworkPipeline):
     def stream(  # type: ignore[override]
         self, *, reasoning_started: bool | None = None, end_of_stream: EndOfStream | None = None, **kw: Any
     ) -> SteppedPipelineStream:
-        stepper = VllmStepper(self.engine, self._prompt(reasoning_started, **kw), end_of_stream)
+        stepper = VllmStepper(
+            self.engine, self._prompt_ids(self._started(reasoning_started), kw), end_of_stream
+        )
         return SteppedPipelineStream(stepper, self.engine.markers)
