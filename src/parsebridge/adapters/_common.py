@@ -182,6 +182,17 @@ def import_first(*names: str) -> Any:
     raise last
 
 
+def importable(*names: str) -> bool:
+    """Whether every module of `names` imports (a release probe: a module missing means a release
+    without that feature; any other import error is raised)."""
+    try:
+        for name in names:
+            importlib.import_module(name)
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 #: Set to 1 to keep the frameworks' own log output (parsebridge quiets it by default).
 FRAMEWORK_LOGS_ENV = "PARSEBRIDGE_FRAMEWORK_LOGS"
 

@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from ...protocol.calls import new_call_id
-from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
+from .._common import import_first, importable, process_wide, quiet_framework_logs, version_tuple
 from .._tokenizers import is_marker, marker_strings
 
 
@@ -108,11 +108,7 @@ class SglangApi:
         `owns_tool_format()`, else to `JsonArrayParser` (see `_forced`)."""
         if not hasattr(self.FunctionCallParser, "owns_tool_format") or "tool_choice" not in self.fc_accepts:
             return False
-        try:
-            importlib.import_module("sglang.srt.function_call.json_array_parser")
-        except ModuleNotFoundError:
-            return False
-        return True
+        return importable("sglang.srt.function_call.json_array_parser")
 
     @cached_property
     def has_preserve_incomplete(self) -> bool:

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from ...protocol import new_call_id
-from .._common import import_first, process_wide, quiet_framework_logs, version_tuple
+from .._common import import_first, importable, process_wide, quiet_framework_logs, version_tuple
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,9 @@ class VllmApi:
     @cached_property
     def has_parser_driver(self) -> bool:
         """0.33+: `vllm.parser` (per-request Parser) and ChatStreamProcessor drive parsing."""
-        try:
-            importlib.import_module("vllm.parser.abstract_parser")
-            importlib.import_module("vllm.entrypoints.openai.chat_completion.stream_processor")
-        except ModuleNotFoundError:
-            return False
-        return True
+        return importable(
+            "vllm.parser.abstract_parser", "vllm.entrypoints.openai.chat_completion.stream_processor"
+        )
 
     @cached_property
     def ChatStreamProcessor(self) -> Any:
