@@ -14,8 +14,8 @@ entry-point group, value ``"package.module:BackendClass"``):
   aliases, family names and `-`/`_` spellings) and return objects that follow
   `parsebridge.protocol.ToolParser` / `ReasoningParser`, usually subclasses of
   `ToolParserBase` / `ReasoningParserBase` with `backend` and `name` set;
-* optionally `create_pipeline` when the framework has its own per-request
-  reasoning→tool chain that its server drives.
+* optionally `create_pipeline` (or only `pipeline_class`, the class it builds) when the
+  framework has its own per-request reasoning→tool chain that its server drives.
 
 In-tree backends: ``parsebridge.adapters.builtin:BuiltinBackend``,
 ``parsebridge.adapters.python_backend:PythonBackend``,
@@ -27,7 +27,7 @@ from __future__ import annotations
 import abc
 import importlib
 import importlib.util
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -166,7 +166,18 @@ class Backend(abc.ABC):
         reasoning_started: bool | None = None,
         **options: Any,
     ) -> Pipeline | None:
-        """A native reasoning→tool chain, or None to use the generic `Pipeline`."""
+        """A native reasoning→tool chain, or None to use the generic `Pipeline`: the backend's
+        `pipeline_class` built for both parsers, when it has one and both are named."""
+        if reasoning is None or tool is None:
+            return None
+        cls = self.pipeline_class()
+        if cls is None:
+            return None
+        return cls(reasoning, tool, tools=tools, reasoning_started=reasoning_started, **options)
+
+    def pipeline_class(self) -> Callable[..., Pipeline] | None:
+        """The class of the backend's own reasoning→tool chain (built with the reasoning and tool
+        names, `tools`, `reasoning_started` and the options), or None: none of its own."""
         return None
 
     def server_forced_choices(self) -> bool:
@@ -260,17 +271,6 @@ class FrameworkBackend(Backend):
         cls = getattr(self._module("parsers"), self.parser_classes[1])
         return cls(name, **options)  # type: ignore[no-any-return]
 
-    def create_pipeline(
-        self,
-        reasoning: str | None,
-        tool: str | None,
-        *,
-        tools: Sequence[ToolSpec] | None,
-        reasoning_started: bool | None = None,
-        **options: Any,
-    ) -> Pipeline | None:
+    def pipeline_class(self) -> Callable[..., Pipeline] | None:
         """The framework's own chain: one session parses reasoning then tools, as one server request."""
-        if reasoning is None or tool is None:
-            return None
-        cls = getattr(self._module("parsers"), self.parser_classes[2])
-        return cls(reasoning, tool, tools=tools, reasoning_started=reasoning_started, **options)  # type: ignore[no-any-return]
+        return getattr(self._module("parsers"), self.parser_classes[2])  # type: ignore[no-any-return]
