@@ -100,6 +100,34 @@ def record_into(acc: DeltaAccumulator) -> Callable[[str, str, list[Any] | None],
     return record
 
 
+class HoldingStepper:
+    """What the vLLM and SGLang steppers share (`Stepper`): the end-of-stream convention (`end`:
+    each chunk held back until the next `feed` shows it was not the last, or every chunk parsed at
+    once and an empty final chunk), the text fed, and `attach`."""
+
+    def __init__(self, end_of_stream: str) -> None:
+        self.end: EndOfStream = check_end_of_stream(end_of_stream)
+        self._hold = self.end == "last_chunk"
+        self.text_seen: list[str] = []
+        self.closed = False
+
+    def _own_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta] | None:
+        """A per-chunk `feed` of the stepper's own, recording into `acc`; None: `feed` serves."""
+        return None
+
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        raise NotImplementedError
+
+    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
+        """Record into `acc`; the stream's per-chunk `feed` (`_own_feed`, else `feed`). Not kept
+        here: see `Stepper`."""
+        own = self._own_feed(acc)
+        if own is not None:
+            return own
+        self._record = record_into(acc)
+        return self.feed
+
+
 def finish_typed(stepper: Stepper, finish: Callable[[], T]) -> T:
     """`finish` with anything but a parsebridge error raised as `BackendError` (call "stream.flush"),
     as the guard would raise it."""

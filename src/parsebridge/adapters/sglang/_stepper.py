@@ -30,14 +30,13 @@ from ...protocol.models import (
 )
 from .._stepped import (
     EndOfStream,
-    check_end_of_stream,
+    HoldingStepper,
     closed_error,
-    record_into,
 )
 from ._engine import SglangEngine
 
 
-class _Stepper:
+class _Stepper(HoldingStepper):
     """One SGLang session fed chunk by chunk, with the chosen end-of-stream convention.
 
     A non-final chunk of a request with only a tool parser is one framework
@@ -49,26 +48,19 @@ class _Stepper:
     def __init__(
         self, engine: SglangEngine, reasoning_started: bool | None, end_of_stream: EndOfStream | None
     ) -> None:
+        super().__init__(end_of_stream or engine.end_of_stream)
         self.engine = engine
-        self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
         try:
             self.session = engine.session(reasoning_started)
             self._tool_lane = self.session.tool_lane()
         except Exception as exc:
             raise BackendError.wrapping("sglang", engine.label, "construct", exc) from exc
         self._step = self.session.step_parts
-        self._hold = self.end == "last_chunk"
         self.pending: str | None = None
-        self.text_seen: list[str] = []
-        self.closed = False
 
-    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
-        """Record into `acc`; the stream's per-chunk `feed` (its own closure for a request with
-        only a tool parser). Not kept here: see `_stepped.Stepper`."""
-        if self._tool_lane is not None:
-            return self._tool_feed(acc)
-        self._record = record_into(acc)
-        return self.feed
+    def _own_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta] | None:
+        """Its own closure for a request with only a tool parser (`_tool_feed`)."""
+        return self._tool_feed(acc) if self._tool_lane is not None else None
 
     def _tool_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
         """`feed` for a request with only a tool parser: every name it needs bound once here.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
 from ...protocol.models import call_delta_of, delta_of, empty_delta, make_delta
-from .._stepped import EndOfStream, check_end_of_stream, closed_error, record_into
+from .._stepped import EndOfStream, HoldingStepper, closed_error
 from ._driver import NativeSession
 from ._translate import call_deltas
 
@@ -49,7 +49,7 @@ HeldChunk = tuple[str, list[int]]
 ChunkParts = tuple[str, str, list[ToolCallDelta] | None]
 
 
-class VllmStepper:
+class VllmStepper(HoldingStepper):
     """One vLLM session fed chunk by chunk, with the chosen end-of-stream convention.
 
     On 0.33+ a chunk is one `ChatStreamProcessor.step` (the processor is built
@@ -60,8 +60,8 @@ class VllmStepper:
     def __init__(
         self, engine: StepperEngine, prompt_ids: list[int], end_of_stream: EndOfStream | None
     ) -> None:
+        super().__init__(end_of_stream or engine.end_of_stream)
         self.engine = engine
-        self.end: EndOfStream = check_end_of_stream(end_of_stream or engine.end_of_stream)
         # `engine.session` and the processor without their `_wrap` closures: a stream's set-up is
         # paid per request.
         try:
@@ -80,18 +80,11 @@ class VllmStepper:
             self._native = processor.step
             self._prompt_ids = session.prompt_token_ids
         self._reasoning_field = engine.api.delta_reasoning_field
-        self._hold = self.end == "last_chunk"
         self.pending: HeldChunk | None = None
-        self.text_seen: list[str] = []
-        self.closed = False
 
-    def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
-        """Record into `acc`; the stream's per-chunk `feed` (on 0.33+ the closure built here).
-        Not kept here: see `_stepped.Stepper`."""
-        if self._native is not None:
-            return native_feed(self, acc)
-        self._record = record_into(acc)
-        return self.feed
+    def _own_feed(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta] | None:
+        """On 0.33+ the closure built here (`native_feed`)."""
+        return native_feed(self, acc) if self._native is not None else None
 
     # ------------------------------------------------------------------ older releases
 
