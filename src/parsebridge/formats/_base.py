@@ -229,6 +229,21 @@ def xml_call(head: Callable[[str], str], tail: str, param: Callable[[str, str], 
     return call
 
 
+def json_list_format(family: str, summary: str, start: str, end: str = "", **facts: Any) -> ToolFormat:
+    """A format whose calls are one JSON list of ``{"name", "arguments"}`` objects after `start`
+    (and before `end`, where the format closes it): Jamba, Llama-Nemotron, Granite 3.x, Phi-4-mini.
+
+    `facts` are the format's other `ToolFormat` fields (where content stays, its tool result).
+    """
+    tags = (start, end) if end else (start,)
+
+    def render(calls: Sequence[Call], *, key: str = "arguments") -> str:
+        return start + dump_json([{"name": n, key: a} for n, a in calls]) + end
+
+    grammar = TextGrammar(tags, object_call(), joined(", ", start + "[", "]" + end))
+    return ToolFormat(family=family, summary=summary, markers=tags, render=render, grammar=grammar, **facts)
+
+
 def join_calls(render_one: Callable[[str, dict[str, Any]], str], sep: str = "\n") -> Callable[..., str]:
     """A renderer for formats that wrap each call on its own: calls joined by `sep`."""
 

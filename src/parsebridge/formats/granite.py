@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import TextGrammar, ToolFormat, dump_json, joined, object_call, result_text
+from ._base import ToolFormat, dump_json, json_list_format, result_text
 
 TAG = "<|tool_call|>"
 #: Granite 3.1+ may write the marker as plain text instead of the special token.
@@ -12,13 +12,6 @@ TEXT_TAG = "<tool_call>"
 #: granite-20b-functioncalling: one marker per call object, no closing marker.
 FC_TAG = "<function_call>"
 ROLE_START, ROLE_END, TURN_END = "<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>"
-
-
-def render(calls: Any) -> str:
-    return TAG + dump_json([{"name": n, "arguments": a} for n, a in calls])
-
-
-GRAMMAR = TextGrammar((TAG,), object_call(), joined(", ", f"{TAG}[", "]"))
 
 
 def render_fc(calls: Any, *, sep: str = "\n") -> str:
@@ -30,14 +23,13 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
     return f"{ROLE_START}tool{ROLE_END}{result_text(result)}{TURN_END}"
 
 
-TOOL = ToolFormat(
-    family="granite",
-    summary='`<|tool_call|>[{"name": …, "arguments": …}]` (Granite 3.x; `<tool_call>` as text too)',
-    markers=(TAG,),
-    render=render,
-    grammar=GRAMMAR,
+TOOL = json_list_format(
+    "granite",
+    '`<|tool_call|>[{"name": …, "arguments": …}]` (Granite 3.x; `<tool_call>` as text too)',
+    TAG,
     format_tool_result=format_tool_result,
 )
+render, GRAMMAR = TOOL.render, TOOL.grammar
 
 TOOL_20B_FC = ToolFormat(
     family="granite_20b_fc",
