@@ -229,6 +229,52 @@ def xml_call(head: Callable[[str], str], tail: str, param: Callable[[str, str], 
     return call
 
 
+@dataclass(frozen=True)
+class XmlCalls:
+    """An XML-style call syntax written once: `head` (name), one `param` per argument, `tail`.
+
+    Calls are joined by `sep` between `before` and `after`. The renderer (argument values
+    as `xml_value` writes them) and the text grammar both follow from it, so the two cannot
+    drift apart.
+    """
+
+    head: Callable[[str], str]
+    tail: str
+    param: Callable[[str, str], str]
+    sep: str = "\n"
+    before: str = ""
+    after: str = ""
+
+    def render_call(self, name: str, args: dict[str, Any]) -> str:
+        """One call, its arguments as parameters."""
+        return self.head(name) + "".join(self.param(k, xml_value(v)) for k, v in args.items()) + self.tail
+
+    def render(self, calls: Sequence[Call]) -> str:
+        """The model's text for these calls (a `ToolFormat.render`)."""
+        return self.before + self.sep.join(self.render_call(n, a) for n, a in calls) + self.after
+
+    def grammar(self, markers: tuple[str, ...]) -> TextGrammar:
+        """The same calls with their arguments given as text (`markers`: the grammar's, region first)."""
+        call = xml_call(self.head, self.tail, self.param)
+        return TextGrammar(markers, call, joined(self.sep, self.before, self.after), json_args=False)
+
+    def tool_format(
+        self, family: str, summary: str, markers: tuple[str, ...], grammar: tuple[str, ...] = (), **facts: Any
+    ) -> ToolFormat:
+        """The format writing these calls, its values typed by the tool schema (as XML-style values
+        are); a text grammar where `grammar` names its markers; `facts`: its other fields."""
+        text = self.grammar(grammar) if grammar else None
+        return ToolFormat(
+            family=family,
+            summary=summary,
+            markers=markers,
+            render=self.render,
+            grammar=text,
+            typed_values=True,
+            **facts,
+        )
+
+
 def json_list_format(family: str, summary: str, start: str, end: str = "", **facts: Any) -> ToolFormat:
     """A format whose calls are one JSON list of ``{"name", "arguments"}`` objects after `start`
     (and before `end`, where the format closes it): Jamba, Llama-Nemotron, Granite 3.x, Phi-4-mini.

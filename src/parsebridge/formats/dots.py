@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from ._base import ToolFormat
-from .minimax_m2 import INVOKE, INVOKE_END, PARAM, PARAM_END, invoke_renderer
+from .minimax_m2 import INVOKE, INVOKE_END, PARAM, PARAM_END, invoke_format
 
 #: MiniMax-M2's invoke elements in dots' own block.
 START, END = "<dots_function_call>", "</dots_function_call>"
-render = invoke_renderer(START, END)
 
 
 # Tool results: `ToolFormat`'s default, the result text as is: the frameworks ship no dots chat
 # template, so we add no wrapper.
-TOOL = ToolFormat(
-    family="dots",
-    summary='`<dots_function_call><invoke name="…"><parameter name="…">…</parameter></invoke></dots_function_call>`, values typed by the tool schema',
-    markers=(START, END, INVOKE, INVOKE_END, PARAM, PARAM_END),
-    render=render,
-    typed_values=True,
+TOOL = invoke_format(
+    "dots",
+    '`<dots_function_call><invoke name="…"><parameter name="…">…</parameter></invoke></dots_function_call>`, values typed by the tool schema',
+    START,
+    END,
 )
+render = TOOL.render
+
+__all__ = ["END", "INVOKE", "INVOKE_END", "PARAM", "PARAM_END", "START", "TOOL", "render"]

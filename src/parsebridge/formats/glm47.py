@@ -2,31 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from ._base import ToolFormat, join_calls, xml_value
+from ._base import ToolFormat, XmlCalls
 from .glm45 import END, KEY, KEY_END, START, VALUE, VALUE_END, format_tool_result
 
 
-def call_renderer(start: str, end: str) -> Callable[[str, dict[str, Any]], str]:
-    """(name, args) → ``{start}NAME<arg_key>k</arg_key><arg_value>v</arg_value>…{end}`` (no newlines)."""
-
-    def render_call(name: str, args: dict[str, Any]) -> str:
-        pairs = "".join(f"{KEY}{k}{KEY_END}{VALUE}{xml_value(v)}{VALUE_END}" for k, v in args.items())
-        return f"{start}{name}{pairs}{end}"
-
-    return render_call
+def arg_key_calls(start: str, end: str) -> XmlCalls:
+    """``{start}NAME<arg_key>k</arg_key><arg_value>v</arg_value>…{end}`` per call (no newlines)."""
+    return XmlCalls(lambda n: start + n, end, lambda k, v: f"{KEY}{k}{KEY_END}{VALUE}{v}{VALUE_END}", sep="")
 
 
-render_call = call_renderer(START, END)
+def arg_key_format(family: str, summary: str, start: str, end: str, **facts: Any) -> ToolFormat:
+    """A format writing GLM-4.7's calls between its own `start` and `end` (IQuest's blocks), values
+    typed by the tool schema; `facts` are its other fields (its tool result)."""
+    return arg_key_calls(start, end).tool_format(
+        family, summary, (start, end, KEY, KEY_END, VALUE, VALUE_END), **facts
+    )
 
 
-TOOL = ToolFormat(
-    family="glm47",
-    summary="`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>` (GLM-4.5's calls, no newlines), values typed by the tool schema",
-    markers=(START, END, KEY, KEY_END, VALUE, VALUE_END),
-    render=join_calls(render_call, sep=""),
+render_call = arg_key_calls(START, END).render_call
+
+
+TOOL = arg_key_format(
+    "glm47",
+    "`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>` (GLM-4.5's calls, no newlines), values typed by the tool schema",
+    START,
+    END,
     format_tool_result=format_tool_result,
-    typed_values=True,
 )
