@@ -25,8 +25,13 @@ def render_value(value: Any, delim: str = STRING) -> str:
     return json.dumps(value)
 
 
-def render_call(name: str, args: dict[str, Any]) -> str:
-    return f"{START}{CALL}{name}{render_value(args)}{END}"
+def call_renderer(start: str, end: str, delim: str) -> Callable[[str, dict[str, Any]], str]:
+    """(name, args) → ``{start}call:NAME{…}{end}``, the arguments in the argument syntax."""
+
+    def render_call(name: str, args: dict[str, Any]) -> str:
+        return f"{start}{CALL}{name}{render_value(args, delim)}{end}"
+
+    return render_call
 
 
 def result_formatter(start: str, end: str, delim: str) -> Callable[[str, Any], str]:
@@ -44,14 +49,26 @@ def result_formatter(start: str, end: str, delim: str) -> Callable[[str, Any], s
     return format_tool_result
 
 
-#: ``<|tool_response>response:NAME{…}<tool_response|>`` as the Gemma 4 template writes a tool result.
-format_tool_result = result_formatter(RESULT_START, RESULT_END, STRING)
+def gemma_format(
+    family: str, summary: str, markers: tuple[str, str, str], results: tuple[str, str]
+) -> ToolFormat:
+    """A format writing Gemma's argument syntax with its own `markers` (start, end, string
+    delimiter) and its tool result between `results` (start, end): Gemma 4's, FunctionGemma's."""
+    start, end, delim = markers
+    render = join_calls(call_renderer(start, end, delim), sep="")
+    result = result_formatter(*results, delim)
+    return ToolFormat(
+        family=family, summary=summary, markers=markers, render=render, format_tool_result=result
+    )
 
 
-TOOL = ToolFormat(
-    family="gemma4",
-    summary='`<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,obj:{…},list:[…]}<tool_call|>` (Gemma\'s own argument syntax)',
-    markers=(START, END, STRING),
-    render=join_calls(render_call, sep=""),
-    format_tool_result=format_tool_result,
+render_call = call_renderer(START, END, STRING)
+
+TOOL = gemma_format(
+    "gemma4",
+    '`<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,obj:{…},list:[…]}<tool_call|>` (Gemma\'s own argument syntax)',
+    (START, END, STRING),
+    (RESULT_START, RESULT_END),
 )
+#: ``<|tool_response>response:NAME{…}<tool_response|>`` as the Gemma 4 template writes a tool result.
+format_tool_result = TOOL.format_tool_result

@@ -47,6 +47,7 @@ import json
 import re
 from typing import Any, ClassVar
 
+from ...formats import ToolFormat
 from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
 from .engines.call_steps import clean_name
@@ -432,25 +433,25 @@ class Gemma4ToolParser(BuiltinToolParser):
     """Gemma 4 ``<|tool_call>call:NAME{…}<tool_call|>`` calls (builtin, incremental)."""
 
     name = "gemma4"
-    markers = (_g4.START, _g4.END, _g4.STRING)
+    #: The format read: its markers and its tool-result message are the parser's.
+    fmt: ClassVar[ToolFormat] = _g4.TOOL
+    markers = _g4.TOOL.markers
     stream_class = GemmaCallStream
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """``<|tool_response>response:NAME{…}<tool_response|>`` (pass the function name as `tool_call_id`)."""
-        return _g4.format_tool_result(tool_call_id, result)
+        """``<|tool_response>response:NAME{…}<tool_response|>`` (FunctionGemma:
+        ``<start_function_response>…<end_function_response>``); pass the function name as `tool_call_id`."""
+        return self.fmt.format_tool_result(tool_call_id, result)
 
 
 class FunctionGemmaToolStream(GemmaCallStream):
     start, end, delim = _fg.START, _fg.END, _fg.STRING
 
 
-class FunctionGemmaToolParser(BuiltinToolParser):
+class FunctionGemmaToolParser(Gemma4ToolParser):
     """FunctionGemma ``<start_function_call>call:NAME{…}<end_function_call>`` calls (builtin, incremental)."""
 
     name = "functiongemma"
-    markers = (_fg.START, _fg.END, _fg.STRING)
+    fmt = _fg.TOOL
+    markers = _fg.TOOL.markers
     stream_class = FunctionGemmaToolStream
-
-    def format_tool_result(self, tool_call_id: str, result: Any) -> str:
-        """``<start_function_response>response:NAME{…}<end_function_response>`` (function name as `tool_call_id`)."""
-        return _fg.format_tool_result(tool_call_id, result)
