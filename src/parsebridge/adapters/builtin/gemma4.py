@@ -162,9 +162,7 @@ class GemmaCallStream(BuiltinToolStream):
             self._state = _HEAD
             return True
         if state == _HEAD:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, (_g4.CALL,), self._final)
+            found = self._marker_past_ws((_g4.CALL,))
             if found == MORE:
                 return False
             if found is None:

@@ -205,9 +205,7 @@ class MistralToolStream(BuiltinToolStream):
 
     def _after_tag_step(self, buf: str) -> bool:
         """After [TOOL_CALLS]: an array, one object, or a name (the v11+ form) opens."""
-        if not self._skip_ws():
-            return False
-        found = match_marker(buf, self._pos, _MARKERS, self._final)
+        found = self._marker_past_ws(_MARKERS)
         if found == MORE:
             return False
         if found is not None:

@@ -24,7 +24,6 @@ from .scan import (
     BuiltinToolStream,
     JsonRaw,
     find_markers,
-    match_marker,
     safe_end,
 )
 
@@ -77,9 +76,7 @@ class CallBlockStream(BuiltinToolStream):
                 return False
             return True
         if state == BLOCK_WAIT:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, markers, self._final)
+            found = self._marker_past_ws(markers)
             if found == MORE:
                 return False
             if found is not None:

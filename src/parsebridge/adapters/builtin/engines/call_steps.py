@@ -9,11 +9,12 @@ driver: the state these steps read and write is declared in its ``__slots__``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ....protocol.calls import new_call_id
 from ....protocol.models import make_call_delta
-from .markers import JSON_WS, find_markers, find_or_safe
+from .markers import JSON_WS, MORE, find_markers, find_or_safe, match_marker
 
 #: Chunks kept for the calls' raw text before the kept text is trimmed (`_keep_raw`).
 RAW_TRIM_EVERY = 256
@@ -247,6 +248,13 @@ class CallSteps:
             i += 1
         self._pos = i
         return i < n
+
+    def _marker_past_ws(self, markers: Sequence[str]) -> str | None:
+        """Past JSON whitespace, the marker at the cursor (None: another character there), or
+        `MORE` when more text is needed: none follows the whitespace yet, or it may become one."""
+        if not self._skip_ws():
+            return MORE
+        return match_marker(self._buf, self._pos, markers, self._final)
 
     def _ws_as_content(self) -> bool:
         """Whitespace at the cursor is content (held by the content policy); True when a

@@ -29,7 +29,7 @@ from typing import Any
 from .conventions import SERVERS
 from .json_text import ArgsScan
 from .markers import find_or_safe
-from .scan import MORE, JsonRaw, match_marker
+from .scan import MORE, JsonRaw
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
 
@@ -115,9 +115,7 @@ class SectionJsonStream(SectionStream):
         if state == _HEAD:
             return self._head_step(buf)
         if state == _ARGS_WAIT:
-            if not self._skip_ws():
-                return False
-            found = match_marker(buf, self._pos, self._breakers, self._final)
+            found = self._marker_past_ws(self._breakers)
             if found == MORE:
                 return False
             if found is not None:

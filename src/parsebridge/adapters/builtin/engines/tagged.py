@@ -302,10 +302,8 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
 
     def _value_wait_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
         """After a key, before its value's opening marker (a key without one is content)."""
-        if not self._skip_ws():
-            return False
         assert cls.value_open is not None
-        found = match_marker(buf, self._pos, (cls.value_open,), self._final)
+        found = self._marker_past_ws((cls.value_open,))
         if found == MORE:
             return False
         if found is None:  # a key without a value is no argument: its text is shown as content
@@ -319,9 +317,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
 
     def _params_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
         """Inside a call, between parameters: a parameter opens, the call ends, or stray text."""
-        if not self._skip_ws():
-            return False
-        found = match_marker(buf, self._pos, self._in_call_markers, self._final)
+        found = self._marker_past_ws(self._in_call_markers)
         if found == MORE:
             return False
         if found == cls.param_open:
@@ -353,9 +349,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
 
     def _block_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
         """Inside a block, between calls: a call opens, the block ends (or a new one starts), or stray text."""
-        if not self._skip_ws():
-            return False
-        found = match_marker(buf, self._pos, self._block_markers, self._final)
+        found = self._marker_past_ws(self._block_markers)
         if found == MORE:
             return False
         if found == cls.call_open:
