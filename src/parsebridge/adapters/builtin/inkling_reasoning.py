@@ -48,9 +48,6 @@ class InklingReasoningParser(ReasoningParserBase):
         s.feed(text)
         return s.finish()
 
-    def has_reasoning(self, text: str) -> bool:
-        return self.parse(text).reasoning is not None
-
     def stream(
         self, *, reasoning_started: bool | None = None, prompt: str | None = None
     ) -> InklingReasoningStream:

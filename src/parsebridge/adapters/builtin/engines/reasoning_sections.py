@@ -181,9 +181,6 @@ class SectionReasoningParser(FormatReasoningParser):
             return unwrap(rest, self.drops)
         return unwrap(rest[:at], self.drops) + unwrap(rest[at:], self.wrappers)
 
-    def has_reasoning(self, text: str) -> bool:
-        return self.parse(text).reasoning is not None
-
     def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> SectionStream:
         return SectionStream(self, self.is_started(reasoning_started, prompt))
 

@@ -116,9 +116,6 @@ class ThinkTagReasoningParser(ReasoningParserBase):
         )
         return make_reasoning_result(reasoning, content or None, block)
 
-    def has_reasoning(self, text: str) -> bool:
-        return self.parse(text).reasoning is not None
-
     def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> ThinkTagStream:
         return ThinkTagStream(self, self.is_started(reasoning_started, prompt))
 
