@@ -90,6 +90,16 @@ class CallSteps:
         else:
             self._content(text)
 
+    def _close_at(self, marker: str, own_end: str | None) -> None:
+        """At `marker`, which ends the current call or span (cursor on it; consumed when it is
+        `own_end`, the format's closing marker): a named call ends, an undecided span is content."""
+        if marker == own_end:
+            self._pos += len(marker)
+        if self._in_call:
+            self._end_call(self._pos)
+        else:
+            self._reject(self._pos)
+
     def _unnamed(self, text: str, pos: int) -> None:
         """conventions="servers": the rejected span `text` (the buffer goes on at `pos`) is
         content, but for the markup both servers leave out (the format's `servers_markup`),

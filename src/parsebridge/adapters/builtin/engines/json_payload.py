@@ -312,12 +312,7 @@ class JsonCallsStream(CallBlockStream):
     # -- whole blocks ---------------------------------------------------------------------------
     def _close_block(self, marker: str) -> None:
         """At a marker inside a whole block: end (named) or reject (unnamed) the block."""
-        if marker == self._region.end:
-            self._pos += len(marker)
-        if self._in_call:
-            self._end_call(self._pos)
-        else:
-            self._reject(self._pos)
+        self._close_at(marker, self._region.end)
         self._state = _CONTENT
 
     # -- arrays and bare objects ------------------------------------------------------------------

@@ -39,12 +39,7 @@ class SectionStream(BuiltinToolStream):
     def _stop_call(self, marker: str) -> None:
         """At `marker`, which ends the current call (cursor on it; the format's `_call_end` is
         consumed): a named call ends, an undecided span is content; back between calls."""
-        if marker == self._call_end:
-            self._pos += len(marker)
-        if self._in_call:
-            self._end_call(self._pos)
-        else:
-            self._reject(self._pos)
+        self._close_at(marker, self._call_end)
         self._state = OUTSIDE
 
     def _open_section(self) -> None:
