@@ -43,15 +43,14 @@ from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
 from ...protocol.models import arguments_delta, empty_delta
 from .engines.conventions import SERVERS
+from .engines.markers import find_or_safe
 from .engines.scan import (
     MORE,
     ArgsScan,
     JsonRaw,
     Quiet,
     content_mode,
-    find_markers,
     match_marker,
-    safe_end,
 )
 from .engines.sections import REJECTED, SectionStream
 from .engines.tool_parser import BuiltinToolParser
@@ -334,8 +333,7 @@ class DeepSeekV3ToolStream(SectionStream):
         if state == _OUTSIDE:
             return self._outside_step()
         if state == _HEAD:
-            j, which = find_markers(buf, pos, _HEAD_ENDS)
-            stop = j if which is not None else safe_end(buf, pos, _HEAD_ENDS, self._final)
+            stop, which = find_or_safe(buf, pos, _HEAD_ENDS, self._final)
             self._head.append(buf[pos:stop])
             self._pos = stop
             if which is None:

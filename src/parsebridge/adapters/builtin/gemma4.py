@@ -52,7 +52,7 @@ from ...formats import functiongemma as _fg
 from ...formats import gemma4 as _g4
 from .engines.call_steps import clean_name
 from .engines.conventions import SERVERS
-from .engines.markers import close_ahead
+from .engines.markers import close_ahead, find_or_safe
 from .engines.scan import (
     MORE,
     BuiltinToolStream,
@@ -184,8 +184,7 @@ class GemmaCallStream(BuiltinToolStream):
         if state == _TAILTEXT:
             return self._tail_text_step(buf)
         if state == _RAW:  # a syntax error: the rest of the block's text goes into the arguments verbatim
-            j, which = find_markers(buf, self._pos, self._blocks)
-            end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
+            end, which = find_or_safe(buf, self._pos, self._blocks, self._final)
             if end > self._pos:
                 self._malformed_text(buf[self._pos : end])
             self._pos = end
@@ -215,8 +214,7 @@ class GemmaCallStream(BuiltinToolStream):
 
     def _tail_text_step(self, buf: str) -> bool:
         """Text after the arguments closed, before the end marker: content."""
-        j, which = find_markers(buf, self._pos, self._blocks)
-        end = j if which is not None else safe_end(buf, self._pos, self._blocks, self._final)
+        end, which = find_or_safe(buf, self._pos, self._blocks, self._final)
         self._inline_content(buf[self._pos : end])
         self._pos = end
         if which is None:

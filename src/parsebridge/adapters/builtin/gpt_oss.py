@@ -80,7 +80,7 @@ from ...protocol.models import delta_of
 from ...protocol.streams import Discarded
 from .engines.json_text import MARKER, JsonRaw
 from .engines.markers import JSON_WS, find_or_safe, first_chars
-from .engines.scan import BuiltinToolStream, find_markers, safe_end
+from .engines.scan import BuiltinToolStream
 from .engines.tool_parser import BuiltinToolParser
 
 _STRAY_ENDS = (END, CALL, RETURN)
@@ -203,8 +203,7 @@ class GptOssToolStream(BuiltinToolStream):
 
     def _header_step(self, buf: str) -> bool:
         """A message header up to ``<|message|>``: what it opens (a call, reasoning, content), or text."""
-        j, which = find_markers(buf, self._pos, _HEADER_ENDS)
-        stop = j if which is not None else safe_end(buf, self._pos, _HEADER_ENDS, self._final)
+        stop, which = find_or_safe(buf, self._pos, _HEADER_ENDS, self._final)
         self._header.append(buf[self._pos : stop])
         self._pos = stop
         if which is None:
@@ -307,8 +306,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
             if self._lead and not self._read_lead(held, final):
                 break
             if self._state == _OUTSIDE:
-                j, which = find_markers(held, 0, _OUTSIDE_MARKERS)
-                stop = j if which is not None else safe_end(held, 0, _OUTSIDE_MARKERS, final)
+                stop, which = find_or_safe(held, 0, _OUTSIDE_MARKERS, final)
                 content.append(self._take(stop))
                 if which is None:
                     break
@@ -319,8 +317,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
                 self._header = [self._take(len(which))]
                 self._state = _HEADER
             elif self._state == _HEADER:
-                j, which = find_markers(held, 0, _HEADER_ENDS)
-                stop = j if which is not None else safe_end(held, 0, _HEADER_ENDS, final)
+                stop, which = find_or_safe(held, 0, _HEADER_ENDS, final)
                 self._header.append(self._take(stop))
                 if which is None:
                     if final:
@@ -371,8 +368,7 @@ class GptOssReasoningStream(ReasoningStreamBase):
         if self._kind == _CALL:
             stop, why = self._raw.scan(held, 0, BODY_ENDS, final)
             return stop, self._raw.marker if why == MARKER else None
-        j, which = find_markers(held, 0, BODY_ENDS)
-        return (j if which is not None else safe_end(held, 0, BODY_ENDS, final)), which
+        return find_or_safe(held, 0, BODY_ENDS, final)
 
     def _open_body(self, reasoning: list[str], content: list[str]) -> None:
         """The header is read up to `<|message|>`: its kind says where the body goes (a call's or

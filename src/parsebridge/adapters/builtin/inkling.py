@@ -38,7 +38,8 @@ from typing import Any, ClassVar
 from ...formats import inkling as fmt
 from ...formats._base import result_text
 from .engines.call_blocks import BLOCK_OBJECT, BLOCK_WAIT, CallBlockStream
-from .engines.scan import JsonRaw, ObjectReader, find_markers, safe_end
+from .engines.markers import find_or_safe
+from .engines.scan import JsonRaw, ObjectReader
 from .engines.tool_parser import BuiltinToolParser
 
 _BLOCK_ENDS = fmt.BLOCK_ENDS
@@ -112,8 +113,7 @@ class InklingToolStream(CallBlockStream):
             return True
         if state == _HEADER:
             ends = (*fmt.KINDS, *_BLOCK_ENDS, fmt.MESSAGE_MODEL)
-            j, which = find_markers(buf, self._pos, ends)
-            stop = j if which is not None else safe_end(buf, self._pos, ends, self._final)
+            stop, which = find_or_safe(buf, self._pos, ends, self._final)
             self._header.append(buf[self._pos : stop])
             self._pos = stop
             if which is None:
@@ -126,8 +126,7 @@ class InklingToolStream(CallBlockStream):
                 self._state = _OUTSIDE
             return True
         if state == _BODY:
-            j, which = find_markers(buf, self._pos, _BODY_ENDS)
-            stop = j if which is not None else safe_end(buf, self._pos, _BODY_ENDS, self._final)
+            stop, which = find_or_safe(buf, self._pos, _BODY_ENDS, self._final)
             if self._kind in _CONTENT_KINDS:
                 self._content(buf[self._pos : stop])
             self._pos = stop
