@@ -341,11 +341,16 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._close_call(self._pos)
             self._state = _CONTENT if found == cls.start else self._after_call()
         else:
-            self._stray_back = _PARAMS
-            self._inline_content(buf[self._pos])
-            self._pos += 1
-            self._state = _STRAY
+            self._stray(buf, _PARAMS)
         return True
+
+    def _stray(self, buf: str, back: int) -> None:
+        """A character that opens nothing where a marker was due: content, and so is the text
+        up to the next ``<`` (the stray state); then back to `back`."""
+        self._stray_back = back
+        self._inline_content(buf[self._pos])
+        self._pos += 1
+        self._state = _STRAY
 
     def _block_step(self, buf: str, cls: type[TaggedCallStream]) -> bool:
         """Inside a block, between calls: a call opens, the block ends (or a new one starts), or stray text."""
@@ -368,28 +373,37 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         elif self._span is not None:
             self._state = _OPAQUE
         else:
-            self._stray_back = _BLOCK
-            self._inline_content(buf[self._pos])
-            self._pos += 1
-            self._state = _STRAY
+            self._stray(buf, _BLOCK)
         return True
 
-    def _read_name(self) -> bool:
-        buf, cls = self._buf, type(self)
-        j, which = self._find_name_end(buf, self._pos)
+    def _read_head(
+        self, find_end: Callable[[str, int], tuple[int, str | None]], ends: tuple[str, ...]
+    ) -> tuple[str, str] | None:
+        """A head (a call's or a parameter's name) read across chunks up to the first of `ends`
+        (`find_end` finds it): its text and that end, the cursor on the end; None: more text needed."""
+        buf = self._buf
+        j, which = find_end(buf, self._pos)
         if which is None:
-            end = safe_end(buf, self._pos, self._name_ends, self._final)
-            if end > self._pos:
+            end = safe_end(buf, self._pos, ends, self._final)
+            if end > self._pos:  # (an empty head stays empty: the name state skips whitespace first)
                 self._head.append(buf[self._pos : end])
             self._pos = end
-            return False
+            return None
         self._head.append(buf[self._pos : j])
         head = "".join(self._head)
+        self._head = []
+        self._pos = j
+        return head, which
+
+    def _read_name(self) -> bool:
+        cls = type(self)
+        read = self._read_head(self._find_name_end, self._name_ends)
+        if read is None:
+            return False
+        head, which = read
         name = cls.name_of(head)
         if name is not None and self._declared is not None and name not in self._declared:
             name = None  # (under "servers": a call to an undeclared tool is no call)
-        self._head = []
-        self._pos = j
         if cls.call_open is not None:
             if which != cls.call_name_close or name is None:
                 self._state = _OPAQUE
@@ -406,20 +420,14 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         return True
 
     def _read_pname(self) -> bool:
-        buf, cls = self._buf, type(self)
-        j, which = self._find_pname_end(buf, self._pos)
-        if which is None:
-            end = safe_end(buf, self._pos, self._pname_ends, self._final)
-            self._head.append(buf[self._pos : end])
-            self._pos = end
+        cls = type(self)
+        read = self._read_head(self._find_pname_end, self._pname_ends)
+        if read is None:
             return False
-        self._head.append(buf[self._pos : j])
-        raw = "".join(self._head)
+        raw, which = read
         key = raw.strip(JSON_WS)
         if cls.param_name_close == ">":
             key = cls.name_of(key) or ""
-        self._head = []
-        self._pos = j
         if which != cls.param_name_close or not key:
             # not a parameter head: what follows is read as stray text / tags
             if cls.shows_bad_param_head:
