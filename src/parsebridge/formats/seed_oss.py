@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from ._base import AFTER, BEFORE, BETWEEN, XmlCalls
-from .qwen3_coder import FN, FN_END, PARAM, PARAM_END
+from ._base import AFTER, BEFORE, BETWEEN
+from .qwen3_coder import FN, FN_END, PARAM, PARAM_END, function_calls
 
 #: Qwen3-Coder's function and parameter tags (without their newlines) in Seed's own block.
 START, END = "<seed:tool_call>", "</seed:tool_call>"
 
 
 #: One call's syntax, written once: the renderer and the text grammar follow from it.
-CALLS = XmlCalls(
-    lambda n: f"{START}\n{FN}{n}>\n", f"{FN_END}\n{END}", lambda k, v: f"{PARAM}{k}>{v}{PARAM_END}\n"
-)
+CALLS = function_calls(START, END, lambda k, v: f"{PARAM}{k}>{v}{PARAM_END}\n")
 render_call = CALLS.render_call
 
 
