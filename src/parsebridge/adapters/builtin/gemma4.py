@@ -204,11 +204,10 @@ class GemmaCallStream(BuiltinToolStream):
 
     def _bare_step(self, buf: str) -> bool:
         """A bare (unquoted) value up to what ends it, as its JSON."""
-        m = self._token_until(_BARE_STOP, buf)
-        if m is None:
+        read = self._whole_token(_BARE_STOP, buf)
+        if read is None:
             return False
-        self._emit(bare_json("".join(self._tok)))
-        self._tok = []
+        self._emit(bare_json(read[0]))
         self._state = _AFTER
         return True
 
@@ -297,13 +296,23 @@ class GemmaCallStream(BuiltinToolStream):
         self._pos = end
         return m
 
+    def _whole_token(self, stop: re.Pattern[str], buf: str) -> tuple[str, re.Match[str]] | None:
+        """`_token_until`, once the token is whole: its text (`_tok` emptied) and the match of
+        `stop` that ends it; None when more text is needed."""
+        m = self._token_until(stop, buf)
+        if m is None:
+            return None
+        token = "".join(self._tok)
+        self._tok = []
+        return token, m
+
     def _name_step(self, buf: str) -> bool:
         """The call's name up to its arguments' opening brace (anything else: opaque)."""
-        m = self._token_until(_NAME_END, buf)
-        if m is None:
+        read = self._whole_token(_NAME_END, buf)
+        if read is None:
             return False
-        name = clean_name("".join(self._tok))
-        self._tok = []
+        token, m = read
+        name = clean_name(token)
         if m.group() != "{" or name is None:
             self._state = _OPAQUE
             return True
