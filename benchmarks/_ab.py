@@ -69,7 +69,10 @@ def main(
         ap.error("--old is required")
     name = module.rpartition(".")[2]
     corpus_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"{name}_corpus_{os.getpid()}.json"
-    chosen = {key: entry for key, entry in corpus().items() if args.only in key}
+    everything = corpus()
+    chosen = {key: entry for key, entry in everything.items() if args.only in key}
+    if not chosen:
+        ap.error(f"--only {args.only!r} names no figure; the figures: {', '.join(everything)}")
     corpus_path.write_text(json.dumps(chosen), encoding="utf-8")
     runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
     try:
