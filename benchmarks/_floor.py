@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from parsebridge.protocol import StreamDelta, ToolParserBase, ToolParseResult, ToolStreamBase
 from parsebridge.protocol.calls import new_call_id
-from parsebridge.protocol.models import arguments_delta, delta_of, make_call_delta, make_delta
+from parsebridge.protocol.models import delta_of, make_call_delta, make_delta
 
 
 class _PassThroughStream(ToolStreamBase):
@@ -41,7 +41,7 @@ class _CallFragmentStream(ToolStreamBase):
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         if self._named:
-            return arguments_delta(0, text)  # the cheapest call delta builtin streams build
+            return delta_of("", "", [make_call_delta(0, None, None, text)])  # one argument fragment
         self._named = True
         return delta_of("", "", [make_call_delta(0, new_call_id(), "f", text)])
 

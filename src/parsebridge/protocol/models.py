@@ -361,19 +361,6 @@ def delta_of(content: str, reasoning: str, tool_calls: list[ToolCallDelta]) -> S
     return delta
 
 
-def arguments_delta(index: int, arguments: str, record: Callable[[list[ToolCallDelta]], None]) -> StreamDelta:
-    """One argument fragment of call `index`, its calls given to `record` (the accumulator), in one frame."""
-    call = _alloc(ToolCallDelta)
-    call.index = index
-    call.id = call.name = None
-    call.arguments = arguments
-    delta = _alloc(StreamDelta)
-    delta.content = delta.reasoning = ""
-    delta.tool_calls = calls = [call]
-    record(calls)
-    return delta
-
-
 def call_delta_of(
     content: str, reasoning: str, index: int, id: str | None, name: str | None, arguments: str
 ) -> StreamDelta:

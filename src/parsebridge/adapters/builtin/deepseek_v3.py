@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 from ...formats.deepseek_v3 import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, SEP
 from ...formats.deepseek_v3 import format_tool_result as _format_tool_result
 from ...protocol import StreamDelta
-from ...protocol.models import arguments_delta, empty_delta
+from ...protocol.models import empty_delta
 from .engines.conventions import SERVERS
 from .engines.markers import find_or_safe
 from .engines.scan import (
@@ -85,12 +85,10 @@ _nothing = empty_delta  # the delta of most acts, once per token
 
 
 def _fragment(st: DeepSeekV3ToolStream, text: str) -> StreamDelta:
-    """`_args(text)` and `_release()` when nothing else is pending and no whitespace is held:
-    one argument fragment, the chunk's delta, recorded (while a call is held: `_args`)."""
-    if st._holding:
-        st._args(text)
-        return st._release()
-    return arguments_delta(st._index, text, st._add_calls)
+    """One argument fragment when nothing else is pending and no whitespace is held: `_args(text)`
+    (held until the call is whole: `WholeCalls`), then the chunk's delta."""
+    st._args(text)
+    return st._release()
 
 
 def _take_named(st: DeepSeekV3ToolStream, text: str) -> None:

@@ -34,7 +34,6 @@ from typing import Any
 from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCallDelta, ToolParseResult
 from ....protocol.errors import StreamStateError, call_typed
 from ....protocol.models import (
-    arguments_delta,
     delta_of,
     empty_delta,
     make_delta,
@@ -268,12 +267,11 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
                         self._base += self._pos
                         self._buf = text
                         self._pos = len(text)
-                        if self._args_held or self._holding or text[-1] in JSON_WS:
-                            self._args(text)  # whitespace to hold or to release: `_args` decides
-                            # The chunk is consumed; by the `ArgsScan` contract a step on the
-                            # empty rest does nothing: what is left is the delta.
-                            return self._release()
-                        return arguments_delta(self._index, text, self._add_calls)
+                        # Held until the call is whole (`WholeCalls`), whitespace held or released:
+                        # `_args` decides. The chunk is consumed; by the `ArgsScan` contract a step
+                        # on the empty rest does nothing: what is left is the delta.
+                        self._args(text)
+                        return self._release()
                 elif len(self._raw_kept) >= RAW_TRIM_EVERY:
                     pass  # (this chunk takes `_feed`'s path, which trims the kept text first)
                 elif cls is Quiet:
