@@ -19,6 +19,18 @@ def test_import_parsebridge_imports_no_framework():
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
+def test_a_builtin_parser_starts_no_server_machinery():
+    """A builtin parser, one-shot and streamed, imports neither asyncio nor an HTTP client (with ssl,
+    about a tenth of a second): those are for the servers `lifecycle` starts, which it never does."""
+    code = (
+        "import sys, parsebridge as pb; p = pb.get_tool_parser('builtin:hermes'); p.parse('x');"
+        " s = p.stream(); s.feed('x'); s.finish();"
+        " print(sorted(m for m in ('asyncio', 'http.client', 'ssl') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 def _modules() -> dict[str, Path]:
     """Every module of the package by its dotted name (a package by its own name)."""
     out = {}

@@ -37,7 +37,6 @@ launcher, an `HttpAnswer` readiness (its ``/health``), and nothing else.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextlib
 import os
@@ -48,7 +47,10 @@ import threading
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 #: ``python -P _watch.py COMMAND``: the parent-death watcher (a script: it imports nothing of ours).
@@ -75,6 +77,10 @@ class ThreadLauncher:
         self._thread: threading.Thread | None = None
 
     def launch(self, port: int | None) -> None:
+        # asyncio (with ssl, about a tenth of a second) only once a server runs on a thread (Dynamo's
+        # frontend): the guard imports this module for the budget worker, so every parser would pay it.
+        import asyncio
+
         assert port is not None
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name=f"parsebridge-{self.name}", daemon=True)
@@ -88,6 +94,8 @@ class ThreadLauncher:
         if loop is None or loop.is_closed():
             coro.close()
             raise RuntimeError(f"{self.name}: the server's event loop is not running")
+        import asyncio  # (imported by `launch`, which made the loop: a lookup here)
+
         future = asyncio.run_coroutine_threadsafe(coro, loop)
         try:
             return future.result(timeout)

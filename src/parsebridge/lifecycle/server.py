@@ -16,7 +16,6 @@ server (`is_alive` is False there; `stop` only forgets it).
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import shutil
@@ -104,6 +103,10 @@ class HttpAnswer:
         self.method = method or ("GET" if body is None else "POST")
 
     def check(self, server: Server) -> bool:
+        # http.client only once a server is waited for by HTTP: every parser's guard imports this
+        # module (the budget worker), and few ever start a server.
+        import http.client
+
         assert server.port is not None
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=self.timeout)
         try:
