@@ -28,7 +28,9 @@ in the same rounds. A bridge whose `feed` returns a `StreamDelta` cannot cost
 less than that; it shows how much of a streamed figure the protocol itself
 takes, whatever the adapter does.
 
-Profile one case: ``python -m benchmarks.overhead vllm hermes [stream]``.
+Profile one case: ``python -m benchmarks.overhead vllm hermes [stream]``. Measure one family's
+figures as a full run does (`PROCESSES` processes, judged), without the rest of the section:
+``python -m benchmarks.overhead --figure sglang deepseek_r1``.
 """
 
 from __future__ import annotations
@@ -167,10 +169,12 @@ def frozen_heap() -> None:
     gc.freeze()
 
 
-def _in_processes(backends: list[str]) -> dict[str, list[list[dict[str, Any]] | str]]:
-    """Each backend's figures measured in `PROCESSES` fresh worker processes, taking turns
-    (vllm, sglang, vllm, ...), so drift hits every process alike; per process its figures, or
-    why the worker failed."""
+def _in_processes(
+    backends: list[str], families: tuple[str, ...] = FAMILIES
+) -> dict[str, list[list[dict[str, Any]] | str]]:
+    """Each backend's figures (of `families`) measured in `PROCESSES` fresh worker processes,
+    taking turns (vllm, sglang, vllm, ...), so drift hits every process alike; per process its
+    figures, or why the worker failed."""
     root = Path(__file__).resolve().parent.parent
     by_backend: dict[str, list[list[dict[str, Any]] | str]] = {b: [] for b in backends}
     with tempfile.TemporaryDirectory() as tmp:
@@ -178,6 +182,7 @@ def _in_processes(backends: list[str]) -> dict[str, list[list[dict[str, Any]] | 
             for backend in backends:
                 out = Path(tmp) / f"{backend}-{turn}.json"
                 cmd = [sys.executable, "-m", "benchmarks.overhead", "--worker", backend, "--out", str(out)]
+                cmd += [a for f in families if families != FAMILIES for a in ("--family", f)]
                 print(f"[overhead] {backend}: process {turn + 1}/{PROCESSES}", file=sys.stderr)
                 done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
                 if done.returncode != 0 or not out.exists():
@@ -290,9 +295,24 @@ def _raw_column(detail: dict[str, Any], pooled: dict[str, Sample]) -> str:
 
 
 def _worker(argv: list[str]) -> int:
-    """`python -m benchmarks.overhead --worker BACKEND --out FILE`: one process's measurements."""
+    """`python -m benchmarks.overhead --worker BACKEND --out FILE [--family F]...`: one process's
+    measurements (of every family, or of those named)."""
     backend, out = argv[argv.index("--worker") + 1], Path(argv[argv.index("--out") + 1])
-    out.write_text(json.dumps(measure_backend(backend, FAMILIES, ROUNDS, SAMPLE_S)))
+    families = tuple(argv[i + 1] for i, a in enumerate(argv) if a == "--family") or FAMILIES
+    out.write_text(json.dumps(measure_backend(backend, families, ROUNDS, SAMPLE_S)))
+    return 0
+
+
+def _figure(argv: list[str]) -> int:
+    """`python -m benchmarks.overhead --figure BACKEND FAMILY`: one family's rows (one-shot and
+    streamed) measured as a full run measures them, printed."""
+    backend, family = argv[argv.index("--figure") + 1 : argv.index("--figure") + 3]
+    if family not in FAMILIES:
+        print(f"unknown family {family!r}; the families: {', '.join(FAMILIES)}", file=sys.stderr)
+        return 2
+    for row in backend_rows(backend, _in_processes([backend], (family,))[backend], judge=True):
+        verdict = "" if row.met is None else (" met" if row.met else " NOT met")
+        print(f"{row.name}: {row.value:.1f} {row.unit} (target {row.target}{verdict}) {row.raw}")
     return 0
 
 
@@ -321,4 +341,6 @@ def _profile(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_worker(sys.argv) if "--worker" in sys.argv else _profile(sys.argv[1:]))
+    if "--worker" in sys.argv:
+        sys.exit(_worker(sys.argv))
+    sys.exit(_figure(sys.argv) if "--figure" in sys.argv else _profile(sys.argv[1:]))

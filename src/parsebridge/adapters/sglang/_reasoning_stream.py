@@ -23,7 +23,7 @@ from ...protocol import (
     StreamDelta,
 )
 from ...protocol.errors import call_typed
-from ...protocol.models import delta_of, make_delta, make_reasoning_result
+from ...protocol.models import blank_delta, make_delta, make_reasoning_result
 from .._common import locate_reasoning
 from .._stepped import closed_error
 
@@ -85,7 +85,7 @@ class SglangReasoningStream(ReasoningStreamBase):
         """(`feed`, the finishing chunk, the held chunk), sharing the stream's per-chunk state.
 
         `feed` has every name it needs bound once: per chunk one framework call, its text
-        appended to the accumulator, one delta (`make_delta` inlined). The state (the chunk
+        appended to the accumulator, one delta (`blank_delta`, filled here). The state (the chunk
         held back, closed) lives in the closures' cells, not on the stream, so no closure
         refers to the stream: a finished stream, and the SGLang parser it holds, are freed
         when the caller drops them rather than at the next garbage collection.
@@ -101,13 +101,10 @@ class SglangReasoningStream(ReasoningStreamBase):
             if closed:
                 raise closed_error()
             see(text)
-            if hold:
-                chunk = pending
-                if chunk is None:
-                    pending = text
-                    return make_delta()
-            else:
-                chunk = text
+            chunk = pending if hold else text
+            if chunk is None and hold:  # the first chunk held: it waits for the next
+                pending = text
+                return make_delta()
             try:
                 reasoning, content = lane(chunk)
             except Exception as exc:
@@ -115,15 +112,19 @@ class SglangReasoningStream(ReasoningStreamBase):
             if hold:
                 # `pending` moves on only once the held chunk went through (see `pending_text`).
                 pending = text
+            delta = blank_delta()
             if reasoning:
                 r_append(reasoning)
+                delta.reasoning = reasoning
             else:
-                reasoning = ""
+                delta.reasoning = ""
             if content:
                 c_append(content)
+                delta.content = content
             else:
-                content = ""
-            return delta_of(content, reasoning, [])
+                delta.content = ""
+            delta.tool_calls = []
+            return delta
 
         def final_chunk() -> tuple[str, str]:
             """Close; the finishing chunk's (reasoning, content)."""

@@ -172,7 +172,8 @@ class SglangReasoningParser(EngineTokens, ReasoningParserBase):
         engine = self.engine
         if reasoning_started is not None:
             engine.check_started(reasoning_started)
-        end = check_end_of_stream(end_of_stream or engine.end_of_stream)
+        # The engine's own convention was checked when it was made: only a stream's own is checked here.
+        end = check_end_of_stream(end_of_stream) if end_of_stream else engine.end_of_stream
         try:
             parser = self._maker(reasoning_started, True)()
         except Exception as exc:
