@@ -31,6 +31,20 @@ def test_a_builtin_parser_starts_no_server_machinery():
     assert out.stdout.strip() == "[]", out.stdout
 
 
+def test_compare_imports_neither_the_report_nor_jsonschema():
+    """`compare` runs transcripts through the conformance runner but writes no conformance report and
+    checks no arguments: the report's round-trip/adversarial machinery and jsonschema (together about
+    a sixth of compare's start-up) load only where they are used, and the report's names still resolve."""
+    code = (
+        "import sys, parsebridge.comparison, parsebridge.conformance as c;"
+        " gone = sorted(m for m in ('jsonschema', 'parsebridge.conformance.report',"
+        " 'parsebridge.conformance.roundtrip') if m in sys.modules);"
+        " print(gone, callable(c.build_report) and 'parsebridge.conformance.report' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] True", out.stdout
+
+
 def _modules() -> dict[str, Path]:
     """Every module of the package by its dotted name (a package by its own name)."""
     out = {}

@@ -58,6 +58,9 @@ Also: `parallel.run_units` (forked workers, results in sequential order),
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .checks import (
     KNOWN_MARKERS,
     STATUSES,
@@ -90,7 +93,6 @@ from .chunking import (
 from .classes import DESCRIPTIONS, DivergenceClass
 from .observation import Observation, normalize_call
 from .observe import observe_oneshot, observe_stream
-from .report import build_report, summarize, write_report
 from .runner import Result, Runner, plan_explicit, run_conformance, spec_family
 from .subject import Subject, Target, parser_markers, target_for
 from .transcripts import (
@@ -108,6 +110,29 @@ from .transcripts import (
     transcript_from,
     validate_transcripts,
 )
+
+if TYPE_CHECKING:
+    from .report import build_report as build_report
+    from .report import summarize as summarize
+    from .report import write_report as write_report
+
+#: Names loaded on first use: `report` brings the round-trip and adversarial machinery and the HTML
+#: renderer (about 60 ms of imports), which `compare`, a user of the runner alone, never touches.
+_LAZY = {"build_report": "report", "summarize": "report", "write_report": "report"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ALL_CHUNKINGS",

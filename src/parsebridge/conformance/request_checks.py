@@ -28,8 +28,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import jsonschema
-
 from .checks import Difference, compare_readings
 from .classes import DivergenceClass as DC
 from .observation import Observation
@@ -50,8 +48,20 @@ def offered_tools(tools: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any] |
     return out
 
 
+def _jsonschema() -> Any:
+    """jsonschema, imported on the first argument check.
+
+    A dependency, but about 100 ms to import with what it brings (attrs, referencing, rpds): only a
+    conformance run checks arguments, and `compare` imports this module through the runner.
+    """
+    import jsonschema  # heavy: see the docstring
+
+    return jsonschema
+
+
 @functools.lru_cache(maxsize=512)
 def _validator(schema_json: str) -> Any:
+    jsonschema = _jsonschema()
     schema = json.loads(schema_json)
     try:
         cls = jsonschema.validators.validator_for(schema)
@@ -68,7 +78,7 @@ def schema_problem(schema: dict[str, Any] | None, arguments: Any) -> str | None:
     validator = _validator(json.dumps(schema, sort_keys=True))
     if validator is None:
         return None
-    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    error = _jsonschema().exceptions.best_match(validator.iter_errors(arguments))
     return None if error is None else error.message
 
 
