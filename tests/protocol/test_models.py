@@ -87,6 +87,17 @@ def test_accumulator_flags_protocol_breaches():
     assert "id changed" in text and "neither id nor name" in text and "never named" in text
 
 
+def test_a_call_sent_again_at_its_index_keeps_its_first_id_and_name():
+    """What the fold of the deltas gives (a client fills each field once); the change is an anomaly."""
+    acc = DeltaAccumulator()
+    acc.add(StreamDelta(tool_calls=[ToolCallDelta(index=-1, id="a", name="f", arguments='{"x": 1}')]))
+    acc.add(StreamDelta(tool_calls=[ToolCallDelta(index=-1, id="b", name="g", arguments='{"y": 2}')]))
+    [call] = acc.tool_calls()
+    assert (call.id, call.name, call.invalid_arguments) == ("a", "f", '{"x": 1}{"y": 2}')
+    text = " | ".join(acc.anomalies)
+    assert "id changed from 'a' to 'b'" in text and "name changed from 'f' to 'g'" in text
+
+
 def test_merged_deltas_join_fragments_of_the_same_call():
     a = StreamDelta(content="x", tool_calls=[ToolCallDelta(index=0, id="i", name="f", arguments="{")])
     b = StreamDelta(content="y", tool_calls=[ToolCallDelta(index=0, arguments="}")])

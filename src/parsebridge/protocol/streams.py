@@ -169,17 +169,23 @@ class DeltaAccumulator:
                     if d.id is None and d.name is None:
                         anomalies.append(f"call {index}: first delta carries neither id nor name")
                 state = got
+            # The first id and name a call was sent stay its own, as for a client that keys a call
+            # by its index and fills each field once: a later, different one is an anomaly, and
+            # `finish()` stays the fold of the deltas (SGLang 0.4.10's qwen3_coder streams every
+            # call at index -1, each with its own id and name).
             call_id, name, arguments = d.id, d.name, d.arguments
             if call_id is not None:
                 state.ids_seen += 1
-                if state.id is not None and state.id != call_id:
+                if state.id is None:
+                    state.id = call_id
+                elif state.id != call_id:
                     anomalies.append(f"call {index}: id changed from {state.id!r} to {call_id!r}")
-                state.id = call_id
             if name is not None:
                 state.names_seen += 1
-                if state.name is not None and state.name != name:
+                if state.name is None:
+                    state.name = name
+                elif state.name != name:
                     anomalies.append(f"call {index}: name changed from {state.name!r} to {name!r}")
-                state.name = name
             if arguments:
                 state.arguments.append(arguments)
         unread.clear()  # in place: `add_calls` is bound to this list
