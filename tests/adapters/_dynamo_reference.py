@@ -8,8 +8,10 @@ tools; the generation prompt) — and writes, per case, the non-streamed message
 and, per chunking, what a client assembles from the plain streamed answer
 (one engine step per list, all steps yielded back to back, ``n=1``). The user
 message is the script's key, then the prompt, on the next line: the folder's
-chat template renders it as is. Without a folder it writes its own: one token
-per byte, nothing added. Only the standard library and Dynamo are imported.
+chat template renders it as is, and the engine reads the prompt's ids back
+with the folder's byte-level vocabulary (`read_prompt`: one token per byte, or
+a real model's). Without a folder it writes its own: one token per byte,
+nothing added. Only the standard library and Dynamo are imported.
 """
 
 from __future__ import annotations
@@ -27,6 +29,30 @@ from typing import Any
 
 SCRIPTS: dict[str, list[list[int]]] = {}
 TASKS: list[Any] = []  # the served endpoints and the HTTP service, kept referenced
+VOCAB: dict[int, bytes] = {}  # the folder's tokens as bytes (`read_vocabulary`)
+
+
+def read_vocabulary(folder: str) -> None:
+    """The token → bytes table of the folder's byte-level tokenizer.json (added tokens as their text)."""
+    with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as fh:
+        data = json.load(fh)
+    visible = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars, extra = list(visible), 0
+    for b in range(256):
+        if b not in visible:
+            visible.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    byte_of = {chr(c): b for b, c in zip(visible, chars, strict=True)}
+    for piece, token_id in data["model"]["vocab"].items():  # a piece outside the table: its own text
+        known = all(ch in byte_of for ch in piece)
+        VOCAB[int(token_id)] = bytes(byte_of[ch] for ch in piece) if known else piece.encode()
+    for tok in data.get("added_tokens") or ():
+        VOCAB[int(tok["id"])] = tok["content"].encode()
+
+
+def read_prompt(token_ids: list[int]) -> str:
+    return b"".join(VOCAB.get(t, b"") for t in token_ids).decode("utf-8", "replace")
 
 
 def tokenizer_folder() -> str:
@@ -62,7 +88,7 @@ def tokenizer_folder() -> str:
 
 
 async def generate(request: dict[str, Any], context: Any = None) -> Any:
-    text = bytes(t for t in request.get("token_ids", []) if t < 256).decode("utf-8", "replace")
+    text = read_prompt(request.get("token_ids", []))
     key = text.split()[0] if text.split() else ""
     for step in SCRIPTS.pop(key, []):
         yield {"token_ids": step}
@@ -164,6 +190,7 @@ def main() -> None:
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     folder = job.get("folder") or tokenizer_folder()
+    read_vocabulary(folder)
     runtime = asyncio.run_coroutine_threadsafe(start(job["models"], folder, port), loop).result(60)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # every model listed

@@ -13,6 +13,14 @@ split across tokens); at one token, so does what `OutputProcessor` with the
 `dynamo:` spec streams. Reasoning transcripts whose prompt opened reasoning,
 and a few outputs after a prompt that ends with an open, a closed or no
 ``<think>``, bring that prompt to both.
+
+With a real vocabulary (`_real_vocab`: Qwen's, DeepSeek's, where their PyPI
+package is installed), the frontend's model folder is that vocabulary's and
+the engine steps the real token ids, some of which end inside a character:
+one output per vocabulary (reasoning, then content and a call) after a prompt
+that opens reasoning, through one model with both parsers, read one-shot and
+streamed at one and three tokens a step, by `dynamo:` with the same folder
+(its `tokenizer` option) and by the plain frontend.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _real_vocab import OUTPUTS, VOCABULARIES, real_folder, split_characters, steps
 
 import parsebridge as pb
 from parsebridge.adapters import get_backend
@@ -222,3 +231,51 @@ def test_dynamo_readings_equal_the_frontend_over_http(tmp_path: Path) -> None:
                 if _json_args(served) != _json_args(ref[chunking]):
                     differ.append((case["id"], "OutputProcessor", served, ref[chunking]))
     assert not differ, f"{len(differ)} readings differ: {differ[:5]}"
+
+
+def _reference(job: dict[str, Any], folder: Path, tmp_path: Path) -> dict[str, Any]:
+    """What the plain frontend (`_dynamo_reference.py`, its own process) answered, per case."""
+    done = subprocess.run(
+        [sys.executable, str(HERE / "_dynamo_reference.py")],
+        input=json.dumps({**job, "folder": str(folder)}),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HOME=str(tmp_path)),
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("vocab", sorted(VOCABULARIES))
+def test_dynamo_readings_equal_the_frontend_with_a_real_vocabulary(vocab: str, tmp_path: Path) -> None:
+    """One model with both parsers (`_real_vocab.OUTPUTS`) on the real vocabulary's folder."""
+    folder, o = real_folder(vocab, tmp_path), OUTPUTS[vocab]
+    assert split_characters(folder, o.text) >= 3, o.id  # the vocabulary cuts characters here
+    reasoning, tool = o.names["dynamo"]
+    parser = pb.get_pipeline(f"dynamo:{reasoning}", f"dynamo:{tool}", tools=list(o.tools), tokenizer=folder)
+    ids = folder.encode(o.text)
+    feeds = {f"token-{per}": steps(folder, o.text, per) for per in (1, 3)}
+    case = {"id": o.id, "model": o.id, "tools": list(o.tools), "text": o.text, "prompt": o.prompt}
+    case |= {"oneshot": [[i] for i in ids], "streams": {n: [s for _, s in c] for n, c in feeds.items()}}
+    ref = _reference({"models": {o.id: [reasoning, tool]}, "cases": [case]}, folder.path, tmp_path)[o.id]
+    differ = []
+    ours = _oneshot_ids(parser, o.text, o.prompt, ids)  # the engine steps one token at a time
+    if ours != _reference_oneshot(ref["oneshot"]):
+        differ.append(("oneshot", ours, ref["oneshot"]))
+    for name, chunks in feeds.items():
+        got = _assembled(parser.stream(prompt=o.prompt), chunks)
+        if _json_args(got) != _json_args(ref[name]):
+            differ.append((name, got, ref[name]))
+    parser.close()
+    assert not differ, f"{len(differ)} readings differ: {differ}"
+
+
+def _oneshot_ids(parser: Any, text: str, prompt: str | None, ids: list[int]) -> dict[str, Any]:
+    """`_oneshot` with the output's real token ids given."""
+    res = parser.parse(text, token_ids=ids, **({"prompt": prompt} if prompt is not None else {}))
+    calls = [
+        [c.name, c.invalid_arguments if c.invalid_arguments is not None else c.arguments]
+        for c in getattr(res, "tool_calls", [])
+    ]
+    return {"content": res.content or "", "reasoning": getattr(res, "reasoning", None) or "", "calls": calls}

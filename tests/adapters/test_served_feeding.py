@@ -8,6 +8,7 @@ test_smg_gateway_oracle.py).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,28 @@ def test_a_real_tokenizer_becomes_a_model_folder(tmp_path: Path, monkeypatch: py
         tokenizer_folder(tmp_path / "missing")
     with pytest.raises(TypeError, match=r"tokenizer\.json"):
         tokenizer_folder(object())
+
+
+def test_a_real_tokenizer_folder_written_before_is_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A later process finds the folder in the cache: it reads it (same ids, same end-of-sequence
+    token) without building it again; with a damaged one it builds from the source as the first time."""
+    pytest.importorskip("tokenizers", reason="a real vocabulary's folder needs the tokenizers library")
+    monkeypatch.setenv("PARSEBRIDGE_CACHE", str(tmp_path / "cache"))
+    source = _tiny_tokenizer_json(tmp_path)
+    module = sys.modules[tokenizer_folder.__module__]  # (the package's name `model_folder` is the function)
+    monkeypatch.setattr(module, "_built", {})  # nothing built in this process yet
+    first = tokenizer_folder(source)
+    written = (first.path / "tokenizer.json").stat().st_mtime_ns
+    monkeypatch.setattr(module, "_built", {})  # as in a new process
+    files = module._files
+    monkeypatch.setattr(module, "_files", lambda *_: pytest.fail("the folder was built again"))
+    again = tokenizer_folder(source)
+    assert again is not first and (again.path, again.eos_id) == (first.path, first.eos_id)
+    assert again.encode("ab é<think>") == first.encode("ab é<think>")
+    assert (again.path / "tokenizer.json").stat().st_mtime_ns == written
+    (first.path / "config.json").write_text("{", encoding="utf-8")
+    monkeypatch.setattr(module, "_built", {})
+    monkeypatch.setattr(module, "_files", files)
+    assert tokenizer_folder(source).eos_id == first.eos_id

@@ -14,6 +14,15 @@ reasoning brings that prompt (``<think>``) to both. So the
 tick that attributes deltas to feeds changes nothing the gateway says. At one
 token per chunk, what `OutputProcessor` with the same `smg:` spec(s) streams
 (its chat-completion chunks, assembled as a client does) equals it too.
+
+With a real vocabulary (`_real_vocab`: Qwen's, DeepSeek's, where their PyPI
+package is installed), the gateway reads that vocabulary's model folder and
+the worker streams the real token ids, some of which end inside a character:
+one output per vocabulary (reasoning, then content and a call) after a prompt
+that opens reasoning, through one gateway with both parsers, read one-shot
+(one token a step, as the `smg:` engine steps it) and streamed at one and
+three tokens a step, by `smg:` with the same folder (its `tokenizer` option)
+and by the plain gateway.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from typing import Any
 
 import partial_json_parser
 import pytest
+from _real_vocab import OUTPUTS, VOCABULARIES, real_folder, split_characters
+from _real_vocab import steps as real_steps
 
 from _building import build_or_skip
 from parsebridge import OutputProcessor, get_pipeline, get_reasoning_parser, get_tool_parser
@@ -68,10 +79,13 @@ class OwnGateways:
 
     def __init__(self) -> None:
         self.rt = _gateway.runtime()  # the worker: the engine the gateway talks to
-        self.procs: dict[tuple[str | None, str | None, bool], tuple[subprocess.Popen[bytes], int]] = {}
+        self.procs: dict[tuple[Any, ...], tuple[subprocess.Popen[bytes], int]] = {}
 
-    def port(self, tool: str | None, reasoning: str | None, symphony: bool) -> int:
-        key = (tool, reasoning, symphony)
+    def port(self, tool: str | None, reasoning: str | None, symphony: bool, folder: Any = None) -> int:
+        """The gateway of a parser configuration reading `folder` (None: the approximate vocabulary),
+        whose worker serves that folder."""
+        model_dir = folder.path if folder is not None else self.rt.model_dir
+        key = (tool, reasoning, symphony, model_dir)
         if key in self.procs:
             return self.procs[key][1]
         port = free_port()
@@ -79,8 +93,8 @@ class OwnGateways:
         watch = str(WATCH)
         args = [sys.executable, "-P", watch, sys.executable, "-m", "smg", "launch"]
         args += ["--host", "127.0.0.1", "--port", str(port)]
-        args += ["--worker-urls", f"grpc://127.0.0.1:{self.rt.worker.port}"]
-        args += ["--tokenizer-path", str(self.rt.model_dir), "--model-path", str(self.rt.model_dir)]
+        args += ["--worker-urls", f"grpc://127.0.0.1:{self.rt.worker_for(folder).port}"]
+        args += ["--tokenizer-path", str(model_dir), "--model-path", str(model_dir)]
         args += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port(avoid=(port,)))]
         args += ["--tool-call-parser", tool] if tool else []
         args += ["--reasoning-parser", reasoning] if reasoning else []
@@ -124,10 +138,10 @@ def gateways() -> Iterator[OwnGateways]:
 
 
 def _request(
-    t: Any, steps: list[list[int]] | None, stream: bool, tool: bool, prompt: str | None
+    t: Any, steps: list[list[int]] | None, stream: bool, tool: bool, prompt: str | None, folder: Any = None
 ) -> tuple[Any, dict[str, Any]]:
     rt = _gateway.runtime()
-    script = rt.worker.board.open()
+    script = rt.worker_for(folder).board.open()
     for step in steps if steps is not None else [rt.folder.encode(t.output)]:
         script.put(step)
     script.end()
@@ -144,9 +158,14 @@ def _request(
 
 
 def oracle_oneshot(
-    port: int, t: Any, tool: bool, prompt: str | None
+    port: int,
+    t: Any,
+    tool: bool,
+    prompt: str | None,
+    steps: list[list[int]] | None = None,
+    folder: Any = None,
 ) -> tuple[str | None, str | None, list[tuple[str, str]]]:
-    script, body = _request(t, None, False, tool, prompt)
+    script, body = _request(t, steps, False, tool, prompt, folder)
     msg = json.loads(post(port, body).read())["choices"][0]["message"]
     script.cancel()
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in msg.get("tool_calls") or ()]
@@ -154,9 +173,9 @@ def oracle_oneshot(
 
 
 def oracle_stream(
-    port: int, t: Any, steps: list[list[int]], tool: bool, prompt: str | None
+    port: int, t: Any, steps: list[list[int]], tool: bool, prompt: str | None, folder: Any = None
 ) -> tuple[str, str, list[tuple[str, str]]]:
-    script, body = _request(t, steps, True, tool, prompt)
+    script, body = _request(t, steps, True, tool, prompt, folder)
     resp = post(port, body)
     content, reasoning, calls = [], [], {}  # type: ignore[var-annotated]
     for line in resp:
@@ -288,6 +307,33 @@ def test_smg_readings_equal_the_gateway(gateways: OwnGateways, t: Any, target: A
             served = _served(t, target, chunks, prompt)
             want_stream = (reasoning, content, _norm(calls, streamed=True))
             assert (served[0], served[1], _norm(served[2], streamed=True)) == want_stream, "served"
+
+
+@pytest.mark.parametrize("vocab", sorted(VOCABULARIES))
+def test_smg_readings_equal_the_gateway_with_a_real_vocabulary(
+    gateways: OwnGateways, vocab: str, tmp_path: Any
+) -> None:
+    """One gateway with both parsers (`_real_vocab.OUTPUTS`) on the real vocabulary's folder."""
+    folder, o = real_folder(vocab, tmp_path), OUTPUTS[vocab]
+    assert split_characters(folder, o.text) >= 3, o.id  # the vocabulary cuts characters here
+    pair = ParserPair(*o.names["smg"])
+    subject = get_pipeline(f"smg:{pair.reasoning}", f"smg:{pair.tool}", tools=list(o.tools), tokenizer=folder)
+    ids = folder.encode(o.text)
+    r = subject.parse(o.text, token_ids=ids, prompt=o.prompt)
+    port = gateways.port(pair.tool, pair.reasoning, (pair, folder.path) in gateways.rt._symphony, folder)
+    want = oracle_oneshot(port, o, True, o.prompt, [[i] for i in ids], folder)  # one token a step
+    differ = []
+    got_calls = _norm([(c.name, c.arguments_json) for c in r.tool_calls])
+    if (r.reasoning, r.content, got_calls) != (want[0], want[1], _norm(want[2])):
+        differ.append(("oneshot", r, want))
+    for per in (1, 3):
+        chunks = real_steps(folder, o.text, per)
+        stream = subject.stream(prompt=o.prompt)
+        got = _streamed([*(stream.feed(chunk, ids) for chunk, ids in chunks), stream.flush()])
+        reasoning, content, calls = oracle_stream(port, o, [s for _, s in chunks], True, o.prompt, folder)
+        if got != (reasoning, content, _norm(calls, streamed=True)):
+            differ.append((f"token-{per}", got, (reasoning, content, calls)))
+    assert not differ, f"{len(differ)} readings differ: {differ}"
 
 
 def _is_json(text: str) -> bool:

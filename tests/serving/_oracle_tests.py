@@ -8,8 +8,21 @@ from typing import Any
 
 import pytest
 from _server_oracle.cases import Case, cases
-from _server_oracle.common import ServerError, describe
-from _server_oracle.oracle import CHUNKINGS, ENDINGS, FORCED, REQUESTS, BothFailed, Scenario, compare
+from _server_oracle.common import ServerError, chunked, describe
+from _server_oracle.oracle import (
+    CHUNKINGS,
+    ENDINGS,
+    FORCED,
+    REQUESTS,
+    BothFailed,
+    Scenario,
+    _tools_key,
+    compare,
+    processor,
+    request_shape,
+)
+
+from parsebridge import ParserUnsupportedError
 
 #: Configurations parsebridge refuses to build (`ParserUnsupportedError`): vLLM registers
 #: `openai_gptoss` as a boundary-detection stub whose text parsing raises NotImplementedError;
@@ -325,3 +338,22 @@ def write_record(framework: str) -> None:
     records = json.loads(previous.read_text()) if previous.exists() else {}
     records[framework] = record
     previous.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
+
+
+def split_after_opened_prompt(framework: str) -> list[str]:
+    """The transcripts every test here runs at one token a step whose token ids split a multi-byte
+    character (ids with no text of their own, in the tokenizer both sides read: the family's real
+    vocabulary where one is installed) after a prompt that opens reasoning."""
+    found = []
+    for case in framework_cases(framework):
+        t = case.transcript
+        if not t.reasoning_started_in_prompt or t.output.isascii():
+            continue
+        tools = request_shape(case, "auto")[0]
+        try:
+            proc = processor(case.specs, _tools_key(tools))
+        except ParserUnsupportedError:  # a refused configuration: its test says so
+            continue
+        if any(ids and not text for text, ids in chunked(proc, t.output, "tok1", tools)):
+            found.append(case.id)
+    return found

@@ -21,6 +21,7 @@ from _oracle_tests import (
     run_all,
     scenarios,
     server_undrivable,
+    split_after_opened_prompt,
     transcript_scenarios,
     unusable,
     write_record,
@@ -66,6 +67,14 @@ def test_vllm_server_every_transcript(case) -> None:  # type: ignore[no-untyped-
     if case is None:
         check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
     run_all(case, transcript_scenarios(case))
+
+
+def test_vllm_transcripts_split_a_character_after_a_prompt_that_opens_reasoning() -> None:
+    """`test_vllm_server_every_transcript` runs, at one token a step, token ids that split a multi-byte
+    character after a prompt that opens reasoning (e.g. qwen3_thinking-reasoning-unicode-emoji in
+    Qwen's real vocabulary): the case stays covered."""
+    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
+    assert split_after_opened_prompt(FRAMEWORK)
 
 
 def test_vllm_negative_control_builtin_differs() -> None:

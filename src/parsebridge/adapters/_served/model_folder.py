@@ -325,13 +325,31 @@ def tokenizer_folder(source: Any) -> ModelFolder:
         made = _built.get(("tokenizer", digest))
         if made is not None:
             return made
-        data = json.loads(text)
-        eos_id = _with_eos(data)
-        files = _files(())[0]
-        files["tokenizer.json"] = data
-        files["config.json"].update(vocab_size=eos_id + 1, eos_token_id=eos_id, bos_token_id=eos_id)
-        folder = _placed(f"tok-{digest}", files)
-        tokenizer = Tokenizer.from_str(json.dumps(data))
+        reused = _written(cache_root() / "served" / f"tok-{digest}")
+        if reused is not None:  # written by an earlier process: read, not built again
+            folder, eos_id, tokenizer = reused
+        else:
+            data = json.loads(text)
+            eos_id = _with_eos(data)
+            files = _files(())[0]
+            files["tokenizer.json"] = data
+            files["config.json"].update(vocab_size=eos_id + 1, eos_token_id=eos_id, bos_token_id=eos_id)
+            folder = _placed(f"tok-{digest}", files)
+            tokenizer = Tokenizer.from_str(json.dumps(data))
         made = ModelFolder(folder, {}, eos_id, None, tokenizer, label)
         _built[("tokenizer", digest)] = made
         return made
+
+
+def _written(folder: Path) -> tuple[Path, int, Any] | None:
+    """(folder, end-of-sequence id, tokenizer) of a real tokenizer's folder already in the cache;
+    None when it is not there or does not read (the tokenizer is then built from the source, as
+    the first time). For a real vocabulary this skips parsing and dumping its JSON again
+    (about 1.6 s of CPU for Qwen's 248k tokens)."""
+    from tokenizers import Tokenizer  # a framework's dependency, needed only for a real vocabulary
+
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        return folder, int(config["eos_token_id"]), Tokenizer.from_file(str(folder / "tokenizer.json"))
+    except Exception:  # absent or damaged (tokenizers raises its own exception type)
+        return None
