@@ -58,9 +58,9 @@ Also: `parallel.run_units` (forked workers, results in sequential order),
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..protocol._lazy import lazy_exports
 from .checks import (
     KNOWN_MARKERS,
     STATUSES,
@@ -121,18 +121,7 @@ if TYPE_CHECKING:
 _LAZY = {"build_report": "report", "summarize": "report", "write_report": "report"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 __all__ = [
     "ALL_CHUNKINGS",
