@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks._timing import least_cpu
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,6 +28,35 @@ def _run(module: str, tree: str, corpus_path: str, repeat: int) -> dict[str, flo
     cmd = [sys.executable, "-m", module, "--worker", corpus_path, "--repeat", str(repeat)]
     out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def time_readings(
+    parser: Any, texts: list[str], chunked: list[list[Any]], kwargs: dict[str, Any], repeat: int, *, ids: bool
+) -> tuple[float, float]:
+    """The least CPU seconds of reading every text one-shot, and every chunked text streamed: chunks
+    of text, or (text, token ids) pairs fed together where `ids` (the engines that take token ids)."""
+
+    def oneshot() -> None:
+        for text in texts:
+            parser.parse(text, **kwargs)
+
+    def streamed_texts() -> None:
+        for chunks in chunked:
+            stream = parser.stream(**kwargs)
+            feed = stream.feed
+            for chunk in chunks:
+                feed(chunk)
+            stream.finish()
+
+    def streamed_ids() -> None:
+        for chunks in chunked:
+            stream = parser.stream(**kwargs)
+            feed = stream.feed
+            for text, token_ids in chunks:
+                feed(text, token_ids)
+            stream.finish()
+
+    return least_cpu(oneshot, repeat), least_cpu(streamed_ids if ids else streamed_texts, repeat)
 
 
 def report(runs: dict[str, list[dict[str, float]]]) -> tuple[list[dict[str, Any]], float]:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import _ab as ab
-from benchmarks._timing import least_cpu
 
 #: Families whose fixtures are timed beside the throughput formats: every builtin engine with a
 #: state machine of its own.
@@ -95,24 +94,8 @@ def worker(path: str, repeat: int) -> None:
             parser = pb.get_tool_parser(entry["spec"])
         else:
             parser = pb.get_reasoning_parser(entry["spec"])
-        texts, chunked = entry["texts"], entry["chunks"]
-
-        def oneshot(parser: Any = parser, texts: list[str] = texts, kwargs: dict[str, Any] = kwargs) -> None:
-            for text in texts:
-                parser.parse(text, **kwargs)
-
-        def streamed(
-            parser: Any = parser, chunked: list[list[str]] = chunked, kwargs: dict[str, Any] = kwargs
-        ) -> None:
-            for chunks in chunked:
-                stream = parser.stream(**kwargs)
-                feed = stream.feed
-                for chunk in chunks:
-                    feed(chunk)
-                stream.finish()
-
-        result[f"{key} one-shot"] = least_cpu(oneshot, repeat)
-        result[f"{key} streamed"] = least_cpu(streamed, repeat)
+        one, streamed = ab.time_readings(parser, entry["texts"], entry["chunks"], kwargs, repeat, ids=False)
+        result[f"{key} one-shot"], result[f"{key} streamed"] = one, streamed
     print(json.dumps(result))
 
 

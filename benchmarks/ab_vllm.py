@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import _ab as ab
-from benchmarks._timing import least_cpu
 
 #: Transcripts per corpus: each format's transcripts tiled to this many (a stream is set up per transcript).
 TRANSCRIPTS = 100
@@ -101,24 +100,8 @@ def worker(path: str, repeat: int) -> None:
             if entry["started"] is None or entry["kind"] == "tool"
             else {"reasoning_started": entry["started"]}
         )
-        texts, chunked = entry["texts"], entry["chunks"]
-
-        def oneshot(parser: Any = parser, texts: list[str] = texts, kwargs: dict[str, Any] = kwargs) -> None:
-            for text in texts:
-                parser.parse(text, **kwargs)
-
-        def streamed(
-            parser: Any = parser, chunked: list[list[Any]] = chunked, kwargs: dict[str, Any] = kwargs
-        ) -> None:
-            for chunks in chunked:
-                stream = parser.stream(**kwargs)
-                feed = stream.feed
-                for text, ids in chunks:
-                    feed(text, ids)
-                stream.finish()
-
-        result[f"{key} one-shot"] = least_cpu(oneshot, repeat)
-        result[f"{key} streamed"] = least_cpu(streamed, repeat)
+        one, streamed = ab.time_readings(parser, entry["texts"], entry["chunks"], kwargs, repeat, ids=True)
+        result[f"{key} one-shot"], result[f"{key} streamed"] = one, streamed
     print(json.dumps(result))
 
 
