@@ -32,10 +32,8 @@ TASKS: list[Any] = []  # the served endpoints and the HTTP service, kept referen
 VOCAB: dict[int, bytes] = {}  # the folder's tokens as bytes (`read_vocabulary`)
 
 
-def read_vocabulary(folder: str) -> None:
-    """The token → bytes table of the folder's byte-level tokenizer.json (added tokens as their text)."""
-    with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as fh:
-        data = json.load(fh)
+def byte_chars() -> dict[str, int]:
+    """The byte-level alphabet (GPT-2's): the character that spells each byte in a tokenizer.json."""
     visible = [*range(33, 127), *range(161, 173), *range(174, 256)]
     chars, extra = list(visible), 0
     for b in range(256):
@@ -43,7 +41,14 @@ def read_vocabulary(folder: str) -> None:
             visible.append(b)
             chars.append(256 + extra)
             extra += 1
-    byte_of = {chr(c): b for b, c in zip(visible, chars, strict=True)}
+    return {chr(c): b for b, c in zip(visible, chars, strict=True)}
+
+
+def read_vocabulary(folder: str) -> None:
+    """The token → bytes table of the folder's byte-level tokenizer.json (added tokens as their text)."""
+    with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as fh:
+        data = json.load(fh)
+    byte_of = byte_chars()
     for piece, token_id in data["model"]["vocab"].items():  # a piece outside the table: its own text
         known = all(ch in byte_of for ch in piece)
         VOCAB[int(token_id)] = bytes(byte_of[ch] for ch in piece) if known else piece.encode()
@@ -57,14 +62,7 @@ def read_prompt(token_ids: list[int]) -> str:
 
 def tokenizer_folder() -> str:
     folder = tempfile.mkdtemp(prefix="dynamo-reference-")
-    visible = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    chars, extra = list(visible), 0
-    for b in range(256):
-        if b not in visible:
-            visible.append(b)
-            chars.append(256 + extra)
-            extra += 1
-    vocab = {chr(c): b for b, c in zip(visible, chars, strict=True)}
+    vocab = byte_chars()
     level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     eos = {"id": 256, "content": "<eos>", "single_word": False, "lstrip": False, "rstrip": False,
            "normalized": False, "special": True}  # fmt: skip
