@@ -238,10 +238,15 @@ def _write(folder: Path, files: dict[str, Any]) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _served_dir(name: str) -> Path:
+    """Where the served folder NAME is kept: ``cache_root()/served/NAME``."""
+    return cache_root() / "served" / name
+
+
 def _placed(name: str, files: dict[str, Any]) -> Path:
-    """The folder ``cache_root()/served/NAME`` holding `files` (written once; a read-only cache: a
+    """The folder `_served_dir(name)` holding `files` (written once; a read-only cache: a
     temporary folder of this process's own, removed at exit)."""
-    folder = cache_root() / "served" / name
+    folder = _served_dir(name)
     if (folder / "tokenizer.json").is_file():
         return folder
     try:
@@ -325,7 +330,7 @@ def tokenizer_folder(source: Any) -> ModelFolder:
         made = _built.get(("tokenizer", digest))
         if made is not None:
             return made
-        reused = _written(cache_root() / "served" / f"tok-{digest}")
+        reused = _written(_served_dir(f"tok-{digest}"), Tokenizer)
         if reused is not None:  # written by an earlier process: read, not built again
             folder, eos_id, tokenizer = reused
         else:
@@ -341,15 +346,14 @@ def tokenizer_folder(source: Any) -> ModelFolder:
         return made
 
 
-def _written(folder: Path) -> tuple[Path, int, Any] | None:
+def _written(folder: Path, tokenizer_class: Any) -> tuple[Path, int, Any] | None:
     """(folder, end-of-sequence id, tokenizer) of a real tokenizer's folder already in the cache;
     None when it is not there or does not read (the tokenizer is then built from the source, as
     the first time). For a real vocabulary this skips parsing and dumping its JSON again
-    (about 1.6 s of CPU for Qwen's 248k tokens)."""
-    from tokenizers import Tokenizer  # a framework's dependency, needed only for a real vocabulary
-
+    (about 1.6 s of CPU for Qwen's 248k tokens). `tokenizer_class`: `tokenizers.Tokenizer`, which
+    the caller has imported."""
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        return folder, int(config["eos_token_id"]), Tokenizer.from_file(str(folder / "tokenizer.json"))
+        return folder, int(config["eos_token_id"]), tokenizer_class.from_file(str(folder / "tokenizer.json"))
     except Exception:  # absent or damaged (tokenizers raises its own exception type)
         return None
