@@ -182,7 +182,8 @@ def _in_processes(
             for backend in backends:
                 out = Path(tmp) / f"{backend}-{turn}.json"
                 cmd = [sys.executable, "-m", "benchmarks.overhead", "--worker", backend, "--out", str(out)]
-                cmd += [a for f in families if families != FAMILIES for a in ("--family", f)]
+                if families != FAMILIES:
+                    cmd += [a for f in families for a in ("--family", f)]
                 print(f"[overhead] {backend}: process {turn + 1}/{PROCESSES}", file=sys.stderr)
                 done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
                 if done.returncode != 0 or not out.exists():
