@@ -172,8 +172,11 @@ def _served(case: dict[str, Any], kind: str, own: str, chunks: list[tuple[str, A
     }
 
 
-def _oneshot(parser: Any, text: str, prompt: str | None) -> dict[str, Any]:
-    res = parser.parse(text, **({"prompt": prompt} if prompt is not None else {}))
+def _oneshot(parser: Any, text: str, prompt: str | None, ids: list[int] | None = None) -> dict[str, Any]:
+    """Our one-shot reading, as the reference's answers are compared (with the output's token ids
+    where the test has real ones)."""
+    given = {"prompt": prompt} if prompt is not None else {}
+    res = parser.parse(text, **given, **({"token_ids": ids} if ids is not None else {}))
     calls = [
         [c.name, c.invalid_arguments if c.invalid_arguments is not None else c.arguments]
         for c in getattr(res, "tool_calls", [])
@@ -197,22 +200,26 @@ def _reference_oneshot(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _reference(job: dict[str, Any], folder: Path, tmp_path: Path) -> dict[str, Any]:
+    """What the plain frontend (`_dynamo_reference.py`, its own process) answered, per case."""
+    done = subprocess.run(
+        [sys.executable, str(HERE / "_dynamo_reference.py")],
+        input=json.dumps({**job, "folder": str(folder)}),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, HOME=str(tmp_path)),
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
 def test_dynamo_readings_equal_the_frontend_over_http(tmp_path: Path) -> None:
     models, cases, parsers = _cases()
     assert len(models) >= 30 and len(cases) >= 300, (len(models), len(cases))
     assert sum("ids" in c["streams"] for c in cases) >= 20 and sum(bool(c["prompt"]) for c in cases) >= 8
-    env = dict(os.environ, HOME=str(tmp_path))
     job = {"models": models, "cases": [{k: v for k, v in c.items() if k != "feeds"} for c in cases]}
-    done = subprocess.run(
-        [sys.executable, str(HERE / "_dynamo_reference.py")],
-        input=json.dumps({**job, "folder": str(FOLDER.path)}),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    reference = json.loads(done.stdout)
+    reference = _reference(job, FOLDER.path, tmp_path)
     differ = []
     for case in cases:
         parser, ref = parsers[case["id"]], reference[case["id"]]
@@ -233,20 +240,6 @@ def test_dynamo_readings_equal_the_frontend_over_http(tmp_path: Path) -> None:
     assert not differ, f"{len(differ)} readings differ: {differ[:5]}"
 
 
-def _reference(job: dict[str, Any], folder: Path, tmp_path: Path) -> dict[str, Any]:
-    """What the plain frontend (`_dynamo_reference.py`, its own process) answered, per case."""
-    done = subprocess.run(
-        [sys.executable, str(HERE / "_dynamo_reference.py")],
-        input=json.dumps({**job, "folder": str(folder)}),
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, HOME=str(tmp_path)),
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
-
-
 @pytest.mark.parametrize("vocab", sorted(VOCABULARIES))
 def test_dynamo_readings_equal_the_frontend_with_a_real_vocabulary(vocab: str, tmp_path: Path) -> None:
     """One model with both parsers (`_real_vocab.OUTPUTS`) on the real vocabulary's folder."""
@@ -260,7 +253,7 @@ def test_dynamo_readings_equal_the_frontend_with_a_real_vocabulary(vocab: str, t
     case |= {"oneshot": [[i] for i in ids], "streams": {n: [s for _, s in c] for n, c in feeds.items()}}
     ref = _reference({"models": {o.id: [reasoning, tool]}, "cases": [case]}, folder.path, tmp_path)[o.id]
     differ = []
-    ours = _oneshot_ids(parser, o.text, o.prompt, ids)  # the engine steps one token at a time
+    ours = _oneshot(parser, o.text, o.prompt, ids)  # the engine steps one token at a time
     if ours != _reference_oneshot(ref["oneshot"]):
         differ.append(("oneshot", ours, ref["oneshot"]))
     for name, chunks in feeds.items():
@@ -269,13 +262,3 @@ def test_dynamo_readings_equal_the_frontend_with_a_real_vocabulary(vocab: str, t
             differ.append((name, got, ref[name]))
     parser.close()
     assert not differ, f"{len(differ)} readings differ: {differ}"
-
-
-def _oneshot_ids(parser: Any, text: str, prompt: str | None, ids: list[int]) -> dict[str, Any]:
-    """`_oneshot` with the output's real token ids given."""
-    res = parser.parse(text, token_ids=ids, **({"prompt": prompt} if prompt is not None else {}))
-    calls = [
-        [c.name, c.invalid_arguments if c.invalid_arguments is not None else c.arguments]
-        for c in getattr(res, "tool_calls", [])
-    ]
-    return {"content": res.content or "", "reasoning": getattr(res, "reasoning", None) or "", "calls": calls}
