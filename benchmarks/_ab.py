@@ -30,6 +30,31 @@ def _run(module: str, tree: str, corpus_path: str, repeat: int) -> dict[str, flo
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def engine_corpus(backend: str, transcripts: int) -> dict[str, dict[str, Any]]:
+    """spec → one entry per format of the overhead benchmark an engine backend has a parser for:
+    kind, spec, tools, reasoning start, each format's transcripts tiled to `transcripts`, and their
+    chunks (text, ids) as the adapter's own tokenizer cuts them (one token a chunk, as an engine
+    streams). Needs the framework in the interpreter that builds it."""
+    from benchmarks._backends import chunks_for, make_parser  # (imports the framework)
+    from benchmarks._corpus import FORMATS
+
+    out: dict[str, dict[str, Any]] = {}
+    for fmt in FORMATS.values():
+        parser, spec = make_parser(backend, fmt)
+        if parser is None:
+            continue
+        texts = (fmt.transcripts * transcripts)[:transcripts]
+        out[spec] = {
+            "kind": fmt.kind,
+            "spec": spec,
+            "tools": fmt.tools if fmt.kind == "tool" else None,
+            "started": fmt.reasoning_started,
+            "texts": texts,
+            "chunks": [chunks_for(parser, t) for t in texts],
+        }
+    return out
+
+
 def time_readings(
     parser: Any, texts: list[str], chunked: list[list[Any]], kwargs: dict[str, Any], repeat: int, *, ids: bool
 ) -> tuple[float, float]:

@@ -26,24 +26,7 @@ TRANSCRIPTS = 100
 
 def corpus() -> dict[str, dict[str, Any]]:
     """figure → how to build the parser, texts, chunks (text, ids) — built once, by the parent."""
-    from benchmarks._backends import chunks_for, make_parser
-    from benchmarks._corpus import FORMATS
-
-    out: dict[str, dict[str, Any]] = {}
-    for fmt in FORMATS.values():
-        parser, spec = make_parser("sglang", fmt)
-        if parser is None:
-            continue
-        texts = (fmt.transcripts * TRANSCRIPTS)[:TRANSCRIPTS]
-        out[spec] = {
-            "kind": fmt.kind,
-            "spec": spec,
-            "tools": fmt.tools if fmt.kind == "tool" else None,
-            "started": fmt.reasoning_started,
-            "texts": texts,
-            "chunks": [chunks_for(parser, t) for t in texts],
-        }
-    return out
+    return ab.engine_corpus("sglang", TRANSCRIPTS)
 
 
 def worker(path: str, repeat: int) -> None:

@@ -27,27 +27,13 @@ TRANSCRIPTS = 100
 
 def corpus() -> dict[str, dict[str, Any]]:
     """figure → how to build the parser, texts, chunks (text, ids) — built once, by the parent."""
-    from benchmarks._backends import chunks_for, make_parser
+    from benchmarks._backends import chunks_for
     from benchmarks._corpus import FORMATS
 
     out: dict[str, dict[str, Any]] = {}
-    for fmt in FORMATS.values():
-        parser, spec = make_parser("vllm", fmt)
-        if parser is None:
-            continue
-        texts = (fmt.transcripts * TRANSCRIPTS)[:TRANSCRIPTS]
-        chunks = [chunks_for(parser, t) for t in texts]
-        for native in (True, False):
-            path = "native" if native else "loop"
-            out[f"{spec} {path}"] = {
-                "kind": fmt.kind,
-                "spec": spec,
-                "tools": fmt.tools if fmt.kind == "tool" else None,
-                "started": fmt.reasoning_started,
-                "native": native,
-                "texts": texts,
-                "chunks": chunks,
-            }
+    for spec, entry in ab.engine_corpus("vllm", TRANSCRIPTS).items():
+        for native in (True, False):  # the chunks are cut once, shared by both paths
+            out[f"{spec} {'native' if native else 'loop'}"] = {**entry, "native": native}
     pipe, spec = _pipeline(FORMATS["hermes"].tools)
     if pipe is not None:
         texts = [
