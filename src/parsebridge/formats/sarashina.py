@@ -1,4 +1,5 @@
-"""Sarashina (SB Intuitions): ``<|tool_calls|>`` then a list of Python-literal dicts ``[{'name': …, 'arguments': {…}}]``."""
+"""Sarashina (SB Intuitions): ``<|tool_calls|>`` then a list of Python-literal dicts ``[{'name': …, 'arguments': {…}}]``
+(the marker may be missing: a list at the output's start)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 from ._base import BEFORE, ToolFormat
 
 TAG = "<|tool_calls|>"
+#: `<|tool_calls|>` is one special token, which a server that skips special tokens strips: the
+#: call list then stands alone, opening with this bracket at the start of the output.
+BARE_OPEN = "["
 
 
 def render(calls: Any) -> str:

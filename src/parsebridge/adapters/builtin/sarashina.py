@@ -13,6 +13,10 @@ whose bracket never closes is held to the end of output (`max_held` caps that
 under the failure policy: the held text is then released as content). Neither
 vLLM 0.33 nor SGLang 0.5.23 ships a parser for it.
 
+The marker is one special token, which a server that skips special tokens strips: a list that
+opens the output (after whitespace) is read as if the marker stood before it. Until the first
+character that is not whitespace, the stream holds the whitespace (at most that).
+
 Malformed output (nothing is lost): a literal that does not parse (or never
 closes), text after the marker that does not open one, or an item that is not
 such a dict, leaves the marker and everything after it in the content verbatim.
@@ -29,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...formats._base import result_text
-from ...formats.sarashina import TAG
+from ...formats.sarashina import BARE_OPEN, TAG
 from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, ToolSpec, ToolStreamBase
 from ...protocol.models import make_delta, make_tool_call, make_tool_result, set_raw_text
 from ...protocol.streams import result_as_delta
@@ -186,7 +190,9 @@ class SarashinaToolStream(ToolStreamBase):
         super().__init__()
         self._cut = parser.cuts_content
         self._state = _BEFORE
-        self._held = ""  # before the marker: a prefix of it
+        self._held = ""  # before the marker: a prefix of it, or the whitespace that opened the output
+        self._opening = True  # nothing but whitespace fed yet: a bare list may still open the output
+        self._tag = TAG  # the marker the literal came after ("" for a bare list)
         self._after: list[str] = []  # after the marker: the text up to where the literal ends
         self._unscanned = ""  # the literal's text `_scan` has not read yet (a quote or backslash)
         self._scan = _LiteralEnd()
@@ -199,7 +205,7 @@ class SarashinaToolStream(ToolStreamBase):
     def pending_text(self) -> str:
         if self._state == _BEFORE:
             return self._held
-        return TAG + "".join(self._after) if self._state in (_LEAD, _LITERAL) else ""
+        return self._tag + "".join(self._after) if self._state in (_LEAD, _LITERAL) else ""
 
     def release_calls(self) -> int:
         """Forget the calls read so far (their spans and raw text) and return how many: for a
@@ -228,6 +234,14 @@ class SarashinaToolStream(ToolStreamBase):
         if state != _BEFORE:
             return self._literal(text)
         held = self._held + text
+        if self._opening:
+            rest = held.lstrip()
+            if not rest:
+                self._held = held
+                return make_delta()
+            self._opening = False
+            if rest.startswith(BARE_OPEN):
+                return self._bare(held)
         at = held.find(TAG)
         if at != -1:
             self._held, self._state = "", _LEAD
@@ -236,6 +250,12 @@ class SarashinaToolStream(ToolStreamBase):
         keep = held_prefix(held, TAG)
         self._held = held[len(held) - keep :] if keep else ""
         return make_delta(held[: len(held) - keep])
+
+    def _bare(self, held: str) -> StreamDelta:
+        """The output opens with a list (the marker stripped): read it as after the marker."""
+        self._held, self._state, self._tag = "", _LEAD, ""
+        self._after_at = self._fed - len(held)
+        return self._literal(held)
 
     def _rest(self, text: str) -> StreamDelta:
         """Text past the literal: content, or left out after calls under "servers"."""
@@ -281,7 +301,7 @@ class SarashinaToolStream(ToolStreamBase):
         """No call list after the marker: it, what was held and `text` are content."""
         held = "".join(self._after)
         self._after, self._unscanned, self._state = [], "", _VERBATIM
-        return make_delta(TAG + held + text)
+        return make_delta(self._tag + held + text)
 
     def _flush(self) -> StreamDelta:
         if self._state == _BEFORE:
@@ -290,7 +310,7 @@ class SarashinaToolStream(ToolStreamBase):
         if self._state in (_LEAD, _LITERAL):  # the literal never ended
             after = "".join(self._after)
             self._after, self._unscanned, self._state = [], "", _VERBATIM
-            return make_delta(TAG + after)
+            return make_delta(self._tag + after)
         return make_delta()
 
     def finish(self) -> ToolParseResult:
@@ -323,7 +343,9 @@ class SarashinaToolParser(ToolParserBase):
         return SarashinaToolStream(self)
 
     def has_tool_calls(self, text: str) -> bool:
-        return TAG in text
+        if TAG in text:
+            return True
+        return text.lstrip().startswith(BARE_OPEN) and bool(self.parse(text).tool_calls)
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         return result_text(result)

@@ -13,7 +13,9 @@ is not "function", vLLM does not look).
 
 Value rule (the text stripped, as both frameworks do): a parameter declared in
 `tools` with a type that includes "string" → the text; declared with another
-type → ``json.loads`` of the text, the text itself when that is not JSON;
+type → ``json.loads`` of the text, or the boolean or null a Python literal
+(``True``/``False``/``None``) names where the type admits it (SGLang's
+``literal_eval``; `schema_values.convert_value`), else the text itself;
 undeclared (or no tools) → JSON when the text is a JSON value, else the text
 (SGLang's fallback; vLLM keeps undeclared values as strings — the fixtures
 declare their tools, so both agree there).
@@ -39,6 +41,7 @@ from ...formats import step3 as fmt
 from ...protocol.parsers import ToolSpec
 from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
+from .engines.schema_values import convert_value
 from .qwen3_coder import schema_types
 
 
@@ -74,7 +77,7 @@ class Step3ToolParser(InvokeToolParser):
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         text = text.strip()
         types = self.param_types.get(function, {}).get(param)
-        if types and "string" in types:
-            return text
+        if types:
+            return convert_value(text, types)
         value = loads_or_none(text)
         return text if is_invalid(value) else value
