@@ -315,6 +315,11 @@ class SglangApi:
             return f"{name}:{tool_index}"
         return new_call_id()  # the server's `call_` + 24 random hex, without building a UUID
 
+    def random_call_ids(self, parser_name: str) -> bool:
+        """Whether `call_id` gives this parser's calls fresh random ids (not a Kimi form made of
+        name and index), so a caller may leave minting them to `make_tool_call`."""
+        return self.call_id(parser_name, "f", 0).startswith("call_")
+
     def unstreamed_arguments(self, parser: Any) -> tuple[int, str] | None:
         """(call index, argument text) the server sends at the end of a stream, if any."""
         detector = getattr(parser, "detector", parser)

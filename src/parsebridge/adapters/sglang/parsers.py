@@ -61,6 +61,8 @@ class SglangToolParser(EngineTokens, ToolParserBase):
         #: stays content. Worked out once here, so `parse` needs no per-request session.
         session = engine.session(None)
         self._oneshot_make = session.parser_factory("tools", False) if session.tool_active else None
+        #: The server's ids are random for most parsers: `make_tool_call` mints them, one frame fewer.
+        self._random_ids = engine.api.random_call_ids(name)
 
     def parse(self, text: str) -> ToolParseResult:
         # A request with only a tool parser, as `Session.oneshot` runs it, without the session.
@@ -72,13 +74,16 @@ class SglangToolParser(EngineTokens, ToolParserBase):
             if not parser.has_tool_call(text):
                 return make_tool_result(text or None, [])
             text, items = parser.parse_non_stream(text)
-            call_id, name = self.engine.api.call_id, self.name
-            calls = [
-                make_tool_call(
-                    item.name or "", item.parameters or "", call_id(name, item.name, item.tool_index)
-                )
-                for item in items
-            ]
+            if self._random_ids:
+                calls = [make_tool_call(item.name or "", item.parameters or "") for item in items]
+            else:
+                call_id, name = self.engine.api.call_id, self.name
+                calls = [
+                    make_tool_call(
+                        item.name or "", item.parameters or "", call_id(name, item.name, item.tool_index)
+                    )
+                    for item in items
+                ]
         except BackendError:
             raise
         except Exception as exc:
