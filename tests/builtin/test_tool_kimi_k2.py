@@ -58,6 +58,28 @@ def test_name_from_id() -> None:
         assert name_from_id(bad) is None, bad
 
 
+def test_call_ids_are_the_models() -> None:
+    """A call keeps the id its head names (the template renders it back into the next prompt), one-shot
+    and streamed under both conventions; a repeated id, or a head in another form, gets a fresh one."""
+    text = "Checking both cities.\n" + section(
+        call("get_weather", '{"city": "Osaka"}', 0),
+        call("get_weather", '{"city": "Kobe"}', 0),
+        call("get_time", '{"tz": "Asia/Tokyo"}', 2, prefix=""),
+        call("get_weather", '{"city": "Nara"}', 3),
+    )
+    for conventions in ("servers", "lossless"):
+        parser = KimiK2ToolParser(conventions=conventions)
+        for chunks in ([text], list(text), [text[i : i + 7] for i in range(0, len(text), 7)]):
+            stream = parser.stream()
+            for chunk in chunks:
+                stream.feed(chunk)
+            for result in (stream.finish(), parser.parse(text)):
+                ids = [c.id for c in result.tool_calls]
+                assert ids[0] == "functions.get_weather:0" and ids[3] == "functions.get_weather:3", ids
+                assert ids[1].startswith("call_") and ids[2].startswith("call_"), ids
+                assert len(set(ids)) == 4
+
+
 def test_one_and_several() -> None:
     check(section(call("get", '{"city": "Rome"}')), None, [("get", {"city": "Rome"}, None)])
     text = "Let me look.\n" + section(call("a", '{"x": 1}'), call("b", "{}", 1), sep="\n") + "\nDone"

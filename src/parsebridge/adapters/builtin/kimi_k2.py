@@ -7,9 +7,11 @@
     <|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|>
     <|tool_calls_section_end|>
 
-The call id is ``functions.NAME:IDX``; the name is the id without the
-``functions.`` prefix and the ``:IDX`` suffix (``NAME:IDX`` and a bare
-``NAME`` are read too). The name is announced at
+The call id is ``functions.NAME:IDX``: a call gets that id as the model wrote it (the
+chat template renders it back into the next prompt, and both servers return it), a
+fresh one when the head is not in that form or an earlier call of the output had the
+same id. The name is the id without the ``functions.`` prefix and the ``:IDX`` suffix
+(``NAME:IDX`` and a bare ``NAME`` are read too). The name is announced at
 ``<|tool_call_argument_begin|>``; arguments stream raw up to their closing
 brace. A ``<|tool_call_begin|>`` without the section marker is accepted under
 ``conventions="lossless"``; under ``"servers"`` it is text, as both servers show it.
@@ -42,6 +44,8 @@ from .engines.section_json import SectionDialect, SectionJsonStream
 from .engines.tool_parser import BuiltinToolParser
 
 _INDEX = re.compile(r":\s*\d+\s*$")
+#: A head that is a whole call id as the template writes one.
+_CALL_ID = re.compile(r"functions\.[^\s:]+:\d+")
 
 
 def name_from_id(call_id: str) -> str | None:
@@ -54,11 +58,19 @@ def name_from_id(call_id: str) -> str | None:
     return head
 
 
+def id_from_head(head: str) -> str | None:
+    """``functions.NAME:IDX`` (surrounding whitespace aside) → that id; any other head → None."""
+    head = head.strip()
+    return head if _CALL_ID.fullmatch(head) else None
+
+
 class KimiK2ToolParser(BuiltinToolParser):
     """Kimi K2 ``functions.NAME:IDX`` tool-call sections (builtin, incremental)."""
 
     name = "kimi_k2"
-    dialect = SectionDialect(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END, name_from_id)
+    dialect = SectionDialect(
+        SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARG_BEGIN, CALL_END, name_from_id, id_from_head=id_from_head
+    )
     markers: ClassVar[tuple[str, ...]] = dialect.markers
     stream_class = SectionJsonStream
     servers_bare_calls = False  # (both servers show a call outside a section as text)

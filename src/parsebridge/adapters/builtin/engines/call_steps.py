@@ -126,8 +126,9 @@ class CallSteps:
                 j, which = find_markers(text, i, markers)
         self._content(text[i:])
 
-    def _commit(self, name: str, call_start: int | None = None) -> None:
-        """The span is a call named `name`: announce it (index, id, name)."""
+    def _commit(self, name: str, call_start: int | None = None, call_id: str | None = None) -> None:
+        """The span is a call named `name`: announce it (index, id, name); `call_id` is the id the
+        model wrote for it (Kimi K2's ``functions.NAME:IDX``), else a fresh one."""
         start = self._span_abs if call_start is None else self._base + call_start
         self._drop_span()
         if self._held_markup:  # a doubled start marker right before the call (see `_unnamed`)
@@ -141,7 +142,7 @@ class CallSteps:
         self._args_held = []
         self._call_start = start
         self._seal()
-        self._out_calls.append(make_call_delta(self._index, new_call_id(), name, ""))
+        self._out_calls.append(make_call_delta(self._index, call_id or new_call_id(), name, ""))
 
     def _args(self, text: str, hold_ws: bool = True) -> None:
         """An argument fragment of the current call; a trailing whitespace run waits (dropped at end)."""

@@ -302,12 +302,12 @@ class JsonCallsStream(CallBlockStream):
                 self._content(joined)
         super()._reject(pos)
 
-    def _commit(self, name: str, call_start: int | None = None) -> None:
+    def _commit(self, name: str, call_start: int | None = None, call_id: str | None = None) -> None:
         self._call_lead, self._joined = self._joined, ""  # (back with the call's text if it is no call)
         if self._shown_start:
             self._content(self._shown_start)
             self._shown_start = ""
-        super()._commit(name, call_start)
+        super()._commit(name, call_start, call_id)
 
     # -- whole blocks ---------------------------------------------------------------------------
     def _close_block(self, marker: str) -> None:

@@ -46,6 +46,9 @@ class SectionDialect:
     name_from_head: Callable[[str], str | None]
     args_end: str = ""
     drop: tuple[str, ...] = ()
+    #: The call id a head carries (Kimi K2's ``functions.NAME:IDX``, which its chat template
+    #: renders back into the next prompt), or None: the call then gets a fresh id.
+    id_from_head: Callable[[str], str | None] | None = None
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -77,6 +80,7 @@ class SectionJsonStream(SectionStream):
         self._state = _OUTSIDE
         self._call_end = d.call_end
         self._head: list[str] = []
+        self._ids_used: set[str] = set()  # the heads' ids given to calls so far (`_head_id`)
         self._raw = JsonRaw(self._breakers)
         #: The arguments' `_fast_mode`: their scanner (reset per call, never replaced) and the
         #: breakers `_json_args` scans for.
@@ -166,14 +170,24 @@ class SectionJsonStream(SectionStream):
             self._stop_call(which)
             return True
         self._pos += len(which)
-        name = self._d.name_from_head("".join(self._head))
+        head = "".join(self._head)
+        name = self._d.name_from_head(head)
         if name is None:
             self._state = _TAIL
         else:
-            self._commit(name)
+            self._commit(name, call_id=self._head_id(head))
             self._named_in_section()
             self._state = _ARGS_WAIT
         return True
+
+    def _head_id(self, head: str) -> str | None:
+        """The model's id for the call (see `SectionDialect.id_from_head`), unless an earlier call
+        of this output had it: ids stay unique within a response."""
+        call_id = self._d.id_from_head(head) if self._d.id_from_head else None
+        if call_id is None or call_id in self._ids_used:
+            return None
+        self._ids_used.add(call_id)
+        return call_id
 
     def _at_end(self) -> None:
         if self._state == _OUTSIDE:

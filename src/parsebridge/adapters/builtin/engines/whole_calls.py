@@ -154,16 +154,16 @@ class WholeCalls:
             getattr(self, "_section_named", None),  # (a section format's: did a call of it stand)
         )
 
-    def _commit(self, name: str, call_start: int | None = None) -> None:
+    def _commit(self, name: str, call_start: int | None = None, call_id: str | None = None) -> None:
         self._call_saved = self._state_now()
         self._call_mark = (len(self._out_content), len(self._out_calls))
         self._call_broken = self._call_closed = False
         if self._holding and self._to_close:  # (a later call of the held section: held with it)
-            super()._commit(name, call_start)  # type: ignore[misc]
+            super()._commit(name, call_start, call_id)  # type: ignore[misc]
             return
         self._saved = self._call_saved
         self._mark = self._call_mark
-        super()._commit(name, call_start)  # type: ignore[misc]
+        super()._commit(name, call_start, call_id)  # type: ignore[misc]
         self._hold_start = self._call_start
         self._to_close = self._by_section and getattr(self, "_in_section", False)
         self._holding = True
