@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...protocol import ToolCall
 from ...protocol.calls import new_call_id
+from ...protocol.models import make_tool_call
 from .._common import import_first, importable, process_wide, quiet_framework_logs, version_tuple
 from .._tokenizers import is_marker, marker_strings
 
@@ -306,19 +308,35 @@ class SglangApi:
             return kw.get(default.replace("explicit_", "")) is True
         return False
 
-    def call_id(self, parser_name: str, name: str | None, tool_index: int) -> str:
-        """The id the server gives a call (no message history here, so history count 0)."""
+    def _id_form(self, parser_name: str) -> str | None:
+        """The id the server gives a call of this parser, as a template of its name and index
+        (Kimi's forms), or None: a fresh random id (no message history here, so history count 0)."""
         s = self.serving
         if s.kimi_ids and parser_name == "kimi_k2":
-            return f"functions.{name}:{tool_index}"
+            return "functions.{name}:{index}"
         if s.kimi_k3_ids and parser_name == "kimi_k3":
-            return f"{name}:{tool_index}"
-        return new_call_id()  # the server's `call_` + 24 random hex, without building a UUID
+            return "{name}:{index}"
+        return None
 
-    def random_call_ids(self, parser_name: str) -> bool:
-        """Whether `call_id` gives this parser's calls fresh random ids (not a Kimi form made of
-        name and index), so a caller may leave minting them to `make_tool_call`."""
-        return self.call_id(parser_name, "f", 0).startswith("call_")
+    def call_id(self, parser_name: str, name: str | None, tool_index: int) -> str:
+        """The id the server gives a call."""
+        form = self._id_form(parser_name)
+        if form is None:
+            return new_call_id()  # the server's `call_` + 24 random hex, without building a UUID
+        return form.format(name=name, index=tool_index)
+
+    def tool_calls(self, parser_name: str, items: Sequence[Any]) -> list[ToolCall]:
+        """SGLang's non-streamed call items as calls, with the ids its server gives them; random ids
+        are left to `make_tool_call` to mint (one frame fewer per call than through `call_id`)."""
+        form = self._id_form(parser_name)
+        if form is None:
+            return [make_tool_call(item.name or "", item.parameters or "") for item in items]
+        return [
+            make_tool_call(
+                item.name or "", item.parameters or "", form.format(name=item.name, index=item.tool_index)
+            )
+            for item in items
+        ]
 
     def unstreamed_arguments(self, parser: Any) -> tuple[int, str] | None:
         """(call index, argument text) the server sends at the end of a stream, if any."""

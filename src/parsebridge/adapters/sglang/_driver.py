@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...protocol import ToolCall
-from ...protocol.models import make_tool_call
 from ._compat import SglangApi
 from ._forced import forced_factory, is_forced
 
@@ -171,15 +170,7 @@ class Session:
             parser = self.tool_parser(stream=False)
             if parser.has_tool_call(text):
                 text, items = parser.parse_non_stream(text)
-                call_id = self.api.call_id
-                for item in items:
-                    calls.append(
-                        make_tool_call(
-                            item.name or "",
-                            item.parameters or "",
-                            call_id(s.tool_name, item.name, item.tool_index),
-                        )
-                    )
+                calls = self.api.tool_calls(s.tool_name, items)
         return reasoning or None, text or None, calls
 
     # ------------------------------------------------------------------ streaming

@@ -24,7 +24,6 @@ from ...protocol import (
 )
 from ...protocol.models import (
     make_reasoning_result,
-    make_tool_call,
     make_tool_result,
 )
 from .._common import locate_reasoning
@@ -61,8 +60,6 @@ class SglangToolParser(EngineTokens, ToolParserBase):
         #: stays content. Worked out once here, so `parse` needs no per-request session.
         session = engine.session(None)
         self._oneshot_make = session.parser_factory("tools", False) if session.tool_active else None
-        #: The server's ids are random for most parsers: `make_tool_call` mints them, one frame fewer.
-        self._random_ids = engine.api.random_call_ids(name)
 
     def parse(self, text: str) -> ToolParseResult:
         # A request with only a tool parser, as `Session.oneshot` runs it, without the session.
@@ -74,16 +71,7 @@ class SglangToolParser(EngineTokens, ToolParserBase):
             if not parser.has_tool_call(text):
                 return make_tool_result(text or None, [])
             text, items = parser.parse_non_stream(text)
-            if self._random_ids:
-                calls = [make_tool_call(item.name or "", item.parameters or "") for item in items]
-            else:
-                call_id, name = self.engine.api.call_id, self.name
-                calls = [
-                    make_tool_call(
-                        item.name or "", item.parameters or "", call_id(name, item.name, item.tool_index)
-                    )
-                    for item in items
-                ]
+            calls = self.engine.api.tool_calls(self.name, items)
         except BackendError:
             raise
         except Exception as exc:
