@@ -42,8 +42,8 @@ class Case:
     output: str
 
     def names(self) -> tuple[str | None, str | None]:
-        """The names the servers know the specs by (the plugins' ``pb:`` names)."""
-        return tuple(None if s is None else f"pb:{s}" for s in (self.reasoning, self.tool))  # type: ignore[return-value]
+        """The names the servers know the specs by (the plugins' ``pb:`` names, lower-cased as registered)."""
+        return tuple(None if s is None else f"pb:{s}".lower() for s in (self.reasoning, self.tool))  # type: ignore[return-value]
 
 
 def tokenizer() -> Any:

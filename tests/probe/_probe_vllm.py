@@ -88,17 +88,15 @@ def build_app(reasoning: str | None, tool: str | None) -> Starlette:
         except Exception as exc:  # vLLM's own validation: a 400 as its server gives
             return JSONResponse({"error": {"message": str(exc)[:500], "type": "BadRequestError"}}, 400)
         request_id = "chatcmpl-probe"
-        kwargs = server._effective_chat_template_kwargs(req)
-        parser = server._make_parser(req, tok, kwargs) if server.parser_cls is not None else None
         steps = _outputs(script_for(body), request_id, tok, bool(req.logprobs))
         meta = oracle._metadata(request_id)
         if req.stream:
             gen = server.chat_completion_stream_generator(
-                req, steps, request_id, MODEL, [], tok, meta, chat_template_kwargs=kwargs
+                req, steps, request_id, MODEL, [], tok, meta, **oracle.stream_kwargs(server, req)
             )
             return StreamingResponse(gen, media_type="text/event-stream")
         answer = await server.chat_completion_full_generator(
-            req, steps, request_id, MODEL, [], tok, meta, parser=parser
+            req, steps, request_id, MODEL, [], tok, meta, **oracle.full_kwargs(server, req, tok)
         )
         return JSONResponse(answer.model_dump(exclude_none=True), 200 if hasattr(answer, "choices") else 400)
 

@@ -160,6 +160,15 @@ class _CallIds:
         return got
 
 
+#: Releases before 0.33 stream from their serving loop, which rewrites the output's last delta
+#: when its first tool call carries arguments: it recomputes them as `json.dumps` of the parser's
+#: `prev_tool_call_arr` minus its `streamed_args_for_tool`, and sends only that (0.11-0.14 also
+#: drop the call's id and name). parsebridge streams the model's own argument text and keeps no
+#: such bookkeeping, so the rewrite would fail the stream (an IndexError, a 400 to the client) or
+#: re-spell the arguments. A delta whose first entry carries no arguments is never rewritten.
+_LAST_DELTA_REWRITTEN: bool = not _api.has_parser_driver
+
+
 def _delta_message(delta: Any, ids: _CallIds) -> Any:
     """A parsebridge `StreamDelta` as vLLM's `DeltaMessage` (None when it shows nothing)."""
     if not delta:
@@ -181,8 +190,28 @@ def _delta_message(delta: Any, ids: _CallIds) -> Any:
                     function=_api.DeltaFunctionCall(name=d.name, arguments=d.arguments or None),
                 )
             )
+        if _LAST_DELTA_REWRITTEN and calls[0].function.arguments is not None:
+            calls[:1] = _arguments_apart(calls[0])
         fields["tool_calls"] = calls
     return _api.new_delta(**fields)
+
+
+def _arguments_apart(call: Any) -> list[Any]:
+    """`call` as two entries of the same index, the first without arguments: the call's id, type
+    and name (or the index alone, for a call already opened), then its arguments. A client's
+    fold (by index) reads the two as the one entry."""
+    head = _api.DeltaToolCall(index=call.index)
+    if call.id is not None or call.function.name is not None:
+        head = _api.DeltaToolCall(
+            index=call.index,
+            id=call.id,
+            type=call.type,
+            function=_api.DeltaFunctionCall(name=call.function.name),
+        )
+    arguments = _api.DeltaToolCall(
+        index=call.index, function=_api.DeltaFunctionCall(arguments=call.function.arguments)
+    )
+    return [head, arguments]
 
 
 class ParsebridgeToolParser(_ToolParserBase):  # type: ignore[misc]

@@ -138,6 +138,27 @@ def forced_output_format(tool: str | None, tools: list[dict[str, Any]], tool_cho
     return "array" if tool_choice == "required" else "arguments"
 
 
+def stream_kwargs(server: Any, request: Any) -> dict[str, Any]:
+    """This release's arguments to `chat_completion_stream_generator` past the seven all take."""
+    params = inspect.signature(server.chat_completion_stream_generator).parameters
+    extra: dict[str, Any] = {}
+    if "chat_template_kwargs" in params:  # 0.15+: the server's merged template kwargs
+        extra["chat_template_kwargs"] = server._effective_chat_template_kwargs(request)
+    if "enable_force_include_usage" in params:  # 0.11
+        extra["enable_force_include_usage"] = False
+    return extra
+
+
+def full_kwargs(server: Any, request: Any, tokenizer: Any) -> dict[str, Any]:
+    """This release's arguments to `chat_completion_full_generator` past the seven all take: 0.33's
+    route builds the request's `vllm.parser` Parser and passes it in; 0.11 builds its parsers inside."""
+    params = inspect.signature(server.chat_completion_full_generator).parameters
+    if "parser" not in params or getattr(server, "parser_cls", None) is None:
+        return {}
+    kwargs = server._effective_chat_template_kwargs(request)
+    return {"parser": server._make_parser(request, tokenizer, kwargs)}
+
+
 async def _outputs(script: Script, request_id: str) -> Any:
     from vllm.outputs import CompletionOutput, RequestOutput
 
@@ -179,12 +200,7 @@ def run(
     server = server or make_server(reasoning, tool, tokenizer)
     request = make_request(tools, tool_choice, chat_template_kwargs)
     request_id = "chatcmpl-oracle"
-    params = inspect.signature(server.chat_completion_stream_generator).parameters
-    extra: dict[str, Any] = {}
-    if "chat_template_kwargs" in params:  # 0.15+: the server's merged template kwargs
-        extra["chat_template_kwargs"] = server._effective_chat_template_kwargs(request)
-    if "enable_force_include_usage" in params:  # 0.11
-        extra["enable_force_include_usage"] = False
+    extra = stream_kwargs(server, request)
 
     async def collect() -> list[str]:
         gen = server.chat_completion_stream_generator(
