@@ -3,6 +3,7 @@ as it says when reasoning was assumed open; with `--tools` the calls are read an
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -13,6 +14,11 @@ import parsebridge as pb
 
 OUT = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+
+#: (framework, mode, release) that reads calls with no tools declared, as measured: Dynamo 1.4.2's
+#: one-shot frontend does (its stream and 1.6.1's both do not), so `parse` has nothing to explain.
+READS_WITHOUT_TOOLS = {("dynamo", "oneshot", "1.4.2")}
+RELEASE_PACKAGE = {"dynamo": "ai-dynamo-runtime", "smg": "smg"}
 
 
 @pytest.mark.framework
@@ -31,7 +37,11 @@ def test_parse_names_the_servers_rule_when_no_tools_are_declared(
     mode = ["--stream"] if stream else []
     bare = run("parse", "--tool-parser", spec, *mode, "out.txt", cwd=tmp_path)
     assert bare.returncode == 0, bare.stderr
-    assert "no tools declared:" in bare.stdout and "--tools FILE declares them" in bare.stdout
+    release = importlib.metadata.version(RELEASE_PACKAGE[framework])
+    if (framework, "stream" if stream else "oneshot", release) in READS_WITHOUT_TOOLS:
+        assert "get_weather" in bare.stdout and "no tools declared" not in bare.stdout
+    else:
+        assert "no tools declared:" in bare.stdout and "--tools FILE declares them" in bare.stdout
     declared = run("parse", "--tool-parser", spec, *mode, "--tools", "tools.json", "out.txt", cwd=tmp_path)
     assert declared.returncode == 0, declared.stderr
     assert "get_weather" in declared.stdout and "no tools declared" not in declared.stdout
