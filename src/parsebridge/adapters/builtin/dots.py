@@ -11,7 +11,9 @@ Format::
 MiniMax-M2's invoke layout in a ``<dots_function_call>`` block: any number of
 invokes per block, names with or without quotes, values typed by the tool
 schema (`schema_values`) with ONE leading and ONE trailing newline removed.
-Malformed output follows the shared `tagged` machine (see minimax_m2).
+Malformed output follows the shared `tagged` machine (see minimax_m2). Under
+``conventions="servers"``, as vLLM and SGLang both read it, a value with no declared
+schema stays a string (``42`` stays "42"), but the text ``null`` is null.
 
 Where the frameworks differ: SGLang also accepts a JSON ``{"name": …,
 "arguments": …}`` object as the block's body. The published format is the
@@ -33,3 +35,5 @@ class DotsToolParser(TaggedCallParser):
 
     name = "dots"
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
+    # (both servers keep an undeclared value a string, but read `null` as null first)
+    stream_flags = frozenset({"servers_untyped_strings", "servers_untyped_null"})

@@ -22,7 +22,8 @@ a missing ``</invoke>`` is ended by the next ``<invoke name=`` or the block's
 end.
 
 Under ``conventions="servers"``, as vLLM and SGLang both read it: a call to a tool the request's
-`tools` do not declare is no call (its text is what a block without a readable name gives).
+`tools` do not declare is no call (its text is what a block without a readable name gives), and a
+value with no declared schema stays a string (``42`` stays "42").
 
 `format_tool_result`: ``<response>{result}</response>``, as the MiniMax-M2
 template renders each tool message inside its tool turn.
@@ -39,4 +40,5 @@ class MinimaxM2ToolParser(TaggedCallParser):
 
     name = "minimax_m2"
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
-    stream_flags = frozenset({"servers_drops_undeclared"})  # (both servers drop a call to an undeclared tool)
+    # (both servers drop a call to an undeclared tool, and keep an undeclared parameter's value a string)
+    stream_flags = frozenset({"servers_drops_undeclared", "servers_untyped_strings"})

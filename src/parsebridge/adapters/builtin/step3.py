@@ -16,9 +16,10 @@ Value rule (the text stripped, as both frameworks do): a parameter declared in
 type → ``json.loads`` of the text, or the boolean or null a Python literal
 (``True``/``False``/``None``) names where the type admits it (SGLang's
 ``literal_eval``; `schema_values.convert_value`), else the text itself;
-undeclared (or no tools) → JSON when the text is a JSON value, else the text
-(SGLang's fallback; vLLM keeps undeclared values as strings — the fixtures
-declare their tools, so both agree there).
+undeclared (or no tools) → under conventions="servers" the text, as both servers
+read a parameter the request's `tools` do not declare (measured on vLLM 0.33 and
+SGLang 0.5.23: ``42`` stays "42"); under "lossless" JSON when the text is a JSON
+value, else the text.
 
 Malformed output: see `invoke` (unnamed invoke → content; a section without a
 named invoke → content; truncated → no call, its text is text: `whole_calls`).
@@ -39,6 +40,7 @@ from typing import Any
 
 from ...formats import step3 as fmt
 from ...protocol.parsers import ToolSpec
+from .engines.conventions import SERVERS
 from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 from .engines.schema_values import convert_value
@@ -50,6 +52,7 @@ class Step3Stream(InvokeStream):
     servers' one-shot readings: an unclosed section, or a later one, is text)."""
 
     servers_whole_sections = True
+    servers_untyped_strings = True
 
 
 class Step3ToolParser(InvokeToolParser):
@@ -73,11 +76,14 @@ class Step3ToolParser(InvokeToolParser):
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
+        self._untyped_text = self.conventions == SERVERS and self.stream_class.servers_untyped_strings
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         text = text.strip()
         types = self.param_types.get(function, {}).get(param)
         if types:
             return convert_value(text, types)
+        if self._untyped_text:
+            return text
         value = loads_or_none(text)
         return text if is_invalid(value) else value

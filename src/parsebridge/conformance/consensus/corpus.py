@@ -4,7 +4,7 @@ Each generated output is a *variant* of a well-formed one, built from the
 family's format (`parsebridge.formats`: markers and renderer), never typed by
 hand: text before, after and between calls, a missing start or end marker,
 doubled and stray markers, end-of-sequence tokens after the calls, typed
-parameters, calls to undeclared tools, and truncation before, inside and
+parameters, parameters and calls the tools do not declare, and truncation before, inside and
 after every marker occurrence. Reasoning families get the same treatment
 around their start and end markers (prompt-opened reasoning, a tool section
 that closes reasoning, nested and stray markers).
@@ -38,6 +38,11 @@ EOS_TOKENS: tuple[str, ...] = ("<|im_end|>", "<｜end▁of▁sentence｜>")
 WEATHER: tuple[str, dict[str, Any]] = ("get_weather", {"location": "Paris", "unit": "celsius"})
 TIME: tuple[str, dict[str, Any]] = ("get_time", {"timezone": "Asia/Tokyo"})
 TYPED: tuple[str, dict[str, Any]] = ("search_web", {"query": "cats", "max_results": 3, "safe_search": True})
+#: A declared tool with parameters its schema does not declare (values that JSON would type).
+UNDECLARED_PARAMS: tuple[str, dict[str, Any]] = (
+    "get_weather",
+    {"location": "Paris", "hours": 12, "hourly": True},
+)
 UNKNOWN: tuple[str, dict[str, Any]] = ("no_such_tool", {"x": 1})
 
 
@@ -117,6 +122,7 @@ def tool_variants(fam: Family) -> Iterator[Transcript]:
         "one-call": one,
         "two-calls": two,
         "typed-parameters": render([TYPED]),
+        "undeclared-parameters": render([UNDECLARED_PARAMS]),
         "unknown-tool": render([UNKNOWN]),
         "text-before": "Let me check. " + one,
         "text-after": one + " Done.",

@@ -71,6 +71,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_drops_undeclared": "a call to a tool the request's `tools` do not declare is no call (its text "
     "is left out like other markup)",
     "servers_untyped_strings": "a value with no declared schema stays a string",
+    "servers_untyped_null": "where a value with no declared schema stays a string, the text `null` (in any "
+    "case) is null even so",
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
     "servers_whole_sections": "a section's calls are shown once the section is closed; a section cut off by "
     "the end of output is text, markers included, and so is any section after the first",

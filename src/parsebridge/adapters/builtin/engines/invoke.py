@@ -110,6 +110,8 @@ class InvokeStream(SectionStream):
     #: ... and a call to a tool the request's `tools` do not declare is no call (an invoke without
     #: a name: its text is content), when the request declares tools.
     servers_drops_undeclared: ClassVar[bool] = False
+    #: ... and a value with no declared schema stays a string (the parser's `convert` reads it).
+    servers_untyped_strings: ClassVar[bool] = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)

@@ -9,7 +9,9 @@ JSON type comes from the tool's schema:
   (``True``/``False``/``None``, as models trained on Python write them) is the boolean or null
   it names where the schema allows that type (``boolean``, ``null``);
 * P undeclared (or declared without a type) → obvious JSON literals (numbers, true/false/null,
-  objects, arrays) are decoded, anything else stays a string.
+  objects, arrays) are decoded, anything else stays a string; where a format's servers keep such
+  a value text (`servers_untyped_strings`, under conventions="servers") the parser passes the
+  types ``{"string"}`` or `TEXT_OR_NULL` instead.
 
 NaN/Infinity are never decoded (they are not JSON).
 """
@@ -31,6 +33,10 @@ _PYTHON_LITERALS: dict[str, tuple[str, Any]] = {
     "False": ("boolean", False),
     "None": ("null", None),
 }
+
+#: What a parameter no schema declares is read as where a format's servers keep it text but for the
+#: text ``null`` (in any case), which they read as null before they look at any schema (dots).
+TEXT_OR_NULL: frozenset[str] = frozenset({"text or null"})
 
 #: function name → parameter → declared JSON-schema types (empty set: declared, no type).
 ParamTypes = dict[str, dict[str, frozenset[str]]]
@@ -78,6 +84,8 @@ def convert_value(text: str, types: frozenset[str] | None, python_none: bool = T
     if types and "string" in types:
         return text
     stripped = text.strip()
+    if types == TEXT_OR_NULL:
+        return None if stripped.lower() == "null" else text
     if not types:
         if not _OBVIOUS.match(stripped):
             return text

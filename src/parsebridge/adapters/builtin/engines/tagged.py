@@ -50,7 +50,7 @@ from .conventions import SERVERS
 from .json_text import dumps_str
 from .markers import find_or_safe, first_chars, marker_finder
 from .scan import JSON_WS, MORE, BuiltinToolStream, match_marker, safe_end
-from .schema_values import ParamTypes
+from .schema_values import TEXT_OR_NULL, ParamTypes
 from .tagged_values import TaggedValues
 from .tool_parser import BuiltinToolParser
 
@@ -95,6 +95,8 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
     #: stays a string. (Both servers also keep a call cut off where no value is open, its parameters
     #: closed as its arguments: builtin does not, under either convention: `whole_calls`.)
     servers_untyped_strings: ClassVar[bool] = False
+    #: ... but the text ``null`` (in any case) is null, even there (`schema_values.TEXT_OR_NULL`).
+    servers_untyped_null: ClassVar[bool] = False
     #: ... and a call to a tool the request's `tools` do not declare is no call (its text is
     #: treated as a block without a readable name), when the request declares tools.
     servers_drops_undeclared: ClassVar[bool] = False
@@ -137,9 +139,9 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
         self._declared: frozenset[str] | None = frozenset(self._types_by_fn) if drops else None
-        self._untyped: frozenset[str] | None = (
-            frozenset({"string"}) if servers and cls.servers_untyped_strings else None
-        )
+        self._untyped: frozenset[str] | None = None
+        if servers and cls.servers_untyped_strings:
+            self._untyped = TEXT_OR_NULL if cls.servers_untyped_null else frozenset({"string"})
         derived = _DERIVED.get(cls)
         if derived is None:
             derived = _DERIVED[cls] = cls._derived()
