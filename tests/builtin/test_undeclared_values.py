@@ -18,22 +18,13 @@ from _streaming import assert_streams_like_oneshot, random_chunkings
 
 from parsebridge import get_tool_parser
 from parsebridge.formats import tool_format
+from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-]
+#: The shared catalogue's get_weather: `location` a string, `unit` an enum, `days` an integer.
+TOOLS = catalogue_tools("get_weather")
 #: `days` is declared (an integer under both conventions); `hours`, `hourly` and `filter` are not.
-ARGS: dict[str, Any] = {"city": "Paris", "days": 3, "hours": 12, "hourly": True, "filter": None}
-AS_WRITTEN = {"city": "Paris", "days": 3, "hours": "12", "hourly": "true", "filter": "null"}
+ARGS: dict[str, Any] = {"location": "Paris", "days": 3, "hours": 12, "hourly": True, "filter": None}
+AS_WRITTEN = {"location": "Paris", "days": 3, "hours": "12", "hourly": "true", "filter": "null"}
 
 FAMILIES = ["qwen3_coder", "step3", "minimax_m2", "dots"]
 
@@ -61,8 +52,8 @@ def test_lossless_types_an_undeclared_value_as_json(family: str) -> None:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_declared_value_is_typed_by_its_schema_under_both(family: str) -> None:
-    text = tool_format(family).render([("get_weather", {"city": "42", "days": 3})])
+    text = tool_format(family).render([("get_weather", {"location": "42", "days": 3})])
     for conventions in ("servers", "lossless"):
         parser = get_tool_parser(f"builtin:{family}", tools=TOOLS, conventions=conventions)
         calls = parser.parse(text).tool_calls
-        assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "42", "days": 3})]
+        assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"location": "42", "days": 3})]
