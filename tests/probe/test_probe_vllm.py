@@ -16,6 +16,8 @@ pytest.importorskip("uvicorn", reason="the server extra is not installed: pip in
 
 from _probe_servers import HERE, Process, failed_checks, fault_proxy, free_port, run_probe, serving
 
+from parsebridge.adapters.vllm._compat import get_api
+
 pytestmark = pytest.mark.framework
 
 
@@ -31,8 +33,6 @@ def vllms_own_faults() -> set[tuple[str, str, str]]:
     """What the probe rightly finds wrong in the installed vLLM's own server: before 0.13 a
     non-streamed answer to ``tool_choice: "required"`` ends with finish_reason "stop" (0.11
     counts only "auto" as calling tools; 0.13 answers "tool_calls", as OpenAI does)."""
-    from parsebridge.adapters.vllm._compat import get_api
-
     return {("required-choice", "oneshot", "finish")} if get_api().version_tuple < (0, 13) else set()
 
 
