@@ -200,8 +200,9 @@ def _arguments_apart(call: Any) -> list[Any]:
     """`call` as two entries of the same index, the first without arguments: the call's id, type
     and name (or the index alone, for a call already opened), then its arguments. A client's
     fold (by index) reads the two as the one entry."""
-    head = _api.DeltaToolCall(index=call.index)
-    if call.id is not None or call.function.name is not None:
+    if call.id is None and call.function.name is None:
+        head = _api.DeltaToolCall(index=call.index)
+    else:
         head = _api.DeltaToolCall(
             index=call.index,
             id=call.id,
