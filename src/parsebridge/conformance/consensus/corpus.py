@@ -4,8 +4,8 @@ Each generated output is a *variant* of a well-formed one, built from the
 family's format (`parsebridge.formats`: markers and renderer), never typed by
 hand: text before, after and between calls, a missing start or end marker,
 doubled and stray markers, end-of-sequence tokens after the calls, typed
-parameters, parameters and calls the tools do not declare, and truncation before, inside and
-after every marker occurrence. Reasoning families get the same treatment
+parameters, parameters and calls the tools do not declare, and truncation
+before, inside and after every marker occurrence. Reasoning families get the same treatment
 around their start and end markers (prompt-opened reasoning, a tool section
 that closes reasoning, nested and stray markers).
 
