@@ -148,35 +148,45 @@ def _dynamo_reading(pieces, tool_spec, marker="<tool_call>"):
     parser.
     """
     tools = pb.get_tool_parser(tool_spec, TOOLS)
-    reasoning_stream = pb.get_reasoning_parser("builtin:qwen3").stream()
+    end = _end_of_reasoning(pieces)
+    if end is None:  # reasoning never ends: all of it is the reasoning stream's
+        stream = pb.get_reasoning_parser("builtin:qwen3").stream()
+        deltas = [stream.feed(piece) for piece in pieces] + [stream.flush()]
+        return _client_view("".join(d.reasoning for d in deltas), "".join(d.content for d in deltas), [])
+    k, reasoning, head = end
+    rest = pieces[k + 1 :]
+    if marker in head:
+        result = tools.parse(head + "".join(rest))
+        return _client_view(reasoning, result.content, result.tool_calls)
+    tool_stream = tools.stream()
+    for later in rest:
+        tool_stream.feed(later)
+    result = tool_stream.finish()
+    return _client_view(reasoning, head + (result.content or ""), result.tool_calls)
+
+
+def _end_of_reasoning(pieces):
+    """Where Dynamo sees reasoning end: the index of the chunk where the reasoning stream first
+    shows content, the reasoning so far, and that chunk's content with what the stream still
+    held (the plugin flushes it there); None when no chunk shows content."""
+    stream = pb.get_reasoning_parser("builtin:qwen3").stream()
     reasoning = ""
     for k, piece in enumerate(pieces):
-        delta = reasoning_stream.feed(piece)
+        delta = stream.feed(piece)
         reasoning += delta.reasoning
         if delta.content:
-            held = reasoning_stream.flush()
-            head, rest = delta.content + held.content, pieces[k + 1 :]
-            reasoning += held.reasoning
-            if marker in head:
-                result = tools.parse(head + "".join(rest))
-                return _client_view(reasoning, result.content, result.tool_calls)
-            tool_stream = tools.stream()
-            for later in rest:
-                tool_stream.feed(later)
-            result = tool_stream.finish()
-            return _client_view(reasoning, head + (result.content or ""), result.tool_calls)
-    held = reasoning_stream.flush()
-    return _client_view(reasoning + held.reasoning, held.content, [])
+            held = stream.flush()
+            return k, reasoning + held.reasoning, delta.content + held.content
+    return None
 
 
 def _transition_holds_partial_marker(pieces, marker="<tool_call>"):
-    """Whether the chunk where reasoning ends shows content that stops inside `marker`."""
-    stream = pb.get_reasoning_parser("builtin:qwen3").stream()
-    for piece in pieces:
-        content = stream.feed(piece).content
-        if content:
-            return marker not in content and any(content.endswith(marker[:k]) for k in range(1, len(marker)))
-    return False
+    """Whether the text Dynamo shows where reasoning ends stops inside `marker`."""
+    end = _end_of_reasoning(pieces)
+    if end is None:
+        return False
+    head = end[2]
+    return marker not in head and any(head.endswith(marker[:k]) for k in range(1, len(marker)))
 
 
 @pytest.mark.parametrize("name", list(OUTPUTS))
