@@ -39,6 +39,10 @@ def _in_session(sid: int) -> list[int]:
     return out
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.framework
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("backend", "after"), [("smg", 15.0), ("dynamo", 20.0)])
@@ -53,6 +57,9 @@ def test_ctrl_c_stops_a_parallel_conformance_run_at_once(backend: str, after: fl
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # Ctrl-C's default, whatever this process inherited: a shell's background job ignores
+        # SIGINT, and a Python started with it ignored never installs its KeyboardInterrupt.
+        preexec_fn=_default_sigint,
     )
     time.sleep(after)  # well inside the run (a whole run takes minutes)
     assert run.poll() is None
