@@ -23,6 +23,7 @@ from ...protocol import (
     ToolCallDelta,
 )
 from ...protocol.models import (
+    blank_delta,
     call_delta_of,
     delta_of,
     make_call_delta,
@@ -66,40 +67,46 @@ class _Stepper(HoldingStepper):
         """`feed` for a request with only a tool parser: every name it needs bound once here.
 
         Per chunk: one framework call, its text and call deltas recorded in the accumulator,
-        one delta (`delta_of`; one argument fragment, the most common call chunk: `call_delta_of`).
+        one delta. A chunk without calls (the most common: SGLang's detectors buffer a call's
+        text) fills a `blank_delta` here, without `delta_of`'s frame; one argument fragment, the
+        most common call chunk, is `call_delta_of`.
         """
         stepper, lane, hold = self, self._tool_lane, self._hold
         assert lane is not None
-        seen, c_append, add_calls = self.text_seen.append, acc.content_parts.append, acc.add_calls
+        c_append, add_calls = acc.content_parts.append, acc.add_calls
         call_deltas = self._call_deltas
+        # (`text_seen` is not kept: only a stream with a reasoning parser reads it, to locate the
+        # block, and such a request has no tool lane.)
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
             if stepper.closed:
                 raise closed_error()
-            seen(text)
             if hold:
                 chunk = stepper.pending
+                stepper.pending = text
                 if chunk is None:
-                    stepper.pending = text
                     return make_delta()
             else:
                 chunk = text
             try:
                 content, items = lane(chunk)
-                if not items:
-                    out = None
-                elif len(items) == 1 and not (item := items[0]).name:  # an argument fragment
-                    out = call_delta_of(content or "", "", item.tool_index, None, None, item.parameters or "")
-                else:
-                    out = delta_of(content or "", "", call_deltas(items))
+                if items:
+                    if len(items) == 1 and not (item := items[0]).name:  # an argument fragment
+                        out = call_delta_of(content or "", "", item.tool_index, None, None, item.parameters or "")
+                    else:
+                        out = delta_of(content or "", "", call_deltas(items))
             except Exception as exc:
+                if hold:
+                    stepper.pending = chunk  # the failing chunk stays pending (the guard shows it)
                 raise stepper._error(exc) from exc
-            if hold:
-                stepper.pending = text
             if content:
                 c_append(content)
-            if out is None:
-                return delta_of(content or "", "", [])
+            else:
+                content = ""
+            if not items:
+                delta = blank_delta()
+                delta.content, delta.reasoning, delta.tool_calls = content, "", []
+                return delta
             add_calls(out.tool_calls)
             return out
 
