@@ -32,19 +32,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _answers(url: str) -> bool:
+def _answers(url: str, model: str | None = None) -> bool:
+    """`url` answers 200 (and, with `model`, its OpenAI model list names that model)."""
     try:
         with urllib.request.urlopen(url, timeout=2.0) as resp:
-            return bool(resp.status == 200)
-    except OSError:
+            if resp.status != 200:
+                return False
+            if model is None:
+                return True
+            listed = json.loads(resp.read()).get("data") or []
+    except (OSError, ValueError, AttributeError):
         return False
+    return any(isinstance(m, dict) and m.get("id") == model for m in listed)
 
 
 class Process:
-    """A server in a subprocess on 127.0.0.1:`port`, ready when `ready_path` answers 200."""
+    """A server in a subprocess on 127.0.0.1:`port`, ready when `ready_path` answers 200, and with
+    `ready_model` when the model list it answers names that model (Dynamo's frontend answers
+    ``/v1/models`` before its engine has registered the model, and 404 to a request for it then)."""
 
     def __init__(
-        self, cmd: Sequence[str], port: int, ready_path: str = "/v1/models", env: dict[str, str] | None = None
+        self,
+        cmd: Sequence[str],
+        port: int,
+        ready_path: str = "/v1/models",
+        env: dict[str, str] | None = None,
+        ready_model: str | None = None,
     ):
         self.port = port
         self.origin = f"http://127.0.0.1:{port}"
@@ -56,16 +69,16 @@ class Process:
         # an error per request then blocks in the middle of a probe (seen with vLLM 0.11).
         self._log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 (closed by stop)
         self.proc = subprocess.Popen(list(cmd), env=full_env, stdout=subprocess.DEVNULL, stderr=self._log)
-        self._wait(self.origin + ready_path)
+        self._wait(self.origin + ready_path, ready_model)
 
-    def _wait(self, url: str) -> None:
+    def _wait(self, url: str, model: str | None) -> None:
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 self._log.seek(0)
                 err = self._log.read()
                 raise RuntimeError(f"the server exited with {self.proc.returncode}:\n{err[-3000:]}")
-            if _answers(url):
+            if _answers(url, model):
                 return
             time.sleep(0.2)
         self.stop()

@@ -35,7 +35,7 @@ def dynamo(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Iterator[P
     cmd = [sys.executable, str(HERE / "_probe_dynamo.py"), "--port", str(port)]
     cmd += ["--tool-parser", "hermes", "--reasoning-parser", "qwen3"]
     env = {"HOME": str(home), "PARSEBRIDGE_CACHE": str(cache_root())}
-    with serving(cmd, port, env=env) as proc:
+    with serving(cmd, port, env=env, ready_model="probe") as proc:
         yield proc
 
 
