@@ -92,7 +92,9 @@ class _Stepper(HoldingStepper):
                 content, items = lane(chunk)
                 if items:
                     if len(items) == 1 and not (item := items[0]).name:  # an argument fragment
-                        out = call_delta_of(content or "", "", item.tool_index, None, None, item.parameters or "")
+                        out = call_delta_of(
+                            content or "", "", item.tool_index, None, None, item.parameters or ""
+                        )
                     else:
                         out = delta_of(content or "", "", call_deltas(items))
             except Exception as exc:
