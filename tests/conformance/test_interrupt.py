@@ -39,8 +39,14 @@ def _in_session(sid: int) -> list[int]:
     return out
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+#: ``python -m parsebridge ARGS`` with Ctrl-C's default handler installed first, whatever this
+#: process passes on: a shell's background job starts with SIGINT ignored, and a Python started
+#: so never installs KeyboardInterrupt (the run would go on to its end). Set in the child itself,
+#: not by a `preexec_fn`, which is unsafe in a test process whose framework threads may hold locks.
+_WITH_CTRL_C = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('parsebridge', run_name='__main__', alter_sys=True)"
+)
 
 
 @pytest.mark.framework
@@ -52,14 +58,11 @@ def test_ctrl_c_stops_a_parallel_conformance_run_at_once(backend: str, after: fl
         pytest.skip(f"{backend} is not installed: {reason}")
     # Its own session, as a terminal's foreground job: Ctrl-C goes to every process in it.
     run = subprocess.Popen(
-        [sys.executable, "-m", "parsebridge", "conformance", "--backend", backend, "--jobs", "2"],
+        [sys.executable, "-c", _WITH_CTRL_C, "conformance", "--backend", backend, "--jobs", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        # Ctrl-C's default, whatever this process inherited: a shell's background job ignores
-        # SIGINT, and a Python started with it ignored never installs its KeyboardInterrupt.
-        preexec_fn=_default_sigint,
     )
     time.sleep(after)  # well inside the run (a whole run takes minutes)
     assert run.poll() is None
