@@ -308,7 +308,7 @@ class SglangApi:
             return kw.get(default.replace("explicit_", "")) is True
         return False
 
-    def _id_form(self, parser_name: str) -> str | None:
+    def id_form(self, parser_name: str) -> str | None:
         """The id the server gives a call of this parser, as a template of its name and index
         (Kimi's forms), or None: a fresh random id (no message history here, so history count 0)."""
         s = self.serving
@@ -320,23 +320,14 @@ class SglangApi:
 
     def call_id(self, parser_name: str, name: str | None, tool_index: int) -> str:
         """The id the server gives a call."""
-        form = self._id_form(parser_name)
+        form = self.id_form(parser_name)
         if form is None:
             return new_call_id()  # the server's `call_` + 24 random hex, without building a UUID
         return form.format(name=name, index=tool_index)
 
     def tool_calls(self, parser_name: str, items: Sequence[Any]) -> list[ToolCall]:
-        """SGLang's non-streamed call items as calls, with the ids its server gives them; random ids
-        are left to `make_tool_call` to mint (one frame fewer per call than through `call_id`)."""
-        form = self._id_form(parser_name)
-        if form is None:
-            return [make_tool_call(item.name or "", item.parameters or "") for item in items]
-        return [
-            make_tool_call(
-                item.name or "", item.parameters or "", form.format(name=item.name, index=item.tool_index)
-            )
-            for item in items
-        ]
+        """SGLang's non-streamed call items as calls, with the ids its server gives them."""
+        return calls_of(items, self.id_form(parser_name))
 
     def unstreamed_arguments(self, parser: Any) -> tuple[int, str] | None:
         """(call index, argument text) the server sends at the end of a stream, if any."""
@@ -417,3 +408,17 @@ def _sglang_version(module: Any) -> str:
 def get_api() -> SglangApi:
     """The process-wide `SglangApi` (imports SGLang on first call)."""
     return SglangApi()
+
+
+def calls_of(items: Sequence[Any], id_form: str | None) -> list[ToolCall]:
+    """SGLang's non-streamed call items as calls, with ids of `id_form` (`SglangApi.id_form`, which a
+    parser works out once); random ids are left to `make_tool_call` to mint (one frame fewer per
+    call than through `call_id`)."""
+    if id_form is None:
+        return [make_tool_call(item.name or "", item.parameters or "") for item in items]
+    return [
+        make_tool_call(
+            item.name or "", item.parameters or "", id_form.format(name=item.name, index=item.tool_index)
+        )
+        for item in items
+    ]

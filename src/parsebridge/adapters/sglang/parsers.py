@@ -35,6 +35,7 @@ from .._stepped import (
     check_end_of_stream,
 )
 from .._tokenizers import EngineTokens
+from ._compat import calls_of
 from ._engine import SglangEngine, _wrap
 from ._reasoning_stream import SglangReasoningStream
 from ._stepper import _Stepper
@@ -60,6 +61,8 @@ class SglangToolParser(EngineTokens, ToolParserBase):
         #: stays content. Worked out once here, so `parse` needs no per-request session.
         session = engine.session(None)
         self._oneshot_make = session.parser_factory("tools", False) if session.tool_active else None
+        #: The form of the ids its server gives calls (`calls_of`), worked out once here too.
+        self._call_id_form = engine.api.id_form(name)
 
     def parse(self, text: str) -> ToolParseResult:
         # A request with only a tool parser, as `Session.oneshot` runs it, without the session.
@@ -71,7 +74,7 @@ class SglangToolParser(EngineTokens, ToolParserBase):
             if not parser.has_tool_call(text):
                 return make_tool_result(text or None, [])
             text, items = parser.parse_non_stream(text)
-            calls = self.engine.api.tool_calls(self.name, items)
+            calls = calls_of(items, self._call_id_form)
         except BackendError:
             raise
         except Exception as exc:
