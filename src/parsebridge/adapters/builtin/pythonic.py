@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 
 from ...formats._base import result_text
 from ...formats.pythonic import PY_END, PY_START
+from .engines.python_source import parse_expression
 from .engines.scan import JSON_WS, MORE, BuiltinToolStream, match_marker
 from .engines.tool_parser import BuiltinToolParser
 
@@ -54,7 +55,7 @@ def python_arguments(src: str) -> tuple[str, bool]:
     if not src.strip(JSON_WS):
         return "{}", True
     try:
-        tree = ast.parse("f(" + src + "\n)", mode="eval")
+        tree = parse_expression("f(" + src + "\n)")
         call = tree.body
         keys = [k.arg for k in call.keywords] if isinstance(call, ast.Call) else [None]
         if not isinstance(call, ast.Call) or call.args or None in keys or len(set(keys)) != len(keys):

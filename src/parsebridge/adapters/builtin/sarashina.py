@@ -38,6 +38,7 @@ from ...protocol import StreamDelta, ToolCall, ToolParserBase, ToolParseResult, 
 from ...protocol.models import make_delta, make_tool_call, make_tool_result, set_raw_text
 from ...protocol.streams import result_as_delta
 from .engines.conventions import SERVERS, check_conventions, servers_content
+from .engines.python_source import parse_expression
 from .engines.think_tags import held_prefix
 
 _ARG_KEYS = ("arguments", "parameters")
@@ -51,7 +52,7 @@ def _literal(text: str, end: int) -> tuple[Any, list[tuple[int, int]]] | None:
     lead = len(text[:end]) - len(text[:end].lstrip())
     body = text[lead:end]
     try:
-        tree = ast.parse(body, mode="eval")
+        tree = parse_expression(body)
         value = ast.literal_eval(tree)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
