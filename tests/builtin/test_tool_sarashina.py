@@ -12,6 +12,7 @@ Examples per property: `_streaming.EXAMPLES`.
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Any
 
 import pytest
@@ -40,7 +41,10 @@ def _reading(text: str, cut: bool) -> tuple[str | None, list[tuple[str, dict[str
     ends = [i + 1 for i, c in enumerate(body) if c in "]}"] if body[:1] in ("[", "{") else []
     for end in ends:
         try:
-            value = ast.literal_eval(ast.parse(body[:end], mode="eval"))
+            with warnings.catch_warnings():  # (invalid escapes in the generated text: not ours to say)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.simplefilter("ignore", SyntaxWarning)
+                value = ast.literal_eval(ast.parse(body[:end], mode="eval"))
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         calls = [_call(item) for item in (value if isinstance(value, list) else [value])]
