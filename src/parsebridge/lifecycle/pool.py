@@ -44,12 +44,22 @@ def _stop_and_exit(signum: int, frame: Any) -> None:
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Interrupted: drop the work not started and end the workers now (not after their batches)."""
+    """Interrupted: drop the work not started and end the workers now (not after their batches).
+
+    Then wait for the pool's manager thread to finish closing the pool's wakeup pipe. The
+    `shutdown(wait=False)` here forgets that thread, so the caller's later `shutdown(wait=True)`
+    no longer joins it; and CPython's exit hook for such pools (3.11) writes to that pipe without
+    the pool's lock, so a thread still closing it made Ctrl-C end in "Bad file descriptor" and
+    exit 1, now and then. (`_executor_manager_thread` is CPython's; without it, no wait.)
+    """
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for child in multiprocessing.active_children():
         child.terminate()
     for child in multiprocessing.active_children():
         child.join(10)
+    if isinstance(manager, threading.Thread):
+        manager.join(10)
 
 
 @contextlib.contextmanager
