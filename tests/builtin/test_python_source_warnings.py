@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from _streaming import assert_streams_like_oneshot
+from _streaming import assert_streams_like_oneshot, run_stream
 
 from parsebridge import get_tool_parser
 
@@ -40,8 +40,5 @@ def test_no_parser_warning_about_the_models_text_is_let_out(family: str) -> None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         parser.parse(text)
-        stream = parser.stream()
-        for ch in text:
-            stream.feed(ch)
-        stream.finish()
+        run_stream(parser, list(text))
     assert [str(w.message) for w in caught] == []

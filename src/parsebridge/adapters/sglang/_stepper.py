@@ -90,22 +90,20 @@ class _Stepper(HoldingStepper):
                 chunk = text
             try:
                 content, items = lane(chunk)
-                if items:
-                    if len(items) == 1 and not (item := items[0]).name:  # an argument fragment
-                        out = call_delta_of(
-                            content or "", "", item.tool_index, None, None, item.parameters or ""
-                        )
-                    else:
-                        out = delta_of(content or "", "", call_deltas(items))
+                content = content or ""
+                if not items:
+                    out = None
+                elif len(items) == 1 and not (item := items[0]).name:  # an argument fragment
+                    out = call_delta_of(content, "", item.tool_index, None, None, item.parameters or "")
+                else:
+                    out = delta_of(content, "", call_deltas(items))
             except Exception as exc:
                 if hold:
                     stepper.pending = chunk  # the failing chunk stays pending (the guard shows it)
                 raise stepper._error(exc) from exc
             if content:
                 c_append(content)
-            else:
-                content = ""
-            if not items:
+            if out is None:
                 delta = blank_delta()
                 delta.content, delta.reasoning, delta.tool_calls = content, "", []
                 return delta
