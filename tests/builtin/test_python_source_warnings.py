@@ -4,6 +4,8 @@ such a call under any warning filter, ``-W error`` included, and lets no such wa
 
 from __future__ import annotations
 
+import sys
+import threading
 import warnings
 
 import pytest
@@ -42,3 +44,31 @@ def test_no_parser_warning_about_the_models_text_is_let_out(family: str) -> None
         parser.parse(text)
         run_stream(parser, list(text))
     assert [str(w.message) for w in caught] == []
+
+
+def test_parses_in_threads_leave_the_warning_filters_as_they_were() -> None:
+    """`catch_warnings` puts back the filters it saw on entry; two threads inside it at once
+    would leave one's ``ignore`` in place after both are done (seen 3 runs of 3 before the lock)."""
+    text, name, arguments = OUTPUTS["pythonic"]
+    readings: list[object] = []
+
+    def read_many() -> None:
+        parser = get_tool_parser("builtin:pythonic")
+        for _ in range(1500):
+            readings.append([(c.name, c.arguments) for c in parser.parse(text).tool_calls])
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            filters = list(warnings.filters)
+            threads = [threading.Thread(target=read_many) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert warnings.filters == filters
+    finally:
+        sys.setswitchinterval(switch)
+    assert readings == [[(name, arguments)]] * 6000
