@@ -115,7 +115,7 @@ def suite(t: Tagged) -> dict[str, Any]:
             ("a", "[1, 2]"),
             ("u", "null"),
         ]
-        expected = {"s": "12", "i": 3, "n": 1.5, "b": True, "o": {"k": [1]}, "a": [1, 2], "u": "null"}
+        expected = {"s": "12", "i": 3, "n": 1.5, "b": True, "o": {"k": [1]}, "a": [1, 2], "u": None}
         check(t, t.call("typed", params_), None, [("typed", expected, None)])
         check(
             t,

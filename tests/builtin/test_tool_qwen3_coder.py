@@ -60,7 +60,7 @@ def test_one_call_typed() -> None:
         [
             (
                 "typed",
-                {"s": "12", "i": 3, "n": 1.5, "b": True, "o": {"k": [1]}, "a": [1, 2], "u": "null"},
+                {"s": "12", "i": 3, "n": 1.5, "b": True, "o": {"k": [1]}, "a": [1, 2], "u": None},
                 None,
             )
         ],

@@ -8,7 +8,8 @@ Read by the shared invoke machine (`invoke`) with no section marker: every
 ``<function name=…>`` element is a call. A value wrapped in
 ``<![CDATA[…]]>`` is that raw text.
 
-Value rule: a parameter declared in `tools` with a type that includes
+Value rule: the text ``null`` where the declared schema allows null → null (as
+`schema_values`); a parameter declared in `tools` with a type that includes
 "string" → the text (CDATA unwrapped, nothing stripped); declared with
 another type, or undeclared → ``json.loads`` of the stripped text, the text
 itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
@@ -33,6 +34,7 @@ from ...formats import minicpm5 as fmt
 from ...protocol.parsers import ToolSpec
 from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
+from .engines.schema_values import is_null_text
 from .qwen3_coder import schema_types
 
 
@@ -65,6 +67,8 @@ class MiniCPM5ToolParser(InvokeToolParser):
         if stripped.startswith(fmt.CDATA_OPEN) and stripped.endswith(fmt.CDATA_CLOSE):
             return stripped[len(fmt.CDATA_OPEN) : len(stripped) - len(fmt.CDATA_CLOSE)]
         types = self.param_types.get(function, {}).get(param)
+        if is_null_text(stripped, types):
+            return None
         if types and "string" in types:
             return text
         value = loads_or_none(stripped)

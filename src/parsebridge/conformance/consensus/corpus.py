@@ -30,7 +30,7 @@ _F = TypeVar("_F", ToolFormat, ReasoningFormat)
 FRAMEWORKS: tuple[str, str] = ("vllm", "sglang")
 
 #: The tools every generated tool case declares (`unknown-tool` calls one that is not among them).
-TOOLS: list[dict[str, Any]] = catalogue_tools("get_weather", "search_web", "get_time")
+TOOLS: list[dict[str, Any]] = catalogue_tools("get_weather", "search_web", "get_time", "set_reminder")
 
 #: End-of-sequence texts a detokenizer may leave in the output (special tokens kept).
 EOS_TOKENS: tuple[str, ...] = ("<|im_end|>", "<｜end▁of▁sentence｜>")
@@ -44,6 +44,8 @@ UNDECLARED_PARAMS: tuple[str, dict[str, Any]] = (
     {"location": "Paris", "hours": 12, "hourly": True},
 )
 UNKNOWN: tuple[str, dict[str, Any]] = ("no_such_tool", {"x": 1})
+#: Null where the schema allows it, beside a string (``anyOf``) and an integer (a type list).
+NULLS: tuple[str, dict[str, Any]] = ("set_reminder", {"text": "Call Anna", "note": None, "minutes": None})
 
 
 def consensus_families(
@@ -123,6 +125,7 @@ def tool_variants(fam: Family) -> Iterator[Transcript]:
         "two-calls": two,
         "typed-parameters": render([TYPED]),
         "undeclared-parameters": render([UNDECLARED_PARAMS]),
+        "null-values": render([NULLS]),
         "unknown-tool": render([UNKNOWN]),
         "text-before": "Let me check. " + one,
         "text-after": one + " Done.",

@@ -141,6 +141,16 @@ TOOLS: dict[str, dict[str, Any]] = {
         {"title": S, "room": {"type": ["integer", "null"]}, "projector": B},
         ["title"],
     ),
+    "set_reminder": _fn(
+        "set_reminder",
+        "Remind the user of something; a note and a delay are optional (null: none).",
+        {
+            "text": _d(S, "What to remind of."),
+            "note": {"anyOf": [S, {"type": "null"}], "description": "Extra detail, or null."},
+            "minutes": {"type": ["integer", "null"], "description": "Delay in minutes, or null: now."},
+        },
+        ["text"],
+    ),
     "run_sql": _fn(
         "run_sql",
         "Run a read-only SQL query.",

@@ -3,6 +3,9 @@
 These formats write each argument as raw text between tags, so the text's
 JSON type comes from the tool's schema:
 
+* P declared with types that include "null" (``["string", "null"]``, ``anyOf``, OpenAPI's
+  ``nullable: true``), and the text ``null`` in any case → null: what both vLLM and SGLang read,
+  and what these formats' chat templates write for a Python ``None``;
 * P declared with a JSON-schema type that includes "string" → the text as is;
 * P declared with other types (integer, number, boolean, object, array, null) → ``json.loads``
   of the stripped text when it is valid JSON, else the text as a string; a Python literal
@@ -67,6 +70,8 @@ def _types_of(schema: Any) -> frozenset[str]:
         found.add(t)
     elif isinstance(t, list):
         found.update(x for x in t if isinstance(x, str))
+    if schema.get("nullable") is True:  # OpenAPI 3.0's spelling of an optional value
+        found.add("null")
     for key in ("anyOf", "oneOf"):
         for sub in schema.get(key) or ():
             found |= _types_of(sub)
@@ -74,16 +79,25 @@ def _types_of(schema: Any) -> frozenset[str]:
 
 
 def is_string_typed(types: frozenset[str] | None) -> bool:
-    """Declared as (possibly) a string: its text is the value and can stream as a JSON string."""
-    return bool(types) and "string" in (types or ())
+    """Declared as a string (and not null, whose text ``null`` is no string): its text is the value
+    and can stream as a JSON string."""
+    return bool(types) and "string" in (types or ()) and "null" not in (types or ())
+
+
+def is_null_text(stripped: str, types: frozenset[str] | None) -> bool:
+    """The (stripped) text ``null``, in any case, where the schema allows null (the first rule of
+    the module docstring: it holds for every format that types text by the schema)."""
+    return bool(types) and "null" in (types or ()) and stripped.lower() == "null"
 
 
 def convert_value(text: str, types: frozenset[str] | None, python_none: bool = True) -> Any:
     """A parameter's text → its JSON value, by the module docstring's rule (without `python_none`,
     Python's ``None`` stays text: the reading of servers that know only its two booleans)."""
+    stripped = text.strip()
+    if is_null_text(stripped, types):
+        return None
     if types and "string" in types:
         return text
-    stripped = text.strip()
     if types == TEXT_OR_NULL:
         return None if stripped.lower() == "null" else text
     if not types:
