@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _streaming import assert_streams_like_oneshot, norm, random_chunkings
+from _streaming import assert_streams_like_oneshot, norm, random_chunkings, run_stream
 
 import parsebridge as pb
 from parsebridge.conformance.chunking import approximate_tokens
@@ -130,6 +130,111 @@ CASES = [
         ("Sure. ", [("get_weather", {"location": "Lyon"}, None), ("get_time", {"timezone": "UTC"}, None)]),
     ),
 ]
+
+
+QWEN_TWO_IN_ONE = (
+    '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n'
+    '{"name": "get_time", "arguments": {"timezone": "Europe/Paris"}}\n</tool_call>'
+)
+LLAMA_LIST = (
+    '[{"name": "get_weather", "parameters": {"location": "Oslo"}}, '
+    '{"name": "get_time", "parameters": {"timezone": "Europe/Oslo"}}]'
+)
+QWEN_NULLS = (
+    "<tool_call>\n<function=set_reminder>\n<parameter=text>\nCall Anna\n</parameter>\n"
+    "<parameter=note>\nnull\n</parameter>\n<parameter=minutes>\nNull\n</parameter>\n</function>\n</tool_call>"
+)
+GLM_NULL = (
+    "<tool_call>set_reminder<arg_key>text</arg_key><arg_value>Stretch</arg_value>"
+    "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
+)
+#: Shapes builtin reads under both conventions (docs/builtin-parsers.md, "Shapes models write").
+SAME_UNDER_BOTH = [
+    # (spec, output, tools, reading)
+    (
+        "builtin:hermes",
+        QWEN_TWO_IN_ONE,
+        None,
+        (
+            None,
+            [("get_weather", {"location": "Paris"}, None), ("get_time", {"timezone": "Europe/Paris"}, None)],
+        ),
+    ),
+    (
+        "builtin:hermes",
+        QWEN_TWO_IN_ONE.replace("}}\n{", "}},\n{"),
+        None,
+        (
+            None,
+            [("get_weather", {"location": "Paris"}, None), ("get_time", {"timezone": "Europe/Paris"}, None)],
+        ),
+    ),
+    (
+        "builtin:llama3_json",
+        LLAMA_LIST,
+        None,
+        (
+            None,
+            [("get_weather", {"location": "Oslo"}, None), ("get_time", {"timezone": "Europe/Oslo"}, None)],
+        ),
+    ),
+    (
+        "builtin:llama3_json",
+        '<|python_tag|>[{"name": "get_time", "parameters": {"timezone": "UTC"}}]',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    ("builtin:llama3_json", '[{"name": "Alice", "age": 30}]', None, ('[{"name": "Alice", "age": 30}]', [])),
+    (
+        "builtin:llama3_json",
+        'Here is the record: {"name": "Alice", "age": 30}',
+        ["get_weather"],
+        ('Here is the record: {"name": "Alice", "age": 30}', []),
+    ),
+    ("builtin:json", '{"name": "Widget", "price": 9.5}', None, ('{"name": "Widget", "price": 9.5}', [])),
+    (
+        "builtin:qwen3_coder",
+        QWEN_NULLS,
+        ["set_reminder"],
+        (None, [("set_reminder", {"text": "Call Anna", "note": None, "minutes": None}, None)]),
+    ),
+    (
+        "builtin:glm47",
+        GLM_NULL,
+        ["set_reminder"],
+        (None, [("set_reminder", {"text": "Stretch", "note": None}, None)]),
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "text", "tools", "reading"), SAME_UNDER_BOTH)
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_shapes_read_whole_under_both_conventions(
+    spec: str, text: str, tools: list[str] | None, reading: Reading, conventions: str
+) -> None:
+    assert _read(spec, conventions, text, tools) == reading
+
+
+def test_a_nullable_string_keeps_other_text_and_streams_it() -> None:
+    """Only the text ``null`` is null: "None" and "nullable" stay the strings they are."""
+    text = QWEN_NULLS.replace("\nnull\n", "\nnullable\n").replace("\nNull\n", "\n5\n")
+    assert _read("builtin:qwen3_coder", "servers", text, ["set_reminder"]) == (
+        None,
+        [("set_reminder", {"text": "Call Anna", "note": "nullable", "minutes": 5}, None)],
+    )
+
+
+def test_mistral_calls_carry_the_models_id_or_one_mistral_accepts() -> None:
+    text = (
+        '[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"location": "Lyon"}'
+        '[TOOL_CALLS]get_time[ARGS]{"timezone": "UTC"}'
+    )
+    parser = pb.get_tool_parser("builtin:mistral")
+    assert_streams_like_oneshot(parser, text, _token_chunkings(text))
+    for result in (parser.parse(text), run_stream(parser, list(text))[0]):
+        first, second = result.tool_calls
+        assert first.id == "a1B2c3D4e"
+        assert len(second.id) == 9 and second.id.isalnum() and second.id.isascii()
 
 
 @pytest.mark.parametrize(("spec", "text", "tools", "servers", "lossless"), CASES)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import secrets
+import string
 from typing import Any
 
 from ._base import AFTER, BEFORE, ReasoningFormat, TextGrammar, ToolFormat, dump_json, joined, object_call
@@ -23,6 +25,16 @@ def render(calls: Any, *, sep: str = " ", style: str = "array") -> str:
         )
     arr = "[" + ", ".join(dump_json({"name": n, "arguments": a}) for n, a in calls) + "]"
     return f"{TOOL_CALLS}{sep}{arr}"
+
+
+#: What Mistral's tokenizers (mistral-common) accept as a tool-call id: nine letters or digits;
+#: a conversation sent back with another id is refused.
+CALL_ID_ALPHABET, CALL_ID_LENGTH = string.ascii_letters + string.digits, 9
+
+
+def new_call_id() -> str:
+    """A fresh call id of the form Mistral's tokenizers accept (vLLM's Mistral parser mints the same)."""
+    return "".join(secrets.choice(CALL_ID_ALPHABET) for _ in range(CALL_ID_LENGTH))
 
 
 def format_tool_result(tool_call_id: str, result: Any) -> str:

@@ -8,7 +8,8 @@ value may also lead right after ``</think>`` (when no reasoning parser ran first
 "parameters" is accepted as a synonym of "arguments".
 
 Malformed output (see `json_payload`): a leading JSON value that is not a call (a
-plain JSON answer such as ``{"answer": 42}``) is content verbatim; so is a fence
+plain JSON answer such as ``{"answer": 42}``, or ``{"name": "Alice", "age": 30}``: a
+"name" beside other keys and no arguments) is content verbatim; so is a fence
 holding anything else (a code block); a leading object that breaks after its
 name keeps the call and the rest is content.
 
@@ -27,6 +28,7 @@ SPEC = JsonCallsSpec(
     regions=(Region(FENCE, FENCE, shape=ANY, openers=(FENCE_LANG,)),),
     leading=Region("", shape=ANY),
     relead=(THINK_END,),
+    bare_calls=True,
 )
 
 

@@ -3,6 +3,8 @@
 An optional leading ``<|python_tag|>``, then one or more JSON objects with a
 string "name" and "parameters" (or "arguments"), separated by ``;`` and/or
 whitespace (another ``<|python_tag|>`` between objects is accepted too).
+The calls may also stand in a JSON array (``[{…}, {…}]``, as Llama 3.2 writes parallel
+calls; vLLM reads them, SGLang shows the text): its brackets and commas are structure.
 Calls may follow prose: ``Sure. <|python_tag|>{…}`` (vLLM and SGLang both
 read the call), and a bare call object after text (``{call}\nAnd the time:\n
 {call}``: both read the second call too). The first thing that is not a call
@@ -14,7 +16,9 @@ Malformed output (builtin policy, see `scan`):
 
 * separators (whitespace and ``;``) between calls, and after the last call at end of output,
   are structure; when content follows the last call they stay in the content verbatim;
-* an object with no string "name" (e.g. a plain JSON answer) is content verbatim;
+* an object with no string "name" (e.g. a plain JSON answer) is content verbatim, and so is
+  one with a "name", no arguments and other keys (``{"name": "Alice", "age": 30}``: a JSON
+  answer about something named, as both servers read it; ``{"name": "f"}`` alone is a call);
   ``<|python_tag|>`` followed by non-JSON (code) is content;
 * arguments that are not a JSON object → no call, its text is text (`whole_calls`);
 * an object that breaks after its name (there is no end marker to resync on): no call
@@ -56,6 +60,7 @@ class Llama3JsonToolStream(BuiltinToolStream):
         super().__init__(parser)
         self._state = _START
         self._reader = ObjectReader(())
+        self._array = False  # inside a ``[`` that opened a list of calls
 
     def _open_object(self) -> None:
         self._begin_span(self._pos)
@@ -70,7 +75,7 @@ class Llama3JsonToolStream(BuiltinToolStream):
         return self._reader.fast_mode() if state == _OBJECT else None
 
     def _step(self) -> bool:
-        state, buf = self._state, self._buf
+        state = self._state
         if state == _CONTENT:
             # prose: content up to a ``<|python_tag|>`` or a ``{`` that may open a call object
             found = self._outside((TAG, "{"))
@@ -84,45 +89,66 @@ class Llama3JsonToolStream(BuiltinToolStream):
             self._state = _TAG_WAIT
             return True
         if state in (_START, _SEP, _TAG_WAIT):
-            if state == _SEP:
-                self._begin_span(self._pos)
-            start = self._pos
-            more = self._skip_ws()
-            if state == _START:
-                self._content(buf[start : self._pos])
-            if not more:
-                return False
-            c = buf[self._pos]
-            if c == "{":
-                self._open_object()
-                return True
-            if state == _SEP and c == ";":
-                self._pos += 1
-                return True
-            if state != _TAG_WAIT:
-                found = match_marker(buf, self._pos, (TAG,), self._final)
-                if found == MORE:
-                    return False
-                if found == TAG:
-                    self._begin_span(self._pos)
-                    self._pos += len(TAG)
-                    self._state = _TAG_WAIT
-                    return True
-            self._reject(self._pos)
-            self._state = _CONTENT
+            return self._between_calls(state)
+        return self._object_step()
+
+    def _between_calls(self, state: int) -> bool:
+        """At the start, after a tag or a call: a call object, a list of them, a separator or a
+        tag follows; anything else makes the undecided text content."""
+        buf = self._buf
+        if state == _SEP:
+            self._begin_span(self._pos)
+        start = self._pos
+        more = self._skip_ws()
+        if state == _START:
+            self._content(buf[start : self._pos])
+        if not more:
+            return False
+        c = buf[self._pos]
+        if c == "{":
+            self._open_object()
             return True
-        # _OBJECT
+        if state == _SEP and (c == ";" or (c == "," and self._array)):
+            self._pos += 1
+            return True
+        if state == _SEP and c == "]" and self._array:  # the list's end: structure
+            self._pos += 1
+            self._drop_span()
+            self._array = False
+            return True
+        if c == "[" and state != _SEP and not self._array:  # a list of calls (or a JSON answer)
+            self._begin_span(self._pos)
+            self._pos += 1
+            self._array = True
+            self._state = _TAG_WAIT  # (a call object must follow: else it is all content)
+            return True
+        if state != _TAG_WAIT:
+            found = match_marker(buf, self._pos, (TAG,), self._final)
+            if found == MORE:
+                return False
+            if found == TAG:
+                self._begin_span(self._pos)
+                self._pos += len(TAG)
+                self._state = _TAG_WAIT
+                return True
+        self._reject(self._pos)
+        self._state = _CONTENT
+        self._array = False
+        return True
+
+    def _object_step(self) -> bool:
         r = self._reader.step(self)
-        if r == DONE and self._in_call:
+        if r == DONE and self._in_call and not self._reader.answer_like:
             self._end_call(self._pos)
             self._state = _SEP
         elif r in (DONE, BROKEN):
             if self._in_call:
-                self._call_broken = True  # (the object broke: no call, `whole_calls`)
+                self._call_broken = True  # (the object broke, or is a JSON answer: no call, `whole_calls`)
                 self._end_call(self._pos)
             else:
                 self._reject(self._pos)
             self._state = _CONTENT
+            self._array = False
         else:
             return False
         return True

@@ -7,8 +7,10 @@ Accepted shapes after ``[TOOL_CALLS]`` (whitespace allowed after the marker):
 * ``name{json}`` and ``name[ARGS]{json}`` — the v11+ form, repeatable
   (``[TOOL_CALLS]a{...}[TOOL_CALLS]b{...}``); the name is announced at ``{``
   / ``[ARGS]`` and the arguments stream raw until their closing brace;
-* ``name[CALL_ID]id[ARGS]{json}`` — the same with the model's call id (tokenizers from v13 on);
-  the id is read and left out (the call's id is ours, as for every form).
+* ``name[CALL_ID]id[ARGS]{json}`` — the same with the model's call id (tokenizers from v13 on),
+  which is the call's id. A call without one gets a fresh id of the form Mistral's tokenizers
+  accept (nine letters or digits: `formats.mistral.new_call_id`), so that a conversation sent
+  back to a Mistral model with our ids is not refused.
 
 Text before ``[TOOL_CALLS]`` and after a completed call/array is content.
 
@@ -34,6 +36,7 @@ from typing import Any, ClassVar
 
 from ...formats.mistral import ARGS, CALL_ID, TOOL_CALLS
 from ...formats.mistral import format_tool_result as _format_tool_result
+from ...formats.mistral import new_call_id as new_mistral_call_id
 from .engines.json_text import ArgsScan
 from .engines.scan import (
     BROKEN,
@@ -66,6 +69,7 @@ class MistralToolStream(BuiltinToolStream):
         self._raw = JsonRaw(_MARKERS)  # (one per stream, reset per call: `_args_mode` holds it)
         self._args_mode: ArgsScan | None = None  # (made at a stream's first call: `parse` never asks)
         self._reader = ObjectReader(_MARKERS)
+        self._call_id = ""  # the id the model wrote after [CALL_ID] (v13+), for the next call
         self._array_calls = 0
 
     def _fast_mode(self) -> Any:
@@ -162,6 +166,9 @@ class MistralToolStream(BuiltinToolStream):
             return self._fail()
         return True
 
+    def _commit(self, name: str, call_start: int | None = None, call_id: str | None = None) -> None:
+        super()._commit(name, call_start, call_id or new_mistral_call_id())
+
     def _name_step(self, buf: str) -> bool:
         """A v11+ call's name, up to its arguments (an object, or [ARGS] before it)."""
         if not self._take_run(_NAME_RUN, self._name):
@@ -184,15 +191,17 @@ class MistralToolStream(BuiltinToolStream):
 
     def _open_args(self) -> bool:
         """``[ARGS]`` after the name (and the model's call id): the call is named, its arguments follow."""
-        self._commit("".join(self._name))
+        call_id, self._call_id = self._call_id, ""
+        self._commit("".join(self._name), call_id=call_id or None)
         self._pos += len(ARGS)
         self._state = _ARGS_WAIT
         return True
 
     def _call_id_step(self, buf: str) -> bool:
-        """The model's call id (v13+), up to ``[ARGS]``: read and left out; anything else is no call."""
+        """The model's call id (v13+), up to ``[ARGS]``: the call's id; anything else is no call."""
         m = _NAME_RUN.match(buf, self._pos)
         if m:
+            self._call_id += m.group()
             self._pos = m.end()
         if self._pos == len(buf) and not self._final:
             return False

@@ -7,8 +7,11 @@ is held to the block's end and is then content whole (markers included); a body
 broken after the name, before the arguments, gives the raw rest of the body as
 the arguments, which are then no object; a call whose object never closes (its body
 broken, the block's end or the end of output before its closing brace) is no call
-(`whole_calls`); text after a complete object up to the block's end is ignored. The format says what ends a block (`markers`, cursor left on one) and
-what ending it does (`_close_block`).
+(`whole_calls`). After a complete object, another object in the same block (after whitespace
+and an optional comma) is another call: Qwen models write parallel calls that way, one
+``<tool_call>`` around several objects, where both vLLM and SGLang show the whole block as
+content. Any other text after a complete object up to the block's end is ignored. The format
+says what ends a block (`markers`, cursor left on one) and what ending it does (`_close_block`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from .scan import (
 )
 
 #: The states of a call block (numbered apart from the formats' own states).
-BLOCK_WAIT, BLOCK_OBJECT, BLOCK_OPAQUE, BLOCK_OPAQUE_JSON, BLOCK_RAW_ARGS, BLOCK_SKIP = range(100, 106)
+BLOCK_WAIT, BLOCK_OBJECT, BLOCK_OPAQUE, BLOCK_OPAQUE_JSON, BLOCK_RAW_ARGS, BLOCK_SKIP, BLOCK_NEXT = range(
+    100, 107
+)
 
 
 class CallBlockStream(BuiltinToolStream):
@@ -40,6 +45,7 @@ class CallBlockStream(BuiltinToolStream):
     _state: int
     _reader: Any
     _raw: JsonRaw | None
+    _comma_seen = False  # (`_next_object`: the one comma between two objects is behind the cursor)
 
     def _close_block(self, marker: str) -> None:
         """At `marker` inside a block (cursor on it): end the block."""
@@ -63,7 +69,7 @@ class CallBlockStream(BuiltinToolStream):
             if r == MARKER:
                 self._close_block(reader.marker)
             elif r == DONE:
-                self._state = BLOCK_SKIP if self._in_call else BLOCK_OPAQUE
+                self._state = BLOCK_NEXT if self._in_call else BLOCK_OPAQUE
             elif r == BROKEN:
                 if not self._in_call:
                     self._state = BLOCK_OPAQUE_JSON if self.scan_unnamed_body else BLOCK_OPAQUE
@@ -88,6 +94,8 @@ class CallBlockStream(BuiltinToolStream):
             else:
                 self._state = BLOCK_OPAQUE
             return True
+        if state == BLOCK_NEXT:
+            return self._next_object(markers, reader)
         if state in (BLOCK_OPAQUE, BLOCK_SKIP):
             j, which = find_markers(buf, self._pos, markers)
             if which is None:
@@ -109,3 +117,26 @@ class CallBlockStream(BuiltinToolStream):
             self._close_block(raw.marker)
             return True
         return False
+
+    def _next_object(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
+        """After a call's complete object: another object in the block (past whitespace and one
+        comma) ends that call where it begins and opens the next; the block's end or anything
+        else leaves the rest to `BLOCK_SKIP`."""
+        found = self._marker_past_ws(markers)
+        if found == MORE:
+            return False
+        c = self._buf[self._pos]
+        if found is None and c == "," and not self._comma_seen:
+            self._comma_seen = True
+            self._pos += 1
+            return True
+        self._comma_seen = False
+        if found is None and c == "{" and self._in_call:
+            self._end_call(self._pos)
+            self._begin_span(self._pos)
+            self._pos += 1
+            self._reader = reader(markers)
+            self._state = BLOCK_OBJECT
+            return True
+        self._state = BLOCK_SKIP
+        return True

@@ -27,8 +27,8 @@ class ObjectReader:
 
     The name is announced as soon as its string closes; the arguments value
     is streamed raw as it arrives (buffered when it comes before the name).
-    Other keys are ignored; only the first "name" and the first arguments
-    key count. Returns DONE after the closing brace, MARKER at a marker
+    Other keys are ignored (`answer_like` says whether there were any); only the first "name"
+    and the first arguments key count. Returns DONE after the closing brace, MARKER at a marker
     outside strings, BROKEN at a character that cannot continue the object
     (cursor left on it), NEED when the buffer is exhausted.
     """
@@ -43,6 +43,7 @@ class ObjectReader:
         self.phase = _KEY_WAIT
         self.name: str | None = None
         self.args_state = 0  # 0 not seen, 1 streaming, 2 done
+        self.other_key = False  # a key that is neither a name key nor an arguments key
         self.marker: str | None = None
         self._raw = JsonRaw(self.markers)
         self._args_mode: ArgsScan | None = None  # (made at the first in-place arguments chunk)
@@ -54,6 +55,12 @@ class ObjectReader:
         # reference back to the reader, so a finished reader is freed without the collector.
         self._quiet_tok = Quiet(_IN_STRING_STOP, self._tok.append)
         self._quiet_early = Quiet(_IN_STRING_STOP, self._early_args.append)
+
+    @property
+    def answer_like(self) -> bool:
+        """No arguments key, and a key besides the name: a JSON answer that has a "name" field
+        (``{"name": "Alice", "age": 30}``), not a call, where no marker of a format says it is one."""
+        return self.args_state == 0 and self.other_key
 
     def fast_mode(self) -> ArgsScan | Quiet | None:
         """The stream's `_fast_mode` while this reader steps: the raw scan while it streams
@@ -129,6 +136,7 @@ class ObjectReader:
                     self.args_state = 1
                 else:
                     self._role = _OTHER
+                    self.other_key = self.other_key or key not in self.NAME_KEYS
                 self._tok.clear()
                 self._raw.reset()
                 self.phase = _VALUE

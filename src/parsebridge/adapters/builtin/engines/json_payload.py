@@ -378,7 +378,8 @@ class JsonCallsStream(CallBlockStream):
         named = self._in_call
         if named:
             index = self._index
-            self._call_broken = r != DONE  # (an object that never closed is no call: `whole_calls`)
+            # (an object that never closed is no call: `whole_calls`; nor is a bare JSON answer)
+            self._call_broken = r != DONE or (self.spec.bare_calls and self._reader.answer_like)
             self._end_call(self._pos)
             named = self._index == index  # (one that is not whole gave its index back)
         if r == DONE:

@@ -50,6 +50,9 @@ class JsonCallsSpec:
     #: under "servers": region starts both servers show as content too (the call is still read) where
     #: no `joins` marker came before them (GigaChat 3's header written without ``<|message_sep|>``).
     servers_shown_starts: tuple[str, ...] = ()
+    #: calls stand bare, with no marker of the format around them: an object `answer_like` (a
+    #: "name" and other keys, no arguments) is a JSON answer, content, not a call.
+    bare_calls: bool = False
     reader: type[Any] = ObjectReader
 
     @property
