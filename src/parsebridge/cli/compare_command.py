@@ -35,6 +35,7 @@ from ..comparison.defaults import DEFAULT_COMPARE_CHUNKINGS
 from ..comparison.engine import ComparePlan, SummaryBuilder, run_comparisons
 from ..comparison.inputs import (
     Source,
+    check_outputs,
     check_raw_outputs,
     pending_transcripts,
     read_previous,
@@ -81,7 +82,7 @@ exit status:
   2    usage error: unknown spec, family or backend, framework not installed, a raw
        output with neither a spec nor --family, or an input file that is missing, empty
        (or only blank lines), holds no transcripts, is not UTF-8 or is malformed (the
-       message names it)
+       message names it); an output file (-o, --summary) that is one of the inputs
   130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
 
@@ -248,6 +249,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         return 2
     srcs = sources(ns)
     check_raw_outputs(ns, srcs)
+    check_outputs(ns, srcs)  # before --resume rewrites, or _run truncates, an output file
     # With specs, --family only picks the bundled transcripts (it names no parsers then).
     picks_bundled = ns.bundled and bool(ns.tool_parser or ns.reasoning_parser)
     plan = ComparePlan.build(

@@ -41,10 +41,19 @@ def usage_error(message: str) -> Exception:
 
 
 class Source:
-    """One input, opened lazily; `count` is cheap (a line count), None when unknown."""
+    """One input, opened lazily; `count` is cheap (a line count), None when unknown; `paths`: the
+    files it reads (none for stdin, ``--text`` and the bundled transcripts)."""
 
-    def __init__(self, label: str, items: Iterable[Any], count: int | None, raw: bool = False) -> None:
+    def __init__(
+        self,
+        label: str,
+        items: Iterable[Any],
+        count: int | None,
+        raw: bool = False,
+        paths: Sequence[Path] = (),
+    ) -> None:
         self.label, self.items, self.count, self.raw = label, items, count, raw
+        self.paths = tuple(paths)
 
 
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
@@ -74,7 +83,7 @@ def _file_source(path: Path) -> Source:
     jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
     raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
     count = count_lines(path) if jsonl else (1 if raw else None)
-    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw)
+    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
 
 
 def _blank(path: Path) -> str | None:
@@ -108,7 +117,9 @@ def sources(ns: argparse.Namespace) -> list[Source]:
         path = Path(arg)
         if path.is_dir():
             items = load_transcripts([path])
-            out.append(Source(str(path), items, len(items)))
+            out.append(
+                Source(str(path), items, len(items), paths=[f for f in path.rglob("*") if f.is_file()])
+            )
         elif path.is_file():
             why = _blank(path)
             if why:
@@ -131,6 +142,35 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
         out.append(Source("bundled", items, len(items)))
     return out
+
+
+def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
+    """Refuse an output file (``-o``, ``--summary``) that is one of the inputs (or the other output):
+    it is opened for writing before the inputs are read, so the user's file would be lost."""
+    outputs = [(f"--output {ns.output}", Path(ns.output))] if ns.output else []
+    if ns.summary:
+        outputs.append((f"--summary {ns.summary}", Path(ns.summary)))
+    if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
+        raise usage_error(f"--output and --summary are the same file ({ns.output}): give two files")
+    inputs = [(s.label, p) for s in srcs for p in s.paths]
+    if ns.tools:
+        inputs.append((f"--tools {ns.tools}", Path(ns.tools)))
+    for what, out in outputs:
+        for label, path in inputs:
+            if _same(out, path):
+                where = "" if label == str(path) else f" (in {label})"
+                raise usage_error(
+                    f"{what} is the input {path}{where}: writing it would destroy that input before it "
+                    "is read; give another file"
+                )
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file under two names (links, ``./``, ``..``); a file that does not exist yet is no input."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
 
 
 def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
