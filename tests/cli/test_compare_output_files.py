@@ -67,3 +67,18 @@ def test_summary_may_not_be_an_input_or_the_output(
     assert f"--summary {log} is the input {log}" in err
     assert "--output and --summary are the same file" in err
     assert log.read_text(encoding="utf-8") == LOG and not out.exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "html", "json"])
+def test_summary_is_written_whatever_the_format(
+    log: Path, tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = tmp_path / "s.json"
+    assert main(["compare", str(log), *RUN, "--format", fmt, "--summary", str(summary)]) == 0
+    got = json.loads(summary.read_text(encoding="utf-8"))
+    assert got["type"] == "summary" and got["transcripts"] == 2
+    out = capsys.readouterr().out
+    if fmt == "json":  # the summary went to its file, not into the records
+        assert [json.loads(x)["type"] for x in out.splitlines()] == ["transcript", "transcript"]
+    else:
+        assert "r1" in out

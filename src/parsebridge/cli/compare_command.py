@@ -205,7 +205,12 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     """What is written where: format, files, how many transcripts are shown, the exit on differences."""
     p.add_argument("--format", choices=("table", "json", "html"), default="table")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
-    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the summary object (JSON) to this file, with any --format; with json it is then "
+        "left out of the output",
+    )
     p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
     p.add_argument(
         "--show",
@@ -349,11 +354,11 @@ def _run(
             complete = False
         bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
+        if ns.summary:  # any format: a table or page to read, the summary for a script
+            Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
+        elif out is not None and complete:
+            out.write(dump_line(summary) + "\n")
         if out is not None:
-            if ns.summary:
-                Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
-            elif complete:
-                out.write(dump_line(summary) + "\n")
             out.flush()
     return bar.n, total, summary
 
