@@ -53,7 +53,7 @@ def test_the_same_file_under_another_name_is_the_same_input(
     assert main(["compare", str(tmp_path / "*.jsonl"), *RUN, "--format", "json", "-o", str(log)]) == 2
     assert main(["compare", str(tmp_path), *RUN, "--format", "json", "-o", str(log)]) == 2
     err = capsys.readouterr().err
-    assert err.count("is the input") == 3 and f"(in {tmp_path})" in err
+    assert err.count("is the input") == 3  # a directory: its file is named
     assert log.read_text(encoding="utf-8") == LOG
 
 

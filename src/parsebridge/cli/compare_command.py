@@ -52,6 +52,8 @@ EPILOG = """\
 inputs (any number, read in order):
   FILE        transcripts: JSON Lines (.jsonl/.ndjson/.json; .gz: gzipped JSON Lines), YAML,
               or any other file = one raw output
+  DIR         every transcript file in it and its subfolders, in sorted order (.jsonl, .ndjson,
+              .json, .yaml, .yml, .jsonl.gz); a file of another suffix is skipped, and counted on stderr
   'GLOB'      every file it matches, in sorted order (a log in parts: 'logs/chat-*.jsonl.gz')
   -           standard input: JSON Lines if it starts with '{', else one raw output
   --text TEXT the text itself is one raw output (repeatable); an argument that names no

@@ -22,12 +22,11 @@ from ..conformance.transcripts import (
     YAML_SUFFIXES,
     bundled_transcripts,
     iter_json_lines,
-    load_transcripts,
     transcript_from,
 )
 from ..protocol import ParsebridgeError
 from ..terminal import InputFileError, print_error
-from .logs import count_lines, expand, inner_suffix, is_glob, is_gzip, iter_log
+from .logs import count_lines, directory_files, expand, inner_suffix, is_glob, is_gzip, iter_log
 from .models import TranscriptComparison, load_line
 from .summary import SummaryBuilder
 
@@ -86,6 +85,22 @@ def _file_source(path: Path) -> Source:
     return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
 
 
+def _directory(path: Path) -> list[Path]:
+    """A directory input's transcript files (subfolders too, sorted); one line on stderr for the
+    files it leaves out, so none is skipped unsaid; no transcript file at all is an error."""
+    files, skipped = directory_files(path)
+    if skipped:
+        names = ", ".join(str(f.relative_to(path)) for f in skipped[:3]) + (", …" if len(skipped) > 3 else "")
+        print_error(
+            f"{path}: skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of another suffix "
+            f"({names}); a directory's .jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read",
+            prefix="warning:",
+        )
+    if not files:
+        raise InputFileError(f"{path}: no transcript files in this directory or its subfolders")
+    return files
+
+
 def _blank(path: Path) -> str | None:
     """Why a file holds nothing to compare ("empty file", "only blank lines"), or None.
 
@@ -116,10 +131,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             continue
         path = Path(arg)
         if path.is_dir():
-            items = load_transcripts([path])
-            out.append(
-                Source(str(path), items, len(items), paths=[f for f in path.rglob("*") if f.is_file()])
-            )
+            out.extend(_file_source(f) for f in _directory(path))
         elif path.is_file():
             why = _blank(path)
             if why:
@@ -152,16 +164,15 @@ def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
         outputs.append((f"--summary {ns.summary}", Path(ns.summary)))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         raise usage_error(f"--output and --summary are the same file ({ns.output}): give two files")
-    inputs = [(s.label, p) for s in srcs for p in s.paths]
+    inputs = [p for s in srcs for p in s.paths]
     if ns.tools:
-        inputs.append((f"--tools {ns.tools}", Path(ns.tools)))
+        inputs.append(Path(ns.tools))
     for what, out in outputs:
-        for label, path in inputs:
+        for path in inputs:
             if _same(out, path):
-                where = "" if label == str(path) else f" (in {label})"
                 raise usage_error(
-                    f"{what} is the input {path}{where}: writing it would destroy that input before it "
-                    "is read; give another file"
+                    f"{what} is the input {path}: writing it would destroy that input before it is read; "
+                    "give another file"
                 )
 
 
