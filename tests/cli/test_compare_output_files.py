@@ -79,6 +79,6 @@ def test_summary_is_written_whatever_the_format(
     assert got["type"] == "summary" and got["transcripts"] == 2
     out = capsys.readouterr().out
     if fmt == "json":  # the summary went to its file, not into the records
-        assert [json.loads(x)["type"] for x in out.splitlines()] == ["transcript", "transcript"]
+        assert [json.loads(x)["type"] for x in out.splitlines()] == ["run", "transcript", "transcript"]
     else:
         assert "r1" in out

@@ -47,7 +47,7 @@ def test_compare_literal_text_comes_in_with_text(tmp_path: Path) -> None:
         "compare", "--text", "Hi " + CALL, "--tool-parser", "builtin:hermes", "--format", "json", cwd=tmp_path
     )
     assert p.returncode == 0, p.stderr
-    record = json.loads(p.stdout.splitlines()[0])
+    record = json.loads(p.stdout.splitlines()[1])  # after the run's settings
     assert record["transcript"] == "text"
     assert record["results"]["builtin:hermes"]["oneshot"]["tool_calls"][0]["name"] == "f"
 
@@ -219,7 +219,7 @@ def test_empty_stdin_is_refused_as_an_empty_file_is(tmp_path: Path) -> None:
         stdin=b"\n\nhello",
     )
     assert (
-        json.loads(p.stdout.splitlines()[0])["results"]["builtin:hermes"]["oneshot"]["content"] == "\n\nhello"
+        json.loads(p.stdout.splitlines()[1])["results"]["builtin:hermes"]["oneshot"]["content"] == "\n\nhello"
     )
 
 

@@ -1,4 +1,4 @@
-"""What `parsebridge compare` reads: the command line's inputs and, with ``--resume``, its previous output.
+"""What `parsebridge compare` reads: the command line's inputs (``--resume``'s previous output: `resume`).
 
 An input is a transcript directory or file (JSONL, gzip, YAML), a glob of
 log parts, ``-`` for stdin, or ``--text`` (one raw output); nothing is read
@@ -27,8 +27,6 @@ from ..conformance.transcripts import (
 from ..protocol import ParsebridgeError
 from ..terminal import InputFileError, print_error
 from .logs import count_lines, directory_files, expand, inner_suffix, is_glob, is_gzip, iter_log
-from .models import TranscriptComparison, load_line
-from .summary import SummaryBuilder
 
 
 def split_list(values: Sequence[str] | None) -> list[str]:
@@ -202,40 +200,6 @@ def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, sta
         if started and "reasoning_started_in_prompt" not in t.model_fields_set:
             update["reasoning_started_in_prompt"] = True
         yield t.model_copy(update=update) if update else t
-
-
-# ---------------------------------------------------------------- resume
-
-
-def read_previous(path: Path, builder: SummaryBuilder) -> Counter[str]:
-    """How many times each transcript id was compared already in a json output; every one of
-    those comparisons goes into `builder`.
-
-    The file is rewritten without summary lines and without a torn last line (an
-    interrupted write), streaming. Comparisons whose ids repeat (an input may repeat an id)
-    are all kept: `pending_transcripts` skips that many transcripts of the id, in input order.
-    """
-    done: Counter[str] = Counter()
-    if not path.exists():
-        return done
-    tmp = path.with_name(path.name + ".resume-tmp")
-    dropped = 0
-    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
-        for line in src:
-            try:
-                rec = load_line(line) if line.endswith("\n") else None
-            except ValueError:
-                rec = None
-            if not isinstance(rec, TranscriptComparison):
-                dropped += rec is None
-                continue
-            done[rec.transcript] += 1
-            builder.add(rec)
-            dst.write(line)
-    os.replace(tmp, path)
-    if dropped:
-        print(f"resume: dropped {dropped} incomplete line(s) from {path}", file=sys.stderr)
-    return done
 
 
 def check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
