@@ -8,6 +8,7 @@ and is rendered from data committed under ``docs/data/`` (written by a
 measuring run) or computed from the package itself:
 
 - ``fixtures``: the bundled transcripts and their families (from the package);
+- ``bundled``: how many transcripts are bundled, in a sentence of docs/compare.md (from the package);
 - ``chunkings``: how many chunkings conformance runs by default (from the package);
 - ``conformance``: every backend's results in the side-by-side run
   (``docs/data/conformance-all.json``, from a ``report.json``);
@@ -199,6 +200,12 @@ def fixtures_figure() -> str:
     return f"{len(ts):,} transcripts over {len(tool)} tool-call and {len(reasoning)} reasoning families"
 
 
+def bundled_figure() -> str:
+    from parsebridge.conformance.transcripts import bundled_transcripts
+
+    return f"{len(bundled_transcripts()):,} bundled transcripts"
+
+
 def chunkings_figure() -> str:
     from parsebridge.conformance.chunking import DEFAULT_CHUNKINGS
 
@@ -268,6 +275,7 @@ def figures() -> dict[str, str]:
     return {
         "support": support_figure(json.loads(SUPPORT.read_text(encoding="utf-8"))),
         "fixtures": fixtures_figure(),
+        "bundled": bundled_figure(),
         "chunkings": chunkings_figure(),
         "conformance": conformance_figure(_load(CONFORMANCE)),
         "command1": command1_figure(_load(COMPARE)),

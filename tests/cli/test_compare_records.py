@@ -33,14 +33,15 @@ def test_resume_keeps_every_record_when_ids_repeat(
     args = ["compare", str(log), "--backends", "builtin", "--format", "json", "-o", str(out)]
     assert main(args) == 0
     assert "transcript id 'a' comes again" in capsys.readouterr().err
-    first = [r for r in _records(out) if r["type"] == "transcript"]
-    assert len(first) == 2
+    run, *first, summary = _records(out)
+    assert [run["type"], summary["type"]] == ["run", "summary"]
+    assert [r["type"] for r in first] == ["transcript", "transcript"]
     assert main([*args, "--resume"]) == 0
     err = capsys.readouterr().err
     assert "all 2 transcripts were already in" in err
     assert [r for r in _records(out) if r["type"] == "transcript"] == first
     # interrupted after the first of the two: resume compares the second one, once
-    out.write_text(json.dumps(first[0]) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(run) + "\n" + json.dumps(first[0]) + "\n", encoding="utf-8")
     assert main([*args, "--resume"]) == 0
     again = [r for r in _records(out) if r["type"] == "transcript"]
     assert len(again) == 2 and again[1]["results"]["builtin:hermes"]["oneshot"]["content"] == "y"

@@ -47,7 +47,7 @@ def test_compare_literal_text_comes_in_with_text(tmp_path: Path) -> None:
         "compare", "--text", "Hi " + CALL, "--tool-parser", "builtin:hermes", "--format", "json", cwd=tmp_path
     )
     assert p.returncode == 0, p.stderr
-    record = json.loads(p.stdout.splitlines()[0])
+    record = json.loads(p.stdout.splitlines()[1])  # after the run's settings
     assert record["transcript"] == "text"
     assert record["results"]["builtin:hermes"]["oneshot"]["tool_calls"][0]["name"] == "f"
 
@@ -219,7 +219,7 @@ def test_empty_stdin_is_refused_as_an_empty_file_is(tmp_path: Path) -> None:
         stdin=b"\n\nhello",
     )
     assert (
-        json.loads(p.stdout.splitlines()[0])["results"]["builtin:hermes"]["oneshot"]["content"] == "\n\nhello"
+        json.loads(p.stdout.splitlines()[1])["results"]["builtin:hermes"]["oneshot"]["content"] == "\n\nhello"
     )
 
 
@@ -268,3 +268,20 @@ def test_white_space_only_content_is_shown_as_such(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_text(json.dumps({"id": "w", "output": "\n\n"}) + "\n")
     p = run("compare", "t.jsonl", "--tool-parser", "builtin:hermes", cwd=tmp_path)
     assert "'\\n\\n' (white space only)" in p.stdout
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_a_lone_surrogate_is_refused_where_it_is_read(tmp_path: Path, fmt: str) -> None:
+    """JSON's ``\\ud83d`` without its other half reads as a lone surrogate, which no output can encode:
+    it used to crash the table (UnicodeEncodeError) and the json (PydanticSerializationError), exit 1."""
+    (tmp_path / "surr.jsonl").write_text(
+        '{"id": "ok", "family": "hermes", "output": "a pair \\ud83d\\ude00 is fine"}\n'
+        '{"id": "s1", "family": "hermes", "output": "lone \\ud83d here"}\n',
+        encoding="utf-8",
+    )
+    p = run("compare", "surr.jsonl", "--backends", "builtin", "--format", fmt, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [  # one line; json has printed line 1's record by then
+        "error: surr.jsonl:2: output: a lone surrogate U+D83D is not text (half of a UTF-16 pair: an escape "
+        "such as \\ud83d without its other half, or a byte that is not UTF-8)"
+    ]

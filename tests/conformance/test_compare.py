@@ -18,6 +18,7 @@ from parsebridge.comparison.engine import (
     targets_from,
 )
 from parsebridge.comparison.models import (
+    CompareRun,
     CompareSummary,
     TranscriptComparison,
     compare_json_schema,
@@ -265,7 +266,8 @@ def test_summary_keeps_a_bounded_top_n() -> None:
 def test_json_lines_follow_the_models_and_design_fields() -> None:
     r = pb.compare(TEXT, [TAGGED, LOSSY])
     lines = r.to_jsonl().splitlines()
-    first, last = json.loads(lines[0]), json.loads(lines[-1])
+    assert json.loads(lines[0])["type"] == "run"  # as the command prints it: the settings first
+    first, last = json.loads(lines[1]), json.loads(lines[-1])
     # design §10 fields, spelled exactly
     assert {"transcript", "results", "differences"} <= set(first)
     reading = first["results"][TAGGED]["oneshot"]
@@ -274,7 +276,8 @@ def test_json_lines_follow_the_models_and_design_fields() -> None:
     assert {"class", "a", "b", "detail"} <= set(first["differences"][0])
     assert "stream" in first["results"][TAGGED]
     assert last["type"] == "summary" and last["pairs"][0]["rate"] == 0.0
-    assert isinstance(load_line(lines[0]), TranscriptComparison)
+    assert isinstance(load_line(lines[0]), CompareRun)
+    assert isinstance(load_line(lines[1]), TranscriptComparison)
     assert isinstance(load_line(lines[-1]), CompareSummary)
 
 

@@ -33,8 +33,9 @@ def _log(path: Path, n: int) -> Path:
 
 def test_bare_text_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", "--text", TEXT, *SPECS, "--format", "json"]) == 0
-    objs = _lines(capsys.readouterr().out)
-    assert [o["type"] for o in objs] == ["transcript", "summary"]
+    run, *objs = _lines(capsys.readouterr().out)
+    assert [o["type"] for o in [run, *objs]] == ["run", "transcript", "summary"]
+    assert run["targets"] == [TAGGED, LOSSY] and "stream:token-5" in run["modes"]
     TranscriptComparison.model_validate(objs[0])
     CompareSummary.model_validate(objs[1])
     assert objs[0]["transcript"] == "text"
@@ -52,10 +53,10 @@ def test_stdin_jsonl_and_bare(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     log = "\n".join(json.dumps({"id": f"s{i}", "text": TEXT}) for i in range(3)) + "\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(log))
     assert main(["compare", "-", *SPECS, "--format", "json"]) == 0
-    assert [o.get("transcript") for o in _lines(capsys.readouterr().out)][:3] == ["s0", "s1", "s2"]
+    assert [o.get("transcript") for o in _lines(capsys.readouterr().out)][1:4] == ["s0", "s1", "s2"]
     monkeypatch.setattr("sys.stdin", io.StringIO("just text\nover two lines"))
     assert main(["compare", "-", "--tool-parser", TAGGED, "--format", "json"]) == 0
-    first = _lines(capsys.readouterr().out)[0]
+    first = _lines(capsys.readouterr().out)[1]
     assert first["transcript"] == "stdin"
     assert first["results"][TAGGED]["oneshot"]["content"] == "just text\nover two lines"
 
@@ -108,8 +109,9 @@ def test_bundled_builtin_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["compare", "--bundled", "--family", "hermes", "--backends", "builtin", "--format", "json"]) == 0
     )
-    objs = _lines(capsys.readouterr().out)
+    run, *objs = _lines(capsys.readouterr().out)
     summary = objs[-1]
+    assert run["type"] == "run" and run["conventions"] == "lossless" == summary["conventions"]
     assert summary["type"] == "summary" and summary["transcripts"] == len(objs) - 1 >= 5
     assert all(
         list(o["results"]) in (["builtin:hermes"], ["builtin:qwen3 + builtin:hermes"]) for o in objs[:-1]
@@ -131,13 +133,14 @@ def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(compare_command, "run_comparisons", interrupted)
     args = ["compare", str(log), *SPECS, "--format", "json", "-o", str(out)]
     assert main(args) == 130
-    partial = _lines(out.read_text())
+    run, *partial = _lines(out.read_text())
+    assert run["type"] == "run"  # the settings --resume checks
     assert len(partial) == 12 and all(o["type"] == "transcript" for o in partial)  # no summary yet
     with out.open("a") as fh:
         fh.write('{"type": "transcript", "transcript": "t12", "resu')  # a torn last write
     monkeypatch.setattr(compare_command, "run_comparisons", real)
     assert main([*args, "--resume", "--jobs", "2"]) == 0
-    objs = _lines(out.read_text())
+    objs = _lines(out.read_text())[1:]
     ids = [o["transcript"] for o in objs[:-1]]
     assert sorted(ids) == sorted(f"t{i}" for i in range(30)) and len(ids) == 30
     summary = objs[-1]
@@ -146,7 +149,8 @@ def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     # resuming a finished run redoes nothing and keeps one summary
     assert main([*args, "--resume"]) == 0
     again = _lines(out.read_text())
-    assert len(again) == 31 and sum(o["type"] == "summary" for o in again) == 1
+    assert len(again) == 32 and sum(o["type"] == "summary" for o in again) == 1
+    assert [o["type"] for o in again[:2]] == ["run", "transcript"]
 
 
 def test_separate_summary_file_and_count(tmp_path: Path) -> None:
@@ -156,7 +160,7 @@ def test_separate_summary_file_and_count(tmp_path: Path) -> None:
     assert (
         main(["compare", str(log), *SPECS, "--format", "json", "-o", str(out), "--summary", str(summ)]) == 0
     )
-    assert len(_lines(out.read_text())) == 7
+    assert [o["type"] for o in _lines(out.read_text())] == ["run"] + ["transcript"] * 7
     assert json.loads(summ.read_text())["transcripts"] == 7
 
 

@@ -174,7 +174,7 @@ def test_resume_with_ray(tmp_path: Path, log_parts: list[Path], monkeypatch: pyt
     monkeypatch.setattr(compare_command, "run_comparisons", interrupted)
     ray_args = [*base, str(out), "--executor", "ray", "--jobs", "2"]
     assert main(["compare", *ray_args]) == 130
-    assert len(_lines(out.read_text())) == 30
+    assert len(_lines(out.read_text())) == 31  # the run's settings, 30 records
     monkeypatch.setattr(compare_command, "run_comparisons", real)
     assert main(["compare", *ray_args, "--resume", "--unordered"]) == 0
     records, summary = _records_and_summary(out)

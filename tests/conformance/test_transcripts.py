@@ -82,6 +82,22 @@ def test_jsonl_bad_line_names_file_and_line(tmp_path):
         list(iter_transcripts(p))
 
 
+def test_a_lone_surrogate_names_file_line_and_field(tmp_path):
+    p = tmp_path / "surr.jsonl"
+    p.write_text(
+        '{"output": "pair \\ud83d\\ude00"}\n'
+        '{"output": "ok", "tools": [{"function": {"name": "f\\udc80"}}]}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        TranscriptError, match=r"surr.jsonl:2: tools\[0\]\.function\.name: a lone surrogate U\+DC80"
+    ):
+        [t.output for t in iter_transcripts(p)]
+    with pytest.raises(TranscriptError, match=r"^text: output: a lone surrogate U\+D83D"):
+        transcript_from({"output": "lone \ud83d"}, "text")
+    assert transcript_from(json.loads(r'{"output": "pair \ud83d\ude00"}')).output == "pair \U0001f600"
+
+
 def test_yaml_and_bare_text_and_json_list(tmp_path):
     y = tmp_path / "hand.yaml"
     y.write_text("- id: y1\n  family: hermes\n  output: |\n    hello\n- output: two\n")

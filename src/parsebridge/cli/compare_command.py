@@ -1,7 +1,7 @@
 """`parsebridge compare`: backends side by side on the same transcripts.
 
-The options, output files and the progress bar live here; what is read (inputs, the
-previous output for ``--resume``) is `comparison.inputs`, the comparing itself
+The options, output files and the progress bar live here; what is read is `comparison.inputs`
+(the inputs) and `comparison.resume` (the previous output for ``--resume``), the comparing itself
 `comparison.engine`, the output models `comparison.models`, the table/HTML views
 `comparison.render`.
 """
@@ -35,15 +35,16 @@ from ..comparison.defaults import DEFAULT_COMPARE_CHUNKINGS
 from ..comparison.engine import ComparePlan, SummaryBuilder, run_comparisons
 from ..comparison.inputs import (
     Source,
+    check_outputs,
     check_raw_outputs,
     pending_transcripts,
-    read_previous,
     sources,
     split_list,
     usage_error,
 )
-from ..comparison.models import compare_json_schema, dump_line
+from ..comparison.models import CompareRun, compare_json_schema, dump_line
 from ..comparison.ray_executor import RayUnavailableError, require_ray
+from ..comparison.resume import read_previous, run_settings
 from ..protocol import family_table
 from ..terminal import console, load_tools, print_error
 
@@ -51,6 +52,8 @@ EPILOG = """\
 inputs (any number, read in order):
   FILE        transcripts: JSON Lines (.jsonl/.ndjson/.json; .gz: gzipped JSON Lines), YAML,
               or any other file = one raw output
+  DIR         every transcript file in it and its subfolders, in sorted order (.jsonl, .ndjson,
+              .json, .yaml, .yml, .jsonl.gz); a file of another suffix is skipped, and counted on stderr
   'GLOB'      every file it matches, in sorted order (a log in parts: 'logs/chat-*.jsonl.gz')
   -           standard input: JSON Lines if it starts with '{', else one raw output
   --text TEXT the text itself is one raw output (repeatable); an argument that names no
@@ -70,10 +73,12 @@ where it runs:
     [--address ADDR]        the cluster at ADDR (`ray start --head` prints it); --jobs N workers
                             (default: one per CPU of the cluster). Same records and summary.
 
-output (--format json): one object per transcript, then a summary object. A transcript's
-  object has `transcript` (its id), `results[SPEC][MODE]` (MODE: oneshot, stream,
-  stream:token-5, …; each {status, reasoning, content, tool_calls}) and
-  `differences[{class, a, b, detail}]`; `parsebridge compare --schema` prints the JSON schema.
+output (--format json): a run object (the settings that decide the readings: parsers,
+  backends and versions, chunkings, conventions, --tools, --reasoning-started), one object per
+  transcript, then a summary object. A transcript's object has `transcript` (its id),
+  `results[SPEC][MODE]` (MODE: oneshot, stream, stream:token-5, …; each {status, reasoning,
+  content, tool_calls}) and `differences[{class, a, b, detail}]`; `parsebridge compare --schema`
+  prints the JSON schema.
 
 exit status:
   0    done
@@ -81,7 +86,9 @@ exit status:
   2    usage error: unknown spec, family or backend, framework not installed, a raw
        output with neither a spec nor --family, or an input file that is missing, empty
        (or only blank lines), holds no transcripts, is not UTF-8 or is malformed (the
-       message names it)
+       message names it); an output file (-o, --summary) that is one of the inputs; --resume
+       of a file that is not compare output or was made with other options (or by a parsebridge
+       that did not record them)
   130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
 """
 
@@ -181,7 +188,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--resume",
         action="store_true",
-        help="skip transcripts already in --output (json) and append the rest",
+        help="skip transcripts already in --output (json) and append the rest; the file must be this "
+        "command's output, made with the same options (else exit 2, the file untouched)",
     )
     prog = p.add_mutually_exclusive_group()
     prog.add_argument(
@@ -204,7 +212,12 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
     """What is written where: format, files, how many transcripts are shown, the exit on differences."""
     p.add_argument("--format", choices=("table", "json", "html"), default="table")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
-    p.add_argument("--summary", metavar="FILE", help="write the summary object to this file (json format)")
+    p.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="write the summary object (JSON) to this file, with any --format; with json it is then "
+        "left out of the output",
+    )
     p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
     p.add_argument(
         "--show",
@@ -248,6 +261,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         return 2
     srcs = sources(ns)
     check_raw_outputs(ns, srcs)
+    check_outputs(ns, srcs)  # before --resume rewrites, or _run truncates, an output file
     # With specs, --family only picks the bundled transcripts (it names no parsers then).
     picks_bundled = ns.bundled and bool(ns.tool_parser or ns.reasoning_parser)
     plan = ComparePlan.build(
@@ -265,13 +279,10 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         ns.show = 300 if ns.format == "html" else 20
     keep = ns.show if ns.format != "json" else 0
     builder = SummaryBuilder(plan.modes, top=ns.top, keep=keep, conventions=plan.conventions)
-    done: Counter[str] = Counter()
-    if ns.resume:
-        done = read_previous(Path(ns.output), builder)
-        builder.skipped = done.total()
+    done, header = _previous(ns, plan, tools, builder)
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
-    new, total, summary = _run(ns, plan, srcs, pending, builder, jobs)
+    new, total, summary = _run(ns, plan, srcs, pending, builder, jobs, header)
     if not summary.complete:
         where = f" {ns.output}" if ns.output else ""
         of = f" of {total}" if total is not None else ""
@@ -300,6 +311,21 @@ def _check_options(ns: argparse.Namespace) -> int:
     return int(ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1))
 
 
+def _previous(
+    ns: argparse.Namespace, plan: ComparePlan, tools: list[dict[str, Any]] | None, builder: SummaryBuilder
+) -> tuple[Counter[str], CompareRun | None]:
+    """json: the ids --resume finds compared already in --output (folded into `builder`), and the
+    settings line the output still needs (None when the resumed file has it)."""
+    if ns.format != "json":
+        return Counter(), None
+    settings = run_settings(plan, tools, ns.reasoning_started)
+    if not ns.resume:
+        return Counter(), settings
+    done, fresh = read_previous(Path(ns.output), builder, settings)
+    builder.skipped = done.total()
+    return done, settings if fresh else None
+
+
 def _ray_ready() -> bool:
     """Ray importable (checked before any output file is opened); else says how to install it."""
     try:
@@ -317,16 +343,17 @@ def _run(
     pending: Iterator[Any],
     builder: Any,
     jobs: int,
+    header: CompareRun | None = None,
 ) -> tuple[int, int | None, Any]:
-    """Compare the pending transcripts into `builder` (and the json output): (new records, how many
-    there were to compare where the inputs say, summary)."""
+    """Compare the pending transcripts into `builder` (and the json output, after its `header`
+    line): (new records, how many there were to compare where the inputs say, summary)."""
     counts = [s.count for s in srcs]
     total = None if any(c is None for c in counts) else max(0, sum(c or 0 for c in counts) - builder.skipped)
     show_progress = ns.progress if ns.progress is not None else sys.stderr.isatty()
     start = time.perf_counter()
     complete = True
     with ExitStack() as stack:
-        out = _json_output(ns, stack)
+        out = _json_output(ns, stack, header)
         bar = _Bar(stack, show_progress, total, start)
         try:
             runs = run_comparisons(
@@ -347,22 +374,43 @@ def _run(
             complete = False
         bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
+        if ns.summary:  # any format: a table or page to read, the summary for a script
+            Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
+        elif out is not None and complete:
+            out.write(dump_line(summary) + "\n")
         if out is not None:
-            if ns.summary:
-                Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
-            elif complete:
-                out.write(dump_line(summary) + "\n")
             out.flush()
     return bar.n, total, summary
 
 
-def _json_output(ns: argparse.Namespace, stack: ExitStack) -> IO[str] | None:
-    """Where json records go (--output, appended with --resume, else stdout); None for table/html."""
+def _json_output(ns: argparse.Namespace, stack: ExitStack, header: CompareRun | None) -> _Headed | None:
+    """Where json records go (--output, appended with --resume, else stdout), `header` first; None
+    for table/html."""
     if ns.format != "json":
         return None
+    first = dump_line(header) + "\n" if header is not None else ""
     if ns.output:
-        return stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8"))
-    return sys.stdout
+        return _Headed(
+            stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8")), first
+        )
+    return _Headed(sys.stdout, first)
+
+
+class _Headed:
+    """An output whose first line (the run's settings) is written with its first record: an input
+    found bad before any comparison leaves stdout empty, one error line on stderr."""
+
+    def __init__(self, out: IO[str], first: str) -> None:
+        self.out, self.first = out, first
+
+    def write(self, text: str) -> int:
+        if self.first:
+            self.out.write(self.first)
+            self.first = ""
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 class _Bar:

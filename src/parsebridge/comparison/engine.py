@@ -52,7 +52,7 @@ from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
 from .logs import iter_log
-from .models import CompareSummary, TranscriptComparison, dump_line
+from .models import CompareRun, CompareSummary, TranscriptComparison, dump_line
 from .plan import (
     ComparePlan,
     SpecLike,
@@ -62,6 +62,7 @@ from .plan import (
     resolve_families,
     targets_from,
 )
+from .resume import run_settings
 from .summary import SummaryBuilder, backend_group
 
 __all__ = [
@@ -92,14 +93,17 @@ __all__ = [
 
 
 class CompareResult(BaseModel):
-    """What `compare` returns: the same objects `--format json` prints, one per transcript, and the summary."""
+    """What `compare` returns: the same objects `--format json` prints: the run's settings, one
+    comparison per transcript, and the summary."""
 
+    run: CompareRun | None = None
     comparisons: list[TranscriptComparison] = Field(default_factory=list)
     summary: CompareSummary = Field(default_factory=CompareSummary)
 
     def to_jsonl(self) -> str:
         """Exactly what ``parsebridge compare --format json`` would print."""
-        return "".join(dump_line(c) + "\n" for c in [*self.comparisons, self.summary])
+        head = [self.run] if self.run is not None else []
+        return "".join(dump_line(c) + "\n" for c in [*head, *self.comparisons, self.summary])
 
 
 TranscriptsLike = (
@@ -234,4 +238,5 @@ def compare(
         out.append(rec)
         if progress is not None:
             progress(1)
-    return CompareResult(comparisons=out, summary=builder.summary(elapsed=time.perf_counter() - start))
+    summary = builder.summary(elapsed=time.perf_counter() - start)
+    return CompareResult(run=run_settings(plan), comparisons=out, summary=summary)

@@ -1,4 +1,4 @@
-"""What `parsebridge compare` reads: the command line's inputs and, with ``--resume``, its previous output.
+"""What `parsebridge compare` reads: the command line's inputs (``--resume``'s previous output: `resume`).
 
 An input is a transcript directory or file (JSONL, gzip, YAML), a glob of
 log parts, ``-`` for stdin, or ``--text`` (one raw output); nothing is read
@@ -22,14 +22,11 @@ from ..conformance.transcripts import (
     YAML_SUFFIXES,
     bundled_transcripts,
     iter_json_lines,
-    load_transcripts,
     transcript_from,
 )
 from ..protocol import ParsebridgeError
 from ..terminal import InputFileError, print_error
-from .logs import count_lines, expand, inner_suffix, is_glob, is_gzip, iter_log
-from .models import TranscriptComparison, load_line
-from .summary import SummaryBuilder
+from .logs import count_lines, directory_files, expand, inner_suffix, is_glob, is_gzip, iter_log
 
 
 def split_list(values: Sequence[str] | None) -> list[str]:
@@ -41,10 +38,19 @@ def usage_error(message: str) -> Exception:
 
 
 class Source:
-    """One input, opened lazily; `count` is cheap (a line count), None when unknown."""
+    """One input, opened lazily; `count` is cheap (a line count), None when unknown; `paths`: the
+    files it reads (none for stdin, ``--text`` and the bundled transcripts)."""
 
-    def __init__(self, label: str, items: Iterable[Any], count: int | None, raw: bool = False) -> None:
+    def __init__(
+        self,
+        label: str,
+        items: Iterable[Any],
+        count: int | None,
+        raw: bool = False,
+        paths: Sequence[Path] = (),
+    ) -> None:
         self.label, self.items, self.count, self.raw = label, items, count, raw
+        self.paths = tuple(paths)
 
 
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
@@ -74,7 +80,23 @@ def _file_source(path: Path) -> Source:
     jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
     raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
     count = count_lines(path) if jsonl else (1 if raw else None)
-    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw)
+    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
+
+
+def _directory(path: Path) -> list[Path]:
+    """A directory input's transcript files (subfolders too, sorted); one line on stderr for the
+    files it leaves out, so none is skipped unsaid; no transcript file at all is an error."""
+    files, skipped = directory_files(path)
+    if skipped:
+        names = ", ".join(str(f.relative_to(path)) for f in skipped[:3]) + (", …" if len(skipped) > 3 else "")
+        print_error(
+            f"{path}: skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of another suffix "
+            f"({names}); a directory's .jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read",
+            prefix="warning:",
+        )
+    if not files:
+        raise InputFileError(f"{path}: no transcript files in this directory or its subfolders")
+    return files
 
 
 def _blank(path: Path) -> str | None:
@@ -107,8 +129,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             continue
         path = Path(arg)
         if path.is_dir():
-            items = load_transcripts([path])
-            out.append(Source(str(path), items, len(items)))
+            out.extend(_file_source(f) for f in _directory(path))
         elif path.is_file():
             why = _blank(path)
             if why:
@@ -133,6 +154,34 @@ def sources(ns: argparse.Namespace) -> list[Source]:
     return out
 
 
+def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
+    """Refuse an output file (``-o``, ``--summary``) that is one of the inputs (or the other output):
+    it is opened for writing before the inputs are read, so the user's file would be lost."""
+    outputs = [(f"--output {ns.output}", Path(ns.output))] if ns.output else []
+    if ns.summary:
+        outputs.append((f"--summary {ns.summary}", Path(ns.summary)))
+    if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
+        raise usage_error(f"--output and --summary are the same file ({ns.output}): give two files")
+    inputs = [p for s in srcs for p in s.paths]
+    if ns.tools:
+        inputs.append(Path(ns.tools))
+    for what, out in outputs:
+        for path in inputs:
+            if _same(out, path):
+                raise usage_error(
+                    f"{what} is the input {path}: writing it would destroy that input before it is read; "
+                    "give another file"
+                )
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file under two names (links, ``./``, ``..``); a file that does not exist yet is no input."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
 def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
     """`items`, with a non-UTF-8 file turned into a usage error that names it."""
 
@@ -151,40 +200,6 @@ def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, sta
         if started and "reasoning_started_in_prompt" not in t.model_fields_set:
             update["reasoning_started_in_prompt"] = True
         yield t.model_copy(update=update) if update else t
-
-
-# ---------------------------------------------------------------- resume
-
-
-def read_previous(path: Path, builder: SummaryBuilder) -> Counter[str]:
-    """How many times each transcript id was compared already in a json output; every one of
-    those comparisons goes into `builder`.
-
-    The file is rewritten without summary lines and without a torn last line (an
-    interrupted write), streaming. Comparisons whose ids repeat (an input may repeat an id)
-    are all kept: `pending_transcripts` skips that many transcripts of the id, in input order.
-    """
-    done: Counter[str] = Counter()
-    if not path.exists():
-        return done
-    tmp = path.with_name(path.name + ".resume-tmp")
-    dropped = 0
-    with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
-        for line in src:
-            try:
-                rec = load_line(line) if line.endswith("\n") else None
-            except ValueError:
-                rec = None
-            if not isinstance(rec, TranscriptComparison):
-                dropped += rec is None
-                continue
-            done[rec.transcript] += 1
-            builder.add(rec)
-            dst.write(line)
-    os.replace(tmp, path)
-    if dropped:
-        print(f"resume: dropped {dropped} incomplete line(s) from {path}", file=sys.stderr)
-    return done
 
 
 def check_raw_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:

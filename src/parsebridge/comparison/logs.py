@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..conformance.transcripts import TranscriptError, iter_json_lines, iter_transcripts
+from ..conformance.transcripts import (
+    JSONL_SUFFIXES,
+    YAML_SUFFIXES,
+    TranscriptError,
+    iter_json_lines,
+    iter_transcripts,
+)
 
 if TYPE_CHECKING:  # the CLI imports this module at start-up: pydantic loads only when a log is read
     from ..conformance.transcripts import Transcript
@@ -41,6 +47,21 @@ def is_gzip(path: Path) -> bool:
 def inner_suffix(path: Path) -> str:
     """``log.jsonl.gz`` → ``.jsonl``; ``log.jsonl`` → ``.jsonl``."""
     return Path(path.stem).suffix.lower() if is_gzip(path) else path.suffix.lower()
+
+
+def is_transcript_file(path: Path) -> bool:
+    """A file a directory input reads: JSON Lines, JSON or YAML by its suffix, or gzipped JSON Lines."""
+    if is_gzip(path):
+        return inner_suffix(path) in JSONL_SUFFIXES
+    return path.suffix.lower() in JSONL_SUFFIXES | YAML_SUFFIXES
+
+
+def directory_files(directory: Path) -> tuple[list[Path], list[Path]]:
+    """The transcript files under `directory`, its subfolders too, in sorted order, and the files
+    left out for their suffix (a named file of any other suffix is one raw output; in a folder,
+    where notes and binaries sit beside logs, it is not read, and the caller says so)."""
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    return [f for f in files if is_transcript_file(f)], [f for f in files if not is_transcript_file(f)]
 
 
 def count_lines(path: Path) -> int:

@@ -1,7 +1,8 @@
 """What `parsebridge compare --format json` prints, as pydantic models (a documented contract).
 
-The output is JSON Lines: one `TranscriptComparison` per transcript (``"type":
-"transcript"``), then one `CompareSummary` (``"type": "summary"``). The
+The output is JSON Lines: one `CompareRun` (``"type": "run"``: the settings), one
+`TranscriptComparison` per transcript (``"type": "transcript"``), then one
+`CompareSummary` (``"type": "summary"``). The
 fields the documented contract promises — ``transcript``, ``results[SPEC][MODE]`` with
 ``reasoning``/``content``/``tool_calls[{name, arguments}]``, and
 ``differences[{class, a, b, detail}]`` — are kept verbatim; everything else
@@ -128,6 +129,28 @@ class Ranked(_Out):
     classes: list[str] = Field(default_factory=list)
 
 
+class CompareRun(_Out):
+    """The first line of the output: the settings that decide every reading, so ``--resume`` can
+    refuse to add readings made another way to a file (a file holds one run's readings)."""
+
+    type: Literal["run"] = "run"
+    parsebridge: str = ""
+    targets: list[str] = Field(
+        default_factory=list, description="specs run on every transcript (explicit specs or --family)"
+    )
+    backends: list[str] = Field(
+        default_factory=list, description="backends whose parsers read each transcript's own family"
+    )
+    families: list[str] = Field(default_factory=list, description="--family as KIND:NAME (tool:hermes)")
+    versions: dict[str, str | None] = Field(default_factory=dict, description="backend → version")
+    modes: dict[str, str] = Field(default_factory=dict, description="MODE → chunking name")
+    conventions: str = Field("servers", description="the builtin parsers' conventions= (servers or lossless)")
+    tools_sha256: str | None = Field(
+        default=None, description="SHA-256 of the --tools definitions (canonical JSON); null: none given"
+    )
+    reasoning_started: bool = Field(False, description="--reasoning-started")
+
+
 class CompareSummary(_Out):
     """Agreement over every transcript compared: per spec pair, per backend pair, per class."""
 
@@ -159,19 +182,24 @@ class CompareSummary(_Out):
     complete: bool = Field(True, description="false when the run was interrupted")
 
 
-CompareLine = TranscriptComparison | CompareSummary
+CompareLine = CompareRun | TranscriptComparison | CompareSummary
+_LINE_TYPES: dict[str, type[BaseModel]] = {
+    "run": CompareRun,
+    "transcript": TranscriptComparison,
+    "summary": CompareSummary,
+}
 
 
 def compare_json_schema() -> dict[str, Any]:
-    """JSON schema of one output line: a transcript comparison or the summary (by ``type``)."""
+    """JSON schema of one output line: the run's settings, a transcript comparison or the summary."""
     from pydantic import TypeAdapter
 
-    adapter: TypeAdapter[Any] = TypeAdapter(TranscriptComparison | CompareSummary)
+    adapter: TypeAdapter[Any] = TypeAdapter(CompareRun | TranscriptComparison | CompareSummary)
     schema = adapter.json_schema(by_alias=True, mode="serialization")
     schema["title"] = "parsebridge compare output line"
     schema["description"] = (
-        "`parsebridge compare --format json` prints JSON Lines: one TranscriptComparison per "
-        "transcript, then one CompareSummary; the `type` field tells them apart."
+        "`parsebridge compare --format json` prints JSON Lines: one CompareRun (the settings), one "
+        "TranscriptComparison per transcript, then one CompareSummary; the `type` field tells them apart."
     )
     return schema
 
@@ -181,11 +209,18 @@ def dump_line(obj: BaseModel) -> str:
     return obj.model_dump_json(by_alias=True)
 
 
-def load_line(text: str) -> TranscriptComparison | CompareSummary:
-    """Read back one output line (`--resume`, tests, users' scripts)."""
+def load_line(text: str) -> CompareLine:
+    """Read back one output line (`--resume`, tests, users' scripts); `ValueError` when it is not
+    JSON or not one of the three line types."""
     import json
 
-    data = json.loads(text)
-    if isinstance(data, dict) and data.get("type") == "summary":
-        return CompareSummary.model_validate(data)
-    return TranscriptComparison.model_validate(data)
+    return load_record(json.loads(text))
+
+
+def load_record(data: Any) -> CompareLine:
+    """One parsed output line as its model, by its ``type``; `ValueError` for anything else."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    model = _LINE_TYPES.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise ValueError('not a compare output line (its "type" is not run, transcript or summary)')
+    return model.model_validate(data)  # type: ignore[return-value]

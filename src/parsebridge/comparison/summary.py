@@ -196,7 +196,7 @@ class SummaryBuilder:
     def summary(self, *, elapsed: float = 0.0, complete: bool = True) -> CompareSummary:
         return CompareSummary(
             parsebridge=__version__,
-            backends=_backend_versions(sorted({backend_group(s) for s in self.specs})),
+            backends=backend_versions(sorted({backend_group(s) for s in self.specs})),
             details=_spec_details(self.specs),
             modes=dict(self.modes),
             conventions=self.conventions,
@@ -220,7 +220,7 @@ class SummaryBuilder:
         )
 
 
-def _backend_versions(groups: Iterable[str]) -> dict[str, str | None]:
+def backend_versions(groups: Iterable[str]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for g in groups:
         for b in g.split("+"):

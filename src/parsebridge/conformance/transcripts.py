@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
@@ -149,12 +150,46 @@ def _problems(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+#: Half of a UTF-16 pair: JSON's ``\\ud83d`` escape (or a non-UTF-8 byte in argv) can make one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(obj: Any, field: str = "") -> tuple[str, str] | None:
+    """(field, character) of the first string in `obj` holding a lone surrogate, else None.
+
+    Such a string is not text: nothing can print or encode it, so a record holding one is
+    refused when it is read rather than crashing the output later.
+    """
+    if isinstance(obj, str):
+        found = None if obj.isascii() else _SURROGATE.search(obj)
+        return (field or "(the record)", found.group()) if found else None
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            name = f"{field}.{key}" if field else str(key)
+            hit = lone_surrogate(key, name) or lone_surrogate(value, name)
+            if hit:
+                return hit
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            hit = lone_surrogate(value, f"{field}[{i}]")
+            if hit:
+                return hit
+    return None
+
+
 def transcript_at(obj: Any, default_id: str, where: str) -> Transcript:
     """Validate one raw object read at `where` (``log.jsonl:12``); errors name that place once."""
     try:
         data = normalize_record(obj, default_id)
     except TranscriptError:
         raise TranscriptError(f"{where}: a transcript is a JSON object, not {_json_type(obj)}") from None
+    bad = lone_surrogate(data)
+    if bad:
+        field, char = bad
+        raise TranscriptError(
+            f"{where}: {field}: a lone surrogate U+{ord(char):04X} is not text (half of a UTF-16 pair: "
+            "an escape such as \\ud83d without its other half, or a byte that is not UTF-8)"
+        )
     try:
         return Transcript.model_validate(data)
     except ValidationError as exc:

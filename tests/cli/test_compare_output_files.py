@@ -1,0 +1,84 @@
+"""compare's output files (``-o``, ``--summary``) never destroy an input, and ``--summary`` is
+written whatever the format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from parsebridge.cli import main
+
+LOG = "".join(
+    json.dumps({"id": f"r{i}", "family": "hermes", "output": out}) + "\n"
+    for i, out in enumerate(['Sure.<tool_call>{"name": "f", "arguments": {}}</tool_call>', "No tool."], 1)
+)
+RUN = ["--backends", "builtin", "--no-progress"]
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "log.jsonl"
+    path.write_text(LOG, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--format", "json"],
+        ["--format", "json", "--resume"],
+        ["--format", "html"],
+        ["--format", "table"],
+    ],
+)
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(
+    log: Path, extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", str(log), *RUN, *extra, "-o", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert f"--output {log} is the input {log}" in err and "no transcripts" not in err
+    assert log.read_text(encoding="utf-8") == LOG
+
+
+def test_the_same_file_under_another_name_is_the_same_input(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(log)
+    (tmp_path / "sub").mkdir()
+    other_name = tmp_path / "sub" / ".." / "log.jsonl"
+    assert main(["compare", str(link), *RUN, "--format", "json", "-o", str(other_name)]) == 2
+    assert main(["compare", str(tmp_path / "*.jsonl"), *RUN, "--format", "json", "-o", str(log)]) == 2
+    assert main(["compare", str(tmp_path), *RUN, "--format", "json", "-o", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("is the input") == 3  # a directory: its file is named
+    assert log.read_text(encoding="utf-8") == LOG
+
+
+def test_summary_may_not_be_an_input_or_the_output(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    assert main(["compare", str(log), *RUN, "--format", "json", "-o", str(out), "--summary", str(log)]) == 2
+    assert main(["compare", str(log), *RUN, "--format", "json", "-o", str(out), "--summary", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--summary {log} is the input {log}" in err
+    assert "--output and --summary are the same file" in err
+    assert log.read_text(encoding="utf-8") == LOG and not out.exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "html", "json"])
+def test_summary_is_written_whatever_the_format(
+    log: Path, tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = tmp_path / "s.json"
+    assert main(["compare", str(log), *RUN, "--format", fmt, "--summary", str(summary)]) == 0
+    got = json.loads(summary.read_text(encoding="utf-8"))
+    assert got["type"] == "summary" and got["transcripts"] == 2
+    out = capsys.readouterr().out
+    if fmt == "json":  # the summary went to its file, not into the records
+        assert [json.loads(x)["type"] for x in out.splitlines()] == ["run", "transcript", "transcript"]
+    else:
+        assert "r1" in out
