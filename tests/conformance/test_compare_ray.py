@@ -76,7 +76,10 @@ def workers_import_test_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _records_and_summary(path: Path) -> tuple[set[str], dict]:
+    """The transcript records (as a set: Ray may finish them in any order) and the summary; the
+    `run` line that heads the output goes in with the records, so its settings are compared too."""
     objs = _lines(path.read_text(encoding="utf-8"))
+    assert objs[0]["type"] == "run" and all(o["type"] != "run" for o in objs[1:])
     summary = objs.pop()
     assert summary["type"] == "summary"
     summary.pop("elapsed_s")
@@ -152,7 +155,7 @@ def test_ray_gives_the_records_and_summary_of_jobs_1(
     assert main(["compare", *args, str(ray), "--executor", "ray", "--jobs", "2", *extra]) == 0
     records, summary = _records_and_summary(ray)
     want_records, want_summary = _records_and_summary(local)
-    assert len(records) == 70 and records == want_records
+    assert len(records) == 1 + 70 and records == want_records  # the run line and 70 transcripts
     assert summary == want_summary
     assert summary["differing"] > 0 and any(s["errors"] for s in summary["specs"])  # not a trivial log
 
