@@ -20,7 +20,7 @@ MODULE_LIMIT = 500
 #: (path under src/parsebridge, qualified name) -> (its length exactly, why it is long). The cap is
 #: the length: a function that shrinks fails until its entry follows (or goes, under 60 lines).
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
-    ("adapters/builtin/engines/scan.py", "BuiltinToolStream.feed"): (94, "the per-chunk fast path, inline"),
+    ("adapters/builtin/engines/scan.py", "BuiltinToolStream.feed"): (88, "the per-chunk fast path, inline"),
 }
 
 

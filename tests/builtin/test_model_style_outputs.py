@@ -140,6 +140,11 @@ LLAMA_LIST = (
     '[{"name": "get_weather", "parameters": {"location": "Oslo"}}, '
     '{"name": "get_time", "parameters": {"timezone": "Europe/Oslo"}}]'
 )
+#: A model escaping its quotes once too often: the block is no call, and the next one still is.
+OVER_ESCAPED = (
+    'A <tool_call>{\\"name\\": \\"f\\"}</tool_call> B, "q"\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'
+)
 QWEN_NULLS = (
     "<tool_call>\n<function=set_reminder>\n<parameter=text>\nCall Anna\n</parameter>\n"
     "<parameter=note>\nnull\n</parameter>\n<parameter=minutes>\nNull\n</parameter>\n</function>\n</tool_call>"
@@ -193,6 +198,24 @@ SAME_UNDER_BOTH = [
     ),
     ("builtin:json", '{"name": "Widget", "price": 9.5}', None, ('{"name": "Widget", "price": 9.5}', [])),
     (
+        "builtin:hermes",
+        OVER_ESCAPED,
+        None,
+        (
+            'A <tool_call>{\\"name\\": \\"f\\"}</tool_call> B, "q"\n',
+            [("get_time", {"timezone": "UTC"}, None)],
+        ),
+    ),
+    (
+        "builtin:hermes",
+        OVER_ESCAPED.replace('{\\"name\\": \\"f\\"}', '{"name": "f", "arguments": {\\"a\\": 1}}'),
+        None,
+        (
+            'A <tool_call>{"name": "f", "arguments": {\\"a\\": 1}}</tool_call> B, "q"\n',
+            [("get_time", {"timezone": "UTC"}, None)],
+        ),
+    ),
+    (
         "builtin:qwen3_coder",
         QWEN_NULLS,
         ["set_reminder"],
@@ -213,6 +236,17 @@ def test_shapes_read_whole_under_both_conventions(
     spec: str, text: str, tools: list[str] | None, reading: Reading, conventions: str
 ) -> None:
     assert _read(spec, conventions, text, tools) == reading
+
+
+def test_an_over_escaped_block_is_released_at_its_end() -> None:
+    """A backslash outside a JSON string is no JSON: the block ends at its end marker, and the
+    stream shows it there, not at the end of the output (held to the end, a long answer after
+    such a block would be held whole)."""
+    text = OVER_ESCAPED + " The time follows." * 200
+    stream = pb.get_tool_parser("builtin:hermes").stream()
+    block_end = text.index("</tool_call>") + len("</tool_call>")
+    shown = "".join(stream.feed(ch).content or "" for ch in text[: block_end + 4])
+    assert shown.startswith(text[:block_end])
 
 
 def test_a_nullable_string_keeps_other_text_and_streams_it() -> None:

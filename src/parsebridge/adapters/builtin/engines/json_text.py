@@ -88,7 +88,8 @@ _STR_RUN = re.compile(r'[^"\\]+')
 #: this long, this many per marker set (then it starts over: a bound, not a cache policy).
 _EFFECT_TEXT_MAX = 16
 _EFFECTS_MAX = 2048
-_Plain = tuple[frozenset[str], re.Pattern[str], re.Pattern[str], dict[str, tuple[tuple[bool, bool], ...]]]
+_Effects = tuple[tuple[bool, bool] | None, ...]
+_Plain = tuple[frozenset[str], re.Pattern[str], re.Pattern[str], dict[str, _Effects]]
 _PLAIN: dict[tuple[str, ...], _Plain] = {}
 
 
@@ -98,18 +99,20 @@ def _plain_for(markers: tuple[str, ...]) -> _Plain:
     got = _PLAIN.get(markers)
     if got is None:
         firsts = "".join(sorted({m[0] for m in markers}))
-        plain = re.compile("[^" + re.escape('"{}[],' + firsts) + "]+")
+        plain = re.compile("[^" + re.escape('"\\{}[],' + firsts) + "]+")
         flat = re.compile("[^" + re.escape("{}[]" + firsts) + "]*")
         got = _PLAIN[markers] = (frozenset(firsts), plain, flat, {})
     return got
 
 
-def _flat_effects(text: str) -> tuple[tuple[bool, bool], ...]:
+def _flat_effects(text: str) -> _Effects:
     """(in_str, esc) after `scan` consumes a flat `text` (no bracket, no marker character)
-    inside a container, for each (in_str, esc) before it, indexed ``2 * in_str + esc``."""
-    out = []
+    inside a container, for each (in_str, esc) before it, indexed ``2 * in_str + esc``; None
+    where the text has a backslash outside a string (`scan` must see it: `JsonRaw.lost`)."""
+    out: list[tuple[bool, bool] | None] = []
     for in_str0, esc0 in ((False, False), (False, True), (True, False), (True, True)):
         in_str, esc = in_str0, esc0 and in_str0  # (an escape exists only inside a string)
+        lost = False
         for c in text:
             if esc:
                 esc = False
@@ -120,7 +123,10 @@ def _flat_effects(text: str) -> tuple[tuple[bool, bool], ...]:
                     in_str = False
             elif c == '"':
                 in_str = True
-        out.append((in_str, esc))
+            elif c == "\\":
+                lost = True
+                break
+        out.append(None if lost else (in_str, esc))
     return tuple(out)
 
 
@@ -131,18 +137,25 @@ class JsonRaw:
     (not consumed), after the close of a top-level container or string when
     `stop_at_close`, or at a marker outside strings (not consumed; kept in
     `.marker`). Markers inside strings are ignored: that is rule 6.
+
+    A backslash outside a string cannot be JSON (``{\\"name\\": …}``, a model escaping its
+    quotes once too often): from there the text's quotes say nothing of where strings are,
+    so the scanner is `lost` until its next `reset` and stops tracking strings (depth and
+    markers still count). Else a lone escaped quote would open a "string" that hides every
+    later marker, and the block, its neighbours' calls and the stream's memory with it.
     """
 
-    __slots__ = ("depth", "effects", "esc", "firsts", "flat", "in_str", "marker", "plain")
+    __slots__ = ("depth", "effects", "esc", "firsts", "flat", "in_str", "lost", "marker", "plain")
 
     def __init__(self, markers: Sequence[str] = ()) -> None:
         self.in_str = False
         self.esc = False
+        self.lost = False
         self.depth = 0
         self.marker: str | None = None
         self.firsts, self.plain, self.flat, self.effects = _plain_for(tuple(markers))
 
-    def effect_of(self, text: str) -> tuple[tuple[bool, bool], ...]:
+    def effect_of(self, text: str) -> _Effects:
         """`_flat_effects(text)`, remembered for a short text; empty when `text` is not flat
         (or too long to remember: the caller scans it)."""
         effects = self.effects
@@ -154,11 +167,26 @@ class JsonRaw:
         effects[text] = got
         return got
 
+    def take_flat(self, text: str) -> bool:
+        """Inside a container, consume a flat `text` by its remembered effect, as `scan` would;
+        False (nothing changed) when it is not flat, or would make or find the scanner lost
+        (once lost, quotes are plain text: `scan` reads it)."""
+        effect = self.effects.get(text)
+        if effect is None:
+            effect = self.effect_of(text)
+        # (effects are indexed by the state before: 2 * in_str + esc)
+        after = effect[2 * self.in_str + self.esc] if effect and not self.lost else None
+        if after is None:
+            return False
+        self.in_str, self.esc = after
+        return True
+
     def reset(self, in_str: bool = False) -> None:
         """Ready for the next value (or, with `in_str`, a string's body): a reader's values
         and keys come one after another, so one scanner per reader serves them all."""
         self.in_str = in_str
         self.esc = False
+        self.lost = False
         self.depth = 0
         self.marker = None
 
@@ -205,7 +233,9 @@ class JsonRaw:
                     self.marker = found
                     return i, MARKER
             if c == '"':
-                self.in_str = True
+                self.in_str = not self.lost
+            elif c == "\\":
+                self.lost = True
             elif c in "{[":
                 self.depth += 1
             elif c in "}]":

@@ -247,13 +247,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
                         # Inside a container, a chunk of strings, escapes, commas and colons
                         # (no bracket or marker character) only opens and closes strings:
                         # `scan` would consume it whole. Its effect is known per text.
-                        effect = raw.effects.get(text)
-                        if effect is None:
-                            effect = raw.effect_of(text)
-                        whole = bool(effect)
-                        if whole:
-                            # (effects are indexed by the state before: 2 * in_str + esc)
-                            raw.in_str, raw.esc = effect[2 * raw.in_str + raw.esc]
+                        whole = raw.take_flat(text)
                     else:
                         whole = not raw.in_str and not raw.esc and raw.plain.fullmatch(text) is not None
                     if not whole and not (mode.at_close and raw.depth == 1 and "}" in text):
