@@ -1,22 +1,26 @@
 """Terminal output and input files shared by the `parsebridge` subcommands and the rooms that print.
 
-Four rules every command keeps: model text (and anything quoting it, such as
+Five rules every command keeps: model text (and anything quoting it, such as
 an error message) is printed as plain text, never read as Rich markup or
 emoji codes — a transcript containing ``[/INST]`` or ``:smile:`` must print
 as itself, so every styled line is built by `styled` from literal parts and
 the console reads no emoji codes; output that goes to a file or a pipe is
 not cut to 80 columns (names and spec strings are what people grep for); a
 reader that goes away (``| head``) ends the command with status 141, as for
-JSON output; and an input file that cannot be used is a usage error naming
-the file and the position, never a bare codec or JSON message.
+JSON output; an input file that cannot be used is a usage error naming
+the file and the position, never a bare codec or JSON message; and an output
+file is replaced whole (`replacing`), so Ctrl-C never leaves half of one.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import functools
 import json
 import os
+import secrets
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -252,3 +256,36 @@ def exists_or_fail(path: str | os.PathLike[str]) -> Path:
             f"{p}: no such file or directory" + (" (as a pattern, it matches no file)" if pattern else "")
         )
     return p
+
+
+# ---------------------------------------------------------------- output files
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
+    """A text file to write `path`'s new content into, put in its place only once it is whole.
+
+    The content goes to a temporary file beside `path` (the same folder, so the same file
+    system), which `os.replace` renames over `path` in one step: an interruption (Ctrl-C, a full
+    disk, an error while writing) leaves the old file as it was, or no file, never half of the
+    new one, and the temporary file is removed. The new file keeps the old one's permissions.
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_whole(path: str | os.PathLike[str], text: str) -> None:
+    """Write `text` to `path` through `replacing`: the old file or the whole new one, never half."""
+    with replacing(path) as fh:
+        fh.write(text)

@@ -20,7 +20,10 @@ exit status:
   2    usage error: unknown backend, chunking, family or transcript id; a --backend that
        is not installed (the message says how to install it); a transcript
        file that is missing, empty, not UTF-8 or malformed (the message names it)
-  130  interrupted; 141 the output pipe closed early (e.g. `| head`)
+  130  interrupted (Ctrl-C): one line on stderr says how far the run got and, after the
+       results table, which report files were written (each report file is replaced
+       whole: the earlier one or the complete new one, never half of one)
+  141  the output pipe closed early (e.g. `| head`)
 
 statuses: pass = matches expected and every invariant holds;
 diverge = a streaming invariant broke (stream differs from one-shot, …) or only
