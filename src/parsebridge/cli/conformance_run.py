@@ -20,13 +20,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..adapters import get_backend
 from ..adapters.registry import check_spec
+from ..comparison.inputs import directory_inputs, named_errors
+from ..comparison.logs import iter_log
 from ..conformance.chunking import parse_chunkings
 from ..conformance.parallel import default_jobs, run_units
 from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
 from ..conformance.runner import Runner, plan_explicit, target_for
-from ..conformance.transcripts import bundled_transcripts, load_transcripts, select, validate_transcripts
+from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
 from ..protocol.errors import closest
 from ..terminal import EXIT_INTERRUPTED, InputFileError, console, exists_or_fail, styled
@@ -69,17 +71,17 @@ def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
 
 
 def load_transcript_files(paths: Sequence[str]) -> list[Any]:
-    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error."""
+    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error.
+
+    A directory is read as `compare` reads one (`comparison.inputs.directory_inputs`): its
+    JSON Lines, JSON, YAML and gzipped JSON Lines files, subfolders too, and a warning naming
+    the files of any other suffix; a file named on its own of any other suffix is one raw output.
+    """
     out: list[Any] = []
     for path in paths:
         p = exists_or_fail(path)
-        try:
-            got = load_transcripts([p])
-        except UnicodeDecodeError as exc:
-            raise InputFileError(
-                f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start : exc.start + 1].hex()} "
-                f"at offset {exc.start} of a block); transcripts are UTF-8"
-            ) from None
+        files = directory_inputs(p) if p.is_dir() else [p]
+        got = [t for f in files for t in named_errors(str(f), iter_log(f))]
         if not got or (not p.is_dir() and p.stat().st_size == 0):
             raise InputFileError(
                 f"{p}: no transcripts in it (empty file or directory; expected JSON Lines, YAML, "
