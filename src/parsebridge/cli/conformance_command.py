@@ -17,7 +17,8 @@ exit status:
   0    the suite ran (whatever the results), or --strict and no result is fail/error
   1    --strict and at least one result is fail or error, or nothing was tested (no
        result, or every result unsupported)
-  2    usage error: unknown backend, chunking, family or transcript id; a --backend that
+  2    usage error: unknown backend, chunking, family or transcript id (the message names
+       the ones it looks like); a --backend that
        is not installed (the message says how to install it); a transcript
        file that is missing, empty, not UTF-8 or malformed (the message names it), or a
        --transcripts directory without a transcript file

@@ -30,7 +30,7 @@ from ..conformance.run_output import RunBackends, print_summary, write_run_repor
 from ..conformance.runner import Runner, plan_explicit, target_for
 from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
-from ..protocol.errors import closest
+from ..protocol.errors import with_hints
 from ..terminal import EXIT_INTERRUPTED, InputFileError, console, exists_or_fail, styled
 
 
@@ -62,12 +62,8 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 
 def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
-    parts = []
-    for u in unknown:
-        hint = closest(u, have)
-        parts.append(f"{u!r}" + (f" (did you mean {', '.join(map(repr, hint))}?)" if hint else ""))
     where = " among the selected transcripts" if filtered else ""
-    return f"no transcript with id {', '.join(parts)}{where}"
+    return f"no transcript with id {with_hints(unknown, sorted(have))}{where}"
 
 
 def load_transcript_files(paths: Sequence[str]) -> list[Any]:
