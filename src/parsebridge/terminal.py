@@ -1,22 +1,29 @@
 """Terminal output and input files shared by the `parsebridge` subcommands and the rooms that print.
 
-Four rules every command keeps: model text (and anything quoting it, such as
+Five rules every command keeps: model text (and anything quoting it, such as
 an error message) is printed as plain text, never read as Rich markup or
 emoji codes — a transcript containing ``[/INST]`` or ``:smile:`` must print
 as itself, so every styled line is built by `styled` from literal parts and
-the console reads no emoji codes; output that goes to a file or a pipe is
+the console reads no emoji codes — and its control characters are shown
+escaped (`escape_controls`: ``\x1b``), so a transcript cannot recolour, retitle
+or clear the terminal (JSON output and report files keep the exact text); output that goes to a file or a pipe is
 not cut to 80 columns (names and spec strings are what people grep for); a
 reader that goes away (``| head``) ends the command with status 141, as for
-JSON output; and an input file that cannot be used is a usage error naming
-the file and the position, never a bare codec or JSON message.
+JSON output; an input file that cannot be used is a usage error naming
+the file and the position, never a bare codec or JSON message; and an output
+file is replaced whole (`replacing`), so Ctrl-C never leaves half of one.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import functools
 import json
 import os
+import re
+import secrets
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,11 +114,30 @@ def _console_class() -> Any:
     return PipeAwareConsole
 
 
+#: What a terminal acts on instead of showing: the C0 controls but tab and newline (ESC starts
+#: colour, title and clear-screen sequences, BEL rings, CR overwrites the line), DEL, and the C1
+#: controls U+0080-U+009F (U+009B is ESC [ on terminals that read C1).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\r" if char == "\r" else f"\\x{ord(char):02x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` for a terminal: each control character it would act on written as Python writes it
+    in a string (``\\x1b``, ``\\r``); tab and newline are kept. Human-readable output only: JSON
+    output, conformance's report files and compare's HTML page keep the text exactly."""
+    return _CONTROL.sub(_escaped, text)
+
+
 def plain(text: object) -> Any:
-    """`text` as a Rich renderable that is never parsed as markup or emoji codes."""
+    """`text` as a Rich renderable that is never parsed as markup or emoji codes, its control
+    characters escaped (`escape_controls`)."""
     from rich.text import Text
 
-    return Text(str(text))
+    return Text(escape_controls(str(text)))
 
 
 #: One part of a `styled` line: literal text, or (literal text, Rich style).
@@ -123,16 +149,17 @@ def styled(*parts: Part, style: str = "") -> Any:
 
     The only way CLI code puts colour around text it did not write (model
     output, transcript ids, spec strings, error messages): no part is ever
-    read as markup or emoji codes. `style` applies to the whole line.
+    read as markup or emoji codes, and control characters are escaped
+    (`escape_controls`). `style` applies to the whole line.
     """
     from rich.text import Text
 
     line = Text(style=style)
     for part in parts:
         if isinstance(part, tuple):
-            line.append(str(part[0]), style=part[1])
+            line.append(escape_controls(str(part[0])), style=part[1])
         else:
-            line.append(str(part))
+            line.append(escape_controls(str(part)))
     return line
 
 
@@ -252,3 +279,36 @@ def exists_or_fail(path: str | os.PathLike[str]) -> Path:
             f"{p}: no such file or directory" + (" (as a pattern, it matches no file)" if pattern else "")
         )
     return p
+
+
+# ---------------------------------------------------------------- output files
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
+    """A text file to write `path`'s new content into, put in its place only once it is whole.
+
+    The content goes to a temporary file beside `path` (the same folder, so the same file
+    system), which `os.replace` renames over `path` in one step: an interruption (Ctrl-C, a full
+    disk, an error while writing) leaves the old file as it was, or no file, never half of the
+    new one, and the temporary file is removed. The new file keeps the old one's permissions.
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_whole(path: str | os.PathLike[str], text: str) -> None:
+    """Write `text` to `path` through `replacing`: the old file or the whole new one, never half."""
+    with replacing(path) as fh:
+        fh.write(text)

@@ -1,5 +1,6 @@
-"""compare's directory inputs: every file a named file could be read as transcripts from, in
-subfolders too, and the files left out said on stderr."""
+"""compare's directory inputs (and conformance's ``--transcripts DIR``, read by the same rule): every
+file a named file could be read as transcripts from, in subfolders too, and the files left out said
+on stderr."""
 
 from __future__ import annotations
 
@@ -16,9 +17,8 @@ def _line(tid: str) -> str:
     return json.dumps({"id": tid, "family": "hermes", "output": f"answer {tid}"}) + "\n"
 
 
-def test_a_directory_reads_every_transcript_suffix_and_its_subfolders(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _logs(tmp_path: Path) -> Path:
+    """A folder of transcripts in every suffix a directory input reads, and two other files."""
     d = tmp_path / "logs"
     (d / "sub" / "deeper").mkdir(parents=True)
     (d / "a.jsonl").write_text(_line("a"), encoding="utf-8")
@@ -31,6 +31,20 @@ def test_a_directory_reads_every_transcript_suffix_and_its_subfolders(
     (d / "sub" / "deeper" / "f.jsonl").write_text(_line("f"), encoding="utf-8")
     (d / "notes.txt").write_text("not a transcript", encoding="utf-8")
     (d / "sub" / "tool.bin").write_bytes(b"\x7fELF\x00")
+    return d
+
+
+def _skipped(d: Path) -> str:
+    return (
+        f"warning: {d}: skipped 2 files of another suffix (notes.txt, sub/tool.bin); a directory's "
+        ".jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read"
+    )
+
+
+def test_a_directory_reads_every_transcript_suffix_and_its_subfolders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = _logs(tmp_path)
     assert main(["compare", str(d), "--backends", "builtin", "--format", "json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     records = [json.loads(x) for x in out.splitlines()]
@@ -42,10 +56,39 @@ def test_a_directory_reads_every_transcript_suffix_and_its_subfolders(
         "f",
         "e",
     ]  # sub/deeper/ before sub/e.jsonl.gz
-    assert err.splitlines() == [
-        f"warning: {d}: skipped 2 files of another suffix (notes.txt, sub/tool.bin); a directory's "
-        ".jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read"
-    ]
+    assert err.splitlines() == [_skipped(d)]
+
+
+def test_conformance_reads_a_directory_as_compare_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = _logs(tmp_path)
+    rep = tmp_path / "rep"
+    args = ["conformance", "-q", "--transcripts", str(d), "--backend", "builtin", "--chunking", "oneshot"]
+    assert main([*args, "--report", str(rep)]) == 0
+    report = json.loads((rep / "report.json").read_text(encoding="utf-8"))
+    assert sorted(report["transcripts"]) == ["a", "b", "c", "d", "e", "f"]  # subfolders, .ndjson, .json, .gz
+    assert capsys.readouterr().err.splitlines() == [_skipped(d)]  # compare's warning, word for word
+
+
+def test_conformance_reads_a_gzipped_log_named_on_its_own(tmp_path: Path) -> None:
+    log = tmp_path / "chat-01.jsonl.gz"
+    with gzip.open(log, "wt", encoding="utf-8") as fh:
+        fh.write(_line("a") + _line("b"))
+    rep = tmp_path / "rep"
+    args = ["conformance", "-q", "--transcripts", str(log), "--backend", "builtin", "--chunking", "oneshot"]
+    assert main([*args, "--report", str(rep)]) == 0
+    assert sorted(json.loads((rep / "report.json").read_text(encoding="utf-8"))["transcripts"]) == ["a", "b"]
+
+
+def test_conformance_refuses_a_directory_without_transcript_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    assert main(["conformance", "-q", "--transcripts", str(tmp_path), "--backend", "builtin"]) == 2
+    err = capsys.readouterr().err
+    assert "skipped 1 file of another suffix (notes.txt)" in err
+    assert f"{tmp_path}: no transcript files in this directory or its subfolders" in err
 
 
 def test_a_directory_without_transcript_files_is_a_usage_error(

@@ -74,3 +74,39 @@ def test_every_subcommand_configures() -> None:
     parser = build_parser(every=True)
     ns = parser.parse_args(["list", "--brief"])
     assert callable(ns.func)
+
+
+CONFORMANCE = ("conformance", "-q", "--backend", "builtin", "--family", "hermes")
+COMPARE = ("compare", "--bundled", "--family", "hermes", "--backends", "builtin", "--no-progress")
+
+
+@pytest.mark.parametrize(
+    ("command", "typo", "near"),
+    [
+        (CONFORMANCE, "tokn-5", "'token-5'"),  # the number kept
+        (CONFORMANCE, "randm", "'random'"),
+        (CONFORMANCE, "defualt", "'default'"),  # the sets are names too
+        (CONFORMANCE, "all,token_random-3", "'token-random-3'"),
+        (COMPARE, "tokn-5", "'token-5'"),
+        (COMPARE, "chars", "'char'"),
+    ],
+)
+def test_a_misspelt_chunking_is_named_with_the_ones_it_looks_like(
+    capsys: pytest.CaptureFixture[str], command: tuple[str, ...], typo: str, near: str
+) -> None:
+    assert main([*command, "--chunking", typo]) == 2
+    err = capsys.readouterr().err
+    bad = typo.split(",")[-1]
+    assert f"unknown chunking {bad!r}. Did you mean {near}" in err
+    assert "Chunkings: oneshot, whole, char[-K], token[-K], special, random[-SEED]" in err
+    assert "`parsebridge conformance --help` describes each" in err  # where the forms are described
+
+
+def test_a_misspelt_probe_scenario_is_named_with_the_ones_it_looks_like(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["probe", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--scenario", "singel-call"]
+    assert main(argv) == 2  # refused before any request
+    err = capsys.readouterr().err
+    assert "unknown scenario 'singel-call' (did you mean 'single-call'" in err
+    assert "; scenarios: single-call, parallel-calls" in err and "`parsebridge probe --help`" in err

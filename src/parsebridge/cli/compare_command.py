@@ -45,7 +45,7 @@ from ..comparison.models import CompareRun, compare_json_schema, dump_line
 from ..comparison.ray_executor import RayUnavailableError, require_ray
 from ..comparison.resume import read_previous, run_settings
 from ..protocol import family_table
-from ..terminal import console, load_tools, print_error
+from ..terminal import console, load_tools, print_error, write_whole
 from .compare_options import EPILOG, add_input_options, add_output_options, add_run_options
 
 
@@ -202,7 +202,7 @@ def _run(
         bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
         if ns.summary:  # any format: a table or page to read, the summary for a script
-            Path(ns.summary).write_text(dump_line(summary) + "\n", encoding="utf-8")
+            write_whole(ns.summary, dump_line(summary) + "\n")
         elif out is not None and complete:
             out.write(dump_line(summary) + "\n")
         if out is not None:
@@ -279,7 +279,7 @@ def _show(ns: argparse.Namespace, summary: Any, builder: Any, new: int) -> None:
         return
     html = render.render_html(summary, shown, all_shown=all_shown)
     if ns.output:
-        Path(ns.output).write_text(html, encoding="utf-8")
+        write_whole(ns.output, html)
         print(f"wrote {ns.output}", file=sys.stderr)
     else:
         sys.stdout.write(html)

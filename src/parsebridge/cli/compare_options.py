@@ -88,7 +88,8 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="C",
         help=f"streamed chunkings (comma-separated or repeated; default: "
-        f"{','.join(DEFAULT_COMPARE_CHUNKINGS)}; oneshot is always run)",
+        f"{','.join(DEFAULT_COMPARE_CHUNKINGS)}; oneshot is always run; `parsebridge conformance --help` "
+        "describes every chunking)",
     )
     p.add_argument("--tools", metavar="FILE", help="OpenAI tool definitions for transcripts that carry none")
     p.add_argument(

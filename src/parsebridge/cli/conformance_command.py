@@ -17,10 +17,15 @@ exit status:
   0    the suite ran (whatever the results), or --strict and no result is fail/error
   1    --strict and at least one result is fail or error, or nothing was tested (no
        result, or every result unsupported)
-  2    usage error: unknown backend, chunking, family or transcript id; a --backend that
+  2    usage error: unknown backend, chunking, family or transcript id (the message names
+       the ones it looks like); a --backend that
        is not installed (the message says how to install it); a transcript
-       file that is missing, empty, not UTF-8 or malformed (the message names it)
-  130  interrupted; 141 the output pipe closed early (e.g. `| head`)
+       file that is missing, empty, not UTF-8 or malformed (the message names it), or a
+       --transcripts directory without a transcript file
+  130  interrupted (Ctrl-C): one line on stderr says how far the run got and, after the
+       results table, which report files were written (each report file is replaced
+       whole: the earlier one or the complete new one, never half of one)
+  141  the output pipe closed early (e.g. `| head`)
 
 statuses: pass = matches expected and every invariant holds;
 diverge = a streaming invariant broke (stream differs from one-shot, …) or only
@@ -100,7 +105,9 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         "--transcripts",
         action="append",
         metavar="FILE",
-        help="transcript files/directories (JSONL, YAML, text) instead of the bundled fixtures",
+        help="transcript files or directories instead of the bundled fixtures: JSON Lines (.jsonl, "
+        ".ndjson, gzipped .jsonl.gz), JSON, YAML, or any other file as one raw output; a directory is "
+        "read as `compare` reads one: its subfolders too, files of other suffixes skipped with a warning",
     )
     p.add_argument("--transcript", action="append", metavar="ID", help="only these transcript ids")
 

@@ -12,21 +12,26 @@ import logging
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..adapters import get_backend
 from ..adapters.registry import check_spec
+from ..comparison.inputs import directory_inputs, named_errors
+from ..comparison.logs import iter_log
 from ..conformance.chunking import parse_chunkings
 from ..conformance.parallel import default_jobs, run_units
+from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
 from ..conformance.runner import Runner, plan_explicit, target_for
-from ..conformance.transcripts import bundled_transcripts, load_transcripts, select, validate_transcripts
+from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
-from ..protocol.errors import closest
-from ..terminal import InputFileError, console, exists_or_fail, styled
+from ..protocol.errors import with_hints
+from ..terminal import EXIT_INTERRUPTED, InputFileError, console, exists_or_fail, styled
 
 
 def _process_start() -> float:
@@ -57,26 +62,22 @@ def _split(values: Sequence[str] | None) -> list[str]:
 
 
 def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
-    parts = []
-    for u in unknown:
-        hint = closest(u, have)
-        parts.append(f"{u!r}" + (f" (did you mean {', '.join(map(repr, hint))}?)" if hint else ""))
     where = " among the selected transcripts" if filtered else ""
-    return f"no transcript with id {', '.join(parts)}{where}"
+    return f"no transcript with id {with_hints(unknown, sorted(have))}{where}"
 
 
 def load_transcript_files(paths: Sequence[str]) -> list[Any]:
-    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error."""
+    """Transcripts of the given files/directories; a missing, empty or non-UTF-8 file is a usage error.
+
+    A directory is read as `compare` reads one (`comparison.inputs.directory_inputs`): its
+    JSON Lines, JSON, YAML and gzipped JSON Lines files, subfolders too, and a warning naming
+    the files of any other suffix; a file named on its own of any other suffix is one raw output.
+    """
     out: list[Any] = []
     for path in paths:
         p = exists_or_fail(path)
-        try:
-            got = load_transcripts([p])
-        except UnicodeDecodeError as exc:
-            raise InputFileError(
-                f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start : exc.start + 1].hex()} "
-                f"at offset {exc.start} of a block); transcripts are UTF-8"
-            ) from None
+        files = directory_inputs(p) if p.is_dir() else [p]
+        got = [t for f in files for t in named_errors(str(f), iter_log(f))]
         if not got or (not p.is_dir() and p.stat().st_size == 0):
             raise InputFileError(
                 f"{p}: no transcripts in it (empty file or directory; expected JSON Lines, YAML, "
@@ -106,37 +107,91 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     for b in backends.requested:
         if b in backends.unavailable:
             err.print(styled(f"backend {b} unavailable: {backends.unavailable[b]}", style="dim"))
-    running = backends.running
-    units = _units(runner, transcripts, pairs, running)
+    units = _units(runner, transcripts, pairs, backends.running)
     jobs = _jobs(ns.jobs)
     t_run = time.perf_counter()
     results = _execute(runner, units, transcripts, jobs, len(units) * len(chunkings), err, ns.quiet)
-    run_s = time.perf_counter() - t_run
-    wall_s = time.perf_counter() - _T0
-    backends.describe()  # after the run: it imports the frameworks, which the run's stages did
+    run = _Run(runner, transcripts, results, backends, chunkings, jobs, time.perf_counter() - t_run)
+    stage = _Stage(ns.report)
+    try:
+        _after_run(ns, out, run, families, pairs is not None, stage)
+    except KeyboardInterrupt:
+        err.print(styled(stage.interrupted()), soft_wrap=True)
+        return EXIT_INTERRUPTED
+    return _exit_status(ns.strict, transcripts, results, err)
 
-    print_summary(out, results, running, backends.versions, ns.show, ns.report)
+
+@dataclass
+class _Run:
+    """What the run of the units gave, for the stages after it (summary, round trip, report)."""
+
+    runner: Any
+    transcripts: list[Any]
+    results: list[Any]
+    backends: RunBackends
+    chunkings: list[Any]
+    jobs: int
+    run_s: float
+    wall_s: float = field(default_factory=lambda: time.perf_counter() - _T0)
+
+
+class _Stage:
+    """Where a run is after its units ran, and which report files are in place: what Ctrl-C says."""
+
+    def __init__(self, report: str | None) -> None:
+        self.report = report
+        self.now = "describing the backends (before the results table)"
+        self.written: list[Path] = []
+
+    def interrupted(self) -> str:
+        """One line: interrupted while doing what, and what was (or was not) written."""
+        head = f"interrupted while {self.now}"
+        if not self.report:
+            return f"{head}; no report was asked for (--report DIR), so no file was written"
+        done = [p.name for p in self.written]
+        left = [name for name in REPORT_FILES if name not in done]
+        if not left:
+            return f"{head}; the report in {self.report} was written whole"
+        kept = "any from an earlier run are left as they were"
+        if not done:
+            return f"{head}; no report file was written to {self.report} ({kept})"
+        return f"{head}; wrote {', '.join(done)} to {self.report}; not {', '.join(left)} ({kept})"
+
+
+def _after_run(
+    ns: argparse.Namespace, out: Any, run: _Run, families: list[str], explicit: bool, stage: _Stage
+) -> None:
+    """The backends described, the summary table, the round trip, the timing line and the report;
+    `stage` says which is under way."""
+    run.backends.describe()  # after the run: it imports the frameworks, which the run's stages did
+    stage.now = "printing the results"
+    running = run.backends.running
+    print_summary(out, run.results, running, run.backends.versions, ns.show, ns.report)
     roundtrip = None
-    if ns.roundtrip > 0 and pairs is None and not ns.transcripts and ns.kind != "reasoning":
-        roundtrip = _roundtrip(ns, out, backends, families, jobs)
+    if ns.roundtrip > 0 and not explicit and not ns.transcripts and ns.kind != "reasoning":
+        stage.now = "running the round trip (after the results table)"
+        roundtrip = _roundtrip(ns, out, run.backends, families, run.jobs)
     out.print(
         styled(
-            f"{_count(len(transcripts), 'transcript')} × {_count(len(running), 'backend')} × "
-            f"{_count(len(chunkings), 'chunking')}: {_count(len(results), 'result')} in ",
-            (f"{wall_s:.1f} s", "bold"),
-            f" wall (run {run_s:.1f} s, framework imports included)",
+            f"{_count(len(run.transcripts), 'transcript')} × {_count(len(running), 'backend')} × "
+            f"{_count(len(run.chunkings), 'chunking')}: {_count(len(run.results), 'result')} in ",
+            (f"{run.wall_s:.1f} s", "bold"),
+            f" wall (run {run.run_s:.1f} s, framework imports included)",
         )
     )
-    if ns.report:
-        timing = {
-            "jobs": jobs,
-            "wall_s": round(wall_s, 3),
-            "run_s": round(run_s, 3),
-            "setup_s": {b: round(s, 3) for b, s in runner.setup_seconds.items()},
-        }
-        paths = write_run_report(ns.report, results, transcripts, backends, chunkings, timing, roundtrip)
-        out.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
-    return _exit_status(ns.strict, transcripts, results, err)
+    if not ns.report:
+        return
+    stage.now = "writing the report (after the results table)"
+    timing = {
+        "jobs": run.jobs,
+        "wall_s": round(run.wall_s, 3),
+        "run_s": round(run.run_s, 3),
+        "setup_s": {b: round(s, 3) for b, s in run.runner.setup_seconds.items()},
+    }
+    paths = write_run_report(
+        ns.report, run.results, run.transcripts, run.backends, run.chunkings, timing, roundtrip, stage.written
+    )
+    out.print(styled(f"report: {paths['json']} · {paths['md'].name} · {paths['html'].name}"))
 
 
 def _exit_status(strict: bool, transcripts: list[Any], results: list[Any], err: Any) -> int:

@@ -270,7 +270,8 @@ PANEL_MAX = 1 << 16
 
 
 def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
-    """Reasoning or content (a str or a `cli.stream_output.Spool`), verbatim, titled."""
+    """Reasoning or content (a str or a `cli.stream_output.Spool`), verbatim but for control
+    characters, which are shown escaped (`terminal.escape_controls`), titled."""
     if text is None:
         text = Text("(none)", style="dim")
     elif isinstance(text, str) and (shown := io.whitespace_only(text)):
@@ -289,7 +290,7 @@ def _show_text(console: Any, title: str, text: Any, style: str | None) -> None:
             else text.blocks()
         )
         for block in blocks:  # straight to the file: Rich would lay out every line
-            console.file.write(block)
+            console.file.write(io.escape_controls(block))  # as `io.plain` shows a shorter text
         console.file.write("\n")
         console.print(Rule(style=style or "none"))
         return

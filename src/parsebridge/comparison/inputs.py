@@ -80,12 +80,13 @@ def _file_source(path: Path) -> Source:
     jsonl = suffix in (".jsonl", ".ndjson") or is_gzip(path)
     raw = not is_gzip(path) and suffix not in JSONL_SUFFIXES | YAML_SUFFIXES  # the whole file is one output
     count = count_lines(path) if jsonl else (1 if raw else None)
-    return Source(str(path), _named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
+    return Source(str(path), named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
 
 
-def _directory(path: Path) -> list[Path]:
+def directory_inputs(path: Path) -> list[Path]:
     """A directory input's transcript files (subfolders too, sorted); one line on stderr for the
-    files it leaves out, so none is skipped unsaid; no transcript file at all is an error."""
+    files it leaves out, so none is skipped unsaid; no transcript file at all is an error.
+    `conformance --transcripts DIR` reads a directory by the same rule."""
     files, skipped = directory_files(path)
     if skipped:
         names = ", ".join(str(f.relative_to(path)) for f in skipped[:3]) + (", …" if len(skipped) > 3 else "")
@@ -129,7 +130,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             continue
         path = Path(arg)
         if path.is_dir():
-            out.extend(_file_source(f) for f in _directory(path))
+            out.extend(_file_source(f) for f in directory_inputs(path))
         elif path.is_file():
             why = _blank(path)
             if why:
@@ -182,7 +183,7 @@ def _same(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def _named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
+def named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
     """`items`, with a non-UTF-8 file turned into a usage error that names it."""
 
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..adapters import get_backend
 from ..conformance.classes import DESCRIPTIONS, DivergenceClass
-from ..terminal import Part, plain, styled, whitespace_only
+from ..terminal import Part, plain, replacing, styled, whitespace_only
 from ..terminal import console as cli_console
 from .models import CallOut, CompareSummary, PairAgreement, Reading, TranscriptComparison
 
@@ -114,7 +114,7 @@ def print_table(
     """Side-by-side readings of the given transcripts, then the summary tables."""
 
     if path:
-        with open(path, "w", encoding="utf-8") as fh:
+        with replacing(path) as fh:  # the old file or the whole new table, whatever interrupts
             _print(cli_console(file=fh), summary, shown, all_shown)
     else:
         _print(cli_console(), summary, shown, all_shown)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from typing import IO, Any
 
 from .._version import __version__
 from ..protocol import ParsebridgeError
+from ..terminal import replacing
 from .models import CompareRun, CompareSummary, TranscriptComparison, load_record
 from .plan import ComparePlan
 from .summary import SummaryBuilder, backend_group, backend_versions
@@ -78,20 +78,14 @@ def read_previous(path: Path, builder: SummaryBuilder, settings: CompareRun) -> 
     done: Counter[str] = Counter()
     if not path.exists():
         return done, True
-    tmp = path.with_name(path.name + ".resume-tmp")
     try:
-        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+        with replacing(path) as dst, path.open(encoding="utf-8") as src:
             reader = _Previous(path, settings, builder, done)
             torn = reader.copy(src, dst)
     except UnicodeDecodeError:
-        tmp.unlink(missing_ok=True)
         raise ResumeError(
             f"{path}: not UTF-8 text, so not a compare output --resume may continue; the file is left as it is"
         ) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, path)
     if torn:
         print(f"resume: dropped the torn last line of {path} (an interrupted write)", file=sys.stderr)
     return done, not reader.header

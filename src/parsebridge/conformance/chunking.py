@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..protocol import InvalidSpecError
+from ..protocol.errors import closest, did_you_mean
 from .token_pieces import Piece, approximate_pieces, approximate_tokens, pieces_from_chunks, pieces_from_texts
 
 __all__ = [
@@ -227,17 +228,53 @@ def default_pieces(text: str, parser: Any = None, token_texts: Sequence[str] | N
 
 
 _NAME = re.compile(r"^(oneshot|whole|char|token-random|token|random|special)(?:-(\d+))?$")
+#: Every chunking name's form (K: a size, SEED: a seed), as an unknown name's error lists them.
+FORMS: tuple[str, ...] = (
+    "oneshot",
+    "whole",
+    "char[-K]",
+    "token[-K]",
+    "special",
+    "random[-SEED]",
+    "token-random[-SEED]",
+)
+_UNITS: tuple[str, ...] = ("oneshot", "whole", "char", "token", "special", "random", "token-random")
+_NUMBERED = frozenset({"char", "token", "random", "token-random"})
+#: The names of sets `parse_chunkings` expands (what a typo of them is near).
+_SETS: tuple[str, ...] = ("default", "all")
+#: A name that ends in a number: ``tokn-5``, ``token5``, ``token_random-3``.
+_WITH_NUMBER = re.compile(r"(.+?)[-_ ]?(\d+)")
+
+
+def _near_chunkings(name: str) -> list[str]:
+    """Chunking names that look like `name` (a typo's "did you mean"), its number kept:
+    ``tokn-5`` → ``token-5``; ``randm`` → ``random``; ``defualt`` → ``default``."""
+    key = name.strip().lower()
+    m = _WITH_NUMBER.fullmatch(key)
+    base, number = (m.group(1), m.group(2)) if m else (key, None)
+    out: list[str] = []
+    for near in closest(base, (*_UNITS, *_SETS)):
+        shown = f"{near}-{number}" if number is not None and near in _NUMBERED else near
+        if shown not in out and shown != key:
+            out.append(shown)
+    return out
+
+
+def _unknown_chunking(name: str) -> InvalidSpecError:
+    """The error for a name no chunking has: the near names, every form, and where each is described."""
+    return InvalidSpecError(
+        f"unknown chunking {name!r}.{did_you_mean(_near_chunkings(name))} Chunkings: {', '.join(FORMS)}, and the sets 'default' and "
+        "'all' (`parsebridge conformance --help` describes each)."
+    )
 
 
 def parse_chunking(name: str) -> Chunking:
-    """A chunking from its name; unknown names raise `InvalidSpecError` listing the forms."""
+    """A chunking from its name; an unknown name raises `InvalidSpecError` with the near names
+    and every form (`_unknown_chunking`)."""
     key = name.strip().lower()
     m = _NAME.match(key)
     if m is None:
-        raise InvalidSpecError(
-            f"unknown chunking {name!r}: use oneshot, whole, char[-K], token[-K], special, "
-            "random[-SEED] or token-random[-SEED]"
-        )
+        raise _unknown_chunking(name)
     unit, num = m.group(1), m.group(2)
     if unit in ("oneshot", "whole", "special"):
         if num is not None:

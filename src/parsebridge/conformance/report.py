@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
+from ..terminal import write_whole
 from .checks import STATUSES
 from .classes import DESCRIPTIONS
 from .html import render_html
@@ -215,13 +216,29 @@ def render_markdown(report: dict[str, Any], max_rows: int = 400) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_report(directory: str | Path, report: dict[str, Any]) -> dict[str, Path]:
-    """Write report.json, report.md and report.html into `directory` (created); return their paths."""
+REPORT_FILES: tuple[str, ...] = ("report.json", "report.md", "report.html")
+
+
+def write_report(
+    directory: str | Path, report: dict[str, Any], written: list[Path] | None = None
+) -> dict[str, Path]:
+    """Write report.json, report.md and report.html into `directory` (created); return their paths.
+
+    All three are rendered first, then each file is replaced whole (`terminal.replacing`): an
+    interruption leaves every file either as it was or complete. Each path is appended to
+    `written` once its file is in place, so an interrupted caller can say which ones were.
+    """
 
     d = Path(directory)
+    texts = {
+        "json": json.dumps(report, indent=1, ensure_ascii=False) + "\n",
+        "md": render_markdown(report),
+        "html": render_html(report),
+    }
     d.mkdir(parents=True, exist_ok=True)
-    paths = {"json": d / "report.json", "md": d / "report.md", "html": d / "report.html"}
-    paths["json"].write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    paths["md"].write_text(render_markdown(report), encoding="utf-8")
-    paths["html"].write_text(render_html(report), encoding="utf-8")
+    paths = {key: d / name for key, name in zip(texts, REPORT_FILES, strict=True)}
+    for key, text in texts.items():
+        write_whole(paths[key], text)
+        if written is not None:
+            written.append(paths[key])
     return paths

@@ -96,7 +96,10 @@ def write_run_report(
     chunkings: list[Any],
     timing: dict[str, Any],
     roundtrip: Any,
+    written: list[Any] | None = None,
 ) -> dict[str, Any]:
+    """The report built and written (`report.write_report`: each file whole, its path appended to
+    `written` once in place)."""
 
     report = build_report(
         results,
@@ -113,7 +116,7 @@ def write_run_report(
         report["roundtrip"] = roundtrip
     if column.applies([b for b in backends.running if b not in backends.unavailable]):
         report["consensus"] = column.consensus_column(transcripts, results)
-    return write_report(where, report)
+    return write_report(where, report, written)
 
 
 def _cell(counts: Counter[str]) -> Any:

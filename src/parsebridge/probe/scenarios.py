@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..protocol.errors import with_hints
+
 Expect = Literal["call", "calls", "none", "any"]
 
 
@@ -226,5 +228,8 @@ def select(names: Sequence[str] | None) -> list[Scenario]:
     by_name = {s.name: s for s in SCENARIOS}
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise KeyError(f"unknown scenario {', '.join(unknown)}; known: {', '.join(by_name)}")
+        raise KeyError(
+            f"unknown scenario {with_hints(unknown, by_name)}; scenarios: {', '.join(by_name)} "
+            "(`parsebridge probe --help` describes each)"
+        )
     return [by_name[n] for n in names]

@@ -48,6 +48,22 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return out[:n]
 
 
+def did_you_mean(hints: Iterable[str]) -> str:
+    """`` Did you mean 'a', 'b'?`` (a sentence to append to an error) for `hints`; "" for none."""
+    near = list(hints)
+    return f" Did you mean {', '.join(map(repr, near))}?" if near else ""
+
+
+def with_hints(unknown: Iterable[str], candidates: Iterable[str]) -> str:
+    """Unknown names, each with the candidates that look like it: ``'tokn' (did you mean 'token'?), 'x'``."""
+    pool = list(candidates)
+    parts = []
+    for name in unknown:
+        near = closest(name, pool)
+        parts.append(f"{name!r}" + (f" (did you mean {', '.join(map(repr, near))}?)" if near else ""))
+    return ", ".join(parts)
+
+
 def _listing(names: Iterable[str], limit: int = 60) -> str:
     items = sorted(set(names))
     shown = ", ".join(items[:limit])
@@ -66,7 +82,7 @@ class _UnknownNameError(InvalidSpecError, LookupError):
         """Set `available` and `suggestions`; the message's "Did you mean" ("" when none is near)."""
         self.available = sorted(set(available))
         self.suggestions = closest(name, self.available)
-        return f" Did you mean {', '.join(map(repr, self.suggestions))}?" if self.suggestions else ""
+        return did_you_mean(self.suggestions)
 
 
 class UnknownBackendError(_UnknownNameError):

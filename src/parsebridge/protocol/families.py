@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from .errors import InvalidSpecError, closest
+from .errors import InvalidSpecError, closest, did_you_mean
 from .family_rows import KINDS, Columns, Kind, Row, normalize_name, parse_rows, rows
 
 __all__ = ["KINDS", "Family", "FamilyTable", "Kind", "family_table", "load_table"]
@@ -68,8 +68,7 @@ class FamilyTable:
         """`InvalidSpecError`, with the closest names, when `name` is no family or alias of either kind."""
         if self.get("tool", name) is not None or self.get("reasoning", name) is not None:
             return
-        hint = closest(name, sorted({n for f in self._families for n in (f.name, *f.aliases)}))
-        did = f" Did you mean {', '.join(map(repr, hint))}?" if hint else ""
+        did = did_you_mean(closest(name, sorted({n for f in self._families for n in (f.name, *f.aliases)})))
         raise InvalidSpecError(
             f"unknown family {name!r}.{did} Families: {', '.join(sorted({f.name for f in self._families}))}."
         )

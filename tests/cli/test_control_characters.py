@@ -1,0 +1,89 @@
+"""Model text reaches the terminal with its control characters escaped (``\\x1b``), never acted on:
+a transcript cannot recolour, retitle or clear the terminal through `conformance` or `compare`'s
+tables and lines, nor is ``[bold]`` in it read as Rich markup; JSON output and report files keep
+the text exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from parsebridge.cli import main
+
+#: Colour, a window title ended by BEL, clear-screen, the C1 CSI (U+009B), a carriage return and
+#: a DEL, around Rich markup: in the content, a call's name and arguments, and the transcript id.
+OUTPUT = (
+    "[bold red]hi[/] \x1b[31mRED\x1b]0;title\x07 \x1b[2J\x9b31m over\rwrite\x7f "
+    '<tool_call>{"name": "f\x1b[1m", "arguments": {"a": "\x1b[5m"}}</tool_call>'
+)
+ID = "esc\x1b[31mid"
+RAW = ("\x1b", "\x07", "\x9b", "\r", "\x7f")
+SHOWN = (
+    "esc\\x1b[31mid",
+    "[bold red]hi[/] \\x1b[31mRED\\x1b]0;title\\x07 \\x1b[2J\\x9b31m over\\rwrite\\x7f",
+)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "esc.jsonl"
+    record = {"id": ID, "family": "hermes", "output": OUTPUT, "expected": {"content": "no", "tool_calls": []}}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return path
+
+
+def _no_raw_controls(text: str) -> None:
+    assert not [c for c in RAW if c in text], [c for c in RAW if c in text]
+
+
+def test_the_compare_table_shows_control_characters_escaped_and_json_keeps_them(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = ["compare", str(log), "--backends", "builtin", "--no-progress", "--chunking", "token"]
+    assert main(run) == 0
+    out, err = capsys.readouterr()
+    _no_raw_controls(out + err)
+    for shown in SHOWN:
+        assert shown in out
+    assert "[bold red]hi[/]" in out  # literal, not read as markup
+    assert main([*run, "--format", "json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (record,) = [r for r in records if r["type"] == "transcript"]
+    assert record["transcript"] == ID  # JSON: every character as it was
+    assert record["results"]["builtin:hermes"]["oneshot"]["content"] == OUTPUT
+
+
+def test_conformance_lines_show_control_characters_escaped_and_the_report_keeps_them(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rep = tmp_path / "rep"
+    args = ["conformance", "-q", "--transcripts", str(log), "--backend", "builtin", "--chunking", "oneshot"]
+    assert main([*args, "--report", str(rep)]) == 0
+    out, err = capsys.readouterr()
+    _no_raw_controls(out + err)
+    assert "fail builtin:hermes esc\\x1b[31mid [oneshot]" in out
+    report = json.loads((rep / "report.json").read_text(encoding="utf-8"))
+    assert report["transcripts"][ID]["output"] == OUTPUT  # the file: every character as it was
+
+
+def test_a_warning_quoting_a_transcript_id_escapes_it(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log.write_text(log.read_text(encoding="utf-8") * 2, encoding="utf-8")  # the id comes again
+    args = ["conformance", "-q", "--transcripts", str(log), "--backend", "builtin", "--chunking", "oneshot"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    _no_raw_controls(err)
+    assert "warning: esc\\x1b[31mid: duplicate id" in err
+
+
+@pytest.mark.parametrize("repeat", [1, 20_000])  # a panel; past PANEL_MAX, written between two rules
+def test_parse_shows_control_characters_escaped_at_any_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], repeat: int
+) -> None:
+    out_file = tmp_path / "out.txt"
+    out_file.write_text("Hi \x1b[2J there. " * repeat, encoding="utf-8")
+    assert main(["parse", "--tool-parser", "builtin:hermes", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    _no_raw_controls(out)
+    assert out.count("Hi \\x1b[2J there.") == repeat

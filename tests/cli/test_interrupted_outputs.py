@@ -1,0 +1,125 @@
+"""Ctrl-C after `conformance` printed its results (the round trip, the report) says what was and was
+not written and exits 130; every report file, and compare's whole-file outputs, is the old file or
+the complete new one, never half of one."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parsebridge.cli import conformance_run, main
+from parsebridge.conformance import report
+
+RUN = ["conformance", "-q", "--backend", "builtin", "--family", "hermes", "--chunking", "oneshot"]
+OLD = "from an earlier run\n"
+
+
+def _ctrl_c(*args: Any, **kwargs: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+@pytest.fixture
+def earlier(tmp_path: Path) -> Path:
+    """A report folder holding an earlier run's three files."""
+    folder = tmp_path / "rep"
+    folder.mkdir()
+    for name in ("report.json", "report.md", "report.html"):
+        (folder / name).write_text(OLD, encoding="utf-8")
+    return folder
+
+
+def _left(folder: Path) -> dict[str, str]:
+    """Every file in `folder` (temporary ones too) and its text."""
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
+
+
+def test_ctrl_c_while_a_report_file_lands_names_what_was_written(
+    earlier: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real, calls = os.replace, []
+
+    def second_is_interrupted(src: Any, dst: Any) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_is_interrupted)
+    assert main([*RUN, "--roundtrip", "0", "--report", str(earlier)]) == 130
+    out, err = capsys.readouterr()
+    assert "tool:hermes" in out  # the table was printed before
+    assert err.strip().splitlines() == [
+        f"interrupted while writing the report (after the results table); wrote report.json to {earlier}; "
+        "not report.md, report.html (any from an earlier run are left as they were)"
+    ]
+    left = _left(earlier)
+    assert list(left) == ["report.html", "report.json", "report.md"]  # no temporary file stays
+    assert json.loads(left["report.json"])["summary"]["total"] > 0  # the new one, whole
+    assert left["report.md"] == left["report.html"] == OLD  # the old ones, untouched
+
+
+def test_ctrl_c_while_the_report_renders_leaves_every_file_as_it_was(
+    earlier: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(report, "render_markdown", _ctrl_c)
+    assert main([*RUN, "--roundtrip", "0", "--report", str(earlier)]) == 130
+    assert capsys.readouterr().err.strip() == (
+        "interrupted while writing the report (after the results table); no report file was written to "
+        f"{earlier} (any from an earlier run are left as they were)"
+    )
+    assert _left(earlier) == {name: OLD for name in ("report.html", "report.json", "report.md")}
+
+
+def test_ctrl_c_during_the_round_trip_says_so_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(conformance_run, "run_roundtrip", _ctrl_c)
+    assert main([*RUN, "--roundtrip", "2", "--report", str(tmp_path / "rep")]) == 130
+    out, err = capsys.readouterr()
+    assert "tool:hermes" in out
+    assert err.strip() == (
+        "interrupted while running the round trip (after the results table); no report file was written "
+        f"to {tmp_path / 'rep'} (any from an earlier run are left as they were)"
+    )
+    assert not (tmp_path / "rep").exists()
+
+
+def test_ctrl_c_without_a_report_says_none_was_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(conformance_run, "run_roundtrip", _ctrl_c)
+    assert main([*RUN, "--roundtrip", "2"]) == 130
+    assert capsys.readouterr().err.strip() == (
+        "interrupted while running the round trip (after the results table); no report was asked for "
+        "(--report DIR), so no file was written"
+    )
+
+
+@pytest.mark.parametrize("option", ["--summary", "--output"])
+def test_compare_whole_file_outputs_are_the_old_file_or_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        json.dumps({"id": "r1", "family": "hermes", "output": "No tool."}) + "\n", encoding="utf-8"
+    )
+    target = tmp_path / "out"
+    target.write_text(OLD, encoding="utf-8")
+    monkeypatch.setattr(os, "replace", _ctrl_c)  # the moment the new file would land
+    args = [
+        "compare",
+        str(log),
+        "--backends",
+        "builtin",
+        "--no-progress",
+        "--format",
+        "html",
+        option,
+        str(target),
+    ]
+    assert main(args) == 130
+    assert _left(tmp_path) == {"log.jsonl": log.read_text(encoding="utf-8"), "out": OLD}
