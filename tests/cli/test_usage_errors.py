@@ -37,6 +37,15 @@ def test_compare_argument_that_names_no_file_is_an_error(tmp_path: Path, arg: st
     assert f"no such file: {arg}" in line and "--text" in line
 
 
+@pytest.mark.parametrize("spec", ["builtin:hermes", "vllm:hermes", "native:hermes", "python:pkg.mod:Cls"])
+def test_compare_spec_written_where_the_inputs_go_is_shown_its_option(tmp_path: Path, spec: str) -> None:
+    line = one_error_line(run("compare", "--text", CALL, spec, cwd=tmp_path))
+    assert (
+        line
+        == f"error: no such file: {spec} (a parser spec goes with --tool-parser {spec} or --reasoning-parser {spec})"
+    )
+
+
 def test_compare_glob_without_a_match_says_so(tmp_path: Path) -> None:
     line = one_error_line(run("compare", "logs/*.jsonl", "--tool-parser", "builtin:hermes", cwd=tmp_path))
     assert line == "error: no file matches 'logs/*.jsonl'"

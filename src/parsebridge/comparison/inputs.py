@@ -25,6 +25,7 @@ from ..conformance.transcripts import (
     transcript_from,
 )
 from ..protocol import ParsebridgeError
+from ..protocol.spec import BACKEND_ALIASES, ParserBackend
 from ..terminal import InputFileError, print_error
 from .logs import count_lines, directory_files, expand, inner_suffix, is_glob, is_gzip, iter_log
 
@@ -142,7 +143,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
                 raise InputFileError(f"no file matches {arg!r}")
             out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
         else:
-            raise InputFileError(f"no such file: {arg} (to compare literal output text, give it with --text)")
+            raise InputFileError(f"no such file: {arg} ({_what_to_write_instead(arg)})")
     for n, text in enumerate(getattr(ns, "text", None) or (), 1):
         tid = "text" if n == 1 else f"text-{n}"
         out.append(Source(tid, [transcript_from({"output": text}, tid)], 1, raw=True))
@@ -153,6 +154,18 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
         out.append(Source("bundled", items, len(items)))
     return out
+
+
+def _what_to_write_instead(arg: str) -> str:
+    """For a positional argument that is no file: a parser spec (``builtin:hermes``, written where
+    `compare`'s inputs go) goes with --tool-parser; else the text may be a model output."""
+    backend, colon, name = arg.partition(":")
+    if colon and name.strip() and backend.strip().lower() in _BACKENDS:
+        return f"a parser spec goes with --tool-parser {arg} or --reasoning-parser {arg}"
+    return "to compare literal output text, give it with --text"
+
+
+_BACKENDS = frozenset({*(b.value for b in ParserBackend), *BACKEND_ALIASES})
 
 
 def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
