@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from parsebridge.cli import conformance_run, main
+from parsebridge.comparison import render
 from parsebridge.conformance import report
 
 RUN = ["conformance", "-q", "--backend", "builtin", "--family", "hermes", "--chunking", "oneshot"]
@@ -123,3 +124,34 @@ def test_compare_whole_file_outputs_are_the_old_file_or_the_new_one(
     ]
     assert main(args) == 130
     assert _left(tmp_path) == {"log.jsonl": log.read_text(encoding="utf-8"), "out": OLD}
+
+
+def test_compare_ctrl_c_after_the_comparisons_says_what_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Interrupted while the table is written: the summary file is (it comes first), the table's
+    file is the old one, and one line says so."""
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        json.dumps({"id": "r1", "family": "hermes", "output": "No tool."}) + "\n", encoding="utf-8"
+    )
+    summary, table = tmp_path / "summary.json", tmp_path / "table.txt"
+    table.write_text(OLD, encoding="utf-8")
+    monkeypatch.setattr(render, "print_table", _ctrl_c)
+    args = [
+        "compare",
+        str(log),
+        "--backends",
+        "builtin",
+        "--no-progress",
+        "--summary",
+        str(summary),
+        "-o",
+        str(table),
+    ]
+    assert main(args) == 130
+    assert capsys.readouterr().err.strip() == (
+        f"interrupted while showing the results of 1 transcript; wrote {summary}; {table} left as before"
+    )
+    assert json.loads(summary.read_text(encoding="utf-8"))["type"] == "summary"
+    assert table.read_text(encoding="utf-8") == OLD

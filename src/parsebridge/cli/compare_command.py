@@ -110,6 +110,33 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     need_family = not (ns.tool_parser or ns.reasoning_parser or ns.family)
     pending = pending_transcripts(srcs, tools, ns.reasoning_started, done, need_family)
     new, total, summary = _run(ns, plan, srcs, pending, builder, jobs, header)
+    written: list[str] = []
+    try:
+        return _finish(ns, summary, builder, new, total, written)
+    except KeyboardInterrupt:
+        # (--summary and a table or page -o are written whole, `write_whole`: one not yet written
+        # is as it was before)
+        whole = [ns.summary] if ns.summary else []
+        whole += [ns.output] if ns.output and ns.format != "json" else []
+        left = [f for f in whole if f not in written]
+        n = builder.transcripts
+        print(
+            f"interrupted while showing the results of {n} transcript{'' if n == 1 else 's'}"
+            + (f"; wrote {', '.join(written)}" if written else "")
+            + (f"; {', '.join(left)} left as before" if left else ""),
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _finish(
+    ns: argparse.Namespace, summary: Any, builder: Any, new: int, total: int | None, written: list[str]
+) -> int:
+    """After the comparisons: the summary file, then what an interrupted or empty run says, or the
+    results; the exit status. The files it has written whole go into `written`."""
+    if ns.summary:  # any format: a table or page to read, the summary for a script
+        write_whole(ns.summary, dump_line(summary) + "\n")
+        written.append(ns.summary)
     if not summary.complete:
         where = f" {ns.output}" if ns.output else ""
         of = f" of {total}" if total is not None else ""
@@ -201,9 +228,7 @@ def _run(
             complete = False
         bar.finish(complete)
         summary = builder.summary(elapsed=time.perf_counter() - start, complete=complete)
-        if ns.summary:  # any format: a table or page to read, the summary for a script
-            write_whole(ns.summary, dump_line(summary) + "\n")
-        elif out is not None and complete:
+        if out is not None and complete and not ns.summary:  # (--summary: written by `_finish`)
             out.write(dump_line(summary) + "\n")
         if out is not None:
             out.flush()
