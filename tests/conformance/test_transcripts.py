@@ -10,7 +10,6 @@ import types
 import pytest
 
 from parsebridge.comparison.inputs import stdin_transcripts as _stdin_transcripts
-from parsebridge.comparison.logs import iter_log
 from parsebridge.conformance import (
     TranscriptError,
     bundled_transcripts,
@@ -21,6 +20,7 @@ from parsebridge.conformance import (
     transcript_from,
     validate_transcripts,
 )
+from parsebridge.conformance.log_files import iter_log
 
 
 def test_full_record_round_trips_and_keeps_extra_keys():
@@ -219,3 +219,15 @@ def test_gzip_and_stdin_name_the_place_once(tmp_path):
     with pytest.raises(TranscriptError) as info:
         list(_stdin_transcripts(io.StringIO('{"output": "a"}\n{"family": "x"}\n')))
     assert str(info.value).startswith("<stdin>:2: not a valid transcript: no model output")
+
+
+def test_a_directory_is_read_as_compare_reads_one(tmp_path):
+    """`load_transcripts` (the library, the pytest plugin) reads a directory by compare's rule:
+    subfolders, .ndjson and .jsonl.gz too; notes beside the logs are left out."""
+    line = '{"id": "%s", "family": "hermes", "output": "x"}\n'
+    (tmp_path / "a.jsonl").write_text(line % "a", encoding="utf-8")
+    (tmp_path / "b.ndjson").write_text(line % "b", encoding="utf-8")
+    (tmp_path / "day").mkdir()
+    (tmp_path / "day" / "c.jsonl.gz").write_bytes(gzip.compress((line % "c").encode()))
+    (tmp_path / "README.md").write_text("notes", encoding="utf-8")
+    assert [t.id for t in load_transcripts([tmp_path])] == ["a", "b", "c"]

@@ -21,8 +21,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..adapters import get_backend
 from ..adapters.registry import check_spec
 from ..comparison.inputs import directory_inputs, named_errors
-from ..comparison.logs import iter_log
 from ..conformance.chunking import parse_chunkings
+from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
 from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines

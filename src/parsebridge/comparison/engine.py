@@ -45,13 +45,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..conformance.log_files import iter_log
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
 from ..protocol.errors import closest
 from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
-from .logs import iter_log
 from .models import CompareRun, CompareSummary, TranscriptComparison, dump_line
 from .plan import (
     ComparePlan,

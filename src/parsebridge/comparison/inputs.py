@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ..conformance.log_files import directory_files, inner_suffix, is_gzip, iter_log
 from ..conformance.transcripts import (
     JSONL_SUFFIXES,
     YAML_SUFFIXES,
@@ -27,7 +28,7 @@ from ..conformance.transcripts import (
 from ..protocol import ParsebridgeError
 from ..protocol.spec import BACKEND_ALIASES, ParserBackend
 from ..terminal import InputFileError, print_error
-from .logs import count_lines, directory_files, expand, inner_suffix, is_glob, is_gzip, iter_log
+from .logs import count_lines, expand, is_glob
 
 
 def split_list(values: Sequence[str] | None) -> list[str]:

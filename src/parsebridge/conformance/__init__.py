@@ -91,6 +91,7 @@ from .chunking import (
     parse_chunkings,
 )
 from .classes import DESCRIPTIONS, DivergenceClass
+from .log_files import load_transcripts
 from .observation import Observation, normalize_call
 from .observe import observe_oneshot, observe_stream
 from .runner import Result, Runner, plan_explicit, run_conformance, spec_family
@@ -105,7 +106,6 @@ from .transcripts import (
     bundled_transcripts,
     fixtures_dir,
     iter_transcripts,
-    load_transcripts,
     select,
     transcript_from,
     validate_transcripts,

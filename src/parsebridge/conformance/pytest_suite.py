@@ -16,8 +16,9 @@ from ..adapters import resolve
 from ..adapters.python_backend import load_class
 from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolParserBase
 from .chunking import parse_chunkings
+from .log_files import load_transcripts
 from .runner import Runner, plan_explicit, spec_family
-from .transcripts import bundled_transcripts, load_transcripts, select
+from .transcripts import bundled_transcripts, select
 
 KINDS = ("tool", "reasoning")
 

@@ -65,7 +65,6 @@ __all__ = [
     "fixtures_dir",
     "iter_json_lines",
     "iter_transcripts",
-    "load_transcripts",
     "normalize_record",
     "select",
     "transcript_from",
@@ -307,21 +306,11 @@ def _iter_yaml(p: Path) -> Iterator[Transcript]:
         yield transcript_at(obj, f"{p.stem}:{i}", f"{p}: item {i}")
 
 
-def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
-    """Every transcript of several files, in order (a directory means its *.jsonl and *.yaml)."""
-    out: list[Transcript] = []
-    for path in paths:
-        p = Path(path)
-        files = _fixture_files(p) if p.is_dir() else [p]
-        for f in files:
-            out.extend(iter_transcripts(f))
-    return out
-
-
 def _fixture_files(directory: Path) -> list[Path]:
-    return sorted(
-        f for f in directory.iterdir() if f.is_file() and f.suffix.lower() in {".jsonl", ".yaml", ".yml"}
-    )
+    """The bundled fixtures, beside their notes (`log_files.load_transcripts` reads any directory;
+    it imports this module, so the package's own folder, flat and uncompressed, is listed here)."""
+    suffixes = JSONL_SUFFIXES | YAML_SUFFIXES
+    return sorted(f for f in directory.iterdir() if f.is_file() and f.suffix.lower() in suffixes)
 
 
 def fixtures_dir() -> Path:
@@ -334,7 +323,7 @@ def _bundled() -> tuple[Transcript, ...]:
     d = fixtures_dir()
     if not d.is_dir():
         return ()
-    transcripts = load_transcripts([d])
+    transcripts = [t for f in _fixture_files(d) for t in iter_transcripts(f)]
     validate_transcripts(transcripts, strict=True)
     return tuple(transcripts)
 

@@ -1,0 +1,75 @@
+"""Transcript files on disk, as every reader takes them: which files a directory holds (its
+subfolders too), and one file's transcripts with gzipped JSON Lines decompressed on the fly.
+
+`compare`'s inputs, `conformance --transcripts` and `load_transcripts` (the library, the pytest
+plugin's ``--parsebridge-transcripts``) read a directory by this one rule: JSON Lines
+(``.jsonl``, ``.ndjson``), JSON, YAML and ``.jsonl.gz``; other files beside them (notes,
+binaries) are not transcripts. A gzipped log gets the ids an uncompressed copy would
+(``STEM:LINE``, the stem without ``.gz``), so a log read compressed or not gives the same records.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .transcripts import (
+    JSONL_SUFFIXES,
+    YAML_SUFFIXES,
+    Transcript,
+    TranscriptError,
+    iter_json_lines,
+    iter_transcripts,
+)
+
+GZIP_SUFFIX = ".gz"
+
+
+def is_gzip(path: Path) -> bool:
+    return path.suffix.lower() == GZIP_SUFFIX
+
+
+def inner_suffix(path: Path) -> str:
+    """``log.jsonl.gz`` → ``.jsonl``; ``log.jsonl`` → ``.jsonl``."""
+    return Path(path.stem).suffix.lower() if is_gzip(path) else path.suffix.lower()
+
+
+def is_transcript_file(path: Path) -> bool:
+    """A file a directory input reads: JSON Lines, JSON or YAML by its suffix, or gzipped JSON Lines."""
+    if is_gzip(path):
+        return inner_suffix(path) in JSONL_SUFFIXES
+    return path.suffix.lower() in JSONL_SUFFIXES | YAML_SUFFIXES
+
+
+def directory_files(directory: Path) -> tuple[list[Path], list[Path]]:
+    """The transcript files under `directory`, its subfolders too, in sorted order, and the files
+    left out for their suffix (a named file of any other suffix is one raw output; in a folder,
+    where notes and binaries sit beside logs, it is not read, and the caller says so)."""
+    files = sorted(p for p in directory.rglob("*") if p.is_file())
+    return [f for f in files if is_transcript_file(f)], [f for f in files if not is_transcript_file(f)]
+
+
+def iter_log(path: Path) -> Iterator[Transcript]:
+    """One file's transcripts, lazily; a ``.gz`` file is JSON Lines, compressed."""
+
+    if not is_gzip(path):
+        yield from iter_transcripts(path)
+        return
+    stem = Path(path.stem).stem  # chat-01.jsonl.gz → chat-01, as the uncompressed file's ids
+    with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
+        try:
+            yield from iter_json_lines(fh, str(path), stem)
+        except (OSError, EOFError) as exc:  # not gzip, or a truncated part
+            raise TranscriptError(f"{path}: not a readable gzip file: {exc}") from exc
+
+
+def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
+    """Every transcript of several files and directories, in order; a directory means its
+    transcript files (`directory_files`: subfolders too), other files in it are left out."""
+    out: list[Transcript] = []
+    for path in paths:
+        p = Path(path)
+        for f in directory_files(p)[0] if p.is_dir() else [p]:
+            out.extend(iter_log(f))
+    return out
