@@ -100,29 +100,27 @@ def test_ctrl_c_without_a_report_says_none_was_asked_for(
     )
 
 
+def _one_transcript_log(folder: Path) -> Path:
+    log = folder / "log.jsonl"
+    log.write_text(
+        json.dumps({"id": "r1", "family": "hermes", "output": "No tool."}) + "\n", encoding="utf-8"
+    )
+    return log
+
+
+def _compare(log: Path) -> list[str]:
+    return ["compare", str(log), "--backends", "builtin", "--no-progress"]
+
+
 @pytest.mark.parametrize("option", ["--summary", "--output"])
 def test_compare_whole_file_outputs_are_the_old_file_or_the_new_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
 ) -> None:
-    log = tmp_path / "log.jsonl"
-    log.write_text(
-        json.dumps({"id": "r1", "family": "hermes", "output": "No tool."}) + "\n", encoding="utf-8"
-    )
+    log = _one_transcript_log(tmp_path)
     target = tmp_path / "out"
     target.write_text(OLD, encoding="utf-8")
     monkeypatch.setattr(os, "replace", _ctrl_c)  # the moment the new file would land
-    args = [
-        "compare",
-        str(log),
-        "--backends",
-        "builtin",
-        "--no-progress",
-        "--format",
-        "html",
-        option,
-        str(target),
-    ]
-    assert main(args) == 130
+    assert main([*_compare(log), "--format", "html", option, str(target)]) == 130
     assert _left(tmp_path) == {"log.jsonl": log.read_text(encoding="utf-8"), "out": OLD}
 
 
@@ -131,25 +129,11 @@ def test_compare_ctrl_c_after_the_comparisons_says_what_was_written(
 ) -> None:
     """Interrupted while the table is written: the summary file is (it comes first), the table's
     file is the old one, and one line says so."""
-    log = tmp_path / "log.jsonl"
-    log.write_text(
-        json.dumps({"id": "r1", "family": "hermes", "output": "No tool."}) + "\n", encoding="utf-8"
-    )
+    log = _one_transcript_log(tmp_path)
     summary, table = tmp_path / "summary.json", tmp_path / "table.txt"
     table.write_text(OLD, encoding="utf-8")
     monkeypatch.setattr(render, "print_table", _ctrl_c)
-    args = [
-        "compare",
-        str(log),
-        "--backends",
-        "builtin",
-        "--no-progress",
-        "--summary",
-        str(summary),
-        "-o",
-        str(table),
-    ]
-    assert main(args) == 130
+    assert main([*_compare(log), "--summary", str(summary), "-o", str(table)]) == 130
     assert capsys.readouterr().err.strip() == (
         f"interrupted while showing the results of 1 transcript; wrote {summary}; {table} left as before"
     )
