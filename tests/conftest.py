@@ -31,6 +31,12 @@ HERE = Path(__file__).parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment (a plain pytest
+# run has neither), and the CLI's consoles take a width from COLUMNS: a table rendered in-process
+# would be cut at 80 columns under `-n` (tox -e core) and whole without it. Tests see no terminal.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
 #: Fraction of each property test's example count run under the ``dev`` profile, and its floor.
 DEV_FRACTION = 0.1
 DEV_FLOOR = 5

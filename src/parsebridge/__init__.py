@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the same names, typed (tests/test_public_api.py keeps this 
     from .protocol import DynamoToolCallParser as DynamoToolCallParser
     from .protocol import Family as Family
     from .protocol import FamilyTable as FamilyTable
+    from .protocol import InvalidInputError as InvalidInputError
     from .protocol import InvalidSpecError as InvalidSpecError
     from .protocol import ParsebridgeError as ParsebridgeError
     from .protocol import ParserBackend as ParserBackend
@@ -139,6 +140,7 @@ _API: dict[str, str] = {
     "BackendError": _PROTOCOL,
     "BackendNotInstalledError": _PROTOCOL,
     "BufferLimitError": _PROTOCOL,
+    "InvalidInputError": _PROTOCOL,
     "InvalidSpecError": _PROTOCOL,
     "ParserProtocolError": _PROTOCOL,
     "ParserUnsupportedError": _PROTOCOL,

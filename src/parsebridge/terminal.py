@@ -41,6 +41,11 @@ class InputFileError(ParsebridgeError, ValueError):
     """An input file named on the command line is missing, unreadable, empty or malformed (exit 2)."""
 
 
+class MissingInputError(InputFileError, FileNotFoundError):
+    """An input file that is not there (or a pattern that matches none): also a `FileNotFoundError`,
+    what a caller of the Python API (`parsebridge.compare`) would catch for a missing file."""
+
+
 #: Width used when the output is not a terminal: wide enough that no table
 #: cell is cut; tables still only take the width their content needs.
 PIPE_WIDTH = 1000

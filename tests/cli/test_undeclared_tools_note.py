@@ -1,4 +1,4 @@
-"""`parse` says why dynamo:/smg: read no call when no tools are declared (their servers' rule),
+"""`parse` says why dynamo:/smg:/sglang: read no call when no tools are declared (their servers' rule),
 as it says when reasoning was assumed open; with `--tools` the calls are read and nothing is said."""
 
 from __future__ import annotations
@@ -18,12 +18,19 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
 #: (framework, mode, release) that reads calls with no tools declared, as measured: Dynamo 1.4.2's
 #: one-shot frontend does (its stream and 1.6.1's both do not), so `parse` has nothing to explain.
 READS_WITHOUT_TOOLS = {("dynamo", "oneshot", "1.4.2")}
-RELEASE_PACKAGE = {"dynamo": "ai-dynamo-runtime", "smg": "smg"}
+RELEASE_PACKAGE = {"dynamo": "ai-dynamo-runtime", "smg": "smg", "sglang": "sglang"}
 
 
 @pytest.mark.framework
 @pytest.mark.parametrize(
-    ("spec", "stream"), [("dynamo:hermes", False), ("dynamo:hermes", True), ("smg:hermes", True)]
+    ("spec", "stream"),
+    [
+        ("dynamo:hermes", False),
+        ("dynamo:hermes", True),
+        ("smg:hermes", True),
+        ("sglang:qwen25", False),
+        ("sglang:qwen25", True),
+    ],
 )
 def test_parse_names_the_servers_rule_when_no_tools_are_declared(
     spec: str, stream: bool, tmp_path: Path

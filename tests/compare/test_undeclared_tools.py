@@ -1,10 +1,14 @@
-"""A call Dynamo's frontend (or smg's streaming gateway) does not read because the request declares
-no such tool is named `tools_undeclared` in compare, with the server's rule as its detail: what
-that server does, not a silent `call_missing`. (The rule itself was measured against Dynamo's
-frontend over HTTP, tests/adapters/_dynamo_reference.py, and smg's gateway.)"""
+"""A call Dynamo's frontend (or smg's streaming gateway, or SGLang's chat server) does not read
+because the request declares no such tool is named `tools_undeclared` in compare, with the
+server's rule as its detail: what that server does, not a silent `call_missing`. (The rule itself
+was measured against Dynamo's frontend over HTTP, tests/adapters/_dynamo_reference.py, and smg's
+gateway; SGLang's is its chat server's, which `adapters/sglang/_driver.py` restates.)"""
 
 from __future__ import annotations
 
+import pytest
+
+import parsebridge as pb
 from parsebridge.comparison.undeclared import name_undeclared
 from parsebridge.conformance.observation import Observation
 from parsebridge.conformance.record import Transcript
@@ -63,3 +67,63 @@ def test_smg_is_named_only_for_streams_its_one_shot_read() -> None:
     diffs = _diffs("builtin:hermes/stream", "smg:qwen/stream")
     name_undeclared(t, diffs, observed)
     assert diffs[0]["class"] == "call_missing"
+
+
+def _needs_sglang() -> None:
+    reason = pb.get_backend("sglang").unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"sglang: {reason}")
+
+
+def test_sglang_without_declared_tools_is_named() -> None:
+    """SGLang's server runs no tool parser for a request without tools: its reading is the whole
+    output as content, one-shot and streamed (it was `call_missing` + `marker_leaked`). A request
+    that declares some other tool is not that rule."""
+    _needs_sglang()
+    t = Transcript(id="r1", family="hermes", output="Sure.<tool_call>…</tool_call>")
+    for mode in ("oneshot", "stream"):
+        observed = {"builtin:hermes": {mode: _obs(mode, 1)}, "sglang:qwen25": {mode: _obs(mode, 0)}}
+        diffs = _diffs(f"builtin:hermes/{mode}", f"sglang:qwen25/{mode}")
+        name_undeclared(t, diffs, observed)
+        assert [d["class"] for d in diffs] == ["tools_undeclared", "tools_undeclared"], mode
+        assert diffs[0]["detail"] == (
+            "sglang:qwen25: SGLang's server runs its tool parser only when the request declares tools; "
+            "this transcript declares none"
+        )
+    # With tools declared SGLang's server does run its parser: a call it misses is a difference of
+    # the parser (here: the marker without the newline its detector wants).
+    tools = [{"type": "function", "function": {"name": "other", "parameters": {}}}]
+    t = Transcript(id="r1", family="hermes", output="…", tools=tools)
+    observed = {
+        "builtin:hermes": {"oneshot": _obs("oneshot", 1)},
+        "sglang:qwen25": {"oneshot": _obs("oneshot", 0)},
+    }
+    diffs = _diffs("builtin:hermes/oneshot", "sglang:qwen25/oneshot")
+    name_undeclared(t, diffs, observed)
+    assert [d["class"] for d in diffs] == ["call_missing", "marker_leaked"]
+
+
+def test_an_sglang_parser_that_runs_without_tools_has_no_rule() -> None:
+    """SGLang 0.5.23 runs a detector that `parses_without_tools()` even for a request without
+    tools: a call it misses then is the parser's."""
+    _needs_sglang()
+    from parsebridge.adapters.sglang._compat import get_api  # SGLang itself: only where installed
+
+    backend = pb.get_backend("sglang")
+    for name in get_api().tool_parser_names():
+        runs = get_api().tool_parsing_active(name, [], "auto")
+        rule = backend.undeclared_tools_rule(name, "oneshot", any_declared=False)
+        assert (rule is None) == runs, name
+
+
+def test_compare_names_sglang_reading_no_call_without_tools() -> None:
+    """The report a user gets: `compare` of builtin and SGLang on an output whose record declares
+    no tools counts `tools_undeclared`, not `call_missing` / `marker_leaked`."""
+    _needs_sglang()
+    text = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    result = pb.compare(text, ["builtin:hermes", "sglang:qwen25"], chunkings=["token"])
+    classes = {d.class_ for c in result.comparisons for d in c.differences}
+    assert classes == {"tools_undeclared"}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    declared = pb.compare({"output": text, "tools": tools}, ["builtin:hermes", "sglang:qwen25"])
+    assert not [d for c in declared.comparisons for d in c.differences]

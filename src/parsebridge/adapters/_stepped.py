@@ -140,7 +140,8 @@ class _StepperFed:
     (`_attach`), and the text it holds back is the stream's."""
 
     #: Under on_error="raise" the guard hands such a stream out as is: it records itself,
-    #: refuses feed after flush, and raises nothing but parsebridge errors (see `Stepper`).
+    #: refuses feed after flush and a chunk that is not text (each stepper's `feed` checks),
+    #: and raises nothing but parsebridge errors (see `Stepper`).
     guard_complete = True
     broken = False
     _stepper: Stepper

@@ -85,6 +85,12 @@ class Backend(abc.ABC):
     undeclared_tools_modes: ClassVar[tuple[str, ...]] = ()
     undeclared_tools: ClassVar[str] = ""
 
+    def undeclared_tools_rule(self, parser: str, mode: str, *, any_declared: bool) -> str | None:
+        """`undeclared_tools` where it explains an unread call of `parser` (this backend's own name)
+        in `mode` ("oneshot" or "stream") of a request that declares some tools (`any_declared`)
+        but not that one, or none; None where the server would have read it."""
+        return self.undeclared_tools if mode in self.undeclared_tools_modes else None
+
     def version(self) -> str | None:
         dist = self.distribution
         if dist is None:

@@ -22,8 +22,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import terminal as io
-from ..adapters import get_backend, get_pipeline
+from ..adapters import get_pipeline
 from ..adapters._common import quiet_framework_logs
+from ..adapters.registry import resolve
 from ..protocol import ParseResult, ToolCall
 from ..protocol.spec import ParserSpec
 from ..protocol.streams import without_history
@@ -180,15 +181,16 @@ def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
 
 def _say_undeclared_tools(ns: argparse.Namespace, result: Any, mode: str) -> None:
     """A note when no call was read by a framework whose server reads calls only for tools the
-    request declares (Dynamo; smg streamed), and `--tools` declared none: its server's behaviour."""
+    request declares (Dynamo, SGLang; smg streamed), and `--tools` declared none: its server's behaviour."""
     if not ns.tool_parser or ns.tools or result.tool_calls:
         return
-    backend = get_backend(ParserSpec.parse(ns.tool_parser).backend)
-    if mode not in backend.undeclared_tools_modes:
+    backend, name = resolve("tool", ns.tool_parser)
+    rule = backend.undeclared_tools_rule(name, mode, any_declared=False)
+    if rule is None:
         return
     io.console().print(
         Text(
-            f"no tools declared: {backend.undeclared_tools}, so {ns.tool_parser} reads no call here "
+            f"no tools declared: {rule}, so {ns.tool_parser} reads no call here "
             "(as that server would); --tools FILE declares them",
             style="dim",
         ),

@@ -37,21 +37,22 @@ module is the Python API and re-exports their public names.
 
 from __future__ import annotations
 
+import os
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..conformance.log_files import iter_log
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
 from ..protocol.errors import closest
 from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
+from .inputs import names_a_path, path_sources
 from .models import CompareRun, CompareSummary, TranscriptComparison, dump_line
 from .plan import (
     ComparePlan,
@@ -107,19 +108,34 @@ class CompareResult(BaseModel):
 
 
 TranscriptsLike = (
-    str | Path | Transcript | dict[str, Any] | Iterable[str | Path | Transcript | dict[str, Any]]
+    str
+    | os.PathLike[str]
+    | Transcript
+    | dict[str, Any]
+    | Iterable[str | os.PathLike[str] | Transcript | dict[str, Any]]
 )
+
+#: How a `str` that reads as a path is compared as text instead (the message of a missing one).
+_AS_TEXT = 'pass {"output": text}'
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=4)
 
 
 def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
-    """Lazily: a `str` is one raw output, a `Path` a transcript file (``.gz``: gzipped JSON Lines),
-    a dict a transcript object."""
-    items: Iterable[Any] = [source] if isinstance(source, (str, Path, Transcript, dict)) else source
+    """Lazily, each item: a path (`os.PathLike`, or a `str` that `names_a_path`) read as the command
+    line reads one (a transcript file, a directory of them, a glob; a missing one raises
+    `MissingInputError`, a `FileNotFoundError`), any other `str` one raw output, a dict a
+    transcript object (``{"output": text}``: text, whatever it looks like)."""
+    single = isinstance(source, (str, os.PathLike, Transcript, dict))
+    items: Iterable[Any] = [source] if single else source
     for n, item in enumerate(items, 1):
         if isinstance(item, Transcript):
             yield item
-        elif isinstance(item, Path):
-            yield from iter_log(item)
+        elif isinstance(item, os.PathLike) or (isinstance(item, str) and names_a_path(item)):
+            for src in path_sources(os.fsdecode(item), text_hint=_AS_TEXT, warn=_warn):
+                yield from src.items
         elif isinstance(item, str):
             yield transcript_from({"output": item}, "text" if n == 1 else f"text-{n}")
         else:
@@ -131,10 +147,10 @@ class CompareOptions:
     """What `compare` and `iter_compare` run, and where: one set of options for both.
 
     `specs`: tool specs (``"vllm:hermes"``), pipelines (``"builtin:qwen3 + vllm:hermes"``)
-    or `Target`s; `reasoning_parsers` pair with them (see `targets_from`). Without specs,
-    `family` (e.g. ``"hermes"``) picks each backend's parser from the family table, and
-    without that each transcript's own family is used; `backends` limits which backends
-    (default: all installed). `chunkings`: streamed chunkings (default ``token, token-5,
+    or `Target`s, one alone or a list; `reasoning_parsers` pair with them (see
+    `targets_from`). Without specs, `family` (e.g. ``"hermes"``) picks each backend's parser
+    from the family table, and without that each transcript's own family is used; `backends`
+    limits which backends (default: all installed; one string: comma-separated). `chunkings`: streamed chunkings (default ``token, token-5,
     token-20``; ``oneshot`` is always added). `conventions`: builtin parsers'
     ``conventions=`` (default ``"servers"``, what they give a user; ``"lossless"`` is what
     the bundled fixtures' `expected` is written for).
@@ -145,11 +161,11 @@ class CompareOptions:
     `RayUnavailableError`). `ordered`: comparisons in input order (False: as they finish).
     """
 
-    specs: Sequence[SpecLike] | None = None
-    reasoning_parsers: Sequence[str] | None = None
+    specs: SpecLike | Sequence[SpecLike] | None = None
+    reasoning_parsers: str | Sequence[str] | None = None
     family: str | Sequence[str] | None = None
-    backends: Sequence[str] | None = None
-    chunkings: Sequence[str] | None = None
+    backends: str | Sequence[str] | None = None
+    chunkings: str | Sequence[str] | None = None
     conventions: str | None = None
     jobs: int = 1
     ordered: bool = True
@@ -157,7 +173,7 @@ class CompareOptions:
     address: str | None = None
 
     @classmethod
-    def of(cls, specs: Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
+    def of(cls, specs: SpecLike | Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
         """The options from keyword arguments; a misspelt one is a `TypeError` naming it."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - known)
@@ -193,7 +209,7 @@ class CompareOptions:
 
 
 def iter_compare(
-    transcripts: TranscriptsLike, specs: Sequence[SpecLike] | None = None, **options: Any
+    transcripts: TranscriptsLike, specs: SpecLike | Sequence[SpecLike] | None = None, **options: Any
 ) -> Iterator[TranscriptComparison]:
     """One `TranscriptComparison` per transcript, lazily (for logs too large to hold).
 
@@ -206,7 +222,7 @@ def iter_compare(
 
 def compare(
     transcripts: TranscriptsLike,
-    specs: Sequence[SpecLike] | None = None,
+    specs: SpecLike | Sequence[SpecLike] | None = None,
     *,
     top: int = 10,
     progress: Callable[[int], None] | None = None,
@@ -214,10 +230,15 @@ def compare(
 ) -> CompareResult:
     """Compare parsers on transcripts; the same structures as ``parsebridge compare --format json``.
 
-    `transcripts`: one raw output (``str``), a transcript file (``Path``),
-    `Transcript`/dict objects, or an iterable of those. `specs` and `options`:
-    `CompareOptions`' fields (specs, reasoning_parsers, family, backends,
-    chunkings, conventions, jobs, ordered, executor, address). The result is
+    `transcripts`: a path (`os.PathLike`, or a ``str`` naming a file or directory that exists,
+    or one line ending in a transcript suffix: ``.jsonl``, ``.ndjson``, ``.json``, ``.yaml``,
+    ``.yml``, ``.gz``) read as the command line reads one, a missing one raising
+    `FileNotFoundError` (`MissingInputError`); any other ``str``: one raw output; a dict
+    (``{"output": text}``: text, whatever it looks like) or `Transcript`; or an iterable of
+    those. `specs`: one spec string (one parser, or one pipeline ``"R + T"``, as one
+    ``--tool-parser``) or a list of them. `options`: `CompareOptions`' other fields
+    (reasoning_parsers, family, backends, chunkings, conventions, jobs, ordered, executor,
+    address). The result is
     every comparison `iter_compare` yields, and their summary (`top`: how many
     most-different transcripts it lists; `progress(1)` after each).
     Exceptions from parsers never escape: they are readings with ``status:
@@ -227,6 +248,7 @@ def compare(
 
         >>> r = pb.compare(text, ["builtin:hermes", "vllm:hermes"])
         >>> r.summary.pairs[0].rate, r.comparisons[0].differences
+        >>> pb.compare("responses.jsonl", "builtin:hermes")  # a transcript file, one spec
     """
     opts = CompareOptions.of(specs, options)
     plan = opts.plan()

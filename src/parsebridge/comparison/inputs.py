@@ -13,7 +13,7 @@ import itertools
 import os
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,7 +27,7 @@ from ..conformance.transcripts import (
 )
 from ..protocol import ParsebridgeError
 from ..protocol.spec import BACKEND_ALIASES, ParserBackend
-from ..terminal import InputFileError, print_error
+from ..terminal import InputFileError, MissingInputError, print_error
 from .logs import count_lines, expand, is_glob
 
 
@@ -85,17 +85,20 @@ def _file_source(path: Path) -> Source:
     return Source(str(path), named_errors(str(path), iter_log(path)), count, raw=raw, paths=[path])
 
 
-def directory_inputs(path: Path) -> list[Path]:
-    """A directory input's transcript files (subfolders too, sorted); one line on stderr for the
+def warn_on_stderr(message: str) -> None:
+    print_error(message, prefix="warning:")
+
+
+def directory_inputs(path: Path, warn: Callable[[str], None] = warn_on_stderr) -> list[Path]:
+    """A directory input's transcript files (subfolders too, sorted); a warning (`warn`) for the
     files it leaves out, so none is skipped unsaid; no transcript file at all is an error.
     `conformance --transcripts DIR` reads a directory by the same rule."""
     files, skipped = directory_files(path)
     if skipped:
         names = ", ".join(str(f.relative_to(path)) for f in skipped[:3]) + (", …" if len(skipped) > 3 else "")
-        print_error(
+        warn(
             f"{path}: skipped {len(skipped)} file{'s' if len(skipped) != 1 else ''} of another suffix "
-            f"({names}); a directory's .jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read",
-            prefix="warning:",
+            f"({names}); a directory's .jsonl, .ndjson, .json, .yaml, .yml and .jsonl.gz files are read"
         )
     if not files:
         raise InputFileError(f"{path}: no transcript files in this directory or its subfolders")
@@ -121,6 +124,58 @@ def _blank(path: Path) -> str | None:
     return "only blank lines"
 
 
+#: Suffixes that make a one-line `str` given to `parsebridge.compare` a path (see `names_a_path`).
+TRANSCRIPT_SUFFIXES = tuple(sorted(JSONL_SUFFIXES | YAML_SUFFIXES | {".gz"}))
+
+
+def names_a_path(text: str) -> bool:
+    """Whether `parsebridge.compare` reads a `str` as a path rather than as one raw output: it
+    names a file or directory that exists, or it is one word (no white space) ending in a
+    transcript file's suffix (``.jsonl``, ``.ndjson``, ``.json``, ``.yaml``, ``.yml``, ``.gz``),
+    which, missing, is an error rather than a file name compared as model output. A sentence
+    that ends in a file name ("saved to out.json") stays model output."""
+    if "\n" in text or not text.strip():
+        return False
+    if os.path.exists(text):
+        return True
+    word = text.strip()
+    return not any(c.isspace() for c in word) and word.lower().endswith(TRANSCRIPT_SUFFIXES)
+
+
+def path_sources(
+    arg: str, *, text_hint: str = "give it with --text", warn: Callable[[str], None] = warn_on_stderr
+) -> list[Source]:
+    """What one path argument reads, as the command line reads it: a directory's transcript files,
+    a file, or the files a glob matches; a missing one is `MissingInputError` (`text_hint`: how to
+    compare the argument as text instead)."""
+    path = Path(arg)
+    if path.is_dir():
+        return [_file_source(f) for f in directory_inputs(path, warn)]
+    if path.is_file():
+        why = _blank(path)
+        if why:
+            raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
+        return [_file_source(path)]
+    if is_glob(arg):
+        matched = expand(arg)
+        if not matched:
+            raise MissingInputError(f"no file matches {arg!r}")
+        return [_file_source(p) for p in matched]  # a log in parts: chat-*.jsonl.gz
+    raise MissingInputError(f"no such file: {arg} ({_what_to_write_instead(arg, text_hint)})")
+
+
+def _what_to_write_instead(arg: str, text_hint: str) -> str:
+    """For an argument that is no file: a parser spec (``builtin:hermes``, written where
+    `compare`'s inputs go) goes with --tool-parser; else the text may be a model output."""
+    backend, colon, name = arg.partition(":")
+    if colon and name.strip() and backend.strip().lower() in _BACKENDS:
+        return f"a parser spec goes with --tool-parser {arg} or --reasoning-parser {arg}"
+    return f"to compare literal output text, {text_hint}"
+
+
+_BACKENDS = frozenset({*(b.value for b in ParserBackend), *BACKEND_ALIASES})
+
+
 def sources(ns: argparse.Namespace) -> list[Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
 
@@ -130,21 +185,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
             out.append(Source("<stdin>", stdin_transcripts(sys.stdin, raw_ok), None))
             continue
-        path = Path(arg)
-        if path.is_dir():
-            out.extend(_file_source(f) for f in directory_inputs(path))
-        elif path.is_file():
-            why = _blank(path)
-            if why:
-                raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
-            out.append(_file_source(path))
-        elif is_glob(arg):
-            matched = expand(arg)
-            if not matched:
-                raise InputFileError(f"no file matches {arg!r}")
-            out.extend(_file_source(p) for p in matched)  # a log in parts: chat-*.jsonl.gz
-        else:
-            raise InputFileError(f"no such file: {arg} ({_what_to_write_instead(arg)})")
+        out.extend(path_sources(arg))
     for n, text in enumerate(getattr(ns, "text", None) or (), 1):
         tid = "text" if n == 1 else f"text-{n}"
         out.append(Source(tid, [transcript_from({"output": text}, tid)], 1, raw=True))
@@ -155,18 +196,6 @@ def sources(ns: argparse.Namespace) -> list[Source]:
             raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")
         out.append(Source("bundled", items, len(items)))
     return out
-
-
-def _what_to_write_instead(arg: str) -> str:
-    """For a positional argument that is no file: a parser spec (``builtin:hermes``, written where
-    `compare`'s inputs go) goes with --tool-parser; else the text may be a model output."""
-    backend, colon, name = arg.partition(":")
-    if colon and name.strip() and backend.strip().lower() in _BACKENDS:
-        return f"a parser spec goes with --tool-parser {arg} or --reasoning-parser {arg}"
-    return "to compare literal output text, give it with --text"
-
-
-_BACKENDS = frozenset({*(b.value for b in ParserBackend), *BACKEND_ALIASES})
 
 
 def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:

@@ -112,7 +112,12 @@ class SpecStats(_Out):
 
     spec: str
     transcripts: int = 0
-    stream_consistent: int = Field(0, description="transcripts where every stream equals the one-shot")
+    stream_consistent: int = Field(
+        0,
+        description="transcripts where every stream read what this spec's own one-shot read (the "
+        "'stream = one-shot' column): no difference between two of its modes, no error in one but not "
+        "the other; a finding about each reading alone (unknown_tool...) or about other specs does not count",
+    )
     errors: int = Field(0, description="transcripts where some reading errored")
     scored: int = Field(0, description="transcripts with an expected reading")
     correct: int = Field(0, description="scored transcripts where every mode matches expected")

@@ -39,12 +39,31 @@ def _split_label(text: str) -> tuple[str | None, str | None]:
     """``"R + T"`` (or ``R+T``) → (reasoning, tool); a single spec is a tool spec."""
     if "+" in text:
         r, _, t = text.partition("+")
-        return (r.strip() or None), (t.strip() or None)
-    return None, text.strip()
+        return _one_spec(r.strip(), text) or None, _one_spec(t.strip(), text) or None
+    return None, _one_spec(text.strip(), text)
+
+
+def _one_spec(part: str, given: str) -> str:
+    """`part`, refused when it holds several specs (``"builtin:hermes vllm:hermes"``): a string
+    names one parser, or one pipeline, as each ``--tool-parser`` does; no parser name has a space
+    or a comma, so this says what to do instead of "no parser named 'hermes vllm:hermes'"."""
+    several = part.replace(",", " ").split()
+    if len(several) > 1:
+        raise InvalidSpecError(
+            f"{given!r} holds {len(several)} specs; a spec string names one parser (or one pipeline, "
+            f"'REASONING + TOOL'): give each apart, {several!r} (on the command line, one "
+            "--tool-parser per spec)"
+        )
+    return part
+
+
+def _listed(values: str | Sequence[str] | None) -> list[str]:
+    """A list of names given as a list, or as one string: one name (a spec), never its characters."""
+    return [values] if isinstance(values, str) else list(values or ())
 
 
 def targets_from(
-    specs: Sequence[SpecLike] | None = None, reasoning_parsers: Sequence[str] | None = None
+    specs: SpecLike | Sequence[SpecLike] | None = None, reasoning_parsers: str | Sequence[str] | None = None
 ) -> list[Target]:
     """Explicit targets from tool specs and reasoning specs (the CLI's repeated flags).
 
@@ -54,6 +73,8 @@ def targets_from(
     whole pipeline, ``"builtin:qwen3 + vllm:hermes"`` (reasoning + tool), or
     a `Target`. Duplicates are dropped.
     """
+    if isinstance(specs, (str, Target)):  # one spec given alone, not a list of its characters
+        specs = [specs]
     tools: list[Target | str] = []
     for s in specs or ():
         if isinstance(s, Target):
@@ -61,7 +82,7 @@ def targets_from(
         else:
             reasoning, tool = _split_label(s)
             tools.append(_target(tool, reasoning) if reasoning else (tool or ""))
-    reasons = [_canon(r) for r in reasoning_parsers or ()]
+    reasons = [_canon(_one_spec(r.strip(), r)) for r in _listed(reasoning_parsers)]
     plain = [t for t in tools if isinstance(t, str)]
     fixed = [t for t in tools if isinstance(t, Target)]
     out: list[Target] = list(fixed)
@@ -155,9 +176,9 @@ def mode_names(chunkings: Sequence[Chunking]) -> dict[str, str]:
     return out
 
 
-def _chunk_names(chunkings: Sequence[str] | None) -> tuple[str, ...]:
+def _chunk_names(chunkings: str | Sequence[str] | None) -> tuple[str, ...]:
     """Canonical chunking names, oneshot first (added when not given): it is what streams are compared with."""
-    parsed = parse_chunkings(list(chunkings) if chunkings else list(DEFAULT_COMPARE_CHUNKINGS))
+    parsed = parse_chunkings(_listed(chunkings) or list(DEFAULT_COMPARE_CHUNKINGS))
     if not any(not c.streamed for c in parsed):
         parsed.insert(0, parse_chunkings(["oneshot"])[0])
     else:
@@ -197,12 +218,12 @@ class ComparePlan:
     @classmethod
     def build(
         cls,
-        specs: Sequence[SpecLike] | None = None,
+        specs: SpecLike | Sequence[SpecLike] | None = None,
         *,
-        reasoning_parsers: Sequence[str] | None = None,
+        reasoning_parsers: str | Sequence[str] | None = None,
         family: str | Sequence[str] | None = None,
-        backends: Sequence[str] | None = None,
-        chunkings: Sequence[str] | None = None,
+        backends: str | Sequence[str] | None = None,
+        chunkings: str | Sequence[str] | None = None,
         validate: bool = True,
         conventions: str | None = None,
     ) -> ComparePlan:
@@ -210,6 +231,8 @@ class ComparePlan:
 
         chunk_names = _chunk_names(chunkings)
         conv = check_conventions(conventions)
+        if isinstance(backends, str):  # "vllm,sglang", as --backends takes them
+            backends = [b.strip() for b in backends.split(",") if b.strip()]
         if backends:  # canonical names (VLLM → vllm); an unknown one → error listing the known ones
             backends = list(dict.fromkeys(get_backend(b).name for b in backends))
         targets = targets_from(specs, reasoning_parsers)

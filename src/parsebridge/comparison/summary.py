@@ -8,13 +8,13 @@ so the summary is the same whichever ran the comparisons (only their order may d
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from .._version import __version__
 from ..adapters import get_backend
-from .models import CompareSummary, PairAgreement, Ranked, SpecStats, TranscriptComparison
+from .models import CompareSummary, PairAgreement, Ranked, Reading, SpecStats, TranscriptComparison
 
 
 def backend_group(label: str) -> str:
@@ -30,21 +30,40 @@ def _spec_mode(ref: str) -> tuple[str, str]:
 
 def _differences(
     rec: TranscriptComparison,
-) -> tuple[dict[str, set[str]], dict[tuple[str, str], tuple[set[str], set[str]]]]:
-    """The classes within each spec (its streams vs its one-shot), and per pair of specs the
-    modes and classes at which they differ."""
+) -> tuple[dict[str, set[str]], set[str], dict[tuple[str, str], tuple[set[str], set[str]]]]:
+    """The classes within each spec (its streams vs its one-shot, and what a reading of it alone
+    breaks: an invariant, an error), the specs whose stream reads otherwise than their one-shot
+    (a difference between two of its modes), and per pair of specs the modes and classes at which
+    they differ."""
     within: dict[str, set[str]] = {}
+    apart: set[str] = set()
     cross: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for d in rec.differences:
         sa, ma = _spec_mode(d.a)
-        sb, _ = _spec_mode(d.b)
+        sb, mb = _spec_mode(d.b)
         if sa == sb:
             within.setdefault(sa, set()).add(d.class_)
+            if ma != mb:
+                apart.add(sa)
         else:
             modes, classes = cross.setdefault((sa, sb), (set(), set()))
             modes.add(ma)
             classes.add(d.class_)
-    return within, cross
+    return within, apart, cross
+
+
+def _stream_is_oneshot(spec: str, apart: set[str], readings: Mapping[str, Reading]) -> bool:
+    """Whether every stream of `spec` read what its own one-shot read: no difference between two
+    of its modes, and none errored where the one-shot did not (or the reverse). A difference of
+    one reading alone (an invariant such as `unknown_tool`, found in the one-shot and the
+    streams alike) is no difference between them; how the one-shot compares with other specs is
+    the pair tables' business."""
+    if spec in apart:
+        return False
+    one = readings.get("oneshot")
+    if one is None:
+        return True
+    return all(r.status == one.status for mode, r in readings.items() if mode != "oneshot")
 
 
 @dataclass
@@ -151,7 +170,7 @@ class SummaryBuilder:
         self.wrong += bool(rec.against_expected)
         for u in rec.unsupported:
             self.unsupported[u] = self.unsupported.get(u, 0) + 1
-        within, cross = _differences(rec)
+        within, apart, cross = _differences(rec)
         wrong: dict[str, set[str]] = {}
         for d in rec.against_expected:
             wrong.setdefault(_spec_mode(d.a)[0], set()).add(d.class_)
@@ -159,7 +178,7 @@ class SummaryBuilder:
         for s in specs:
             st = self._spec(s)
             st.transcripts += 1
-            st.stream_consistent += s not in within
+            st.stream_consistent += _stream_is_oneshot(s, apart, rec.results.get(s, {}))
             st.errors += any(r.status == "error" for r in rec.results.get(s, {}).values())
             if s in correct:
                 st.scored += 1

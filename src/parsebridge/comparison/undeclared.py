@@ -1,43 +1,44 @@
 """A call a framework's server does not read because the request declares no such tool.
 
-Dynamo's frontend runs its tool parser only for a request that declares tools; smg's gateway
-streams a call only to a tool the request declares (`Backend.undeclared_tools_modes`). Compared
-on a log whose records declare no tools, their readings lack calls the others read: that is
-what their servers do, not a parse error, so compare names it: such a `call_missing` (or
-`extra_call`, seen from the other side) becomes `tools_undeclared`, its detail the server's rule.
+Dynamo's frontend and SGLang's chat server run their tool parser only for a request that declares
+tools; smg's gateway streams a call only to a tool the request declares
+(`Backend.undeclared_tools_rule`). Compared on a log whose records declare no tools, their
+readings lack calls the others read: that is what their servers do, not a parse error, so
+compare names it: such a `call_missing` (or `extra_call`, seen from the other side) becomes
+`tools_undeclared`, its detail the server's rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..adapters import get_backend
+from ..adapters.registry import resolve
 from ..conformance.classes import DivergenceClass
 from ..conformance.observation import Observation
 from ..conformance.transcripts import Transcript
-from ..protocol.spec import ParserSpec
 
 _CALLS = {DivergenceClass.CALL_MISSING.value, DivergenceClass.EXTRA_CALL.value}
 _LEAKED = DivergenceClass.MARKER_LEAKED.value
 
 
-def _rule(label: str, mode: str, readings: Mapping[str, Observation]) -> str | None:
+def _rule(label: str, mode: str, readings: Mapping[str, Observation], any_declared: bool) -> str | None:
     """The server rule that explains fewer calls in `label`'s reading at `mode` ("SPEC" or "R + T":
-    its tool parser's backend), or None. Where the rule holds for streams only (smg), it explains
-    a stream only when the same spec's one-shot reading read more calls."""
+    its tool parser's backend and name), or None. Where the rule holds for streams only (smg), it
+    explains a stream only when the same spec's one-shot reading read more calls."""
     tool = label.split(" + ")[-1].strip()
     try:
-        backend = get_backend(ParserSpec.parse(tool).backend)
+        backend, name = resolve("tool", tool)
     except Exception:  # not a spec of a known backend: no rule
         return None
     kind = "oneshot" if mode == "oneshot" else "stream"
-    if kind not in backend.undeclared_tools_modes:
+    rule = backend.undeclared_tools_rule(name, kind, any_declared=any_declared)
+    if rule is None:
         return None
     if "oneshot" not in backend.undeclared_tools_modes:
         one, this = readings.get("oneshot"), readings.get(mode)
         if one is None or this is None or len(one.tool_calls) <= len(this.tool_calls):
             return None
-    return backend.undeclared_tools
+    return rule
 
 
 def _declared(t: Transcript) -> set[str]:
@@ -63,7 +64,7 @@ def name_undeclared(
             label, _, mode = side.rpartition("/")
             readings = observed.get(label, {})
             obs = readings.get(mode)
-            rule = _rule(label, mode, readings) if obs is not None else None
+            rule = _rule(label, mode, readings, bool(declared)) if obs is not None else None
             if rule and obs is not None and len(obs.tool_calls) < len(called):
                 d["class"] = DivergenceClass.TOOLS_UNDECLARED.value
                 d["detail"] = f"{label}: {rule}; this transcript declares " + (

@@ -12,6 +12,11 @@ exception escapes untranslated. Per parser, `on_error` chooses:
   preceded by whatever the parser reports it was holding back
   (``pending_text()``, which builtin streams implement).
 
+Input that is not text (None, bytes, a number...) is no parser's failure: every parse and
+every chunk is checked here, before the parser and the policy, and refused with
+`InvalidInputError` whatever `on_error` (streams handed out as is check it themselves:
+`_as_is`).
+
 Runaway protection goes through the same policy: a stream that holds back
 more than `max_held` characters fails with `BufferLimitError` (its held text
 is released as content under "fallback"), and a parser under a time budget
@@ -36,7 +41,7 @@ from ..protocol import (
     ToolParseResult,
     ToolStream,
 )
-from ..protocol.errors import StreamStateError, UnsupportedOptionError
+from ..protocol.errors import InvalidInputError, StreamStateError, UnsupportedOptionError
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from .call_options import check_call_options
@@ -92,15 +97,19 @@ class _Guard(Closable):
         """Whether a stream is handed out without a guard around it.
 
         Under "raise" with no `max_held` to measure, a stream that says it is
-        `guard_complete` (it records itself, refuses feed after flush, and raises
-        nothing but parsebridge errors, framework errors typed) would get nothing
-        from the guard but two more objects and a layer at its end.
+        `guard_complete` (it records itself, refuses feed after flush and a chunk that
+        is not text, `InvalidInputError`, and raises nothing but parsebridge errors,
+        framework errors typed) would get nothing from the guard but two more objects
+        and a layer at its end: a frame per chunk, which the type check inlined in its
+        own `feed` does not cost.
         """
         return self.on_error == "raise" and self.max_held is None and getattr(stream, "guard_complete", False)
 
     def _test(self, call: str, text: str) -> bool:
         """``inner.<call>(text)`` as a bool (`has_tool_calls`, `has_reasoning`); False when it fails and
         the policy falls back. The lookup is under the policy too: a parser without the method fails alike."""
+        if not isinstance(text, str):
+            raise InvalidInputError(call, text)
         try:
             return bool(getattr(self.inner, call)(text))
         except Exception as exc:
@@ -138,6 +147,8 @@ class GuardedToolParser(_Guard):
     inner: ToolParser
 
     def parse(self, text: str, *, transcript: str | None = None, **kwargs: Any) -> ToolParseResult:
+        if not isinstance(text, str):  # before the policy: `str(None)` is no model output to fall back to
+            raise InvalidInputError("parse", text)
         if kwargs:  # a misspelt keyword is a usage error, before (and whatever) the policy
             check_call_options(f"{self.backend}:{self.name}", "tool", "parse", self.inner.parse, kwargs)
         try:
@@ -182,7 +193,10 @@ class GuardedReasoningParser(_Guard):
     ) -> ReasoningParseResult:
         """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state:
         refused, typed, when its parse takes none; `parsebridge.protocol.prompt_rule`); a keyword
-        it does not take at all is `UnknownOptionError` (`call_options`), whatever `on_error`."""
+        it does not take at all is `UnknownOptionError` (`call_options`), whatever `on_error`. Text
+        that is not a `str` is `InvalidInputError`, whatever `on_error`, as in every guarded call."""
+        if not isinstance(text, str):
+            raise InvalidInputError("parse", text)
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "reasoning", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
@@ -235,6 +249,8 @@ class GuardedPipeline(_Guard):
         transcript: str | None = None,
         **kwargs: Any,
     ) -> ParseResult:
+        if not isinstance(text, str):
+            raise InvalidInputError("parse", text)
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "pipeline", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)

@@ -19,7 +19,7 @@ from ..protocol import (
     StreamDelta,
     ToolParseResult,
 )
-from ..protocol.errors import StreamStateError, UnsupportedOptionError
+from ..protocol.errors import InvalidInputError, StreamStateError, UnsupportedOptionError
 from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
@@ -78,12 +78,14 @@ class _GuardedStream(Generic[R]):
             self.feed = self._fast_feed()  # type: ignore[method-assign]
 
     def _fast_feed(self) -> Any:
-        """The per-chunk path: one call into the parser; what it raises goes to `_failed`."""
+        """The per-chunk path: one type check, one call into the parser; what it raises goes to `_failed`."""
         inner_feed, add = self._inner_feed, self._add
         failed = self._failed
         if add is None:
 
             def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+                if not isinstance(text, str):
+                    raise InvalidInputError("stream.feed", text)
                 try:
                     return inner_feed(text, token_ids)  # type: ignore[no-any-return]
                 except Exception as exc:
@@ -92,6 +94,8 @@ class _GuardedStream(Generic[R]):
             return feed
 
         def feed_and_record(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if not isinstance(text, str):
+                raise InvalidInputError("stream.feed", text)
             try:
                 delta: StreamDelta = inner_feed(text, token_ids)
             except Exception as exc:
@@ -143,7 +147,11 @@ class _GuardedStream(Generic[R]):
         return make_delta(pending + text)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """The general path (see `_fast_feed` for the one most chunks take)."""
+        """The general path (see `_fast_feed` for the one most chunks take). A chunk that is not a
+        `str` is refused (`InvalidInputError`) before the parser or the policy sees it, and the
+        stream stays as it was."""
+        if not isinstance(text, str):
+            raise InvalidInputError("stream.feed", text)
         if self._done:
             raise StreamStateError.fed_after_flush()
         if self._broken:

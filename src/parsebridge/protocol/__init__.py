@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the lazy names, typed (tests/test_public_api.py keeps this 
     from .errors import BackendError as BackendError
     from .errors import BackendNotInstalledError as BackendNotInstalledError
     from .errors import BufferLimitError as BufferLimitError
+    from .errors import InvalidInputError as InvalidInputError
     from .errors import InvalidSpecError as InvalidSpecError
     from .errors import ParsebridgeError as ParsebridgeError
     from .errors import ParserProtocolError as ParserProtocolError
@@ -78,6 +79,7 @@ _LAZY: dict[str, str] = {
     "BackendError": "errors",
     "BackendNotInstalledError": "errors",
     "BufferLimitError": "errors",
+    "InvalidInputError": "errors",
     "InvalidSpecError": "errors",
     "ParsebridgeError": "errors",
     "ParserProtocolError": "errors",

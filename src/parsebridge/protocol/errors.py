@@ -202,6 +202,25 @@ class ParserProtocolError(InvalidSpecError, TypeError):
         )
 
 
+class InvalidInputError(ParsebridgeError, TypeError):
+    """A parse or a stream's `feed` was given something that is not text (None, bytes, a number,
+    a list...): refused before any parser reads it, whatever the backend or `on_error`, since
+    ``str()`` of it would be parsed as if the model had written it.
+
+    Bytes are refused too, with a hint to decode them: the encoding is the caller's to know.
+    """
+
+    def __init__(self, call: str, value: object) -> None:
+        self.call = call
+        #: The type's name of what was given (``"NoneType"``, ``"bytes"``...).
+        self.received = type(value).__name__
+        what = "each chunk of the model's output" if call == "stream.feed" else "the model's output"
+        hint = ""
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            hint = ": decode it first (e.g. data.decode('utf-8')); parsebridge does not guess the encoding"
+        super().__init__(f"{call}() takes {what} as str, not {self.received}{hint}")
+
+
 class StreamStateError(ParsebridgeError, RuntimeError):
     """A stream was used after `finish()`."""
 
@@ -209,6 +228,15 @@ class StreamStateError(ParsebridgeError, RuntimeError):
     def fed_after_flush(cls) -> StreamStateError:
         """What every stream raises when fed after `flush()`/`finish()` (guarded or not)."""
         return cls("feed() after flush()/finish(): start a new stream() per request")
+
+
+def refused_chunk(text: object) -> ParsebridgeError:
+    """What a stream's `feed` raises for a chunk it does not take: `InvalidInputError` when `text` is
+    not a `str`, else `StreamStateError` (fed after flush). For a per-chunk path that tests both in
+    one branch, ``if closed or not isinstance(text, str): raise refused_chunk(text)``."""
+    if not isinstance(text, str):
+        return InvalidInputError("stream.feed", text)
+    return StreamStateError.fed_after_flush()
 
 
 def call_typed(backend: str, parser: str, call: str, fn: Callable[[], T]) -> T:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .errors import InvalidInputError
 from .models import (
     ParseResult,
     ReasoningBlock,
@@ -43,6 +44,8 @@ class PipelineStream:
         return make_delta(tool_delta.content, delta.reasoning, tool_delta.tool_calls)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+        if not isinstance(text, str):  # (a tool stream alone would never see an empty chunk)
+            raise InvalidInputError("stream.feed", text)
         if self._reasoning is not None:
             r = self._reasoning.feed(text, token_ids)
             # Token ids belong to the whole chunk; pass them on only when the
@@ -130,6 +133,8 @@ class Pipeline(Closable):
     def parse(self, text: str, *, reasoning_started: bool | None = None, **options: Any) -> ParseResult:
         """`options` (``prompt=`` …) go to the reasoning parser, or to the tool parser when there is
         none: a parser handed out by the registry refuses one it does not take, typed."""
+        if not isinstance(text, str):  # (a tool parser alone would never see empty text)
+            raise InvalidInputError("parse", text)
         started = self.reasoning_started if reasoning_started is None else reasoning_started
         reasoning: str | None = None
         block = None

@@ -48,7 +48,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import call_typed
+from ...protocol.errors import call_typed, refused_chunk
 from ...protocol.models import (
     make_call_delta,
     make_delta,
@@ -63,7 +63,6 @@ from .._stepped import (
     SteppedPipelineStream,
     SteppedReasoningStream,
     SteppedToolStream,
-    closed_error,
     record_into,
 )
 from .http import SseReader, read_to_fence
@@ -313,8 +312,8 @@ class ServedStepper:
         """One engine step: `token_ids` when given and the engine has a real tokenizer (they are taken as
         its ids), else `text` encoded with the server's vocabulary (ids of another vocabulary mean
         nothing to the approximate one)."""
-        if self.closed:
-            raise closed_error()
+        if self.closed or not isinstance(text, str):
+            raise refused_chunk(text)
         self.text_seen.append(text)
         backend, label = self.spec
         return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text, token_ids)))

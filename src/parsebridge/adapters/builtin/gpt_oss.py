@@ -76,6 +76,7 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
+from ...protocol.errors import InvalidInputError
 from ...protocol.models import delta_of
 from ...protocol.streams import Discarded
 from .engines.json_text import MARKER, JsonRaw
@@ -132,6 +133,8 @@ class GptOssToolStream(BuiltinToolStream):
         """`BuiltinToolStream.feed`, with one shortcut: in a call's body with nothing held or
         open, a chunk with no marker's first character that does not end in whitespace is what
         `_step` would hand `_args` whole, and `_args` would stream it as is."""
+        if not isinstance(text, str):
+            raise InvalidInputError("stream.feed", text)
         if (
             self._state == _BODY
             and self._kind == _CALL

@@ -44,7 +44,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import call_typed
+from ...protocol.errors import InvalidInputError, call_typed, refused_chunk
 from ...protocol.models import (
     make_call_delta,
     make_delta,
@@ -182,8 +182,8 @@ class LlamacppStepper:
         return _delta(answer["diffs"])
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if self._closed:
-            raise closed_error()
+        if self._closed or not isinstance(text, str):
+            raise refused_chunk(text)
         self.text_seen.append(text)
         delta = self._step(text, False)
         self._record(delta.content, delta.reasoning, delta.tool_calls)
@@ -192,6 +192,9 @@ class LlamacppStepper:
     def feed_many(self, texts: Sequence[str]) -> list[StreamDelta]:
         """`feed` for each text in turn, in one exchange with the harness (`Harness.pipeline`): the
         same steps, deltas and errors as feeding them one by one, without a wait per step."""
+        for text in texts:
+            if not isinstance(text, str):
+                raise InvalidInputError("stream.feed", text)
         if self._closed:
             raise closed_error()
         answers = call_typed(

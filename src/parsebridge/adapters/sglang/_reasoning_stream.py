@@ -22,10 +22,9 @@ from ...protocol import (
     ReasoningStreamBase,
     StreamDelta,
 )
-from ...protocol.errors import call_typed
+from ...protocol.errors import call_typed, refused_chunk
 from ...protocol.models import blank_delta, make_delta, make_reasoning_result
 from .._common import locate_reasoning
-from .._stepped import closed_error
 
 
 def _finishing_chunk(parser: Any, chunk: str, stream_end: bool, label: str) -> tuple[str, str]:
@@ -56,7 +55,8 @@ class SglangReasoningStream(ReasoningStreamBase):
     """
 
     #: Handed out without the guard under on_error="raise" (see `_stepped.SteppedToolStream`):
-    #: it records itself, refuses feed after flush, and raises only parsebridge errors.
+    #: it records itself, refuses feed after flush and a chunk that is not text, and raises only
+    #: parsebridge errors.
     guard_complete = True
     broken = False
 
@@ -98,8 +98,8 @@ class SglangReasoningStream(ReasoningStreamBase):
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
             nonlocal pending
-            if closed:
-                raise closed_error()
+            if closed or not isinstance(text, str):
+                raise refused_chunk(text)
             see(text)
             chunk = pending if hold else text
             if chunk is None and hold:  # the first chunk held: it waits for the next

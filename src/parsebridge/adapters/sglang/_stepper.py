@@ -22,6 +22,7 @@ from ...protocol import (
     StreamDelta,
     ToolCallDelta,
 )
+from ...protocol.errors import refused_chunk
 from ...protocol.models import (
     blank_delta,
     call_delta_of,
@@ -32,7 +33,6 @@ from ...protocol.models import (
 from .._stepped import (
     EndOfStream,
     HoldingStepper,
-    closed_error,
 )
 from ._engine import SglangEngine
 
@@ -79,8 +79,8 @@ class _Stepper(HoldingStepper):
         # block, and such a request has no tool lane.)
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-            if stepper.closed:
-                raise closed_error()
+            if stepper.closed or not isinstance(text, str):
+                raise refused_chunk(text)
             if hold:
                 chunk = stepper.pending
                 stepper.pending = text
@@ -146,8 +146,8 @@ class _Stepper(HoldingStepper):
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`token_ids` are ignored: SGLang's parsers take text only."""
-        if self.closed:
-            raise closed_error()
+        if self.closed or not isinstance(text, str):
+            raise refused_chunk(text)
         self.text_seen.append(text)
         hold = self._hold
         if hold:

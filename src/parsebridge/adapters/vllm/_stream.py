@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
+from ...protocol.errors import refused_chunk
 from ...protocol.models import call_delta_of, delta_of, empty_delta, make_delta
-from .._stepped import EndOfStream, HoldingStepper, closed_error
+from .._stepped import EndOfStream, HoldingStepper
 from ._driver import NativeSession
 from ._translate import call_deltas
 
@@ -107,8 +108,8 @@ class VllmStepper(HoldingStepper):
         )
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if self.closed:
-            raise closed_error()
+        if self.closed or not isinstance(text, str):
+            raise refused_chunk(text)
         ids = self.token_ids(text, token_ids)
         self.text_seen.append(text)
         if not self._hold:
@@ -184,8 +185,8 @@ def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., St
     tool_cls, fn_cls = api.DeltaToolCall, api.DeltaFunctionCall  # vLLM's own delta classes
 
     def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        if stepper.closed:
-            raise closed_error()
+        if stepper.closed or not isinstance(text, str):
+            raise refused_chunk(text)
         try:
             ids = list(token_ids) if token_ids is not None else ids_of(text, None)
         except BackendError:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCallDelta, ToolParseResult
-from ....protocol.errors import StreamStateError, call_typed
+from ....protocol.errors import call_typed, refused_chunk
 from ....protocol.models import (
     delta_of,
     empty_delta,
@@ -101,7 +101,8 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
 
     #: Under on_error="raise" with no `max_held` the guard hands this stream out as is: its
     #: `feed` records, it refuses feed after flush, and what its machine raises arrives typed
-    #: as the guard would type it (`BackendError`, call "stream.feed"/"stream.flush").
+    #: as the guard would type it (`BackendError`, call "stream.feed"/"stream.flush"); a chunk that
+    #: is not text it refuses as the guard does (`InvalidInputError`).
     guard_complete = True
     broken = False
     #: True when the format's step does nothing and returns False on an empty rest of the
@@ -222,9 +223,9 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
         one act goes to that act (`_exact`); else the chunk is handled in place when the
         format's step would do nothing but hand it whole to `_content` (no marker's first
         character in it), to `_args` (its raw scanner consumes it whole) or to a `Quiet`
-        sink; else `_feed`, the machine itself."""
-        if self._flushed:
-            raise StreamStateError.fed_after_flush()
+        sink; else `_feed`, the machine itself. A chunk that is not a `str` is refused first."""
+        if self._flushed or not isinstance(text, str):
+            raise refused_chunk(text)
         self._raw_kept.append(text)  # (trimmed below, not on the arguments path: see `_keep_raw`)
         try:
             mode = self._mode

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ....protocol import StreamDelta
+from ....protocol.errors import InvalidInputError
 from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
 from .markers import close_ahead, find_or_safe
@@ -159,6 +160,8 @@ class TaggedValues:
         held, a chunk `_verbatim` matches (no newline, no marker's first character, nothing JSON
         escapes) is what `_step` would hand `_value` whole, and `_value` would stream it as is (a
         string) or keep it (a typed value). (`_vfast` is False once flushed: `_at_end` finishes it.)"""
+        if not isinstance(text, str):
+            raise InvalidInputError("stream.feed", text)
         if self._vfast and self._pos == len(self._buf) and self._verbatim(text) is not None:
             self._raw_kept.append(text)  # (in a call: nothing to trim, see `CallSteps._keep_raw`)
             self._base += self._pos
