@@ -36,7 +36,7 @@ from ..protocol import (
     ToolParseResult,
     ToolStream,
 )
-from ..protocol.errors import StreamStateError, UnsupportedOptionError
+from ..protocol.errors import StreamStateError, UnsupportedOptionError, not_text
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from .call_options import check_call_options
@@ -138,6 +138,8 @@ class GuardedToolParser(_Guard):
     inner: ToolParser
 
     def parse(self, text: str, *, transcript: str | None = None, **kwargs: Any) -> ToolParseResult:
+        if not isinstance(text, str):
+            raise not_text(text, "parse()")
         if kwargs:  # a misspelt keyword is a usage error, before (and whatever) the policy
             check_call_options(f"{self.backend}:{self.name}", "tool", "parse", self.inner.parse, kwargs)
         try:
@@ -183,6 +185,8 @@ class GuardedReasoningParser(_Guard):
         """`kwargs` go to the backend (e.g. ``prompt=`` / ``prompt_token_ids=`` for the start state:
         refused, typed, when its parse takes none; `parsebridge.protocol.prompt_rule`); a keyword
         it does not take at all is `UnknownOptionError` (`call_options`), whatever `on_error`."""
+        if not isinstance(text, str):
+            raise not_text(text, "parse()")
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "reasoning", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
@@ -235,6 +239,8 @@ class GuardedPipeline(_Guard):
         transcript: str | None = None,
         **kwargs: Any,
     ) -> ParseResult:
+        if not isinstance(text, str):
+            raise not_text(text, "parse()")
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "pipeline", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)

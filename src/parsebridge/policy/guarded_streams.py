@@ -19,7 +19,7 @@ from ..protocol import (
     StreamDelta,
     ToolParseResult,
 )
-from ..protocol.errors import StreamStateError, UnsupportedOptionError
+from ..protocol.errors import StreamStateError, UnsupportedOptionError, not_text
 from ..protocol.models import make_delta, make_reasoning_result, make_tool_result
 from ..protocol.streams import DeltaAccumulator, _StreamBase
 
@@ -131,6 +131,8 @@ class _GuardedStream(Generic[R]):
         return delta
 
     def _break(self, exc: BaseException, call: str, text: str) -> StreamDelta:
+        if not isinstance(text, str):  # the caller's mistake, not the parser's: never a fallback
+            raise not_text(text, "feed()") from None
         self._guard._handle(exc, call, self._transcript)
         self._broken = True
         pending = ""
@@ -147,6 +149,8 @@ class _GuardedStream(Generic[R]):
         if self._done:
             raise StreamStateError.fed_after_flush()
         if self._broken:
+            if not isinstance(text, str):
+                raise not_text(text, "feed()")
             return self._record(make_delta(text))
         try:
             delta: StreamDelta = self._inner_feed(text, token_ids)

@@ -210,6 +210,14 @@ def call_typed(backend: str, parser: str, call: str, fn: Callable[[], T]) -> T:
         raise BackendError.wrapping(backend, parser, call, exc) from exc
 
 
+def not_text(value: object, call: str) -> TypeError:
+    """What `call` raises when handed something other than ``str`` as model output: the caller's
+    mistake, never the parser's failure, so it is raised whatever ``on_error`` says (before, bytes
+    were read as their repr ``"b'...'"``, None as ``"None"``, or blamed on the parser)."""
+    hint = " (decode it first: data.decode('utf-8'))" if isinstance(value, bytes | bytearray) else ""
+    return TypeError(f"{call} takes the model output as str, not {type(value).__name__}{hint}")
+
+
 class ParseTimeoutError(BackendError):
     """A parser ran past its time budget (`timeout=`); its worker process was stopped."""
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ....protocol import BackendError, ParsebridgeError, StreamDelta, ToolCallDelta, ToolParseResult
-from ....protocol.errors import StreamStateError, call_typed
+from ....protocol.errors import StreamStateError, call_typed, not_text
 from ....protocol.models import (
     delta_of,
     empty_delta,
@@ -308,7 +308,7 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
         except ParsebridgeError:
             raise
         except Exception as exc:
-            raise self._typed(exc, "stream.feed") from exc
+            raise self._typed(exc, "stream.feed", text) from exc
         return delta
 
     def flush(self) -> StreamDelta:
@@ -333,8 +333,11 @@ class BuiltinToolStream(CallSteps, ContentPolicy, ToolStreamBase):
             set_raw_text(call, raw)  # fresh calls built by the accumulator
         return make_tool_result(acc.content, calls, acc.dropped, acc.reasoning)
 
-    def _typed(self, exc: Exception, call: str) -> BackendError:
-        """What the guard would raise for `exc` under on_error="raise" (it is not around this stream)."""
+    def _typed(self, exc: Exception, call: str, text: object = "") -> BackendError | TypeError:
+        """What the guard would raise for `exc` under on_error="raise" (it is not around this stream);
+        for a chunk that is not text, the caller's mistake, not the parser's (`not_text`)."""
+        if not isinstance(text, str):
+            return not_text(text, "feed()")
         parser = self.parser
         return BackendError.wrapping(parser.backend, parser.name, call, exc)
 
