@@ -56,3 +56,20 @@ def test_output_processor_refuses_what_is_not_text(value: Any) -> None:
         processor.response(value)
     with pytest.raises(TypeError, match="takes the model output as str"):
         processor.parse(value)
+
+
+def test_a_finished_choice_is_refused_as_stream_state() -> None:
+    """`ChunkStream.feed` after `finish` raised the base `ParsebridgeError`; parser streams raise
+    `StreamStateError` for the same misuse."""
+    stream = pb.OutputProcessor("builtin:qwen3", "builtin:hermes").stream()
+    stream.feed("</think>hi")
+    stream.finish()
+    with pytest.raises(pb.StreamStateError, match="already finished"):
+        stream.feed("more")
+
+
+@pytest.mark.parametrize("timeout", ["5", True, 0])
+def test_a_timeout_that_is_not_a_positive_number_says_so(timeout: Any) -> None:
+    """A string was `TypeError: '<=' not supported between instances of 'str' and 'int'`."""
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds, not"):
+        pb.get_tool_parser("builtin:hermes", timeout=timeout)

@@ -360,8 +360,8 @@ class _Budgeted:
     name: str
 
     def __init__(self, launch: Launch, timeout: float) -> None:
-        if not timeout or timeout <= 0:
-            raise ValueError("timeout must be a positive number of seconds")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.backend, self.name = launch.backend, launch.name
         self.worker = _Worker(launch, timeout)
         self.worker.start()
