@@ -272,7 +272,31 @@ def load_tools(path: str | None) -> list[dict[str, Any]] | None:
             '([{"type": "function", "function": {"name": …, "parameters": …}}, …]) '
             'or an object with a "tools" list'
         )
+    for i, tool in enumerate(data):
+        problem = _tool_problem(tool)
+        if problem:
+            raise InputFileError(
+                f"{_label(path)}: tool {i} {problem} "
+                '(an OpenAI tool definition is {"type": "function", "function": {"name": …, "parameters": {…}}})'
+            )
     return data
+
+
+def _tool_problem(tool: dict[str, Any]) -> str:
+    """What keeps `tool` from being an OpenAI function tool ("" when nothing does). The frameworks'
+    parsers refuse such a definition when they are built (a pydantic error blamed on the parser,
+    exit 1) and builtin ones ignore it: the file is what is wrong, so it is named here."""
+    if tool.get("type", "function") != "function":
+        return f'has type {tool.get("type")!r}, not "function"'
+    function = tool.get("function")
+    if not isinstance(function, dict):
+        return 'has no "function" object'
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        return 'has no "function.name" string'
+    if "parameters" in function and not isinstance(function["parameters"], dict | None):
+        return f'({name}) has "parameters" that are not a JSON Schema object'
+    return ""
 
 
 def exists_or_fail(path: str | os.PathLike[str]) -> Path:

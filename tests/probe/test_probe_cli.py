@@ -131,7 +131,45 @@ def test_a_bare_host_means_its_v1_routes() -> None:
 
 
 def test_a_tokenizer_that_cannot_be_loaded_is_a_usage_error(tmp_path: Path) -> None:
-    from parsebridge.probe.reread import _decoder
+    from parsebridge.probe.reread import load_decoder
 
     with pytest.raises(ProbeUsageError, match="--tokenizer"):
-        _decoder(str(tmp_path / "missing"))
+        load_decoder(str(tmp_path / "missing"))
+
+
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://127.0.0.1:99999/v1", "http://127.0.0.1:port/v1"])
+def test_a_url_python_cannot_split_is_a_usage_error_in_one_line(url: str) -> None:
+    code, report, err = run_probe("--base-url", url, "--model", "m")
+    assert (code, report) == (2, None)
+    assert err.count("\n") == 1 and url in err and "PARSEBRIDGE_DEBUG" not in err
+
+
+def test_an_ipv6_origin_is_written_with_brackets() -> None:
+    assert Endpoint("http://[::1]:8000/v1", "m").origin == "http://[::1]:8000"
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--parser", "builtin:hermse"], "'hermse'"),
+        (["--parser", "builtin:qwen3"], "no tool parser named 'qwen3'"),
+        (["--reasoning-parser", "builtin:hermes"], "no reasoning parser named 'hermes'"),
+        (["--parser", "builtin:hermes", "--backends", "vlm"], "'vlm'"),
+        (["--backends", "vllm"], "--backends is for re-reading"),
+        (["--save", "{tmp}/no/such/dir/out.jsonl"], "no such directory"),
+        (["--save", "{tmp}"], "is a directory"),
+        (["--parser", "builtin:hermes", "--tokenizer", "{tmp}/missing"], "--tokenizer"),
+        (["--model", " "], "--model is empty"),
+    ],
+)
+def test_the_rereads_options_are_checked_before_any_request(
+    extra: list[str], said: str, tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A typo there used to show only after every scenario was asked (the report lost), or never,
+    when the server gives no raw output (exit 0)."""
+    server, seen = _server()
+    recorders.append(server)
+    args = ["--base-url", _url(server), "--model", "m", *(a.format(tmp=tmp_path) for a in extra)]
+    code, report, err = run_probe(*args)
+    assert (code, report) == (2, None), err
+    assert said in err and seen.seen == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 import parsebridge as pb
 from parsebridge.protocol import Pipeline, ReasoningParserBase, ReasoningParseResult
 
@@ -51,3 +53,20 @@ def test_a_pipeline_closes_both_of_its_parsers() -> None:
     with Pipeline(Mine(), None) as pipe:
         pipe.parse("x")
     assert closed == ["Mine"]
+
+
+def test_a_stream_left_open_across_close_is_refused_by_name() -> None:
+    """Before: the next feed went to a fresh worker that never opened that stream, and failed as
+    `BackendError ... raised in feed: KeyError: 1`."""
+    tp = pb.get_tool_parser("builtin:hermes", timeout=60)
+    try:
+        stream = tp.stream()
+        stream.feed("Sure. <tool_")
+        tp.close()
+        with pytest.raises(pb.StreamStateError, match="closed while this stream was open"):
+            stream.feed('call>{"name": "f", "arguments": {}}</tool_call>')
+        fresh = tp.stream()  # the parser itself goes on with a new worker
+        fresh.feed(CALL)
+        assert fresh.finish().tool_calls[0].name == "f"
+    finally:
+        tp.close()

@@ -91,3 +91,18 @@ def test_native_is_the_designs_name_for_dynamo_and_builtin_stays_the_default() -
     assert str(pb.configs_from_args(ns)[1].to_spec()) == "dynamo:hermes"  # type: ignore[union-attr]
     help_text = ap.format_help()
     assert "native = dynamo" in help_text and "embedded" in help_text
+
+
+@pytest.mark.parametrize("backend", ["smg", "llamacpp"])
+def test_every_registered_backend_is_a_backend_choice(backend: str) -> None:
+    """The choices were the design's enum (builtin, python, sglang, vllm, dynamo, native): argparse
+    refused smg and llamacpp, which `--tool-call-parser smg:qwen` accepted."""
+    ns = _parse("--tool-call-parser-backend", backend, "--tool-call-parser", "hermes")
+    tools = pb.configs_from_args(ns)[1]
+    assert tools is not None and str(tools.to_spec()) == f"{backend}:hermes"
+
+
+def test_the_reasoning_flags_example_is_a_reasoning_parser() -> None:
+    help_text = " ".join(pb.add_parser_arguments(argparse.ArgumentParser()).format_help().split())
+    assert "reasoning parser name, or a whole spec such as vllm:qwen3" in help_text
+    assert "tool-call parser name, or a whole spec such as vllm:hermes" in help_text

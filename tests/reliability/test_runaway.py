@@ -144,3 +144,20 @@ def test_options_the_worker_cannot_receive_are_a_typed_error(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "BackendError True"
+
+
+def test_a_timeout_in_one_stream_leaves_the_others_of_its_worker_a_typed_error():
+    """Two streams share a parser's worker; one runs past the budget and the worker is stopped.
+    Before: the other's next feed went to the fresh worker, which never opened it
+    (`BackendError ... KeyError`)."""
+    tp = pb.get_tool_parser(SLOW, timeout=1.0)
+    try:
+        first, second = tp.stream(), tp.stream()
+        assert second.feed("abc").content == "AB"
+        with pytest.raises(pb.ParseTimeoutError):
+            first.feed("xSLOWy")
+        with pytest.raises(pb.ParseTimeoutError, match="stopped after an earlier timeout"):
+            second.feed("more")
+        assert tp.parse("again").content == "AGAIN"
+    finally:
+        tp.inner.close()

@@ -9,14 +9,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .. import terminal as io
+from ..adapters.registry import backend_names, check_spec
 from ..probe.checks import CHECKS
 from ..probe.http import ProbeUsageError, endpoint_from
 from ..probe.render import render
-from ..probe.reread import reread
+from ..probe.reread import load_decoder, reread
 from ..probe.run import probe
 from ..probe.scenarios import SCENARIOS, select
+from ..protocol.errors import UnknownBackendError
 
 
 def _epilog() -> str:
@@ -35,8 +38,10 @@ exit status:
   0    every check passes
   1    a check fails (or, with --parser, the server's answer differs from that parser's
        reading of the model's raw output)
-  2    usage error, or the endpoint cannot be used: unreachable, a redirect, the key refused
-       (401/403), no such route or model (404)
+  2    usage error (a misspelt --parser, --reasoning-parser or --backends, a --save path
+       in no directory, a --tokenizer that does not load: checked before any request), or
+       the endpoint cannot be used: unreachable, a redirect, the key refused (401/403), no
+       such route or model (404)
   130  interrupted (Ctrl-C)
 
 the API key is read only from the environment variable --api-key-env names, sent only to
@@ -101,6 +106,34 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run)
 
 
+def _reread_options(ns: argparse.Namespace) -> tuple[list[str] | None, Any]:
+    """The re-read's options checked before any request: a misspelt spec or backend, a --save path
+    that cannot be written or a --tokenizer that does not load would otherwise surface only after
+    every scenario was asked (the report lost), or never, when the server gives no raw output.
+    Returns the --backends list and the loaded tokenizer."""
+    if ns.parser:
+        check_spec("tool", ns.parser)
+    if ns.reasoning_parser:
+        check_spec("reasoning", ns.reasoning_parser)
+    backends = None
+    if ns.backends is not None:
+        if not (ns.parser or ns.reasoning_parser):
+            raise ProbeUsageError(
+                "--backends is for re-reading with --parser or --reasoning-parser; give one"
+            )
+        backends = [b.strip() for b in ns.backends.split(",") if b.strip() and b.strip() != "none"]
+        known = backend_names()
+        for name in backends:
+            if name not in known:
+                raise UnknownBackendError(name, known)
+    if ns.save is not None:
+        if ns.save.is_dir():
+            raise ProbeUsageError(f"--save {ns.save}: is a directory, not a file")
+        if not ns.save.parent.is_dir():
+            raise ProbeUsageError(f"--save {ns.save}: no such directory {ns.save.parent}")
+    return backends, load_decoder(ns.tokenizer) if ns.tokenizer else None
+
+
 def run(ns: argparse.Namespace) -> int:
     try:
         scenarios = select(ns.scenario)
@@ -108,7 +141,10 @@ def run(ns: argparse.Namespace) -> int:
         raise ProbeUsageError(exc.args[0]) from None
     if ns.max_tokens < 1 or ns.timeout <= 0:
         raise ProbeUsageError("--max-tokens and --timeout must be positive")
+    if not ns.model.strip():
+        raise ProbeUsageError("--model is empty: give the model name the server serves")
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
+    backends, decoder = _reread_options(ns)
     report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed)
     if ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer:
         report.reread = reread(
@@ -120,9 +156,8 @@ def run(ns: argparse.Namespace) -> int:
             max_tokens=ns.max_tokens,
             seed=ns.seed,
             tokenizer=ns.tokenizer,
-            backends=None
-            if ns.backends is None
-            else [b for b in ns.backends.split(",") if b and b != "none"],
+            backends=backends,
+            decoder=decoder,
         )
     if ns.json:
         sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")

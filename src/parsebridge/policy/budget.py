@@ -49,6 +49,7 @@ from ..protocol import (
     ReasoningStreamBase,
     ServerUnavailableError,
     StreamDelta,
+    StreamStateError,
     ToolParseResult,
     ToolSpec,
     ToolStreamBase,
@@ -203,7 +204,10 @@ class _Worker:
         self._conn: Connection | None = None
         self._server: Server | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
-        self.generation = 0  # bumps on every restart; streams of an old child are dead
+        self.generation = 0  # bumps on every start and stop; streams of an old child are dead
+        #: Why the last child stopped ("closed", or "" after a timeout or a broken pipe): what a
+        #: stream it served is told when it is fed again.
+        self._stopped_by = ""
         self._ids = itertools.count(1)
 
     def _start(self) -> None:
@@ -244,6 +248,8 @@ class _Worker:
         """Stop the child at once (past its budget, or its pipe broke) and close the pipe."""
         finalizer, server, conn = self._finalizer, self._server, self._conn
         self._conn = self._server = self._finalizer = None
+        self.generation += 1  # the child's streams died with it (another stream may still hold one)
+        self._stopped_by = ""
         if finalizer is not None:
             finalizer.detach()
         if server is not None:
@@ -263,6 +269,11 @@ class _Worker:
     def call(self, op: str, sid: int = 0, *args: Any, generation: int | None = None, **kwargs: Any) -> Any:
         with self._lock:
             if generation is not None and generation != self.generation:
+                if self._stopped_by == "closed":
+                    raise StreamStateError(
+                        f"{self.backend}:{self.name} was closed while this stream was open: what it "
+                        "held went with its worker; start a new stream()"
+                    )
                 raise ParseTimeoutError(
                     self.backend, self.name, op, "the stream's worker was stopped after an earlier timeout"
                 )
@@ -291,6 +302,9 @@ class _Worker:
         """Stop the child: asked first (it ends when its pipe closes), killed if it does not."""
         with self._lock:
             finalizer, self._finalizer = self._finalizer, None
+            if self._conn is not None:
+                self.generation += 1  # its open streams are refused (`call`), not sent to a new child
+                self._stopped_by = "closed"
             self._conn = self._server = None
             if finalizer is not None:
                 finalizer()  # `Server.stop`, once
@@ -346,8 +360,8 @@ class _Budgeted:
     name: str
 
     def __init__(self, launch: Launch, timeout: float) -> None:
-        if not timeout or timeout <= 0:
-            raise ValueError("timeout must be a positive number of seconds")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.backend, self.name = launch.backend, launch.name
         self.worker = _Worker(launch, timeout)
         self.worker.start()

@@ -79,12 +79,16 @@ class Endpoint:
     deadline: float = 300.0
 
     def __post_init__(self) -> None:
-        parts = urlsplit(self.base_url)
+        try:  # urlsplit and .port raise ValueError on a broken IPv6 host or a port out of range
+            parts = urlsplit(self.base_url)
+            port = parts.port
+        except ValueError as exc:
+            raise ProbeUsageError(f"--base-url {self.base_url!r} is not a usable URL: {exc}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ProbeUsageError(f"--base-url must be an http:// or https:// URL, not {self.base_url!r}")
         self.scheme = parts.scheme
         self.host = parts.hostname
-        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.port = port or (443 if parts.scheme == "https" else 80)
         path = parts.path.rstrip("/")
         self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
 
@@ -94,7 +98,8 @@ class Endpoint:
 
     @property
     def origin(self) -> str:
-        return f"{self.scheme}://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address, as a URL writes it
+        return f"{self.scheme}://{host}:{self.port}"
 
     def _connection(self) -> http.client.HTTPConnection:
         if self.scheme == "https":

@@ -93,7 +93,7 @@ def _compared(
     return differences, [t.label for t in targets if t.label not in wrong]
 
 
-def _decoder(path: str) -> Any:
+def load_decoder(path: str) -> Any:
     """The model's tokenizer from a local path; a usage error when it cannot be loaded here."""
     try:
         return load_tokenizer(path)
@@ -114,11 +114,16 @@ def reread(
     seed: int = 1234,
     tokenizer: str | None = None,
     backends: list[str] | None = None,
+    decoder: Any = None,
 ) -> dict[str, Any]:
-    """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's."""
+    """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's.
+
+    `decoder`: `tokenizer` already loaded (`load_decoder`; the command loads it before the probe
+    sends anything, so a bad path fails first)."""
     rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
     asked = [r for r in report.rows if r.mode == "oneshot" and not r.reading.problem]
-    decoder = _decoder(tokenizer) if tokenizer else None
+    if decoder is None and tokenizer:
+        decoder = load_decoder(tokenizer)
     raws = [fetch(endpoint, r, max_tokens=max_tokens, seed=seed, tokenizer=decoder) for r in asked]
     family, reasoning_family = family_of(parser, "tool"), family_of(reasoning_parser, "reasoning")
     source = {

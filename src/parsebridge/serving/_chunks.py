@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..protocol import BackendError, ParsebridgeError, ParseResult, StreamDelta
+from ..protocol.errors import StreamStateError
 from ._choice import ChoiceStream
 
 
@@ -134,7 +135,7 @@ class ChunkStream:
                 return self.chunks_of(index, delta)
             return []
         if index in self._finished:
-            raise ParsebridgeError(f"choice {index} of request {self.request_id} already finished")
+            raise StreamStateError(f"choice {index} of request {self.request_id} already finished")
         out = self._role(index)
         out += self.chunks_of(index, self.choice(index).feed(text, token_ids))
         return out

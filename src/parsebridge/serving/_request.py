@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import ParseResult, Pipeline, ReasoningParseResult, ToolSpec
+from ..protocol.errors import InvalidInputError
 from ..protocol.streams import DeltaAccumulator
 from ._choice import ChoiceStream, _TextStage, as_backend_error
 from ._chunks import ChunkStream
@@ -264,6 +265,8 @@ class RequestProcessor:
 
     def parse(self, text: str, finish_reason: str | None = None, index: int = 0) -> ChoiceOutput:
         """A whole output → message and finish reason (`length` etc. pass through)."""
+        if not isinstance(text, str):
+            raise InvalidInputError("parse", text)
         result = self._oneshot(text)
         return ChoiceOutput(
             index, result, self.message_of(result), self.finish_reason_of(result, finish_reason)
@@ -277,6 +280,8 @@ class RequestProcessor:
         usage: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A full ``chat.completion`` dict; `usage` is included when given."""
+        if outputs is None or isinstance(outputs, bytes | bytearray):  # (bytes would be n ints)
+            raise InvalidInputError("response", outputs)
         texts = [outputs] if isinstance(outputs, str) else list(outputs)
         if finish_reasons is None or isinstance(finish_reasons, str):
             reasons: list[str | None] = [finish_reasons] * len(texts)

@@ -6,7 +6,7 @@ Two lines in a server::
     reasoning, tools = parsebridge.parsers_from_args(arg_parser.parse_args(), tools=request_tools)
 
 Flags per kind (``reasoning-parser`` and ``tool-call-parser``):
-``--X-backend {builtin,python,sglang,vllm,dynamo,native}``, ``--X NAME``, ``--X-module``,
+``--X-backend BACKEND`` (every registered backend, and ``native``), ``--X NAME``, ``--X-module``,
 ``--X-class``. ``--X`` also takes a whole config string (``vllm:hermes``,
 ``python:pkg.mod:Class``), so the one flag is enough for most uses; an
 explicit ``--X-backend`` wins over a backend named inside ``--X``. ``builtin``
@@ -20,7 +20,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from ..adapters import get_reasoning_parser, get_tool_parser
+from ..adapters import backend_names, get_reasoning_parser, get_tool_parser
 from ..policy.guard import ON_ERROR_CHOICES, GuardedReasoningParser, GuardedToolParser, OnError
 from ..protocol import (
     InvalidSpecError,
@@ -50,7 +50,8 @@ def add_parser_arguments(
         "parsebridge parsers",
         "choose reasoning and tool-call parsers by backend (parsebridge config strings)",
     )
-    backends = [b.value for b in ParserBackend]
+    # Every backend the registry knows (smg, llamacpp and entry-point ones included), and the aliases.
+    backends = [*backend_names(), *(a for a in BACKEND_ALIASES if a not in backend_names())]
     for dest, flag, label in _KINDS:
         if (dest == "reasoning_parser" and not reasoning) or (dest == "tool_call_parser" and not tools):
             continue
@@ -67,7 +68,8 @@ def add_parser_arguments(
             dest=dest,
             metavar="NAME",
             default=None,
-            help=f"{label} parser name, or a whole spec such as vllm:hermes",
+            help=f"{label} parser name, or a whole spec such as "
+            + ("vllm:qwen3" if dest == "reasoning_parser" else "vllm:hermes"),
         )
         group.add_argument(
             f"--{flag}-module", dest=f"{dest}_module", metavar="MODULE", help="python backend: module path"
