@@ -73,6 +73,22 @@ def test_unknown_release_is_a_usage_error_naming_real_releases(tmp_path: Path, e
     assert "X.Y" not in p.stderr and not PLACEHOLDER.search(p.stderr)
 
 
+def test_a_bare_framework_name_is_shown_its_releases() -> None:
+    with pytest.raises(
+        install.UnsupportedRelease, match=r"'smg' names no release: give smg-latest, smg-oldest"
+    ):
+        install.resolve("smg")
+
+
+def test_resolve_without_an_env_is_a_usage_error(tmp_path: Path) -> None:
+    """It printed the --list output and exited 0, the flag ignored."""
+    p = _run("--resolve", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert (
+        p.stderr.strip() == "error: --resolve prints what an env installs: name one (e.g. vllm-latest or all)"
+    )
+
+
 def test_the_wrapper_in_tools_is_the_same_installer(tmp_path: Path) -> None:
     """tox.ini and .ci/run call tools/install_framework.py with a bare interpreter (no parsebridge)."""
     p = subprocess.run(

@@ -7,7 +7,7 @@
     parsebridge install-framework smg-latest        # the SGLang model gateway (no torch)
     parsebridge install-framework llamacpp-latest   # llama.cpp's chat parsers: a native harness built
                                                     # from a llama-cpp-python sdist (llamacpp_build.py)
-    parsebridge install-framework all               # the newest of every framework side by side
+    parsebridge install-framework all               # the newest vLLM, SGLang, Dynamo and smg side by side
     parsebridge install-framework --list
 
 (`python tools/install_framework.py …` in a clone does the same.) The recipe
@@ -108,6 +108,11 @@ def resolve(env: str) -> list[tuple[str, str]]:
     if env == "all":
         return [(fw, versions[fw][-1]) for fw in ALL if versions[fw]]
     fw, _, version = env.partition("-")
+    if fw in versions and not version:  # a bare framework name: which release is the question
+        raise UnsupportedRelease(
+            f"{env!r} names no release: give {fw}-latest, {fw}-oldest or one of {fw}-"
+            f"{{{', '.join(versions[fw])}}}"
+        )
     if fw not in versions or not version:
         known = [f"{f}-{v}" for f, vs in versions.items() for v in vs]
         known += [f"{f}-{which}" for f in FRAMEWORKS for which in ("latest", "oldest")]
@@ -182,6 +187,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     """Carry out parsed options: list, resolve, or install."""
+    if ns.resolve and not ns.env:
+        print(
+            "error: --resolve prints what an env installs: name one (e.g. vllm-latest or all)",
+            file=sys.stderr,
+        )
+        return 2
     if ns.list or not ns.env:
         for fw, vs in available().items():
             print(f"{fw}: {' '.join(vs) or '(none)'}")
