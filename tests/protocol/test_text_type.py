@@ -76,3 +76,20 @@ def test_a_timeout_that_is_not_a_positive_number_says_so(timeout: Any) -> None:
     """A string was `TypeError: '<=' not supported between instances of 'str' and 'int'`."""
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds, not"):
         pb.get_tool_parser("builtin:hermes", timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"on_error": "ignore"}, "on_error must be one of"),
+        ({"max_held": -1}, "max_held must be a positive number of characters, not -1"),
+        ({"max_held": "100"}, "max_held must be a positive number of characters, not '100'"),
+        ({"timeout": "5"}, "timeout must be a positive number of seconds"),
+    ],
+)
+def test_a_bad_policy_option_is_a_typed_usage_error(options: dict[str, Any], says: str) -> None:
+    """They were plain ValueErrors (and max_held="100" a TypeError from a comparison): a caller
+    catching ParsebridgeError, as every other bad option is, missed them."""
+    with pytest.raises(pb.InvalidSpecError, match=says) as info:
+        pb.get_tool_parser("builtin:hermes", **options)
+    assert isinstance(info.value, ValueError)

@@ -361,7 +361,7 @@ class _Budgeted:
 
     def __init__(self, launch: Launch, timeout: float) -> None:
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+            raise InvalidSpecError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.backend, self.name = launch.backend, launch.name
         self.worker = _Worker(launch, timeout)
         self.worker.start()

@@ -41,7 +41,7 @@ from ..protocol import (
     ToolParseResult,
     ToolStream,
 )
-from ..protocol.errors import InvalidInputError, StreamStateError, UnsupportedOptionError
+from ..protocol.errors import InvalidInputError, InvalidSpecError, StreamStateError, UnsupportedOptionError
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from .call_options import check_call_options
@@ -54,7 +54,7 @@ log = logging.getLogger("parsebridge")
 
 def _check_policy(on_error: str) -> OnError:
     if on_error not in ON_ERROR_CHOICES:
-        raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, not {on_error!r}")
+        raise InvalidSpecError(f"on_error must be one of {ON_ERROR_CHOICES}, not {on_error!r}")
     return on_error  # type: ignore[return-value]
 
 
@@ -67,8 +67,10 @@ class _Guard(Closable):
         self.backend = getattr(inner, "backend", "python")
         self.name = getattr(inner, "name", type(inner).__name__)
         self.on_error: OnError = _check_policy(on_error)
-        if max_held is not None and max_held < 1:
-            raise ValueError("max_held must be a positive number of characters")
+        if max_held is not None and (
+            isinstance(max_held, bool) or not isinstance(max_held, int) or max_held < 1
+        ):
+            raise InvalidSpecError(f"max_held must be a positive number of characters, not {max_held!r}")
         self.max_held = max_held
 
     @property
