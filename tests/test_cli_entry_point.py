@@ -742,6 +742,17 @@ def test_chunk_size_without_stream_is_a_usage_error(tmp_path: Path) -> None:
     assert ok.returncode == 0 and "Hi" in ok.stdout
 
 
+def test_tools_without_a_tool_parser_is_a_usage_error(tmp_path: Path) -> None:
+    """They were silently unused: the user thinks tools were declared to something."""
+    (tmp_path / "out.txt").write_text("Hi", encoding="utf-8")
+    (tmp_path / "t.json").write_text('[{"type": "function", "function": {"name": "f"}}]', encoding="utf-8")
+    p = pb("parse", "--reasoning-parser", "builtin:qwen3", "--tools", "t.json", "out.txt", cwd=tmp_path)
+    assert (
+        p.returncode == 2
+        and "--tools declares tools to a tool parser: give --tool-parser SPEC too" in p.stderr
+    )
+
+
 def test_backend_names_are_normalised(tmp_path: Path) -> None:
     p = pb(
         "conformance", "-q", "--backend", "BUILTIN", "--family", "hermes", "--chunking", "oneshot",

@@ -125,6 +125,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
     if ns.chunk_size is not None and not ns.stream:
         raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
+    if ns.tools and not ns.tool_parser:
+        raise UsageError("--tools declares tools to a tool parser: give --tool-parser SPEC too")
     if ns.input != "-":
         io.exists_or_fail(ns.input)
     tools = io.load_tools(ns.tools)
