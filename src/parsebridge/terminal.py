@@ -321,8 +321,14 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     system), which `os.replace` renames over `path` in one step: an interruption (Ctrl-C, a full
     disk, an error while writing) leaves the old file as it was, or no file, never half of the
     new one, and the temporary file is removed. The new file keeps the old one's permissions.
+    A symbolic link is followed (the file it names is replaced, the link stays); what is not a
+    regular file (``-o /dev/stdout``, a named pipe) is written in place: it cannot be replaced.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8") as fh:
+            yield fh
+        return
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "x", encoding="utf-8") as fh:

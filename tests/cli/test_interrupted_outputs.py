@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import pytest
 from parsebridge.cli import conformance_run, main
 from parsebridge.comparison import render
 from parsebridge.conformance import report
+from parsebridge.terminal import write_whole
 
 RUN = ["conformance", "-q", "--backend", "builtin", "--family", "hermes", "--chunking", "oneshot"]
 OLD = "from an earlier run\n"
@@ -139,3 +142,23 @@ def test_compare_ctrl_c_after_the_comparisons_says_what_was_written(
     )
     assert json.loads(summary.read_text(encoding="utf-8"))["type"] == "summary"
     assert table.read_text(encoding="utf-8") == OLD
+
+
+def test_a_whole_file_output_through_a_link_or_into_a_pipe(tmp_path: Path) -> None:
+    """A link is followed (the file it names gets the text, the link stays a link); a named pipe
+    (as ``-o /dev/stdout`` is) is written in place: replacing it would put a file where it was."""
+    real = tmp_path / "real.html"
+    real.write_text(OLD, encoding="utf-8")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    write_whole(link, "new")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text(encoding="utf-8")), daemon=True)
+    reader.start()
+    write_whole(fifo, "through the pipe")
+    reader.join(timeout=10)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "pipe", "real.html"]
