@@ -324,11 +324,11 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     A symbolic link is followed (the file it names is replaced, the link stays); what is not a
     regular file (``-o /dev/stdout``, a named pipe) is written in place: it cannot be replaced.
     """
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
-        with open(target, "w", encoding="utf-8") as fh:
+    if os.path.exists(path) and not os.path.isfile(path):  # (both follow links: /dev/stdout → a pipe)
+        with open(path, "w", encoding="utf-8") as fh:
             yield fh
         return
+    target = Path(os.path.realpath(path))
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "x", encoding="utf-8") as fh:

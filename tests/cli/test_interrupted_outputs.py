@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli_run import run
 
 from parsebridge.cli import conformance_run, main
 from parsebridge.comparison import render
@@ -162,3 +163,12 @@ def test_a_whole_file_output_through_a_link_or_into_a_pipe(tmp_path: Path) -> No
     reader.join(timeout=10)
     assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "pipe", "real.html"]
+
+
+def test_compare_writes_its_page_to_dev_stdout(tmp_path: Path) -> None:
+    """``-o /dev/stdout`` (a link to the process's stdout, here a pipe) gets the page; it failed:
+    the temporary file went beside the link's target, a pipe's name under /proc."""
+    log = _one_transcript_log(tmp_path)
+    p = run(*_compare(log), "--format", "html", "-o", "/dev/stdout", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("<!DOCTYPE html>") and "r1" in p.stdout
