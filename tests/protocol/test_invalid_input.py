@@ -56,10 +56,11 @@ PIPELINES = [
 
 
 def _made(make: Callable[[], Any]) -> Any:
-    """`make()`, skipped when its backend is not installed here."""
+    """`make()`, skipped when its backend is not installed here, or its release has no such parser
+    (SGLang's minimax-m3 came after 0.4.10: the oldest-release env runs this file too)."""
     try:
         return make()
-    except (pb.BackendNotInstalledError, pb.ServerUnavailableError) as exc:
+    except (pb.BackendNotInstalledError, pb.ServerUnavailableError, pb.UnknownParserError) as exc:
         pytest.skip(str(exc))
 
 

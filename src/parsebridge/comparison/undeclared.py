@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..adapters.registry import resolve
+from ..adapters.registry import get_backend, resolve
 from ..conformance.classes import DivergenceClass
 from ..conformance.observation import Observation
 from ..conformance.transcripts import Transcript
+from ..protocol import ParsebridgeError
+from ..protocol.spec import ParserSpec
 
 _CALLS = {DivergenceClass.CALL_MISSING.value, DivergenceClass.EXTRA_CALL.value}
 _LEAKED = DivergenceClass.MARKER_LEAKED.value
@@ -28,8 +30,12 @@ def _rule(label: str, mode: str, readings: Mapping[str, Observation], any_declar
     tool = label.split(" + ")[-1].strip()
     try:
         backend, name = resolve("tool", tool)
-    except Exception:  # not a spec of a known backend: no rule
-        return None
+    except Exception:  # (a framework raises what it raises) not installed here: the spec as written
+        try:
+            spec = ParserSpec.parse(tool)
+            backend, name = get_backend(spec.backend), spec.name
+        except ParsebridgeError:  # not a spec of a known backend: no rule
+            return None
     kind = "oneshot" if mode == "oneshot" else "stream"
     rule = backend.undeclared_tools_rule(name, kind, any_declared=any_declared)
     if rule is None:
