@@ -69,5 +69,5 @@ DESCRIPTIONS: dict[DivergenceClass, str] = {
     DivergenceClass.TRUNCATION_LOST: "output cut by the token limit (finish_reason length) lost text: no call "
     "holds it and content does not (docs/tokens.md, truncated output)",
     DivergenceClass.TOOLS_UNDECLARED: "a tool call not read because the request declares no such tool, "
-    "as that engine's server does (Dynamo: no tools at all; smg streamed: not that tool)",
+    "as that engine's server does (Dynamo, SGLang: no tools at all; smg streamed: not that tool)",
 }
