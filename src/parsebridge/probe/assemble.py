@@ -18,6 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.tools import json_kind
+
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
 #: newer vLLM: reasoning).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -87,23 +89,6 @@ class Reading:
         }
 
 
-def kind(value: Any) -> str:
-    """What a JSON value is, as the failure sentences name it ("null", "an array", ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
 def described(value: Any) -> str:
     """What the server sent, for a failure sentence: its kind and a short JSON rendering."""
     if value is None:
@@ -112,7 +97,7 @@ def described(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return f"{kind(value)} ({text if len(text) <= 80 else text[:77] + '...'})"
+    return f"{json_kind(value)} ({text if len(text) <= 80 else text[:77] + '...'})"
 
 
 def _text(reading: Reading, holder: dict[str, Any], key: str, where: str) -> str:
