@@ -159,7 +159,12 @@ def test_binary_file_names_the_file_and_position(tmp_path: Path) -> None:
         # each definition is checked: vLLM and SGLang refused these when built (exit 1, a pydantic
         # error blamed on the parser), builtin ignored them
         ('[{"type": "function"}]', 'bad.json: tool 0 has no "function" object'),
-        ('[{"name": "get_weather", "parameters": {}}]', 'bad.json: tool 0 has no "function" object'),
+        ('[{"parameters": {}}]', 'bad.json: tool 0 has no "function" object'),
+        (
+            '[{"type": "function", "function": {"name": "f"}}, 1]',
+            "bad.json: tool 1 is a number, not an object",
+        ),
+        ('[{"name": "f", "parameters": [1]}]', 'bad.json: tool 0 (f) has "parameters" that are not'),
         (
             '{"tools": [{"function": {"name": "f"}}, {"function": {}}]}',
             'tool 1 has no "function.name" string',
@@ -179,6 +184,22 @@ def test_bad_tools_file_is_a_usage_error_either_way(tmp_path: Path, content: str
         no_traceback(p)
         assert p.returncode == 2, (cmd, p.stderr)
         assert says in p.stderr
+
+
+@pytest.mark.parametrize("spec", ["builtin:hermes", "vllm:hermes"])
+def test_a_flat_tools_file_is_read_as_the_api_reads_it(tmp_path: Path, spec: str) -> None:
+    """``--tools`` takes what ``get_tool_parser(tools=...)`` takes, the flat form too (refused
+    with exit 2 before; vLLM refused it when built, and now has it wrapped like SGLang does)."""
+    if spec.startswith("vllm"):
+        pytest.importorskip("vllm")
+    flat = [{"name": "get_weather", "parameters": {"type": "object"}}]
+    (tmp_path / "flat.json").write_text(json.dumps(flat), encoding="utf-8")
+    output = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    (tmp_path / "o.txt").write_text(output, encoding="utf-8")
+    p = pb("parse", "--tool-parser", spec, "--tools", "flat.json", "o.txt", "--json", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 0, p.stderr
+    assert [c["name"] for c in json.loads(p.stdout)["result"]["tool_calls"]] == ["get_weather"]
 
 
 @pytest.mark.parametrize(

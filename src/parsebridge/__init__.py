@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the same names, typed (tests/test_public_api.py keeps this 
     from .protocol import FamilyTable as FamilyTable
     from .protocol import InvalidInputError as InvalidInputError
     from .protocol import InvalidSpecError as InvalidSpecError
+    from .protocol import InvalidToolsError as InvalidToolsError
     from .protocol import ParsebridgeError as ParsebridgeError
     from .protocol import ParserBackend as ParserBackend
     from .protocol import ParseResult as ParseResult
@@ -142,6 +143,7 @@ _API: dict[str, str] = {
     "BufferLimitError": _PROTOCOL,
     "InvalidInputError": _PROTOCOL,
     "InvalidSpecError": _PROTOCOL,
+    "InvalidToolsError": _PROTOCOL,
     "ParserProtocolError": _PROTOCOL,
     "ParserUnsupportedError": _PROTOCOL,
     "ParseTimeoutError": _PROTOCOL,

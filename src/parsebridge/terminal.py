@@ -29,8 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .protocol import ParsebridgeError
+from .protocol import InvalidToolsError, ParsebridgeError
 from .protocol.errors import json_problem
+from .protocol.tools import checked_tools
 
 
 class UsageError(ParsebridgeError, ValueError):
@@ -266,37 +267,17 @@ def load_tools(path: str | None) -> list[dict[str, Any]] | None:
         raise InputFileError(f"{_label(path)}: not JSON ({json_problem(exc)})") from None
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
-    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
+    if not isinstance(data, list):
         raise InputFileError(
             f"{_label(path)}: expected a JSON list of OpenAI tool definitions "
             '([{"type": "function", "function": {"name": …, "parameters": …}}, …]) '
             'or an object with a "tools" list'
         )
-    for i, tool in enumerate(data):
-        problem = _tool_problem(tool)
-        if problem:
-            raise InputFileError(
-                f"{_label(path)}: tool {i} {problem} "
-                '(an OpenAI tool definition is {"type": "function", "function": {"name": …, "parameters": {…}}})'
-            )
-    return data
-
-
-def _tool_problem(tool: dict[str, Any]) -> str:
-    """What keeps `tool` from being an OpenAI function tool ("" when nothing does). The frameworks'
-    parsers refuse such a definition when they are built (a pydantic error blamed on the parser,
-    exit 1) and builtin ones ignore it: the file is what is wrong, so it is named here."""
-    if tool.get("type", "function") != "function":
-        return f'has type {tool.get("type")!r}, not "function"'
-    function = tool.get("function")
-    if not isinstance(function, dict):
-        return 'has no "function" object'
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        return 'has no "function.name" string'
-    if "parameters" in function and not isinstance(function["parameters"], dict | None):
-        return f'({name}) has "parameters" that are not a JSON Schema object'
-    return ""
+    try:  # each definition, as get_tool_parser checks it (the frameworks refused bad ones when built,
+        # an error blamed on the parser; builtin parsers ignored them): the file is what is wrong
+        return checked_tools(data)
+    except InvalidToolsError as exc:
+        raise InputFileError(f"{_label(path)}: {exc}") from None
 
 
 def exists_or_fail(path: str | os.PathLike[str]) -> Path:

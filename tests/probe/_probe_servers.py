@@ -1,9 +1,11 @@
 """Probe tests' servers: real servers on 127.0.0.1 (subprocesses always stopped), a proxy that
-injects faults, and `parsebridge probe` run as the command runs."""
+injects faults, a small recording server that answers what a test scripts, and `parsebridge
+probe` run as the command runs."""
 
 from __future__ import annotations
 
 import contextlib
+import http.server
 import io
 import json
 import os
@@ -11,11 +13,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -119,6 +122,65 @@ def fault_proxy(upstream: str, fault: str) -> Iterator[Process]:
     ]
     with serving(cmd, port) as proxy:
         yield proxy
+
+
+#: A scripted answer: (HTTP status, Content-Type, body).
+Reply = tuple[int, str, bytes]
+
+
+def json_reply(body: Any, status: int = 200) -> Reply:
+    return status, "application/json", json.dumps(body).encode()
+
+
+def sse_reply(*events: Any, done: bool = True) -> Reply:
+    """An event stream: each event as a ``data:`` line (bytes as they are), then ``[DONE]``."""
+    lines = [e if isinstance(e, bytes) else json.dumps(e).encode() for e in events]
+    lines += [b"[DONE]"] if done else []
+    return 200, "text/event-stream", b"".join(b"data: " + line + b"\n\n" for line in lines)
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Records each POST (path, Authorization) and answers it: a redirect to `redirect_to`, the
+    scripted reply for the request's mode (`replies["oneshot"]`, `replies["stream"]`), or else a
+    500 whose message echoes the Authorization header (as a careless server might)."""
+
+    seen: ClassVar[list[tuple[str, str | None]]] = []
+    redirect_to: ClassVar[str | None] = None
+    replies: ClassVar[dict[str, Reply]] = {}
+
+    def do_POST(self) -> None:
+        self.seen.append((self.path, self.headers.get("Authorization")))
+        request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self.redirect_to:
+            self.send_response(307)
+            self.send_header("Location", self.redirect_to + self.path)
+            self.end_headers()
+            return
+        error = {"error": {"message": f"bad key {self.headers.get('Authorization')}"}}
+        mode = "stream" if request.get("stream") else "oneshot"
+        status, ctype, body = self.replies.get(mode) or json_reply(error, 500)
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def recording_server(
+    redirect_to: str | None = None, replies: dict[str, Reply] | None = None
+) -> tuple[http.server.HTTPServer, type[Recorder]]:
+    """A `Recorder` on 127.0.0.1 in a thread (the `recorders` fixture shuts it down)."""
+    handler = type("Handler", (Recorder,), {"seen": [], "redirect_to": redirect_to, "replies": replies or {}})
+    server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, handler
+
+
+def url_of(server: http.server.HTTPServer) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 def run_probe(*args: str) -> tuple[int, Any, str]:

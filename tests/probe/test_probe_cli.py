@@ -8,60 +8,14 @@ from __future__ import annotations
 
 import http.server
 import json
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
-from _probe_servers import free_port, run_probe
+from _probe_servers import free_port, recording_server, run_probe, url_of
 
 from parsebridge.probe.http import Endpoint, ProbeUsageError, endpoint_from, is_loopback
 
 KEY = "sk-probe-secret-0123456789"
-
-
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    seen: ClassVar[list[tuple[str, str | None]]] = []
-    redirect_to: ClassVar[str | None] = None
-
-    def do_POST(self) -> None:
-        self.seen.append((self.path, self.headers.get("Authorization")))
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.redirect_to:
-            self.send_response(307)
-            self.send_header("Location", self.redirect_to + self.path)
-            self.end_headers()
-            return
-        body = json.dumps({"error": {"message": f"bad key {self.headers.get('Authorization')}"}}).encode()
-        self.send_response(500)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def _server(redirect_to: str | None = None) -> tuple[http.server.HTTPServer, type[_Recorder]]:
-    handler = type("Handler", (_Recorder,), {"seen": [], "redirect_to": redirect_to})
-    server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, handler
-
-
-@pytest.fixture
-def recorders() -> Iterator[list[http.server.HTTPServer]]:
-    made: list[http.server.HTTPServer] = []
-    yield made
-    for server in made:
-        server.shutdown()
-        server.server_close()
-
-
-def _url(server: http.server.HTTPServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 def test_an_unreachable_endpoint_is_exit_2_in_one_line() -> None:
@@ -95,11 +49,11 @@ def test_the_key_goes_to_the_endpoint_only_and_is_never_printed(
     monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
 ) -> None:
     monkeypatch.setenv("PROBE_TEST_KEY", KEY)
-    echo, seen = _server()
+    echo, seen = recording_server()
     recorders.append(echo)
     code, report, err = run_probe(
         "--base-url",
-        _url(echo),
+        url_of(echo),
         "--model",
         "m",
         "--api-key-env",
@@ -116,10 +70,10 @@ def test_redirects_are_not_followed(
     monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
 ) -> None:
     monkeypatch.setenv("PROBE_TEST_KEY", KEY)
-    target, target_seen = _server()
-    origin, origin_seen = _server(redirect_to=f"http://127.0.0.1:{target.server_address[1]}")
+    target, target_seen = recording_server()
+    origin, origin_seen = recording_server(redirect_to=f"http://127.0.0.1:{target.server_address[1]}")
     recorders += [target, origin]
-    code, _, err = run_probe("--base-url", _url(origin), "--model", "m", "--api-key-env", "PROBE_TEST_KEY")
+    code, _, err = run_probe("--base-url", url_of(origin), "--model", "m", "--api-key-env", "PROBE_TEST_KEY")
     assert code == 2 and "redirect" in err and "not followed" in err
     assert len(origin_seen.seen) == 1 and target_seen.seen == []
 
@@ -167,9 +121,9 @@ def test_the_rereads_options_are_checked_before_any_request(
 ) -> None:
     """A typo there used to show only after every scenario was asked (the report lost), or never,
     when the server gives no raw output (exit 0)."""
-    server, seen = _server()
+    server, seen = recording_server()
     recorders.append(server)
-    args = ["--base-url", _url(server), "--model", "m", *(a.format(tmp=tmp_path) for a in extra)]
+    args = ["--base-url", url_of(server), "--model", "m", *(a.format(tmp=tmp_path) for a in extra)]
     code, report, err = run_probe(*args)
     assert (code, report) == (2, None), err
     assert said in err and seen.seen == []

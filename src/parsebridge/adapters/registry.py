@@ -29,6 +29,7 @@ from ..protocol import (
     normalize_name,
 )
 from ..protocol.families import Kind
+from ..protocol.tools import checked_tools
 from .base import Backend, BackendInfo
 from .python_backend import load_class
 
@@ -203,16 +204,18 @@ def get_tool_parser(
 ) -> GuardedToolParser:
     """A tool-call parser for `spec` (e.g. ``"vllm:hermes"``), under the failure policy.
 
-    `timeout` (seconds) runs the parser in a worker process that is stopped
-    when a call exceeds it; `max_held` bounds how much text a stream may hold
-    back. Both failures go through `on_error` like any parser error. Other
-    keyword options go to the backend (e.g. ``tokenizer=`` for vLLM).
+    `tools`: the request's tool definitions (the OpenAI form, the flat ``{"name", "parameters"}``
+    form, or pydantic models of either), checked here: a malformed list is `InvalidToolsError`
+    whatever `on_error` says. `timeout` (seconds) runs the parser in a worker process that is
+    stopped when a call exceeds it; `max_held` bounds how much text a stream may hold back. Both
+    failures go through `on_error` like any parser error. Other keyword options go to the
+    backend (e.g. ``tokenizer=`` for vLLM).
     """
+    tool_list = checked_tools(tools) or None
     if isinstance(spec, ToolCallParserConfig):
         spec = spec.to_spec()
     backend, name = resolve("tool", spec)
     check_options(backend, "tool", name, options)
-    tool_list = list(tools) if tools else None
     if timeout is not None:
         parser: Any = BudgetedToolParser(get_backend, backend.name, name, tool_list, options, timeout)
     else:
@@ -258,6 +261,7 @@ def get_pipeline(
     """
     if reasoning is None and tool is None:
         raise InvalidSpecError("a pipeline needs a reasoning spec, a tool spec, or both")
+    tools = checked_tools(tools) or None  # (as get_tool_parser's; a native chain takes them too)
     if isinstance(reasoning, ReasoningParserConfig):
         reasoning = reasoning.to_spec()
     if isinstance(tool, ToolCallParserConfig):

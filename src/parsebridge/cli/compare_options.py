@@ -91,7 +91,11 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
         f"{','.join(DEFAULT_COMPARE_CHUNKINGS)}; oneshot is always run; `parsebridge conformance --help` "
         "describes every chunking)",
     )
-    p.add_argument("--tools", metavar="FILE", help="OpenAI tool definitions for transcripts that carry none")
+    p.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="tool definitions (OpenAI or flat form) for transcripts that carry none",
+    )
     p.add_argument(
         "--reasoning-started",
         action="store_true",

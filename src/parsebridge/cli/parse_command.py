@@ -48,7 +48,11 @@ def configure(pp: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3",
     )
-    pp.add_argument("--tools", metavar="FILE", help="JSON list of OpenAI tool definitions")
+    pp.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="JSON list of tool definitions (the OpenAI form, or flat: name, parameters)",
+    )
     pp.add_argument(
         "--reasoning-started",
         action=argparse.BooleanOptionalAction,

@@ -71,7 +71,10 @@ def _make(
     if tokenizer is not None and ParserSpec.parse(spec).backend in ("vllm", "sglang"):
         options["tokenizer"] = tokenizer
     if kind == "tool":
-        return get_tool_parser(spec, tools, **options)
+        # The server checked its request's tools; the parser reads function tools only (a Responses
+        # request's built-in tools, web search and the like, are the server's, not a parser's).
+        functions = [t for t in tools or () if t.get("type", "function") == "function"]
+        return get_tool_parser(spec, functions or None, **options)
     return get_reasoning_parser(spec, **options)
 
 

@@ -5,6 +5,11 @@ the only one the probe asks for), the way OpenAI clients accumulate deltas: cont
 reasoning fragments joined, tool-call deltas merged by their ``index``. Beside the assembled
 answer each `CallTrace` keeps what the client-side invariants need: every id and name the call
 was given, and at which event its name and its first argument fragment arrived.
+
+Whatever the server sent is read without raising: a part a client could not read (a message that
+is null, an event that is not a chunk object, content that is not a string) is named in
+`Reading.malformed` (or, when nothing is left to check, `Reading.problem`), never skipped in
+silence.
 """
 
 from __future__ import annotations
@@ -13,9 +18,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.tools import json_kind
+
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
 #: newer vLLM: reasoning).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+#: At most this many malformed parts are kept (a stream of 20,000 bad events needs only a few named).
+MAX_MALFORMED = 20
 
 
 @dataclass
@@ -53,7 +63,18 @@ class Reading:
     index_problems: list[str] = field(default_factory=list)
     #: Why there is no answer to check (an HTTP error, no choices, a broken stream), else "".
     problem: str = ""
+    #: Parts of the answer a client cannot read, each a sentence (what came, what a client
+    #: expects): the `answer` check fails with them, the others check what could be read.
+    malformed: list[str] = field(default_factory=list)
+    #: How many malformed parts there were in all (`malformed` keeps the first `MAX_MALFORMED`).
+    malformed_count: int = 0
     events: int = 0
+
+    def bad(self, sentence: str) -> None:
+        """Name a part of the answer a client could not read."""
+        self.malformed_count += 1
+        if len(self.malformed) < MAX_MALFORMED:
+            self.malformed.append(sentence)
 
     def wire(self) -> dict[str, Any]:
         """The assembled answer as JSON (what `--json` and the saved transcripts show)."""
@@ -68,30 +89,89 @@ class Reading:
         }
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+def described(value: Any) -> str:
+    """What the server sent, for a failure sentence: its kind and a short JSON rendering."""
+    if value is None:
+        return "null"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return f"{json_kind(value)} ({text if len(text) <= 80 else text[:77] + '...'})"
 
 
-def _reasoning_of(obj: dict[str, Any]) -> str:
-    return "".join(_text(obj.get(name)) for name in REASONING_FIELDS)
+def _text(reading: Reading, holder: dict[str, Any], key: str, where: str) -> str:
+    """`holder[key]` when it is a string; null or absent is ""; anything else is named as malformed."""
+    value = holder.get(key)
+    if value is None or isinstance(value, str):
+        return value or ""
+    reading.bad(f"{where} {key} is {described(value)}, not a string or null")
+    return ""
+
+
+def _reasoning_of(reading: Reading, obj: dict[str, Any], where: str) -> str:
+    return "".join(_text(reading, obj, name, where) for name in REASONING_FIELDS)
+
+
+def _array(reading: Reading, holder: dict[str, Any], key: str, where: str) -> list[Any]:
+    """`holder[key]` when it is an array; null or absent is []; anything else is named as malformed."""
+    value = holder.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    reading.bad(f"{where} {key} is {described(value)}, not an array")
+    return []
+
+
+def _function(reading: Reading, call: dict[str, Any], where: str) -> dict[str, Any]:
+    """A tool call's ``function`` object ({} when absent; named as malformed when not an object)."""
+    fn = call.get("function")
+    if fn is None or isinstance(fn, dict):
+        return fn or {}
+    reading.bad(f"{where} function is {described(fn)}, not an object with name and arguments")
+    return {}
+
+
+def first_choice(body: Any) -> tuple[dict[str, Any] | None, str]:
+    """A non-streamed answer's first choice, or why there is none (what came, what a client expects)."""
+    if isinstance(body, str):
+        return None, f"the answer is not JSON: {body[:200]!r} (a client expects a chat completion object)"
+    if not isinstance(body, dict):
+        return None, f"the answer is {described(body)}, not a chat completion object"
+    choices = body.get("choices")
+    if choices is not None and not isinstance(choices, list):
+        return None, f"the answer's choices is {described(choices)}, not an array of choices"
+    if not choices:
+        return None, f"the answer has no choices: {str(body)[:200]!r}"
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        return None, f"choice 0 is {described(choice)}, not an object with a message"
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        what = f"is {described(message)}" if "message" in choice else "is missing"
+        return (
+            None,
+            f"choice 0's message {what}: a client expects an object with role, content and tool_calls",
+        )
+    return choice, ""
 
 
 def from_message(body: Any) -> Reading:
     """A non-streamed chat completion's choice 0."""
     reading = Reading("oneshot")
-    choices = body.get("choices") if isinstance(body, dict) else None
-    if not choices or not isinstance(choices[0], dict):
-        reading.problem = f"the answer has no choices: {str(body)[:200]!r}"
+    choice, reading.problem = first_choice(body)
+    if choice is None:
         return reading
-    choice = choices[0]
-    message = choice.get("message") or {}
-    reading.content = _text(message.get("content"))
-    reading.reasoning = _reasoning_of(message)
+    message = choice["message"]
+    reading.content = _text(reading, message, "content", "the message's")
+    reading.reasoning = _reasoning_of(reading, message, "the message's")
     reading.finish_reason = choice.get("finish_reason")
-    for i, call in enumerate(message.get("tool_calls") or []):
-        fn = call.get("function") or {} if isinstance(call, dict) else {}
+    for i, call in enumerate(_array(reading, message, "tool_calls", "the message's")):
+        if not isinstance(call, dict):
+            reading.bad(f"tool call {i} is {described(call)}, not an object with id and function")
+            continue
+        fn = _function(reading, call, f"tool call {i}'s")
         trace = CallTrace(index=i, name_event=0, args_event=0)
-        if isinstance(call, dict) and call.get("id"):
+        if call.get("id"):
             trace.ids.append(str(call["id"]))
         if fn.get("name"):
             trace.names.append(str(fn["name"]))
@@ -107,13 +187,20 @@ def from_events(events: list[Any], problem: str = "", done: bool = True) -> Read
     reading = Reading("stream", events=len(events))
     by_index: dict[int, CallTrace] = {}
     for number, event in enumerate(events, 1):
-        if isinstance(event, dict) and event.get("error"):
+        if not isinstance(event, dict):
+            reading.bad(f"event {number} is {described(event)}, not a chunk object with choices")
+            continue
+        if event.get("error"):
             reading.problem = f"event {number} is an error: {str(event['error'])[:200]}"
             break
-        for choice in event.get("choices") or [] if isinstance(event, dict) else []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue
-            _merge(reading, by_index, choice, number)
+        for position, choice in enumerate(_array(reading, event, "choices", f"event {number}'s")):
+            if not isinstance(choice, dict):
+                reading.bad(
+                    f"event {number}'s choice {position} is {described(choice)}, "
+                    "not an object with index and delta"
+                )
+            elif choice.get("index", 0) == 0:
+                _merge(reading, by_index, choice, number)
     reading.calls = [by_index[i] for i in sorted(by_index)]
     if problem and not reading.problem:
         reading.problem = problem
@@ -123,12 +210,16 @@ def from_events(events: list[Any], problem: str = "", done: bool = True) -> Read
 
 
 def _merge(reading: Reading, by_index: dict[int, CallTrace], choice: dict[str, Any], number: int) -> None:
-    delta = choice.get("delta") or {}
-    reading.content += _text(delta.get("content"))
-    reading.reasoning += _reasoning_of(delta)
+    where = f"event {number}'s delta"
+    delta = choice.get("delta", {})
+    if not isinstance(delta, dict):
+        reading.bad(f"{where} is {described(delta)}, not an object (a client reads delta.content)")
+        delta = {}
+    reading.content += _text(reading, delta, "content", where)
+    reading.reasoning += _reasoning_of(reading, delta, where)
     if choice.get("finish_reason"):
         reading.finish_reason = choice["finish_reason"]
-    for position, part in enumerate(delta.get("tool_calls") or []):
+    for position, part in enumerate(_array(reading, delta, "tool_calls", where)):
         if not isinstance(part, dict):
             reading.index_problems.append(f"event {number}: a tool-call delta that is not an object")
             continue
@@ -153,7 +244,7 @@ def _merge_call(
     call_id = part.get("id")
     if call_id and call_id not in trace.ids:
         trace.ids.append(str(call_id))
-    fn = part.get("function") or {}
+    fn = _function(reading, part, f"event {number}'s call {index}")
     name = fn.get("name")
     if name:
         if name not in trace.names:

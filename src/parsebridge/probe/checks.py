@@ -20,7 +20,8 @@ from .scenarios import Scenario
 from .schema import problems
 
 CHECKS: dict[str, str] = {
-    "answer": "the request returned a chat completion (HTTP 200 with a choice; a stream ending in [DONE])",
+    "answer": "the request returned a chat completion clients can read (HTTP 200 with a choice whose "
+    "message is an object; a stream of chunk objects ending in [DONE]; content a string or null)",
     "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
     "ids": "every call has exactly one id, never changed, and no two calls share one",
     "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",
@@ -201,6 +202,12 @@ def check_same_shape(stream: Reading, oneshot: Reading | None) -> Outcome:
     return _ok()
 
 
+def _malformed(reading: Reading) -> Outcome:
+    """The answer came, but parts of it are not what a client reads (the first three named)."""
+    more = reading.malformed_count - 3
+    return _fail("; ".join(reading.malformed[:3]) + (f" (and {more} more)" if more > 0 else ""))
+
+
 def evaluate(scenario: Scenario, reading: Reading, oneshot: Reading | None = None) -> dict[str, Outcome]:
     """Every check for one answer (`oneshot`: the same scenario's non-streamed reading, for a stream)."""
     if reading.problem:
@@ -208,7 +215,7 @@ def evaluate(scenario: Scenario, reading: Reading, oneshot: Reading | None = Non
         out["answer"] = _fail(reading.problem)
         return out
     return {
-        "answer": _ok(),
+        "answer": _malformed(reading) if reading.malformed else _ok(),
         "index": check_index(reading),
         "ids": check_ids(reading),
         "name-first": check_name_first(reading),

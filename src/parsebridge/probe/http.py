@@ -206,12 +206,34 @@ def _lines(resp: Any, deadline: float) -> Iterator[bytes]:
         yield line
 
 
+#: The field names of server-sent events (a line ``NAME: value``, or ``NAME`` alone).
+_SSE_FIELDS = ("data", "event", "id", "retry")
+
+
+def _is_sse_line(line: str) -> bool:
+    """A line an event stream may hold: blank, a ``:`` comment, or one of the SSE fields."""
+    return not line or line.startswith(":") or line.partition(":")[0] in _SSE_FIELDS
+
+
+def _not_a_stream(resp: Any, other: str) -> str:
+    """Why a stream with no event at all is not an event stream: what came, and what a client reads."""
+    ctype = resp.getheader("Content-Type") or "no Content-Type"
+    return (
+        f"the stream request was answered with a body that is not an event stream ({ctype}): "
+        f"{other[:120]!r}; a client reads 'data: {{chunk}}' lines ending with 'data: [DONE]'"
+    )
+
+
 def _read_events(resp: Any, answer: Answer, deadline: float) -> None:
-    """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end."""
+    """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end. A body
+    with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named so."""
+    other = ""  # what came that no event stream holds, before the first data line
     for raw in _lines(resp, deadline):
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         if not line.startswith("data:"):
-            continue  # comments, event names, blank separators
+            if not answer.events and not _is_sse_line(line) and len(other) < 120:
+                other += line.strip() + " "
+            continue  # comments, event names, blank separators (a client skips what it does not know)
         payload = line[5:].strip()
         if payload == "[DONE]":
             answer.done = True
@@ -224,6 +246,8 @@ def _read_events(resp: Any, answer: Answer, deadline: float) -> None:
         if len(answer.events) >= MAX_EVENTS:
             answer.problem = f"the stream was cut after {MAX_EVENTS} events"
             return
+    if other and not answer.events:
+        answer.problem = _not_a_stream(resp, other.strip())
 
 
 def endpoint_from(

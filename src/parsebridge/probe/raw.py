@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .assemble import Reading, from_message
+from .assemble import Reading, first_choice, from_message
 from .checks import shape
 from .http import Endpoint
 from .run import ROUTE, Row
@@ -97,14 +97,18 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
     if answer.status != 200:
         out.why_not = endpoint.redact(f"HTTP {answer.status} with logprobs: {answer.error_text()}")
         return out
-    choice = ((answer.body or {}).get("choices") or [{}])[0] if isinstance(answer.body, dict) else {}
-    content = ((choice or {}).get("logprobs") or {}).get("content")
+    choice, why = first_choice(answer.body)
+    if choice is None:
+        out.why_not = endpoint.redact(f"asked with logprobs: {why}")
+        return out
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not content:
         out.why_not = "the server returned no logprobs"
         return out
     try:
         out.text, out.token_texts, out.token_ids = from_logprobs(content)
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:  # (bytes that are not 0..255, entries that are not objects)
         out.why_not = f"logprobs not readable: {exc}"
         return out
     if tokenizer is not None and out.token_ids:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the lazy names, typed (tests/test_public_api.py keeps this 
     from .errors import BufferLimitError as BufferLimitError
     from .errors import InvalidInputError as InvalidInputError
     from .errors import InvalidSpecError as InvalidSpecError
+    from .errors import InvalidToolsError as InvalidToolsError
     from .errors import ParsebridgeError as ParsebridgeError
     from .errors import ParserProtocolError as ParserProtocolError
     from .errors import ParserUnsupportedError as ParserUnsupportedError
@@ -81,6 +82,7 @@ _LAZY: dict[str, str] = {
     "BufferLimitError": "errors",
     "InvalidInputError": "errors",
     "InvalidSpecError": "errors",
+    "InvalidToolsError": "errors",
     "ParsebridgeError": "errors",
     "ParserProtocolError": "errors",
     "ParserUnsupportedError": "errors",

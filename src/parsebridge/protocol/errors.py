@@ -221,6 +221,17 @@ class InvalidInputError(ParsebridgeError, TypeError):
         super().__init__(f"{call}() takes {what} as str, not {self.received}{hint}")
 
 
+class InvalidToolsError(ParsebridgeError, ValueError):
+    """The tools given to a parser (``tools=``, ``--tools``) are not a list of tool definitions:
+    refused when the parser is built, whatever the backend or `on_error`, since they are the
+    caller's input and not a parser's failure. The message names the tool and what is wrong."""
+
+    def __init__(self, index: int | None, message: str) -> None:
+        #: The position of the refused definition in the list (None: the list itself is refused).
+        self.index = index
+        super().__init__(message)
+
+
 class StreamStateError(ParsebridgeError, RuntimeError):
     """A stream was used after `finish()`."""
 

@@ -38,6 +38,7 @@ from ..protocol import (
     ToolSpec,
 )
 from ..protocol.prompt_rule import start_options
+from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
@@ -148,6 +149,7 @@ class OutputProcessor:
         cache_size: int = 64,
         **options: Any,
     ) -> None:
+        tools = checked_tools(tools)  # the caller's input: InvalidToolsError now, not a parser's failure
         # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
         self._sources = (reasoning, tool)
         self._settings = {k: v for k, v in locals().items() if k in _SETTINGS}
@@ -157,7 +159,7 @@ class OutputProcessor:
             raise ValueError(f"forced_format must be 'json', 'native' or 'server', not {forced_format!r}")
         _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
         self.on_error: OnError = on_error
-        self.tools: list[ToolSpec] = list(tools or [])
+        self.tools: list[ToolSpec] = tools
         self.tool_choice = tool_choice
         self.reasoning_started = reasoning_started
         self.cumulative = cumulative
@@ -394,6 +396,8 @@ class OutputProcessor:
     ) -> RequestProcessor:
         """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt.
 
+        `tools` are checked as `get_tool_parser` checks them (`InvalidToolsError` for a malformed list).
+
         `chat_template_kwargs`: the request's own (as vLLM's and SGLang's servers take them, e.g.
         ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
         processor's; None: the processor's. A parser object is used as it is.
@@ -402,7 +406,7 @@ class OutputProcessor:
         started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
             proc,
-            tools=self.tools if tools is False else list(tools or []),
+            tools=self.tools if tools is False else checked_tools(tools),
             tool_choice=self.tool_choice if tool_choice is False else tool_choice,
             reasoning_started=started,
             prompt_kwargs=prompt_kwargs,

@@ -29,6 +29,7 @@ from typing import Any
 
 from ...formats import reasoning_format
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec, family_table
+from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, open_sse, post_json
 from .._served.model_folder import prompt_text
 from .._served.parsers import (
@@ -100,7 +101,7 @@ class DynamoEngine(ServedEngine):
             **self.fields,
         }
         if self.tools:
-            body["tools"] = self.tools
+            body["tools"] = [openai_tool(t) for t in self.tools]  # (its frontend takes only that form)
         if stream:  # choice 1 carries the fences; usage on every chunk keeps empty deltas coming
             body["n"] = 2
             body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}

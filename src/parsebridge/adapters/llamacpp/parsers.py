@@ -52,6 +52,7 @@ from ...protocol.models import (
     make_tool_call,
     make_tool_result,
 )
+from ...protocol.tools import openai_tool
 from .._common import locate_reasoning
 from .._stepped import (
     FrameworkPipeline,
@@ -69,7 +70,7 @@ DEFAULT_MESSAGES: list[dict[str, Any]] = [{"role": "user", "content": "Hello"}]
 
 
 def _tool_entry(tool: ToolSpec) -> dict[str, Any]:
-    return dict(tool) if "function" in tool else {"type": "function", "function": dict(tool)}
+    return dict(openai_tool(tool))
 
 
 class Rendered:

@@ -26,6 +26,7 @@ from typing import Any
 from ...protocol import ToolCall
 from ...protocol.calls import new_call_id
 from ...protocol.models import make_tool_call
+from ...protocol.tools import openai_tool
 from .._common import import_first, importable, process_wide, quiet_framework_logs, version_tuple
 from .._tokenizers import is_marker, marker_strings
 
@@ -176,13 +177,7 @@ class SglangApi:
 
     def make_tools(self, tools: Sequence[dict[str, Any]] | None) -> list[Any]:
         """OpenAI tool dicts as SGLang `Tool` objects (the flat ``{"name": …}`` form is wrapped)."""
-        out = []
-        for tool in tools or ():
-            spec = dict(tool)
-            if "function" not in spec:
-                spec = {"type": "function", "function": spec}
-            out.append(self.Tool.model_validate(spec))
-        return out
+        return [self.Tool.model_validate(openai_tool(tool)) for tool in tools or ()]
 
     def make_request(
         self,

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
+from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
 from .._served.model_folder import prompt_text
 from .._served.parsers import Markers, ParserPair, ServedEngine, StreamRequest, fence_splitter
@@ -38,7 +39,7 @@ T = TypeVar("T")
 def _tools_payload(pair: ParserPair, tools: Sequence[ToolSpec] | None) -> list[Any] | None:
     if pair.tool is None:
         return None
-    out = [t if "function" in t else {"type": "function", "function": t} for t in (tools or ()) if t]
+    out = [openai_tool(t) for t in (tools or ()) if t]
     return out or PLACEHOLDER_TOOLS
 
 

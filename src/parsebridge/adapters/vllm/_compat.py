@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from ...protocol import new_call_id
+from ...protocol.tools import openai_tool
 from .._common import import_first, importable, process_wide, quiet_framework_logs, version_tuple
 
 
@@ -213,7 +214,7 @@ class VllmApi:
         if chat_template_kwargs:
             fields["chat_template_kwargs"] = chat_template_kwargs
         if tools:
-            fields["tools"] = [dict(t) for t in tools]
+            fields["tools"] = [dict(openai_tool(t)) for t in tools]  # (its model takes only that form)
             if tool_choice is not None:
                 fields["tool_choice"] = tool_choice
         request = self.ChatCompletionRequest(**fields)

@@ -1,0 +1,143 @@
+"""The `answer` check against a recording server that answers what each test scripts: answers a
+client could not read (a null message, content that is not a string, stream events that are not
+chunk objects, a stream request answered with HTML or plain JSON) fail it with a sentence naming
+what came. Each test answers the other mode rightly and checks that it passes, so the fixture
+itself cannot be what fails."""
+
+from __future__ import annotations
+
+import http.server
+from typing import Any
+
+import pytest
+from _probe_servers import Reply, json_reply, recording_server, run_probe, sse_reply, url_of
+
+CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+RIGHT_MESSAGE = {"role": "assistant", "content": None, "tool_calls": [CALL]}
+
+
+def _message(message: Any, **choice: Any) -> Reply:
+    return json_reply(
+        {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls", **choice}]}
+    )
+
+
+def _chunk(delta: Any, finish: str | None = None) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+RIGHT_CALL = {"index": 0, **CALL}
+#: A right stream, and the same with `bad` events in the middle (a client reads the rest).
+RIGHT_EVENTS = [_chunk({"role": "assistant", "content": ""}), _chunk({"tool_calls": [RIGHT_CALL]})]
+END = _chunk({}, "tool_calls")
+
+
+PASSED = {"status": "pass", "detail": ""}
+
+
+def _stream_with(*bad: Any) -> Reply:
+    return sse_reply(*RIGHT_EVENTS, *bad, END)
+
+
+def _answer_check(replies: dict[str, Reply], recorders: list[http.server.HTTPServer]) -> dict[str, Any]:
+    """Each mode's `answer` outcome for the single-call scenario, with both modes answered."""
+    server, _ = recording_server(
+        replies={"oneshot": _message(RIGHT_MESSAGE), "stream": _stream_with(), **replies}
+    )
+    recorders.append(server)
+    code, report, err = run_probe("--base-url", url_of(server), "--model", "m", "--scenario", "single-call")
+    assert report is not None and "Traceback" not in err, err
+    assert code == (1 if report["summary"]["failed"] else 0)
+    return {r["mode"]: r["checks"]["answer"] for r in report["results"]}
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            _message(None),
+            "choice 0's message is null: a client expects an object with role, content and tool_calls",
+        ),
+        (json_reply({"choices": [{"index": 0, "finish_reason": "stop"}]}), "choice 0's message is missing"),
+        (_message("hi"), 'choice 0\'s message is a string ("hi")'),
+        (
+            _message({"role": "assistant", "content": ["a", 1]}),
+            'the message\'s content is an array (["a", 1]), not a string or null',
+        ),
+        (
+            _message({**RIGHT_MESSAGE, "reasoning_content": {"text": "x"}}),
+            "the message's reasoning_content is an object",
+        ),
+        (
+            _message({**RIGHT_MESSAGE, "tool_calls": "get_weather"}),
+            'tool_calls is a string ("get_weather"), not an array',
+        ),
+        (_message({**RIGHT_MESSAGE, "tool_calls": [CALL, 5]}), "tool call 1 is a number (5), not an object"),
+        (
+            _message({"role": "assistant", "tool_calls": [{"id": "c1", "function": "get_weather"}]}),
+            "tool call 0's function is a string",
+        ),
+        (json_reply({"choices": {"0": {"message": RIGHT_MESSAGE}}}), "the answer's choices is an object"),
+        (json_reply({"choices": [None]}), "choice 0 is null, not an object with a message"),
+        (json_reply([1, 2, 3]), "the answer is an array ([1, 2, 3]), not a chat completion object"),
+        ((200, "text/html", b"<html>hello</html>"), "the answer is not JSON: '<html>hello</html>'"),
+    ],
+)
+def test_a_one_shot_answer_a_client_cannot_read_fails(
+    reply: Reply, said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    outcomes = _answer_check({"oneshot": reply}, recorders)
+    assert outcomes["stream"] == PASSED
+    assert outcomes["oneshot"]["status"] == "fail" and said in outcomes["oneshot"]["detail"], outcomes
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (_stream_with({"choices": "nope"}), 'event 3\'s choices is a string ("nope"), not an array'),
+        (_stream_with([1]), "event 3 is an array ([1]), not a chunk object with choices"),
+        (_stream_with(5), "event 3 is a number (5), not a chunk object with choices"),
+        (
+            _stream_with({"choices": [None, 5]}),
+            "event 3's choice 0 is null, not an object with index and delta",
+        ),
+        (_stream_with({"choices": [None, 5]}), "event 3's choice 1 is a number (5)"),
+        (_stream_with(_chunk(None)), "event 3's delta is null, not an object"),
+        (_stream_with(_chunk({"content": ["a", 1]})), 'event 3\'s delta content is an array (["a", 1])'),
+        (_stream_with(_chunk({"tool_calls": {"index": 0}})), "event 3's delta tool_calls is an object"),
+        (
+            _stream_with(_chunk({"tool_calls": [{"index": 0, "function": "x"}]})),
+            "event 3's call 0 function is a string",
+        ),
+        (
+            (200, "text/html", b"<html><body>Bad gateway</body></html>"),
+            "the stream request was answered with a body that is not an event stream (text/html): "
+            "'<html><body>Bad gateway</body></html>'; a client reads 'data: {chunk}' lines",
+        ),
+        (_message(RIGHT_MESSAGE), 'not an event stream (application/json): \'{"choices"'),
+    ],
+)
+def test_a_stream_a_client_cannot_read_fails(
+    reply: Reply, said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    outcomes = _answer_check({"stream": reply}, recorders)
+    assert outcomes["oneshot"] == PASSED
+    assert outcomes["stream"]["status"] == "fail" and said in outcomes["stream"]["detail"], outcomes
+
+
+def test_many_malformed_events_are_counted_not_listed(recorders: list[http.server.HTTPServer]) -> None:
+    outcome = _answer_check({"stream": _stream_with(*range(7))}, recorders)["stream"]
+    assert outcome["detail"].count("not a chunk object") == 3 and outcome["detail"].endswith("(and 4 more)")
+
+
+def test_a_body_that_is_not_an_event_stream_is_told_from_a_stream_cut_short(
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """Comments and blank lines are an event stream's own: a stream of them, cut short, is one
+    that ended without [DONE]; a plain-text body is not an event stream."""
+    cut = b": keep-alive\n\n" + sse_reply(*RIGHT_EVENTS, done=False)[2]
+    outcome = _answer_check({"stream": (200, "text/event-stream", cut)}, recorders)["stream"]
+    assert outcome == {"status": "fail", "detail": "the stream ended without [DONE]"}
+    text = (200, "text/plain", b"upstream timed out\n")
+    outcome = _answer_check({"stream": text}, recorders)["stream"]
+    assert "not an event stream (text/plain): 'upstream timed out'" in outcome["detail"], outcome
