@@ -204,8 +204,9 @@ def doc(report: dict[str, Any]) -> str:
             "(builtin; a framework worker also pays the framework import, see the import_cost benchmark), then "
             f"{fmt_seconds(p['parse_round_trip_s'])} per `parse` round trip (in-process parse "
             f"{fmt_seconds(p['parse_in_process_s'])}) and {fmt_seconds(p['feed_round_trip_s'])} per stream `feed`.",
-            f"- `max_held=4096` on a stream of {p['max_held_chars']:,} characters in {p['max_held_chunks']:,} chunks "
-            f"costs {p['max_held_ratio']:.2f}× the unguarded stream.",
+            # (a report written before the limit was recorded used 4096)
+            f"- `max_held={p.get('max_held_limit', 4096)}` on a stream of {p['max_held_chars']:,} characters "
+            f"in {p['max_held_chunks']:,} chunks costs {p['max_held_ratio']:.2f}× the unguarded stream.",
         ]
     parts += [
         "",

@@ -311,7 +311,11 @@ def protections(quick: bool) -> dict[str, Any]:
         budgeted.inner.close()
     big = "Checking.\n" + g.calls([("search_web", json.dumps({"query": "x " * 20000}))])
     big_chunks = [big[i : i + 4] for i in range(0, len(big), 4)]
-    held = pb.get_tool_parser("builtin:hermes", tools=TOOLS, max_held=4096)
+    # Builtin holds a call's arguments until its object closes (`whole_calls`: no partial call is
+    # announced), so this one call is held whole: a limit below its size would refuse the stream
+    # (BufferLimitError) instead of measuring what the check costs per chunk.
+    limit = len(big) + 4096
+    held = pb.get_tool_parser("builtin:hermes", tools=TOOLS, max_held=limit)
 
     def run_stream(p: Any) -> Callable[[], object]:
         def run() -> object:
@@ -337,6 +341,7 @@ def protections(quick: bool) -> dict[str, Any]:
         "max_held_ratio": hb.min / ha.min if ha.min else math.nan,
         "max_held_chars": len(big),
         "max_held_chunks": len(big_chunks),
+        "max_held_limit": limit,
     }
 
 
