@@ -8,7 +8,7 @@ this module only asks it (`StreamGuard`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..protocol import (
@@ -74,8 +74,7 @@ class _GuardedStream(Generic[R]):
         # A stock protocol stream's `feed` is `_feed` + record: call `_feed` and record here
         # (one frame less per chunk); this guard refuses feed after flush itself.
         self._inner_feed = inner._feed if stock else inner.feed
-        if self._limit is None:
-            self.feed = self._fast_feed()  # type: ignore[method-assign]
+        self.feed = self._fast_feed() if self._limit is None else self._limited_feed()  # type: ignore[method-assign]
 
     def _fast_feed(self) -> Any:
         """The per-chunk path: one type check, one call into the parser; what it raises goes to `_failed`."""
@@ -104,6 +103,37 @@ class _GuardedStream(Generic[R]):
             return delta
 
         return feed_and_record
+
+    def _limited_feed(self) -> Any:
+        """The per-chunk path under `max_held`: `_fast_feed`'s, then what the parser holds measured
+        (its counter found once, not per chunk) and, past the limit, `_over_limit`."""
+        inner_feed, add, failed = self._inner_feed, self._add, self._failed
+        held_size, limit = self._held_counter(), self._limit
+        assert limit is not None
+
+        def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            if not isinstance(text, str):
+                raise InvalidInputError("stream.feed", text)
+            try:
+                delta: StreamDelta = inner_feed(text, token_ids)
+            except Exception as exc:
+                return failed(exc, text)
+            if add is not None:
+                add(delta)
+            held = held_size()
+            return delta if held <= limit else self._over_limit(delta, held)
+
+        return feed
+
+    def _over_limit(self, delta: StreamDelta, held: int) -> StreamDelta:
+        """Past `max_held`: the parser's own part (recorded) and, under "fallback", what it held
+        released as content; under "raise", `BufferLimitError`."""
+        err = BufferLimitError(
+            self._guard.backend, self._guard.name, "stream.feed", f"holds back {held} > {self._limit} chars"
+        )
+        delta = delta.merged(self._record(self._break(err, "stream.feed", "")))
+        self._slow_path()
+        return delta
 
     def _slow_path(self) -> None:
         """From now on every call takes the `feed` method (flushed, or fallen back to content)."""
@@ -164,29 +194,38 @@ class _GuardedStream(Generic[R]):
             return self._record(self._break(exc, "stream.feed", text))
         if self._add is not None:
             self._add(delta)
-        limit = self._limit
-        if limit is not None:
-            held = self._held_size()
-            if held > limit:
-                err = BufferLimitError(
-                    self._guard.backend, self._guard.name, "stream.feed", f"holds back {held} > {limit} chars"
-                )
-                # The parser's own part is recorded above; what it held is released as content.
-                return delta.merged(self._record(self._break(err, "stream.feed", "")))
+        if self._limit is not None:
+            held = self._held_counter()()
+            if held > self._limit:
+                return self._over_limit(delta, held)
         return delta
 
-    def _held_size(self) -> int:
-        """How much the parser holds back: its `pending_size()` where it counts without building the
-        text (builtin's call streams), else the length of its `pending_text()`."""
+    def _held_counter(self) -> Callable[[], int]:
+        """How to measure what the parser holds back: its `pending_size()` where it counts without
+        building the text (builtin's call streams), else the length of its `pending_text()`; 0
+        where it says neither, or raises."""
         inner = self._inner
         counted = getattr(inner, "pending_size", None)
         getter = getattr(inner, "pending_text", None)
-        try:
-            if callable(counted):
-                return int(counted())
-            return len(getter() or "") if callable(getter) else 0
-        except Exception:
-            return 0
+        if callable(counted):
+
+            def held() -> int:
+                try:
+                    return int(counted())
+                except Exception:
+                    return 0
+
+        elif callable(getter):
+
+            def held() -> int:
+                try:
+                    return len(getter() or "")
+                except Exception:
+                    return 0
+
+        else:
+            return lambda: 0
+        return held
 
     def flush(self) -> StreamDelta:
         if self._done:
