@@ -64,9 +64,9 @@ class _GuardedStream(Generic[R]):
         #: What was passed through as content after the parser broke (made when it breaks).
         self._tail: DeltaAccumulator | None = None
         self._limit = guard.max_held
-        # The general path is the `feed` method. While the stream is healthy, open and has no
-        # `max_held` to measure, an instance attribute shadows it with the fast path built
-        # here; flushing or breaking the stream removes it (`_slow_path`).
+        # While the stream is healthy and open, an instance attribute shadows the `feed` method
+        # with the per-chunk path built here (`_healthy_feed`, `max_held` measured or not);
+        # flushing or breaking the stream removes it (`_slow_path`), and `feed` takes the rest.
         stock = type(inner).feed is _StreamBase.feed
         #: Who records a fed delta: our accumulator (own), the guard on behalf of a stock
         #: protocol stream, or nobody (a stream whose own `feed` records).
@@ -74,7 +74,11 @@ class _GuardedStream(Generic[R]):
         # A stock protocol stream's `feed` is `_feed` + record: call `_feed` and record here
         # (one frame less per chunk); this guard refuses feed after flush itself.
         self._inner_feed = inner._feed if stock else inner.feed
-        self.feed = self._fast_feed() if self._limit is None else self._limited_feed()  # type: ignore[method-assign]
+        self.feed = self._healthy_feed()  # type: ignore[method-assign]
+
+    def _healthy_feed(self) -> Any:
+        """The per-chunk path of an open, unbroken stream, without or with `max_held`."""
+        return self._fast_feed() if self._limit is None else self._limited_feed()
 
     def _fast_feed(self) -> Any:
         """The per-chunk path: one type check, one call into the parser; what it raises goes to `_failed`."""
@@ -177,28 +181,17 @@ class _GuardedStream(Generic[R]):
         return make_delta(pending + text)
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
-        """The general path (see `_fast_feed` for the one most chunks take). A chunk that is not a
-        `str` is refused (`InvalidInputError`) before the parser or the policy sees it, and the
-        stream stays as it was."""
+        """A chunk after the stream left its per-chunk path (`_healthy_feed`, which takes every chunk
+        while it is open and unbroken; `_slow_path`): flushed, it is refused; fallen back, it is
+        content. A chunk that is not a `str` is refused (`InvalidInputError`) before the parser or
+        the policy sees it, and the stream stays as it was."""
         if not isinstance(text, str):
             raise InvalidInputError("stream.feed", text)
         if self._done:
             raise StreamStateError.fed_after_flush()
         if self._broken:
             return self._record(make_delta(text))
-        try:
-            delta: StreamDelta = self._inner_feed(text, token_ids)
-        except Exception as exc:
-            if isinstance(exc, StreamStateError):
-                raise
-            return self._record(self._break(exc, "stream.feed", text))
-        if self._add is not None:
-            self._add(delta)
-        if self._limit is not None:
-            held = self._held_counter()()
-            if held > self._limit:
-                return self._over_limit(delta, held)
-        return delta
+        return self._healthy_feed()(text, token_ids)  # (not reached: a healthy stream keeps its path)
 
     def _held_counter(self) -> Callable[[], int]:
         """How to measure what the parser holds back: its `pending_size()` where it counts without
