@@ -57,9 +57,12 @@ def test_openai_ish_log_lines_are_accepted():
     assert transcript_from({"output": "o"}, "log:1").id == "log:1"
     assert transcript_from({"id": 7, "text": "t"}).output == "t"
     t = transcript_from(
-        {"choices": [{"message": {"content": "m"}}], "request": {"tools": [{"type": "function"}]}}
+        {
+            "choices": [{"message": {"content": "m"}}],
+            "request": {"tools": [{"type": "function", "function": {"name": "f"}}]},
+        }
     )
-    assert t.output == "m" and t.tools == [{"type": "function"}]
+    assert t.output == "m" and t.tools == [{"type": "function", "function": {"name": "f"}}]
     assert transcript_from("bare string", "s").output == "bare string"
     with pytest.raises(TranscriptError):
         transcript_from({"id": "no-output"})
@@ -202,6 +205,24 @@ def test_a_missing_output_is_one_line_without_the_validation_dump(tmp_path):
     msg = _error(p)
     assert msg.startswith(f"{p}:1: not a valid transcript: no model output")
     assert "\n" not in msg and "pydantic" not in msg and "input_value" not in msg
+
+
+def test_malformed_tools_are_the_record_s_fault(tmp_path):
+    """Refused where the record is read, naming file, line and tool, not as a backend error per spec."""
+    p = tmp_path / "tools.jsonl"
+    p.write_text('{"output": "hi"}\n{"output": "x", "tools": [{"type": "function"}]}\n')
+    assert _error(p).startswith(f'{p}:2: not a valid transcript: tools: tool 0 has no "function" object (')
+    p.write_text(json.dumps({"output": "x", "request": {"tools": [{"name": ""}]}}) + "\n")
+    assert _error(p).startswith(f'{p}:1: not a valid transcript: tools: tool 0 has no "name" string')
+
+
+def test_both_tool_forms_load(tmp_path):
+    p = tmp_path / "forms.jsonl"
+    flat = {"name": "f", "parameters": {"type": "object"}}
+    openai = {"type": "function", "function": {"name": "g"}}
+    p.write_text(json.dumps({"output": "x", "tools": [flat, openai]}) + "\n")
+    (t,) = iter_transcripts(p)
+    assert t.tools == [flat, openai]
 
 
 def test_an_unknown_expected_key_is_named(tmp_path):

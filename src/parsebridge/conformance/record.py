@@ -21,10 +21,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..protocol import family_table
+from ..protocol.errors import InvalidToolsError
 from ..protocol.families import Family, FamilyTable
+from ..protocol.tools import checked_tools
 
 TranscriptKind = Literal["tool", "reasoning"]
 FinishReason = Literal["stop", "length"]
@@ -209,6 +212,16 @@ class Transcript(BaseModel):
             ):
                 return {**data, "kind": "reasoning"}
         return data
+
+    @field_validator("tools", mode="after")
+    @classmethod
+    def _tools_are_definitions(cls, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Malformed tools are the record's fault: refused where it is read (``log.jsonl:3: ...
+        tools: tool 0 has no "function" object``), not when each backend builds its parser."""
+        try:
+            return checked_tools(tools)
+        except InvalidToolsError as exc:
+            raise PydanticCustomError("invalid_tools", "{problem}", {"problem": str(exc)}) from None
 
     @model_validator(mode="after")
     def _tokens_agree(self) -> Transcript:
