@@ -83,6 +83,7 @@ def test_mistral_mode_is_in_the_label():
         ({"output": "x", "prompt_token_ids": [-2]}, "greater than or equal to 0"),
         ({"output": "x", "token_ids": [True]}, "whole number"),  # was read as id 1
         ({"output": "x", "token_ids": ["5"]}, "whole number"),
+        ({"output": "x", "prompt": [1, 2]}, "goes in prompt_token_ids"),
     ],
 )
 def test_bad_token_fields_are_typed_errors(record, words):
