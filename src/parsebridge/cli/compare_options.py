@@ -37,8 +37,8 @@ output (--format json): a run object (the settings that decide the readings: par
   backends and versions, chunkings, conventions, --tools, --reasoning-started), one object per
   transcript, then a summary object. A transcript's object has `transcript` (its id),
   `results[SPEC][MODE]` (MODE: oneshot, stream, stream:token-5, …; each {status, reasoning,
-  content, tool_calls}) and `differences[{class, a, b, detail}]`; `parsebridge compare --schema`
-  prints the JSON schema.
+  content, tool_calls, tokenizer: what cut the chunks}) and `differences[{class, a, b, detail}]`;
+  `parsebridge compare --schema` prints the JSON schema.
 
 exit status:
   0    done

@@ -46,6 +46,7 @@ def _reading(obs: Observation | None, result: Result) -> dict[str, Any]:
         "content": obs.content,
         "tool_calls": calls,
         "chunking": obs.chunking,
+        "tokenizer": obs.tokenizer,
         "status": "ok" if obs.error is None else "error",
         "error": obs.error,
     }

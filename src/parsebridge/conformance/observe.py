@@ -8,6 +8,7 @@ chunking that error (`failed`). Nothing here judges: that is `checks`.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import time
@@ -15,10 +16,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..protocol import BackendError, DeltaAccumulator, StreamDelta
+from ..protocol.prompt_rule import start_options
 from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
 from .subject import Subject, Target
-from .token_pieces import TokenSource, source_for
+from .token_pieces import TokenSource, source_for, transcript_tokenizer
 from .transcripts import Transcript
 
 
@@ -37,16 +39,17 @@ def error_text(exc: BaseException, target: Target, call: str, tid: str) -> str:
 
 
 def parse_with(
-    subject: Subject, text: str, started: bool | None, tid: str
+    subject: Subject, text: str, started: bool | None, tid: str, prompt: dict[str, Any] | None = None
 ) -> tuple[str | None, str | None, list[Any]]:
-    """One `parse` of the subject's pipeline, tool or reasoning parser: (reasoning, content, calls)."""
+    """One `parse` of the subject's pipeline, tool or reasoning parser: (reasoning, content, calls).
+    `prompt`: the request's prompt options for the parser that reads reasoning (`request_start`)."""
     if subject.pipeline is not None:
-        r = subject.pipeline.parse(text, reasoning_started=started)
+        r = subject.pipeline.parse(text, reasoning_started=started, **(prompt or {}))
         return r.reasoning, r.content, r.tool_calls
     if subject.tool is not None:
         t = subject.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
         return getattr(t, "reasoning", None), t.content, t.tool_calls
-    rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid)
+    rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid, **(prompt or {}))
     return rr.reasoning, rr.content, []
 
 
@@ -59,18 +62,42 @@ def fed(stream: Any, chunks: Sequence[tuple[str, Sequence[int] | None]]) -> Iter
     return (stream.feed(text, ids) for text, ids in chunks)
 
 
-def open_stream(subject: Subject, started: bool | None, tid: str) -> Any:
-    """A new stream of the subject's pipeline, tool or reasoning parser."""
+def open_stream(
+    subject: Subject, started: bool | None, tid: str, prompt: dict[str, Any] | None = None
+) -> Any:
+    """A new stream of the subject's pipeline, tool or reasoning parser (`prompt`: as `parse_with`)."""
     if subject.pipeline is not None:
-        return subject.pipeline.stream(reasoning_started=started)
+        return subject.pipeline.stream(reasoning_started=started, **(prompt or {}))
     if subject.tool is not None:
         return subject.tool.stream(transcript=tid)
-    return subject.reasoning.stream(reasoning_started=started, transcript=tid)
+    return subject.reasoning.stream(reasoning_started=started, transcript=tid, **(prompt or {}))
 
 
-def _started(t: Transcript) -> bool | None:
-    # False means "the parser's default", which for some parsers is "started": don't force it.
-    return True if t.reasoning_started_in_prompt else None
+def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[str, Any]]:
+    """(start state, prompt options) of the transcript's request for the subject's parsers.
+
+    ``reasoning_started_in_prompt: true`` says it; False means "the parser's default", which for
+    some parsers is "started", so it forces nothing. Else the record's generation prompt
+    (``prompt``, ``prompt_token_ids``) goes to the parser that reads reasoning the way its
+    backend's server reads one (`protocol.prompt_rule.start_options`): prompt ids without text are
+    decoded with the record's tokenizer for parsers that read text, and go as ids only to a parser
+    built with that tokenizer (or when the record names none)."""
+    if t.reasoning_started_in_prompt:
+        return True, {}
+    reader = subject.pipeline.reasoning if subject.pipeline is not None else subject.reasoning
+    if reader is None or (t.prompt is None and not t.prompt_token_ids):
+        return None, {}
+    text, ids = t.prompt, t.prompt_token_ids or None
+    if ids is not None and t.tokenizer is not None:
+        tokenizer, _ = transcript_tokenizer(t.tokenizer)
+        if text is None and tokenizer is not None:
+            with contextlib.suppress(Exception):  # ids this tokenizer cannot decode: the ids alone
+                text = str(tokenizer.decode(list(ids)))
+        if subject.tokenizer_ref != t.tokenizer:  # ids of another vocabulary than the parser's
+            ids = None
+    if text is None and ids is None:
+        return None, {}
+    return start_options(reader, None, None, text, ids)
 
 
 def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
@@ -78,7 +105,8 @@ def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
     obs = Observation("oneshot", "oneshot", tokenizer=subject.tokenizer_label)
     t0 = time.perf_counter()
     try:
-        reasoning, content, calls = parse_with(subject, t.output, _started(t), t.id)
+        started, prompt = request_start(subject, t)
+        reasoning, content, calls = parse_with(subject, t.output, started, t.id, prompt)
     except Exception as exc:
         obs.error, obs.error_type = error_text(exc, subject.target, "parse", t.id), type(exc).__name__
     else:
@@ -165,7 +193,8 @@ def watch_stream(
     t0 = time.perf_counter()
     call = "stream"
     try:
-        stream = open_stream(subject, _started(t), t.id)
+        started, prompt = request_start(subject, t)
+        stream = open_stream(subject, started, t.id, prompt)
         call = "stream.feed"
         for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
             take(delta)

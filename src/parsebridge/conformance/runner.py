@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend, resolve
-from ..adapters._tokenizers import TokenizerUnavailable, load_reference
 from ..protocol import (
     ParserSpec,
     family_table,
@@ -38,7 +37,7 @@ from .observation import Observation
 from .observe import failed, observe
 from .request_checks import request_checks
 from .subject import Subject, Target, target_for, unsupported_reason
-from .token_pieces import source_for
+from .token_pieces import source_for, transcript_tokenizer
 from .transcripts import TokenizerRef, Transcript
 
 
@@ -212,11 +211,15 @@ class Runner:
         if cached is not None:
             return cached
         options, own = self.options_for(target), cache is self._tokenized
-        if own:
-            try:
-                options = {**options, "tokenizer": ref if target.backend == "vllm" else load_reference(ref)}
-            except TokenizerUnavailable:  # not here: the shared parser, and the report says so
-                own = False
+        if own and ref is not None:
+            if target.backend == "vllm" and ref.pypi == "mistral-common":  # vLLM's own Mistral tokenizer
+                options = {**options, "tokenizer": ref}
+            else:
+                loaded, _ = transcript_tokenizer(ref)
+                if loaded is None:  # not here: the shared parser, and the report says why
+                    own = False
+                else:
+                    options = {**options, "tokenizer": ref if target.backend == "vllm" else loaded}
         cached = None if own else self._subjects.get(shared)
         if cached is None:
             t0 = time.perf_counter()
@@ -228,6 +231,8 @@ class Runner:
             self.setup_seconds[target.backend] = self.setup_seconds.get(target.backend, 0.0) + spent
         if not own:
             self._subjects[shared] = cached
+        elif isinstance(cached, Subject):
+            cached.tokenizer_ref = ref
         cache[key] = cached
         return cached
 

