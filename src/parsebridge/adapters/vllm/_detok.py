@@ -66,13 +66,22 @@ def _detokenizer(tokenizer: Any, settings: tuple[bool, bool], prompt_ids: Sequen
 
 
 def token_texts(
-    tokenizer: Any, ids: Sequence[int], settings: tuple[bool, bool], prompt_ids: Sequence[int] = ()
+    tokenizer: Any,
+    ids: Sequence[int],
+    settings: tuple[bool, bool],
+    prompt_ids: Sequence[int] = (),
+    stop_terminated: bool = False,
 ) -> list[str]:
-    """The text vLLM's detokenizer adds for each of `ids` (empty while a character is incomplete)."""
+    """The text vLLM's detokenizer adds for each of `ids` (empty while a character is incomplete).
+
+    `stop_terminated`: the last id is the stop token that ended generation (an EOS such as
+    ``<|im_end|>``): vLLM's engine says so with the last step and its detokenizer leaves that
+    token's text out (``include_stop_str_in_output`` is off), so it adds nothing."""
     det = _detokenizer(tokenizer, settings, prompt_ids)
     out: list[str] = []
-    for tid in ids:
-        det.update([int(tid)], False)
+    last = len(ids) - 1
+    for i, tid in enumerate(ids):
+        det.update([int(tid)], stop_terminated and i == last)
         out.append(det.get_next_output_text(False, True))
     tail = det.get_next_output_text(True, True)
     if tail and out:

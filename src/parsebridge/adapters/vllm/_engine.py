@@ -297,6 +297,11 @@ class VllmEngine:
             self._settings = _detok.request_settings(self)
         try:
             texts = _detok.token_texts(self.tokenizer, ids, self._settings, prompt_ids)
+            if token_ids is not None and "".join(texts) != text:
+                # A model's recorded ids often end with the stop token its text leaves out: the
+                # server read them so (`token_texts`), and that reading gives the recorded text.
+                ended = _detok.token_texts(self.tokenizer, ids, self._settings, prompt_ids, True)
+                texts = ended if "".join(ended) == text else texts
         except Exception as exc:
             raise BackendError.wrapping("vllm", self.label, "detokenize", exc) from exc
         return [_tokenizer.TokenChunk(t, (i,)) for t, i in zip(texts, ids, strict=True)]
