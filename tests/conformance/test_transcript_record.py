@@ -75,7 +75,7 @@ def test_mistral_mode_is_in_the_label():
         ({"output": "x", "tokenizer": {}}, "exactly one"),
         ({"output": "x", "tokenizer": {"path": "a", "revision": "r"}}, "revision"),
         ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "new"}}, "mistral_mode"),
-        ({"output": "x", "finish_reason": "tool_calls"}, "finish_reason"),
+        ({"output": "x", "finish_reason": "eos"}, "finish_reason"),
         ({"output": "ab", "token_ids": [1], "token_texts": ["a", "b"]}, "differ in length"),
         ({"output": "x", "tokenizer": {"path": "a", "typo": 1}}, "unknown key"),
         ({"output": "x", "token_ids": [-1, 5]}, "greater than or equal to 0"),  # crashed the run later
@@ -146,6 +146,8 @@ _EDGE_RECORDS = [
     {"output": "x", "expected": {"tool_calls": [{"name": "f"}]}},
     {"output": "x", "finish_reason": "length"},
     {"output": "x", "finish_reason": "eos"},
+    {"output": "x", "finish_reason": "tool_calls"},
+    {"output": "x", "finish_reason": "content_filter"},
     {"output": "x", "my_metadata": {"anything": 1}},
 ]
 
@@ -161,3 +163,10 @@ def test_the_schema_and_the_loader_agree_both_ways(record):
     else:
         by_loader = True
     assert by_schema == by_loader, f"schema {'passes' if by_schema else 'refuses'} it, the loader the other"
+
+
+@pytest.mark.parametrize("said", ["tool_calls", "function_call"])
+def test_a_servers_end_at_a_call_is_a_stop(said):
+    """Logs taken from OpenAI-compatible responses say `tool_calls` when generation ended at a call
+    (the whole file was refused); the outcome is that of `stop`."""
+    assert transcript_from({"output": "x", "finish_reason": said}).finish_reason == "stop"

@@ -33,6 +33,9 @@ from ..protocol.tools import checked_tools
 TranscriptKind = Literal["tool", "reasoning"]
 FinishReason = Literal["stop", "length"]
 
+#: What a server's response says when generation ended at a call: a normal end, read as ``stop``.
+_ENDED_AT_A_CALL = ("tool_calls", "function_call")
+
 #: The shipped JSON Schema of the record (regenerate with ``python tools/make_fixtures.py``).
 SCHEMA_FILE = "transcript.schema.json"
 
@@ -239,9 +242,17 @@ class Transcript(BaseModel):
         None, description="the generation prompt as rendered text (chat template applied)"
     )
     prompt_token_ids: list[TokenId] | None = Field(None, description="the generation prompt as token ids")
-    finish_reason: FinishReason | None = Field(
-        None, description="why generation ended: `stop` (end of turn) or `length` (the token limit cut it)"
+    finish_reason: Literal[FinishReason, "tool_calls", "function_call"] | None = Field(
+        None,
+        description="why generation ended: `stop` (end of turn) or `length` (the token limit cut it); "
+        "an OpenAI-compatible server's `tool_calls` or `function_call` (a normal end at a call) is read as `stop`",
     )
+
+    @field_validator("finish_reason", mode="after")
+    @classmethod
+    def _ended_at_a_call_is_a_stop(cls, reason: str | None) -> str | None:
+        """Logs taken from server responses say ``tool_calls``; the outcome is the one of ``stop``."""
+        return "stop" if reason in _ENDED_AT_A_CALL else reason
 
     @model_validator(mode="before")
     @classmethod
