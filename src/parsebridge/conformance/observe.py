@@ -20,7 +20,7 @@ from ..protocol.prompt_rule import start_options
 from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
 from .subject import Subject, Target
-from .token_pieces import TokenSource, source_for, transcript_tokenizer
+from .token_pieces import TRANSCRIPT_IDS, TokenSource, source_for, transcript_tokenizer
 from .transcripts import Transcript
 
 
@@ -39,17 +39,26 @@ def error_text(exc: BaseException, target: Target, call: str, tid: str) -> str:
 
 
 def parse_with(
-    subject: Subject, text: str, started: bool | None, tid: str, prompt: dict[str, Any] | None = None
+    subject: Subject,
+    text: str,
+    started: bool | None,
+    tid: str,
+    prompt: dict[str, Any] | None = None,
+    token_ids: Sequence[int] | None = None,
 ) -> tuple[str | None, str | None, list[Any]]:
     """One `parse` of the subject's pipeline, tool or reasoning parser: (reasoning, content, calls).
-    `prompt`: the request's prompt options for the parser that reads reasoning (`request_start`)."""
+    `prompt`: the request's prompt options for the parser that reads reasoning (`request_start`);
+    `token_ids`: the model's own ids, for a parser whose engine steps them (`ONESHOT_IDS_BACKENDS`)."""
+    ids = {"token_ids": token_ids} if token_ids is not None else {}
     if subject.pipeline is not None:
-        r = subject.pipeline.parse(text, reasoning_started=started, **(prompt or {}))
+        r = subject.pipeline.parse(text, reasoning_started=started, **(prompt or {}), **ids)
         return r.reasoning, r.content, r.tool_calls
     if subject.tool is not None:
-        t = subject.tool.parse(text, transcript=tid)  # reasoning: a tool parser that reads some (llamacpp)
+        t = subject.tool.parse(
+            text, transcript=tid, **ids
+        )  # reasoning: a tool parser that reads some (llamacpp)
         return getattr(t, "reasoning", None), t.content, t.tool_calls
-    rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid, **(prompt or {}))
+    rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid, **(prompt or {}), **ids)
     return rr.reasoning, rr.content, []
 
 
@@ -100,13 +109,32 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
     return start_options(reader, None, None, text, ids)
 
 
-def observe_oneshot(subject: Subject, t: Transcript) -> Observation:
-    """`parse` once; a raise becomes the observation's `error`."""
-    obs = Observation("oneshot", "oneshot", tokenizer=subject.tokenizer_label)
+#: Backends whose non-streamed request is built from the engine's steps (Dynamo's frontend, smg's
+#: gateway): their one-shot reading steps the model's own ids where a transcript gives usable ones.
+ONESHOT_IDS_BACKENDS = frozenset({"dynamo", "smg"})
+
+
+def oneshot_ids(subject: Subject, source: TokenSource | None) -> tuple[list[int] | None, str | None]:
+    """(ids, label) the one-shot request steps: the transcript's own where its pieces came from
+    them and the engine steps ids; else (None, None): the parser encodes the text itself."""
+    if source is None or subject.target.backend not in ONESHOT_IDS_BACKENDS:
+        return None, None
+    if not source.label.startswith(TRANSCRIPT_IDS):
+        return None, None
+    ids = [p.token_id for p in source.pieces if p.token_id is not None]
+    return (ids, source.label) if len(ids) == len(source.pieces) else (None, None)
+
+
+def observe_oneshot(
+    subject: Subject, t: Transcript, token_ids: Sequence[int] | None = None, label: str | None = None
+) -> Observation:
+    """`parse` once (`token_ids`: see `oneshot_ids`, named by `label`); a raise becomes the
+    observation's `error`."""
+    obs = Observation("oneshot", "oneshot", tokenizer=label or subject.tokenizer_label)
     t0 = time.perf_counter()
     try:
         started, prompt = request_start(subject, t)
-        reasoning, content, calls = parse_with(subject, t.output, started, t.id, prompt)
+        reasoning, content, calls = parse_with(subject, t.output, started, t.id, prompt, token_ids)
     except Exception as exc:
         obs.error, obs.error_type = error_text(exc, subject.target, "parse", t.id), type(exc).__name__
     else:
@@ -123,6 +151,7 @@ def observe(
     chunkings: Sequence[Chunking],
     feeds: Sequence[Sequence[Chunk]],
     token_label: str | None = None,
+    source: TokenSource | None = None,
 ) -> tuple[Observation, list[Observation]]:
     """The one-shot observation of `t` (`parse` once: the reference of every stream) and every
     chunking's: a one-shot chunking's is that one, a streamed one's feeds its chunks (`feeds`, one
@@ -130,8 +159,8 @@ def observe(
 
     Chunkings that cut the output into the same chunks (a short one: ``token-20`` and ``special``,
     two random seeds) feed the parser once: the same chunks give the same reading, which the later
-    chunking gets a copy of."""
-    oneshot = observe_oneshot(subject, t)
+    chunking gets a copy of. `source`: the transcript's token pieces (`oneshot_ids`)."""
+    oneshot = observe_oneshot(subject, t, *oneshot_ids(subject, source))
     out: list[Observation] = []
     seen: dict[tuple[Any, ...], Observation] = {}
     for c, chunks in zip(chunkings, feeds, strict=True):

@@ -34,7 +34,7 @@ from ..protocol.families import FamilyTable
 from .checks import Status, Verdict, evaluate, markers_for
 from .chunking import Chunking, parse_chunkings
 from .observation import Observation
-from .observe import failed, observe
+from .observe import ONESHOT_IDS_BACKENDS, failed, observe
 from .request_checks import request_checks
 from .subject import Subject, Target, target_for, unsupported_reason
 from .token_pieces import source_for, transcript_tokenizer
@@ -266,11 +266,13 @@ class Runner:
         if why is not None:
             return [row(c.name, "unsupported", reason=why) for c in chunkings]
         if not broken:
-            source = source_for(transcript, subject) if any(c.by_token for c in chunkings) else None
+            by_token = any(c.by_token for c in chunkings)
+            ids_oneshot = transcript.token_ids and target.backend in ONESHOT_IDS_BACKENDS
+            source = source_for(transcript, subject) if by_token or ids_oneshot else None
             pieces = source.pieces if source is not None else ()
             feeds = [c.to_feed(transcript.output, pieces) for c in chunkings]
             label = source.label if source is not None else None
-            oneshot, observed = observe(subject, transcript, chunkings, feeds, label)
+            oneshot, observed = observe(subject, transcript, chunkings, feeds, label, source)
         else:  # every chunking saw the construction error; there is no one-shot reading to compare with
             oneshot, observed = None, failed(subject, target, transcript, chunkings)
         # split invariance: every token grouping against the 1-token reading (the first grouping run)

@@ -125,7 +125,9 @@ class Subject:
         self.markers = parser_markers(self.parser)
         self.tokenizer = find_attribute(self.parser, "tokenizer")
         #: Which tokenizer (and Mistral mode) the parser reads with; "none" for text-only parsers.
-        self.tokenizer_label = tokenizer_label(self.tokenizer, "mistral" in target.label)
+        self.tokenizer_label = find_attribute(self.parser, "tokenizer_label") or tokenizer_label(
+            self.tokenizer, "mistral" in target.label
+        )
         #: The transcript tokenizer it was built with (`Runner` sets it), None: its own.
         self.tokenizer_ref: TokenizerRef | None = None
         #: The parser's own token cutters (`token_pieces.TokenOffers`), None where it has none.

@@ -220,6 +220,10 @@ def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
     return pieces_from_ids(lambda prefix: str(tokenizer.decode(prefix)), ids, specials)
 
 
+#: How a source label starts when the pieces are the transcript's own ids.
+TRANSCRIPT_IDS = "transcript ids"
+
+
 def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
     """The transcript's own ids as pieces, decoded by the backend (vLLM: its detokenizer) or a
     tokenizer; else why they cannot be used ("" when the record has none). Ids are used only where
@@ -246,7 +250,7 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
         pieces = _without_stop_text(_decoded(tokenizer, t.token_ids), t.output)
     if "".join(p.text for p in pieces) != t.output:
         return f"with {name} they decode to other text than the output"
-    return TokenSource(tuple(pieces), f"transcript ids ({name})")
+    return TokenSource(tuple(pieces), f"{TRANSCRIPT_IDS} ({name})")
 
 
 def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:

