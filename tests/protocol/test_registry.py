@@ -52,6 +52,24 @@ def test_unknown_parser_offers_no_family_the_release_cannot_build(fake_backends,
     assert "minimax_m2" not in info.value.available and "hermes" in info.value.available
 
 
+@pytest.mark.parametrize(
+    ("kind", "spec", "other"),
+    [("tool", "builtin:qwen3", "reasoning"), ("reasoning", "builtin:hermes", "tool")],
+)
+def test_a_parser_of_the_other_kind_is_named_as_such(kind, spec, other):
+    """`--tool-parser builtin:qwen3` (a reasoning parser) was answered with near tool names only
+    ("Did you mean 'qwen3_xml'?"), which sends the user to the wrong parser."""
+    get = pb.get_tool_parser if kind == "tool" else pb.get_reasoning_parser
+    with pytest.raises(pb.UnknownParserError) as info:
+        get(spec)
+    name = spec.split(":")[1]
+    assert info.value.other_kind == other
+    assert f"{name!r} is a {other} parser: give it as one (--{other}-parser" in str(info.value)
+    with pytest.raises(pb.UnknownParserError) as typo:
+        get("builtin:hermse" if kind == "tool" else "builtin:qwen4")
+    assert typo.value.other_kind is None and "is a" not in str(typo.value)
+
+
 def test_unknown_backend_suggests(fake_backends):
     with pytest.raises(pb.UnknownBackendError) as info:
         pb.get_tool_parser("vlm:hermes")

@@ -134,15 +134,10 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
     backend = get_backend(parsed.backend)
     if parsed.backend == "python" or backend.passthrough_name(parsed.name):
         return backend, parsed.name
+    found = _registered_name(backend, kind, parsed.name)
+    if found is not None:
+        return backend, found
     names = _name_map(backend, kind)
-    wanted = normalize_name(parsed.name)
-    if wanted in names:
-        return backend, names[wanted]
-    family = family_table().get(kind, parsed.name)
-    if family is not None:
-        own = family.parser_for(backend.name)
-        if own is not None and normalize_name(own) in names:
-            return backend, names[normalize_name(own)]
     # Suggest only what this release can build: a family whose parser the installed
     # release does not register (vLLM 0.11 has no minimax_m2) is no answer.
     known = list(names.values()) + [
@@ -150,7 +145,23 @@ def resolve(kind: Kind, spec: str | ParserSpec) -> tuple[Backend, str]:
         for f in family_table().of_kind(kind)
         if (own := f.parser_for(backend.name)) and normalize_name(own) in names
     ]
-    raise UnknownParserError(backend.name, kind, parsed.name, known)
+    other: Kind = "reasoning" if kind == "tool" else "tool"
+    elsewhere = other if _registered_name(backend, other, parsed.name) is not None else None
+    raise UnknownParserError(backend.name, kind, parsed.name, known, elsewhere)
+
+
+def _registered_name(backend: Backend, kind: Kind, name: str) -> str | None:
+    """The backend's own name of its `kind` parser called `name` (or its family's), else None."""
+    names = _name_map(backend, kind)
+    wanted = normalize_name(name)
+    if wanted in names:
+        return names[wanted]
+    family = family_table().get(kind, name)
+    if family is not None:
+        own = family.parser_for(backend.name)
+        if own is not None and normalize_name(own) in names:
+            return names[normalize_name(own)]
+    return None
 
 
 def check_spec(kind: Kind, spec: str | ParserSpec) -> None:

@@ -96,14 +96,29 @@ class UnknownBackendError(_UnknownNameError):
         )
 
 
+#: Where a parser of each kind is given, for the hint that a name is of the other kind.
+_WHERE_GIVEN = {
+    "reasoning": "--reasoning-parser, compare's reasoning_parsers=, get_reasoning_parser",
+    "tool": "--tool-parser, get_tool_parser",
+}
+
+
 class UnknownParserError(_UnknownNameError):
     """The backend exists but has no parser of that name and kind."""
 
-    def __init__(self, backend: str, kind: str, name: str, available: Iterable[str]) -> None:
+    def __init__(
+        self, backend: str, kind: str, name: str, available: Iterable[str], other_kind: str | None = None
+    ) -> None:
         self.backend = backend
         self.kind = kind
         self.name = name
+        #: The other kind when the backend has a parser of that name there (a reasoning parser
+        #: given where a tool parser goes): the likelier mistake than a typo, said first.
+        self.other_kind = other_kind
         hint = self._near(name, available)
+        if other_kind is not None:
+            where = _WHERE_GIVEN.get(other_kind, f"get_{other_kind}_parser")
+            hint = f" {name!r} is a {other_kind} parser: give it as one ({where}).{hint}"
         super().__init__(
             f"backend {backend!r} has no {kind} parser named {name!r}.{hint} "
             f"Available {kind} parsers: {_listing(self.available)}."
