@@ -24,7 +24,7 @@ from ..protocol import (
     ToolCallDelta,
     new_call_id,
 )
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError
 from ..protocol.models import make_call_delta, make_delta
 from ..protocol.streams import DeltaAccumulator
 
@@ -257,8 +257,11 @@ class ChoiceStream:
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """The next engine chunk (a delta, or everything so far with `cumulative`)."""
-        if self._flushed:
-            raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
+        if self._flushed or type(text) is not str:  # one test on the per-token path for both
+            if not isinstance(text, str):  # not text: the server's mistake, never a parser's
+                raise InvalidInputError("stream.feed", text)
+            if self._flushed:
+                raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
         if self.cumulative:
             text, token_ids = self._delta_of(text, token_ids)
         if not text and not token_ids:
