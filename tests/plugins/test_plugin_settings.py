@@ -42,7 +42,11 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     [
         ("my-tools=python:nosuch:X", "my-tools=python:nosuch:X", "cannot import module 'nosuch'"),
         ("ok=builtin:hermes, =builtin:qwen3", "=builtin:qwen3", "the name before '=' is empty"),
-        ("x=builtin:hermez", "x=builtin:hermez", "names neither a tool nor a reasoning parser"),
+        (
+            "x=builtin:hermez",
+            "x=builtin:hermez",
+            "names neither a tool nor a reasoning parser of builtin. Did you mean 'builtin:hermes'",
+        ),
         (
             "x=python:_userparsers:NoParse",
             "x=python:_userparsers:NoParse",

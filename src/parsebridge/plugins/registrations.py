@@ -23,6 +23,7 @@ from ..protocol import (
     family_table,
     normalize_name,
 )
+from ..protocol.errors import closest, did_you_mean
 from .settings import (
     ENV_PARSERS,
     PREFIX,
@@ -117,7 +118,12 @@ def kind_of(spec: str) -> Kind:
         family = family_table().get(kind, parsed.name)  # type: ignore[arg-type]
         if family is not None and family.parser_for(be.name):
             return kind  # type: ignore[return-value]
-    raise InvalidSpecError(f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}")
+    known = [n for kind in ("tool", "reasoning") for n in parser_names(be, kind)]  # type: ignore[arg-type]
+    known += [a for f in family_table() if f.parser_for(be.name) for a in (f.name, *f.aliases)]
+    raise InvalidSpecError(
+        f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}."
+        f"{did_you_mean(f'{parsed.backend}:{n}' for n in closest(parsed.name, sorted(set(known))))}"
+    )
 
 
 def _class_kind(spec: str, cls: type) -> Kind:
