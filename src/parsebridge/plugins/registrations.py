@@ -23,14 +23,16 @@ from ..protocol import (
     family_table,
     normalize_name,
 )
-from ..protocol.errors import closest, did_you_mean
+from ..protocol.errors import UnknownBackendError, closest, did_you_mean
 from .settings import (
+    ENV_BACKENDS,
     ENV_PARSERS,
     PREFIX,
     Kind,
     PluginConfigError,
     _log,
     default_backends,
+    on_error_policy,
     parse_env_parsers,
 )
 
@@ -64,6 +66,11 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
             continue
         try:
             be = get_backend(backend)
+        except UnknownBackendError as exc:  # a typo in the variable: say so, not fewer parsers in silence
+            if backends is not None:
+                raise
+            raise PluginConfigError(ENV_BACKENDS, backend, str(exc)) from exc
+        try:
             if not be.is_available():
                 continue
             found = [(kind, name) for kind in ("tool", "reasoning") for name in parser_names(be, kind)]  # type: ignore[arg-type]
@@ -163,7 +170,9 @@ def registrations(
     extra: Sequence[tuple[str | None, str]] = (),
     backends: Iterable[str] | None = None,
 ) -> list[Registration]:
-    """What a plugin registers: enumerated backends, then ``PARSEBRIDGE_PLUGIN_PARSERS``, then `extra`."""
+    """What a plugin registers: enumerated backends, then ``PARSEBRIDGE_PLUGIN_PARSERS``, then `extra`.
+    ``PARSEBRIDGE_PLUGIN_ON_ERROR`` is checked here too: the parsers read it per request."""
+    on_error_policy()
     out = enumerate_registrations(framework, backends)
     for name, spec in parse_env_parsers():
         out.append(_env_registration(name, spec))
