@@ -144,6 +144,22 @@ def pick_transcript(
     return None
 
 
+def request_problem(body: Any) -> str | None:
+    """Why a request body cannot be served (the client's mistake: a 400), or None."""
+    if not isinstance(body, dict):
+        return "the body must be a JSON object"
+    if not isinstance(body.get("messages"), list):
+        return "messages must be an array of message objects"
+    n = body.get("n", 1)
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        return f"n must be a whole number from 1 up, not {n!r}"
+    if body.get("stream_options") is not None and not isinstance(body["stream_options"], dict):
+        return "stream_options must be an object"
+    if body.get("chat_template_kwargs") is not None and not isinstance(body["chat_template_kwargs"], dict):
+        return "chat_template_kwargs must be an object"
+    return None
+
+
 def build_app(
     processor: OutputProcessor, transcripts: dict[str, dict[str, Any]], engine: FakeEngine
 ) -> Starlette:
@@ -159,6 +175,9 @@ def build_app(
             body = await request.json()
         except ValueError:
             return error(400, "body is not JSON")
+        problem = request_problem(body)
+        if problem is not None:
+            return error(400, problem)
         transcript = pick_transcript(transcripts, body, request.headers.get("x-transcript-id"))
         if transcript is None:
             return error(
@@ -169,8 +188,6 @@ def build_app(
         tool_choice = body.get("tool_choice", "auto" if tools else "none")
         started = transcript.get("reasoning_started_in_prompt")
         template_kwargs = body.get("chat_template_kwargs")
-        if template_kwargs is not None and not isinstance(template_kwargs, dict):
-            return error(400, "chat_template_kwargs must be an object")
         try:
             # (2) per request: fresh state from the shared processor. A real server passes its
             # rendered prompt (text or token ids); the transcript may record one, or just the flag.

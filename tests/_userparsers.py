@@ -250,3 +250,38 @@ class SeedReasoningParser:
 
     def has_reasoning(self, text: str) -> bool:
         return "<r>" in text
+
+
+class ReturnsDict(ToolParserBase):
+    """A subclass whose `parse` returns a dict (the base class takes it as a `ToolParseResult`)."""
+
+    def parse(self, text: str) -> ToolParseResult:
+        return {"content": text}  # type: ignore[return-value]
+
+
+class ReturnsNothing(ReasoningParserBase):
+    """A reasoning subclass whose `parse` forgot its return."""
+
+    def parse(self, text: str, *, reasoning_started: bool | None = None) -> ReasoningParseResult:
+        return None  # type: ignore[return-value]
+
+
+class NeedsSetting(ToolParserBase):
+    """Built only with a `setting` keyword."""
+
+    def __init__(self, setting: str, tools: Sequence[object] | None = None) -> None:
+        super().__init__(tools)  # type: ignore[arg-type]
+        self.setting = setting
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text)
+
+
+class FailsToBuild:
+    """A plain class whose constructor raises."""
+
+    def __init__(self) -> None:
+        raise OSError("cannot open its grammar file")
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text)

@@ -42,7 +42,11 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     [
         ("my-tools=python:nosuch:X", "my-tools=python:nosuch:X", "cannot import module 'nosuch'"),
         ("ok=builtin:hermes, =builtin:qwen3", "=builtin:qwen3", "the name before '=' is empty"),
-        ("x=builtin:hermez", "x=builtin:hermez", "names neither a tool nor a reasoning parser"),
+        (
+            "x=builtin:hermez",
+            "x=builtin:hermez",
+            "names neither a tool nor a reasoning parser of builtin. Did you mean 'builtin:hermes'",
+        ),
         (
             "x=python:_userparsers:NoParse",
             "x=python:_userparsers:NoParse",
@@ -232,3 +236,27 @@ def test_offline_tokenizer_builds_a_plugin_parser_class() -> None:
     request = api.make_request([{"type": "function", "function": {"name": "f", "parameters": {}}}], "auto")
     got = parser.extract_tool_calls('Hi <tool_call>{"name": "f", "arguments": {}}</tool_call>', request)
     assert got.tools_called and got.tool_calls[0].function.name == "f"
+
+
+# ---------------------------------------------------------------- a bad BACKENDS or ON_ERROR value
+
+
+def test_an_unknown_backend_in_the_variable_stops_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo there would otherwise register fewer parsers in silence (a warning nobody sees)."""
+    monkeypatch.setenv(plugins.ENV_BACKENDS, "builtin,vlm")
+    with pytest.raises(plugins.PluginConfigError) as info:
+        plugins.registrations("vllm")
+    assert str(info.value).startswith(
+        "PARSEBRIDGE_PLUGIN_BACKENDS: entry 'vlm': unknown parser backend 'vlm'."
+    )
+    assert "Did you mean 'vllm'?" in str(info.value)
+
+
+def test_an_unknown_policy_stops_registration_not_each_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read when the plugin registers (the server's start), not first when a request builds a parser."""
+    monkeypatch.setenv(plugins.ENV_ON_ERROR, "ignore")
+    with pytest.raises(plugins.PluginConfigError) as info:
+        plugins.registrations("vllm", backends=[])
+    assert str(info.value) == (
+        "PARSEBRIDGE_PLUGIN_ON_ERROR: entry 'ignore': the failure policy is 'raise' or 'fallback'"
+    )

@@ -160,7 +160,8 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         mode = "stream" if request.get("stream") else "oneshot"
         status, ctype, body = self.replies.get(mode) or json_reply(error, 500)
         self.send_response(status)
-        self.send_header("Content-Type", ctype)
+        if ctype:  # "" scripts an answer with no Content-Type at all
+            self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

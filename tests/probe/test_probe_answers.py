@@ -141,3 +141,77 @@ def test_a_body_that_is_not_an_event_stream_is_told_from_a_stream_cut_short(
     text = (200, "text/plain", b"upstream timed out\n")
     outcome = _answer_check({"stream": text}, recorders)["stream"]
     assert "not an event stream (text/plain): 'upstream timed out'" in outcome["detail"], outcome
+
+
+def _call_with(**fields: Any) -> dict[str, Any]:
+    """CALL with `fields` replacing its id or its function's name (``name=``)."""
+    name = fields.pop("name", CALL["function"]["name"])
+    return {**CALL, **fields, "function": {**CALL["function"], "name": name}}
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (_call_with(id=5), "tool call 0's id is a number (5), not a string"),
+        (_call_with(id=None), "tool call 0's id is null, not a string"),
+        (_call_with(id=["c1"]), 'tool call 0\'s id is an array (["c1"]), not a string'),
+        (_call_with(name=7), "tool call 0's function name is a number (7), not a string"),
+        (_call_with(name=None), "tool call 0's function name is null, not a string"),
+    ],
+)
+def test_a_one_shot_call_whose_id_or_name_is_not_a_string_fails(
+    call: dict[str, Any], said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A client sends the id back as the next turn's tool_call_id and looks the name up: a number
+    or null there is a broken answer, not one to pass after `str()`."""
+    outcomes = _answer_check({"oneshot": _message({**RIGHT_MESSAGE, "tool_calls": [call]})}, recorders)
+    assert outcomes["stream"] == PASSED
+    assert outcomes["oneshot"]["status"] == "fail" and said in outcomes["oneshot"]["detail"], outcomes
+
+
+@pytest.mark.parametrize(
+    ("part", "said"),
+    [
+        ({**RIGHT_CALL, "id": 5}, "event 2's call 0 id is a number (5), not a string"),
+        ({**RIGHT_CALL, "id": {"v": "c1"}}, "event 2's call 0 id is an object"),
+        (
+            {**RIGHT_CALL, "function": {"name": 7, "arguments": "{}"}},
+            "event 2's call 0 function name is a number (7), not a string",
+        ),
+        (
+            {**RIGHT_CALL, "function": {"name": False, "arguments": "{}"}},
+            "event 2's call 0 function name is a boolean (false), not a string",
+        ),
+    ],
+)
+def test_a_streamed_call_whose_id_or_name_is_not_a_string_fails(
+    part: dict[str, Any], said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    """In a stream a null id or name is how a later delta says "none here" (clients skip it); any
+    other value that is not a string is named."""
+    reply = sse_reply(RIGHT_EVENTS[0], _chunk({"tool_calls": [part]}), END)
+    outcomes = _answer_check({"stream": reply}, recorders)
+    assert outcomes["oneshot"] == PASSED
+    assert outcomes["stream"]["status"] == "fail" and said in outcomes["stream"]["detail"], outcomes
+    later = {"index": 0, "id": None, "type": None, "function": {"name": None, "arguments": ""}}
+    reply = sse_reply(*RIGHT_EVENTS, _chunk({"tool_calls": [later]}), END)
+    assert _answer_check({"stream": reply}, recorders)["stream"] == PASSED
+
+
+@pytest.mark.parametrize("ctype", ["application/json", "text/plain; charset=utf-8", ""])
+def test_a_valid_event_stream_under_another_content_type_fails(
+    ctype: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A right body under the wrong type is not a stream everywhere: a browser's EventSource
+    refuses it, and a proxy that streams only text/event-stream holds it back until it ends."""
+    _, _, body = _stream_with()
+    outcomes = _answer_check({"stream": (200, ctype, body)}, recorders)
+    assert outcomes["oneshot"] == PASSED
+    shown = f"Content-Type {ctype}" if ctype else "no Content-Type"
+    said = (
+        f"the stream came with {shown}, not text/event-stream: EventSource clients "
+        "refuse it and proxies may hold it back whole"
+    )
+    assert outcomes["stream"] == {"status": "fail", "detail": said}, outcomes
+    with_charset = (200, "Text/Event-Stream; charset=utf-8", body)
+    assert _answer_check({"stream": with_charset}, recorders)["stream"] == PASSED

@@ -443,3 +443,24 @@ def test_raise_ends_stream_with_error_event_and_server_survives(bomb_raise: Serv
 def test_unknown_transcript_is_a_client_error(bomb_fallback: Server) -> None:
     with pytest.raises(openai.NotFoundError):
         bomb_fallback.client().chat.completions.create(model="m", messages=_ask("no-such-transcript"))
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ([1, 2], "the body must be a JSON object"),
+        ({"n": "x"}, "n must be a whole number from 1 up, not 'x'"),
+        ({"n": 0}, "n must be a whole number from 1 up, not 0"),
+        ({"n": 0, "stream": True}, "n must be a whole number from 1 up, not 0"),
+        ({"n": True}, "n must be a whole number from 1 up, not True"),
+        ({"stream": True, "stream_options": "x"}, "stream_options must be an object"),
+        ({"messages": "sv-plain-answer"}, "messages must be an array of message objects"),
+    ],
+)
+def test_a_malformed_request_is_a_400_naming_the_field(bomb_fallback: Server, body: Any, said: str) -> None:
+    """What a client sends wrong is its error (400, said), not the server's (500, a traceback)."""
+    if isinstance(body, dict):
+        body = {"model": "m", "messages": _ask("sv-plain-answer"), **body}
+    resp = httpx.post(f"{bomb_fallback.base}/v1/chat/completions", json=body, timeout=30)
+    assert resp.status_code == 400, resp.text
+    assert resp.json()["error"]["message"] == said

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
+import traceback
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..protocol import (
     InvalidSpecError,
+    ParsebridgeError,
     ParserProtocolError,
     ParserSpec,
     ReasoningBlock,
@@ -46,15 +50,24 @@ def _fix(module: str, exc: ImportError) -> str:
     missing = getattr(exc, "name", None)
     if not isinstance(exc, ModuleNotFoundError) or not missing or not module.startswith(missing):
         return ""
-    import os
-    import sys
-
     here = os.getcwd()
     searched = "the current folder and " if {"", here} & set(sys.path) else ""
     return (
         f" (looked in {searched}the Python path; run from the folder that holds "
         f"{missing.replace('.', '/')}.py, add its folder to PYTHONPATH, or pip install its package)"
     )
+
+
+def _line_of(exc: BaseException, module: str) -> str:
+    """`` (line N of FILE)``: where importing `module` raised — the last frame in its own file, else
+    the last one (a module it imports) — or "" for a SyntaxError, whose message says where."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    if isinstance(exc, SyntaxError) or not frames:
+        return ""
+    own = os.path.join(*module.split("."))
+    mine = [f for f in frames if f.filename.endswith((own + ".py", os.path.join(own, "__init__.py")))]
+    frame = (mine or frames)[-1]
+    return f" (line {frame.lineno} of {frame.filename})"
 
 
 def load_class(target: str) -> type:
@@ -66,6 +79,11 @@ def load_class(target: str) -> type:
     except ImportError as exc:
         raise InvalidSpecError(
             f"python:{target}: cannot import module {spec.module!r}: {exc}{_fix(spec.module, exc)}"
+        ) from exc
+    except Exception as exc:  # the module's own code failed (SyntaxError too): say so, not a bare error
+        raise InvalidSpecError(
+            f"python:{target}: importing module {spec.module!r} raised {type(exc).__name__}: {exc}"
+            f"{_line_of(exc, spec.module)}"
         ) from exc
     cls = getattr(module, spec.class_name, None)
     if cls is None:
@@ -152,11 +170,18 @@ def _keywords(cls: type) -> set[str] | None:
     return {n for n, p in params.items() if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
 
 
-def _construct(cls: type, kwargs: dict[str, Any]) -> Any:
+def _construct(target: str, cls: type, kwargs: dict[str, Any]) -> Any:
+    """`cls` built with the options it takes; its constructor failing is `InvalidSpecError` naming
+    the spec and the call (the user's code, not a parse: nothing to fall back to)."""
     params = _keywords(cls)
-    if params is None:
-        return cls(**kwargs)
-    return cls(**{k: v for k, v in kwargs.items() if k in params})
+    given = kwargs if params is None else {k: v for k, v in kwargs.items() if k in params}
+    try:
+        return cls(**given)
+    except ParsebridgeError:
+        raise
+    except Exception as exc:
+        call = f"{cls.__name__}({', '.join(f'{k}=...' for k in given)})"
+        raise InvalidSpecError(f"python:{target}: {call} raised {type(exc).__name__}: {exc}") from exc
 
 
 class _UserToolParser(ToolParserBase):
@@ -276,13 +301,13 @@ class PythonBackend(Backend):
     ) -> ToolParser:
         cls = load_class(name)
         if issubclass(cls, ToolParserBase):
-            return _construct(cls, {"tools": tools, **options})  # type: ignore[no-any-return]
+            return _construct(name, cls, {"tools": tools, **options})  # type: ignore[no-any-return]
         _check_entry(cls, f"python:{name}", "tool", _TOOL_ENTRY)
-        return _UserToolParser(name, _construct(cls, {"tools": tools, **options}), tools)
+        return _UserToolParser(name, _construct(name, cls, {"tools": tools, **options}), tools)
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         cls = load_class(name)
         if issubclass(cls, ReasoningParserBase):
-            return _construct(cls, options)  # type: ignore[no-any-return]
+            return _construct(name, cls, options)  # type: ignore[no-any-return]
         _check_entry(cls, f"python:{name}", "reasoning", _REASONING_ENTRY)
-        return _UserReasoningParser(name, _construct(cls, options))
+        return _UserReasoningParser(name, _construct(name, cls, options))

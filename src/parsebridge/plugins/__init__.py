@@ -21,7 +21,9 @@ the name ``pb:`` + a parsebridge config string:
 Names are lower case (SGLang looks reasoning parsers up lower-cased) and
 contain only what the servers' command lines pass through unchanged.
 
-Environment, read when a plugin module registers:
+Environment, read when a plugin module registers (a value it cannot use — an unknown
+backend, an entry that does not load, a policy other than the two — stops the registration,
+and so the server's start, with `PluginConfigError` naming the variable and the entry):
 
 ``PARSEBRIDGE_PLUGIN_BACKENDS``
     Comma-separated backends whose parsers are enumerated. Default: in vLLM

@@ -23,13 +23,16 @@ from ..protocol import (
     family_table,
     normalize_name,
 )
+from ..protocol.errors import UnknownBackendError, closest, did_you_mean
 from .settings import (
+    ENV_BACKENDS,
     ENV_PARSERS,
     PREFIX,
     Kind,
     PluginConfigError,
     _log,
     default_backends,
+    on_error_policy,
     parse_env_parsers,
 )
 
@@ -63,6 +66,11 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
             continue
         try:
             be = get_backend(backend)
+        except UnknownBackendError as exc:  # a typo in the variable: say so, not fewer parsers in silence
+            if backends is not None:
+                raise
+            raise PluginConfigError(ENV_BACKENDS, backend, str(exc)) from exc
+        try:
             if not be.is_available():
                 continue
             found = [(kind, name) for kind in ("tool", "reasoning") for name in parser_names(be, kind)]  # type: ignore[arg-type]
@@ -117,7 +125,12 @@ def kind_of(spec: str) -> Kind:
         family = family_table().get(kind, parsed.name)  # type: ignore[arg-type]
         if family is not None and family.parser_for(be.name):
             return kind  # type: ignore[return-value]
-    raise InvalidSpecError(f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}")
+    known = [n for kind in ("tool", "reasoning") for n in parser_names(be, kind)]  # type: ignore[arg-type]
+    known += [a for f in family_table() if f.parser_for(be.name) for a in (f.name, *f.aliases)]
+    raise InvalidSpecError(
+        f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}."
+        f"{did_you_mean(f'{parsed.backend}:{n}' for n in closest(parsed.name, sorted(set(known))))}"
+    )
 
 
 def _class_kind(spec: str, cls: type) -> Kind:
@@ -157,7 +170,9 @@ def registrations(
     extra: Sequence[tuple[str | None, str]] = (),
     backends: Iterable[str] | None = None,
 ) -> list[Registration]:
-    """What a plugin registers: enumerated backends, then ``PARSEBRIDGE_PLUGIN_PARSERS``, then `extra`."""
+    """What a plugin registers: enumerated backends, then ``PARSEBRIDGE_PLUGIN_PARSERS``, then `extra`.
+    ``PARSEBRIDGE_PLUGIN_ON_ERROR`` is checked here too: the parsers read it per request."""
+    on_error_policy()
     out = enumerate_registrations(framework, backends)
     for name, spec in parse_env_parsers():
         out.append(_env_registration(name, spec))

@@ -62,9 +62,12 @@ def parse_env_parsers(text: str | None = None) -> list[tuple[str | None, str]]:
 
 
 def on_error_policy() -> OnError:
+    """``PARSEBRIDGE_PLUGIN_ON_ERROR`` (default fallback); `PluginConfigError` for another value
+    (`registrations` reads it, so a typo stops the server's start, not each request)."""
     value = os.environ.get(ENV_ON_ERROR, "fallback").strip().lower()
     if value not in ON_ERROR_CHOICES:
-        raise InvalidSpecError(f"{ENV_ON_ERROR} must be one of {ON_ERROR_CHOICES}, not {value!r}")
+        choices = " or ".join(map(repr, ON_ERROR_CHOICES))
+        raise PluginConfigError(ENV_ON_ERROR, value, f"the failure policy is {choices}")
     return value  # type: ignore[return-value]
 
 

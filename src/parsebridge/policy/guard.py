@@ -44,6 +44,7 @@ from ..protocol import (
 from ..protocol.errors import InvalidInputError, InvalidSpecError, StreamStateError, UnsupportedOptionError
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
+from ..protocol.streams import checked_result
 from .call_options import check_call_options
 from .guarded_streams import GuardedPipelineStream, GuardedReasoningStream, GuardedToolStream
 
@@ -154,7 +155,8 @@ class GuardedToolParser(_Guard):
         if kwargs:  # a misspelt keyword is a usage error, before (and whatever) the policy
             check_call_options(f"{self.backend}:{self.name}", "tool", "parse", self.inner.parse, kwargs)
         try:
-            return self.inner.parse(text, **kwargs) if kwargs else self.inner.parse(text)
+            result = self.inner.parse(text, **kwargs) if kwargs else self.inner.parse(text)
+            return checked_result(result, ToolParseResult, self.inner)
         except Exception as exc:
             self._handle(exc, "parse", transcript)
             return ToolParseResult(content=text or None)
@@ -204,8 +206,10 @@ class GuardedReasoningParser(_Guard):
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
         try:
             if kwargs:
-                return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
-            return self.inner.parse(text, reasoning_started=reasoning_started)
+                result = self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
+            else:
+                result = self.inner.parse(text, reasoning_started=reasoning_started)
+            return checked_result(result, ReasoningParseResult, self.inner)
         except Exception as exc:
             self._handle(exc, "parse", transcript)
             return ReasoningParseResult(content=text or None)

@@ -122,6 +122,20 @@ def _array(reading: Reading, holder: dict[str, Any], key: str, where: str) -> li
     return []
 
 
+def _identifier(reading: Reading, holder: dict[str, Any], key: str, where: str, *, null_ok: bool) -> str:
+    """An id or a name: `holder[key]` when a string, "" when absent (or null, where `null_ok`: a
+    later stream delta's way of saying "none here"). Anything else is named as malformed (a
+    client sends the id back as tool_call_id and looks the name up) and kept as its text, so the
+    other checks still see the call."""
+    value = holder.get(key)
+    if isinstance(value, str):
+        return value
+    if value is None and (null_ok or key not in holder):
+        return ""
+    reading.bad(f"{where} {key} is {described(value)}, not a string")
+    return "" if value is None else str(value)
+
+
 def _function(reading: Reading, call: dict[str, Any], where: str) -> dict[str, Any]:
     """A tool call's ``function`` object ({} when absent; named as malformed when not an object)."""
     fn = call.get("function")
@@ -171,10 +185,12 @@ def from_message(body: Any) -> Reading:
             continue
         fn = _function(reading, call, f"tool call {i}'s")
         trace = CallTrace(index=i, name_event=0, args_event=0)
-        if call.get("id"):
-            trace.ids.append(str(call["id"]))
-        if fn.get("name"):
-            trace.names.append(str(fn["name"]))
+        call_id = _identifier(reading, call, "id", f"tool call {i}'s", null_ok=False)
+        if call_id:
+            trace.ids.append(call_id)
+        name = _identifier(reading, fn, "name", f"tool call {i}'s function", null_ok=False)
+        if name:
+            trace.names.append(name)
         args = fn.get("arguments")
         trace.arguments_not_string = args is not None and not isinstance(args, str)
         trace.arguments = args if isinstance(args, str) else json.dumps(args) if args is not None else ""
@@ -182,9 +198,18 @@ def from_message(body: Any) -> Reading:
     return reading
 
 
-def from_events(events: list[Any], problem: str = "", done: bool = True) -> Reading:
-    """A streamed chat completion: every event's choice-0 delta, merged as a client merges them."""
+def from_events(
+    events: list[Any], problem: str = "", done: bool = True, content_type: str | None = None
+) -> Reading:
+    """A streamed chat completion: every event's choice-0 delta, merged as a client merges them.
+    `content_type` is the answer's header ("" when it had none; None: not known, not checked)."""
     reading = Reading("stream", events=len(events))
+    if content_type is not None and not _is_event_stream(content_type):
+        shown = f"Content-Type {content_type}" if content_type else "no Content-Type"
+        reading.bad(
+            f"the stream came with {shown}, not text/event-stream: EventSource clients refuse it "
+            "and proxies may hold it back whole"
+        )
     by_index: dict[int, CallTrace] = {}
     for number, event in enumerate(events, 1):
         if not isinstance(event, dict):
@@ -207,6 +232,11 @@ def from_events(events: list[Any], problem: str = "", done: bool = True) -> Read
     elif not done and not reading.problem:
         reading.problem = "the stream ended without [DONE]"
     return reading
+
+
+def _is_event_stream(content_type: str) -> bool:
+    """Whether a Content-Type header names an event stream (parameters such as charset allowed)."""
+    return content_type.partition(";")[0].strip().lower() == "text/event-stream"
 
 
 def _merge(reading: Reading, by_index: dict[int, CallTrace], choice: dict[str, Any], number: int) -> None:
@@ -241,14 +271,15 @@ def _merge_call(
                 f"event {number}: a new call at index {index} after {len(by_index)} calls"
             )
         trace = by_index[index] = CallTrace(index=index)
-    call_id = part.get("id")
+    where = f"event {number}'s call {index}"
+    call_id = _identifier(reading, part, "id", where, null_ok=True)
     if call_id and call_id not in trace.ids:
-        trace.ids.append(str(call_id))
-    fn = _function(reading, part, f"event {number}'s call {index}")
-    name = fn.get("name")
+        trace.ids.append(call_id)
+    fn = _function(reading, part, where)
+    name = _identifier(reading, fn, "name", f"{where} function", null_ok=True)
     if name:
         if name not in trace.names:
-            trace.names.append(str(name))
+            trace.names.append(name)
         if trace.name_event is None:
             trace.name_event = number
     args = fn.get("arguments")

@@ -21,7 +21,8 @@ from .schema import problems
 
 CHECKS: dict[str, str] = {
     "answer": "the request returned a chat completion clients can read (HTTP 200 with a choice whose "
-    "message is an object; a stream of chunk objects ending in [DONE]; content a string or null)",
+    "message is an object; a text/event-stream of chunk objects ending in [DONE]; content a string "
+    "or null; each call's id and name a string)",
     "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
     "ids": "every call has exactly one id, never changed, and no two calls share one",
     "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",

@@ -57,6 +57,8 @@ class Answer:
     problem: str = ""
     done: bool = False
     seconds: float = 0.0
+    #: A stream's Content-Type header ("" when it had none; None for an answer not streamed).
+    content_type: str | None = None
 
     def error_text(self) -> str:
         """The server's own error message, when it gave one."""
@@ -159,7 +161,7 @@ class Endpoint:
         try:
             if resp.status != 200:
                 return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-            answer = Answer(resp.status)
+            answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
             try:
                 _read_events(resp, answer, start + self.deadline)
             except (OSError, http.client.HTTPException) as exc:

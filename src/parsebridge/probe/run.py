@@ -100,7 +100,9 @@ def ask(
     if mode == "stream":
         answer = endpoint.stream(ROUTE, body)
         reading = (
-            from_events(answer.events, answer.problem, answer.done) if answer.status == 200 else Reading(mode)
+            from_events(answer.events, answer.problem, answer.done, answer.content_type)
+            if answer.status == 200
+            else Reading(mode)
         )
     else:
         answer = endpoint.post(ROUTE, body)

@@ -248,7 +248,8 @@ class InvalidToolsError(ParsebridgeError, ValueError):
 
 
 class StreamStateError(ParsebridgeError, RuntimeError):
-    """A stream was used after `finish()`."""
+    """A stream was used after `finish()`, or (a cumulative `OutputProcessor` stream) fed text
+    that takes back what was already sent."""
 
     @classmethod
     def fed_after_flush(cls) -> StreamStateError:

@@ -13,7 +13,7 @@ import abc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from .errors import StreamStateError
 from .models import (
@@ -29,6 +29,8 @@ from .models import (
     make_tool_result,
     set_call_id,
 )
+
+_Result = TypeVar("_Result", ToolParseResult, ReasoningParseResult)
 
 
 class _CallState:
@@ -325,7 +327,8 @@ class BufferedToolStream(_Buffering, ToolStreamBase):
         self._parser = parser
 
     def _flush(self) -> StreamDelta:
-        return result_as_delta(self._parser.parse(self._text()))
+        result = checked_result(self._parser.parse(self._text()), ToolParseResult, self._parser)
+        return result_as_delta(result)
 
 
 class BufferedReasoningStream(_Buffering, ReasoningStreamBase):
@@ -338,8 +341,19 @@ class BufferedReasoningStream(_Buffering, ReasoningStreamBase):
 
     def _flush(self) -> StreamDelta:
         result = self._parser.parse(self._text(), reasoning_started=self._started)
+        result = checked_result(result, ReasoningParseResult, self._parser)
         self.block = result.block
         return StreamDelta(content=result.content or "", reasoning=result.reasoning or "")
+
+
+def checked_result(result: object, kind: type[_Result], parser: object) -> _Result:
+    """`result` when it is a `kind`; else a `TypeError` naming what `parser.parse` returned (a
+    user's parser may return anything: said here, not as an attribute missing further on)."""
+    if isinstance(result, kind):
+        return result
+    got = "None" if result is None else type(result).__name__
+    article = "" if result is None else "an " if got[0].lower() in "aeiou" else "a "
+    raise TypeError(f"{type(parser).__name__}.parse returned {article}{got}, not a {kind.__name__}")
 
 
 def result_as_delta(result: ToolParseResult, first_index: int = 0) -> StreamDelta:

@@ -24,13 +24,19 @@ from ..protocol import (
     ToolCallDelta,
     new_call_id,
 )
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError
 from ..protocol.models import make_call_delta, make_delta
 from ..protocol.streams import DeltaAccumulator
 
 log = logging.getLogger("parsebridge")
 
 OnError = Literal["raise", "fallback"]
+
+
+def _is_incomplete(char: str) -> bool:
+    """Whether a last character may be half of one still to come: U+FFFD (a detokenizer's stand-in
+    for a partial UTF-8 sequence) or a high surrogate without its low half."""
+    return char == "\ufffd" or "\ud800" <= char <= "\udbff"
 
 
 class Stage(Protocol):
@@ -122,8 +128,11 @@ class ChoiceStream:
         self._orphans: dict[int, _Orphan] = {}
         self._broken = False
         self._flushed = False
+        #: Cumulative mode: the engine's text passed on so far, the tail held back from it (a
+        #: trailing U+FFFD), and how many of its token ids were passed on.
         self._seen_text = ""
-        self._seen_ids: list[int] = []
+        self._held = ""
+        self._seen_id_count = 0
         self.error: BackendError | None = None
 
     # ----------------------------------------------------------------- policy
@@ -206,32 +215,53 @@ class ChoiceStream:
         return self._through_stage(make_delta(text), token_ids)
 
     def _delta_of(self, text: str, token_ids: Sequence[int] | None) -> tuple[str, Sequence[int] | None]:
-        """Cumulative engines send everything so far: keep only what is new."""
-        if text.startswith(self._seen_text):
-            new = text[len(self._seen_text) :]
-        else:
-            common = 0
-            for a, b in zip(text, self._seen_text, strict=False):
-                if a != b:
-                    break
-                common += 1
-            log.warning(
-                "request %s: cumulative output rewrote %d emitted characters; what was sent stays sent",
-                self.request_id,
-                len(self._seen_text) - common,
-            )
-            new = text[common:] if len(text) > len(self._seen_text) else ""
-        self._seen_text = text
+        """Cumulative engines send everything so far: keep only what is new.
+
+        A trailing U+FFFD (or lone high surrogate) is held back until the text goes on past it or
+        the output ends: a detokenizer shows half a multi-byte character so and replaces it once
+        the rest arrives ("ab\ufffd" then "abé"), and sent text cannot be taken back. The token
+        ids go on at once (as vLLM's server hands a parser the ids of a step whose text it holds).
+        """
+        end = len(text)
+        while end and _is_incomplete(text[end - 1]):
+            end -= 1
+        seen = self._seen_text
+        new = text[len(seen) : end] if text.startswith(seen) else self._revised(text, end)
+        self._seen_text = text[:end]
+        self._held = text[end:]
         ids: Sequence[int] | None = None
         if token_ids is not None:
-            ids = list(token_ids)[len(self._seen_ids) :]
-            self._seen_ids = list(token_ids)
+            ids = token_ids[self._seen_id_count :]
+            self._seen_id_count = len(token_ids)
         return new, ids
+
+    def _revised(self, text: str, end: int) -> str:
+        """`text` takes back part of what was already passed on: `StreamStateError` under
+        on_error="raise"; under "fallback" a warning, and the text from where the two differ goes
+        on (the client's text is the engine's, with what it took back left in place)."""
+        seen = self._seen_text
+        common = 0
+        for a, b in zip(text, seen, strict=False):
+            if a != b:
+                break
+            common += 1
+        message = (
+            f"request {self.request_id}: the cumulative text took back {len(seen) - common} character(s) "
+            f"already sent, at offset {common} ({seen[common : common + 40]!r} became "
+            f"{text[common : common + 40]!r}); sent text cannot be unsent"
+        )
+        if self.on_error == "raise":
+            raise StreamStateError(message + " (on_error='fallback' keeps it and goes on)")
+        log.warning("%s; kept it, and went on from offset %d", message, common)
+        return text[common:end]
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """The next engine chunk (a delta, or everything so far with `cumulative`)."""
-        if self._flushed:
-            raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
+        if self._flushed or type(text) is not str:  # one test on the per-token path for both
+            if not isinstance(text, str):  # not text: the server's mistake, never a parser's
+                raise InvalidInputError("stream.feed", text)
+            if self._flushed:
+                raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
         if self.cumulative:
             text, token_ids = self._delta_of(text, token_ids)
         if not text and not token_ids:
@@ -243,6 +273,9 @@ class ChoiceStream:
         if self._flushed:
             return StreamDelta()
         self._flushed = True
+        # A cumulative engine's held tail (a trailing U+FFFD) is final now: it goes first.
+        held, self._held = self._held, ""
+        tail = self._chain(held, None) if held else None
         out = StreamDelta()
         if not self._broken:
             if self._pipeline is not None:
@@ -257,7 +290,7 @@ class ChoiceStream:
                 if self._stage is not None and not self._broken:
                     stage = self._stage
                     out = out.merged(self._run(stage.flush, self._owners[1], "stream.flush", "", stage))
-        out = self._emit(out)
+        out = self._emit(out if tail is None else tail.merged(out))
         for index, orphan in self._orphans.items():
             log.warning(
                 "request %s: the parser streamed arguments for call %d but never named it; dropped %r",

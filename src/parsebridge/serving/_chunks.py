@@ -136,9 +136,8 @@ class ChunkStream:
             return []
         if index in self._finished:
             raise StreamStateError(f"choice {index} of request {self.request_id} already finished")
-        out = self._role(index)
-        out += self.chunks_of(index, self.choice(index).feed(text, token_ids))
-        return out
+        delta = self.choice(index).feed(text, token_ids)  # first: a refused chunk sends no role yet
+        return self._role(index) + self.chunks_of(index, delta)
 
     def finish(self, finish_reason: str | None = None, *, index: int | None = None) -> list[dict[str, Any]]:
         """End of output for choice `index` (None: every choice): flushed deltas, then the final chunk."""

@@ -283,10 +283,17 @@ class RequestProcessor:
         if outputs is None or isinstance(outputs, bytes | bytearray):  # (bytes would be n ints)
             raise InvalidInputError("response", outputs)
         texts = [outputs] if isinstance(outputs, str) else list(outputs)
+        if not texts:
+            raise ValueError("response() got no output: a chat completion has at least one choice")
         if finish_reasons is None or isinstance(finish_reasons, str):
             reasons: list[str | None] = [finish_reasons] * len(texts)
         else:
             reasons = list(finish_reasons)
+        if len(reasons) != len(texts):
+            raise ValueError(
+                f"response() got {len(texts)} outputs but {len(reasons)} finish reasons: give one per "
+                "output, or one string for all"
+            )
         choices = [
             self.parse(t, r, i).to_openai() for i, (t, r) in enumerate(zip(texts, reasons, strict=True))
         ]

@@ -117,7 +117,8 @@ class OutputProcessor:
     that each request may override. `reasoning_started`: the prompt already
     opened reasoning (None: the parser's default, or derived per request from
     `prompt`/`prompt_token_ids`). `on_error`: the failure policy (docs/serving.md).
-    `cumulative`: the engine sends all text so far instead of deltas.
+    `cumulative`: the engine sends all text so far instead of deltas (a trailing U+FFFD is
+    held back until the text goes on; text that takes back what was sent: docs/serving.md).
     `forced_format`: how ``required``/named output is read — ``"json"`` (the
     JSON-schema-constrained output, by parsebridge's own stages), ``"native"``
     (the engine constrained output to the model's own call format; the tool

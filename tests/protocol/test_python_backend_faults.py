@@ -1,0 +1,95 @@
+"""`python:module:Class` with faults in the user's code: a module that raises on import, a class
+that cannot be built, a `parse` that returns something other than a result. Each is a typed
+error that names the spec and what failed (a usage error: the CLI's exit 2), or for a wrong
+result the failure policy (raise: `BackendError`; fallback: the text as content)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.cli.commands import main
+
+
+@pytest.fixture
+def user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder on the Python path for the module a test writes (forgotten by import after)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    sys.modules.pop("faulty_parsers", None)
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ('raise RuntimeError("no licence key")\n', "RuntimeError: no licence key (line 1 of "),
+        ("def broken(:\n", "SyntaxError: invalid syntax"),
+        (
+            "import json\n\nSETTINGS = json.loads('{')\n",
+            "JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 "
+            "(char 1) (line 3 of ",
+        ),
+    ],
+)
+def test_a_module_that_fails_on_import_is_a_spec_error_naming_it(
+    user_folder: Path, source: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (user_folder / "faulty_parsers.py").write_text(source)
+    with pytest.raises(pb.InvalidSpecError) as caught:
+        pb.get_tool_parser("python:faulty_parsers:Mine")
+    message = str(caught.value)
+    assert message.startswith("python:faulty_parsers:Mine: importing module 'faulty_parsers' raised ")
+    assert said in message and caught.value.__cause__ is not None
+    sys.modules.pop("faulty_parsers", None)
+    (user_folder / "out.txt").write_text("hello")
+    assert main(["parse", "--tool-parser", "python:faulty_parsers:Mine", str(user_folder / "out.txt")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        (
+            "python:_userparsers:NeedsSetting",
+            "python:_userparsers:NeedsSetting: NeedsSetting(tools=...) raised TypeError: ",
+        ),
+        (
+            "python:_userparsers:FailsToBuild",
+            "python:_userparsers:FailsToBuild: FailsToBuild() raised OSError: cannot open its grammar file",
+        ),
+    ],
+)
+def test_a_class_that_cannot_be_built_is_a_spec_error_naming_it(spec: str, said: str) -> None:
+    with pytest.raises(pb.InvalidSpecError) as caught:
+        pb.get_tool_parser(spec)
+    assert str(caught.value).startswith(said), caught.value
+    assert pb.get_tool_parser("python:_userparsers:NeedsSetting", setting="x").inner.setting == "x"
+
+
+def test_a_parse_that_returns_no_result_fails_under_the_policy(caplog: pytest.LogCaptureFixture) -> None:
+    said = "TypeError: ReturnsDict.parse returned a dict, not a ToolParseResult"
+    strict = pb.get_tool_parser("python:_userparsers:ReturnsDict")
+    with pytest.raises(pb.BackendError, match=said):
+        strict.parse("hi")
+    stream = strict.stream()
+    stream.feed("hi")
+    with pytest.raises(pb.BackendError, match=said):
+        stream.finish()
+    soft = pb.get_tool_parser("python:_userparsers:ReturnsDict", on_error="fallback")
+    with caplog.at_level(logging.WARNING, logger="parsebridge"):
+        result = soft.parse("hi")
+    assert isinstance(result, pb.ToolParseResult) and result.content == "hi"
+    assert said in caplog.text
+
+
+def test_a_reasoning_parse_that_returns_none_fails_under_the_policy() -> None:
+    said = "TypeError: ReturnsNothing.parse returned None, not a ReasoningParseResult"
+    with pytest.raises(pb.BackendError, match=said):
+        pb.get_reasoning_parser("python:_userparsers:ReturnsNothing").parse("hi")
+    result = pb.get_reasoning_parser("python:_userparsers:ReturnsNothing", on_error="fallback").parse("hi")
+    assert isinstance(result, pb.ReasoningParseResult) and result.content == "hi"

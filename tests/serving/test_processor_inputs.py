@@ -1,0 +1,44 @@
+"""What a server hands `OutputProcessor` by mistake: a chunk that is not text (None, bytes, a
+number), in delta or cumulative mode, with parsers or without; outputs and finish reasons that
+do not pair up. Each is refused, typed and naming the mistake, never passed on or dropped."""
+
+from __future__ import annotations
+
+import pytest
+from _convention import check_convention
+
+import parsebridge as pb
+from parsebridge.serving import OutputProcessor
+
+TOOLS = [{"name": "f", "parameters": {"type": "object"}}]
+SPECS = [("builtin:qwen3", "builtin:hermes"), (None, "builtin:hermes"), (None, None)]
+
+
+@pytest.mark.parametrize("cumulative", [False, True])
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize("specs", SPECS)
+@pytest.mark.parametrize("chunk", [None, b"", b"hi", 5])
+def test_a_chunk_that_is_not_text_is_refused_and_the_stream_goes_on(
+    chunk: object, specs: tuple[str | None, str | None], policy: str, cumulative: bool
+) -> None:
+    """Not the parser's failure (no BackendError blaming it), not content, not silently nothing."""
+    proc = OutputProcessor(
+        *specs, tools=TOOLS, on_error=policy, cumulative=cumulative, reasoning_started=False
+    )
+    stream = proc.stream()
+    with pytest.raises(
+        pb.InvalidInputError,
+        match=f"takes each chunk of the model's output as str, not {type(chunk).__name__}",
+    ):
+        stream.feed(chunk)  # type: ignore[arg-type]
+    chunks = stream.feed("ok") + stream.finish("stop")
+    assert check_convention(chunks)["content"] == "ok"  # the role chunk first, as ever
+
+
+def test_outputs_and_finish_reasons_that_do_not_pair_up_are_refused() -> None:
+    proc = OutputProcessor(None, None)
+    with pytest.raises(ValueError, match=r"2 outputs but 1 finish reasons: give one per output"):
+        proc.response(["a", "b"], ["stop"])
+    with pytest.raises(ValueError, match=r"no output: a chat completion has at least one choice"):
+        proc.response([])
+    assert [c["finish_reason"] for c in proc.response(["a", "b"], "length")["choices"]] == ["length"] * 2
