@@ -14,7 +14,14 @@ from parsebridge.adapters.builtin.cohere import CohereToolParser
 from parsebridge.formats import cohere as fmt
 
 P = CohereToolParser(conventions="lossless")
-MARKERS = (fmt.START_ACTION, fmt.END_ACTION, fmt.START_RESPONSE, fmt.END_RESPONSE)
+MARKERS = (
+    fmt.START_ACTION,
+    fmt.END_ACTION,
+    fmt.START_RESPONSE,
+    fmt.END_RESPONSE,
+    fmt.START_TEXT,
+    fmt.END_TEXT,
+)
 
 
 def test_identity_and_tool_result() -> None:
@@ -38,6 +45,15 @@ def test_response_tags_and_prose() -> None:
     jp.check(P, "<|START_RESPONSE|>Hello there.<|END_RESPONSE|>", "Hello there.", [])
     jp.check(P, "Action: none needed.", "Action: none needed.", [])
     jp.check(P, "<|START_ACTION|>oops<|END_ACTION|>", "<|START_ACTION|>oops<|END_ACTION|>", [])
+
+
+def test_command_4_text_tags_are_structure() -> None:
+    """Command 4 writes its answer in <|START_TEXT|>…<|END_TEXT|>: the tags left the content (vLLM
+    drops them too; builtin kept them, and conformance counted a marker leak)."""
+    call = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "test", "parameters": {}}]<|END_ACTION|>'
+    text = f"<|START_TEXT|>Some intro<|END_TEXT|>{call}<|START_TEXT|>Conclusion<|END_TEXT|>"
+    jp.check(P, text, "Some introConclusion", [("test", {}, None)])
+    jp.check(P, "<|START_TEXT|>Hello there.<|END_TEXT|>", "Hello there.", [])
 
 
 def test_truncated() -> None:

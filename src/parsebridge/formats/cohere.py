@@ -1,7 +1,8 @@
 """Cohere Command A (``<|START_ACTION|>[…]<|END_ACTION|>``) and Command R/R+ (``Action: ```json […]````).
 
 Each call is ``{"tool_call_id": "0", "tool_name": …, "parameters": {…}}`` (Command R
-omits the id). Command A wraps its answer in ``<|START_RESPONSE|>…<|END_RESPONSE|>``.
+omits the id). Command A wraps its answer in ``<|START_RESPONSE|>…<|END_RESPONSE|>``, Command 4
+in ``<|START_TEXT|>…<|END_TEXT|>``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from ._base import ToolFormat, dump_json
 
 START_ACTION, END_ACTION = "<|START_ACTION|>", "<|END_ACTION|>"
 START_RESPONSE, END_RESPONSE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
+#: Command 4's answer wrapper (Command A's is the response one): structure, never content.
+START_TEXT, END_TEXT = "<|START_TEXT|>", "<|END_TEXT|>"
+START_THINKING, END_THINKING = "<|START_THINKING|>", "<|END_THINKING|>"
 START_RESULT, END_RESULT = "<|START_TOOL_RESULT|>", "<|END_TOOL_RESULT|>"
 #: Command R/R+: a plain-text prefix and a fenced JSON array.
 ACTION_PREFIX, FENCE, FENCE_LANG = "Action:", "```", "json"
@@ -42,7 +46,7 @@ def format_tool_result(tool_call_id: str, result: Any) -> str:
 TOOL = ToolFormat(
     family="cohere",
     summary='`<|START_ACTION|>[{"tool_name": …, "parameters": …}]<|END_ACTION|>` (Command A; Command R `Action: ```json`)',
-    markers=(START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE),
+    markers=(START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE, START_TEXT, END_TEXT),
     render=render,
     format_tool_result=format_tool_result,
     servers_content="marker",

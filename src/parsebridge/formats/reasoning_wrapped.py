@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+from . import cohere as _cohere
 from . import jamba as _jamba
 from ._base import ReasoningFormat
 from .think import END, START, think_tags
@@ -55,10 +56,10 @@ ERNIE45 = think_tags(
     content_wrappers=(RESPONSE, RESPONSE_END),
 )
 
-COHERE_THINK, COHERE_THINK_END = "<|START_THINKING|>", "<|END_THINKING|>"
-COHERE_RESPONSE, COHERE_RESPONSE_END = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
-COHERE_TEXT, COHERE_TEXT_END = "<|START_TEXT|>", "<|END_TEXT|>"
-COHERE_ACTION = "<|START_ACTION|>"
+COHERE_THINK, COHERE_THINK_END = _cohere.START_THINKING, _cohere.END_THINKING
+COHERE_RESPONSE, COHERE_RESPONSE_END = _cohere.START_RESPONSE, _cohere.END_RESPONSE
+COHERE_TEXT, COHERE_TEXT_END = _cohere.START_TEXT, _cohere.END_TEXT
+COHERE_ACTION = _cohere.START_ACTION
 COHERE_COMMAND3 = ReasoningFormat(
     family="cohere_command3",
     summary="Command A reasoning: `<|START_THINKING|>…<|END_THINKING|>`, answer in `<|START_RESPONSE|>…<|END_RESPONSE|>`",

@@ -3,8 +3,9 @@
 Each call is ``{"tool_call_id": "0", "tool_name": …, "parameters": {…}}``;
 "name" and "arguments" are accepted as synonyms, ``tool_call_id`` is ignored
 (the OpenAI id is ours). Command A (vLLM ``cohere_command3``/``cohere_command4``,
-SGLang ``cohere_command4``) wraps its answer in ``<|START_RESPONSE|>…<|END_RESPONSE|>``:
-those tags are structure and never reach the content. Command R/R+ writes
+SGLang ``cohere_command4``) wraps its answer in ``<|START_RESPONSE|>…<|END_RESPONSE|>``, Command 4
+in ``<|START_TEXT|>…<|END_TEXT|>``: those tags are structure and never reach the content (vLLM
+drops the text ones too; SGLang keeps them). Command R/R+ writes
 ``Action:`` and a ```json-fenced array instead; both are read. Thinking
 (``<|START_THINKING|>``) is the reasoning parser's.
 
@@ -26,10 +27,12 @@ from ...formats.cohere import (
     ACTION_PREFIX,
     END_ACTION,
     END_RESPONSE,
+    END_TEXT,
     FENCE,
     FENCE_LANG,
     START_ACTION,
     START_RESPONSE,
+    START_TEXT,
 )
 from .engines.json_payload import ANY, ARRAY, JsonCallsParser, JsonCallsSpec, JsonCallsStream, Region
 from .engines.scan import ObjectReader
@@ -46,7 +49,7 @@ SPEC = JsonCallsSpec(
         Region(START_ACTION, END_ACTION, shape=ANY),
         Region(ACTION_PREFIX, FENCE, shape=ARRAY, openers=(FENCE + FENCE_LANG, FENCE)),
     ),
-    drop=(START_RESPONSE, END_RESPONSE),
+    drop=(START_RESPONSE, END_RESPONSE, START_TEXT, END_TEXT),
     reader=CohereObjectReader,
 )
 
@@ -59,6 +62,13 @@ class CohereToolParser(JsonCallsParser):
     """Cohere Command A/R action blocks (builtin, incremental)."""
 
     name = "cohere"
-    markers: ClassVar[tuple[str, ...]] = (START_ACTION, END_ACTION, START_RESPONSE, END_RESPONSE)
+    markers: ClassVar[tuple[str, ...]] = (
+        START_ACTION,
+        END_ACTION,
+        START_RESPONSE,
+        END_RESPONSE,
+        START_TEXT,
+        END_TEXT,
+    )
     stream_class = CohereToolStream
     family_format = "cohere"
