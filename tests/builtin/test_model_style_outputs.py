@@ -213,6 +213,7 @@ GLM_NULL = (
     "<tool_call>set_reminder<arg_key>text</arg_key><arg_value>Stretch</arg_value>"
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
+STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
 #: Shapes builtin reads under both conventions (docs/builtin-parsers.md, "Shapes models write").
 SAME_UNDER_BOTH = [
     # (spec, output, tools, reading)
@@ -286,6 +287,25 @@ SAME_UNDER_BOTH = [
         GLM_NULL,
         ["set_reminder"],
         (None, [("set_reminder", {"text": "Stretch", "note": None}, None)]),
+    ),
+    # Arguments written as a JSON string holding the object (both servers return the call with {}).
+    (
+        "builtin:hermes",
+        f'Sure.\n<tool_call>\n{{"name": "get_time", "arguments": {STRING_ARGS}}}\n</tool_call>',
+        None,
+        ("Sure.\n", [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:llama3_json",
+        f'{{"name": "get_time", "parameters": {STRING_ARGS}}}',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:mistral",
+        f'[TOOL_CALLS][{{"name": "get_time", "arguments": {STRING_ARGS}}}]',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
     ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (
