@@ -60,7 +60,7 @@ GPT_DOC = '<|channel|>commentary to=functions.write_file json<|message|>{"path":
 #: A value's own close tag written inside it, prose after it (a model documenting its format).
 QWEN_CLOSE_IN_VALUE = "One </parameter> closes it;\n</parameter>\nthen more."
 GLM_KEY_IN_VALUE = "Use <arg_key>name</arg_key> for keys."
-GLM_CLOSE_IN_VALUE = "One </arg_value> closes it; then more."
+GLM_CLOSE_IN_VALUE = "One </arg_value> closes it; then </tool_call> ends the call."
 
 
 def _qwen_file(content: str) -> str:

@@ -20,7 +20,7 @@ Reading rules (the format parsers' docstrings add their value rules):
   parameter's head or the invoke's close inside a value is its text where the
   value's close follows before the next section, and in a string value its own
   close followed by text (no tag) is its text where another close follows with
-  no such tag between (`servers_first_close_ends_value`); a stream holds the
+  no parameter head between (`servers_first_close_ends_value`); a stream holds the
   text from such a tag until that is decided;
 * a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
   section or (Step-3) the call wrapper's end closes the arguments normally.
@@ -295,7 +295,7 @@ class InvokeStream(SectionStream):
         text runs to where the tag is text, None while the text so far cannot tell. Another tag
         is text where the value's close follows before the next section; the value's own close is
         text in a string value where text that is no tag follows it and another close follows,
-        with no other tag that may end the value between (both: the module docstring)."""
+        with no parameter head between (both: the module docstring)."""
         close = self._d.param_close
         if which != close and self._tags_end_value:
             return -1
@@ -312,9 +312,8 @@ class InvokeStream(SectionStream):
         if buf[i.start()] == "<" or (k is not None and k < 0):
             return -1  # (a tag after it, maybe a damaged one / no later close: it ends the value)
         since = max(after, look - _LONGEST_TAG)
-        stop = len(buf) if k is None else k
-        if any(buf.find(tag, since, stop) >= 0 for tag in self._value_ends[1:]):
-            return -1
+        if buf.find(self._d.param_open, since, len(buf) if k is None else k) >= 0:
+            return -1  # (a parameter head between the two close tags: the value ended at the first)
         return None if k is None else after
 
     def _params_step(self, buf: str, d: Dialect) -> bool:

@@ -20,7 +20,7 @@ decides at once).
 A value's own close tag ends it, but for one case: in a value declared a string, a close tag
 followed by text that is no tag (``Close with </parameter> first``, whitespace between) is the
 value's text where another close tag of the value follows before the next block starts, with no
-parameter head or call close between the two: a model writing about its format puts it there.
+parameter head between the two: a model writing about its format puts it there.
 (Otherwise it ends the value, and the text after it is stray text, shown as content.) Under
 conventions="servers" the first close tag ends the value, as both servers' patterns end it
 (`servers_first_close_ends_value`).
@@ -162,8 +162,8 @@ class TaggedValues:
     def _close_ends(self, buf: str, at: int) -> bool | None:
         """Whether the close tag at `at` ends the value (the module docstring): no where text that
         is no tag follows it in a value declared a string, and another close tag of the value
-        follows before the next block starts with no other tag that may end a value between;
-        else yes. None while the text so far cannot tell."""
+        follows before the next block starts with no parameter head between; else yes. None
+        while the text so far cannot tell."""
         if not self._vtypes or "string" not in self._vtypes:
             return True  # (a typed or undeclared value: no prose about the format is expected there)
         after = at + len(self.param_close)
@@ -176,10 +176,9 @@ class TaggedValues:
         k = close_ahead(buf, at, self.param_close, self.start, look, self._final)  # type: ignore[attr-defined]
         if k is not None and k < 0:
             return True
-        # (a parameter head or a call's close between the two close tags: the value ended at the first)
+        # (a parameter head between the two close tags: the value ended at the first)
         since = max(after, look - _LONGEST_TAG)
-        stop = len(buf) if k is None else k
-        if any(buf.find(tag, since, stop) >= 0 for tag in self._value_ends[1:]):
+        if buf.find(self.param_open, since, len(buf) if k is None else k) >= 0:  # type: ignore[attr-defined]
             return True
         return None if k is None else False
 
