@@ -37,7 +37,8 @@ but for a closer written as text: where the format says what follows a
 closer that opens a call (``closer_follows``: ``<tool_call>`` then a JSON
 object, ``<function=`` or a GLM name; a DSML block then its invoke), a closer
 followed by other text (``I will emit a <tool_call> block``) is reasoning's
-text, and one followed by nothing but whitespace still ends it. A stream holds
+text, and one followed by nothing but whitespace, or by the end of output with
+no end marker between (cut off while writing the call), still ends it. A stream holds
 the text from such a closer until `CLOSER_WINDOW` characters (or the end of
 output) decide.
 
@@ -188,8 +189,9 @@ class SectionReasoningParser(FormatReasoningParser):
     def closes(self, text: str, at: int, closer: str, final: bool) -> bool | None:
         """Whether `closer` at `at` ends reasoning: where the format has no `closer_follows` for it,
         or a call's start (its pattern) or only whitespace follows it (in the `CLOSER_WINDOW`
-        characters after it); False where other text does: reasoning's text; None while a stream
-        has too little text after it to tell."""
+        characters after it), or the output ends in that window with no end marker (cut off
+        while writing the call, as both servers read it); False where other text does:
+        reasoning's text; None while a stream has too little text after it to tell."""
         pattern = self.follows.get(closer)
         if pattern is None:
             return True
@@ -197,8 +199,8 @@ class SectionReasoningParser(FormatReasoningParser):
         window = text[after : after + CLOSER_WINDOW]
         if pattern.match(window):
             return True
-        if len(window) < CLOSER_WINDOW and not final:
-            return None
+        if len(window) < CLOSER_WINDOW:
+            return None if not final else self.ends.find(window)[0] == -1
         return not window.strip()
 
     def _later(self, rest: str) -> str:
