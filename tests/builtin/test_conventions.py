@@ -5,7 +5,7 @@ For every builtin tool parser, on its family's fixtures and on marker soups (see
 the same calls (names and spans) under both conventions, but for calls both servers drop (to
 undeclared tools: their text is on `dropped`), their arguments read as both servers read them under
 "servers" (a cut-off call's complete parameters, untyped values, what parses of malformed arguments,
-the rest on `dropped`, a value ended at the first tag that may end it); "servers" content followed by its `dropped`
+the rest on `dropped`, a value ended at the first tag that may end it, its first close tag included); "servers" content followed by its `dropped`
 text holds every non-whitespace character "lossless" content holds, in order (where the
 format's servers leave its markers out wherever they stand, `servers_markup="markers"`, the
 content and `dropped` interleave to it); and a stream at several chunkings finishes with the
@@ -75,9 +75,13 @@ def _shown_headers_left_out(one: Any, full: Any, parser: Any) -> str:
 
 def _values_cut_otherwise(parser: Any, one: Any, full: Any) -> bool:
     """Whether "servers" ended a value at a tag "lossless" reads as the value's text (the format's
-    `servers_tag_ends_value`), so the calls' arguments differ: what follows such a tag is then read
-    otherwise under each convention (a value, stray text, the next parameter), not only placed otherwise."""
-    cuts = getattr(getattr(parser, "stream_class", None), "servers_tag_ends_value", False)
+    `servers_tag_ends_value`, or a close tag with text after it: `servers_first_close_ends_value`),
+    so the calls' arguments differ: what follows such a tag is then read otherwise under each
+    convention (a value, stray text, the next parameter), not only placed otherwise."""
+    stream = getattr(parser, "stream_class", None)
+    cuts = getattr(stream, "servers_tag_ends_value", False) or getattr(
+        stream, "servers_first_close_ends_value", False
+    )
     return bool(cuts) and [c.arguments for c in one.tool_calls] != [c.arguments for c in full.tool_calls]
 
 

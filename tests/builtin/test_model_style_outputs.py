@@ -18,6 +18,7 @@ from _streaming import assert_streams_like_oneshot, norm, random_chunkings, run_
 
 import parsebridge as pb
 from parsebridge.conformance.chunking import approximate_tokens
+from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41
 from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
 Reading = tuple[str | None, list[tuple[str, dict[str, Any], str | None]]]
@@ -56,8 +57,67 @@ GLM_WS = (
 GEMMA_DOC = '<|tool_call>call:write_file{content:<|"|>Calls end with <tool_call|>.<|"|>,path:<|"|>g.md<|"|>}<tool_call|>'
 GPT_DOC = '<|channel|>commentary to=functions.write_file json<|message|>{"path": "h.md", "content": "End with <|call|>."}<|call|>'
 
+#: A value's own close tag written inside it, prose after it (a model documenting its format).
+QWEN_CLOSE_IN_VALUE = "One </parameter> closes it;\n</parameter>\nthen more."
+GLM_KEY_IN_VALUE = "Use <arg_key>name</arg_key> for keys."
+GLM_CLOSE_IN_VALUE = "One </arg_value> closes it; then </tool_call> ends the call."
+
+
+def _qwen_file(content: str) -> str:
+    return (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nq.md\n</parameter>\n"
+        f"<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    )
+
+
+def _glm_file(content: str, sep: str = "\n") -> str:
+    """GLM-4.5's layout (a newline between tags), or GLM-4.7's (``sep=""``)."""
+    return (
+        f"<tool_call>write_file{sep}<arg_key>path</arg_key>{sep}<arg_value>g.md</arg_value>{sep}"
+        f"<arg_key>content</arg_key>{sep}<arg_value>{content}</arg_value>{sep}</tool_call>"
+    )
+
+
+#: DeepSeek's DSML tags written inside a string value (its close tag, a parameter, an invoke's close).
+def _dsml_docs(tags: deepseek_v32.DsmlTags) -> list[str]:
+    return [
+        f"A value ends at {tags.param_close} and that is all.",
+        f'Write {tags.param_open} name="k" string="true">v{tags.param_close} per argument.',
+        f"End each call with {tags.invoke_close}.",
+    ]
+
+
+DSML_TAGS = {
+    "deepseek_v32": deepseek_v32.TAGS,
+    "deepseek_v4": deepseek_v4.TAGS,
+    "deepseek_v41": deepseek_v41.TAGS,
+}
+DSML_DOCS = [(name, doc) for name, tags in DSML_TAGS.items() for doc in _dsml_docs(tags)]
+
+
 CASES = [
     # (spec, output, tools, servers reading, lossless reading)
+    (
+        "builtin:qwen3_coder",
+        _qwen_file(QWEN_CLOSE_IN_VALUE),
+        ["write_file"],
+        (None, [("write_file", {"path": "q.md", "content": "One "}, None)]),
+        (None, [("write_file", {"path": "q.md", "content": QWEN_CLOSE_IN_VALUE}, None)]),
+    ),
+    (
+        "builtin:glm45",
+        _glm_file(GLM_CLOSE_IN_VALUE),
+        ["write_file"],
+        (None, [("write_file", {"path": "g.md", "content": "One "}, None)]),
+        (None, [("write_file", {"path": "g.md", "content": GLM_CLOSE_IN_VALUE}, None)]),
+    ),
+    (
+        "builtin:glm45",
+        _glm_file(GLM_CLOSE_IN_VALUE, sep=""),
+        ["write_file"],
+        (None, [("write_file", {"path": "g.md", "content": "One "}, None)]),
+        (None, [("write_file", {"path": "g.md", "content": GLM_CLOSE_IN_VALUE}, None)]),
+    ),
     (
         "builtin:qwen3_coder",
         QWEN_LITERALS,
@@ -153,6 +213,7 @@ GLM_NULL = (
     "<tool_call>set_reminder<arg_key>text</arg_key><arg_value>Stretch</arg_value>"
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
+STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
 #: Shapes builtin reads under both conventions (docs/builtin-parsers.md, "Shapes models write").
 SAME_UNDER_BOTH = [
     # (spec, output, tools, reading)
@@ -227,7 +288,52 @@ SAME_UNDER_BOTH = [
         ["set_reminder"],
         (None, [("set_reminder", {"text": "Stretch", "note": None}, None)]),
     ),
+    # Arguments written as a JSON string holding the object (both servers return the call with {}).
+    (
+        "builtin:hermes",
+        f'Sure.\n<tool_call>\n{{"name": "get_time", "arguments": {STRING_ARGS}}}\n</tool_call>',
+        None,
+        ("Sure.\n", [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:llama3_json",
+        f'{{"name": "get_time", "parameters": {STRING_ARGS}}}',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:mistral",
+        f'[TOOL_CALLS][{{"name": "get_time", "arguments": {STRING_ARGS}}}]',
+        None,
+        (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
+    (
+        "builtin:glm45",
+        _glm_file(GLM_KEY_IN_VALUE),
+        ["write_file"],
+        (None, [("write_file", {"path": "g.md", "content": GLM_KEY_IN_VALUE}, None)]),
+    ),
+    (
+        "builtin:glm45",
+        _glm_file(GLM_KEY_IN_VALUE, sep=""),
+        ["write_file"],
+        (None, [("write_file", {"path": "g.md", "content": GLM_KEY_IN_VALUE}, None)]),
+    ),
 ]
+
+
+@pytest.mark.parametrize(("name", "doc"), DSML_DOCS)
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_dsml_tags_inside_a_string_value_are_its_text(name: str, doc: str, conventions: str) -> None:
+    """vLLM ends such a value at the tag (and reads the rest as calls, parameters or content), SGLang
+    reads no call at all: no reading both servers share, so both conventions read the value whole."""
+    render = deepseek_v32.dsml_renderer(DSML_TAGS[name])
+    text = "Saving it.\n\n" + render([("write_file", {"path": "dsml.md", "content": doc})])
+    assert _read(f"builtin:{name}", conventions, text, ["write_file"]) == (
+        "Saving it.\n\n",
+        [("write_file", {"path": "dsml.md", "content": doc}, None)],
+    )
 
 
 @pytest.mark.parametrize(("spec", "text", "tools", "reading"), SAME_UNDER_BOTH)

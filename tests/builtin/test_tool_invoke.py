@@ -99,12 +99,15 @@ def test_dsml_value_rules(cls: Any, fmt: Any) -> None:
     check(p, one(par("n", " 42 ", "false") + par("m", "[1, 2]")), None, [("f", {"n": 42, "m": [1, 2]}, None)])
     check(p, one(par("x", "five", "false")), None, [("f", {"x": "five"}, None)])
     check(p, one(par("x", "NaN", "false")), None, [("f", {"x": "NaN"}, None)])
-    # a missing </parameter> is tolerated: the next parameter ends the value
+    # a missing </parameter> is tolerated: the invoke's close ends the value; a parameter head
+    # whose close follows is the value's text (a model writing about DSML), as SGLang reads it
+    check(p, one(f'{t.param_open} name="a" string="true">x'), None, [("f", {"a": "x\n"}, None)])
+    head = f'{t.param_open} name="b" string="false">'
     check(
         p,
         one(f'{t.param_open} name="a" string="true">x\n' + par("b", "1", "false")),
         None,
-        [("f", {"a": "x\n", "b": 1}, None)],
+        [("f", {"a": f"x\n{head}1"}, None)],
     )
 
 

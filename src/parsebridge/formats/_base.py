@@ -123,6 +123,10 @@ class ReasoningFormat:
     #: Markers that end reasoning without an end marker and stay in the content
     #: (a tool-call section opened straight from reasoning).
     closers: tuple[str, ...] = ()
+    #: (closer, pattern): that closer ends reasoning only where the text after it matches the pattern
+    #: (a call's start, within `CLOSER_WINDOW` characters) or only whitespace follows it; else it is
+    #: reasoning's text (a model reasoning about its format writes the tool marker as text).
+    closer_follows: tuple[tuple[str, str], ...] = ()
     #: Markers wrapping the answer that are dropped from the content (``<answer>``, ``<|START_TEXT|>``).
     content_wrappers: tuple[str, ...] = ()
     #: A reply that did not think may open with a bare end marker (left over from the template): drop it.
@@ -171,6 +175,10 @@ class ReasoningFormat:
 
 #: (function name, arguments as text, index of the call) → one call in the model's text.
 CallText = Callable[[str, str, int], str]
+
+
+#: How much text after a closer `ReasoningFormat.closer_follows` looks at (a stream holds at most this).
+CLOSER_WINDOW = 80
 
 
 @dataclass(frozen=True)

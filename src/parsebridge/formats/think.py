@@ -21,6 +21,7 @@ the output opens the block itself. Callers that know better pass
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import deepseek_v4 as _deepseek_v4
@@ -43,11 +44,19 @@ def think_tags(family: str, summary: str, **facts: Any) -> ReasoningFormat:
     return ReasoningFormat(family=family, summary=summary, start=START, end=END, **facts)
 
 
+#: What follows ``<tool_call>`` where it opens a call: a JSON object or list (Hermes, Qwen3, Granite), a
+#: ``<function=`` (Qwen3-Coder), or a name then a key or the block's end (GLM). Anything else (``I
+#: will emit a <tool_call> block``) is reasoning's text: vLLM ends reasoning there, SGLang does not
+#: where an end marker follows; builtin reads the call's start.
+TOOL_CALL_OPENS = r"\s*(?:[{\[]|<function=)|\n?[\w.\-]+\s*(?:<arg_key>|</tool_call>)"
+_TOOL_CALL_FOLLOWS = ((_glm45.START, TOOL_CALL_OPENS),)
+
 QWEN3 = think_tags(
     "qwen3",
     "`<think>…</think>` opened by the output (or by the prompt); `<tool_call>` ends reasoning implicitly",
     drop_later_ends=True,
     closers=(_glm45.START,),  # a tool call written straight from reasoning (vLLM and SGLang agree)
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 DEEPSEEK_R1 = think_tags(
     "deepseek_r1",
@@ -59,6 +68,7 @@ QWEN3_THINKING = think_tags(
     "Qwen3 thinking-2507: the template opens `<think>`; `</think>` or `<tool_call>` ends it",
     drop_later_ends=True,
     closers=(_glm45.START,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
     starts_in_prompt=True,
     needs_started=True,
 )
@@ -107,6 +117,7 @@ GLM45 = think_tags(
     "`<think>…</think>` opened by the output; `<tool_call>` ends reasoning implicitly",
     drop_later_ends=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 SEED_OSS = ReasoningFormat(
     family="seed_oss",
@@ -138,6 +149,7 @@ NEMOTRON_V3 = think_tags(
     drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 GRANITE_THINKING = think_tags(
     "granite_thinking",
@@ -145,6 +157,7 @@ GRANITE_THINKING = think_tags(
     drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 STEP3P5 = think_tags(
     "step3p5",
@@ -152,6 +165,7 @@ STEP3P5 = think_tags(
     drop_later_ends=True,
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 DEEPSEEK_V3 = think_tags(
     "deepseek_v3",
@@ -169,6 +183,7 @@ DEEPSEEK_V4 = think_tags(
     drop_later_ends=True,
     starts_in_prompt=True,
     closers=(DSML_TOOL_CALLS,),
+    closer_follows=((DSML_TOOL_CALLS, r"\s*" + re.escape(_deepseek_v4.TAGS.invoke_open)),),
 )
 DEEPSEEK_V41 = think_tags(
     "deepseek_v41",
@@ -176,6 +191,7 @@ DEEPSEEK_V41 = think_tags(
     drop_later_ends=True,
     starts_in_prompt=True,
     closers=(DSML_CALLS,),
+    closer_follows=((DSML_CALLS, r"\s*" + re.escape(_deepseek_v41.TAGS.invoke_open)),),
 )
 OLMO3 = think_tags(
     "olmo3",
@@ -187,6 +203,7 @@ MIMO = think_tags(
     "MiMo: `<think>…</think>` opened by the output; `<tool_call>` ends reasoning",
     drop_later_ends=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 POOLSIDE_V1 = think_tags(
     "poolside_v1",
@@ -197,6 +214,7 @@ MINICPMV = think_tags(
     "MiniCPM-V: the template opens `<think>` unless thinking is off; `<tool_call>` ends it",
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
+    closer_follows=_TOOL_CALL_FOLLOWS,
 )
 PLAMO3 = ReasoningFormat(
     family="plamo3",

@@ -26,6 +26,10 @@ turn); we keep it as content (nothing is lost). Neither framework unwraps
 anything we do not: vLLM's ``{"arguments": {…}}`` unwrapping against the tool
 schema is not done here (arguments are what the model wrote).
 
+DSML written inside a value (a model documenting the format) is the value's text
+where the value's close follows (`invoke`), under both conventions: vLLM ends the
+value at the first tag and SGLang reads no call, so there is no reading both share.
+
 Malformed output: see `invoke` (unnamed invoke → content; a block without a
 named invoke → content; truncated → no call, its text is text: `whole_calls`).
 
@@ -38,7 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...formats import deepseek_v4, deepseek_v32, deepseek_v41
-from .engines.invoke import Dialect, InvokeToolParser
+from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 
 
@@ -53,12 +57,24 @@ def _dialect(tags: deepseek_v32.DsmlTags, alt_begins: tuple[str, ...] = ()) -> D
     )
 
 
+class DsmlStream(InvokeStream):
+    """The invoke machine, reading a DSML tag inside a value as both conventions' text where its
+    value's close follows (vLLM and SGLang do not agree on another reading: SGLang reads no call)."""
+
+    servers_tag_ends_value = False
+    servers_first_close_ends_value = False
+
+
 class DeepSeekV32ToolParser(InvokeToolParser):
     """DeepSeek V3.2 DSML ``function_calls`` blocks (builtin, incremental)."""
 
     name = "deepseek_v32"
     dialect = _dialect(deepseek_v32.TAGS)
+    stream_class = DsmlStream
     _result = staticmethod(deepseek_v32.format_tool_result)
+
+    def string_valued(self, attrs: dict[str, str]) -> bool:
+        return attrs.get("string", "").strip().lower() == "true"
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         if attrs.get("string", "").strip().lower() == "true":

@@ -46,13 +46,14 @@ class Glm45ToolParser(TaggedCallParser):
 
     name = "glm45"
     tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)
-    # (both servers drop a call to an undeclared tool, and read no call in one opened by a doubled
-    # start marker)
+    # (both servers drop a call to an undeclared tool, read no call in one opened by a doubled
+    # start marker, and read a value up to its ``</arg_value>``: an ``<arg_key>`` inside it is text)
     stream_flags = frozenset(
         {
             "servers_drops_undeclared",
             "servers_doubled_start_no_call",
             "inline_values",
             "servers_tag_ends_value",
+            "servers_key_in_value_is_text",
         }
     )

@@ -79,6 +79,12 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_tag_ends_value": "a value ends at the first marker that may end it (the call's or the block's "
     "close, the next parameter's head), even where its own close follows (under `lossless` such a marker "
     "is the value's text)",
+    "servers_key_in_value_is_text": "where a value ends at the first marker that may end it, the next "
+    "parameter's head is even so the value's text where its close tag follows (both servers read a value up to "
+    "its close tag): only the call's close ends it early",
+    "servers_first_close_ends_value": "a value ends at its first close tag, even where text follows that tag and "
+    "another close tag of the value comes later (under `lossless`, in a value declared a string, such a close "
+    "tag is the value's text)",
     "servers_none_is_text": 'a Python `None` stays the text "None" where the schema allows null (`True` and '
     "`False` are booleans under both; `lossless` reads `None` as null)",
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "

@@ -14,7 +14,14 @@ Reading rules (the format parsers' docstrings add their value rules):
   JSON is built as parameters close: ``{"K": V`` then ``, "K": V`` then ``}`` at
   ``</…invoke>`` (a self-closing ``<…invoke name="x"/>`` is a call with ``{}``);
 * a parameter value is the text up to ``</…parameter>`` (a missing close is
-  tolerated: the next parameter or the invoke's close ends it);
+  tolerated: the next parameter or the invoke's close ends it); a model writing
+  about its format puts the format's tags inside a value, so under "lossless"
+  (and for DSML under both conventions: `servers_tag_ends_value`) the next
+  parameter's head or the invoke's close inside a value is its text where the
+  value's close follows before the next section, and in a string value its own
+  close followed by text (no tag) is its text where another close follows with
+  no parameter head between (`servers_first_close_ends_value`); a stream holds the
+  text from such a tag until that is decided;
 * a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
   section or (Step-3) the call wrapper's end closes the arguments normally.
 
@@ -35,11 +42,14 @@ from typing import Any, ClassVar
 
 from .conventions import SERVERS
 from .json_text import Quiet, dumps, dumps_str
-from .markers import content_mode, find_or_safe, first_chars
+from .markers import close_ahead, content_mode, find_or_safe, first_chars
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
 
+_NOT_SPACE = re.compile(r"\S")
+#: (longer than any format's tag: where a search for tags goes on in text already searched)
+_LONGEST_TAG = 64
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
 
@@ -112,6 +122,13 @@ class InvokeStream(SectionStream):
     servers_drops_undeclared: ClassVar[bool] = False
     #: ... and a value with no declared schema stays a string (the parser's `convert` reads it).
     servers_untyped_strings: ClassVar[bool] = False
+    #: ... and a value ends at the first tag that may end it (the next parameter's head, the
+    #: invoke's close), even where its own close follows; under "lossless" such a tag is the value's
+    #: text where its close follows before the next section (a model writing about its format).
+    servers_tag_ends_value: ClassVar[bool] = True
+    #: ... and a value ends at its first close tag, even where text follows that tag and another
+    #: close of the value comes later; under "lossless", in a string value, such a close is text.
+    servers_first_close_ends_value: ClassVar[bool] = True
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
@@ -144,6 +161,13 @@ class InvokeStream(SectionStream):
         #: `_fast_mode`'s (value, tag) modes, made at a stream's first call (`parse` never asks).
         self._quiet: tuple[Quiet | None, Quiet | None] | None = None
         self._one_section = parser.conventions == SERVERS and self.servers_whole_sections
+        servers = parser.conventions == SERVERS
+        self._tags_end_value = servers and self.servers_tag_ends_value
+        self._first_close_ends = servers and self.servers_first_close_ends_value
+        #: In a value, the offset (in the fed text) from where the search for its close tag goes on
+        #: (-1: none held; `_value_goes_on`).
+        self._vlook = -1
+        self._bound = d.section_begins[0] if d.section_begins else None
 
     def _fast_mode(self) -> Any:
         """In a value (converted when it closes) or an opening tag (read when it closes), a chunk
@@ -237,10 +261,18 @@ class InvokeStream(SectionStream):
             return self._params_step(buf, d)
         if state == _VALUE:
             stop, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
+            if which is not None and self._pname is not None:
+                goes_on = self._value_goes_on(buf, stop, which)
+                if goes_on is None or goes_on >= 0:  # (held from the tag on / the tag is text)
+                    self._value.append(buf[self._pos : stop if goes_on is None else goes_on])
+                    self._pos = stop if goes_on is None else goes_on
+                    self._vlook = self._base + len(buf) if goes_on is None else -1
+                    return goes_on is not None
             self._value.append(buf[self._pos : stop])
             self._pos = stop
             if which is None:
                 return False
+            self._vlook = -1
             self._finish_value()
             if which == d.param_close:
                 self._pos += len(which)
@@ -258,6 +290,32 @@ class InvokeStream(SectionStream):
         self._state = _OUTSIDE
         return True
 
+    def _value_goes_on(self, buf: str, at: int, which: str) -> int | None:
+        """Whether the tag `which` at `at` ends the value: -1 where it does, the offset the value's
+        text runs to where the tag is text, None while the text so far cannot tell. Another tag
+        is text where the value's close follows before the next section; the value's own close is
+        text in a string value where text that is no tag follows it and another close follows,
+        with no parameter head between (both: the module docstring)."""
+        close = self._d.param_close
+        if which != close and self._tags_end_value:
+            return -1
+        if which == close and (self._first_close_ends or not self.parser.string_valued(self._pattrs)):  # type: ignore[attr-defined]
+            return -1
+        look = self._vlook - self._base if self._vlook >= 0 else -1
+        k = close_ahead(buf, at, close, self._bound, look, self._final)
+        if which != close:
+            return k
+        after = at + len(close)
+        i = _NOT_SPACE.search(buf, after)
+        if i is None:
+            return -1 if self._final else None
+        if buf[i.start()] == "<" or (k is not None and k < 0):
+            return -1  # (a tag after it, maybe a damaged one / no later close: it ends the value)
+        since = max(after, look - _LONGEST_TAG)
+        if buf.find(self._d.param_open, since, len(buf) if k is None else k) >= 0:
+            return -1  # (a parameter head between the two close tags: the value ended at the first)
+        return None if k is None else after
+
     def _params_step(self, buf: str, d: Dialect) -> bool:
         """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""
         stop, which = find_or_safe(buf, self._pos, self._param_markers, self._final)
@@ -274,6 +332,7 @@ class InvokeStream(SectionStream):
             return True
         if which == d.invoke_close:
             self._pos += len(which)
+        self._call_closed = True  # (at a marker: even one found only at the end of output, `whole_calls`)
         self._end_invoke()
         return True
 
@@ -363,6 +422,11 @@ class InvokeToolParser(BuiltinToolParser):
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError
+
+    def string_valued(self, attrs: dict[str, str]) -> bool:
+        """Whether a parameter's tag says its value is a string (where a close tag with text after
+        it may be the value's text: `InvokeStream._value_goes_on`)."""
+        return False
 
     def has_tool_calls(self, text: str) -> bool:
         """A section opener or an invoke opener of the dialect appears in `text`."""

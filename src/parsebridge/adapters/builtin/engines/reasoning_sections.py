@@ -8,7 +8,8 @@ little more, and all of it is data on their `ReasoningFormat`:
 * ``closers`` — a tool-call section opened straight from reasoning ends the
   reasoning without an end marker; the closer stays in the content, where the
   tool parser reads it (Kimi-K2's ``<|tool_calls_section_begin|>``, GLM's and
-  Nemotron's ``<tool_call>``, DeepSeek-V4's DSML block);
+  Nemotron's ``<tool_call>``, DeepSeek-V4's DSML block); ``closer_follows``
+  says, per closer, what follows one that opens a call (else it is text);
 * ``content_wrappers`` — markers around the answer that are not content
   (Hunyuan's ``<answer>``, ERNIE's ``<response>``, Cohere's ``<|START_TEXT|>``);
 * ``drop_stray_end`` — a reply that did not think may open with a bare end
@@ -31,7 +32,15 @@ with ``drop_later_ends`` once an end marker closed reasoning, minus later
 Where the frameworks differ on the implicit closer: SGLang ends reasoning at
 the tool section only when no end marker follows anywhere; vLLM's grammar
 ends it at the first tool section. We follow vLLM — a stream cannot know
-whether an end marker will come, and stream ≡ one-shot is our contract.
+whether an end marker will come, and stream ≡ one-shot is our contract —
+but for a closer written as text: where the format says what follows a
+closer that opens a call (``closer_follows``: ``<tool_call>`` then a JSON
+object, ``<function=`` or a GLM name; a DSML block then its invoke), a closer
+followed by other text (``I will emit a <tool_call> block``) is reasoning's
+text, and one followed by nothing but whitespace, or by the end of output with
+no end marker between (cut off while writing the call), still ends it. A stream holds
+the text from such a closer until `CLOSER_WINDOW` characters (or the end of
+output) decide.
 
 Streams hold back only a suffix that could still become a marker, and never
 rescan emitted text: linear in the output length.
@@ -39,9 +48,11 @@ rescan emitted text: linear in the output length.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from ....formats._base import CLOSER_WINDOW
 from ....protocol import (
     ReasoningBlock,
     ReasoningParseResult,
@@ -141,6 +152,8 @@ class SectionReasoningParser(FormatReasoningParser):
         #: the tool section a closer opens (`drops_to`): an end marker in it is a call's text
         self.drops = Markers((*fmt.content_wrappers, *ends)) if fmt.drop_later_ends else self.wrappers
         self.closer_set = frozenset(fmt.closers) if fmt.drop_later_ends else frozenset()
+        #: closers that end reasoning only where a call's start follows them (`closer_follows`)
+        self.follows = {closer: re.compile(pattern) for closer, pattern in fmt.closer_follows}
         self.drops_to = Markers((*self.drops.texts, *self.closer_set)) if self.closer_set else self.drops
 
     def parse(
@@ -158,6 +171,8 @@ class SectionReasoningParser(FormatReasoningParser):
         while opener and self.skips_repeats and (again := self.starts.opens(text, begin)):
             begin += len(again)  # a start marker repeated right after the opener
         at, stop = self.stops.find(text, begin)
+        while at != -1 and stop not in self.end_set and not self.closes(text, at, stop, final=True):
+            at, stop = self.stops.find(text, at + len(stop))  # (a closer written as reasoning's text)
         closed_by_end = at != -1 and stop in self.end_set
         if at == -1:
             reasoning, rest, end = text[begin:], "", len(text)
@@ -170,6 +185,23 @@ class SectionReasoningParser(FormatReasoningParser):
         end_marker = stop if closed_by_end else None
         block = make_block(reasoning, opener or None, end_marker, lead if opener else 0, end, True)
         return make_reasoning_result(reasoning, content, block)
+
+    def closes(self, text: str, at: int, closer: str, final: bool) -> bool | None:
+        """Whether `closer` at `at` ends reasoning: where the format has no `closer_follows` for it,
+        or a call's start (its pattern) or only whitespace follows it (in the `CLOSER_WINDOW`
+        characters after it), or the output ends in that window with no end marker (cut off
+        while writing the call, as both servers read it); False where other text does:
+        reasoning's text; None while a stream has too little text after it to tell."""
+        pattern = self.follows.get(closer)
+        if pattern is None:
+            return True
+        after = at + len(closer)
+        window = text[after : after + CLOSER_WINDOW]
+        if pattern.match(window):
+            return True
+        if len(window) < CLOSER_WINDOW:
+            return None if not final else self.ends.find(window)[0] == -1
+        return not window.strip()
 
     def _later(self, rest: str) -> str:
         """The content after the end marker: later end markers dropped up to the first closer (a
@@ -298,6 +330,14 @@ class SectionStream(ReasoningStreamBase):
         held = self._held
         at, stop = self._p.stops.find(held)
         hold = len(held) if final else self._p.stops.hold_from(held)
+        while at != -1 and at < hold and stop not in self._p.end_set:
+            closes = self._p.closes(held, at, stop, final)
+            if closes:
+                break
+            if closes is None:  # (held from the closer until the text after it decides)
+                hold, at = at, -1
+                break
+            at, stop = self._p.stops.find(held, at + len(stop))  # (reasoning's text)
         if at != -1 and at < hold:
             part = self._take(at)
             if stop in self._p.end_set:

@@ -133,7 +133,13 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
         #: The open call opened straight from content (`bare_calls`).
         self._bare = False
         servers = parser.conventions == SERVERS
-        self._tag_ends = servers and cls.servers_tag_ends_value
+        #: the tags that end a value wherever they stand (`servers_tag_ends_value`), and whether a
+        #: close tag with text after it is the value's text (`tagged_values._close_ends`)
+        self._tag_ends: tuple[str, ...] = ()
+        if servers and cls.servers_tag_ends_value:
+            key = cls.param_open if cls.servers_key_in_value_is_text else None
+            self._tag_ends = tuple(m for m in self._value_ends_of(cls) if m != cls.param_close and m != key)
+        self._close_text = not (servers and cls.servers_first_close_ends_value)
         self._python_none = not (servers and cls.servers_none_is_text)
         self._keeps_newlines = servers and cls.servers_keeps_value_newlines
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
@@ -157,6 +163,11 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._opaque_ends,
             self._verbatim,
         ) = derived
+
+    @staticmethod
+    def _value_ends_of(cls: type[TaggedCallStream]) -> tuple[str, ...]:
+        """The tags that may end a value: its close, the next parameter's head, the call's close."""
+        return (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
 
     @classmethod
     def _derived(cls) -> tuple[Any, ...]:
@@ -183,7 +194,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             if m and not (m == cls.call_open and cls.one_call_per_block)
         )
         block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
-        value_ends = (cls.param_close, cls.param_open, *(m for m in (cls.call_close or cls.end,) if m))
+        value_ends = cls._value_ends_of(cls)
         opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
         return (
             starts,

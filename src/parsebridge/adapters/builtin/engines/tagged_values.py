@@ -17,6 +17,14 @@ on is held (a stream shows nothing of it; the next block's start, where it comes
 that the tag ended the value; the one-shot parse, which has the whole text,
 decides at once).
 
+A value's own close tag ends it, but for one case: in a value declared a string, a close tag
+followed by text that is no tag (``Close with </parameter> first``, whitespace between) is the
+value's text where another close tag of the value follows before the next block starts, with no
+parameter head between the two: a model writing about its format puts it there.
+(Otherwise it ends the value, and the text after it is stray text, shown as content.) Under
+conventions="servers" the first close tag ends the value, as both servers' patterns end it
+(`servers_first_close_ends_value`).
+
 Whitespace: a format whose template writes each value on lines of its own (Qwen3-Coder:
 ``<parameter=P>\\nVALUE\\n</parameter>``) has ONE leading and ONE trailing newline removed
 (unless `inline_values`); a format that writes values inline (GLM's ``<arg_value>V</arg_value>``)
@@ -25,6 +33,7 @@ keeps every character, trailing newlines and double spaces included.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -34,6 +43,10 @@ from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
 from .markers import close_ahead, find_or_safe
 from .schema_values import convert_value, is_string_typed
+
+_NOT_SPACE = re.compile(r"\S")
+#: (longer than any format's tag: where a search for tags goes on in text already searched)
+_LONGEST_TAG = 64
 
 
 class TaggedValues:
@@ -47,6 +60,13 @@ class TaggedValues:
     #: first such tag): another tag the format may end an unclosed value with ends the value
     #: wherever it stands, a close tag after it or not (under "lossless" it is text there).
     servers_tag_ends_value: ClassVar[bool] = False
+    #: ... but the next parameter's head is text inside a value whose close tag follows: both
+    #: servers read a value up to its close tag (GLM's ``<arg_value>…</arg_value>``), so only the
+    #: call's or the block's close ends it early.
+    servers_key_in_value_is_text: ClassVar[bool] = False
+    #: ... and a value ends at its first close tag, whatever follows it (both servers' patterns stop
+    #: there); under "lossless" a close tag with text after it is the value's text.
+    servers_first_close_ends_value: ClassVar[bool] = True
     #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
     #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
     servers_none_is_text: ClassVar[bool] = False
@@ -71,7 +91,8 @@ class TaggedValues:
     _vparts: list[str]
     _vfast: bool
     _vlook: int
-    _tag_ends: bool
+    _tag_ends: tuple[str, ...]
+    _close_text: bool
     _python_none: bool
     _value_ends: tuple[str, ...]
     _verbatim: Any
@@ -106,7 +127,19 @@ class TaggedValues:
             self._value(buf[pos:j])
             self._pos = j
             return False
-        if which != close and not self._tag_ends:
+        if which == close:
+            ends = self._close_ends(buf, j) if self._close_text else True
+            if ends is None:  # (held from the close on until what follows it decides)
+                self._value(buf[pos:j])
+                self._pos = j
+                self._vlook = self._base + len(buf)
+                return False
+            if not ends:  # the close tag is the value's text
+                self._value(buf[pos : j + len(close)])
+                self._pos = j + len(close)
+                self._vlook = -1
+                return True
+        elif which not in self._tag_ends:
             # Another tag: it ends the value unless its close tag follows before the next block
             # starts (searched once per text: from where the last search stopped).
             look = self._vlook - self._base if self._vlook >= 0 else -1
@@ -116,12 +149,38 @@ class TaggedValues:
                 self._pos = j
                 self._vlook = self._base + len(buf)  # (held from the tag on: the next search goes on here)
                 return False
-            if k >= 0:
-                j, which = k, close
+            if k >= 0:  # the tag is text: the value goes on to that close, which decides for itself
+                self._value(buf[pos:k])
+                self._pos = k
+                self._vlook = -1
+                return True
         self._value(buf[pos:j])
         self._pos = j + (len(which) if which == close else 0)
         self._finish_value()
         return True
+
+    def _close_ends(self, buf: str, at: int) -> bool | None:
+        """Whether the close tag at `at` ends the value (the module docstring): no where text that
+        is no tag follows it in a value declared a string, and another close tag of the value
+        follows before the next block starts with no parameter head between; else yes. None
+        while the text so far cannot tell."""
+        if not self._vtypes or "string" not in self._vtypes:
+            return True  # (a typed or undeclared value: no prose about the format is expected there)
+        after = at + len(self.param_close)
+        i = _NOT_SPACE.search(buf, after)
+        if i is None:
+            return True if self._final else None
+        if buf[i.start()] == "<":
+            return True  # (a tag, maybe a damaged one: markup, not the value's text)
+        look = self._vlook - self._base if self._vlook >= 0 else -1
+        k = close_ahead(buf, at, self.param_close, self.start, look, self._final)  # type: ignore[attr-defined]
+        if k is not None and k < 0:
+            return True
+        # (a parameter head between the two close tags: the value ended at the first)
+        since = max(after, look - _LONGEST_TAG)
+        if buf.find(self.param_open, since, len(buf) if k is None else k) >= 0:  # type: ignore[attr-defined]
+            return True
+        return None if k is None else False
 
     def _value(self, piece: str) -> None:
         if not piece:

@@ -9,7 +9,8 @@ moment it is named (`_commit`) until it ends (`_end_call`), and then decides:
 
 * **whole** — it ended where its format ends a call (its close marker, its object's closing
   brace: not at the end of output, and a format whose call body breaks off before its end sets
-  `_call_broken`), and its arguments text parses to a JSON object (none at all reads as ``{}``):
+  `_call_broken`), and its arguments text parses to a JSON object (none at all reads as ``{}``; a
+  JSON string whose text is a JSON object, as OpenAI's API writes arguments, reads as that object):
   the held deltas are released at once, the call with all its arguments in one delta. A call
   the end of output cuts off before it closed is never whole, even where its arguments were
   already complete (SGLang reads no call there either, and vLLM only in some formats); one that
@@ -37,6 +38,7 @@ format's stream class, one class per stream class.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -195,8 +197,19 @@ class WholeCalls:
             return False
         self._seal()  # type: ignore[attr-defined]
         index = self._index
-        args = "".join(d.arguments for d in self._out_calls[self._call_mark[1] :] if d.index == index)
-        return parse_arguments(args)[1] is None
+        held = [d for d in self._out_calls[self._call_mark[1] :] if d.index == index]
+        args = "".join(d.arguments for d in held)
+        if parse_arguments(args)[1] is None:
+            return True
+        inner = object_in_string(args)
+        if inner is None:
+            return False
+        # (arguments the model wrote as a JSON string holding the object, as OpenAI's API sends them:
+        # the object; the held deltas are not shown yet, so the call is shown with it)
+        held[0].arguments = inner
+        k = self._call_mark[1]
+        self._out_calls[k:] = [d for d in self._out_calls[k:] if d.index != index or d is held[0]]
+        return True
 
     def _end_call(self, pos: int) -> None:
         ended = self._in_call and self._holding
@@ -280,6 +293,21 @@ class WholeCalls:
         self._in_call = self._holding = self._to_close = False
         del self._release
         self._as_text("".join(markup) + raw)
+
+
+def object_in_string(args: str) -> str | None:
+    """The JSON object `args` holds as a JSON string (``"{\\"city\\": \\"Paris\\"}"``), as its
+    JSON text; None where `args` is no string or its text no JSON object."""
+    stripped = args.strip()
+    if not stripped.startswith('"'):
+        return None
+    try:
+        text = json.loads(stripped)
+    except ValueError:
+        return None
+    if not isinstance(text, str) or parse_arguments(text)[1] is not None or not text.strip():
+        return None
+    return text.strip()
 
 
 @cache

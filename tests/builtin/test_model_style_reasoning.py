@@ -1,0 +1,70 @@
+"""Reasoning written the way real models write it, read by builtin pipelines under both conventions.
+
+A model reasoning about its own tool format names the tool marker as text (``I will emit a
+<tool_call> block``) before it ends its reasoning and calls: the marker is reasoning's text there,
+not the end of the reasoning, and the call after the end marker is read; one-shot, per character
+and per approximate token alike.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.conformance.chunking import approximate_tokens
+
+_HERMES_CALL = '<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'
+_GLM_CALL = "<tool_call>get_time\n<arg_key>timezone</arg_key>\n<arg_value>UTC</arg_value>\n</tool_call>"
+_DSML_CALL = (
+    '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_time">\n<｜DSML｜parameter name="timezone" string="true">'
+    "UTC</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+)
+#: Reasoning that names the tool marker as text, then ends and calls: (reasoning, tool parser, output, reasoning read).
+TOOL_MARKER_IN_REASONING = [
+    (
+        "qwen3",
+        "hermes",
+        f"<think>I will emit a <tool_call> block.</think>\n\n{_HERMES_CALL}",
+        "I will emit a <tool_call> block.",
+    ),
+    (
+        "qwen3_thinking",
+        "hermes",
+        f"Wrap it in `<tool_call>` tags.\n</think>\n\n{_HERMES_CALL}",
+        "Wrap it in `<tool_call>` tags.\n",
+    ),
+    ("glm45", "glm45", f"<think>Use <tool_call> next.</think>\n{_GLM_CALL}", "Use <tool_call> next."),
+    (
+        "deepseek_v4",
+        "deepseek_v4",
+        f"I need <｜DSML｜tool_calls> here.</think>\n\n{_DSML_CALL}",
+        "I need <｜DSML｜tool_calls> here.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reasoning", "tool", "text", "thought"), TOOL_MARKER_IN_REASONING)
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_a_tool_marker_written_in_reasoning_is_reasoning(
+    reasoning: str, tool: str, text: str, thought: str, conventions: str
+) -> None:
+    """A tool marker ends reasoning where a call's start follows it; written as text (vLLM ends the
+    reasoning there and shows the rest, `</think>` included, as content; SGLang, where an end marker
+    follows, reads it as reasoning), it is reasoning's text, and the call after `</think>` is read."""
+    pipe = pb.get_pipeline(f"builtin:{reasoning}", f"builtin:{tool}", conventions=conventions)
+    one = pipe.parse(text)
+    assert (one.reasoning, [(c.name, c.arguments) for c in one.tool_calls]) == (
+        thought,
+        [("get_time", {"timezone": "UTC"})],
+    )
+    assert "</think>" not in (one.content or "")
+    for chunks in (list(text), approximate_tokens(text)):
+        stream = pipe.stream()
+        for chunk in chunks:
+            stream.feed(chunk)
+        done = stream.finish()
+        assert (done.reasoning, done.content, done.tool_calls[0].arguments) == (
+            one.reasoning,
+            one.content,
+            {"timezone": "UTC"},
+        )
