@@ -288,6 +288,7 @@ def test_single_backend_hint_says_what_is_installed(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(render, "_installed", lambda fw: True)
     hint = render.single_backend_hint(summary)  # type: ignore[arg-type]
     assert hint is not None and "install" not in hint.replace("installed", "") and "--backends" in hint
+    assert "--tool-parser vllm:NAME" in hint  # a run given specs has no --backends to add to
     monkeypatch.setattr(render, "_installed", lambda fw: False)
     hint = render.single_backend_hint(summary) or ""  # type: ignore[arg-type]
     assert all(f"{fw}-latest" in hint for fw in ("smg", "dynamo", "vllm", "sglang")), hint

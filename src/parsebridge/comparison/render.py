@@ -278,7 +278,8 @@ def single_backend_hint(s: CompareSummary) -> str | None:
         return (
             "only the builtin backend ran, so there is nothing to compare it with; "
             f"{' and '.join(installed)} {'is' if len(installed) == 1 else 'are'} installed here: "
-            f"add {', '.join(installed)} to --backends (or leave --backends out) to compare"
+            f"to compare, add {', '.join(installed)} to --backends (or leave --backends out), or, with "
+            f"specs, give theirs beside yours (--tool-parser {installed[0]}:NAME)"
         )
     return (
         "only the builtin backend ran here, so there is nothing to compare it with: install a framework's "
