@@ -114,10 +114,16 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
 ONESHOT_IDS_BACKENDS = frozenset({"dynamo", "smg"})
 
 
-def oneshot_ids(subject: Subject, source: TokenSource | None) -> tuple[list[int] | None, str | None]:
+def oneshot_ids(
+    subject: Subject, t: Transcript, source: TokenSource | None
+) -> tuple[list[int] | None, str | None]:
     """(ids, label) the one-shot request steps: the transcript's own where its pieces came from
-    them and the engine steps ids; else (None, None): the parser encodes the text itself."""
+    them and the engine was built with the tokenizer they belong to (`Runner._built`: an engine on
+    its own vocabulary would read another model's ids as other text); else (None, None): the
+    parser encodes the text itself."""
     if source is None or subject.target.backend not in ONESHOT_IDS_BACKENDS:
+        return None, None
+    if t.tokenizer is None or subject.tokenizer_ref != t.tokenizer:
         return None, None
     if not source.label.startswith(TRANSCRIPT_IDS):
         return None, None
@@ -160,7 +166,7 @@ def observe(
     Chunkings that cut the output into the same chunks (a short one: ``token-20`` and ``special``,
     two random seeds) feed the parser once: the same chunks give the same reading, which the later
     chunking gets a copy of. `source`: the transcript's token pieces (`oneshot_ids`)."""
-    oneshot = observe_oneshot(subject, t, *oneshot_ids(subject, source))
+    oneshot = observe_oneshot(subject, t, *oneshot_ids(subject, t, source))
     out: list[Observation] = []
     seen: dict[tuple[Any, ...], Observation] = {}
     for c, chunks in zip(chunkings, feeds, strict=True):
