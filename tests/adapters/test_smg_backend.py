@@ -227,3 +227,15 @@ def test_tokenizer_takes_the_records_names_for_a_vocabulary() -> None:
         assert [c.token_ids for c in parser.chunks(words, 1)] == [(i,) for i in encode_ids(real, words)]
     finally:
         parser.close()
+
+
+@pytest.mark.parametrize("tokenizer", ["pypi:nope", "/no/such/tokenizer.json", 42])
+def test_a_tokenizer_that_cannot_be_had_is_a_typed_error(tokenizer: object) -> None:
+    """smg (and Dynamo) let the loader's bare FileNotFoundError / TypeError out, where vLLM and
+    SGLang raise a ParsebridgeError: the caller's tokenizer is now `TokenizerUnavailable`."""
+    from parsebridge import ParsebridgeError
+    from parsebridge.adapters._tokenizers import TokenizerUnavailable
+
+    with pytest.raises(TokenizerUnavailable) as info:
+        get_tool_parser("smg:qwen", tokenizer=tokenizer)
+    assert isinstance(info.value, ParsebridgeError) and str(tokenizer) in str(info.value)

