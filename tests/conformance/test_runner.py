@@ -222,9 +222,9 @@ def test_chunkings_that_cut_alike_feed_the_parser_once(monkeypatch):
     fed = []
     real = observe_module.watch_stream
 
-    def counting(subject, t, chunking, chunks, tokenizer):
+    def counting(subject, t, chunking, chunks, tokenizer, *start):
         fed.append(chunking.name)
-        return real(subject, t, chunking, chunks, tokenizer)
+        return real(subject, t, chunking, chunks, tokenizer, *start)
 
     monkeypatch.setattr(observe_module, "watch_stream", counting)
     t = tool_transcript()

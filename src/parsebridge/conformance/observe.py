@@ -54,9 +54,8 @@ def parse_with(
         r = subject.pipeline.parse(text, reasoning_started=started, **(prompt or {}), **ids)
         return r.reasoning, r.content, r.tool_calls
     if subject.tool is not None:
-        t = subject.tool.parse(
-            text, transcript=tid, **ids
-        )  # reasoning: a tool parser that reads some (llamacpp)
+        # reasoning: a tool parser that reads some (llamacpp)
+        t = subject.tool.parse(text, transcript=tid, **ids)
         return getattr(t, "reasoning", None), t.content, t.tool_calls
     rr = subject.reasoning.parse(text, reasoning_started=started, transcript=tid, **(prompt or {}), **ids)
     return rr.reasoning, rr.content, []
@@ -109,6 +108,28 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
     return start_options(reader, None, None, text, ids)
 
 
+#: A request's start (`request_start`), or what working it out raised (raised again where a reading
+#: is made, so it becomes that reading's error).
+Start = tuple[bool | None, dict[str, Any]] | Exception
+
+
+def settled_start(subject: Subject, t: Transcript) -> Start:
+    """`request_start` once for all of a transcript's readings (it may decode and encode a prompt)."""
+    try:
+        return request_start(subject, t)
+    except Exception as exc:
+        return exc
+
+
+def _start_of(subject: Subject, t: Transcript, known: Start | None) -> tuple[bool | None, dict[str, Any]]:
+    """`known` (`settled_start`), raising what it stored, or `request_start` when not given."""
+    if known is None:
+        return request_start(subject, t)
+    if isinstance(known, Exception):
+        raise known
+    return known
+
+
 #: Backends whose non-streamed request is built from the engine's steps (Dynamo's frontend, smg's
 #: gateway): their one-shot reading steps the model's own ids where a transcript gives usable ones.
 ONESHOT_IDS_BACKENDS = frozenset({"dynamo", "smg"})
@@ -132,14 +153,18 @@ def oneshot_ids(
 
 
 def observe_oneshot(
-    subject: Subject, t: Transcript, token_ids: Sequence[int] | None = None, label: str | None = None
+    subject: Subject,
+    t: Transcript,
+    token_ids: Sequence[int] | None = None,
+    label: str | None = None,
+    start: Start | None = None,
 ) -> Observation:
-    """`parse` once (`token_ids`: see `oneshot_ids`, named by `label`); a raise becomes the
-    observation's `error`."""
+    """`parse` once (`token_ids`: see `oneshot_ids`, named by `label`; `start`: `settled_start`);
+    a raise becomes the observation's `error`."""
     obs = Observation("oneshot", "oneshot", tokenizer=label or subject.tokenizer_label)
     t0 = time.perf_counter()
     try:
-        started, prompt = request_start(subject, t)
+        started, prompt = _start_of(subject, t, start)
         reasoning, content, calls = parse_with(subject, t.output, started, t.id, prompt, token_ids)
     except Exception as exc:
         obs.error, obs.error_type = error_text(exc, subject.target, "parse", t.id), type(exc).__name__
@@ -166,7 +191,8 @@ def observe(
     Chunkings that cut the output into the same chunks (a short one: ``token-20`` and ``special``,
     two random seeds) feed the parser once: the same chunks give the same reading, which the later
     chunking gets a copy of. `source`: the transcript's token pieces (`oneshot_ids`)."""
-    oneshot = observe_oneshot(subject, t, *oneshot_ids(subject, t, source))
+    start = settled_start(subject, t)
+    oneshot = observe_oneshot(subject, t, *oneshot_ids(subject, t, source), start=start)
     out: list[Observation] = []
     seen: dict[tuple[Any, ...], Observation] = {}
     for c, chunks in zip(chunkings, feeds, strict=True):
@@ -178,7 +204,7 @@ def observe(
         if key in seen:
             out.append(dataclasses.replace(copy.deepcopy(seen[key]), chunking=c.name))
         else:
-            out.append(seen.setdefault(key, watch_stream(subject, t, c, list(chunks), label)))
+            out.append(seen.setdefault(key, watch_stream(subject, t, c, list(chunks), label, start)))
     return oneshot, out
 
 
@@ -204,10 +230,15 @@ def observe_stream(
 
 
 def watch_stream(
-    subject: Subject, t: Transcript, chunking: Chunking, chunks: list[Chunk], tokenizer: str
+    subject: Subject,
+    t: Transcript,
+    chunking: Chunking,
+    chunks: list[Chunk],
+    tokenizer: str,
+    start: Start | None = None,
 ) -> Observation:
     """Feed `chunks` to a new stream, flush, finish: the reading is what the deltas assemble to;
-    `tokenizer` names what cut the chunks (or what the parser reads with)."""
+    `tokenizer` names what cut the chunks (or what the parser reads with); `start`: `settled_start`."""
     obs = Observation("stream", chunking.name, tokenizer=tokenizer)
     obs.chunks = len(chunks)
     acc = DeltaAccumulator()
@@ -228,7 +259,7 @@ def watch_stream(
     t0 = time.perf_counter()
     call = "stream"
     try:
-        started, prompt = request_start(subject, t)
+        started, prompt = _start_of(subject, t, start)
         stream = open_stream(subject, started, t.id, prompt)
         call = "stream.feed"
         for delta in fed(stream, [(chunk.text, chunk.token_ids) for chunk in chunks]):
