@@ -46,6 +46,9 @@ The pieces, each usable alone:
   served-parser base: a backend gives one `ServedEngine` (its one-shot request
   and its streamed request for a (reasoning, tool) pair), and the base maps
   the server's answers to parsebridge results, one-shot and streamed.
+* `StreamRequest`, `fence_splitter`, `message_calls`, `delta_of` (`answers`) — a
+  server's OpenAI answers read as parsebridge's objects, and the streamed request
+  whose steps are fenced (`read_to_fence`).
 
 A second in-process server backend plugs in by subclassing `ServedFrontend` —
 `backend` (its parsebridge name), `_start(port)` (a coroutine run on the

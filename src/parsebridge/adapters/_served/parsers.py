@@ -5,9 +5,10 @@ pair (`ParserPair`, always reasoning first, then tool) on its server, with
 the one-shot request (`oneshot`: the answer's message) and a streamed request
 (`stream_request`: a `StreamRequest`). Everything else is here: the parser
 classes (`ServedToolParser`, `ServedReasoningParser`, `ServedPipeline`) that
-map a message to our results, the stepper that maps each step's events to a
-`StreamDelta` (`ServedStepper`), and the feed-to-delta attribution of a
-streamed request (`StreamRequest`, over `read_to_fence`).
+map a message to our results, and the stepper that maps each step's events to a
+`StreamDelta` (`ServedStepper`). Reading the server's answers (a message's calls,
+a step's deltas, the feed-to-delta attribution of a streamed request:
+`StreamRequest`) is `answers`.
 
 What the engine is fed, the same for every served backend (`ServedEngine`):
 the token ids of the model folder's tokenizer — the real one given as the
@@ -36,24 +37,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from ...protocol import (
-    BackendError,
     DeltaAccumulator,
     ParseResult,
     ReasoningParserBase,
     ReasoningParseResult,
     StreamDelta,
-    ToolCall,
-    ToolCallDelta,
     ToolParserBase,
     ToolParseResult,
     ToolSpec,
 )
 from ...protocol.errors import call_typed, refused_chunk
 from ...protocol.models import (
-    make_call_delta,
     make_delta,
     make_reasoning_result,
-    make_tool_call,
     make_tool_result,
 )
 from ...protocol.prompt_rule import flag_prompt
@@ -65,9 +61,8 @@ from .._stepped import (
     SteppedToolStream,
     record_into,
 )
-from .http import SseReader, read_to_fence
+from .answers import StreamRequest, delta_of, message_calls
 from .model_folder import ModelFolder, user_folder
-from .steps import Script
 
 Markers = tuple[str | None, str | None]
 ResultT = TypeVar("ResultT")
@@ -84,125 +79,6 @@ class ParserPair(NamedTuple):
     def label(self) -> str:
         """``reasoning+tool`` (the names given), for errors and logs."""
         return "+".join(n for n in self if n) or "none"
-
-
-def message_calls(message: dict[str, Any]) -> list[ToolCall]:
-    """The tool calls of an OpenAI chat message."""
-    out = []
-    for call in message.get("tool_calls") or ():
-        fn = call.get("function") or {}
-        out.append(make_tool_call(fn.get("name") or "", fn.get("arguments") or "", call.get("id")))
-    return out
-
-
-def delta_of(deltas: list[dict[str, Any]]) -> StreamDelta:
-    """One `StreamDelta` from OpenAI ``delta`` objects (content, reasoning and call fragments, in order)."""
-    content: list[str] = []
-    reasoning: list[str] = []
-    calls: list[ToolCallDelta] = []
-    for d in deltas:
-        if d.get("content"):
-            content.append(d["content"])
-        if d.get("reasoning_content"):
-            reasoning.append(d["reasoning_content"])
-        for tc in d.get("tool_calls") or ():
-            fn = tc.get("function") or {}
-            calls.append(
-                make_call_delta(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments") or "")
-            )
-    return make_delta("".join(content), "".join(reasoning), calls or None)
-
-
-def fence_splitter(
-    backend: str, label: str, fence_has_text: bool
-) -> Callable[[Any], tuple[list[dict[str, Any]] | None, bool]]:
-    """The fence test of a streamed request with two choices: choice 0's deltas in an event, and
-    whether the event carries the fence on choice 1 (any choice-1 entry, or only one with text when
-    `fence_has_text`: a server that sends an empty choice-1 delta of its own)."""
-
-    def split(event: Any) -> tuple[list[dict[str, Any]] | None, bool]:
-        choices = event.get("choices")
-        if choices is None:
-            if "error" in event:
-                raise BackendError(backend, label, "stream", f"error event: {event['error']}")
-            return None, False
-        own: list[dict[str, Any]] = []
-        fenced = False
-        for choice in choices:
-            delta = choice.get("delta") or {}
-            if choice.get("index", 0) != 1:
-                own.append(delta)
-            elif not fence_has_text or delta.get("content") or delta.get("reasoning_content"):
-                fenced = True
-        return (own or None), fenced
-
-    return split
-
-
-class StreamRequest:
-    """One streamed request whose steps are fenced (see `read_to_fence`): `step`, then `end`.
-
-    `open` sends the request (after the first step is put: some servers answer headers only once
-    their engine produced something); `split` is the fence test (`fence_splitter`). A response
-    that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
-    ends the response once a call is complete): then later steps show nothing, as to a client.
-    `skip_empty`: a step with no token is not sent (a server that cannot take one).
-    """
-
-    def __init__(
-        self,
-        script: Script,
-        open: Callable[[], SseReader],
-        split: Callable[[Any], tuple[list[dict[str, Any]] | None, bool]],
-        *,
-        skip_empty: bool = False,
-        ends_early: bool = False,
-    ) -> None:
-        self.script = script
-        self._open = open
-        self._split = split
-        self._skip_empty = skip_empty
-        self._ends_early = ends_early
-        self._readers: list[SseReader] = []
-        self.ended_early = False
-
-    def step(self, token_ids: list[int]) -> list[dict[str, Any]]:
-        """Put one engine step; the choice-0 deltas the server sent for it."""
-        if self.ended_early or (self._skip_empty and not token_ids):
-            return []
-        self.script.put(token_ids)
-        reader = self._readers[0] if self._readers else self._opened()
-        parts, fenced = read_to_fence(reader, self._split)
-        if not fenced:
-            if not self._ends_early:
-                raise RuntimeError("the server ended the stream before the step's fence")
-            self.ended_early = True
-        return [d for part in parts for d in part]
-
-    def _opened(self) -> SseReader:
-        try:
-            reader = self._open()
-        except BaseException:
-            self.abandon()
-            raise
-        self._readers.append(reader)
-        return reader
-
-    def end(self) -> list[dict[str, Any]]:
-        """Finish the request; the deltas its end produced (what the server held, the finish chunk)."""
-        self.script.end()
-        try:
-            if not self._readers or self.ended_early:
-                return []
-            return [d for event in self._readers[0].rest() if (own := self._split(event)[0]) for d in own]
-        finally:
-            self.abandon()
-
-    def abandon(self) -> None:
-        """Cancel the script and close the response (a stream dropped, or ended)."""
-        self.script.cancel()
-        for reader in self._readers:
-            reader.close()
 
 
 class ServedEngine(abc.ABC):

@@ -31,6 +31,7 @@ from ...formats import reasoning_format
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec, family_table
 from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, open_sse, post_json
+from .._served.answers import StreamRequest, fence_splitter
 from .._served.model_folder import prompt_text
 from .._served.parsers import (
     Markers,
@@ -39,8 +40,6 @@ from .._served.parsers import (
     ServedPipeline,
     ServedReasoningParser,
     ServedToolParser,
-    StreamRequest,
-    fence_splitter,
 )
 from . import REQUEST_OPTIONS
 from ._frontend import DynamoFrontend, frontend

@@ -19,8 +19,9 @@ from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
 from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
+from .._served.answers import StreamRequest, fence_splitter
 from .._served.model_folder import prompt_text
-from .._served.parsers import Markers, ParserPair, ServedEngine, StreamRequest, fence_splitter
+from .._served.parsers import Markers, ParserPair, ServedEngine
 from ._gateway import Gateway, release, runtime
 from ._worker import prompt_for
 
