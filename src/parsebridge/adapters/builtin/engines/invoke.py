@@ -42,14 +42,11 @@ from typing import Any, ClassVar
 
 from .conventions import SERVERS
 from .json_text import Quiet, dumps, dumps_str
-from .markers import close_ahead, content_mode, find_or_safe, first_chars
+from .markers import close_ahead, content_mode, find_or_safe, first_chars, own_close_ends
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
 
-_NOT_SPACE = re.compile(r"\S")
-#: (longer than any format's tag: where a search for tags goes on in text already searched)
-_LONGEST_TAG = 64
 _ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
 
@@ -302,19 +299,12 @@ class InvokeStream(SectionStream):
         if which == close and (self._first_close_ends or not self.parser.string_valued(self._pattrs)):  # type: ignore[attr-defined]
             return -1
         look = self._vlook - self._base if self._vlook >= 0 else -1
-        k = close_ahead(buf, at, close, self._bound, look, self._final)
         if which != close:
-            return k
-        after = at + len(close)
-        i = _NOT_SPACE.search(buf, after)
-        if i is None:
-            return -1 if self._final else None
-        if buf[i.start()] == "<" or (k is not None and k < 0):
-            return -1  # (a tag after it, maybe a damaged one / no later close: it ends the value)
-        since = max(after, look - _LONGEST_TAG)
-        if buf.find(self._d.param_open, since, len(buf) if k is None else k) >= 0:
-            return -1  # (a parameter head between the two close tags: the value ended at the first)
-        return None if k is None else after
+            return close_ahead(buf, at, close, self._bound, look, self._final)
+        ends = own_close_ends(buf, at, close, self._d.param_open, self._bound, look, self._final)
+        if ends is None:
+            return None
+        return -1 if ends else at + len(close)
 
     def _params_step(self, buf: str, d: Dialect) -> bool:
         """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""

@@ -138,6 +138,34 @@ def find_or_safe(buf: str, start: int, markers: tuple[str, ...], final: bool) ->
     return safe_end(buf, start, markers, final), None
 
 
+#: (longer than any format's tag: where a search for tags goes on in text already searched)
+_LONGEST_TAG = 64
+_NOT_SPACE = re.compile(r"\S")
+
+
+def own_close_ends(
+    buf: str, at: int, close: str, head: str, bound: str | None, look: int, final: bool
+) -> bool | None:
+    """Whether a string value's own `close` at `at` ends it (the tagged and invoke engines' rule):
+    not where text that is no tag follows it and another `close` follows before the next `bound`
+    (a block's start) with no parameter `head` between (a model writing about its format puts it
+    there); else it does. None while the text so far cannot tell; `look` as `close_ahead`'s."""
+    after = at + len(close)
+    i = _NOT_SPACE.search(buf, after)
+    if i is None:
+        return True if final else None
+    if buf[i.start()] == "<":
+        return True  # (a tag, maybe a damaged one: markup, not the value's text)
+    k = close_ahead(buf, at, close, bound, look, final)
+    if k is not None and k < 0:
+        return True
+    # (a parameter head between the two close tags: the value ended at the first)
+    since = max(after, look - _LONGEST_TAG)
+    if buf.find(head, since, len(buf) if k is None else k) >= 0:
+        return True
+    return None if k is None else False
+
+
 def close_ahead(buf: str, at: int, close: str, bound: str | None, look: int, final: bool) -> int | None:
     """Whether a value's `close` follows a marker at `at` that may end the value (a model writing
     about its own format puts such markers inside a value, as text): the offset of that `close`

@@ -33,7 +33,6 @@ keeps every character, trailing newlines and double spaces included.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -41,12 +40,8 @@ from ....protocol import StreamDelta
 from ....protocol.errors import InvalidInputError
 from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
-from .markers import close_ahead, find_or_safe
+from .markers import close_ahead, find_or_safe, own_close_ends
 from .schema_values import convert_value, is_string_typed
-
-_NOT_SPACE = re.compile(r"\S")
-#: (longer than any format's tag: where a search for tags goes on in text already searched)
-_LONGEST_TAG = 64
 
 
 class TaggedValues:
@@ -166,21 +161,9 @@ class TaggedValues:
         while the text so far cannot tell."""
         if not self._vtypes or "string" not in self._vtypes:
             return True  # (a typed or undeclared value: no prose about the format is expected there)
-        after = at + len(self.param_close)
-        i = _NOT_SPACE.search(buf, after)
-        if i is None:
-            return True if self._final else None
-        if buf[i.start()] == "<":
-            return True  # (a tag, maybe a damaged one: markup, not the value's text)
         look = self._vlook - self._base if self._vlook >= 0 else -1
-        k = close_ahead(buf, at, self.param_close, self.start, look, self._final)  # type: ignore[attr-defined]
-        if k is not None and k < 0:
-            return True
-        # (a parameter head between the two close tags: the value ended at the first)
-        since = max(after, look - _LONGEST_TAG)
-        if buf.find(self.param_open, since, len(buf) if k is None else k) >= 0:  # type: ignore[attr-defined]
-            return True
-        return None if k is None else False
+        close, head, bound = self.param_close, self.param_open, self.start  # type: ignore[attr-defined]
+        return own_close_ends(buf, at, close, head, bound, look, self._final)
 
     def _value(self, piece: str) -> None:
         if not piece:
