@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,45 @@ def test_a_failed_start_is_retried_once_then_a_typed_error() -> None:
         bad.ensure()
     assert info.value.backend == "fake" and "attempt 2" in info.value.reason
     assert bad.loop is None and not bad.running
+
+
+class SlowToAnswer(FakeFrontend):
+    """Answers ready only once the test allows it (`answer`): a server still starting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer = threading.Event()
+
+    def _is_ready(self) -> bool:
+        return self.answer.is_set() and super()._is_ready()
+
+
+def test_a_second_thread_waits_for_the_start_not_only_for_a_port() -> None:
+    """The port is picked before the server answers; a second thread's first use returned it at
+    once, then found no loop or routes: Dynamo's "the server's event loop is not running" for a
+    thread pool's first parses (tests/adapters/test_dynamo_backend.py, run alone)."""
+    fe = SlowToAnswer()
+    starter = threading.Thread(target=fe.ensure)
+    starter.start()
+    try:
+        deadline = time.monotonic() + 5
+        while fe.server.port is None and time.monotonic() < deadline:  # the start has its port
+            time.sleep(0.005)
+        assert fe.server.port is not None and fe.server.ready_port is None
+        second: list[int] = []
+        other = threading.Thread(target=lambda: second.append(fe.ensure()))
+        other.start()
+        other.join(0.3)
+        assert other.is_alive() and second == [], "returned a port before the server answered"
+        fe.answer.set()
+        starter.join(5)
+        other.join(5)
+        assert second == [fe.port] and fe.server.ready_port == fe.port
+    finally:
+        fe.answer.set()
+        starter.join(5)
+        fe.close()
+    assert fe.server.ready_port is None
 
 
 def test_close_removes_cleanup_paths(tmp_path: Path) -> None:

@@ -156,6 +156,7 @@ class Server:
         #: Files and folders the server wrote that `cleanup` removes.
         self.cleanup_paths: list[Path] = list(cleanup_paths)
         self.port: int | None = None
+        self._up = False  # answered ready since the last launch (`ready_port`)
         self.restarts = 0
         self.start_seconds: float | None = None
         self._lock = threading.RLock()
@@ -182,7 +183,7 @@ class Server:
     def _start_once(self) -> None:
         began = time.perf_counter()
         port = free_port() if self.launcher.needs_port else None
-        self._pid, self.port = os.getpid(), port
+        self._pid, self.port, self._up = os.getpid(), port, False
         owners.own(self)
         try:
             self.launcher.launch(port)
@@ -195,6 +196,14 @@ class Server:
             self.stop()
             raise self.error(f"{type(exc).__name__}: {exc}", tail) from exc
         self.start_seconds = time.perf_counter() - began
+        self._up = True
+
+    @property
+    def ready_port(self) -> int | None:
+        """The port once the server has answered ready; None while it starts or after it stopped.
+        `port` is set before the launch (the readiness check needs it), so a caller that does not
+        hold the starter's lock must read this one: a server still starting has no loop or routes."""
+        return self.port if self._up else None
 
     def wait_ready(self, timeout: float | None = None) -> None:
         """Poll the readiness strategy until it says ready; a server that ends meanwhile, or a
@@ -246,7 +255,7 @@ class Server:
                 return
             if self._pid != os.getpid():  # a forked child's copy: the parent's server, not ours
                 self.launcher.forget()
-                self._pid, self.port, self.cleanup_paths = None, None, []
+                self._pid, self.port, self.cleanup_paths, self._up = None, None, [], False
                 return
             ask_wait, term_wait, kill_wait = self.stop_waits
             launcher = self.launcher
@@ -264,6 +273,7 @@ class Server:
 
     def cleanup(self) -> None:
         """Release the launch's pipes and loops and remove `cleanup_paths` (called by `stop`)."""
+        self._up = False
         self.launcher.cleanup()
         for path in self.cleanup_paths:
             if path.is_dir():

@@ -116,8 +116,9 @@ class ServedFrontend(abc.ABC):
         return self._pid == os.getpid() and self.server.port is not None and self.server.is_alive()
 
     def ensure(self) -> int:
-        """The running server's port; starts it on first use (see module doc)."""
-        port = self.server.port
+        """The running server's port; starts it on first use (see module doc). Another thread's
+        call while it starts waits for the start (the lock), not only for a port to be picked."""
+        port = self.server.ready_port
         if port is not None and self._pid == os.getpid():
             return port
         with self._lock:
