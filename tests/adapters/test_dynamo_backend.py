@@ -158,3 +158,19 @@ def test_a_thread_pool_shares_the_frontend() -> None:
         together = list(pool.map(streamed, texts))
     assert together == [streamed(t) for t in texts]
     assert together[3] == ("Let me check.", [{"city": "City3"}])
+
+
+def test_a_stream_open_when_its_parser_closes_is_a_typed_error_then_the_next_one_restarts() -> None:
+    """Closing the last parser stops the frontend under an open stream of it (as another thread
+    may): its next feed is `ServerUnavailableError`, and a new stream starts the frontend again."""
+    tp = pb.get_tool_parser("dynamo:hermes", tools=TOOLS)
+    stream = tp.stream()
+    stream.feed(CALL[:20])
+    tp.close()
+    with pytest.raises(ServerUnavailableError, match="start a new stream"):
+        stream.feed(CALL[20:])
+    again = tp.stream()
+    for i in range(0, len(CALL), 7):
+        again.feed(CALL[i : i + 7])
+    assert [c.arguments for c in again.finish().tool_calls] == [{"city": "Paris"}]
+    tp.close()

@@ -276,3 +276,17 @@ def test_a_tokenizer_that_cannot_be_had_is_a_typed_error(tokenizer: object) -> N
     with pytest.raises(TokenizerUnavailable) as info:
         get_tool_parser("smg:qwen", tokenizer=tokenizer)
     assert isinstance(info.value, ParsebridgeError) and str(tokenizer) in str(info.value)
+
+
+def test_a_gateway_that_dies_mid_stream_is_a_typed_error_not_a_quiet_end(fresh_runtime) -> None:
+    """The stream's state was the gateway's: the next feed says so (before, every later feed showed
+    nothing, as after smg's own early end, and the stream ended without its call)."""
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    stream = parser.stream()
+    stream.feed(CALL[:20])
+    gw = _gateway.runtime().gateway(ParserPair(None, "qwen"))
+    gw.proc.kill()
+    gw.proc.wait()
+    with pytest.raises(ServerUnavailableError, match="start a new stream"):
+        stream.feed(CALL[20:])
+    assert parser.parse(CALL).tool_calls  # a new request: the gateway restarted

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...protocol import BackendError, StreamDelta, ToolCall, ToolCallDelta
+from ...protocol.errors import ServerUnavailableError
 from ...protocol.models import make_call_delta, make_delta, make_tool_call
 from .http import SseReader, read_to_fence
 from .steps import Script
@@ -78,6 +79,11 @@ class StreamRequest:
     that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
     ends the response once a call is complete): then later steps show nothing, as to a client.
     `skip_empty`: a step with no token is not sent (a server that cannot take one).
+
+    A server that stops (its last parser closed, `close`, exit) or dies while the request is open
+    takes the request's state with it: the next `step` or `end` is a `ServerUnavailableError`
+    naming `backend`, never a stream that quietly shows nothing more (a cut response is not a
+    server's early end: that one ends with ``[DONE]``).
     """
 
     def __init__(
@@ -86,9 +92,11 @@ class StreamRequest:
         open: Callable[[], SseReader],
         split: Callable[[Any], tuple[list[dict[str, Any]] | None, bool]],
         *,
+        backend: str,
         skip_empty: bool = False,
         ends_early: bool = False,
     ) -> None:
+        self.backend = backend
         self.script = script
         self._open = open
         self._split = split
@@ -101,14 +109,30 @@ class StreamRequest:
         """Put one engine step; the choice-0 deltas the server sent for it."""
         if self.ended_early or (self._skip_empty and not token_ids):
             return []
+        self._check_server()
         self.script.put(token_ids)
         reader = self._readers[0] if self._readers else self._opened()
         parts, fenced = read_to_fence(reader, self._split)
         if not fenced:
+            self._check_server()
             if not self._ends_early:
                 raise RuntimeError("the server ended the stream before the step's fence")
             self.ended_early = True
         return [d for part in parts for d in part]
+
+    def _check_server(self) -> None:
+        """The typed error when the server stopped under this request: its script was cancelled
+        by the server's stop (`ScriptBoard.cancel_all`), or its response was cut (`SseReader.cut`).
+        (`end` and `abandon`, which end the script too, are this request's last calls.)"""
+        if self.script.ended or any(reader.cut for reader in self._readers):
+            raise self._stopped()
+
+    def _stopped(self) -> ServerUnavailableError:
+        return ServerUnavailableError(
+            self.backend,
+            "the server stopped while this stream was open (a parser sharing it was closed, or it "
+            "died); what the stream held went with it: start a new stream()",
+        )
 
     def _opened(self) -> SseReader:
         try:
@@ -121,11 +145,16 @@ class StreamRequest:
 
     def end(self) -> list[dict[str, Any]]:
         """Finish the request; the deltas its end produced (what the server held, the finish chunk)."""
-        self.script.end()
         try:
+            self._check_server()
+            self.script.end()
             if not self._readers or self.ended_early:
                 return []
-            return [d for event in self._readers[0].rest() if (own := self._split(event)[0]) for d in own]
+            reader = self._readers[0]
+            events = reader.rest()
+            if reader.cut:
+                raise self._stopped()
+            return [d for event in events if (own := self._split(event)[0]) for d in own]
         finally:
             self.abandon()
 

@@ -64,12 +64,14 @@ def post_json(port: int, path: str, body: Any, timeout: float = 60.0) -> Any:
 class SseReader:
     """A streamed response, one event at a time (`next_event`); `close` when done."""
 
-    __slots__ = ("_conn", "_resp", "done")
+    __slots__ = ("_conn", "_resp", "cut", "done")
 
     def __init__(self, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse) -> None:
         self._conn = conn
         self._resp = resp
         self.done = False
+        #: The response ended without ``[DONE]``: the server stopped or died while it was sending.
+        self.cut = False
 
     def next_event(self) -> Any | None:
         """The next ``data:`` event's JSON; None at ``[DONE]`` or the end of the response."""
@@ -79,6 +81,7 @@ class SseReader:
         while True:
             line = readline()
             if not line:
+                self.cut = True
                 self.close()
                 return None
             if not line.startswith(b"data:"):

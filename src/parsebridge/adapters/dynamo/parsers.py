@@ -138,7 +138,9 @@ class DynamoEngine(ServedEngine):
             )
         script = fe.board.open()
         body = self.body(model, script.key, True, prompt)
-        return StreamRequest(script, lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT), self._split)
+        return StreamRequest(
+            script, lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT), self._split, backend="dynamo"
+        )
 
     def close(self) -> None:
         """Stop the frontend unless another parser uses it (it starts again on the next parse)."""

@@ -129,7 +129,7 @@ class SmgEngine(ServedEngine):
             except HttpStatusError as exc:
                 raise BackendError("smg", gw.label, "chat", str(exc)) from exc
 
-        return StreamRequest(script, open, self._split, skip_empty=True, ends_early=True)
+        return StreamRequest(script, open, self._split, backend="smg", skip_empty=True, ends_early=True)
 
     def close(self) -> None:
         """Stop this pair's gateway unless another parser uses it (and the worker with the last one)."""
