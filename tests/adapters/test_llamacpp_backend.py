@@ -190,3 +190,24 @@ def test_first_use_after_the_harness_stopped_starts_it_again() -> None:
     h._drop()
     res = pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
     assert [c.name for c in res.tool_calls] == ["get_weather"]
+
+
+def test_a_stream_opened_before_a_restart_is_refused_not_fed_into_anothers() -> None:
+    """The harness numbers its streams from the start again: a stream of the crashed harness
+    stepped on the new one would feed the new stream with the same number (another thread's)."""
+    parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
+    old = parser.stream()
+    old.feed("Let me")
+    h = _harness.harness(_snapshot())
+    watcher = h.server.launcher.pid
+    assert watcher is not None
+    children = Path(f"/proc/{watcher}/task/{watcher}/children").read_text().split()
+    os.kill(int(children[0]), signal.SIGSEGV)  # as a crash in C++ ends it
+    time.sleep(0.5)
+    rome = CALL.replace("Paris", "Rome")
+    new = parser.stream()  # on the new harness: possibly the old stream's number
+    new.feed(rome[:20])
+    with pytest.raises(_harness.HarnessCrash, match="start a new stream"):
+        old.feed(" check.")
+    new.feed(rome[20:])
+    assert _reading(new.finish()) == _reading(parser.parse(rome))

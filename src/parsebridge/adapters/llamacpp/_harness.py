@@ -8,7 +8,9 @@ with a `BackendError` carrying the log tail, and the next request starts a new h
 A *session* is one rendered request (template, tools, options → the parser llama.cpp built for
 it); the harness keeps them by number, and this side keeps the apply request of each, so that a
 restarted harness gets its sessions back on demand. A *stream* is a session's parse state across
-steps (`open_stream`, then `step` per engine step, the last one `final`).
+steps (`open_stream`, then `step` per engine step, the last one `final`). A stream's state is the
+harness's alone: a stream opened before a restart is refused (`HarnessCrash`) at its next step,
+as the harness numbers its new streams from the start again and the old number may be another's.
 """
 
 from __future__ import annotations
@@ -64,6 +66,13 @@ class Harness:
         self._reader: Any = None
         #: Apply request (as JSON) → (session number, apply answer).
         self._sessions: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+        #: Harness processes started: the session and stream numbers of one mean nothing to the next.
+        self.generation = 0
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held across the calls that use one session or stream number (`session`, `generation`)."""
+        return self._lock
 
     def _connect(self, server: Server) -> bool:
         sock = socket.create_connection(("127.0.0.1", server.port or 0), timeout=REQUEST_TIMEOUT)
@@ -81,7 +90,19 @@ class Harness:
         if self.server.port is not None:  # it ended: the next start is a restart
             self.server.stop(now=True)
             self.server.restarts += 1
+        self.generation += 1
         self.server.start()
+
+    def _check_generation(self, generation: int | None, what: str, op: str) -> None:
+        """Refuse a request made for an earlier harness (`generation`: when its stream or session opened)."""
+        if generation is not None and generation != self.generation:
+            raise HarnessCrash(
+                "llamacpp",
+                what,
+                op,
+                "the harness ended and was started again since this stream opened: the stream's "
+                "state went with it; start a new stream()",
+            )
 
     def _closed_by_harness(self) -> bool:
         """Whether the harness closed the connection since the last answer (it ended between
@@ -102,10 +123,12 @@ class Harness:
             with contextlib.suppress(OSError):
                 sock.close()
 
-    def call(self, request: dict[str, Any], what: str) -> dict[str, Any]:
-        """Send one request; the answer, or `BackendError` with the harness's words (or log tail)."""
+    def call(self, request: dict[str, Any], what: str, generation: int | None = None) -> dict[str, Any]:
+        """Send one request; the answer, or `BackendError` with the harness's words (or log tail).
+        `generation`: the harness the request's stream or session belongs to (`_check_generation`)."""
         with self._lock:
             self._ensure()
+            self._check_generation(generation, what, str(request.get("op")))
             answer = self._exchange(request, what)
         if not answer.get("ok"):
             raise BackendError("llamacpp", what, str(request.get("op")), str(answer.get("error")))
@@ -140,16 +163,23 @@ class Harness:
         lines = [json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in requests]
         return self.pipeline_lines(lines, what)
 
-    def steps(self, stream: int, texts: Sequence[str], what: str) -> list[dict[str, Any]]:
-        """`pipeline` of one stream's steps (not final), their lines written out directly."""
+    def steps(
+        self, stream: int, texts: Sequence[str], what: str, generation: int | None = None
+    ) -> list[dict[str, Any]]:
+        """`pipeline` of one stream's steps (not final), their lines written out directly;
+        `generation` as for `call`."""
         head = b'{"op":"step","final":false,"stream":%d,"text":' % stream
-        return self.pipeline_lines([head + _string(t).encode("utf-8") + b"}\n" for t in texts], what)
+        lines = [head + _string(t).encode("utf-8") + b"}\n" for t in texts]
+        return self.pipeline_lines(lines, what, generation)
 
-    def pipeline_lines(self, lines: Sequence[bytes], what: str) -> list[dict[str, Any]]:
+    def pipeline_lines(
+        self, lines: Sequence[bytes], what: str, generation: int | None = None
+    ) -> list[dict[str, Any]]:
         """`pipeline` of requests already written as JSON lines."""
         answers: list[dict[str, Any]] = []
         with self._lock:
             self._ensure()
+            self._check_generation(generation, what, "step")
             for window in _windows(lines):
                 answers += self._exchange_many(window, what)
         return answers
@@ -180,7 +210,8 @@ class Harness:
 
     def session(self, apply: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
         """The harness's session number for a rendered request (rendered now if new), and the
-        apply answer (the format llama.cpp chose, the prompt, the reasoning markers...)."""
+        apply answer (the format llama.cpp chose, the prompt, the reasoning markers...). The number
+        is the current harness's (`generation`): hold `lock` until it is used, or pass that on."""
         key = json.dumps(apply, sort_keys=True, ensure_ascii=False)
         with self._lock:
             self._ensure()

@@ -120,10 +120,11 @@ class Rendered:
         self, text: str, reasoning_started: bool | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The message llama.cpp parses from a complete `text`, and the apply answer."""
-        sid, info = self.session(reasoning_started)
-        answer = self.harness.call(
-            {"op": "parse", "session": sid, "text": text, "partial": False}, self.label
-        )
+        harness = self.harness
+        with harness.lock:  # the session's number is this harness's until the parse is answered
+            sid, info = self.session(reasoning_started)
+            request = {"op": "parse", "session": sid, "text": text, "partial": False}
+            answer = harness.call(request, self.label, harness.generation)
         return answer["message"], info
 
 
@@ -163,8 +164,12 @@ class LlamacppStepper:
         self.text_seen: list[str] = []
         self._harness = rendered.harness
         self._label = rendered.label
-        sid, self.info = rendered.session(reasoning_started)
-        opened = self._harness.call({"op": "open_stream", "session": sid}, rendered.label)
+        with self._harness.lock:  # the stream's number is this harness's: its steps say so
+            sid, self.info = rendered.session(reasoning_started)
+            self._generation = self._harness.generation
+            opened = self._harness.call(
+                {"op": "open_stream", "session": sid}, rendered.label, self._generation
+            )
         self._stream = opened["stream"]
         self._closed = False
 
@@ -178,7 +183,7 @@ class LlamacppStepper:
             "llamacpp",
             self._label,
             "stream.flush" if final else "stream.feed",
-            lambda: self._harness.call(request, self._label),
+            lambda: self._harness.call(request, self._label, self._generation),
         )
         return _delta(answer["diffs"])
 
@@ -202,7 +207,7 @@ class LlamacppStepper:
             "llamacpp",
             self._label,
             "stream.feed",
-            lambda: self._harness.steps(self._stream, texts, self._label),
+            lambda: self._harness.steps(self._stream, texts, self._label, self._generation),
         )
         deltas: list[StreamDelta] = []
         for text, answer in zip(texts, answers, strict=True):
