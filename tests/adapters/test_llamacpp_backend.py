@@ -202,8 +202,12 @@ def test_a_stream_opened_before_a_restart_is_refused_not_fed_into_anothers() -> 
     watcher = h.server.launcher.pid
     assert watcher is not None
     children = Path(f"/proc/{watcher}/task/{watcher}/children").read_text().split()
-    os.kill(int(children[0]), signal.SIGSEGV)  # as a crash in C++ ends it
-    time.sleep(0.5)
+    crashed = int(children[0])
+    os.kill(crashed, signal.SIGSEGV)  # as a crash in C++ ends it
+    deadline = time.monotonic() + 30  # gone (or a zombie) before the next stream opens
+    while time.monotonic() < deadline and _running(crashed):
+        time.sleep(0.05)
+    assert not _running(crashed)
     rome = CALL.replace("Paris", "Rome")
     new = parser.stream()  # on the new harness: possibly the old stream's number
     new.feed(rome[:20])
@@ -211,3 +215,12 @@ def test_a_stream_opened_before_a_restart_is_refused_not_fed_into_anothers() -> 
         old.feed(" check.")
     new.feed(rome[20:])
     assert _reading(new.finish()) == _reading(parser.parse(rome))
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` still runs (not gone, not a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

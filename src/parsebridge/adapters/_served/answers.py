@@ -82,8 +82,10 @@ class StreamRequest:
 
     A server that stops (its last parser closed, `close`, exit) or dies while the request is open
     takes the request's state with it: the next `step` or `end` is a `ServerUnavailableError`
-    naming `backend`, never a stream that quietly shows nothing more (a cut response is not a
-    server's early end: that one ends with ``[DONE]``).
+    naming `backend`, never a stream that quietly shows nothing more. Stopped means the script was
+    cancelled (the server's stop cancels its scripts) or the response was cut (no ``[DONE]``) and
+    `alive` says the server is gone: a live smg gateway also ends some responses without
+    ``[DONE]`` (its step3 parser on several tokens a chunk), which stays its early end.
     """
 
     def __init__(
@@ -93,10 +95,11 @@ class StreamRequest:
         split: Callable[[Any], tuple[list[dict[str, Any]] | None, bool]],
         *,
         backend: str,
+        alive: Callable[[], bool],
         skip_empty: bool = False,
         ends_early: bool = False,
     ) -> None:
-        self.backend = backend
+        self.backend, self._alive = backend, alive
         self.script = script
         self._open = open
         self._split = split
@@ -122,9 +125,10 @@ class StreamRequest:
 
     def _check_server(self) -> None:
         """The typed error when the server stopped under this request: its script was cancelled
-        by the server's stop (`ScriptBoard.cancel_all`), or its response was cut (`SseReader.cut`).
+        by the server's stop (`ScriptBoard.cancel_all`), or its response was cut (`SseReader.cut`)
+        and the server is not alive.
         (`end` and `abandon`, which end the script too, are this request's last calls.)"""
-        if self.script.ended or any(reader.cut for reader in self._readers):
+        if self.script.ended or (any(reader.cut for reader in self._readers) and not self._alive()):
             raise self._stopped()
 
     def _stopped(self) -> ServerUnavailableError:
@@ -152,7 +156,7 @@ class StreamRequest:
                 return []
             reader = self._readers[0]
             events = reader.rest()
-            if reader.cut:
+            if reader.cut and not self._alive():
                 raise self._stopped()
             return [d for event in events if (own := self._split(event)[0]) for d in own]
         finally:

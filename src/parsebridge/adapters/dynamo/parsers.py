@@ -139,7 +139,11 @@ class DynamoEngine(ServedEngine):
         script = fe.board.open()
         body = self.body(model, script.key, True, prompt)
         return StreamRequest(
-            script, lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT), self._split, backend="dynamo"
+            script,
+            lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT),
+            self._split,
+            backend="dynamo",
+            alive=lambda: fe.running,
         )
 
     def close(self) -> None:

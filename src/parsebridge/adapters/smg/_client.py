@@ -122,14 +122,22 @@ class SmgEngine(ServedEngine):
         script = rt.worker_for(self.own_folder).board.open()
         body = _body(script.key, self._tools_payload, True, prompt)
 
+        opened: list[Gateway] = []  # the gateway the response came from, for `alive`
+
         def open() -> SseReader:
             gw = rt.gateway(self.pair, self, self.own_folder)
+            opened.append(gw)
             try:
                 return open_sse(gw.port, PATH, body, REQUEST_TIMEOUT)
             except HttpStatusError as exc:
                 raise BackendError("smg", gw.label, "chat", str(exc)) from exc
 
-        return StreamRequest(script, open, self._split, backend="smg", skip_empty=True, ends_early=True)
+        def alive() -> bool:
+            return all(gw.alive() for gw in opened)
+
+        return StreamRequest(
+            script, open, self._split, backend="smg", alive=alive, skip_empty=True, ends_early=True
+        )
 
     def close(self) -> None:
         """Stop this pair's gateway unless another parser uses it (and the worker with the last one)."""
