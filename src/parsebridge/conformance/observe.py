@@ -92,7 +92,9 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
     built with that tokenizer (or when the record names none)."""
     if t.reasoning_started_in_prompt:
         return True, {}
-    reader = subject.pipeline.reasoning if subject.pipeline is not None else subject.reasoning
+    reader = subject.reasoning
+    if subject.pipeline is not None:  # a framework's native chain (vLLM's, Dynamo's) is one object
+        reader = getattr(subject.pipeline, "reasoning", None) or subject.pipeline
     if reader is None or (t.prompt is None and not t.prompt_token_ids):
         return None, {}
     text, ids = t.prompt, t.prompt_token_ids or None
