@@ -56,9 +56,10 @@ class Source:
 
 
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
-    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
+    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`).
+    A byte order mark (a Windows shell's pipe writes one) is no text, as in a file."""
 
-    first = stream.readline()
+    first = stream.readline().removeprefix("\ufeff")
     while first and not first.strip():  # leading blank lines: read on to the first text
         line = stream.readline()
         if not line:
