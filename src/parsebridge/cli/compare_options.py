@@ -99,7 +99,8 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--reasoning-started",
         action="store_true",
-        help="the prompt opened reasoning (for transcripts that do not say)",
+        help="the prompt opened reasoning (for transcripts that do not say: no reasoning_started_in_prompt, "
+        "prompt or prompt_token_ids)",
     )
     p.add_argument(
         "--conventions",

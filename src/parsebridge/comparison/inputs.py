@@ -56,9 +56,10 @@ class Source:
 
 
 def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
-    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`)."""
+    """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`).
+    A byte order mark (a Windows shell's pipe writes one) is no text, as in a file."""
 
-    first = stream.readline()
+    first = stream.readline().removeprefix("\ufeff")
     while first and not first.strip():  # leading blank lines: read on to the first text
         line = stream.readline()
         if not line:
@@ -237,11 +238,16 @@ def named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
 
 
 def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:
+    """`--tools` and `--reasoning-started` for the transcripts that do not say: a record with its
+    own generation prompt says where reasoning starts (the flag would win over it)."""
     for t in items:
         update: dict[str, Any] = {}
         if tools and not t.tools:
             update["tools"] = tools
-        if started and "reasoning_started_in_prompt" not in t.model_fields_set:
+        says = (
+            "reasoning_started_in_prompt" in t.model_fields_set or t.prompt is not None or t.prompt_token_ids
+        )
+        if started and not says:
             update["reasoning_started_in_prompt"] = True
         yield t.model_copy(update=update) if update else t
 

@@ -20,7 +20,7 @@ from ..protocol.prompt_rule import start_options
 from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
 from .subject import Subject, Target
-from .token_pieces import TRANSCRIPT_IDS, TokenSource, source_for, transcript_tokenizer
+from .token_pieces import TRANSCRIPT_IDS, TokenSource, family_tokenizer, source_for, transcript_tokenizer
 from .transcripts import Transcript
 
 
@@ -89,10 +89,13 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
     (``prompt``, ``prompt_token_ids``) goes to the parser that reads reasoning the way its
     backend's server reads one (`protocol.prompt_rule.start_options`): prompt ids without text are
     decoded with the record's tokenizer for parsers that read text, and go as ids only to a parser
-    built with that tokenizer (or when the record names none)."""
+    built with that tokenizer; a record that names none has them decoded with its family's vocabulary
+    (as its `token_ids` are), and every parser gets that text (ids only where no vocabulary is here)."""
     if t.reasoning_started_in_prompt:
         return True, {}
-    reader = subject.pipeline.reasoning if subject.pipeline is not None else subject.reasoning
+    reader = subject.reasoning
+    if subject.pipeline is not None:  # a framework's native chain (vLLM's, Dynamo's) is one object
+        reader = getattr(subject.pipeline, "reasoning", None) or subject.pipeline
     if reader is None or (t.prompt is None and not t.prompt_token_ids):
         return None, {}
     text, ids = t.prompt, t.prompt_token_ids or None
@@ -103,6 +106,11 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
                 text = str(tokenizer.decode(list(ids)))
         if subject.tokenizer_ref != t.tokenizer:  # ids of another vocabulary than the parser's
             ids = None
+    elif ids is not None and text is None:  # no tokenizer named: the family's, as for `token_ids`
+        family = family_tokenizer(t)
+        if family is not None:
+            with contextlib.suppress(Exception):
+                text, ids = str(family[0].decode(list(ids))), None  # each parser encodes it its way
     if text is None and ids is None:
         return None, {}
     return start_options(reader, None, None, text, ids)

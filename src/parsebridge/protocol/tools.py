@@ -31,6 +31,24 @@ ToolSpec = dict[str, Any]
 FORMS = '{"type": "function", "function": {"name": …, "parameters": {…}}} or, flat, {"name": …, "parameters": {…}}'
 
 
+#: `tool_problem`'s rules as JSON Schema (the shipped transcript schema's ``tools`` items), so a
+#: definition the schema passes is one `checked_tools` takes.
+_FUNCTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {"name": {"type": "string", "minLength": 1}, "parameters": {"type": ["object", "null"]}},
+}
+TOOL_DEFINITION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": f"a function tool: {FORMS}",
+    "properties": {"type": {"const": "function"}},
+    "anyOf": [
+        {"required": ["function"], "properties": {"function": _FUNCTION_SCHEMA}},
+        {"not": {"required": ["function"]}, **_FUNCTION_SCHEMA},
+    ],
+}
+
+
 def json_kind(value: Any) -> str:
     """What a JSON value is, as an error names it ("null", "a string", "an array", ...)."""
     if value is None:
