@@ -290,3 +290,29 @@ def test_a_gateway_that_dies_mid_stream_is_a_typed_error_not_a_quiet_end(fresh_r
     with pytest.raises(ServerUnavailableError, match="start a new stream"):
         stream.feed(CALL[20:])
     assert parser.parse(CALL).tool_calls  # a new request: the gateway restarted
+
+
+def test_the_pool_keeps_a_gateway_with_a_stream_open(fresh_runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool of one, and a second parser pair's parse while a stream is open on the first: the
+    stream's gateway is kept (the pool is over its size until the stream ends), where it was
+    closed under the stream, whose state went with it (a `ServerUnavailableError` since the
+    stream checks, and before that a stream that quietly ended with no call)."""
+    monkeypatch.setattr(_gateway, "POOL_SIZE", 1)
+    qwen, llama = get_tool_parser("smg:qwen", TOOLS), get_tool_parser("smg:llama", TOOLS)
+    try:
+        stream = qwen.stream()
+        stream.feed(CALL[:20])
+        assert llama.parse('{"name": "get_weather", "parameters": {}}').tool_calls
+        assert len(_gateway.runtime().gateways()) == 2  # the open stream's gateway stayed
+        stream.feed(CALL[20:])
+        assert [c.arguments for c in stream.finish().tool_calls] == [{"city": "Paris"}]
+        assert all(gw.in_flight == 0 for gw in _gateway.runtime().gateways())  # ended, parse included
+        third = get_tool_parser("smg:mistral", TOOLS)  # the next start makes room again
+        try:
+            assert not third.parse("no call here").tool_calls
+            assert len(_gateway.runtime().gateways()) == 1
+        finally:
+            third.close()
+    finally:
+        qwen.close()
+        llama.close()

@@ -96,10 +96,12 @@ class StreamRequest:
         *,
         backend: str,
         alive: Callable[[], bool],
+        on_close: Callable[[], None] | None = None,
         skip_empty: bool = False,
         ends_early: bool = False,
     ) -> None:
         self.backend, self._alive = backend, alive
+        self._on_close = on_close  # called once, when the request ends or is abandoned
         self.script = script
         self._open = open
         self._split = split
@@ -163,7 +165,11 @@ class StreamRequest:
             self.abandon()
 
     def abandon(self) -> None:
-        """Cancel the script and close the response (a stream dropped, or ended)."""
+        """Cancel the script and close the response (a stream dropped, or ended); runs `on_close`
+        once (this is called by `end` and again when the stream is collected)."""
         self.script.cancel()
         for reader in self._readers:
             reader.close()
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()

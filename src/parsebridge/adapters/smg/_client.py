@@ -55,8 +55,17 @@ def _body(key: str, tools: list[Any] | None, stream: bool, prompt: str | None = 
 
 
 def _with_restart(pair: ParserPair, user: Any, send: Callable[[Gateway], T]) -> T:
-    """`send(gateway)`; when the gateway died under it, once more on a restarted one."""
-    gw = runtime().gateway(pair, user, user.own_folder)
+    """`send(gateway)`; when the gateway died under it, once more on a restarted one. The pool
+    keeps the gateway while the request is open (`Runtime.gateway`'s `hold`)."""
+    rt = runtime()
+    gw = rt.gateway(pair, user, user.own_folder, hold=True)
+    try:
+        return _sent(gw, send)
+    finally:
+        rt.done(gw)
+
+
+def _sent(gw: Gateway, send: Callable[[Gateway], T]) -> T:
     try:
         return send(gw)
     except HttpStatusError as exc:
@@ -125,7 +134,7 @@ class SmgEngine(ServedEngine):
         opened: list[Gateway] = []  # the gateway the response came from, for `alive`
 
         def open() -> SseReader:
-            gw = rt.gateway(self.pair, self, self.own_folder)
+            gw = rt.gateway(self.pair, self, self.own_folder, hold=True)
             opened.append(gw)
             try:
                 return open_sse(gw.port, PATH, body, REQUEST_TIMEOUT)
@@ -135,8 +144,19 @@ class SmgEngine(ServedEngine):
         def alive() -> bool:
             return all(gw.alive() for gw in opened)
 
+        def closed() -> None:
+            for gw in opened:
+                rt.done(gw)
+
         return StreamRequest(
-            script, open, self._split, backend="smg", alive=alive, skip_empty=True, ends_early=True
+            script,
+            open,
+            self._split,
+            backend="smg",
+            alive=alive,
+            on_close=closed,
+            skip_empty=True,
+            ends_early=True,
         )
 
     def close(self) -> None:

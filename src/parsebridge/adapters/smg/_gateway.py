@@ -60,6 +60,8 @@ class Gateway:
 
     def __init__(self, pair: ParserPair, worker_port: int, model_dir: Path, symphony: bool = False) -> None:
         self.pair = pair
+        #: Requests open on it (guarded by the runtime's lock): the pool closes none while it has one.
+        self.in_flight = 0
         #: ``--parser symphony``: smg reads some names (e.g. ``xlam``) only from its Symphony tables.
         self.symphony = symphony
         self.label = pair.label
@@ -173,10 +175,13 @@ class Runtime:
             self.worker.stop()
             raise
 
-    def gateway(self, pair: ParserPair, user: Any = None, folder: ModelFolder | None = None) -> Gateway:
+    def gateway(
+        self, pair: ParserPair, user: Any = None, folder: ModelFolder | None = None, hold: bool = False
+    ) -> Gateway:
         """The running gateway for `pair` reading `folder` (None: the approximate vocabulary),
         started (and the pool trimmed) if needed; `user` is counted among its users until it
-        `release`s it (or is collected)."""
+        `release`s it (or is collected). `hold`: a request opens on it, and the pool keeps it
+        until `done` says the request ended."""
         key = self._key(pair, folder)
         self.worker_for(folder)  # the worker its gateway talks to (started once per folder)
         with self._lock:
@@ -189,20 +194,40 @@ class Runtime:
                 self._pool.move_to_end(key)
                 if not gw.alive():
                     gw.restart()
-                return gw
-            failed = self._failed.get(key)
-            if failed is not None:
-                raise failed
-            while len(self._pool) >= max(1, POOL_SIZE):
-                _, old = self._pool.popitem(last=False)
-                old.close()
-            try:
-                gw = self._start(key)
-            except (ServerUnavailableError, ParserUnsupportedError) as exc:
-                self._failed[key] = exc
-                raise
-            self._pool[key] = gw
+            else:
+                gw = self._started(key)
+            if hold:
+                gw.in_flight += 1
             return gw
+
+    def _started(self, key: Key) -> Gateway:
+        """A new gateway for `key` in the pool, room made first (called with the lock held)."""
+        failed = self._failed.get(key)
+        if failed is not None:
+            raise failed
+        self._trim()
+        try:
+            gw = self._start(key)
+        except (ServerUnavailableError, ParserUnsupportedError) as exc:
+            self._failed[key] = exc
+            raise
+        self._pool[key] = gw
+        return gw
+
+    def _trim(self) -> None:
+        """Close the least recently used gateways until one more fits. One with a request open is
+        kept, and the pool stays over its size until such a request ends: closing it would take
+        that stream's state with it (another thread's, as a thread pool over many parsers has)."""
+        while len(self._pool) >= max(1, POOL_SIZE):
+            idle = next((key for key, gw in self._pool.items() if not gw.in_flight), None)
+            if idle is None:
+                return
+            self._pool.pop(idle).close()
+
+    def done(self, gw: Gateway) -> None:
+        """A request `gateway(hold=True)` opened on `gw` ended."""
+        with self._lock:
+            gw.in_flight = max(0, gw.in_flight - 1)
 
     def _key(self, pair: ParserPair, folder: ModelFolder | None) -> Key:
         return pair, (folder.path if folder is not None else self.model_dir)
