@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,46 @@ def test_a_directory_without_transcript_files_is_a_usage_error(
     (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
     assert main(["compare", str(tmp_path), "--backends", "builtin"]) == 2
     assert f"{tmp_path}: no transcript files in this directory" in capsys.readouterr().err
+
+
+def _fifo_with(tmp_path: Path, text: str) -> tuple[Path, threading.Thread]:
+    """A named pipe whose writer sends `text` once (as ``<(zcat log.gz)`` gives compare a pipe)."""
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("w", encoding="utf-8") as fh:  # blocks until compare opens it
+            fh.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+def test_a_pipe_given_by_path_is_read_as_standard_input_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``compare <(zcat log.jsonl.gz)``: the shell passes a pipe (/dev/fd/63), neither a file nor
+    a directory, which was "no such file: /dev/fd/63"; it is read once, as ``-`` is."""
+    fifo, writer = _fifo_with(tmp_path, _line("a") + _line("b"))
+    code = main(["compare", str(fifo), "--backends", "builtin", "--format", "json"])
+    writer.join(10)
+    assert code == 0, capsys.readouterr().err
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["transcript"] for r in rows if r["type"] == "transcript"] == ["a", "b"]
+
+
+def test_a_raw_output_through_a_pipe_needs_a_family_as_standard_input_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo, writer = _fifo_with(tmp_path, "just an answer")
+    assert main(["compare", str(fifo), "--backends", "builtin"]) == 2
+    writer.join(10)
+    assert f"{fifo} is a raw output, which names no family" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="no /dev/null on this system")
+def test_an_empty_device_is_empty_not_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    """/dev/null was "no such file: /dev/null"; it exists, and holds nothing to compare."""
+    assert main(["compare", "/dev/null", "--backends", "builtin"]) == 2
+    assert "/dev/null: empty (expected transcripts or one raw output)" in capsys.readouterr().err

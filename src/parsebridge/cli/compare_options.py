@@ -15,7 +15,8 @@ inputs (any number, read in order):
   DIR         every transcript file in it and its subfolders, in sorted order (.jsonl, .ndjson,
               .json, .yaml, .yml, .jsonl.gz); a file of another suffix is skipped, and counted on stderr
   'GLOB'      every file it matches, in sorted order (a log in parts: 'logs/chat-*.jsonl.gz')
-  -           standard input: JSON Lines if it starts with '{', else one raw output
+  -           standard input: JSON Lines if it starts with '{', else one raw output (a pipe
+              given by path, <(zcat log.jsonl.gz), is read the same way)
   --text TEXT the text itself is one raw output (repeatable); an argument that names no
               file is an error ("no such file")
   --bundled   the transcripts shipped with parsebridge (with --family: only that family's);

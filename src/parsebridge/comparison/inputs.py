@@ -55,9 +55,10 @@ class Source:
         self.paths = tuple(paths)
 
 
-def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
+def stdin_transcripts(stream: IO[str], raw_ok: bool = True, label: str = "<stdin>") -> Iterator[Any]:
     """JSON Lines when stdin starts with ``{``, else one raw output (refused unless `raw_ok`).
-    A byte order mark (a Windows shell's pipe writes one) is no text, as in a file."""
+    A byte order mark (a Windows shell's pipe writes one) is no text, as in a file. `label`
+    names the stream in errors (a pipe given by path: `stream_transcripts`)."""
 
     first = stream.readline().removeprefix("\ufeff")
     while first and not first.strip():  # leading blank lines: read on to the first text
@@ -67,13 +68,22 @@ def stdin_transcripts(stream: IO[str], raw_ok: bool = True) -> Iterator[Any]:
         first += line
     if not first.strip():  # as an empty file is
         why = "empty" if not first else "only blank lines"
-        raise InputFileError(f"<stdin>: {why} (expected transcripts or one raw output)")
+        raise InputFileError(f"{label}: {why} (expected transcripts or one raw output)")
+    tid = label.strip("<>")
     if not first.lstrip().startswith("{"):
         if not raw_ok:
-            raise _raw_without_family("<stdin>")
-        yield transcript_from({"output": first + stream.read()}, "stdin")
+            raise _raw_without_family(label)
+        yield transcript_from({"output": first + stream.read()}, tid)
         return
-    yield from iter_json_lines(itertools.chain([first], stream), "<stdin>", "stdin")
+    yield from iter_json_lines(itertools.chain([first], stream), label, tid)
+
+
+def stream_transcripts(path: Path, raw_ok: bool = True) -> Iterator[Any]:
+    """A path that is neither a file nor a directory but can be read (a pipe: ``<(zcat log.gz)``,
+    ``/dev/stdin``; a device such as ``/dev/null``), read once as standard input is: it cannot be
+    read twice, for a line count or a first look."""
+    with path.open(encoding="utf-8") as stream:
+        yield from named_errors(str(path), stdin_transcripts(stream, raw_ok, str(path)))
 
 
 def _file_source(path: Path) -> Source:
@@ -144,11 +154,16 @@ def names_a_path(text: str) -> bool:
 
 
 def path_sources(
-    arg: str, *, text_hint: str = "give it with --text", warn: Callable[[str], None] = warn_on_stderr
+    arg: str,
+    *,
+    text_hint: str = "give it with --text",
+    warn: Callable[[str], None] = warn_on_stderr,
+    raw_ok: bool = True,
 ) -> list[Source]:
     """What one path argument reads, as the command line reads it: a directory's transcript files,
-    a file, or the files a glob matches; a missing one is `MissingInputError` (`text_hint`: how to
-    compare the argument as text instead)."""
+    a file, a pipe or device (`stream_transcripts`; `raw_ok` as for standard input), or the files
+    a glob matches; a missing one is `MissingInputError` (`text_hint`: how to compare the argument
+    as text instead)."""
     path = Path(arg)
     if path.is_dir():
         return [_file_source(f) for f in directory_inputs(path, warn)]
@@ -157,6 +172,8 @@ def path_sources(
         if why:
             raise InputFileError(f"{arg}: {why} (expected transcripts or one raw output)")
         return [_file_source(path)]
+    if path.exists():
+        return [Source(arg, stream_transcripts(path, raw_ok), None)]
     if is_glob(arg):
         matched = expand(arg)
         if not matched:
@@ -181,12 +198,12 @@ def sources(ns: argparse.Namespace) -> list[Source]:
     """The inputs named on the command line, in order (nothing is read yet)."""
 
     out: list[Source] = []
+    raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
     for arg in ns.inputs:
         if arg == "-":
-            raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
             out.append(Source("<stdin>", stdin_transcripts(sys.stdin, raw_ok), None))
             continue
-        out.extend(path_sources(arg))
+        out.extend(path_sources(arg, raw_ok=raw_ok))
     for n, text in enumerate(getattr(ns, "text", None) or (), 1):
         tid = "text" if n == 1 else f"text-{n}"
         out.append(Source(tid, [transcript_from({"output": text}, tid)], 1, raw=True))
