@@ -142,3 +142,14 @@ def test_an_empty_device_is_empty_not_missing(capsys: pytest.CaptureFixture[str]
     """/dev/null was "no such file: /dev/null"; it exists, and holds nothing to compare."""
     assert main(["compare", "/dev/null", "--backends", "builtin"]) == 2
     assert "/dev/null: empty (expected transcripts or one raw output)" in capsys.readouterr().err
+
+
+def test_conformance_reads_a_pipe_given_by_path(tmp_path: Path) -> None:
+    """``conformance --transcripts <(zcat log.jsonl.gz)``: a pipe has no size, so it was "no
+    transcripts in it (empty file …)" after its text had been read as one raw output."""
+    fifo, writer = _fifo_with(tmp_path, _line("a") + _line("b"))
+    rep = tmp_path / "rep"
+    args = ["conformance", "-q", "--transcripts", str(fifo), "--backend", "builtin", "--chunking", "oneshot"]
+    assert main([*args, "--report", str(rep)]) == 0
+    writer.join(10)
+    assert sorted(json.loads((rep / "report.json").read_text(encoding="utf-8"))["transcripts"]) == ["a", "b"]

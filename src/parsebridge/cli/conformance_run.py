@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..adapters import get_backend
 from ..adapters.registry import check_spec
-from ..comparison.inputs import directory_inputs, named_errors
+from ..comparison.inputs import directory_inputs, named_errors, stream_transcripts
 from ..conformance.chunking import parse_chunkings
 from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
@@ -72,13 +72,17 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
     A directory is read as `compare` reads one (`comparison.inputs.directory_inputs`): its
     JSON Lines, JSON, YAML and gzipped JSON Lines files, subfolders too, and a warning naming
     the files of any other suffix; a file named on its own of any other suffix is one raw output.
+    A pipe given by path (``<(zcat log.jsonl.gz)``) is read once, as `compare` reads one.
     """
     out: list[Any] = []
     for path in paths:
         p = exists_or_fail(path)
+        if not p.is_dir() and not p.is_file():  # a pipe or a device: no size, no second read
+            out.extend(stream_transcripts(p))
+            continue
         files = directory_inputs(p) if p.is_dir() else [p]
         got = [t for f in files for t in named_errors(str(f), iter_log(f))]
-        if not got or (not p.is_dir() and p.stat().st_size == 0):
+        if not got or (p.is_file() and p.stat().st_size == 0):
             raise InputFileError(
                 f"{p}: no transcripts in it (empty file or directory; expected JSON Lines, YAML, "
                 "or a text file holding one raw output)"
