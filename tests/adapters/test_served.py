@@ -186,6 +186,52 @@ def test_a_second_thread_waits_for_the_start_not_only_for_a_port() -> None:
     assert fe.server.ready_port is None
 
 
+class _User:
+    """A parser as the server counts it (weakly referenced)."""
+
+
+class SlowToStop(FakeFrontend):
+    """Its stop waits until the test allows it (`let_stop`): a server being stopped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopping = threading.Event()
+        self.let_stop = threading.Event()
+
+    async def _stop(self) -> None:
+        self.stopping.set()
+        while not self.let_stop.is_set():
+            await asyncio.sleep(0.005)
+        await super()._stop()
+
+
+def test_a_new_user_during_the_last_release_gets_a_running_server() -> None:
+    """One parser's `release` stops the server it was the last user of; another parser's first
+    use at that moment was counted after the emptiness check and handed the stopping server's
+    port, so its first parse met a server that was gone."""
+    fe = SlowToStop()
+    first, second = _User(), _User()
+    fe.use(first)
+    releaser = threading.Thread(target=fe.release, args=(first,))
+    releaser.start()
+    got: list[int] = []
+    user = threading.Thread(target=lambda: got.append(fe.use(second)))
+    try:
+        assert fe.stopping.wait(5)
+        user.start()
+        user.join(0.3)
+        fe.let_stop.set()
+        releaser.join(5)
+        user.join(5)
+        assert got and fe.running and got == [fe.port], "the new user was given a stopped server"
+    finally:
+        fe.let_stop.set()
+        releaser.join(5)
+        user.join(5)
+        fe.release(second)
+    assert not fe.running
+
+
 def test_close_removes_cleanup_paths(tmp_path: Path) -> None:
     fe = FakeFrontend()
     fe.ensure()

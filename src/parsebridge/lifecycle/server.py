@@ -253,6 +253,7 @@ class Server:
         with self._lock:
             if self._pid is None:
                 return
+            self._up = False  # a server being stopped is not ready: `ready_port` says so at once
             if self._pid != os.getpid():  # a forked child's copy: the parent's server, not ours
                 self.launcher.forget()
                 self._pid, self.port, self.cleanup_paths, self._up = None, None, [], False

@@ -136,9 +136,12 @@ class ServedFrontend(abc.ABC):
             return self.server.port  # type: ignore[return-value]
 
     def use(self, user: Any) -> int:
-        """`ensure`, counting `user` among the server's users until it `release`s it (or is collected)."""
-        self._users.add(user)
-        return self.ensure()
+        """`ensure`, counting `user` among the server's users until it `release`s it (or is collected).
+        Under the lock: another user's `release` may be stopping the server this moment, and a user
+        counted only after its emptiness check would be handed the port of a server about to stop."""
+        with self._lock:
+            self._users.add(user)
+            return self.ensure()
 
     def release(self, user: Any) -> None:
         """`user` is done: the server stops when no other user is left (it starts again on the next use)."""
