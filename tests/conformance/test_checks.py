@@ -169,3 +169,28 @@ def test_markers_without_expected_are_flagged_absolutely():
     log = transcript_from({"id": "log", "family": "hermes", "output": "x"})
     v = evaluate(log, obs(content="x <tool_call> y"), None, backend="builtin", markers=["<tool_call>"])
     assert (v.status, v.classes) == ("diverge", ["marker_leaked"])
+
+
+CUT_AFTER_A_CALL = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "g", "arguments": {"a": "b'
+
+
+@pytest.mark.parametrize(
+    ("content", "classes"),
+    [
+        # the policy's reading: the cut call kept as text (a trailing newline stripped or not)
+        (CUT_AFTER_A_CALL[CUT_AFTER_A_CALL.rindex("<tool_call>") :], []),
+        ("\n" + CUT_AFTER_A_CALL[CUT_AFTER_A_CALL.rindex("<tool_call>") :] + "  ", []),
+        # the whole call before it left as text is still a leak
+        (CUT_AFTER_A_CALL, ["marker_leaked"]),
+        # a marker that is not the output's end is a leak
+        ('<tool_call>\n{"name": "g"', ["marker_leaked"]),
+    ],
+)
+def test_a_cut_call_kept_as_content_is_not_a_leak(content, classes):
+    """`finish_reason: length`: the truncation policy keeps the cut call's text, markers and all,
+    as content; with no expected reading that was flagged `marker_leaked` on every backend."""
+    cut = transcript_from(
+        {"id": "cut", "family": "hermes", "output": CUT_AFTER_A_CALL, "finish_reason": "length"}
+    )
+    v = evaluate(cut, obs(content=content), None, backend="builtin", markers=["<tool_call>", "</tool_call>"])
+    assert v.classes == classes

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
 from ..protocol.families import FamilyTable
 from .classes import DivergenceClass
+from .leaks import leaked_markers
 from .observation import Observation
 from .transcripts import Expected, KnownDivergence, Transcript
 
@@ -324,12 +325,18 @@ def check_expected(obs: Observation, expected: Expected, *, markers: Sequence[st
 
 
 def check_invariants(
-    obs: Observation, *, markers: Sequence[str] = (), absolute_markers: bool = False
+    obs: Observation,
+    *,
+    markers: Sequence[str] = (),
+    absolute_markers: bool = False,
+    cut_output: str | None = None,
 ) -> list[Difference]:
     """Protocol invariants of one observation on its own.
 
     `absolute_markers` flags any marker in content/reasoning: used when there
-    is no reference to compare with (no `expected`, one-shot).
+    is no reference to compare with (no `expected`, one-shot). `cut_output`: the
+    output, when the token limit cut it; the cut call the policy keeps as text
+    is not a leak (`leaks`).
     """
     out: list[Difference] = []
     if obs.anomalies:
@@ -339,7 +346,7 @@ def check_invariants(
     if absolute_markers:
         for what in ("content", "reasoning"):
             text = getattr(obs, what) or ""
-            leaked = [m for m in markers if m in text]
+            leaked = leaked_markers(text, markers, cut_output)
             if leaked:
                 out.append(
                     Difference(DC.MARKER_LEAKED, f"{what} holds {', '.join(map(repr, leaked))}", "invariant")
@@ -461,7 +468,12 @@ def evaluate(
         seen = {d.cls for d in streamed}
         diffs = [d for d in diffs if d.cls not in seen or d.known] + streamed
     diffs.extend(
-        check_invariants(obs, markers=markers, absolute_markers=expected is None and obs.mode == "oneshot")
+        check_invariants(
+            obs,
+            markers=markers,
+            absolute_markers=expected is None and obs.mode == "oneshot",
+            cut_output=transcript.output if transcript.finish_reason == "length" else None,
+        )
     )
     diffs.extend(more)
     mark_known(diffs, transcript.known_divergences, backend=backend, spec=spec, chunking=obs.chunking)
