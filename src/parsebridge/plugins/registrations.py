@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..adapters import get_backend, parser_names
+from ..adapters import get_backend, parser_names, resolve
 from ..adapters.python_backend import load_class
 from ..protocol import (
     InvalidSpecError,
@@ -23,7 +23,7 @@ from ..protocol import (
     family_table,
     normalize_name,
 )
-from ..protocol.errors import UnknownBackendError, closest, did_you_mean
+from ..protocol.errors import UnknownBackendError, UnknownParserError, closest, did_you_mean
 from .settings import (
     ENV_BACKENDS,
     ENV_PARSERS,
@@ -110,26 +110,24 @@ def alias_registrations(backend: str, own: Iterable[tuple[str, str]], taken: set
 
 
 def kind_of(spec: str) -> Kind:
-    """Whether a spec names a tool or a reasoning parser (a ``python:`` class says by what it has)."""
+    """Whether a spec names a tool or a reasoning parser (a ``python:`` class says by what it has).
+    The registry's own lookup (`resolve`: registered names, then the family table) decides, so a
+    plugin registers a name under the kind the parser is then built as."""
     parsed = ParserSpec.parse(spec)
     if parsed.backend == "python":
         return _class_kind(spec, load_class(f"{parsed.module}:{parsed.class_name}"))
-
-    be = get_backend(parsed.backend)
-    wanted = normalize_name(parsed.name)
+    missing: list[UnknownParserError] = []
     for kind in ("tool", "reasoning"):
-        if any(normalize_name(n) == wanted for n in parser_names(be, kind)):  # type: ignore[arg-type]
+        try:
+            resolve(kind, parsed)  # type: ignore[arg-type]
+        except UnknownParserError as exc:
+            missing.append(exc)
+        else:
             return kind  # type: ignore[return-value]
-
-    for kind in ("tool", "reasoning"):
-        family = family_table().get(kind, parsed.name)  # type: ignore[arg-type]
-        if family is not None and family.parser_for(be.name):
-            return kind  # type: ignore[return-value]
-    known = [n for kind in ("tool", "reasoning") for n in parser_names(be, kind)]  # type: ignore[arg-type]
-    known += [a for f in family_table() if f.parser_for(be.name) for a in (f.name, *f.aliases)]
+    known = sorted({name for exc in missing for name in exc.available})
     raise InvalidSpecError(
         f"{spec!r} names neither a tool nor a reasoning parser of {parsed.backend}."
-        f"{did_you_mean(f'{parsed.backend}:{n}' for n in closest(parsed.name, sorted(set(known))))}"
+        f"{did_you_mean(f'{parsed.backend}:{n}' for n in closest(parsed.name, known))}"
     )
 
 
