@@ -86,3 +86,37 @@ class _HoardStream(ToolStreamBase):
 
     def pending_text(self) -> str:
         return self._held
+
+
+class LineHolder(ToolParserBase):
+    """Holds each line until its newline, and counts how often it is asked what it holds."""
+
+    name = "line-holder"
+    asked = 0
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text or None)
+
+    def stream(self) -> _LineStream:
+        return _LineStream()
+
+
+class _LineStream(ToolStreamBase):
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = ""
+
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        self._held += text
+        done, newline, rest = self._held.rpartition("\n")
+        if not newline:
+            return StreamDelta()
+        self._held = rest
+        return StreamDelta(content=done + newline)
+
+    def _flush(self) -> StreamDelta:
+        return StreamDelta(content=self._held)
+
+    def pending_text(self) -> str:
+        LineHolder.asked += 1
+        return self._held

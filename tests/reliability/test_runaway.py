@@ -76,6 +76,26 @@ def test_max_held_releases_hoarded_text_as_content():
         s.feed("too long")
 
 
+def test_max_held_asks_the_parser_only_when_the_limit_could_be_passed():
+    """What a parser holds grows by at most each chunk, so the guard asks it only once the text fed
+    since it last asked could have passed the limit (it asked after every chunk: the stream cost
+    2.18x the unguarded one on builtin's held 40 KB call). A line longer than the limit is still
+    caught at the chunk that takes it over."""
+    from _slowparsers import LineHolder
+
+    tp = pb.get_tool_parser("python:_slowparsers:LineHolder", max_held=100)
+    LineHolder.asked = 0
+    s = tp.stream()
+    text = ("x" * 39 + "\n") * 50  # 2,000 characters fed one at a time, never 40 held
+    assert "".join(s.feed(ch).content or "" for ch in text) == text
+    assert 0 < LineHolder.asked <= len(text) // 40
+    s = tp.stream()
+    for _ in range(100):
+        s.feed("y")
+    with pytest.raises(pb.BufferLimitError, match="101"):
+        s.feed("y")
+
+
 def test_builtin_streams_stay_under_a_small_limit():
     rp = pb.get_reasoning_parser("builtin:deepseek_r1", max_held=16)
     s = rp.stream()

@@ -110,12 +110,18 @@ class _GuardedStream(Generic[R]):
 
     def _limited_feed(self) -> Any:
         """The per-chunk path under `max_held`: `_fast_feed`'s, then what the parser holds measured
-        (its counter found once, not per chunk) and, past the limit, `_over_limit`."""
+        (its counter found once, not per chunk) and, past the limit, `_over_limit`.
+
+        What a parser holds is text it was fed, so it grows by at most each chunk's length: the
+        counter is asked only once the text fed since it was last asked could have taken the held
+        text past the limit (`room`), not after every chunk."""
         inner_feed, add, failed = self._inner_feed, self._add, self._failed
         held_size, limit = self._held_counter(), self._limit
         assert limit is not None
+        room = limit  # characters that can still be fed before the held text could pass the limit
 
         def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
+            nonlocal room
             if not isinstance(text, str):
                 raise InvalidInputError("stream.feed", text)
             try:
@@ -124,8 +130,14 @@ class _GuardedStream(Generic[R]):
                 return failed(exc, text)
             if add is not None:
                 add(delta)
+            room -= len(text)
+            if room >= 0:
+                return delta
             held = held_size()
-            return delta if held <= limit else self._over_limit(delta, held)
+            if held > limit:
+                return self._over_limit(delta, held)
+            room = limit - held
+            return delta
 
         return feed
 
