@@ -158,3 +158,17 @@ def test_tokenizer_takes_the_records_names_for_a_vocabulary(spec):
     if spec.startswith("vllm"):  # vLLM's own Mistral tokenizer, in the mode the name gives
         mistral = pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer="pypi:mistral-common")
         assert tokenizer_label(mistral.tokenizer, True) == "mistral-common tekken (v13)"
+
+
+def test_tokenizer_takes_a_records_object_with_its_mistral_mode_and_refuses_a_version_that_is_none():
+    """`tokenizer={"pypi": "mistral-common", "mistral_mode": ...}` (the record's object form) reached
+    vLLM as a dict ("'dict' object has no attribute 'get_vocab'", blamed on vLLM), and a version no
+    tokenizer has failed later inside mistral_common; the version is the caller's to fix."""
+    pytest.importorskip("mistral_common", reason="mistral-common (the vLLM requirement file installs it)")
+    name = {"pypi": "mistral-common", "vocabulary": "tekken_240911"}
+    out = '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    parser = pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer={**name, "mistral_mode": "v7"})
+    assert tokenizer_label(parser.tokenizer, True) == "mistral-common tekken (v7)"
+    assert parser.parse(out).tool_calls[0].name == "get_weather"  # read the pre-v11 way
+    with pytest.raises(pb.UnsupportedOptionError, match=r"v1, v2, v3, v7, v11, v13, v15\), not 'v99'"):
+        pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer={**name, "mistral_mode": "v99"})

@@ -87,6 +87,12 @@ def test_mistral_mode_is_in_the_label():
         ({"output": "x", "tokenizer": {}}, "exactly one"),
         ({"output": "x", "tokenizer": {"path": "a", "revision": "r"}}, "revision"),
         ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "new"}}, "mistral_mode"),
+        # a version no Mistral tokenizer has: every reading on vllm:mistral raised in its tokenizer
+        (
+            {"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "v99"}},
+            r"mistral_mode is a Mistral tokenizer version \(v1, v2, v3, v7, v11, v13, v15\), not 'v99'",
+        ),
+        ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "4"}}, "not '4'"),
         ({"output": "x", "finish_reason": "eos"}, "finish_reason"),
         ({"output": "ab", "token_ids": [1], "token_texts": ["a", "b"]}, "differ in length"),
         ({"output": "x", "tokenizer": {"path": "a", "typo": 1}}, "unknown key"),
@@ -195,3 +201,11 @@ def test_a_servers_end_at_a_call_is_a_stop(said):
     """Logs taken from OpenAI-compatible responses say `tool_calls` when generation ended at a call
     (the whole file was refused); the outcome is that of `stop`."""
     assert transcript_from({"output": "x", "finish_reason": said}).finish_reason == "stop"
+
+
+def test_the_mistral_versions_are_those_mistral_common_knows():
+    """`MISTRAL_VERSIONS` is written out (protocol imports no framework): it must follow mistral_common."""
+    versions = pytest.importorskip("mistral_common.tokens.tokenizers.base").TokenizerVersion
+    from parsebridge.protocol.tokenizer_ref import MISTRAL_VERSIONS
+
+    assert [f"v{v}" for v in MISTRAL_VERSIONS] == [v.value for v in versions]

@@ -24,6 +24,7 @@ from ..comparison.inputs import directory_inputs, named_errors, stream_transcrip
 from ..conformance.chunking import parse_chunkings
 from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
+from ..conformance.record_use import RecordWarnings, prompt_warning
 from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
@@ -221,9 +222,10 @@ def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -
     kinds = [ns.kind] if ns.kind else None
     if ns.transcripts:
         loaded = load_transcript_files(ns.transcripts)
-        for problem in validate_transcripts(loaded, strict=False):
-            err.print(styled(("warning:", "yellow"), " " + problem))
+        for problem in validate_transcripts(loaded, strict=False):  # token_texts not used too
+            _warn(err, problem)
         transcripts = list(select(loaded, families=families or None, kinds=kinds))
+        _warn_unread_prompts(transcripts, err)
     else:
         transcripts = bundled_transcripts(families or None, kinds)
     if not ns.transcript:
@@ -234,6 +236,19 @@ def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -
     if unknown:
         raise InvalidSpecError(_unknown_ids(unknown, have, bool(families or kinds)))
     return [t for t in transcripts if t.id in set(wanted)]
+
+
+def _warn(err: Any, message: str) -> None:
+    err.print(styled(("warning:", "yellow"), " " + message))
+
+
+def _warn_unread_prompts(transcripts: Sequence[Any], err: Any) -> None:
+    """A record's `prompt_token_ids` the run leaves out (out of the vocabulary, another prompt than
+    its `prompt`), warned about as `compare` does (`record_use`)."""
+    prompts = RecordWarnings(lambda said: _warn(err, said), checks=(prompt_warning,))
+    for t in transcripts:
+        prompts.see(t)
+    prompts.close()
 
 
 def _named_backends(ns: argparse.Namespace) -> list[str]:

