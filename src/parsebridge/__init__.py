@@ -75,6 +75,7 @@ if TYPE_CHECKING:  # the same names, typed (tests/test_public_api.py keeps this 
     from .protocol import ServerUnavailableError as ServerUnavailableError
     from .protocol import StreamDelta as StreamDelta
     from .protocol import StreamStateError as StreamStateError
+    from .protocol import TokenizerUnavailable as TokenizerUnavailable
     from .protocol import ToolCall as ToolCall
     from .protocol import ToolCallDelta as ToolCallDelta
     from .protocol import ToolCallParserConfig as ToolCallParserConfig
@@ -153,6 +154,7 @@ _API: dict[str, str] = {
     "UnknownOptionError": _PROTOCOL,
     "UnknownParserError": _PROTOCOL,
     "UnsupportedOptionError": _PROTOCOL,
+    "TokenizerUnavailable": _PROTOCOL,
 }
 
 #: Implementer names that resolve here for code written before they moved out of the public

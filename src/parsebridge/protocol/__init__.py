@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the lazy names, typed (tests/test_public_api.py keeps this 
     from .errors import ParseTimeoutError as ParseTimeoutError
     from .errors import ServerUnavailableError as ServerUnavailableError
     from .errors import StreamStateError as StreamStateError
+    from .errors import TokenizerUnavailable as TokenizerUnavailable
     from .errors import UnknownBackendError as UnknownBackendError
     from .errors import UnknownOptionError as UnknownOptionError
     from .errors import UnknownParserError as UnknownParserError
@@ -93,6 +94,7 @@ _LAZY: dict[str, str] = {
     "UnknownOptionError": "errors",
     "UnknownParserError": "errors",
     "UnsupportedOptionError": "errors",
+    "TokenizerUnavailable": "errors",
     "BufferedReasoningStream": "streams",
     "BufferedToolStream": "streams",
     "DEFAULT_BACKEND": "spec",

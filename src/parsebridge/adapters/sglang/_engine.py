@@ -92,7 +92,8 @@ class SglangEngine:
             if needs_request
             else None
         )
-        self._user_tokenizer = tokenizer
+        # The caller's tokenizer is loaded now: what cannot be had is theirs (TokenizerUnavailable).
+        self._user_tokenizer = None if tokenizer is None else _tokenizers.load_user_tokenizer(tokenizer)
         self._tokenizer: Any = None
         self._markers: tuple[str | None, str | None] | None = None
         self._lock = threading.Lock()

