@@ -312,13 +312,20 @@ TABLE_MAX_ROWS = 500
 
 
 def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
-    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
+    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are but for
+    control characters (`_line_field`)."""
     console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
     out = console.file
     for i, call in enumerate(calls):
         args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
-        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
+        out.write("\t".join((str(i), *(_line_field(f) for f in (call.id, call.name, args)))) + "\n")
     console.print(Rule())
+
+
+def _line_field(text: str) -> str:
+    """One field of a call line: control characters escaped as the table shows them, and tab and
+    newline too, which would otherwise shift the columns or start a line of their own."""
+    return io.escape_controls(text).replace("\t", "\\t").replace("\n", "\\n")
 
 
 def _show_result(
@@ -349,7 +356,7 @@ def _show_result(
                 args = io.plain(call.arguments_json)
             else:
                 args = Text("invalid: ", style="red")
-                args.append(str(call.invalid_arguments))
+                args.append(io.escape_controls(str(call.invalid_arguments)))
             t.add_row(str(i), io.plain(call.id), io.plain(call.name), args)
         console.print(t)
     else:
