@@ -272,6 +272,8 @@ def get_pipeline(
     """
     if reasoning is None and tool is None:
         raise InvalidSpecError("a pipeline needs a reasoning spec, a tool spec, or both")
+    if reasoning_started is not None and not isinstance(reasoning_started, bool):  # "false" is truthy
+        raise InvalidSpecError(f"reasoning_started={reasoning_started!r}: expected True, False or None")
     tools = checked_tools(tools) or None  # (as get_tool_parser's; a native chain takes them too)
     if isinstance(reasoning, ReasoningParserConfig):
         reasoning = reasoning.to_spec()
