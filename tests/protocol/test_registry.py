@@ -287,3 +287,13 @@ def test_pipeline_chains_reasoning_then_tools_one_shot_and_streamed():
 def test_pipeline_needs_at_least_one_parser():
     with pytest.raises(pb.InvalidSpecError):
         pb.get_pipeline()
+
+
+@pytest.mark.parametrize("kind", ["tools", "Tool", "", None])
+def test_parser_names_refuses_a_kind_it_does_not_know(kind):
+    """``parser_names("builtin", "tools")`` listed the reasoning parsers: any kind but "tool" read as one."""
+    with pytest.raises(pb.InvalidSpecError, match="expected 'tool' or 'reasoning'"):
+        pb.parser_names("builtin", kind)
+    assert "hermes" in pb.parser_names("builtin", "tool") and "qwen3" in pb.parser_names(
+        "builtin", "reasoning"
+    )

@@ -107,7 +107,11 @@ def list_backends(with_parsers: bool = True) -> list[BackendInfo]:
 
 
 def parser_names(backend: str | Backend, kind: Kind) -> list[str]:
-    """A backend's registered parser names of one kind (cached; may import the framework)."""
+    """A backend's registered parser names of one kind (cached; may import the framework).
+    A `kind` other than "tool" or "reasoning" is `InvalidSpecError` (``"tools"`` listed the
+    reasoning parsers)."""
+    if kind not in ("tool", "reasoning"):
+        raise InvalidSpecError(f"kind={kind!r}: expected 'tool' or 'reasoning'")
     be = get_backend(backend) if isinstance(backend, str) else backend
     return list(_name_map(be, kind).values())
 
