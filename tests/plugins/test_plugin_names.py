@@ -179,3 +179,23 @@ def test_probe_without_the_framework_says_so():
         if importlib.util.find_spec(framework) is None:
             assert probe(framework) == {"available": False, "detail": f"{framework} is not installed"}
     assert cell(None) == "not probed"
+
+
+def test_env_parsers_giving_one_name_two_parsers_is_refused(monkeypatch):
+    """The later entry replaced the earlier in the server's table without a word (names are
+    lower-cased, so ``Mine`` is ``mine``); one parser given twice is harmless and kept."""
+    both = "mine=python:_userparsers:CallLine, Mine=python:_userparsers:ReturnsDict"
+    monkeypatch.setenv(plugins.ENV_PARSERS, both)
+    with pytest.raises(
+        plugins.PluginConfigError, match="'mine' is already given to 'python:_userparsers:CallLine'"
+    ):
+        plugins.registrations("vllm", backends=[])
+    monkeypatch.setenv(
+        plugins.ENV_PARSERS, "mine=python:_userparsers:CallLine,mine=python:_userparsers:CallLine"
+    )
+    assert [r.name for r in plugins.registrations("vllm", backends=[])] == ["mine", "mine"]
+    # a tool and a reasoning parser under one name live in two tables: both are kept
+    monkeypatch.setenv(
+        plugins.ENV_PARSERS, "mine=python:_userparsers:CallLine,mine=python:_userparsers:Colon"
+    )
+    assert [r.kind for r in plugins.registrations("vllm", backends=[])] == ["tool", "reasoning"]

@@ -174,8 +174,17 @@ def registrations(
     ``PARSEBRIDGE_PLUGIN_ON_ERROR`` is checked here too: the parsers read it per request."""
     on_error_policy()
     out = enumerate_registrations(framework, backends)
+    given: dict[tuple[str, Kind], Registration] = {}
     for name, spec in parse_env_parsers():
-        out.append(_env_registration(name, spec))
+        reg = _env_registration(name, spec)
+        first = given.setdefault((reg.name, reg.kind), reg)
+        if first.spec != reg.spec:  # the later would replace the earlier in the server's table, silently
+            raise PluginConfigError(
+                ENV_PARSERS,
+                f"{name}={spec}" if name is not None else spec,
+                f"the {reg.kind} parser name {reg.name!r} is already given to {first.spec!r}",
+            )
+        out.append(reg)
     for name, spec in extra:
         out.append(Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec))
     return out
