@@ -93,3 +93,47 @@ def test_a_reasoning_parse_that_returns_none_fails_under_the_policy() -> None:
         pb.get_reasoning_parser("python:_userparsers:ReturnsNothing").parse("hi")
     result = pb.get_reasoning_parser("python:_userparsers:ReturnsNothing", on_error="fallback").parse("hi")
     assert isinstance(result, pb.ReasoningParseResult) and result.content == "hi"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pb.get_tool_parser("python:_userparsers:ReturnsDict", on_error="fallback").stream(),
+        lambda: pb.get_reasoning_parser("python:_userparsers:ReturnsNothing", on_error="fallback").stream(),
+        lambda: pb.get_pipeline(None, "python:_userparsers:ReturnsDict", on_error="fallback").stream(),
+    ],
+)
+def test_a_buffered_stream_whose_parse_fails_at_the_end_falls_back_to_all_it_was_fed(make) -> None:
+    """A parser with only `parse` streams buffered: its one parse runs at the end. When that parse
+    failed under fallback the stream gave back nothing: the whole output was lost."""
+    stream = make()
+    fed = [stream.feed(chunk) for chunk in ("Hello ", "there", ".")]
+    assert not any(d.content for d in fed)  # nothing shown before the end, as buffered streams do
+    assert stream.flush().content == "Hello there."
+    assert stream.finish().content == "Hello there."
+
+
+def test_a_buffered_stream_holds_what_it_was_fed_against_max_held() -> None:
+    """`max_held` bounds what a stream holds back; a buffered stream holds all of it, and was never
+    measured (it said nothing of what it held)."""
+    stream = pb.get_tool_parser("python:_userparsers:ReturnsDict", max_held=8).stream()
+    stream.feed("12345")
+    with pytest.raises(pb.BufferLimitError, match="holds back 10 > 8"):
+        stream.feed("67890")
+    soft = pb.get_tool_parser("python:_userparsers:ReturnsDict", max_held=8, on_error="fallback").stream()
+    shown = "".join(soft.feed(chunk).content for chunk in ("12345", "67890", "abc"))
+    assert shown + soft.flush().content == "1234567890abc"
+
+
+def test_parse_says_when_it_fell_back(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`parse --on-error fallback` showed a failed parser's text as content and said nothing: the
+    library logs the fallback, and the CLI left the log unread."""
+    out = tmp_path / "out.txt"
+    out.write_text("Hello", encoding="utf-8")
+    for stream in ([], ["--stream"]):
+        spec = ["--tool-parser", "python:_userparsers:ReturnsDict", "--on-error", "fallback"]
+        assert main(["parse", *spec, *stream, "--json", str(out)]) == 0
+        printed, err = capsys.readouterr()
+        assert '"content": "Hello"' in printed
+        assert err.startswith("warning: parser error, falling back to plain content: ")
+        assert "ReturnsDict.parse returned a dict" in err
