@@ -332,3 +332,14 @@ def test_parse_refuses_tools_and_output_both_from_standard_input(tmp_path: Path)
         run("parse", "--tool-parser", "builtin:hermes", "--tools", "-", "-", cwd=tmp_path, stdin=tools)
     )
     assert "--tools - and the output - both read standard input" in line
+
+
+def test_list_brief_json_says_the_parsers_were_not_listed(tmp_path: Path) -> None:
+    """The table says "(not listed with --brief)"; the JSON said ``"tool_parsers": []``, which a
+    script reads as a backend with no parsers. Not looked up is null."""
+    p = run("list", "--brief", "--json", "--backend", "builtin", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    (builtin,) = json.loads(p.stdout)["backends"]
+    assert builtin["tool_parsers"] is None and builtin["reasoning_parsers"] is None
+    p = run("list", "--json", "--backend", "builtin", cwd=tmp_path)
+    assert "hermes" in json.loads(p.stdout)["backends"][0]["tool_parsers"]
