@@ -199,3 +199,13 @@ def test_env_parsers_giving_one_name_two_parsers_is_refused(monkeypatch):
         plugins.ENV_PARSERS, "mine=python:_userparsers:CallLine,mine=python:_userparsers:Colon"
     )
     assert [r.kind for r in plugins.registrations("vllm", backends=[])] == ["tool", "reasoning"]
+
+
+def test_env_parser_whose_constructor_raises_stops_the_start(monkeypatch):
+    """Its class loaded, so it was registered, and every request naming it then failed in the
+    server; the entry cannot be loaded, so the start stops naming the variable and the entry."""
+    monkeypatch.setenv(plugins.ENV_PARSERS, "mine=python:_userparsers:FailsToBuild")
+    with pytest.raises(
+        plugins.PluginConfigError, match=r"entry 'mine=python:_userparsers:FailsToBuild'.*grammar file"
+    ):
+        plugins.registrations("vllm", backends=[])

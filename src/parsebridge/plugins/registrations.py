@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..adapters import get_backend, parser_names
+from ..adapters import get_backend, get_reasoning_parser, get_tool_parser, parser_names
 from ..adapters.python_backend import load_class
 from ..protocol import (
     InvalidSpecError,
@@ -197,7 +197,12 @@ def _env_registration(name: str | None, spec: str) -> Registration:
     if name is not None and not name:
         raise PluginConfigError(ENV_PARSERS, entry, "the name before '=' is empty")
     try:
-        return Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec)
+        reg = Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec)
+        if ParserSpec.parse(spec).backend == "python":
+            # Built once here as each request's parser is (no tools, no tokenizer): a constructor
+            # that raises stops the start, instead of every request that names the parser.
+            (get_tool_parser if reg.kind == "tool" else get_reasoning_parser)(spec).close()
+        return reg
     except Exception as exc:
         raise PluginConfigError(ENV_PARSERS, entry, f"{type(exc).__name__}: {exc}") from exc
 
