@@ -324,6 +324,14 @@ def test_parse_refuses_an_option_given_twice_with_two_values(
     assert run(*base, option, first, option, first, cwd=tmp_path).returncode == 0  # the same twice: fine
 
 
+def test_parse_refuses_reasoning_started_and_its_negation_together(tmp_path: Path) -> None:
+    """``--reasoning-started --no-reasoning-started``: the last won, silently."""
+    (tmp_path / "out.txt").write_text("why</think>so", encoding="utf-8")
+    both = ["--reasoning-started", "--no-reasoning-started"]
+    p = run("parse", "--reasoning-parser", "builtin:qwen3", *both, "out.txt", cwd=tmp_path)
+    assert p.returncode == 2 and "are both given" in p.stderr, p.stderr
+
+
 def test_parse_refuses_tools_and_output_both_from_standard_input(tmp_path: Path) -> None:
     """`--tools -` read standard input to its end, and the output, `-` too, was then empty: parsed
     as nothing, exit 0."""

@@ -98,7 +98,7 @@ def _add_parser_options(pp: argparse.ArgumentParser) -> None:
     )
     pp.add_argument(
         "--reasoning-started",
-        action=argparse.BooleanOptionalAction,
+        action=SaidOnce,
         default=None,
         help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
         "parser's own default, said in the output when it assumed reasoning open)",
@@ -116,6 +116,19 @@ class GivenOnce(argparse.Action):
                 f"{self.option_strings[0]} is given twice ({before!r}, then {value!r}): parse takes one"
             )
         setattr(ns, self.dest, value)
+
+
+class SaidOnce(argparse.BooleanOptionalAction):
+    """``--reasoning-started`` / ``--no-reasoning-started``: both on one line is a usage error (the
+    last one won, silently)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, *rest: Any
+    ) -> None:
+        before = getattr(ns, self.dest, None)
+        super().__call__(parser, ns, value, *rest)
+        if before is not None and before != getattr(ns, self.dest):
+            parser.error("--reasoning-started and --no-reasoning-started are both given: say one")
 
 
 #: Characters per chunk of `parse --stream` when --chunk-size is not given.
