@@ -285,3 +285,10 @@ class FailsToBuild:
 
     def parse(self, text: str) -> ToolParseResult:
         return ToolParseResult(content=text)
+
+
+class SeedMisplacedBlock:
+    """The seed reasoning protocol, with a block whose indices are no place in the text."""
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        return ReasoningBlock(content="why", start_index=len(text) + 10, end_index=2)

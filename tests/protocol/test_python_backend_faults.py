@@ -137,3 +137,12 @@ def test_parse_says_when_it_fell_back(capsys: pytest.CaptureFixture[str], tmp_pa
         assert '"content": "Hello"' in printed
         assert err.startswith("warning: parser error, falling back to plain content: ")
         assert "ReturnsDict.parse returned a dict" in err
+
+
+def test_a_reasoning_block_placed_outside_the_text_fails_under_the_policy() -> None:
+    """`parse` derived from `parse_reasoning` cut the content at the block's indices; indices that
+    are no place in the text gave no content at all, and the text was lost without a word."""
+    spec = "python:_userparsers:SeedMisplacedBlock"
+    with pytest.raises(pb.BackendError, match=r"a block at \[15, 2\), outside the text's 5 characters"):
+        pb.get_reasoning_parser(spec).parse("hello")
+    assert pb.get_reasoning_parser(spec, on_error="fallback").parse("hello").content == "hello"

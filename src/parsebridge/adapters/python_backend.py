@@ -150,7 +150,12 @@ def reasoning_result(text: str, block: Any) -> ReasoningParseResult:
     if not isinstance(block, ReasoningBlock):
         block = ReasoningBlock.model_validate(block)
     start, end = block.start_index, block.end_index
-    content = text[:start] + text[end:] if block.located and 0 <= start <= end <= len(text) else None
+    if block.located and not 0 <= start <= end <= len(text):
+        # Not a place in this text: the parser's failure (raise, or fallback), not content dropped.
+        raise ValueError(
+            f"parse_reasoning returned a block at [{start}, {end}), outside the text's {len(text)} characters"
+        )
+    content = text[:start] + text[end:] if block.located else None
     return ReasoningParseResult(reasoning=block.content, content=content or None, block=block)
 
 
