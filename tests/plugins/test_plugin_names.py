@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -209,3 +210,32 @@ def test_env_parser_whose_constructor_raises_stops_the_start(monkeypatch):
         plugins.PluginConfigError, match=r"entry 'mine=python:_userparsers:FailsToBuild'.*grammar file"
     ):
         plugins.registrations("vllm", backends=[])
+
+
+@pytest.mark.parametrize("module", ["no_such_server_xyz", "no_such_pkg.frontend"])
+def test_plugins_run_says_a_module_it_cannot_find_before_registering(module):
+    """A misspelt server module imported both frameworks first (seconds), then ended in runpy's
+    ImportError traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsebridge.plugins.run", module, "--port", "1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"error: no module named {module!r} to run (as python -m {module} would)"
+    assert "Traceback" not in proc.stderr
+
+
+def test_plugins_run_says_a_setting_it_cannot_use_without_a_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsebridge.plugins.run", "json.tool"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC, "PARSEBRIDGE_PLUGIN_ON_ERROR": "ignore"},
+        timeout=300,
+        input="{}",
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: PARSEBRIDGE_PLUGIN_ON_ERROR")
