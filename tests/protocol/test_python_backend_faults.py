@@ -146,3 +146,22 @@ def test_a_reasoning_block_placed_outside_the_text_fails_under_the_policy() -> N
     with pytest.raises(pb.BackendError, match=r"a block at \[15, 2\), outside the text's 5 characters"):
         pb.get_reasoning_parser(spec).parse("hello")
     assert pb.get_reasoning_parser(spec, on_error="fallback").parse("hello").content == "hello"
+
+
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_a_stream_method_that_returns_no_stream_is_a_typed_error(on_error: str) -> None:
+    """An AttributeError ('NoneType' has no attribute 'feed') escaped untyped, under either policy."""
+    parser = pb.get_tool_parser("python:_userparsers:StreamIsNone", on_error=on_error)
+    with pytest.raises(
+        pb.BackendError, match=r"stream\(\) returned None, not a stream \(it has no feed or flush\)"
+    ):
+        parser.stream()
+
+
+def test_a_stream_whose_feed_returns_no_delta_fails_under_the_policy() -> None:
+    """The guard recorded the str as a delta outside its policy: an untyped AttributeError."""
+    with pytest.raises(pb.BackendError, match=r"raised in stream\.feed"):
+        pb.get_tool_parser("python:_userparsers:FeedsText").stream().feed("Hello")
+    soft = pb.get_tool_parser("python:_userparsers:FeedsText", on_error="fallback").stream()
+    assert soft.feed("Hello").content == "Hello" and soft.feed(" there").content == " there"
+    assert soft.finish().content == "Hello there"

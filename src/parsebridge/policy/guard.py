@@ -124,6 +124,10 @@ class _Guard(Closable):
         to open it is raised typed, whatever the policy (no stream to fall back in)."""
         try:
             inner = self.inner.stream(**kwargs)
+            missing = [m for m in ("feed", "flush") if not callable(getattr(inner, m, None))]
+            if missing:  # a parser of your own whose stream() returned something else (None...)
+                got = "None" if inner is None else f"a {type(inner).__name__}"
+                raise TypeError(f"stream() returned {got}, not a stream (it has no {' or '.join(missing)})")
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
         if self._as_is(inner):
