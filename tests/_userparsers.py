@@ -285,3 +285,38 @@ class FailsToBuild:
 
     def parse(self, text: str) -> ToolParseResult:
         return ToolParseResult(content=text)
+
+
+class SeedMisplacedBlock:
+    """The seed reasoning protocol, with a block whose indices are no place in the text."""
+
+    def parse_reasoning(self, text: str) -> ReasoningBlock | None:
+        return ReasoningBlock(content="why", start_index=len(text) + 10, end_index=2)
+
+
+class StreamIsNone(ToolParserBase):
+    """Its `stream()` forgot its return."""
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text)
+
+    def stream(self) -> ToolStreamBase:
+        return None  # type: ignore[return-value]
+
+
+class _TextFeed:
+    def feed(self, text: str, token_ids: Sequence[int] | None = None) -> str:
+        return text
+
+    def flush(self) -> StreamDelta:
+        return StreamDelta()
+
+
+class FeedsText(ToolParserBase):
+    """Its stream's `feed` returns the text, not a `StreamDelta`."""
+
+    def parse(self, text: str) -> ToolParseResult:
+        return ToolParseResult(content=text)
+
+    def stream(self) -> ToolStreamBase:
+        return _TextFeed()  # type: ignore[return-value]

@@ -73,6 +73,26 @@ def test_unknown_release_is_a_usage_error_naming_real_releases(tmp_path: Path, e
     assert "X.Y" not in p.stderr and not PLACEHOLDER.search(p.stderr)
 
 
+_SMG = install.available()["smg"][-1]
+
+
+@pytest.mark.parametrize(
+    ("env", "meant"),
+    [
+        ("vlm-latest", "vllm-latest"),
+        ("VLLM-latest", "vllm-latest"),
+        ("alll", "all"),
+        ("vllm-lates", "vllm-latest"),
+        (f"smg-{_SMG.rpartition('.')[0]}", f"smg-{_SMG}"),  # 1.13 for 1.13.0
+    ],
+)
+def test_a_misspelt_env_is_answered_with_the_nearest(env: str, meant: str) -> None:
+    """Every other name parsebridge takes suggests the nearest; install-framework listed all 27 envs
+    and left the reader to find theirs. Nothing is installed: the env is refused, not corrected."""
+    with pytest.raises(install.UnsupportedRelease, match=f"Did you mean '{meant}'"):
+        install.resolve(env)
+
+
 def test_a_bare_framework_name_is_shown_its_releases() -> None:
     with pytest.raises(
         install.UnsupportedRelease, match=r"'smg' names no release: give smg-latest, smg-oldest"

@@ -52,7 +52,7 @@ def _blocks() -> list[tuple[str, str]]:
 
 #: Print comments that describe the output instead of quoting it (each must still be in a page).
 DESCRIPTIONS = (
-    "content fragments, then the call: id+name first, then arguments",
+    "the content, the call (id, name, arguments) as it comes; {} while text is held",
     "deltas serialise like the results",
 )
 

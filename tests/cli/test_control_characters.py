@@ -87,3 +87,23 @@ def test_parse_shows_control_characters_escaped_at_any_length(
     out = capsys.readouterr().out
     _no_raw_controls(out)
     assert out.count("Hi \\x1b[2J there.") == repeat
+
+
+@pytest.mark.parametrize("calls", [1, 501])  # a table; past TABLE_MAX_ROWS, one line per call
+def test_parse_shows_a_calls_name_and_invalid_arguments_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, calls: int
+) -> None:
+    """A parser that reports a call's arguments verbatim when they are not JSON (a framework's, a
+    `python:` one): those arguments and the name reach the terminal escaped, in the table and in
+    the one-line-per-call listing alike, and the listing keeps one line per call."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # python:_userparsers from tests/
+    out_file = tmp_path / "out.txt"
+    out_file.write_text("CALL f\x1b]0;title\x07 {\x1b[2J\tnot json\r\n" * calls, encoding="utf-8")
+    assert main(["parse", "--tool-parser", "python:_userparsers:CallLine", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    _no_raw_controls(out)
+    assert out.count("f\\x1b]0;title\\x07") == calls
+    assert out.count("\\x1b[2J") == calls
+    if calls > 1:
+        lines = [line for line in out.splitlines() if line.startswith(tuple("0123456789"))]
+        assert len(lines) == calls and all(line.count("\t") == 3 for line in lines)

@@ -294,3 +294,60 @@ def test_a_lone_surrogate_is_refused_where_it_is_read(tmp_path: Path, fmt: str) 
         "error: surr.jsonl:2: output: a lone surrogate U+D83D is not text (half of a UTF-16 pair: an escape "
         "such as \\ud83d without its other half, or a byte that is not UTF-8)"
     ]
+
+
+# ---------------------------------------------------------------- parse: an option given twice
+
+
+@pytest.mark.parametrize(
+    ("option", "first", "second"),
+    [
+        ("--tool-parser", "builtin:hermes", "builtin:mistral"),
+        ("--reasoning-parser", "builtin:qwen3", "builtin:deepseek_r1"),
+        ("--chunk-size", "3", "5"),
+        ("--on-error", "fallback", "raise"),
+        ("--conventions", "servers", "lossless"),
+    ],
+)
+def test_parse_refuses_an_option_given_twice_with_two_values(
+    tmp_path: Path, option: str, first: str, second: str
+) -> None:
+    """The last one was taken, silently: ``--tool-parser a --tool-parser b`` parsed with b alone."""
+    (tmp_path / "out.txt").write_text(f"Hi {CALL}", encoding="utf-8")
+    base = ["parse", "--tool-parser", "builtin:hermes", "--stream", "out.txt"]
+    p = run(*base, option, first, option, second, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout
+    assert (
+        f"{option} is given twice ({first!r}, then {second!r})".replace("'3'", "3").replace("'5'", "5")
+        in p.stderr
+    )
+    assert run(*base, option, first, option, first, cwd=tmp_path).returncode == 0  # the same twice: fine
+
+
+def test_parse_refuses_reasoning_started_and_its_negation_together(tmp_path: Path) -> None:
+    """``--reasoning-started --no-reasoning-started``: the last won, silently."""
+    (tmp_path / "out.txt").write_text("why</think>so", encoding="utf-8")
+    both = ["--reasoning-started", "--no-reasoning-started"]
+    p = run("parse", "--reasoning-parser", "builtin:qwen3", *both, "out.txt", cwd=tmp_path)
+    assert p.returncode == 2 and "are both given" in p.stderr, p.stderr
+
+
+def test_parse_refuses_tools_and_output_both_from_standard_input(tmp_path: Path) -> None:
+    """`--tools -` read standard input to its end, and the output, `-` too, was then empty: parsed
+    as nothing, exit 0."""
+    tools = b'[{"name": "f"}]'
+    line = one_error_line(
+        run("parse", "--tool-parser", "builtin:hermes", "--tools", "-", "-", cwd=tmp_path, stdin=tools)
+    )
+    assert "--tools - and the output - both read standard input" in line
+
+
+def test_list_brief_json_says_the_parsers_were_not_listed(tmp_path: Path) -> None:
+    """The table says "(not listed with --brief)"; the JSON said ``"tool_parsers": []``, which a
+    script reads as a backend with no parsers. Not looked up is null."""
+    p = run("list", "--brief", "--json", "--backend", "builtin", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    (builtin,) = json.loads(p.stdout)["backends"]
+    assert builtin["tool_parsers"] is None and builtin["reasoning_parsers"] is None
+    p = run("list", "--json", "--backend", "builtin", cwd=tmp_path)
+    assert "hermes" in json.loads(p.stdout)["backends"][0]["tool_parsers"]

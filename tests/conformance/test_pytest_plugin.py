@@ -220,3 +220,31 @@ def test_a_bad_spec_is_one_clear_line(tmp_path, spec, says):
     assert "INTERNALERROR" not in out and "Traceback" not in out, out[-3000:]
     errors = [ln for ln in out.splitlines() if ln.startswith("ERROR:")]
     assert len(errors) == 1 and errors[0].startswith(says), out[-3000:]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        # a typo of a family ran no test at all and said nothing (exit 5, "no tests ran")
+        (
+            "--parsebridge-family",
+            "hermez",
+            "ERROR: --parsebridge-family: unknown family 'hermez'. Did you mean",
+        ),
+        # a missing file was pytest's INTERNALERROR with a FileNotFoundError traceback
+        (
+            "--parsebridge-transcripts",
+            "nope.jsonl",
+            "ERROR: --parsebridge-transcripts: nope.jsonl: no such file",
+        ),
+    ],
+)
+def test_a_bad_selection_is_one_clear_line(tmp_path, option, value, says):
+    (tmp_path / "my_parsers.py").write_text(_readme_module(), encoding="utf-8")
+    proc = plain_pytest(tmp_path, "--parsebridge-spec", "python:my_parsers:LineParser", option, value)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 4, out[-3000:]  # pytest's usage error
+    assert "INTERNALERROR" not in out and "Traceback" not in out, out[-3000:]
+    errors = [ln for ln in out.splitlines() if ln.startswith("ERROR:")]
+    assert len(errors) == 1 and errors[0].startswith(says), out[-3000:]

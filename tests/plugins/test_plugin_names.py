@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -179,3 +180,62 @@ def test_probe_without_the_framework_says_so():
         if importlib.util.find_spec(framework) is None:
             assert probe(framework) == {"available": False, "detail": f"{framework} is not installed"}
     assert cell(None) == "not probed"
+
+
+def test_env_parsers_giving_one_name_two_parsers_is_refused(monkeypatch):
+    """The later entry replaced the earlier in the server's table without a word (names are
+    lower-cased, so ``Mine`` is ``mine``); one parser given twice is harmless and kept."""
+    both = "mine=python:_userparsers:CallLine, Mine=python:_userparsers:ReturnsDict"
+    monkeypatch.setenv(plugins.ENV_PARSERS, both)
+    with pytest.raises(
+        plugins.PluginConfigError, match="'mine' is already given to 'python:_userparsers:CallLine'"
+    ):
+        plugins.registrations("vllm", backends=[])
+    monkeypatch.setenv(
+        plugins.ENV_PARSERS, "mine=python:_userparsers:CallLine,mine=python:_userparsers:CallLine"
+    )
+    assert [r.name for r in plugins.registrations("vllm", backends=[])] == ["mine", "mine"]
+    # a tool and a reasoning parser under one name live in two tables: both are kept
+    monkeypatch.setenv(
+        plugins.ENV_PARSERS, "mine=python:_userparsers:CallLine,mine=python:_userparsers:Colon"
+    )
+    assert [r.kind for r in plugins.registrations("vllm", backends=[])] == ["tool", "reasoning"]
+
+
+def test_env_parser_whose_constructor_raises_stops_the_start(monkeypatch):
+    """Its class loaded, so it was registered, and every request naming it then failed in the
+    server; the entry cannot be loaded, so the start stops naming the variable and the entry."""
+    monkeypatch.setenv(plugins.ENV_PARSERS, "mine=python:_userparsers:FailsToBuild")
+    with pytest.raises(
+        plugins.PluginConfigError, match=r"entry 'mine=python:_userparsers:FailsToBuild'.*grammar file"
+    ):
+        plugins.registrations("vllm", backends=[])
+
+
+@pytest.mark.parametrize("module", ["no_such_server_xyz", "no_such_pkg.frontend"])
+def test_plugins_run_says_a_module_it_cannot_find_before_registering(module):
+    """A misspelt server module imported both frameworks first (seconds), then ended in runpy's
+    ImportError traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsebridge.plugins.run", module, "--port", "1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"error: no module named {module!r} to run (as python -m {module} would)"
+    assert "Traceback" not in proc.stderr
+
+
+def test_plugins_run_says_a_setting_it_cannot_use_without_a_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsebridge.plugins.run", "json.tool"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC, "PARSEBRIDGE_PLUGIN_ON_ERROR": "ignore"},
+        timeout=300,
+        input="{}",
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: PARSEBRIDGE_PLUGIN_ON_ERROR")

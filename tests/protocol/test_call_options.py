@@ -61,6 +61,57 @@ def test_reasoning_started_given_to_the_constructor_names_where_it_belongs() -> 
     assert pb.get_reasoning_parser("builtin:qwen3", started=True).parse("why</think>so").reasoning == "why"
 
 
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("reasoning_started", "false"),
+        ("reasoning_started", 0),
+        ("prompt", 5),
+        ("prompt", b"<think>"),
+        ("prompt_token_ids", "<think>"),
+    ],
+)
+def test_a_start_option_of_the_wrong_type_is_refused_whatever_the_policy(
+    on_error: str, option: str, value: object
+) -> None:
+    """``reasoning_started="false"`` is truthy: it read the output as reasoning. ``prompt=5`` failed
+    inside the parser, a `BackendError` (under fallback: the text as content, no word said)."""
+    rp = pb.get_reasoning_parser("builtin:qwen3", on_error=on_error)
+    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes", on_error=on_error)
+    timed = pb.get_reasoning_parser("builtin:qwen3", on_error=on_error, timeout=30)
+    calls = [rp.parse, rp.stream, pipe.parse, pipe.stream, timed.parse, timed.stream]
+    for call in calls:
+        args = (TEXT,) if call.__name__ == "parse" else ()
+        with pytest.raises(pb.UnsupportedOptionError, match=f"cannot honour {option}=") as info:
+            call(*args, **{option: value})
+        assert not isinstance(info.value, pb.BackendError)
+    assert rp.parse(TEXT, reasoning_started=False).content == TEXT  # the right types still work
+
+
+@pytest.mark.parametrize(
+    ("make", "option"),
+    [
+        (lambda: pb.get_reasoning_parser("builtin:qwen3", started="false"), "started"),
+        (lambda: pb.get_reasoning_parser("builtin:qwen3", prompt=5), "prompt"),
+        (
+            lambda: pb.get_reasoning_parser("builtin:qwen3", chat_template_kwargs="enable_thinking=False"),
+            "chat",
+        ),
+        (lambda: pb.get_tool_parser("builtin:hermes", chat_template_kwargs="x"), "chat_template_kwargs"),
+        (
+            lambda: pb.get_pipeline("builtin:qwen3", "builtin:hermes", reasoning_started="no"),
+            "reasoning_started",
+        ),
+    ],
+)
+def test_a_builtin_option_of_the_wrong_type_is_refused_when_the_parser_is_built(make, option: str) -> None:
+    """``started="false"`` made a parser that read every output as reasoning, and a string
+    ``chat_template_kwargs`` one that ignored it: both were taken without a word."""
+    with pytest.raises(pb.InvalidSpecError, match=option):
+        make()
+
+
 def _installed(framework: str) -> None:
     if importlib.util.find_spec(framework) is None:
         pytest.skip(f"{framework} is not installed (parsebridge install-framework {framework}-latest)")

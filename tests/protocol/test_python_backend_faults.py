@@ -93,3 +93,75 @@ def test_a_reasoning_parse_that_returns_none_fails_under_the_policy() -> None:
         pb.get_reasoning_parser("python:_userparsers:ReturnsNothing").parse("hi")
     result = pb.get_reasoning_parser("python:_userparsers:ReturnsNothing", on_error="fallback").parse("hi")
     assert isinstance(result, pb.ReasoningParseResult) and result.content == "hi"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pb.get_tool_parser("python:_userparsers:ReturnsDict", on_error="fallback").stream(),
+        lambda: pb.get_reasoning_parser("python:_userparsers:ReturnsNothing", on_error="fallback").stream(),
+        lambda: pb.get_pipeline(None, "python:_userparsers:ReturnsDict", on_error="fallback").stream(),
+    ],
+)
+def test_a_buffered_stream_whose_parse_fails_at_the_end_falls_back_to_all_it_was_fed(make) -> None:
+    """A parser with only `parse` streams buffered: its one parse runs at the end. When that parse
+    failed under fallback the stream gave back nothing: the whole output was lost."""
+    stream = make()
+    fed = [stream.feed(chunk) for chunk in ("Hello ", "there", ".")]
+    assert not any(d.content for d in fed)  # nothing shown before the end, as buffered streams do
+    assert stream.flush().content == "Hello there."
+    assert stream.finish().content == "Hello there."
+
+
+def test_a_buffered_stream_holds_what_it_was_fed_against_max_held() -> None:
+    """`max_held` bounds what a stream holds back; a buffered stream holds all of it, and was never
+    measured (it said nothing of what it held)."""
+    stream = pb.get_tool_parser("python:_userparsers:ReturnsDict", max_held=8).stream()
+    stream.feed("12345")
+    with pytest.raises(pb.BufferLimitError, match="holds back 10 > 8"):
+        stream.feed("67890")
+    soft = pb.get_tool_parser("python:_userparsers:ReturnsDict", max_held=8, on_error="fallback").stream()
+    shown = "".join(soft.feed(chunk).content for chunk in ("12345", "67890", "abc"))
+    assert shown + soft.flush().content == "1234567890abc"
+
+
+def test_parse_says_when_it_fell_back(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`parse --on-error fallback` showed a failed parser's text as content and said nothing: the
+    library logs the fallback, and the CLI left the log unread."""
+    out = tmp_path / "out.txt"
+    out.write_text("Hello", encoding="utf-8")
+    for stream in ([], ["--stream"]):
+        spec = ["--tool-parser", "python:_userparsers:ReturnsDict", "--on-error", "fallback"]
+        assert main(["parse", *spec, *stream, "--json", str(out)]) == 0
+        printed, err = capsys.readouterr()
+        assert '"content": "Hello"' in printed
+        assert err.startswith("warning: parser error, falling back to plain content: ")
+        assert "ReturnsDict.parse returned a dict" in err
+
+
+def test_a_reasoning_block_placed_outside_the_text_fails_under_the_policy() -> None:
+    """`parse` derived from `parse_reasoning` cut the content at the block's indices; indices that
+    are no place in the text gave no content at all, and the text was lost without a word."""
+    spec = "python:_userparsers:SeedMisplacedBlock"
+    with pytest.raises(pb.BackendError, match=r"a block at \[15, 2\), outside the text's 5 characters"):
+        pb.get_reasoning_parser(spec).parse("hello")
+    assert pb.get_reasoning_parser(spec, on_error="fallback").parse("hello").content == "hello"
+
+
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_a_stream_method_that_returns_no_stream_is_a_typed_error(on_error: str) -> None:
+    """An AttributeError ('NoneType' has no attribute 'feed') escaped untyped, under either policy."""
+    parser = pb.get_tool_parser("python:_userparsers:StreamIsNone", on_error=on_error)
+    with pytest.raises(
+        pb.BackendError, match=r"stream\(\) returned None, not a stream \(it has no feed or flush\)"
+    ):
+        parser.stream()
+
+
+def test_a_stream_whose_feed_returns_no_delta_fails_under_the_policy() -> None:
+    """The guard recorded the str as a delta outside its policy: an untyped AttributeError."""
+    with pytest.raises(pb.BackendError, match=r"raised in stream\.feed"):
+        pb.get_tool_parser("python:_userparsers:FeedsText").stream().feed("Hello")
+    soft = pb.get_tool_parser("python:_userparsers:FeedsText", on_error="fallback").stream()
+    assert soft.feed("Hello").content == "Hello" and soft.feed(" there").content == " there"
+    assert soft.finish().content == "Hello there"

@@ -287,3 +287,26 @@ def test_pipeline_chains_reasoning_then_tools_one_shot_and_streamed():
 def test_pipeline_needs_at_least_one_parser():
     with pytest.raises(pb.InvalidSpecError):
         pb.get_pipeline()
+
+
+@pytest.mark.parametrize("kind", ["tools", "Tool", "", None])
+def test_parser_names_refuses_a_kind_it_does_not_know(kind):
+    """``parser_names("builtin", "tools")`` listed the reasoning parsers: any kind but "tool" read as one."""
+    with pytest.raises(pb.InvalidSpecError, match="expected 'tool' or 'reasoning'"):
+        pb.parser_names("builtin", kind)
+    assert "hermes" in pb.parser_names("builtin", "tool") and "qwen3" in pb.parser_names(
+        "builtin", "reasoning"
+    )
+
+
+def test_a_python_subclass_that_names_itself_nothing_has_its_config_string_as_spec():
+    """A subclass without a `name` of its own was ``python:ReturnsDict``: no config string loads
+    that, errors named it, and two classes of one name in two modules shared it."""
+    tp = pb.get_tool_parser("python:_userparsers:ReturnsDict")
+    assert tp.spec == "python:_userparsers:ReturnsDict"
+    assert pb.get_tool_parser(tp.spec).spec == tp.spec  # the spec loads again
+    rp = pb.get_reasoning_parser("python:_userparsers:ReturnsNothing")
+    assert rp.spec == "python:_userparsers:ReturnsNothing"
+    with pytest.raises(pb.BackendError, match=r"^python:_userparsers:ReturnsNothing raised in parse"):
+        rp.parse("x")
+    assert pb.get_tool_parser("python:_userparsers:CallLine").spec == "python:call_line"  # its own name

@@ -116,7 +116,10 @@ def resolve(env: str) -> list[tuple[str, str]]:
     if fw not in versions or not version:
         known = [f"{f}-{v}" for f, vs in versions.items() for v in vs]
         known += [f"{f}-{which}" for f in FRAMEWORKS for which in ("latest", "oldest")]
-        raise UnsupportedRelease(f"unknown framework env {env!r}; expected one of: {', '.join(known)}, all")
+        raise UnsupportedRelease(
+            f"unknown framework env {env!r}.{_did_you_mean(env, [*known, 'all'])} "
+            f"Expected one of: {', '.join(known)}, all"
+        )
     if not versions[fw]:
         raise UnsupportedRelease(f"no requirements files for {fw} in {REQ_DIR}")
     if version == "latest":
@@ -124,10 +127,19 @@ def resolve(env: str) -> list[tuple[str, str]]:
     if version == "oldest":
         return [(fw, versions[fw][0])]
     if version not in versions[fw]:
+        near = _did_you_mean(version, [*versions[fw], "latest", "oldest"], f"{fw}-")
         raise UnsupportedRelease(
-            f"{fw} {version} is not supported here; supported: {', '.join(versions[fw])}"
+            f"{fw} {version} is not supported here.{near} Supported: {', '.join(versions[fw])}"
         )
     return [(fw, version)]
+
+
+def _did_you_mean(given: str, candidates: list[str], prefix: str = "") -> str:
+    """`` Did you mean 'vllm-latest'?`` for the candidate nearest `given` (case aside), or ""."""
+    import difflib  # only an error message needs it
+
+    near = difflib.get_close_matches(given.lower(), candidates, n=1, cutoff=0.8)
+    return f" Did you mean {prefix + near[0]!r}?" if near else ""
 
 
 def _pip(*args: str) -> None:

@@ -150,7 +150,12 @@ def reasoning_result(text: str, block: Any) -> ReasoningParseResult:
     if not isinstance(block, ReasoningBlock):
         block = ReasoningBlock.model_validate(block)
     start, end = block.start_index, block.end_index
-    content = text[:start] + text[end:] if block.located and 0 <= start <= end <= len(text) else None
+    if block.located and not 0 <= start <= end <= len(text):
+        # Not a place in this text: the parser's failure (raise, or fallback), not content dropped.
+        raise ValueError(
+            f"parse_reasoning returned a block at [{start}, {end}), outside the text's {len(text)} characters"
+        )
+    content = text[:start] + text[end:] if block.located else None
     return ReasoningParseResult(reasoning=block.content, content=content or None, block=block)
 
 
@@ -182,6 +187,16 @@ def _construct(target: str, cls: type, kwargs: dict[str, Any]) -> Any:
     except Exception as exc:
         call = f"{cls.__name__}({', '.join(f'{k}=...' for k in given)})"
         raise InvalidSpecError(f"python:{target}: {call} raised {type(exc).__name__}: {exc}") from exc
+
+
+def _named(target: str, parser: Any) -> Any:
+    """`parser`, named by its `module:Class` target when its class names it nothing of its own: the
+    base's default, the bare class name, made its spec ``python:LineParser``, which no config
+    string loads (and which two classes of one name in two modules share); a `name` the class
+    sets (``name = "call_line"``) is kept."""
+    if parser.backend == "python" and not type(parser).name and parser.name == type(parser).__name__:
+        parser.name = target
+    return parser
 
 
 class _UserToolParser(ToolParserBase):
@@ -301,13 +316,13 @@ class PythonBackend(Backend):
     ) -> ToolParser:
         cls = load_class(name)
         if issubclass(cls, ToolParserBase):
-            return _construct(name, cls, {"tools": tools, **options})  # type: ignore[no-any-return]
+            return _named(name, _construct(name, cls, {"tools": tools, **options}))
         _check_entry(cls, f"python:{name}", "tool", _TOOL_ENTRY)
         return _UserToolParser(name, _construct(name, cls, {"tools": tools, **options}), tools)
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         cls = load_class(name)
         if issubclass(cls, ReasoningParserBase):
-            return _construct(name, cls, options)  # type: ignore[no-any-return]
+            return _named(name, _construct(name, cls, options))
         _check_entry(cls, f"python:{name}", "reasoning", _REASONING_ENTRY)
         return _UserReasoningParser(name, _construct(name, cls, options))

@@ -107,7 +107,11 @@ def list_backends(with_parsers: bool = True) -> list[BackendInfo]:
 
 
 def parser_names(backend: str | Backend, kind: Kind) -> list[str]:
-    """A backend's registered parser names of one kind (cached; may import the framework)."""
+    """A backend's registered parser names of one kind (cached; may import the framework).
+    A `kind` other than "tool" or "reasoning" is `InvalidSpecError` (``"tools"`` listed the
+    reasoning parsers)."""
+    if kind not in ("tool", "reasoning"):
+        raise InvalidSpecError(f"kind={kind!r}: expected 'tool' or 'reasoning'")
     be = get_backend(backend) if isinstance(backend, str) else backend
     return list(_name_map(be, kind).values())
 
@@ -272,6 +276,8 @@ def get_pipeline(
     """
     if reasoning is None and tool is None:
         raise InvalidSpecError("a pipeline needs a reasoning spec, a tool spec, or both")
+    if reasoning_started is not None and not isinstance(reasoning_started, bool):  # "false" is truthy
+        raise InvalidSpecError(f"reasoning_started={reasoning_started!r}: expected True, False or None")
     tools = checked_tools(tools) or None  # (as get_tool_parser's; a native chain takes them too)
     if isinstance(reasoning, ReasoningParserConfig):
         reasoning = reasoning.to_spec()

@@ -57,7 +57,7 @@ def _cmd_list(ns: argparse.Namespace) -> int:
                 raise UnknownBackendError(b, known)
         infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
     if ns.json:
-        print(json.dumps(_list_json(infos), indent=2))
+        print(json.dumps(_list_json(infos, ns.brief), indent=2))
         return 0
     console = io.console()
     console.print(_backends_table(infos, ns.brief))
@@ -73,12 +73,17 @@ def _cmd_list(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _list_json(infos: list[BackendInfo]) -> dict[str, Any]:
+def _list_json(infos: list[BackendInfo], brief: bool = False) -> dict[str, Any]:
+    """What `list` shows, for machines. With `brief` the parser names were not looked up: those
+    fields are null ("not listed", as the table says), never ``[]``, which reads as "no parsers"."""
     backends = []
     for i in infos:
         entry = vars(i).copy()
         entry["tool_aliases"] = family_aliases(i, "tool")
         entry["reasoning_aliases"] = family_aliases(i, "reasoning")
+        if brief and i.name != "python":
+            for field in ("tool_parsers", "reasoning_parsers", "tool_aliases", "reasoning_aliases"):
+                entry[field] = None
         backends.append(entry)
 
     return {

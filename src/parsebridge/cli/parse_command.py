@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -40,39 +41,28 @@ def configure(pp: argparse.ArgumentParser) -> None:
         "in bounded memory (vLLM's and SGLang's streams keep the text they were fed)."
     )
     pp.add_argument("input", help="a text file with the raw model output, or - for stdin")
-    pp.add_argument(
-        "--tool-parser", metavar="SPEC", help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen"
-    )
-    pp.add_argument(
-        "--reasoning-parser",
-        metavar="SPEC",
-        help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3",
-    )
-    pp.add_argument(
-        "--tools",
-        metavar="FILE",
-        help="JSON list of tool definitions (the OpenAI form, or flat: name, parameters)",
-    )
-    pp.add_argument(
-        "--reasoning-started",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
-        "parser's own default, said in the output when it assumed reasoning open)",
-    )
+    _add_parser_options(pp)
     pp.add_argument("--stream", action="store_true", help="feed the output in chunks through a stream")
     pp.add_argument(
         "--chunk-size",
         type=positive_int,
         default=None,
         metavar="N",
+        action=GivenOnce,
         help="characters per chunk with --stream (default 4; an error without --stream)",
     )
-    pp.add_argument("--on-error", choices=("raise", "fallback"), default="raise")
+    pp.add_argument(
+        "--on-error",
+        choices=("raise", "fallback"),
+        default=None,
+        action=GivenOnce,
+        help="a parser that fails: exit 1 naming the error (raise, the default), or its text as content",
+    )
     pp.add_argument(
         "--conventions",
         choices=("servers", "lossless"),
         default=None,
+        action=GivenOnce,
         help="builtin parsers: content and where reasoning starts as vLLM and SGLang read them "
         "(servers, the default) or every character kept (lossless)",
     )
@@ -83,6 +73,62 @@ def configure(pp: argparse.ArgumentParser) -> None:
         help="let vLLM, SGLang, Dynamo and smg log (quiet by default; also PARSEBRIDGE_FRAMEWORK_LOGS=1)",
     )
     pp.set_defaults(func=_cmd_parse)
+
+
+def _add_parser_options(pp: argparse.ArgumentParser) -> None:
+    """The options that choose the parsers and what they are told: specs, tools, where reasoning starts."""
+    pp.add_argument(
+        "--tool-parser",
+        metavar="SPEC",
+        action=GivenOnce,
+        help="e.g. builtin:hermes, vllm:llama3_json, dynamo:hermes, smg:qwen (one; compare takes several)",
+    )
+    pp.add_argument(
+        "--reasoning-parser",
+        metavar="SPEC",
+        action=GivenOnce,
+        help="e.g. builtin:qwen3, sglang:deepseek-r1, dynamo:deepseek_r1, smg:qwen3",
+    )
+    pp.add_argument(
+        "--tools",
+        metavar="FILE",
+        action=GivenOnce,
+        help="JSON list of tool definitions (the OpenAI form, or flat: name, parameters); - for stdin "
+        "when the output is a file",
+    )
+    pp.add_argument(
+        "--reasoning-started",
+        action=SaidOnce,
+        default=None,
+        help="the prompt already opened reasoning (--no-reasoning-started: it did not; default: the "
+        "parser's own default, said in the output when it assumed reasoning open)",
+    )
+
+
+class GivenOnce(argparse.Action):
+    """An option that takes one value: given again with another, a usage error naming both, not
+    the last one silently (``--tool-parser a --tool-parser b`` parsed with b alone)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, *_: Any) -> None:
+        before = getattr(ns, self.dest, None)
+        if before is not None and before != value:
+            parser.error(
+                f"{self.option_strings[0]} is given twice ({before!r}, then {value!r}): parse takes one"
+            )
+        setattr(ns, self.dest, value)
+
+
+class SaidOnce(argparse.BooleanOptionalAction):
+    """``--reasoning-started`` / ``--no-reasoning-started``: both on one line is a usage error (the
+    last one won, silently)."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, *rest: Any
+    ) -> None:
+        before = getattr(ns, self.dest, None)
+        super().__call__(parser, ns, value, *rest)
+        if before is not None and before != getattr(ns, self.dest):
+            parser.error("--reasoning-started and --no-reasoning-started are both given: say one")
 
 
 #: Characters per chunk of `parse --stream` when --chunk-size is not given.
@@ -131,20 +177,51 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
     if ns.tools and not ns.tool_parser:
         raise UsageError("--tools declares tools to a tool parser: give --tool-parser SPEC too")
+    if ns.tools == "-" and ns.input == "-":
+        raise UsageError("--tools - and the output - both read standard input: give one of them as a file")
     if ns.input != "-":
         io.exists_or_fail(ns.input)
     tools = io.load_tools(ns.tools)
-    text = None if ns.stream else io.read_text(ns.input)
     if ns.framework_logs:
         os.environ["PARSEBRIDGE_FRAMEWORK_LOGS"] = "1"  # the adapters then leave the frameworks' logs alone
     else:
         quiet_framework_logs()
+    with _warnings_shown():
+        _run_parse(ns, tools)
+    return 0
+
+
+class _WarningLines(logging.Handler):
+    """parsebridge's warnings as ``warning:`` lines on stderr: the library's logger has only a
+    NullHandler, so ``--on-error fallback`` showed a failed parser's text as content and said
+    nothing of the failure."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        io.print_error(io.escape_controls(record.getMessage()), prefix="warning:")
+
+
+@contextlib.contextmanager
+def _warnings_shown() -> Iterator[None]:
+    logger = logging.getLogger("parsebridge")
+    handler, level = _WarningLines(logging.WARNING), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)  # (a conformance run in this process may have quietened it)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _run_parse(ns: argparse.Namespace, tools: Any) -> None:
+    """Read the output (one-shot; `--stream` reads it in blocks as it goes), build the pipeline, parse."""
+    text = None if ns.stream else io.read_text(ns.input)
     pipe = get_pipeline(
         ns.reasoning_parser,
         ns.tool_parser,
         tools=tools,
         reasoning_started=ns.reasoning_started,
-        on_error=ns.on_error,
+        on_error=ns.on_error or "raise",
         **_conventions_option(ns),
     )
     if text is not None:
@@ -157,9 +234,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
             _show_result(result, None)
             _say_assumed_open(pipe, ns, result)
             _say_undeclared_tools(ns, result, "oneshot")
-        return 0
+        return
     _stream_parse(pipe, ns)
-    return 0
 
 
 def _say_assumed_open(pipe: Any, ns: argparse.Namespace, result: Any) -> None:
@@ -268,10 +344,6 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
         collected.close()
 
 
-def _quiet_framework_logs() -> None:
-    quiet_framework_logs()
-
-
 #: Text up to this many characters is shown in a panel; longer text is written as it is
 #: between two rules (Rich lays a panel's text out line by line: seconds per megabyte).
 PANEL_MAX = 1 << 16
@@ -312,13 +384,20 @@ TABLE_MAX_ROWS = 500
 
 
 def _show_call_lines(console: Any, count: int, calls: Iterable[ToolCall]) -> None:
-    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are."""
+    """Tool calls as tab-separated lines (#, id, name, arguments), written as they are but for
+    control characters (`_line_field`)."""
     console.print(Rule(Text(f"tool calls ({count}): #, id, name, arguments"), align="left"))
     out = console.file
     for i, call in enumerate(calls):
         args = call.arguments_json if call.valid else f"invalid: {call.invalid_arguments}"
-        out.write(f"{i}\t{call.id}\t{call.name}\t{args}\n")
+        out.write("\t".join((str(i), *(_line_field(f) for f in (call.id, call.name, args)))) + "\n")
     console.print(Rule())
+
+
+def _line_field(text: str) -> str:
+    """One field of a call line: control characters escaped as the table shows them, and tab and
+    newline too, which would otherwise shift the columns or start a line of their own."""
+    return io.escape_controls(text).replace("\t", "\\t").replace("\n", "\\n")
 
 
 def _show_result(
@@ -349,7 +428,7 @@ def _show_result(
                 args = io.plain(call.arguments_json)
             else:
                 args = Text("invalid: ", style="red")
-                args.append(str(call.invalid_arguments))
+                args.append(io.escape_controls(str(call.invalid_arguments)))
             t.add_row(str(i), io.plain(call.id), io.plain(call.name), args)
         console.print(t)
     else:

@@ -14,7 +14,7 @@ import pytest
 
 from ..adapters import resolve
 from ..adapters.python_backend import load_class
-from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolParserBase
+from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolParserBase, family_table
 from .chunking import parse_chunkings
 from .log_files import load_transcripts
 from .runner import Runner, plan_explicit, spec_family
@@ -85,7 +85,21 @@ def checked_specs(config: pytest.Config, specs: list[str]) -> list[tuple[str, st
                 f"--parsebridge-spec: {said}" if said.startswith(raw) else f"--parsebridge-spec {raw}: {said}"
             ) from None
         out += [(kind, _kind_and_spec(raw, kind)) for kind in kinds]
+    _check_selection(config)
     return out
+
+
+def _check_selection(config: pytest.Config) -> None:
+    """``--parsebridge-family`` and ``--parsebridge-transcripts`` as `conformance` checks its own: a
+    family that is none (a typo) ran no test and said nothing, a missing file was an INTERNALERROR."""
+    try:
+        for family in _split(config.getoption("parsebridge_family")):
+            family_table().check(family)
+    except ParsebridgeError as exc:
+        raise pytest.UsageError(f"--parsebridge-family: {exc}") from None
+    for path in config.getoption("parsebridge_transcripts") or ():
+        if not Path(path).exists():
+            raise pytest.UsageError(f"--parsebridge-transcripts: {path}: no such file or directory")
 
 
 class ConformanceFailure(Exception):

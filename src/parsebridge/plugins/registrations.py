@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..adapters import get_backend, parser_names, resolve
+from ..adapters import get_backend, get_reasoning_parser, get_tool_parser, parser_names, resolve
 from ..adapters.python_backend import load_class
 from ..protocol import (
     InvalidSpecError,
@@ -172,8 +172,17 @@ def registrations(
     ``PARSEBRIDGE_PLUGIN_ON_ERROR`` is checked here too: the parsers read it per request."""
     on_error_policy()
     out = enumerate_registrations(framework, backends)
+    given: dict[tuple[str, Kind], Registration] = {}
     for name, spec in parse_env_parsers():
-        out.append(_env_registration(name, spec))
+        reg = _env_registration(name, spec)
+        first = given.setdefault((reg.name, reg.kind), reg)
+        if first.spec != reg.spec:  # the later would replace the earlier in the server's table, silently
+            raise PluginConfigError(
+                ENV_PARSERS,
+                f"{name}={spec}" if name is not None else spec,
+                f"the {reg.kind} parser name {reg.name!r} is already given to {first.spec!r}",
+            )
+        out.append(reg)
     for name, spec in extra:
         out.append(Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec))
     return out
@@ -186,7 +195,12 @@ def _env_registration(name: str | None, spec: str) -> Registration:
     if name is not None and not name:
         raise PluginConfigError(ENV_PARSERS, entry, "the name before '=' is empty")
     try:
-        return Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec)
+        reg = Registration((name or plugin_name(spec)).lower(), kind_of(spec), spec)
+        if ParserSpec.parse(spec).backend == "python":
+            # Built once here as each request's parser is (no tools, no tokenizer): a constructor
+            # that raises stops the start, instead of every request that names the parser.
+            (get_tool_parser if reg.kind == "tool" else get_reasoning_parser)(spec).close()
+        return reg
     except Exception as exc:
         raise PluginConfigError(ENV_PARSERS, entry, f"{type(exc).__name__}: {exc}") from exc
 

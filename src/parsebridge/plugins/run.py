@@ -18,6 +18,8 @@ import importlib.util
 import runpy
 import sys
 
+from ..protocol import ParsebridgeError
+
 
 def register_installed() -> list[str]:
     """Register into every installed framework; the frameworks registered into."""
@@ -31,13 +33,29 @@ def register_installed() -> list[str]:
     return done
 
 
+def _findable(module: str) -> bool:
+    """Whether `module` can be run: looked up before registering (which imports the frameworks,
+    seconds), so a misspelt name is said at once, not as a traceback after them."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package that is missing, or an empty name
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        print(__doc__.strip(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
     module, rest = args[0], args[1:]
-    register_installed()
+    if not _findable(module):
+        print(f"error: no module named {module!r} to run (as python -m {module} would)", file=sys.stderr)
+        return 2
+    try:
+        register_installed()
+    except ParsebridgeError as exc:  # a PARSEBRIDGE_PLUGIN_* setting the plugins cannot use
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     sys.argv = [module, *rest]
     runpy.run_module(module, run_name="__main__", alter_sys=True)
     return 0

@@ -23,7 +23,7 @@ import inspect
 from collections.abc import Callable, Collection
 from typing import Any
 
-from ..protocol.errors import UnknownOptionError
+from ..protocol.errors import UnknownOptionError, UnsupportedOptionError
 
 _START = ("reasoning_started", "prompt", "prompt_token_ids")
 #: The per-call options of the protocol, per (kind, call).
@@ -68,3 +68,26 @@ def check_call_options(
     unknown = [name for name in options if name not in takes]
     if unknown:
         raise UnknownOptionError(f"{spec} {call}()", unknown, [*takes, *GUARD_OPTIONS])
+
+
+def check_start_values(spec: str, reasoning_started: object, options: dict[str, Any]) -> None:
+    """Refuse, typed and before any text is read, a start option of the wrong type: ``reasoning_started``
+    is True, False or None (the string ``"false"`` is truthy and would silently start inside
+    reasoning), ``prompt`` a str, ``prompt_token_ids`` a sequence of ids (a str is not one). Left to
+    the backend, a wrong type fails inside it as a parse failure, which ``on_error="fallback"`` then
+    turns into content without a word."""
+    if reasoning_started is not None and not isinstance(reasoning_started, bool):
+        raise UnsupportedOptionError(
+            spec,
+            "reasoning_started",
+            reasoning_started,
+            "it is True, False or None (the prompt said nothing)",
+        )
+    prompt = options.get("prompt")
+    if prompt is not None and not isinstance(prompt, str):
+        raise UnsupportedOptionError(spec, "prompt", prompt, "the prompt is its text, a str")
+    ids = options.get("prompt_token_ids")
+    if ids is not None and (isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__len__")):
+        raise UnsupportedOptionError(
+            spec, "prompt_token_ids", ids, "the prompt's token ids are a list of ints"
+        )

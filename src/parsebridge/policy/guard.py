@@ -45,7 +45,7 @@ from ..protocol.errors import InvalidInputError, InvalidSpecError, StreamStateEr
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from ..protocol.streams import checked_result
-from .call_options import check_call_options
+from .call_options import check_call_options, check_start_values
 from .guarded_streams import GuardedPipelineStream, GuardedReasoningStream, GuardedToolStream
 
 OnError = Literal["raise", "fallback"]
@@ -124,6 +124,10 @@ class _Guard(Closable):
         to open it is raised typed, whatever the policy (no stream to fall back in)."""
         try:
             inner = self.inner.stream(**kwargs)
+            missing = [m for m in ("feed", "flush") if not callable(getattr(inner, m, None))]
+            if missing:  # a parser of your own whose stream() returned something else (None...)
+                got = "None" if inner is None else f"a {type(inner).__name__}"
+                raise TypeError(f"stream() returned {got}, not a stream (it has no {' or '.join(missing)})")
         except Exception as exc:
             raise self._error(exc, "stream", transcript) from exc
         if self._as_is(inner):
@@ -201,6 +205,8 @@ class GuardedReasoningParser(_Guard):
         that is not a `str` is `InvalidInputError`, whatever `on_error`, as in every guarded call."""
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
+        if reasoning_started is not None or kwargs:
+            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "reasoning", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
@@ -223,6 +229,8 @@ class GuardedReasoningParser(_Guard):
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
     ) -> ReasoningStream:
+        if reasoning_started is not None or kwargs:
+            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
         if kwargs:
             check_call_options(
                 f"{self.backend}:{self.name}", "reasoning", "stream", self.inner.stream, kwargs
@@ -257,6 +265,8 @@ class GuardedPipeline(_Guard):
     ) -> ParseResult:
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
+        if reasoning_started is not None or kwargs:
+            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
         if kwargs:
             check_call_options(f"{self.backend}:{self.name}", "pipeline", "parse", self.inner.parse, kwargs)
             check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
@@ -269,6 +279,7 @@ class GuardedPipeline(_Guard):
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
         if kwargs:
+            check_start_values(f"{self.backend}:{self.name}", kwargs.get("reasoning_started"), kwargs)
             check_call_options(f"{self.backend}:{self.name}", "pipeline", "stream", self.inner.stream, kwargs)
         check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
         return self._guarded(kwargs, transcript, GuardedPipelineStream)

@@ -101,9 +101,9 @@ class _GuardedStream(Generic[R]):
                 raise InvalidInputError("stream.feed", text)
             try:
                 delta: StreamDelta = inner_feed(text, token_ids)
+                add(delta)  # (in the try: a stream of your own that returns no delta fails typed)
             except Exception as exc:
                 return failed(exc, text)
-            add(delta)
             return delta
 
         return feed_and_record
@@ -126,10 +126,10 @@ class _GuardedStream(Generic[R]):
                 raise InvalidInputError("stream.feed", text)
             try:
                 delta: StreamDelta = inner_feed(text, token_ids)
+                if add is not None:
+                    add(delta)
             except Exception as exc:
                 return failed(exc, text)
-            if add is not None:
-                add(delta)
             room -= len(text)
             if room >= 0:
                 return delta

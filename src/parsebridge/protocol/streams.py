@@ -306,13 +306,25 @@ class _Buffering(_StreamBase):
     def __init__(self) -> None:
         super().__init__()
         self._chunks: list[str] = []
+        self._size = 0
 
     def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
         self._chunks.append(text)
+        self._size += len(text)
         return make_delta()
 
     def _text(self) -> str:
         return "".join(self._chunks)
+
+    def pending_text(self) -> str:
+        """Everything fed: nothing is shown before the flush parses it. A guard releases this as
+        content when that parse fails under ``on_error="fallback"`` (without it, the whole output
+        was lost) and measures it against `max_held`."""
+        return self._text()
+
+    def pending_size(self) -> int:
+        """The length of `pending_text`, counted as chunks come (`max_held` asks on every chunk)."""
+        return self._size
 
 
 class BufferedToolStream(_Buffering, ToolStreamBase):

@@ -21,7 +21,7 @@ import importlib
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ...protocol import ReasoningParser, ToolParser, ToolSpec
+from ...protocol import InvalidSpecError, ReasoningParser, ToolParser, ToolSpec
 from ...protocol.family_rows import Kind, rows_of
 from ..base import Backend
 from .engines.conventions import check_conventions
@@ -138,10 +138,32 @@ class BuiltinBackend(Backend):
     def create_tool_parser(
         self, name: str, *, tools: Sequence[ToolSpec] | None, **options: Any
     ) -> ToolParser:
+        check_option_types(f"builtin:{name}", options)
         return _load(TOOL_PARSERS[name])(tools=tools, **options)  # type: ignore[no-any-return]
 
     def create_reasoning_parser(self, name: str, **options: Any) -> ReasoningParser:
         # Conventions decide only where reasoning starts (`reasoning_start`); checked here so
         # a parser that ignores them still refuses a misspelt one.
         check_conventions(options.get("conventions"))
+        check_option_types(f"builtin:{name}", options)
         return _load(reasoning_parsers()[name])(**options)  # type: ignore[no-any-return]
+
+
+#: The type each builtin option other than `conventions` must have when given (None: not given).
+_OPTION_TYPES: dict[str, tuple[type, str]] = {
+    "started": (bool, "True, False or None"),
+    "prompt": (str, "the prompt's text, a str"),
+    "chat_template_kwargs": (dict, 'a dict, e.g. {"enable_thinking": False}'),
+}
+
+
+def check_option_types(spec: str, options: dict[str, Any]) -> None:
+    """`InvalidSpecError` for an option of the wrong type, when the parser is built: a string
+    ``started="false"`` is truthy and ``chat_template_kwargs="enable_thinking=False"`` says
+    nothing, so either would be read, silently, as something else than was meant."""
+    for option, (kind, expected) in _OPTION_TYPES.items():
+        value = options.get(option)
+        if value is not None and not isinstance(value, kind):
+            raise InvalidSpecError(
+                f"{spec}: {option}={value!r}: expected {expected}, not {type(value).__name__}"
+            )
