@@ -37,7 +37,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "parse": Subcommand("parsebridge.cli.parse_command", "parse one model output"),
     "install-framework": Subcommand(
         "parsebridge.cli.install_command",
-        "install vLLM, SGLang, Dynamo or smg parsers-only (no GPU) into this environment",
+        "install vLLM, SGLang, Dynamo, smg or llama.cpp parsers-only (no GPU) into this environment",
     ),
     "conformance": Subcommand(
         "parsebridge.cli.conformance_command", "run the shared transcripts through every backend and report"
@@ -66,8 +66,8 @@ def build_parser(argv: Sequence[str] = (), *, every: bool = False) -> argparse.A
     (`every`: all of them, for documentation and tests)."""
     p = argparse.ArgumentParser(
         prog="parsebridge",
-        description="One protocol over the reasoning and tool-call parsers of vLLM, SGLang, Dynamo, smg, builtin "
-        "and your own (python:).",
+        description="One protocol over the reasoning and tool-call parsers of vLLM, SGLang, Dynamo, smg, "
+        "llama.cpp, builtin and your own (python:).",
         epilog=io.EXIT_STATUS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

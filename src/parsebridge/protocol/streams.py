@@ -323,7 +323,7 @@ class _Buffering(_StreamBase):
         return self._text()
 
     def pending_size(self) -> int:
-        """The length of `pending_text`, counted as chunks come (`max_held` asks on every chunk)."""
+        """The length of `pending_text`, counted as chunks come (what `max_held` measures, without joining)."""
         return self._size
 
 
