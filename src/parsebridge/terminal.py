@@ -122,13 +122,18 @@ def _console_class() -> Any:
 
 #: What a terminal acts on instead of showing: the C0 controls but tab and newline (ESC starts
 #: colour, title and clear-screen sequences, BEL rings, CR overwrites the line), DEL, and the C1
-#: controls U+0080-U+009F (U+009B is ESC [ on terminals that read C1).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: controls U+0080-U+009F (U+009B is ESC [ on terminals that read C1); and what reorders or breaks
+#: the line around it unseen: the bidirectional marks, embeddings, overrides and isolates
+#: (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069: an override shows text in another order
+#: than it is read) and the line and paragraph separators U+2028-U+2029.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def _escaped(match: re.Match[str]) -> str:
     char = match.group()
-    return "\\r" if char == "\r" else f"\\x{ord(char):02x}"
+    if char == "\r":
+        return "\\r"
+    return f"\\x{ord(char):02x}" if ord(char) <= 0xFF else f"\\u{ord(char):04x}"
 
 
 def escape_controls(text: str) -> str:

@@ -107,3 +107,15 @@ def test_parse_shows_a_calls_name_and_invalid_arguments_escaped(
     if calls > 1:
         lines = [line for line in out.splitlines() if line.startswith(tuple("0123456789"))]
         assert len(lines) == calls and all(line.count("\t") == 3 for line in lines)
+
+
+def test_text_that_reorders_or_breaks_the_line_unseen_is_shown_escaped(tmp_path: Path, capsys) -> None:
+    """A right-to-left override (U+202E) shows the text after it in another order than it is read,
+    an isolate (U+2066) likewise, and U+2028 breaks the line on some terminals: they reached the
+    terminal raw while the C0/C1 controls were escaped."""
+    out = tmp_path / "out.txt"
+    out.write_text("pay \u202e0001$\u202c to \u2066bob\u2069\u2028done", encoding="utf-8")
+    assert main(["parse", "--reasoning-parser", "builtin:qwen3", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "\\u202e0001$\\u202c" in shown and "\\u2066bob\\u2069\\u2028done" in shown, shown
+    assert not any(c in shown for c in "\u202e\u202c\u2066\u2069\u2028")

@@ -75,3 +75,12 @@ def test_processor_with_a_parser_of_your_own_reads_markers_itself() -> None:
     proc = OutputProcessor(Think(), None)
     assert proc.request(prompt=CHAT + "<think>\n").parse("x").result.reasoning == "x"
     assert proc.request(prompt=CHAT).parse("x").result.content == "x"
+
+
+def test_prompt_ids_where_only_prompt_text_is_taken_say_so() -> None:
+    """Builtin takes a prompt as text: its refusal of ``prompt_token_ids=`` said "its parse/stream
+    take no prompt (pass reasoning_started=)", though ``prompt=`` works."""
+    rp = pb.get_reasoning_parser("builtin:qwen3")
+    assert rp.parse("a</think>b", prompt="<think>\n").reasoning == "a"
+    with pytest.raises(pb.UnsupportedOptionError, match=r"as prompt= only \(decode the ids"):
+        rp.parse("a</think>b", prompt_token_ids=[1, 2])

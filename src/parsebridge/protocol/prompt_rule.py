@@ -139,9 +139,14 @@ def check_prompt_options(spec: str, fn: Callable[..., Any], options: dict[str, A
     """Refuse, before parsing, a prompt option that `fn` (a parser's parse or stream) does not take."""
     for name in PROMPT_OPTIONS:
         if options.get(name) is not None and not takes_option(fn, name):
-            raise UnsupportedOptionError(
-                spec, name, _short(options[name]), "its parse/stream take no prompt (pass reasoning_started=)"
+            other = next(o for o in PROMPT_OPTIONS if o != name)
+            why = (
+                f"its parse/stream take the prompt as {other}= only"
+                + (" (decode the ids with the model's tokenizer)" if other == "prompt" else "")
+                if takes_option(fn, other)
+                else "its parse/stream take no prompt (pass reasoning_started=)"
             )
+            raise UnsupportedOptionError(spec, name, _short(options[name]), why)
 
 
 def _says_nothing(parser: Any, prompt: str) -> bool:
