@@ -141,3 +141,13 @@ def test_docs_install_from_the_clone_not_a_registry() -> None:
         text = doc.read_text(encoding="utf-8")
         assert not re.search(r"pip install '?parsebridge", text), doc.name
         assert "tools/install_framework.py vllm-latest" not in text or doc.name == "matrix.md", doc.name
+
+
+def test_list_with_an_env_lists_its_framework_and_refuses_a_typo(capsys) -> None:
+    """`--list vllm-latest` listed every framework, the env ignored; a typo there was ignored too."""
+    assert install.main(["--list", "vllm-latest"]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"vllm: {' '.join(install.available()['vllm'])}"]
+    assert install.main(["--list", "all"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(install.available())
+    assert install.main(["--list", "vlm"]) == 2
+    assert "Did you mean 'vllm'?" in capsys.readouterr().err

@@ -191,7 +191,11 @@ def install(pairs: list[tuple[str, str]]) -> None:
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options of `parsebridge install-framework` and `tools/install_framework.py`."""
     ap.add_argument("env", nargs="?", help=_ENV_HELP)
-    ap.add_argument("--list", action="store_true", help="print supported versions and exit")
+    ap.add_argument(
+        "--list",
+        action="store_true",
+        help="print supported versions and exit (of ENV's framework only, if given)",
+    )
     ap.add_argument(
         "--resolve", action="store_true", help="print DISTRIBUTION==VERSION (what pip installs) and exit"
     )
@@ -206,9 +210,7 @@ def run(ns: argparse.Namespace) -> int:
         )
         return 2
     if ns.list or not ns.env:
-        for fw, vs in available().items():
-            print(f"{fw}: {' '.join(vs) or '(none)'}")
-        return 0
+        return _list(ns.env)
     try:
         pairs = resolve(ns.env)
     except UnsupportedRelease as exc:
@@ -218,6 +220,23 @@ def run(ns: argparse.Namespace) -> int:
         print(" ".join(f"{DISTRIBUTIONS.get(fw, fw)}=={v}" for fw, v in pairs))
         return 0
     install(pairs)
+    return 0
+
+
+def _list(env: str | None) -> int:
+    """Print the supported releases: every framework's, or, given an env (``vllm``, ``vllm-latest``),
+    its framework's only (it was ignored, and every framework listed)."""
+    versions = available()
+    wanted = list(versions) if env in (None, "all") else [env.partition("-")[0].lower()]
+    if wanted[0] not in versions:
+        near = _did_you_mean(wanted[0], list(versions))
+        print(
+            f"error: --list takes a framework, not {env!r}.{near} Known: {', '.join(versions)}",
+            file=sys.stderr,
+        )
+        return 2
+    for fw in wanted:
+        print(f"{fw}: {' '.join(versions[fw]) or '(none)'}")
     return 0
 
 
