@@ -400,6 +400,9 @@ def _served_source(tokenizer: Any) -> Any:
     smg's and Dynamo's environments have no transformers; an ``hf:`` name is read from the local
     Hugging Face cache by transformers (`load_tokenizer`), offline."""
     tokenizer = reference_of(tokenizer)
+    path = tokenizer.path if isinstance(tokenizer, TokenizerRef) else tokenizer
+    if isinstance(path, (str, os.PathLike)) and not Path(path).expanduser().exists():
+        raise FileNotFoundError(f"no tokenizer at {path}")  # said first, whatever is installed
     if not isinstance(tokenizer, TokenizerRef):
         return tokenizer
     if tokenizer.path:
