@@ -403,9 +403,9 @@ def load_reference(ref: Any) -> Any:
 
 
 def vocabulary_json(ref: Any) -> tuple[str, str]:
-    """(tokenizer.json text, label) of a ``pypi:`` reference, read with `tokenizers` alone: what a
-    served backend's model folder needs, where `load_reference` builds a transformers tokenizer
-    (smg's and Dynamo's environments have `tokenizers` but no transformers)."""
+    """(tokenizer.json text, label) of a ``pypi:`` reference: what a served backend's model folder
+    writes, where `load_reference` gives a tokenizer object (smg's and Dynamo's environments have
+    `tokenizers` but no transformers)."""
     return _base_json(_shipped_key(ref))
 
 
