@@ -19,6 +19,7 @@ import runpy
 import sys
 
 from ..protocol import ParsebridgeError
+from .settings import on_error_policy
 
 
 def register_installed() -> list[str]:
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no module named {module!r} to run (as python -m {module} would)", file=sys.stderr)
         return 2
     try:
+        on_error_policy()  # read here too: with no framework installed nothing else reads it
         register_installed()
     except ParsebridgeError as exc:  # a PARSEBRIDGE_PLUGIN_* setting the plugins cannot use
         print(f"error: {exc}", file=sys.stderr)
