@@ -119,6 +119,19 @@ class _Guard(Closable):
             self._handle(exc, call, None)
             return False
 
+    def _check_request(self, kind: str, call: str, reasoning_started: object, kwargs: dict[str, Any]) -> None:
+        """Refuse, typed and whatever `on_error`, what a request asks that its parser cannot honour:
+        a start option of the wrong type (`check_start_values`), a keyword `call` does not take
+        (`check_call_options`), a prompt form it does not read (`check_prompt_options`)."""
+        if reasoning_started is None and not kwargs:
+            return
+        spec = f"{self.backend}:{self.name}"
+        check_start_values(spec, reasoning_started, kwargs)
+        if kwargs:
+            fn = getattr(self.inner, call)
+            check_call_options(spec, kind, call, fn, kwargs)
+            check_prompt_options(spec, fn, kwargs)
+
     def _guarded(self, kwargs: dict[str, Any], transcript: str | None, guard: type) -> Any:
         """The parser's stream, opened with `kwargs` and wrapped in `guard` unless `_as_is`; a failure
         to open it is raised typed, whatever the policy (no stream to fall back in)."""
@@ -205,11 +218,7 @@ class GuardedReasoningParser(_Guard):
         that is not a `str` is `InvalidInputError`, whatever `on_error`, as in every guarded call."""
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
-        if reasoning_started is not None or kwargs:
-            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
-        if kwargs:
-            check_call_options(f"{self.backend}:{self.name}", "reasoning", "parse", self.inner.parse, kwargs)
-            check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
+        self._check_request("reasoning", "parse", reasoning_started, kwargs)
         try:
             if kwargs:
                 result = self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
@@ -229,13 +238,7 @@ class GuardedReasoningParser(_Guard):
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
     ) -> ReasoningStream:
-        if reasoning_started is not None or kwargs:
-            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
-        if kwargs:
-            check_call_options(
-                f"{self.backend}:{self.name}", "reasoning", "stream", self.inner.stream, kwargs
-            )
-            check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
+        self._check_request("reasoning", "stream", reasoning_started, kwargs)
         options = {"reasoning_started": reasoning_started, **kwargs}
         stream: ReasoningStream = self._guarded(options, transcript, GuardedReasoningStream)
         return stream
@@ -265,11 +268,7 @@ class GuardedPipeline(_Guard):
     ) -> ParseResult:
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
-        if reasoning_started is not None or kwargs:
-            check_start_values(f"{self.backend}:{self.name}", reasoning_started, kwargs)
-        if kwargs:
-            check_call_options(f"{self.backend}:{self.name}", "pipeline", "parse", self.inner.parse, kwargs)
-            check_prompt_options(f"{self.backend}:{self.name}", self.inner.parse, kwargs)
+        self._check_request("pipeline", "parse", reasoning_started, kwargs)
         try:
             return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
         except Exception as exc:
@@ -278,8 +277,5 @@ class GuardedPipeline(_Guard):
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
-        if kwargs:
-            check_start_values(f"{self.backend}:{self.name}", kwargs.get("reasoning_started"), kwargs)
-            check_call_options(f"{self.backend}:{self.name}", "pipeline", "stream", self.inner.stream, kwargs)
-        check_prompt_options(f"{self.backend}:{self.name}", self.inner.stream, kwargs)
+        self._check_request("pipeline", "stream", kwargs.get("reasoning_started"), kwargs)
         return self._guarded(kwargs, transcript, GuardedPipelineStream)
