@@ -17,6 +17,15 @@ from pathlib import Path
 from typing import Any
 
 
+def tokenizer_json_file(path: Path) -> Path:
+    """The tokenizer.json a path names: the file itself, or the one in the folder it names;
+    FileNotFoundError when there is none."""
+    file = path / "tokenizer.json" if path.is_dir() else path
+    if not file.is_file():
+        raise FileNotFoundError(f"no tokenizer.json at {path}")
+    return file
+
+
 class PlainTokenizer:
     """A `tokenizers.Tokenizer` behind the methods parsebridge reads of a transformers tokenizer."""
 
@@ -35,9 +44,7 @@ class PlainTokenizer:
     @classmethod
     def from_path(cls, path: Path) -> PlainTokenizer:
         """A tokenizer.json file, or a folder holding one (its tokenizer_config.json needs transformers)."""
-        file = path / "tokenizer.json" if path.is_dir() else path
-        if not file.is_file():
-            raise FileNotFoundError(f"{path} holds no tokenizer.json")
+        file = tokenizer_json_file(path)
         from tokenizers import Tokenizer  # optional dependency (parsebridge[vocabularies])
 
         try:

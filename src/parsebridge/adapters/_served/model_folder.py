@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ...protocol.tokenizer_ref import TokenizerRef
+from .._plain_tokenizer import tokenizer_json_file
 from .._tokenizers import (  # the byte table the in-memory tokenizers use
     TokenizerUnavailable,
     _bytes_to_unicode,
@@ -299,10 +300,7 @@ def _tokenizer_text(source: Any) -> tuple[str, str]:
         return source
     if isinstance(source, (str, os.PathLike)):
         path = Path(source).expanduser()
-        file = path / "tokenizer.json" if path.is_dir() else path
-        if not file.is_file():
-            raise FileNotFoundError(f"no tokenizer.json at {path}")
-        return file.read_text(encoding="utf-8"), str(path)
+        return tokenizer_json_file(path).read_text(encoding="utf-8"), str(path)
     backend = getattr(source, "backend_tokenizer", None) or source
     to_str = getattr(backend, "to_str", None)
     if not callable(to_str):
