@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .record import TokenizerRef, Transcript, first_difference, unused_token_texts
-from .token_pieces import family_tokenizer, ids_out_of_range, transcript_tokenizer
+from .token_pieces import ids_decoder, ids_out_of_range
 
 
 @dataclass(frozen=True)
@@ -35,18 +35,6 @@ class PromptRead:
     ids: list[int] | None = None
     ids_of: TokenizerRef | None = None
     problem: str = ""
-
-
-def _prompt_decoder(t: Transcript) -> tuple[Any, str, str]:
-    """(tokenizer, its label, why none) that reads the record's prompt ids: the one the record
-    names, else its family's vocabulary (as for its `token_ids`)."""
-    if t.tokenizer is not None:
-        tokenizer, why = transcript_tokenizer(t.tokenizer)
-        return tokenizer, t.tokenizer.label, why
-    family = family_tokenizer(t)
-    if family is not None:
-        return family[0], family[1], ""
-    return None, "", "the record names no tokenizer and its family has no vocabulary here"
 
 
 def _decoded(tokenizer: Any, ids: list[int], label: str) -> tuple[str | None, str]:
@@ -70,7 +58,7 @@ def read_prompt(t: Transcript) -> PromptRead:
     ids, text = t.prompt_token_ids, t.prompt
     if not ids:
         return PromptRead(text)
-    tokenizer, label, why = _prompt_decoder(t)
+    tokenizer, label, why = ids_decoder(t)  # the record's tokenizer, else its family's
     if tokenizer is None:
         if text is not None:  # nothing to check them with: the text stands, and it is the prompt
             return PromptRead(text)

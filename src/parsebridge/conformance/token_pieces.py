@@ -243,7 +243,7 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
             return why
         pieces = _with_specials(pieces_from_chunks(own(t.output, t.token_ids)), offers)
     else:
-        tokenizer, name, why = _decoder(t, offers)
+        tokenizer, name, why = ids_decoder(t, offers)
         if tokenizer is None:
             return why
         why = ids_out_of_range(tokenizer, t.token_ids, name)
@@ -266,9 +266,10 @@ def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:
     return [*pieces[:-1], last._replace(text="")]
 
 
-def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:
-    """(tokenizer, its name, why none) for a transcript's ids: the one the record names, else the
-    parser's, else the family's real vocabulary (the ids must then decode to the output)."""
+def ids_decoder(t: Transcript, offers: TokenOffers | None = None) -> tuple[Any, str, str]:
+    """(tokenizer, its name, why none) for a transcript's ids (its `token_ids`, its prompt's): the one
+    the record names, else the parser's (`offers`), else the family's real vocabulary (the ids must
+    then decode to the output, or to the prompt)."""
     if t.tokenizer is not None:
         tokenizer, why = transcript_tokenizer(t.tokenizer)
         return tokenizer, t.tokenizer.label, why
@@ -277,6 +278,8 @@ def _decoder(t: Transcript, offers: TokenOffers | None) -> tuple[Any, str, str]:
     family = family_tokenizer(t)
     if family is not None:
         return family[0], family[1], ""
+    if offers is None:
+        return None, "", "the record names no tokenizer and its family has no vocabulary here"
     return None, "", "the record names no tokenizer, and neither the parser nor the family has one here"
 
 
