@@ -83,6 +83,24 @@ def test_conformance_reads_a_gzipped_log_named_on_its_own(tmp_path: Path) -> Non
     assert sorted(json.loads((rep / "report.json").read_text(encoding="utf-8"))["transcripts"]) == ["a", "b"]
 
 
+@pytest.mark.parametrize("damage", ["not gzip", "cut short"])
+def test_compare_refuses_an_unreadable_gzip_log_as_conformance_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """compare counted a .gz log's lines before reading it, and the count let gzip's own error
+    through: exit 1 and `error: BadGzipFile: …` / `EOFError: …`, the file unnamed; conformance
+    named it and exited 2."""
+    log = tmp_path / "chat-01.jsonl.gz"
+    whole = gzip.compress((_line("a") * 2000).encode())
+    log.write_bytes(b"plain text" if damage == "not gzip" else whole[: len(whole) // 2])
+    for args in (
+        ["compare", str(log), "--family", "hermes"],
+        ["conformance", "-q", "--transcripts", str(log)],
+    ):
+        assert main([*args, "--backends" if args[0] == "compare" else "--backend", "builtin"]) == 2
+        assert capsys.readouterr().err.startswith(f"error: {log}: not a readable gzip file: ")
+
+
 def test_conformance_refuses_a_directory_without_transcript_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

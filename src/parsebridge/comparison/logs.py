@@ -13,7 +13,7 @@ import glob
 import gzip
 from pathlib import Path
 
-from ..conformance.log_files import is_gzip
+from ..conformance.log_files import is_gzip, unreadable_gzip
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -28,10 +28,18 @@ def expand(arg: str) -> list[Path]:
 
 
 def count_lines(path: Path) -> int:
-    """Lines in a file, read in 1 MiB blocks (gzip decompressed on the fly); memory stays flat."""
+    """Lines in a file, read in 1 MiB blocks (gzip decompressed on the fly); memory stays flat.
+
+    A ``.gz`` file that is not gzip, or was cut short, is refused here, naming the file, as reading
+    its transcripts would refuse it: this count is the first read of it."""
     n, last = 0, b"\n"
     with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            n += block.count(b"\n")
-            last = block[-1:]
+        try:
+            while block := fh.read(1 << 20):
+                n += block.count(b"\n")
+                last = block[-1:]
+        except (OSError, EOFError) as exc:
+            if not is_gzip(path):
+                raise
+            raise unreadable_gzip(path, exc) from exc
     return n + (last != b"\n")

@@ -30,6 +30,11 @@ def is_gzip(path: Path) -> bool:
     return path.suffix.lower() == GZIP_SUFFIX
 
 
+def unreadable_gzip(path: Path, exc: BaseException) -> TranscriptError:
+    """The error for a ``.gz`` file that is not gzip or was cut short: the input's fault (exit 2)."""
+    return TranscriptError(f"{path}: not a readable gzip file: {exc}")
+
+
 def inner_suffix(path: Path) -> str:
     """``log.jsonl.gz`` → ``.jsonl``; ``log.jsonl`` → ``.jsonl``."""
     return Path(path.stem).suffix.lower() if is_gzip(path) else path.suffix.lower()
@@ -61,7 +66,7 @@ def iter_log(path: Path) -> Iterator[Transcript]:
         try:
             yield from iter_json_lines(fh, str(path), stem)
         except (OSError, EOFError) as exc:  # not gzip, or a truncated part
-            raise TranscriptError(f"{path}: not a readable gzip file: {exc}") from exc
+            raise unreadable_gzip(path, exc) from exc
 
 
 def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
