@@ -214,6 +214,9 @@ def test_malformed_tools_are_the_record_s_fault(tmp_path):
     assert _error(p).startswith(f'{p}:2: not a valid transcript: tools: tool 0 has no "function" object (')
     p.write_text(json.dumps({"output": "x", "request": {"tools": [{"name": ""}]}}) + "\n")
     assert _error(p).startswith(f'{p}:1: not a valid transcript: tools: tool 0 has no "name" string')
+    # request.tools that are no list were left out, the record then read as declaring no tools
+    p.write_text(json.dumps({"output": "x", "request": {"tools": {"name": "f"}}}) + "\n")
+    assert _error(p) == f"{p}:1: not a valid transcript: tools: Input should be a valid list"
 
 
 def test_both_tool_forms_load(tmp_path):

@@ -118,8 +118,8 @@ def normalize_record(obj: Any, default_id: str) -> dict[str, Any]:
                 data["output"] = text
     if "tools" not in data:
         request = data.get("request")
-        if isinstance(request, dict) and isinstance(request.get("tools"), list):
-            data["tools"] = request["tools"]
+        if isinstance(request, dict) and request.get("tools") is not None:
+            data["tools"] = request["tools"]  # not a list: refused as `tools` is, never ignored
     if data.get("id") in (None, ""):
         data["id"] = default_id
     else:
