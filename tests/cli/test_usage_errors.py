@@ -351,3 +351,19 @@ def test_list_brief_json_says_the_parsers_were_not_listed(tmp_path: Path) -> Non
     assert builtin["tool_parsers"] is None and builtin["reasoning_parsers"] is None
     p = run("list", "--json", "--backend", "builtin", cwd=tmp_path)
     assert "hermes" in json.loads(p.stdout)["backends"][0]["tool_parsers"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("compare", "--bundled", "--family", "hermes", "--top", "-1"),
+        ("compare", "--bundled", "--family", "hermes", "--show", "-2"),
+        ("conformance", "--family", "hermes", "--show", "-1"),
+        ("conformance", "--family", "hermes", "--roundtrip", "-3"),
+    ],
+)
+def test_a_negative_count_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """compare --top -1 failed at the end of the run (exit 1, `IndexError: list index out of
+    range`); the other counts were read as Python slices or ignored without a word."""
+    p = run(*args, cwd=tmp_path)
+    assert p.returncode == 2 and "must be 0 or more, not -" in p.stderr and "Traceback" not in p.stderr

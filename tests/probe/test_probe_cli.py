@@ -34,6 +34,15 @@ def test_usage_errors_are_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "PROBE_TEST_KEY" in err
 
 
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0", "-1"])
+def test_a_timeout_that_is_no_finite_positive_number_is_a_usage_error(timeout: str) -> None:
+    """nan and inf passed the check and failed in the socket: exit 1, `ValueError: Invalid value
+    NaN` / `OverflowError: timestamp out of range`."""
+    code, report, err = run_probe("--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--timeout", timeout)
+    assert (code, report) == (2, None)
+    assert "--timeout" in err and "finite" in err and "Error" not in err
+
+
 def test_the_key_is_refused_over_plain_http_to_another_host(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROBE_TEST_KEY", KEY)
     with pytest.raises(ProbeUsageError, match="plain http"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..comparison.defaults import DEFAULT_COMPARE_CHUNKINGS
+from .options import count
 
 EPILOG = """\
 inputs (any number, read in order):
@@ -172,10 +173,12 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
         help="write the summary object (JSON) to this file, with any --format; with json it is then "
         "left out of the output",
     )
-    p.add_argument("--top", type=int, default=10, metavar="N", help="most-different transcripts listed (10)")
+    p.add_argument(
+        "--top", type=count, default=10, metavar="N", help="most-different transcripts listed (10)"
+    )
     p.add_argument(
         "--show",
-        type=int,
+        type=count,
         default=None,
         metavar="N",
         help="show every transcript when there are at most N (table 20, html 300), else the --top",

@@ -11,6 +11,7 @@ import argparse
 from ..conformance import diff, support
 from ..conformance.chunking import DEFAULT_CHUNKINGS
 from .conformance_run import cmd_conformance
+from .options import count
 
 EPILOG = """\
 exit status:
@@ -118,7 +119,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="exit 1 if any result is fail or error")
     p.add_argument(
         "--show",
-        type=int,
+        type=count,
         default=15,
         metavar="N",
         help="print up to N fail/error/diverge results after the table (default 15; 0: none)",
@@ -142,7 +143,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument(
         "--roundtrip",
-        type=int,
+        type=count,
         default=12,
         metavar="N",
         help="round trip: N drawn examples per tool family rendered by its format and parsed back by "

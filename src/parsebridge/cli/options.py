@@ -20,6 +20,18 @@ from ..protocol.errors import closest
 _NUMBER = re.compile(r"^-\d+(\.\d*)?$")
 
 
+def count(text: str) -> int:
+    """argparse type: a whole number ≥ 0, for how many things are shown or drawn (a negative one
+    was read as a Python slice, ``--top -1`` listing all but one, or failed inside the run)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """The (sub-)subcommands `parser` takes, by name (none: an empty dict)."""
     for action in parser._actions:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -139,8 +140,10 @@ def run(ns: argparse.Namespace) -> int:
         scenarios = select(ns.scenario)
     except KeyError as exc:
         raise ProbeUsageError(exc.args[0]) from None
-    if ns.max_tokens < 1 or ns.timeout <= 0:
-        raise ProbeUsageError("--max-tokens and --timeout must be positive")
+    if ns.max_tokens < 1 or not 0 < ns.timeout < math.inf:  # nan too: no socket takes it
+        raise ProbeUsageError(
+            "--max-tokens and --timeout must be positive (--timeout: a finite number of seconds)"
+        )
     if not ns.model.strip():
         raise ProbeUsageError("--model is empty: give the model name the server serves")
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
