@@ -82,3 +82,25 @@ def test_summary_is_written_whatever_the_format(
         assert [json.loads(x)["type"] for x in out.splitlines()] == ["run", "transcript", "transcript"]
     else:
         assert "r1" in out
+
+
+@pytest.mark.parametrize("fmt", ["json", "table", "html"])
+def test_output_dash_is_standard_output(
+    log: Path, fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`-o -` wrote a file named "-" in the current folder (and said `wrote … to -`), where an
+    input `-` is standard input."""
+    monkeypatch.chdir(log.parent)
+    assert main(["compare", str(log), *RUN, "--format", fmt, "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert not (log.parent / "-").exists()
+    assert "r1" in out and ("<html" in out if fmt == "html" else True)
+
+
+def test_summary_dash_is_refused_before_anything_runs(
+    log: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(log.parent)
+    assert main(["compare", str(log), *RUN, "--summary", "-"]) == 2
+    assert "--summary takes a file" in capsys.readouterr().err
+    assert not (log.parent / "-").exists()

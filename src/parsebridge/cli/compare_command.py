@@ -156,6 +156,12 @@ def _check_options(ns: argparse.Namespace) -> int:
     """Options that contradict each other (usage errors); returns the number of jobs asked for."""
     for fam in split_list(ns.family):
         family_table().check(fam)
+    if ns.output == "-":  # as an input `-` is standard input; a file named "-" is ./-
+        ns.output = None
+    if ns.summary == "-":
+        raise usage_error(
+            "--summary takes a file (the summary is the last line of --format json's standard output)"
+        )
     if ns.resume and (not ns.output or ns.format != "json"):
         raise usage_error("--resume needs --format json and --output FILE (the file it continues)")
     if ns.jobs is not None and ns.jobs < 0:

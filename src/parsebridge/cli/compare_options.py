@@ -166,7 +166,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 def add_output_options(p: argparse.ArgumentParser) -> None:
     """What is written where: format, files, how many transcripts are shown, the exit on differences."""
     p.add_argument("--format", choices=("table", "json", "html"), default="table")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the output here instead of stdout")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the output here instead of stdout (-: stdout)"
+    )
     p.add_argument(
         "--summary",
         metavar="FILE",
