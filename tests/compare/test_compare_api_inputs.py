@@ -116,3 +116,33 @@ def test_the_command_line_says_the_same_for_several_specs_in_one_flag(
 ) -> None:
     assert main(["compare", "--text", CALL, "--tool-parser", "builtin:hermes builtin:pythonic"]) == 2
     assert "holds 2 specs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given", [b"Hi", bytearray(b"Hi"), [b"Hi"], 5, None])
+def test_what_is_no_text_path_or_record_is_refused_by_name(given: object) -> None:
+    """Bytes were iterated as numbers (``transcript-1: a transcript is a JSON object, not a
+    number``), and a number or None gave Python's ``'int' object is not iterable``."""
+    with pytest.raises(
+        pb.InvalidInputError, match=r"compare\(\) takes .* as str, not (bytes|bytearray|int|NoneType)"
+    ):
+        pb.compare(given, "builtin:hermes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"jobs": -1},
+        {"jobs": "2"},
+        {"jobs": 2.5},
+        {"jobs": True},
+        {"ordered": "no"},
+        {"top": -1},
+        {"top": "3"},
+    ],
+)
+def test_run_options_of_the_wrong_kind_are_refused_before_any_work(options: dict[str, object]) -> None:
+    """jobs="2" and 2.5 failed in the executor with Python's TypeError, jobs=-1 ran as jobs=0, and
+    top=-1 listed all but one of the most different."""
+    name = next(iter(options))
+    with pytest.raises(pb.InvalidSpecError, match=f"compare: {name} must be"):
+        pb.compare(CALL, "builtin:hermes", **options)  # type: ignore[arg-type]

@@ -49,7 +49,7 @@ from pydantic import BaseModel, Field
 from ..conformance.record_use import warned
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
-from ..protocol.errors import closest
+from ..protocol.errors import InvalidInputError, InvalidSpecError, closest
 from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
@@ -130,8 +130,14 @@ def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
     `MissingInputError`, a `FileNotFoundError`), any other `str` one raw output, a dict a
     transcript object (``{"output": text}``: text, whatever it looks like)."""
     single = isinstance(source, (str, os.PathLike, Transcript, dict))
+    if not single and (
+        isinstance(source, (bytes, bytearray, memoryview)) or not isinstance(source, Iterable)
+    ):
+        raise InvalidInputError("compare", source)  # bytes iterate as numbers: "not a number" misled
     items: Iterable[Any] = [source] if single else source
     for n, item in enumerate(items, 1):
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            raise InvalidInputError("compare", item)
         if isinstance(item, Transcript):
             yield item
         elif isinstance(item, os.PathLike) or (isinstance(item, str) and names_a_path(item)):
@@ -172,6 +178,16 @@ class CompareOptions:
     ordered: bool = True
     executor: str = "local"
     address: str | None = None
+
+    def __post_init__(self) -> None:
+        """`jobs` and `ordered` checked as the command line checks ``--jobs`` (``jobs="2"`` failed
+        deep in the executor with ``'<=' not supported``, ``jobs=-1`` ran as 0 unsaid)."""
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 0:
+            raise InvalidSpecError(
+                f"compare: jobs must be a whole number, 0 (one per CPU) or more, not {self.jobs!r}"
+            )
+        if not isinstance(self.ordered, bool):
+            raise InvalidSpecError(f"compare: ordered must be True or False, not {self.ordered!r}")
 
     @classmethod
     def of(cls, specs: SpecLike | Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
@@ -252,6 +268,8 @@ def compare(
         >>> r.summary.pairs[0].rate, r.comparisons[0].differences
         >>> pb.compare("responses.jsonl", "builtin:hermes")  # a transcript file, one spec
     """
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise InvalidSpecError(f"compare: top must be a whole number, 0 or more, not {top!r}")
     opts = CompareOptions.of(specs, options)
     plan = opts.plan()
     start = time.perf_counter()
