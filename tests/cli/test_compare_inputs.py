@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from parsebridge.cli import main
+from parsebridge.conformance import load_transcripts
 
 
 def _line(tid: str) -> str:
@@ -171,3 +172,29 @@ def test_conformance_reads_a_pipe_given_by_path(tmp_path: Path) -> None:
     assert main([*args, "--report", str(rep)]) == 0
     writer.join(10)
     assert sorted(json.loads((rep / "report.json").read_text(encoding="utf-8"))["transcripts"]) == ["a", "b"]
+
+
+RAW_LINE_ENDS = "Windows line\r\nold Mac line\rlast line\n"
+
+
+def _content(out: str) -> str:
+    (row,) = [json.loads(line) for line in out.splitlines() if '"type":"transcript"' in line]
+    return str(row["results"]["builtin:hermes"]["oneshot"]["content"])
+
+
+def test_a_raw_output_keeps_its_line_ends_from_a_file_and_a_pipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bare text file (and a pipe given by path) was read with universal newlines: "\\r\\n" and
+    "\\r" came back as "\\n", so compare and conformance read another output than `parse`, standard
+    input and the model gave."""
+    raw = tmp_path / "out.txt"
+    raw.write_bytes(RAW_LINE_ENDS.encode())
+    args = ["--tool-parser", "builtin:hermes", "--chunking", "token", "--format", "json"]
+    assert main(["compare", str(raw), *args]) == 0
+    assert _content(capsys.readouterr().out) == RAW_LINE_ENDS
+    fifo, writer = _fifo_with(tmp_path, RAW_LINE_ENDS)
+    assert main(["compare", str(fifo), *args]) == 0
+    writer.join(10)
+    assert _content(capsys.readouterr().out) == RAW_LINE_ENDS
+    assert [t.output for t in load_transcripts([raw])] == [RAW_LINE_ENDS]

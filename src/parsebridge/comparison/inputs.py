@@ -83,7 +83,7 @@ def stream_transcripts(path: Path, raw_ok: bool = True) -> Iterator[Any]:
     """A path that is neither a file nor a directory but can be read (a pipe: ``<(zcat log.gz)``,
     ``/dev/stdin``; a device such as ``/dev/null``), read once as standard input is: it cannot be
     read twice, for a line count or a first look."""
-    with path.open(encoding="utf-8") as stream:
+    with path.open(encoding="utf-8", newline="\n") as stream:  # as sys.stdin: "\r" kept, lines at "\n"
         yield from named_errors(str(path), stdin_transcripts(stream, raw_ok, str(path)))
 
 

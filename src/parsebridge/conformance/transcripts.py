@@ -220,7 +220,15 @@ def iter_transcripts(path: str | Path) -> Iterator[Transcript]:
     elif suffix in JSONL_SUFFIXES:
         yield from _iter_jsonl(p)
     else:
-        yield transcript_from({"output": p.read_text(encoding="utf-8-sig")}, p.stem)
+        yield transcript_from({"output": _raw_text(p)}, p.stem)
+
+
+def _raw_text(p: Path) -> str:
+    """A bare text file's whole text as the model wrote it: its line ends kept (read with
+    universal newlines, ``\r\n`` and ``\r`` came back as ``\n``, which `parse` and standard input
+    keep), its byte order mark dropped."""
+    with p.open(encoding="utf-8-sig", newline="") as fh:
+        return fh.read()
 
 
 def iter_json_lines(lines: Iterable[str], label: str, stem: str) -> Iterator[Transcript]:
