@@ -299,6 +299,27 @@ def exists_or_fail(path: str | os.PathLike[str]) -> Path:
 # ---------------------------------------------------------------- output files
 
 
+def check_output_path(path: str | os.PathLike[str], what: str, *, directory: bool = False) -> None:
+    """Refuse, before any work, an output that cannot be written where it is named (`what`:
+    ``--output out.html``): a folder where a file goes, a file in a folder that is not there,
+    or (`directory`: a folder, made with its parents) a file where the folder or one of its
+    parents goes. Found only when the output was written, after the whole run, such a path
+    lost the run (and the message named a temporary file)."""
+    p = Path(path)
+    if directory:
+        if p.exists() and not p.is_dir():
+            raise UsageError(f"{what} is a file, not a folder")
+        existing = next((a for a in p.parents if a.exists()), Path("."))
+        if not existing.is_dir():
+            raise UsageError(f"{what}: {existing} is a file, so no folder can be made in it")
+        return
+    if p.is_dir():
+        raise UsageError(f"{what} is a directory, not a file")
+    if not p.exists() and not p.parent.is_dir():
+        why = "is a file" if p.parent.exists() else "does not exist"
+        raise UsageError(f"{what}: the folder {p.parent} {why}; give a file in a folder that exists")
+
+
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """A text file to write `path`'s new content into, put in its place only once it is whole.

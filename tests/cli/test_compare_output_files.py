@@ -104,3 +104,49 @@ def test_summary_dash_is_refused_before_anything_runs(
     assert main(["compare", str(log), *RUN, "--summary", "-"]) == 2
     assert "--summary takes a file" in capsys.readouterr().err
     assert not (log.parent / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "fmt", "where", "said"),
+    [
+        ("-o", "html", "new/out.html", "the folder {d}/new does not exist"),
+        ("-o", "table", "log.jsonl/out.txt", "the folder {d}/log.jsonl is a file"),
+        ("--summary", "table", "new/summary.json", "the folder {d}/new does not exist"),
+        ("-o", "html", ".", " is a directory, not a file"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(
+    log: Path, option: str, fmt: str, where: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table, page or summary file is written whole at the end: its folder missing (or a file,
+    or the path a folder) was found only then, after the whole run, naming a temporary file
+    (`error: …/new/.out.html.1234-ab12.tmp: No such file or directory`)."""
+    target = str(log.parent / where)
+    assert main(["compare", str(log), *RUN, "--format", fmt, option, target]) == 2
+    captured = capsys.readouterr()
+    assert said.format(d=log.parent) in captured.err and ".tmp" not in captured.err
+    assert captured.out == ""  # refused before anything was compared or shown
+
+
+def test_a_report_folder_that_cannot_be_made_is_refused_before_the_run(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """conformance ran the whole suite, then failed making the folder: exit 1 with
+    `FileExistsError: [Errno 17] File exists` (a file in the way), or exit 2 after the run."""
+    for report, said in (
+        (log, "is a file, not a folder"),
+        (log / "sub", "is a file, so no folder can be made"),
+    ):
+        args = [
+            "conformance",
+            "-q",
+            "--transcripts",
+            str(log),
+            "--backend",
+            "builtin",
+            "--report",
+            str(report),
+        ]
+        assert main(args) == 2
+        captured = capsys.readouterr()
+        assert said in captured.err and captured.out == ""

@@ -125,7 +125,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ParsebridgeError as exc:
         io.print_error(exc)
         return io.EXIT_USAGE
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+    except (
+        FileNotFoundError,
+        FileExistsError,
+        IsADirectoryError,
+        NotADirectoryError,
+        PermissionError,
+    ) as exc:
         io.print_error(f"{exc.filename}: {exc.strerror}" if exc.filename else exc)
         return io.EXIT_USAGE
     except Exception as exc:  # never a bare traceback; PARSEBRIDGE_DEBUG=1 shows it

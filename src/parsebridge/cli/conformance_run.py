@@ -32,7 +32,7 @@ from ..conformance.runner import Runner, plan_explicit, target_for
 from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
 from ..protocol.errors import with_hints
-from ..terminal import EXIT_INTERRUPTED, InputFileError, console, exists_or_fail, styled
+from ..terminal import EXIT_INTERRUPTED, InputFileError, check_output_path, console, exists_or_fail, styled
 
 
 def _process_start() -> float:
@@ -95,6 +95,8 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
 def cmd_conformance(ns: argparse.Namespace) -> int:
     """Run the selected transcripts on the selected backends; print (and write) the report."""
     out, err = console(), console(stderr=True)
+    if ns.report:
+        check_output_path(ns.report, f"--report {ns.report}", directory=True)
     chunkings = parse_chunkings(_split(ns.chunking) or None)
     families = _split(ns.family)
     for f in families:

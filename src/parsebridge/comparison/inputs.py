@@ -28,7 +28,7 @@ from ..conformance.transcripts import (
 )
 from ..protocol import ParsebridgeError
 from ..protocol.spec import BACKEND_ALIASES, ParserBackend
-from ..terminal import InputFileError, MissingInputError, print_error
+from ..terminal import InputFileError, MissingInputError, check_output_path, print_error
 from .logs import count_lines, expand, is_glob
 
 
@@ -225,6 +225,8 @@ def check_outputs(ns: argparse.Namespace, srcs: Sequence[Source]) -> None:
         outputs.append((f"--summary {ns.summary}", Path(ns.summary)))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         raise usage_error(f"--output and --summary are the same file ({ns.output}): give two files")
+    for what, out in outputs:
+        check_output_path(out, what)
     inputs = [p for s in srcs for p in s.paths]
     if ns.tools:
         inputs.append(Path(ns.tools))
