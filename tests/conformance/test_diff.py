@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
-from parsebridge.conformance.diff import classify, diff_reports, load_report, to_markdown
+from parsebridge.conformance.diff import classify, diff_reports, load_report, main, to_markdown
 
 
 def _r(
@@ -112,10 +113,6 @@ def test_main_formats_backend_filter_and_strict(tmp_path, capsys):
 
 def test_main_tolerates_a_bare_namespace(tmp_path, capsys):
     """The CLI's `diff` subparser may only define the two positionals."""
-    import argparse
-
-    from parsebridge.conformance.diff import main
-
     ns = _diff_ns(tmp_path)
     assert main(argparse.Namespace(report_a=ns.report_a, report_b=ns.report_b)) == 0
     assert "changed" in capsys.readouterr().out
@@ -129,3 +126,44 @@ def test_chunkings_that_moved_alike_share_a_row():
     }
     md = to_markdown(diff_reports(old, new))
     assert "| regressed | vllm | a | char, token | pass | fail (call_missing) |" in md
+
+
+def test_results_only_one_report_holds_are_counted_and_said(tmp_path, capsys):
+    """A report that ran fewer chunkings (or lost transcripts) diffed as "N compared, 0 changed"
+    and --strict passed: what had no match was dropped without a word."""
+    before = {**OLD, "results": [*OLD["results"], _r("b", "pass", chunking="token")]}
+    after = {**NEW, "results": [*NEW["results"], _r("z", "pass", chunking="token")]}
+    d = diff_reports(before, after)
+    assert (d.compared, d.only_a, d.only_b) == (7, 1, 1)
+    assert d.as_dict()["only_a"] == 1
+    assert (
+        to_markdown(d)
+        .splitlines()[0]
+        .endswith("7 results compared, 5 changed; not compared: 1 only in REPORT_A, 1 only in REPORT_B")
+    )
+    (tmp_path / "a.json").write_text(json.dumps(before))
+    (tmp_path / "b.json").write_text(json.dumps(after))
+    ns = argparse.Namespace(
+        report_a=tmp_path / "a.json", report_b=tmp_path / "b.json", format="json", limit=0
+    )
+    assert main(ns) == 0
+    captured = capsys.readouterr()
+    assert "warning: not compared: 1 only in REPORT_A, 1 only in REPORT_B" in captured.err
+    assert json.loads(captured.out)["only_b"] == 1
+
+
+def test_limit_zero_lists_no_row_and_builtin_alone_is_named(tmp_path, capsys):
+    """--limit 0 was read as "not given" (40 rows); a diff of two builtin reports was headed
+    `before: ?   after: ?`."""
+    (tmp_path / "a.json").write_text(json.dumps(OLD))
+    (tmp_path / "b.json").write_text(json.dumps(NEW))
+    ns = argparse.Namespace(
+        report_a=tmp_path / "a.json", report_b=tmp_path / "b.json", format="markdown", limit=0
+    )
+    assert main(ns) == 0
+    out = capsys.readouterr().out
+    assert "5 changed" in out and "| regressed | vllm |" not in out and "| … | | 5 more rows |" in out
+    only_builtin = {"backends": {"builtin": "0.1.0"}, "results": [_r("b", "pass", backend="builtin")]}
+    assert to_markdown(diff_reports(only_builtin, only_builtin)).startswith(
+        "**Before:** builtin 0.1.0 · **after:** builtin 0.1.0 · 1 results compared"
+    )

@@ -75,6 +75,23 @@ class ReportDiff:
     parsers_appeared: dict[str, list[str]] = field(default_factory=dict)
     parsers_vanished: dict[str, list[str]] = field(default_factory=dict)
     compared: int = 0
+    #: Results of a backend both reports ran that only one report holds (another chunking, family
+    #: or transcript): not compared, and said, so a report that lost results does not pass as
+    #: "0 changed".
+    only_a: int = 0
+    only_b: int = 0
+
+    def unmatched(self) -> str:
+        """The results left out for want of a match, as words ("" when none)."""
+        sides = [f"{n} only in REPORT_{x}" for n, x in ((self.only_a, "A"), (self.only_b, "B")) if n]
+        return f"not compared: {', '.join(sides)}" if sides else ""
+
+    def headline(self, *, markdown: bool = False) -> str:
+        """Versions, counts, and what was not compared: the first line of the table and markdown."""
+        a, b = _versions(self.versions_a), _versions(self.versions_b)
+        sides = f"**Before:** {a} · **after:** {b} · " if markdown else f"before: {a}   after: {b}   "
+        left = f"; {self.unmatched()}" if self.unmatched() else ""
+        return f"{sides}{self.compared} results compared, {len(self.changes)} changed{left}"
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Family → kind of change → number of transcript × chunking results."""
@@ -88,6 +105,8 @@ class ReportDiff:
             "a": self.versions_a,
             "b": self.versions_b,
             "compared": self.compared,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
             "counts": self.counts(),
             "parsers_appeared": self.parsers_appeared,
             "parsers_vanished": self.parsers_vanished,
@@ -177,6 +196,8 @@ def diff_reports(
     # A backend only one report ran is not compared (`backend_mismatch` says so): its parsers
     # did not appear or vanish.
     both = _backends_run(a, wanted) & _backends_run(b, wanted)
+    result.only_a = sum(1 for key in ia.keys() - ib.keys() if key[0] in both)
+    result.only_b = sum(1 for key in ib.keys() - ia.keys() if key[0] in both)
     for backend in sorted(pa.keys() | pb.keys()):
         if backend not in both:
             continue
@@ -232,16 +253,14 @@ def grouped(changes: Iterable[Change]) -> list[GroupedChange]:
 
 
 def _versions(v: Mapping[str, str | None]) -> str:
-    return ", ".join(f"{k} {val}" for k, val in sorted(v.items()) if val and k != "builtin") or "?"
+    """The frameworks' versions (builtin's only when it ran alone: it moves with parsebridge)."""
+    named = [f"{k} {val}" for k, val in sorted(v.items()) if val]
+    return ", ".join(n for n in named if not n.startswith("builtin ")) or ", ".join(named) or "?"
 
 
 def to_markdown(d: ReportDiff, *, limit: int = 40) -> str:
     """A README-ready summary: counts per family, then the changed transcripts."""
-    lines = [
-        f"**Before:** {_versions(d.versions_a)} · **after:** {_versions(d.versions_b)} · "
-        f"{d.compared} results compared, {len(d.changes)} changed",
-        "",
-    ]
+    lines = [d.headline(markdown=True), ""]
     counts = d.counts()
     if counts:
         lines += [
@@ -277,12 +296,7 @@ def print_table(d: ReportDiff, *, limit: int = 40) -> None:
     from rich.table import Table
 
     console = cli_console()
-    console.print(
-        plain(
-            f"before: {_versions(d.versions_a)}   after: {_versions(d.versions_b)}   "
-            f"{d.compared} results compared, {len(d.changes)} changed"
-        )
-    )
+    console.print(plain(d.headline()))
     counts = d.counts()
     if counts:
         t = Table(title="changes per family", title_justify="left")
@@ -361,7 +375,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--limit",
-        type=int,
+        type=_count,
         default=40,
         metavar="N",
         help="changed results listed (table/markdown; default 40)",
@@ -375,6 +389,17 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def _count(text: str) -> int:
+    """argparse type: a whole number ≥ 0 (``--limit -1`` was a slice: every row but the last)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _backends(values: Iterable[str] | None) -> list[str]:
     return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
 
@@ -382,7 +407,8 @@ def _backends(values: Iterable[str] | None) -> list[str]:
 def main(ns: argparse.Namespace) -> int:
     """`parsebridge conformance diff REPORT_A REPORT_B`: A is before, B after."""
     fmt = getattr(ns, "format", None) or "table"
-    limit = getattr(ns, "limit", None) or 40
+    limit = getattr(ns, "limit", None)
+    limit = 40 if limit is None else limit  # (0 lists no row: it was read as "not given")
     out = getattr(ns, "out", None)
     try:
         a, b = load_report(ns.report_a), load_report(ns.report_b)
@@ -390,10 +416,14 @@ def main(ns: argparse.Namespace) -> int:
         raise ParsebridgeError(f"no report at {exc.filename}") from exc
     wanted = _backends(getattr(ns, "backend", None)) or None
     d = diff_reports(a, b, backends=wanted)
-    warning = backend_mismatch(a, b, wanted)
-    if warning:
-        print_error(warning, prefix="warning:")
-    if fmt == "table" and not out:
+    table = fmt == "table" and not out
+    for warning in (
+        backend_mismatch(a, b, wanted),
+        "" if table else d.unmatched(),
+    ):  # (the table heads with it)
+        if warning:
+            print_error(warning, prefix="warning:")
+    if table:
         print_table(d, limit=limit)
     else:
         text = (
