@@ -126,27 +126,3 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_run(
     captured = capsys.readouterr()
     assert said.format(d=log.parent) in captured.err and ".tmp" not in captured.err
     assert captured.out == ""  # refused before anything was compared or shown
-
-
-def test_a_report_folder_that_cannot_be_made_is_refused_before_the_run(
-    log: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """conformance ran the whole suite, then failed making the folder: exit 1 with
-    `FileExistsError: [Errno 17] File exists` (a file in the way), or exit 2 after the run."""
-    for report, said in (
-        (log, "is a file, not a folder"),
-        (log / "sub", "is a file, so no folder can be made"),
-    ):
-        args = [
-            "conformance",
-            "-q",
-            "--transcripts",
-            str(log),
-            "--backend",
-            "builtin",
-            "--report",
-            str(report),
-        ]
-        assert main(args) == 2
-        captured = capsys.readouterr()
-        assert said in captured.err and captured.out == ""

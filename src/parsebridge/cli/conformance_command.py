@@ -144,10 +144,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--roundtrip",
         type=count,
-        default=12,
+        default=None,
         metavar="N",
         help="round trip: N drawn examples per tool family rendered by its format and parsed back by "
-        "each backend, tallied in the report (default 12; 0: off; not with --tool-parser/--transcripts)",
+        "each backend, tallied in the report (default 12; 0: off; a usage error with --tool-parser, "
+        "--reasoning-parser, --transcripts or --kind reasoning, which run none)",
     )
     p.add_argument("--roundtrip-seed", default="0", metavar="S", help="seed of the round-trip draws")
 

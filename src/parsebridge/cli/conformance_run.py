@@ -32,7 +32,15 @@ from ..conformance.runner import Runner, plan_explicit, target_for
 from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
 from ..protocol.errors import with_hints
-from ..terminal import EXIT_INTERRUPTED, InputFileError, check_output_path, console, exists_or_fail, styled
+from ..terminal import (
+    EXIT_INTERRUPTED,
+    InputFileError,
+    UsageError,
+    check_output_path,
+    console,
+    exists_or_fail,
+    styled,
+)
 
 
 def _process_start() -> float:
@@ -97,6 +105,7 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     out, err = console(), console(stderr=True)
     if ns.report:
         check_output_path(ns.report, f"--report {ns.report}", directory=True)
+    _check_roundtrip(ns)
     chunkings = parse_chunkings(_split(ns.chunking) or None)
     families = _split(ns.family)
     for f in families:
@@ -261,6 +270,33 @@ def _named_backends(ns: argparse.Namespace) -> list[str]:
     for b in named:
         get_backend(b).require()  # named but not installed: says how to install it
     return named
+
+
+#: Round-trip examples per family when --roundtrip is not given.
+DEFAULT_ROUNDTRIP = 12
+
+
+def _check_roundtrip(ns: argparse.Namespace) -> None:
+    """--roundtrip given with what runs no round trip is a usage error (it was ignored unsaid);
+    not given, it is `DEFAULT_ROUNDTRIP` where a round trip runs."""
+    if ns.roundtrip is None:
+        ns.roundtrip = DEFAULT_ROUNDTRIP
+        return
+    others = [
+        name
+        for name, given in (
+            ("--tool-parser", ns.tool_parser),
+            ("--reasoning-parser", ns.reasoning_parser),
+            ("--transcripts", ns.transcripts),
+            ("--kind reasoning", ns.kind == "reasoning"),
+        )
+        if given
+    ]
+    if ns.roundtrip > 0 and others:
+        raise UsageError(
+            f"--roundtrip draws examples of the bundled tool families for the backends' own parsers: "
+            f"it does not run with {', '.join(others)}"
+        )
 
 
 def _explicit_pairs(ns: argparse.Namespace, transcripts: list[Any]) -> list[Any] | None:
