@@ -186,6 +186,19 @@ def test_bad_tools_file_is_a_usage_error_either_way(tmp_path: Path, content: str
         assert says in p.stderr
 
 
+def test_a_tools_file_that_is_not_utf8_is_named_as_tools_not_model_output(tmp_path: Path) -> None:
+    """The message said `parsebridge reads model output as UTF-8` of a --tools file."""
+    (tmp_path / "tools.json").write_bytes(b'[{"name": "caf\xe9"}]')
+    (tmp_path / "o.txt").write_text("hi", encoding="utf-8")
+    p = pb("parse", "--tool-parser", "hermes", "--tools", "tools.json", "o.txt", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert (
+        "tools.json: not UTF-8 text (byte 0xe9 at offset 14, line 1); parsebridge reads tool definitions as UTF-8"
+        in p.stderr
+    )
+
+
 @pytest.mark.parametrize("spec", ["builtin:hermes", "vllm:hermes"])
 def test_a_flat_tools_file_is_read_as_the_api_reads_it(tmp_path: Path, spec: str) -> None:
     """``--tools`` takes what ``get_tool_parser(tools=...)`` takes, the flat form too (refused

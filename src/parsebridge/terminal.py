@@ -212,8 +212,9 @@ def _open_binary(path: str) -> IO[bytes]:
         raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
-    """The UTF-8 text of a file (``-``: stdin), decoded block by block.
+def iter_text(path: str, block: int = READ_BLOCK, what: str = "model output") -> Iterator[str]:
+    """The UTF-8 text of a file (``-``: stdin), decoded block by block; `what` the file holds is
+    named in the error.
 
     A leading byte-order mark is the file's encoding signature, not model
     text: it is dropped (the API's `parse(text)` takes text as given and
@@ -239,7 +240,7 @@ def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
                 bad = buf[exc.start : exc.start + 1].hex()
                 raise InputFileError(
                     f"{_label(path)}: not UTF-8 text (byte 0x{bad} at offset {offset}, line {line}); "
-                    "parsebridge reads model output as UTF-8"
+                    f"parsebridge reads {what} as UTF-8"
                 ) from None
             if first and text:
                 first = False
@@ -256,16 +257,16 @@ def iter_text(path: str, block: int = READ_BLOCK) -> Iterator[str]:
             fh.close()
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, what: str = "model output") -> str:
     """The whole UTF-8 text of a file (``-``: stdin), with `iter_text`'s errors."""
-    return "".join(iter_text(path))
+    return "".join(iter_text(path, what=what))
 
 
 def load_tools(path: str | None) -> list[dict[str, Any]] | None:
     """OpenAI tool definitions from a JSON file: a list, or an object with a ``tools`` list."""
     if not path:
         return None
-    text = read_text(path)
+    text = read_text(path, what="tool definitions")
     try:
         data = json.loads(text)
     except ValueError as exc:
