@@ -238,10 +238,31 @@ def test_a_bad_spec_is_one_clear_line(tmp_path, spec, says):
             "nope.jsonl",
             "ERROR: --parsebridge-transcripts: nope.jsonl: no such file",
         ),
+        # these were INTERNALERROR tracebacks (TranscriptError, UnicodeDecodeError), or for an
+        # empty folder no test without a word
+        (
+            "--parsebridge-transcripts",
+            "bad-record.jsonl",
+            "ERROR: --parsebridge-transcripts: bad-record.jsonl:1: not a valid transcript: output:",
+        ),
+        (
+            "--parsebridge-transcripts",
+            "latin1.txt",
+            "ERROR: --parsebridge-transcripts: latin1.txt: not UTF-8 text (byte 0xe9)",
+        ),
+        (
+            "--parsebridge-transcripts",
+            "empty-folder",
+            "ERROR: --parsebridge-transcripts: empty-folder: no transcript files in this directory",
+        ),
+        ("--parsebridge-chunking", "tokn-5", "ERROR: --parsebridge-chunking: unknown chunking 'tokn-5'"),
     ],
 )
 def test_a_bad_selection_is_one_clear_line(tmp_path, option, value, says):
     (tmp_path / "my_parsers.py").write_text(_readme_module(), encoding="utf-8")
+    (tmp_path / "bad-record.jsonl").write_text('{"output": 5}\n', encoding="utf-8")
+    (tmp_path / "latin1.txt").write_bytes("caf\u00e9".encode("latin-1"))
+    (tmp_path / "empty-folder").mkdir()
     proc = plain_pytest(tmp_path, "--parsebridge-spec", "python:my_parsers:LineParser", option, value)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 4, out[-3000:]  # pytest's usage error

@@ -16,7 +16,7 @@ from ..adapters import resolve
 from ..adapters.python_backend import load_class
 from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolParserBase, family_table
 from .chunking import parse_chunkings
-from .log_files import load_transcripts
+from .log_files import directory_files, iter_log
 from .runner import Runner, plan_explicit, spec_family
 from .transcripts import bundled_transcripts, select
 
@@ -100,6 +100,34 @@ def _check_selection(config: pytest.Config) -> None:
     for path in config.getoption("parsebridge_transcripts") or ():
         if not Path(path).exists():
             raise pytest.UsageError(f"--parsebridge-transcripts: {path}: no such file or directory")
+    try:
+        parse_chunkings(_split(config.getoption("parsebridge_chunking")) or None)
+    except ParsebridgeError as exc:
+        raise pytest.UsageError(f"--parsebridge-chunking: {exc}") from None
+
+
+def _load(paths: list[str]) -> list[Any]:
+    """The transcripts of ``--parsebridge-transcripts``, read as `conformance --transcripts` reads
+    them; a file it refuses (malformed, not UTF-8, not gzip) or a folder without a transcript file
+    is one ``ERROR:`` line, where it was an INTERNALERROR traceback or no test without a word."""
+    out: list[Any] = []
+    for path in map(Path, paths):
+        files = directory_files(path)[0] if path.is_dir() else [path]
+        if not files:
+            raise pytest.UsageError(
+                f"--parsebridge-transcripts: {path}: no transcript files in this directory or its subfolders"
+            )
+        for f in files:
+            try:
+                out.extend(iter_log(f))
+            except UnicodeDecodeError as exc:
+                bad = exc.object[exc.start : exc.start + 1].hex()
+                raise pytest.UsageError(
+                    f"--parsebridge-transcripts: {f}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8"
+                ) from None
+            except ParsebridgeError as exc:
+                raise pytest.UsageError(f"--parsebridge-transcripts: {exc}") from None
+    return out
 
 
 class ConformanceFailure(Exception):
@@ -188,7 +216,7 @@ def _transcripts_for(config: pytest.Config, kind: str, spec: str) -> list[Any]:
         families = [fam] if fam else []
     files = config.getoption("parsebridge_transcripts")
     if files:
-        return list(select(load_transcripts(files), families=families or None, kinds=[kind]))
+        return list(select(_load(files), families=families or None, kinds=[kind]))
     return bundled_transcripts(families or None, [kind])
 
 
