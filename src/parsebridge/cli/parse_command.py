@@ -29,8 +29,9 @@ from ..adapters.registry import resolve
 from ..protocol import ParseResult, ToolCall
 from ..protocol.spec import ParserSpec
 from ..protocol.streams import without_history
+from ..protocol.surrogates import escape_lone_surrogates
 from ..terminal import UsageError
-from .stream_output import READ_BLOCK, RawCalls, StreamedResult, delta_line
+from .stream_output import READ_BLOCK, JsonWriter, RawCalls, StreamedResult, delta_line
 
 
 def configure(pp: argparse.ArgumentParser) -> None:
@@ -229,7 +230,7 @@ def _run_parse(ns: argparse.Namespace, tools: Any) -> None:
         del text
         if ns.json:
             out = {"result": result.model_dump(mode="json"), "message": result.to_openai_message()}
-            print(json.dumps(out, indent=2, ensure_ascii=False))
+            print(escape_lone_surrogates(json.dumps(out, indent=2, ensure_ascii=False)))
         else:
             _show_result(result, None)
             _say_assumed_open(pipe, ns, result)
@@ -313,7 +314,7 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
         stream.observe_tools(observed)
     collected = StreamedResult()
     deltas = 0
-    out: IO[str] | None = sys.stdout if ns.json else None
+    out: IO[str] | None = JsonWriter(sys.stdout) if ns.json else None
     if out is not None:
         out.write('{\n  "deltas": [')
     try:
