@@ -125,6 +125,40 @@ class JsonWriter:
         self.out.flush()
 
 
+class StreamedJson:
+    """`parse --stream --json`'s one JSON object, written as the stream goes: ``deltas`` as they
+    come, then ``result`` and ``message``, or, when the stream fails part way (a parser that
+    raises under ``--on-error raise``, input that turns out not to be UTF-8), ``error``:
+    ``{"type", "message"}`` in place of those two. Either way the object is ended, so stdout is
+    JSON whatever happened; the error is then raised on (stderr and the exit status as ever)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = JsonWriter(out)
+        self.deltas = 0
+        self.out.write('{\n  "deltas": [')
+
+    def delta(self, delta: StreamDelta) -> None:
+        self.out.write(("\n    " if not self.deltas else ",\n    ") + delta_line(delta))
+        self.deltas += 1
+
+    def _end_deltas(self) -> None:
+        self.out.write("\n  ],\n" if self.deltas else "],\n")
+
+    def result(self, collected: StreamedResult, result: ParseResult) -> None:
+        self._end_deltas()
+        self.out.write('  "result": ')
+        collected.write_json(self.out, collected.result_json(result))  # type: ignore[arg-type]
+        self.out.write(',\n  "message": ')
+        collected.write_json(self.out, collected.message_json(result))  # type: ignore[arg-type]
+        self.out.write("\n}\n")
+
+    def failed(self, exc: BaseException) -> None:
+        self._end_deltas()
+        error = {"type": type(exc).__name__, "message": str(exc)}
+        self.out.write('  "error": ' + _escape(error) + "\n}\n")
+        self.out.flush()
+
+
 class LineSpool:
     """Values appended one at a time and read back in order: JSON lines in a `Spool`."""
 
