@@ -125,8 +125,12 @@ def _console_class() -> Any:
 #: controls U+0080-U+009F (U+009B is ESC [ on terminals that read C1); and what reorders or breaks
 #: the line around it unseen: the bidirectional marks, embeddings, overrides and isolates
 #: (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069: an override shows text in another order
-#: than it is read) and the line and paragraph separators U+2028-U+2029.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+#: than it is read) and the line and paragraph separators U+2028-U+2029; and a lone surrogate
+#: (U+D800-U+DFFF, which a parser keeps from a JSON escape such as ``\\ud800``): no terminal
+#: can be sent one, as UTF-8 cannot encode it.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _escaped(match: re.Match[str]) -> str:

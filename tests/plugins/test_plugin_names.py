@@ -33,6 +33,18 @@ def test_builtin_parsers_are_all_registered_without_any_framework():
     assert all(r.spec == r.name.removeprefix("pb:") for r in regs)
 
 
+def test_bare_builtin_names_are_served_as_config_strings_read_them():
+    """``pb:`` + a config string, and a bare name is builtin (``hermes`` is ``builtin:hermes``): each
+    ``pb:builtin:NAME`` (aliases too) has its ``pb:NAME``; before, ``pb:hermes`` was not registered."""
+    regs = plugins.enumerate_registrations("vllm", ["builtin"])
+    by_name = {(r.name, r.kind): r.spec for r in regs}
+    for r in (r for r in regs if r.name.startswith("pb:builtin:")):
+        bare = r.name.removeprefix("pb:builtin:")
+        assert by_name[(f"pb:{bare}", r.kind)] == r.spec.removeprefix("builtin:")
+    assert by_name[("pb:hermes", "tool")] == "hermes" and by_name[("pb:qwen25", "tool")] == "qwen25"
+    assert by_name[("pb:qwen3", "reasoning")] == "qwen3"
+
+
 def test_a_plugin_never_enumerates_its_own_framework_into_itself():
     assert plugins.enumerate_registrations("vllm", ["vllm", "python"]) == []
     assert plugins.default_backends("vllm") == ["builtin", "sglang"]

@@ -95,6 +95,15 @@ def test_every_builtin_parser_is_in_sglangs_tables(plugin):
 
 
 @needs_hook
+def test_bare_builtin_names_are_in_sglangs_tables(plugin):
+    """``pb:hermes`` (a bare config string is builtin) beside ``pb:builtin:hermes``: it was not there."""
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    assert FunctionCallParser.ToolCallParserEnum["pb:hermes"].pb_spec == "hermes"
+    assert plugin.ReasoningParser.DetectorMap["pb:qwen3"].pb_spec == "qwen3"
+
+
+@needs_hook
 def test_every_vllm_parser_is_in_sglangs_tables_when_vllm_is_installed(plugin):
     pytest.importorskip("vllm", reason="vLLM is not installed (no vllm: parsers to serve)")
     from sglang.srt.function_call.function_call_parser import FunctionCallParser

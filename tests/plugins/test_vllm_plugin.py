@@ -66,6 +66,17 @@ def test_every_builtin_parser_resolves_through_vllms_managers():
         assert issubclass(cls, ReasoningParser) and cls.pb_spec == f"builtin:{name}"
 
 
+def test_a_bare_builtin_name_resolves_as_its_config_string_does(tokenizer):
+    """``--tool-call-parser pb:hermes`` (``hermes`` is ``builtin:hermes`` as a config string) was
+    vLLM's KeyError naming nothing; it serves the builtin parser now, as ``pb:builtin:hermes`` does."""
+    cls = ToolParserManager.get_tool_parser("pb:hermes")
+    assert issubclass(cls, ToolParser) and pb.get_tool_parser(cls.pb_spec).spec == "builtin:hermes"
+    result = cls(tokenizer).extract_tool_calls(HERMES, _request())
+    assert [c.function.name for c in result.tool_calls] == ["get_weather"]
+    reasoning = ReasoningParserManager.get_reasoning_parser("pb:qwen3")
+    assert pb.get_reasoning_parser(reasoning.pb_spec).spec == "builtin:qwen3"
+
+
 def test_every_sglang_parser_resolves_when_sglang_is_installed():
     pytest.importorskip("sglang", reason="SGLang is not installed (no sglang: parsers to serve)")
     # SGLang's own names (in a process that also loaded the SGLang plugin, its pb: names are not SGLang's)

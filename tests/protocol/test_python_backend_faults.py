@@ -52,6 +52,38 @@ def test_a_module_that_fails_on_import_is_a_spec_error_naming_it(
 
 
 @pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("import sys\n\nsys.exit(3)\n", "importing module 'faulty_parsers' called sys.exit(3) (line 3 of "),
+        (
+            "import sys\n\nclass Mine:\n    def __init__(self):\n        sys.exit()\n"
+            "    def parse(self, text):\n        return None\n",
+            "Mine() called sys.exit()",
+        ),
+        (
+            "class Mine:\n    def __init__(self, tools=None):\n        raise SystemExit('no key')\n"
+            "    def parse(self, text):\n        return None\n",
+            "Mine(tools=...) called sys.exit('no key')",
+        ),
+    ],
+)
+def test_a_module_or_constructor_that_exits_is_a_spec_error_naming_it(
+    user_folder: Path, source: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sys.exit(n)` in the user's module or constructor ended the CLI with status n and no word
+    (and the caller's program, through the API): now it is reported as a raising one is."""
+    (user_folder / "faulty_parsers.py").write_text(source)
+    with pytest.raises(pb.InvalidSpecError) as caught:
+        pb.get_tool_parser("python:faulty_parsers:Mine")
+    assert str(caught.value).startswith(f"python:faulty_parsers:Mine: {said}")
+    assert isinstance(caught.value.__cause__, SystemExit)
+    sys.modules.pop("faulty_parsers", None)
+    (user_folder / "out.txt").write_text("hello")
+    assert main(["parse", "--tool-parser", "python:faulty_parsers:Mine", str(user_folder / "out.txt")]) == 2
+    assert f"error: python:faulty_parsers:Mine: {said}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
     ("spec", "said"),
     [
         (

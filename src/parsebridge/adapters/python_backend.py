@@ -70,6 +70,15 @@ def _line_of(exc: BaseException, module: str) -> str:
     return f" (line {frame.lineno} of {frame.filename})"
 
 
+def _what_failed(exc: BaseException) -> str:
+    """``raised KeyError: 'x'``, or ``called sys.exit(3)``: a user's module or constructor that
+    exits would end the command (or the caller's program) with its status and no word, so its
+    `SystemExit` is reported as any other failure of the user's code."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({'' if exc.code is None else repr(exc.code)})"
+    return f"raised {type(exc).__name__}: {exc}"
+
+
 def load_class(target: str) -> type:
     """Import ``module:Class`` and return the class, with errors that say what failed."""
     spec = ParserSpec.parse(f"python:{target}")
@@ -80,10 +89,9 @@ def load_class(target: str) -> type:
         raise InvalidSpecError(
             f"python:{target}: cannot import module {spec.module!r}: {exc}{_fix(spec.module, exc)}"
         ) from exc
-    except Exception as exc:  # the module's own code failed (SyntaxError too): say so, not a bare error
+    except (Exception, SystemExit) as exc:  # the module's own code failed (SyntaxError too): say so
         raise InvalidSpecError(
-            f"python:{target}: importing module {spec.module!r} raised {type(exc).__name__}: {exc}"
-            f"{_line_of(exc, spec.module)}"
+            f"python:{target}: importing module {spec.module!r} {_what_failed(exc)}{_line_of(exc, spec.module)}"
         ) from exc
     cls = getattr(module, spec.class_name, None)
     if cls is None:
@@ -184,9 +192,9 @@ def _construct(target: str, cls: type, kwargs: dict[str, Any]) -> Any:
         return cls(**given)
     except ParsebridgeError:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         call = f"{cls.__name__}({', '.join(f'{k}=...' for k in given)})"
-        raise InvalidSpecError(f"python:{target}: {call} raised {type(exc).__name__}: {exc}") from exc
+        raise InvalidSpecError(f"python:{target}: {call} {_what_failed(exc)}") from exc
 
 
 def _named(target: str, parser: Any) -> Any:

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import Any
 
 from rich.panel import Panel
 from rich.rule import Rule
@@ -29,8 +29,9 @@ from ..adapters.registry import resolve
 from ..protocol import ParseResult, ToolCall
 from ..protocol.spec import ParserSpec
 from ..protocol.streams import without_history
+from ..protocol.surrogates import escape_lone_surrogates
 from ..terminal import UsageError
-from .stream_output import READ_BLOCK, RawCalls, StreamedResult, delta_line
+from .stream_output import READ_BLOCK, RawCalls, StreamedJson, StreamedResult
 
 
 def configure(pp: argparse.ArgumentParser) -> None:
@@ -66,7 +67,12 @@ def configure(pp: argparse.ArgumentParser) -> None:
         help="builtin parsers: content and where reasoning starts as vLLM and SGLang read them "
         "(servers, the default) or every character kept (lossless)",
     )
-    pp.add_argument("--json", action="store_true", help="machine-readable output")
+    pp.add_argument(
+        "--json",
+        action="store_true",
+        help="machine-readable output: one JSON object (result, message; with --stream, deltas first, "
+        'and a failure part way ends it with "error": {type, message} in place of result and message)',
+    )
     pp.add_argument(
         "--framework-logs",
         action="store_true",
@@ -229,7 +235,7 @@ def _run_parse(ns: argparse.Namespace, tools: Any) -> None:
         del text
         if ns.json:
             out = {"result": result.model_dump(mode="json"), "message": result.to_openai_message()}
-            print(json.dumps(out, indent=2, ensure_ascii=False))
+            print(escape_lone_surrogates(json.dumps(out, indent=2, ensure_ascii=False)))
         else:
             _show_result(result, None)
             _say_assumed_open(pipe, ns, result)
@@ -312,36 +318,42 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
     if hasattr(stream, "observe_tools"):  # each call's raw text, where the tool stream reports it
         stream.observe_tools(observed)
     collected = StreamedResult()
-    deltas = 0
-    out: IO[str] | None = sys.stdout if ns.json else None
-    if out is not None:
-        out.write('{\n  "deltas": [')
+    out = StreamedJson(sys.stdout) if ns.json else None
     try:
-        for piece in itertools.chain(
-            _chunks(io.iter_text(ns.input, READ_BLOCK), ns.chunk_size or DEFAULT_CHUNK_SIZE), [None]
-        ):
-            d = stream.feed(piece) if piece is not None else stream.flush()
-            if not d:
-                continue
-            if out is not None:
-                out.write(("\n    " if not deltas else ",\n    ") + delta_line(d))
-            collected.add(d)
-            deltas += 1
-        block = getattr(stream, "block", None) if bounded else stream.finish().block
-        result = collected.result(block, raw[0].texts if raw else ())
+        try:
+            deltas = _feed_all(stream, ns, collected, out)
+            block = getattr(stream, "block", None) if bounded else stream.finish().block
+            result = collected.result(block, raw[0].texts if raw else ())
+        except Exception as exc:
+            if out is not None:  # stdout stays one JSON object: it ends with the error
+                out.failed(exc)
+            raise
         if out is not None:
-            out.write("\n  ],\n" if deltas else "],\n")
-            out.write('  "result": ')
-            collected.write_json(out, collected.result_json(result))
-            out.write(',\n  "message": ')
-            collected.write_json(out, collected.message_json(result))
-            out.write("\n}\n")
+            out.result(collected, result)
         else:
             _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
             _say_assumed_open(pipe, ns, result)
             _say_undeclared_tools(ns, result, "stream")
     finally:
         collected.close()
+
+
+def _feed_all(
+    stream: Any, ns: argparse.Namespace, collected: StreamedResult, out: StreamedJson | None
+) -> int:
+    """Feed the input in chunks, then flush; each delta that says something is collected and
+    (`--json`) written as it comes. The number of those deltas."""
+    deltas = 0
+    chunks = _chunks(io.iter_text(ns.input, READ_BLOCK), ns.chunk_size or DEFAULT_CHUNK_SIZE)
+    for piece in itertools.chain(chunks, [None]):
+        d = stream.feed(piece) if piece is not None else stream.flush()
+        if not d:
+            continue
+        if out is not None:
+            out.delta(d)
+        collected.add(d)
+        deltas += 1
+    return deltas
 
 
 #: Text up to this many characters is shown in a panel; longer text is written as it is

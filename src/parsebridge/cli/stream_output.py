@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from ..protocol import ParseResult, StreamDelta
 from ..protocol.models import ReasoningBlock, ToolCall, make_tool_call
+from ..protocol.surrogates import escape_lone_surrogates
 
 #: Text kept in memory per spool before it moves to a temporary file.
 SPOOL_IN_MEMORY = 1 << 18
@@ -61,8 +62,8 @@ class Spool:
             return
         if self._file is None:
             self._file = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by `close`)
-                max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", newline=""
-            )
+                max_size=SPOOL_IN_MEMORY, mode="w+", encoding="utf-8", errors="surrogatepass", newline=""
+            )  # (surrogatepass: a lone surrogate a parser kept is text to spool like any other)
         self._file.write("".join(self._pending))
         self._written += self._pending_size
         self._pending = []
@@ -108,6 +109,54 @@ class Spool:
         self._pending = []
         if self._file is not None:
             self._file.close()
+
+
+class JsonWriter:
+    """JSON text written on to `out`, each lone surrogate a parser kept (from a model's JSON escape
+    such as ``\\ud800``) written as that escape: the same JSON, and encodable (`protocol.surrogates`)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write(escape_lone_surrogates(text))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+class StreamedJson:
+    """`parse --stream --json`'s one JSON object, written as the stream goes: ``deltas`` as they
+    come, then ``result`` and ``message``, or, when the stream fails part way (a parser that
+    raises under ``--on-error raise``, input that turns out not to be UTF-8), ``error``:
+    ``{"type", "message"}`` in place of those two. Either way the object is ended, so stdout is
+    JSON whatever happened; the error is then raised on (stderr and the exit status as ever)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = JsonWriter(out)
+        self.deltas = 0
+        self.out.write('{\n  "deltas": [')
+
+    def delta(self, delta: StreamDelta) -> None:
+        self.out.write(("\n    " if not self.deltas else ",\n    ") + delta_line(delta))
+        self.deltas += 1
+
+    def _end_deltas(self) -> None:
+        self.out.write("\n  ],\n" if self.deltas else "],\n")
+
+    def result(self, collected: StreamedResult, result: ParseResult) -> None:
+        self._end_deltas()
+        self.out.write('  "result": ')
+        collected.write_json(self.out, collected.result_json(result))  # type: ignore[arg-type]
+        self.out.write(',\n  "message": ')
+        collected.write_json(self.out, collected.message_json(result))  # type: ignore[arg-type]
+        self.out.write("\n}\n")
+
+    def failed(self, exc: BaseException) -> None:
+        self._end_deltas()
+        error = {"type": type(exc).__name__, "message": str(exc)}
+        self.out.write('  "error": ' + _escape(error) + "\n}\n")
+        self.out.flush()
 
 
 class LineSpool:

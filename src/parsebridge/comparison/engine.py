@@ -38,6 +38,7 @@ module is the Python API and re-exports their public names.
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -120,8 +121,21 @@ TranscriptsLike = (
 _AS_TEXT = 'pass {"output": text}'
 
 
+#: The package's folder: a warning names the first line outside it, the caller's.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _warn(message: str) -> None:
-    warnings.warn(message, stacklevel=4)
+    """A `UserWarning` that points at the caller's line (the first frame outside parsebridge).
+
+    How deep that is from here varies: a record's warning is raised while an executor pulls the
+    next transcript through two generators, so the fixed ``stacklevel=4`` this had named a line
+    of executors.py. The frames are walked, as 3.12's ``skip_file_prefixes`` would, on 3.11 too.
+    """
+    frame, level = sys._getframe(1), 2  # level 2: the frame that called `_warn`
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:

@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..protocol.surrogates import dumped_json
+
 ReadingStatus = Literal["ok", "error", "unsupported"]
 
 
@@ -215,8 +217,9 @@ def compare_json_schema() -> dict[str, Any]:
 
 
 def dump_line(obj: BaseModel) -> str:
-    """One JSON line (aliases on, so `class` is spelled as the documented contract has it)."""
-    return obj.model_dump_json(by_alias=True)
+    """One JSON line (aliases on, so `class` is spelled as the documented contract has it); a lone
+    surrogate from a parser's result is written as its escape (`protocol.surrogates`)."""
+    return dumped_json(lambda: obj.model_dump_json(by_alias=True), obj.model_dump, {"by_alias": True})
 
 
 def load_line(text: str) -> CompareLine:

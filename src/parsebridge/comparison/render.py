@@ -18,6 +18,7 @@ from typing import Any
 
 from ..adapters import get_backend
 from ..conformance.classes import DESCRIPTIONS, DivergenceClass
+from ..protocol.surrogates import escape_lone_surrogates
 from ..terminal import Part, plain, replacing, styled, whitespace_only
 from ..terminal import console as cli_console
 from .models import CallOut, CompareSummary, PairAgreement, Reading, TranscriptComparison
@@ -324,7 +325,9 @@ def _css() -> str:
 
 
 def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """`text` for the page, HTML-escaped; a lone surrogate (which no page can hold: UTF-8 cannot
+    encode it) shown as its escape ``\\ud800``, as the table and JSON output show it."""
+    return html.escape(escape_lone_surrogates(str(text)), quote=True)
 
 
 def _pairs_html(title: str, pairs: Sequence[PairAgreement]) -> str:

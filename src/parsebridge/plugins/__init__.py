@@ -10,7 +10,8 @@ the name ``pb:`` + a parsebridge config string:
 
 * every builtin parser: ``pb:builtin:hermes``, ``pb:builtin:qwen3``, and under the
   family names and aliases the family table gives it (``pb:builtin:qwen25``), as
-  config strings accept them;
+  config strings accept them; each also bare, as a bare config string is builtin
+  (``pb:hermes``, ``pb:qwen25``);
 * every parser of the *other* framework, when it is installed (in SGLang: when
   ``PARSEBRIDGE_PLUGIN_BACKENDS`` asks for it): ``pb:sglang:qwen25`` inside vLLM,
   ``pb:vllm:hermes`` inside SGLang;

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..adapters import get_backend, get_reasoning_parser, get_tool_parser, parser_names, resolve
 from ..adapters.python_backend import load_class
 from ..protocol import (
+    DEFAULT_BACKEND,
     InvalidSpecError,
     ParserProtocolError,
     ParserSpec,
@@ -87,8 +88,17 @@ def enumerate_registrations(framework: str, backends: Iterable[str] | None = Non
         regs = [
             Registration(plugin_name(f"{backend}:{name}"), kind, f"{backend}:{name}") for kind, name in own
         ]  # type: ignore[arg-type]
-        out += regs + alias_registrations(backend, own, {r.name for r in regs})
+        regs += alias_registrations(backend, own, {r.name for r in regs})
+        out += regs + (bare_registrations(regs) if backend == DEFAULT_BACKEND else [])
     return out
+
+
+def bare_registrations(regs: Iterable[Registration]) -> list[Registration]:
+    """``pb:NAME`` beside each ``pb:builtin:NAME``: a bare name is builtin in a config string
+    (``hermes`` is ``builtin:hermes``), so ``pb:`` + that config string is served too; without it,
+    ``--tool-call-parser pb:hermes`` was the framework's bare "not found"."""
+    prefix = f"{DEFAULT_BACKEND}:"
+    return [Registration(PREFIX + r.spec[len(prefix) :].lower(), r.kind, r.spec[len(prefix) :]) for r in regs]
 
 
 def alias_registrations(backend: str, own: Iterable[tuple[str, str]], taken: set[str]) -> list[Registration]:

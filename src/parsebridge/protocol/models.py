@@ -20,6 +20,7 @@ from pydantic.dataclasses import dataclass
 
 from ._layout import check_pydantic, fast_construction_supported, init_fields
 from .calls import new_call_id, parse_arguments
+from .surrogates import dumped_json
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
@@ -42,6 +43,11 @@ class _Model(BaseModel):
             if item == "__pydantic_extra__" or item == "__pydantic_private__":
                 return None
             return super().__getattr__(item)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        """pydantic's JSON, a lone surrogate (kept from the model's output) written as its escape
+        ``\\ud800`` where pydantic refuses it (`surrogates`): a result always serialises."""
+        return dumped_json(lambda: super(_Model, self).model_dump_json(**kwargs), self.model_dump, kwargs)
 
 
 class _SlottedModel:
@@ -79,7 +85,10 @@ class _SlottedModel:
         return self._adapter().dump_python(self, **kwargs)  # type: ignore[no-any-return]
 
     def model_dump_json(self, **kwargs: Any) -> str:
-        return self._adapter().dump_json(self, **kwargs).decode()
+        """pydantic's JSON, a lone surrogate written as its escape (`surrogates`)."""
+        return dumped_json(
+            lambda: self._adapter().dump_json(self, **kwargs).decode(), self.model_dump, kwargs
+        )
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy (not validated, as `BaseModel.model_copy`); `update` replaces fields."""

@@ -56,10 +56,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from .errors import UnsupportedOptionError
+
+log = logging.getLogger("parsebridge")
 
 PromptRule = Literal["markers", "token_ids", "ignored", "rendered", "parser"]
 
@@ -206,13 +209,26 @@ def start_options(
 
 
 def _decoded(parser: Any, ids: Sequence[int] | None) -> str | None:
-    """Prompt ids as text, with the parser's tokenizer (None: it has none, or cannot decode them)."""
+    """Prompt ids as text, with the parser's tokenizer (None: it has none, or cannot decode them).
+
+    A tokenizer that cannot decode them leaves the request read as if it gave no prompt, which
+    is said (a warning on the ``parsebridge`` logger, per request, as the failure policy says a
+    fallback), as a run over records says it of a record's ids (`conformance.record_use`).
+    """
     decode = getattr(getattr(parser, "tokenizer", None), "decode", None)
     if ids is None or not callable(decode):
         return None
     try:
         return str(decode(list(ids)))
-    except Exception:  # a tokenizer that cannot decode: the prompt says nothing
+    except Exception as exc:
+        spec = f"{getattr(parser, 'backend', 'python')}:{getattr(parser, 'name', type(parser).__name__)}"
+        log.warning(
+            "prompt_token_ids not read: %s's tokenizer cannot decode them (%s: %s); "
+            "the request is read as if it gave no prompt",
+            spec,
+            type(exc).__name__,
+            exc,
+        )
         return None
 
 
