@@ -8,6 +8,7 @@ exits 0 and lists the exit statuses, white space shown as such.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import sys
@@ -367,3 +368,25 @@ def test_a_negative_count_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]
     range`); the other counts were read as Python slices or ignored without a word."""
     p = run(*args, cwd=tmp_path)
     assert p.returncode == 2 and "must be 0 or more, not -" in p.stderr and "Traceback" not in p.stderr
+
+
+# ---------------------------------------------------------------- a list option given empty
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "--text", CALL, "--tool-parser", "builtin:hermes", "--backends", ""],
+        ["compare", "--text", CALL, "--tool-parser", "builtin:hermes", "--chunking", " , "],
+        ["compare", "--bundled", "--family", ""],
+        ["conformance", "--backend", "", "--family", "hermes"],
+        ["conformance", "--backend", "builtin", "--family", ""],
+        ["conformance", "--backend", "builtin", "--family", "hermes", "--chunking", ""],
+        ["conformance", "--backend", "builtin", "--transcript", ","],
+    ],
+)
+def test_a_list_option_that_names_nothing_is_refused(tmp_path: Path, args: list[str]) -> None:
+    """``--backends ''`` read as the option left out: every backend, family or chunking ran."""
+    option = next(a for a, b in itertools.pairwise(args) if not b.strip(" ,"))
+    line = one_error_line(run(*args, cwd=tmp_path))
+    assert line == f"error: {option} names nothing (give a comma-separated list, or leave it out)"

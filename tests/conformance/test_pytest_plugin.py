@@ -256,6 +256,9 @@ def test_a_bad_spec_is_one_clear_line(tmp_path, spec, says):
             "ERROR: --parsebridge-transcripts: empty-folder: no transcript files in this directory",
         ),
         ("--parsebridge-chunking", "tokn-5", "ERROR: --parsebridge-chunking: unknown chunking 'tokn-5'"),
+        # an option given empty read as left out: every family, every default chunking
+        ("--parsebridge-family", "", "ERROR: --parsebridge-family names nothing"),
+        ("--parsebridge-chunking", " , ", "ERROR: --parsebridge-chunking names nothing"),
     ],
 )
 def test_a_bad_selection_is_one_clear_line(tmp_path, option, value, says):

@@ -38,12 +38,12 @@ from ..comparison.inputs import (
     check_raw_outputs,
     pending_transcripts,
     sources,
-    split_list,
     usage_error,
 )
 from ..comparison.models import CompareRun, compare_json_schema, dump_line
 from ..comparison.ray_executor import RayUnavailableError, require_ray
 from ..comparison.resume import read_previous, run_settings
+from ..conformance.transcripts import split_names
 from ..protocol import family_table
 from ..terminal import console, load_tools, print_error, write_whole
 from .compare_options import EPILOG, add_input_options, add_output_options, add_run_options
@@ -94,9 +94,9 @@ def cmd_compare(ns: argparse.Namespace) -> int:
     plan = ComparePlan.build(
         ns.tool_parser,
         reasoning_parsers=ns.reasoning_parser,
-        family=None if picks_bundled else split_list(ns.family) or None,
-        backends=split_list(ns.backends) or None,
-        chunkings=split_list(ns.chunking) or None,
+        family=None if picks_bundled else split_names(ns.family) or None,
+        backends=split_names(ns.backends, "--backends") or None,
+        chunkings=split_names(ns.chunking, "--chunking") or None,
         conventions=ns.conventions or ("lossless" if ns.bundled else "servers"),
     )
     if not plan.targets and not plan.backends:
@@ -154,7 +154,7 @@ def _finish(
 
 def _check_options(ns: argparse.Namespace) -> int:
     """Options that contradict each other (usage errors); returns the number of jobs asked for."""
-    for fam in split_list(ns.family):
+    for fam in split_names(ns.family, "--family"):
         family_table().check(fam)
     if ns.output == "-":  # as an input `-` is standard input; a file named "-" is ./-
         ns.output = None

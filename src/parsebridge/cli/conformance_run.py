@@ -29,7 +29,7 @@ from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
 from ..conformance.runner import Runner, plan_explicit, target_for
-from ..conformance.transcripts import bundled_transcripts, select, validate_transcripts
+from ..conformance.transcripts import bundled_transcripts, select, split_names, validate_transcripts
 from ..protocol import InvalidSpecError, ParsebridgeError, family_table
 from ..protocol.errors import with_hints
 from ..terminal import (
@@ -64,10 +64,6 @@ _T0 = _process_start()  # so the reported wall time includes interpreter start a
 def _count(n: int, noun: str) -> str:
     """``1 transcript``, ``2 transcripts``."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _split(values: Sequence[str] | None) -> list[str]:
-    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
 
 
 def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
@@ -106,8 +102,8 @@ def cmd_conformance(ns: argparse.Namespace) -> int:
     if ns.report:
         check_output_path(ns.report, f"--report {ns.report}", directory=True)
     _check_roundtrip(ns)
-    chunkings = parse_chunkings(_split(ns.chunking) or None)
-    families = _split(ns.family)
+    chunkings = parse_chunkings(split_names(ns.chunking, "--chunking") or None)
+    families = split_names(ns.family, "--family")
     for f in families:
         family_table().check(f)
     transcripts = _select_transcripts(ns, families, err)
@@ -241,7 +237,7 @@ def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -
         transcripts = bundled_transcripts(families or None, kinds)
     if not ns.transcript:
         return transcripts
-    wanted = _split(ns.transcript)
+    wanted = split_names(ns.transcript, "--transcript")
     have = {t.id for t in transcripts}
     unknown = [w for w in wanted if w not in have]
     if unknown:
@@ -266,7 +262,9 @@ def _named_backends(ns: argparse.Namespace) -> list[str]:
     """--backend names, canonical (``VLLM`` → ``vllm``); a typo or a framework not installed is a usage error."""
     if ns.backend and (ns.tool_parser or ns.reasoning_parser):
         raise ParsebridgeError("--backend and --tool-parser/--reasoning-parser exclude each other")
-    named = list(dict.fromkeys(get_backend(b).name for b in _split(ns.backend)))  # typo: suggestions
+    named = list(
+        dict.fromkeys(get_backend(b).name for b in split_names(ns.backend, "--backend"))
+    )  # typo: suggestions
     for b in named:
         get_backend(b).require()  # named but not installed: says how to install it
     return named

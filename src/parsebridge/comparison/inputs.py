@@ -24,16 +24,13 @@ from ..conformance.transcripts import (
     YAML_SUFFIXES,
     bundled_transcripts,
     iter_json_lines,
+    split_names,
     transcript_from,
 )
 from ..protocol import ParsebridgeError
 from ..protocol.spec import BACKEND_ALIASES, ParserBackend
 from ..terminal import InputFileError, MissingInputError, check_output_path, print_error
 from .logs import count_lines, expand, is_glob
-
-
-def split_list(values: Sequence[str] | None) -> list[str]:
-    return [p.strip() for v in values or () for p in v.split(",") if p.strip()]
 
 
 def usage_error(message: str) -> Exception:
@@ -209,7 +206,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
         tid = "text" if n == 1 else f"text-{n}"
         out.append(Source(tid, [transcript_from({"output": text}, tid)], 1, raw=True))
     if ns.bundled or not (ns.inputs or getattr(ns, "text", None)):
-        fams = split_list(ns.family) or None
+        fams = split_names(ns.family, "--family") or None
         items = bundled_transcripts(families=fams)
         if not items:
             raise ParsebridgeError(f"no bundled transcripts{' for ' + ', '.join(fams) if fams else ''}")

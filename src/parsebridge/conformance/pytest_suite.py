@@ -18,13 +18,9 @@ from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolPa
 from .chunking import parse_chunkings
 from .log_files import directory_files, iter_log
 from .runner import Runner, plan_explicit, spec_family
-from .transcripts import bundled_transcripts, select
+from .transcripts import bundled_transcripts, select, split_names
 
 KINDS = ("tool", "reasoning")
-
-
-def _split(values: list[str]) -> list[str]:
-    return [p.strip() for v in values for p in v.split(",") if p.strip()]
 
 
 def spec_kinds(spec: str) -> list[str]:
@@ -93,7 +89,12 @@ def _check_selection(config: pytest.Config) -> None:
     """``--parsebridge-family`` and ``--parsebridge-transcripts`` as `conformance` checks its own: a
     family that is none (a typo) ran no test and said nothing, a missing file was an INTERNALERROR."""
     try:
-        for family in _split(config.getoption("parsebridge_family")):
+        families = split_names(config.getoption("parsebridge_family"), "--parsebridge-family")
+        chunkings = split_names(config.getoption("parsebridge_chunking"), "--parsebridge-chunking")
+    except ParsebridgeError as exc:  # an option given but naming nothing
+        raise pytest.UsageError(str(exc)) from None
+    try:
+        for family in families:
             family_table().check(family)
     except ParsebridgeError as exc:
         raise pytest.UsageError(f"--parsebridge-family: {exc}") from None
@@ -101,7 +102,7 @@ def _check_selection(config: pytest.Config) -> None:
         if not Path(path).exists():
             raise pytest.UsageError(f"--parsebridge-transcripts: {path}: no such file or directory")
     try:
-        parse_chunkings(_split(config.getoption("parsebridge_chunking")) or None)
+        parse_chunkings(chunkings or None)
     except ParsebridgeError as exc:
         raise pytest.UsageError(f"--parsebridge-chunking: {exc}") from None
 
@@ -210,7 +211,7 @@ class _Plan:
 
 
 def _transcripts_for(config: pytest.Config, kind: str, spec: str) -> list[Any]:
-    families = _split(config.getoption("parsebridge_family"))
+    families = split_names(config.getoption("parsebridge_family"), "--parsebridge-family")
     if not families:
         fam = spec_family(kind, spec)
         families = [fam] if fam else []
@@ -224,7 +225,9 @@ def collect(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item], specs: list[tuple[str, str]]
 ) -> None:
     """One item per (spec, transcript, chunking), appended to `items`."""
-    chunkings = parse_chunkings(_split(config.getoption("parsebridge_chunking")) or None)
+    chunkings = parse_chunkings(
+        split_names(config.getoption("parsebridge_chunking"), "--parsebridge-chunking") or None
+    )
     plan = _Plan(chunkings, config.getoption("parsebridge_allow_diverge"))
     chained = config.getoption("parsebridge_reasoning_spec")
     for kind, spec in specs:

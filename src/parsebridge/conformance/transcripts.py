@@ -349,6 +349,17 @@ def bundled_transcripts(
     return [t.model_copy() for t in select(_bundled(), families=families, kinds=kinds)]
 
 
+def split_names(values: Sequence[str] | None, option: str | None = None) -> list[str]:
+    """The names of a comma-separated, repeatable option (``--family a,b --family c``).
+
+    With `option`, an option given but naming nothing (``--backends ''``) is an error: it used to
+    read as the option left out, its default (every backend, every family)."""
+    names = [p.strip() for v in values or () for p in v.split(",") if p.strip()]
+    if option and values and not names:  # (an append option left out is None or [])
+        raise ParsebridgeError(f"{option} names nothing (give a comma-separated list, or leave it out)")
+    return names
+
+
 def select(
     transcripts: Iterable[Transcript],
     *,
