@@ -42,3 +42,28 @@ def test_outputs_and_finish_reasons_that_do_not_pair_up_are_refused() -> None:
     with pytest.raises(ValueError, match=r"no output: a chat completion has at least one choice"):
         proc.response([])
     assert [c["finish_reason"] for c in proc.response(["a", "b"], "length")["choices"]] == ["length"] * 2
+
+
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize(
+    ("request_options", "refused"),
+    [
+        ({"prompt": b"<think>\n"}, "prompt=b'<think>\\\\n': the prompt is its text, a str"),
+        ({"prompt": 5}, "prompt=5: the prompt is its text, a str"),
+        ({"prompt_token_ids": "<think>"}, "prompt_token_ids='<think>': the prompt's token ids are a list"),
+        ({"reasoning_started": "false"}, "reasoning_started='false': it is True, False or None"),
+    ],
+)
+def test_a_request_start_option_of_the_wrong_type_is_refused_when_the_request_is_made(
+    request_options: dict[str, object], refused: str, policy: str
+) -> None:
+    """`request(prompt=b"...")` went to the parser unchecked: `BackendError` blaming builtin:qwen3
+    (AttributeError: 'bytes'... rfind), and under fallback the output as content, its reasoning
+    lost; prompt_token_ids="<think>" was read as a list of characters. A parser's own parse
+    refuses these with UnsupportedOptionError whatever on_error (docs/python-api.md)."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", on_error=policy)
+    with pytest.raises(pb.UnsupportedOptionError, match=refused):
+        proc.request(**request_options)  # type: ignore[arg-type]
+    with pytest.raises(pb.UnsupportedOptionError, match=refused):
+        proc.parse("why</think>answer", **request_options)
+    assert proc.request(prompt="<think>\n").parse("why</think>answer").message["reasoning_content"] == "why"

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
 from ..adapters.registry import get_backend
+from ..policy.call_options import check_start_values
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
     ParserSpec,
@@ -403,6 +404,14 @@ class OutputProcessor:
         ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
         processor's; None: the processor's. A parser object is used as it is.
         """
+        # Checked here, before the prompt is read by the rule: the parser is later called without its
+        # guard's checks, and a wrong type failing inside it would be blamed on it (under
+        # on_error="fallback": the output as content, its reasoning lost).
+        check_start_values(
+            self.specs[0] or "OutputProcessor.request",
+            reasoning_started,
+            {"prompt": prompt, "prompt_token_ids": prompt_token_ids},
+        )
         proc = self._for_template(chat_template_kwargs)
         started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
