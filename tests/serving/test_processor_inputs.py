@@ -67,3 +67,21 @@ def test_a_request_start_option_of_the_wrong_type_is_refused_when_the_request_is
     with pytest.raises(pb.UnsupportedOptionError, match=refused):
         proc.parse("why</think>answer", **request_options)
     assert proc.request(prompt="<think>\n").parse("why</think>answer").message["reasoning_content"] == "why"
+
+
+@pytest.mark.parametrize("cumulative", [False, True])
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize("ids", [5, "notids", ["a"], [None]])
+def test_token_ids_that_are_not_ids_are_refused_and_the_stream_goes_on(
+    ids: object, policy: str, cumulative: bool
+) -> None:
+    """`feed(text, token_ids="notids")` was taken silently (builtin parsers ignore ids; a vLLM parser
+    blamed itself, and under fallback the rest of the output became content)."""
+    proc = OutputProcessor(
+        "builtin:qwen3", "builtin:hermes", tools=TOOLS, on_error=policy, cumulative=cumulative
+    )
+    stream = proc.stream()
+    with pytest.raises(pb.InvalidInputError, match=r"takes token_ids as a list of ints or None, not "):
+        stream.feed("</think>ok", ids)  # type: ignore[arg-type]
+    chunks = stream.feed("</think>ok", [1, 2]) + stream.finish("stop")
+    assert check_convention(chunks)["content"] == "ok"

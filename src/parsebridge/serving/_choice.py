@@ -24,7 +24,7 @@ from ..protocol import (
     ToolCallDelta,
     new_call_id,
 )
-from ..protocol.errors import InvalidInputError, StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError, token_id_list
 from ..protocol.models import make_call_delta, make_delta
 from ..protocol.streams import DeltaAccumulator
 
@@ -262,6 +262,8 @@ class ChoiceStream:
                 raise InvalidInputError("stream.feed", text)
             if self._flushed:
                 raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
+        if token_ids is not None:  # ids that are no ids: the server's mistake too, refused before any stage
+            token_ids = token_id_list(token_ids)
         if self.cumulative:
             text, token_ids = self._delta_of(text, token_ids)
         if not text and not token_ids:
