@@ -4,6 +4,10 @@ do not pair up. Each is refused, typed and naming the mistake, never passed on o
 
 from __future__ import annotations
 
+import asyncio
+import json
+from typing import Any
+
 import pytest
 from _convention import check_convention
 
@@ -85,3 +89,28 @@ def test_token_ids_that_are_not_ids_are_refused_and_the_stream_goes_on(
         stream.feed("</think>ok", ids)  # type: ignore[arg-type]
     chunks = stream.feed("</think>ok", [1, 2]) + stream.finish("stop")
     assert check_convention(chunks)["content"] == "ok"
+
+
+@pytest.mark.parametrize("drive", ["sse", "asse"])
+@pytest.mark.parametrize("output", [None, 5, ("text", None, "stop"), b"xy"])
+def test_an_engine_output_sse_cannot_read_ends_the_stream_in_band(output: object, drive: str) -> None:
+    """`sse([..., None])` raised a bare `TypeError: cannot unpack non-iterable NoneType object` out of
+    the SSE generator (a server's response then ends with no error event and no [DONE])."""
+    stream = OutputProcessor("builtin:qwen3", "builtin:hermes").stream()
+    outputs = ["</think>ok", output]
+    if drive == "sse":
+        lines = list(stream.sse(outputs))  # type: ignore[arg-type]
+    else:
+
+        async def engine() -> Any:
+            for item in outputs:
+                yield item
+
+        async def collect() -> list[str]:
+            return [line async for line in stream.asse(engine())]
+
+        lines = asyncio.run(collect())
+    assert lines[-1] == "data: [DONE]\n\n"
+    error = json.loads(lines[-2].removeprefix("data: "))["error"]
+    assert error["message"].startswith("sse() takes each engine output as an EngineOutput, a str or a")
+    assert error["type"] == "internal_error"  # the server's mistake, not a parser's

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..protocol import BackendError, ParsebridgeError, ParseResult, StreamDelta
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError
 from ._choice import ChoiceStream
 
 
@@ -43,7 +43,10 @@ def error_body(exc: BaseException, request_id: str | None = None) -> dict[str, A
     """An OpenAI-style error object (``{"error": {...}}``), what vLLM/SGLang send mid-stream."""
     err: dict[str, Any] = {
         "message": str(exc),
-        "type": "parser_error" if isinstance(exc, ParsebridgeError) else "internal_error",
+        # Input that is not text or ids is the server's own mistake, not a parser's.
+        "type": "parser_error"
+        if isinstance(exc, ParsebridgeError) and not isinstance(exc, InvalidInputError)
+        else "internal_error",
         "param": None,
         "code": 500,
     }
@@ -243,9 +246,16 @@ class EngineOutput:
 
 
 def _engine_output(item: EngineOutput | str | tuple[str, Sequence[int] | None]) -> EngineOutput:
+    """One of `sse`'s outputs as an `EngineOutput`; anything else (None, a number, a tuple of three)
+    is the server's mistake, refused typed so that the stream ends in-band, never with a bare
+    TypeError out of the SSE generator."""
     if isinstance(item, EngineOutput):
         return item
     if isinstance(item, str):
         return EngineOutput(item)
-    text, ids = item
-    return EngineOutput(text, ids)
+    if isinstance(item, tuple | list) and len(item) == 2:
+        text, ids = item
+        return EngineOutput(text, ids)
+    raise InvalidInputError(
+        "sse", item, expected="each engine output as an EngineOutput, a str or a (text, token_ids) pair"
+    )
