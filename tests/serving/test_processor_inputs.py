@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -114,3 +115,41 @@ def test_an_engine_output_sse_cannot_read_ends_the_stream_in_band(output: object
     error = json.loads(lines[-2].removeprefix("data: "))["error"]
     assert error["message"].startswith("sse() takes each engine output as an EngineOutput, a str or a")
     assert error["type"] == "internal_error"  # the server's mistake, not a parser's
+
+
+@pytest.mark.parametrize(
+    ("setting", "refused"),
+    [
+        ({"cumulative": "no"}, "cumulative must be True or False, not 'no'"),
+        ({"native": "no"}, "native must be True or False, not 'no'"),
+        ({"named_finish_reason": "stp"}, "named_finish_reason must be one of None, 'tool_calls', 'stop'"),
+        ({"reasoning_started": "false"}, "reasoning_started must be one of None, True, False, not 'false'"),
+        ({"cache_size": -1}, "cache_size must be a whole number of parser sets to keep"),
+        ({"cache_size": "64"}, "cache_size must be a whole number of parser sets to keep"),
+        ({"model": None}, "model must be a non-empty str, not None"),
+        ({"reasoning_key": ""}, "reasoning_key must be a non-empty str, not ''"),
+        ({"on_error": "fallbak"}, "on_error must be one of 'raise', 'fallback', not 'fallbak'"),
+    ],
+)
+def test_a_processor_setting_it_cannot_use_is_refused_when_it_is_built(
+    setting: dict[str, object], refused: str
+) -> None:
+    """They were read loosely on every request: cumulative="no" (truthy) read each delta as the whole
+    text, a named_finish_reason typo went to every client, cache_size=-1 failed each request with a
+    bare KeyError, model=None answered "model": null. The typo'd on_error was a plain ValueError."""
+    with pytest.raises(pb.InvalidSpecError, match=f"OutputProcessor: {re.escape(refused)}") as info:
+        OutputProcessor("builtin:qwen3", "builtin:hermes", tools=TOOLS, **setting)  # type: ignore[arg-type]
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("tools", [TOOLS, None])
+def test_a_tool_choice_of_no_openai_form_is_refused_with_or_without_tools(tools: object) -> None:
+    """Without tools, tool_choice="requird" was read as "none"; with them it was a plain ValueError,
+    which a server catching ParsebridgeError for a 400 missed."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes")
+    with pytest.raises(
+        pb.UnsupportedOptionError, match=r"tool_choice='requird': it is 'none', 'auto', 'required'"
+    ):
+        proc.request(tools=tools, tool_choice="requird")  # type: ignore[arg-type]
+    with pytest.raises(pb.UnsupportedOptionError, match="needs the request's tools"):
+        proc.request(tools=None, tool_choice="required")

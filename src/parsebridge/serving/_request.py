@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import ParseResult, Pipeline, ReasoningParseResult, ToolSpec
-from ..protocol.errors import InvalidInputError
+from ..protocol.errors import InvalidInputError, UnsupportedOptionError
 from ..protocol.streams import DeltaAccumulator
 from ._choice import ChoiceStream, _TextStage, as_backend_error
 from ._chunks import ChunkStream
@@ -52,23 +52,27 @@ class _Mode:
 
 
 def _mode(tool_choice: ToolChoice, tools: Sequence[ToolSpec] | None) -> _Mode:
-    """Which tool handling a request gets (servers parse tools only when the request declares some)."""
+    """Which tool handling a request gets (servers parse tools only when the request declares some).
+
+    A tool_choice that is none of OpenAI's forms is refused with or without tools (without, it was
+    read as "none"); like the servers' 400, it is the request's mistake: `UnsupportedOptionError`.
+    """
+    if tool_choice is None or tool_choice in ("auto", "none", "required"):
+        mode = _Mode("auto" if tool_choice is None else tool_choice)  # type: ignore[arg-type]
+    else:
+        name = forced_tool_name(tool_choice)
+        if name is None:
+            raise _refused(tool_choice, "it is 'none', 'auto', 'required' or a named function")
+        mode = _Mode("named", name)
     if not tools:
-        if tool_choice == "required" or isinstance(tool_choice, dict):
-            raise ValueError("tool_choice 'required' or a named function needs the request's tools")
+        if mode.kind in ("required", "named"):
+            raise _refused(tool_choice, "'required' or a named function needs the request's tools")
         return _Mode("none")
-    if tool_choice is None or tool_choice == "auto":
-        return _Mode("auto")
-    if tool_choice == "none":
-        return _Mode("none")
-    if tool_choice == "required":
-        return _Mode("required")
-    name = forced_tool_name(tool_choice)
-    if name is None:
-        raise ValueError(
-            f"tool_choice must be 'none', 'auto', 'required' or a named function, not {tool_choice!r}"
-        )
-    return _Mode("named", name)
+    return mode
+
+
+def _refused(tool_choice: object, reason: str) -> UnsupportedOptionError:
+    return UnsupportedOptionError("OutputProcessor", "tool_choice", tool_choice, reason)
 
 
 @dataclass
@@ -114,7 +118,9 @@ class RequestProcessor:
             and self.mode.name
             not in {(t.get("function") or t).get("name") for t in tools if isinstance(t, dict)}
         ):
-            raise ValueError(f"tool_choice names {self.mode.name!r}, which is not among the request's tools")
+            raise _refused(
+                tool_choice, f"it names {self.mode.name!r}, which is not among the request's tools"
+            )
         self.reasoning_started = reasoning_started
         self.request_id = request_id
         self.model = model

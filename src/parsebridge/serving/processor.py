@@ -43,6 +43,7 @@ from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
+from ._settings import check_processor_settings
 from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
@@ -155,10 +156,7 @@ class OutputProcessor:
         # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
         self._sources = (reasoning, tool)
         self._settings = {k: v for k, v in locals().items() if k in _SETTINGS}
-        if on_error not in ("raise", "fallback"):
-            raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
-        if forced_format not in (None, "json", "native", "server"):
-            raise ValueError(f"forced_format must be 'json', 'native' or 'server', not {forced_format!r}")
+        check_processor_settings(self._settings)
         _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
         self.on_error: OnError = on_error
         self.tools: list[ToolSpec] = tools
