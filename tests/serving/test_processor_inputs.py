@@ -153,3 +153,27 @@ def test_a_tool_choice_of_no_openai_form_is_refused_with_or_without_tools(tools:
         proc.request(tools=tools, tool_choice="requird")  # type: ignore[arg-type]
     with pytest.raises(pb.UnsupportedOptionError, match="needs the request's tools"):
         proc.request(tools=None, tool_choice="required")
+
+
+def test_request_arguments_of_the_wrong_type_are_refused_typed() -> None:
+    """Each was a bare TypeError from deep inside (`'int' object is not iterable`, `'<' not supported
+    between instances of 'str' and 'int'`, `cannot convert dictionary update sequence`), which a
+    server catching ParsebridgeError to answer 400 did not catch; n=True was read as n=1."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", tools=TOOLS)
+    refused = pb.UnsupportedOptionError
+    with pytest.raises(refused, match=r"finish_reason=5: the engine's finish reason is a str or None"):
+        proc.response("</think>ok", 5)  # type: ignore[arg-type]
+    with pytest.raises(refused, match=r"finish_reason=5"):
+        proc.response(["a", "b"], ["stop", 5])  # type: ignore[list-item]
+    with pytest.raises(refused, match=r"chat_template_kwargs=\[1\]: a dict"):
+        proc.request(chat_template_kwargs=[1])  # type: ignore[arg-type]
+    for n in ("2", True, 0):
+        with pytest.raises(refused, match=r"n must be at least 1, a whole number of choices"):
+            proc.stream(n=n)  # type: ignore[arg-type]
+    stream = proc.stream(n=2)
+    with pytest.raises(refused, match=r"index='0': a choice index is an int below n=2"):
+        stream.feed("ok", index="0")  # type: ignore[arg-type]
+    with pytest.raises(refused, match=r"finish_reason=5"):
+        stream.finish(5)  # type: ignore[arg-type]
+    chunks = stream.feed("</think>ok", index=0) + stream.finish("stop", index=0)
+    assert check_convention(chunks)["content"] == "ok"

@@ -19,7 +19,7 @@ from ..protocol import ParseResult, Pipeline, ReasoningParseResult, ToolSpec
 from ..protocol.errors import InvalidInputError, UnsupportedOptionError
 from ..protocol.streams import DeltaAccumulator
 from ._choice import ChoiceStream, _TextStage, as_backend_error
-from ._chunks import ChunkStream
+from ._chunks import ChunkStream, check_finish_reason
 from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
 
 log = logging.getLogger("parsebridge")
@@ -290,15 +290,27 @@ class RequestProcessor:
             raise InvalidInputError("response", outputs)
         texts = [outputs] if isinstance(outputs, str) else list(outputs)
         if not texts:
-            raise ValueError("response() got no output: a chat completion has at least one choice")
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "outputs",
+                outputs,
+                "response() got no output: a chat completion has at least one choice",
+            )
         if finish_reasons is None or isinstance(finish_reasons, str):
             reasons: list[str | None] = [finish_reasons] * len(texts)
-        else:
+        elif isinstance(finish_reasons, Sequence):
             reasons = list(finish_reasons)
+        else:  # (a number: "'int' object is not iterable")
+            reasons = [finish_reasons]  # type: ignore[list-item]
+        for reason in reasons:
+            check_finish_reason(reason)
         if len(reasons) != len(texts):
-            raise ValueError(
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "finish_reasons",
+                finish_reasons,
                 f"response() got {len(texts)} outputs but {len(reasons)} finish reasons: give one per "
-                "output, or one string for all"
+                "output, or one string for all",
             )
         choices = [
             self.parse(t, r, i).to_openai() for i, (t, r) in enumerate(zip(texts, reasons, strict=True))

@@ -38,6 +38,7 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
 )
+from ..protocol.errors import UnsupportedOptionError
 from ..protocol.prompt_rule import start_options
 from ..protocol.tools import checked_tools
 from ._choice import OnError
@@ -410,6 +411,13 @@ class OutputProcessor:
             reasoning_started,
             {"prompt": prompt, "prompt_token_ids": prompt_token_ids},
         )
+        if chat_template_kwargs is not None and not isinstance(chat_template_kwargs, dict):
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "chat_template_kwargs",
+                chat_template_kwargs,
+                'a dict, e.g. {"enable_thinking": False}',
+            )
         proc = self._for_template(chat_template_kwargs)
         started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
