@@ -177,3 +177,35 @@ def test_request_arguments_of_the_wrong_type_are_refused_typed() -> None:
         stream.finish(5)  # type: ignore[arg-type]
     chunks = stream.feed("</think>ok", index=0) + stream.finish("stop", index=0)
     assert check_convention(chunks)["content"] == "ok"
+
+
+TWO_CALLS = (
+    '</think>Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_call>'
+    '<tool_call>{"name": "f", "arguments": {"city": "Rome"}}</tool_call>'
+)
+
+
+@pytest.mark.parametrize("per", [1, 3, 1000])
+@pytest.mark.parametrize(
+    ("tool_choice", "output"),
+    [
+        ("auto", TWO_CALLS),
+        ("required", '</think>[{"name": "f", "parameters": {"a": 1}}, {"name": "f", "parameters": {}}]'),
+    ],
+)
+def test_parallel_tool_calls_false_sends_the_first_call_only(per: int, tool_choice: str, output: str) -> None:
+    """`request(parallel_tool_calls=False)`, what an OpenAI request body carries, was a TypeError
+    (unexpected keyword); vLLM's server then keeps the first call, one-shot and streamed."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", tools=TOOLS)
+    request = {"tool_choice": tool_choice, "parallel_tool_calls": False}
+    message, finish = proc.message(output, **request)
+    stream = proc.stream(**request)
+    chunks = [c for i in range(0, len(output), per) for c in stream.feed(output[i : i + per])]
+    streamed = check_convention(chunks + stream.finish("stop"))
+    assert finish == "tool_calls" and len(message["tool_calls"]) == 1
+    assert [(c["name"], c["arguments"]) for c in streamed["tool_calls"]] == [
+        ("f", json.loads(message["tool_calls"][0]["function"]["arguments"]))
+    ]
+    assert len(proc.message(output, tool_choice=tool_choice, parallel_tool_calls=True)[0]["tool_calls"]) == 2
+    with pytest.raises(pb.UnsupportedOptionError, match="parallel_tool_calls='no'"):
+        proc.request(parallel_tool_calls="no")  # type: ignore[arg-type]

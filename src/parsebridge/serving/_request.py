@@ -106,7 +106,15 @@ class RequestProcessor:
         request_id: str,
         model: str,
         prompt_kwargs: dict[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> None:
+        if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
+            raise UnsupportedOptionError(
+                "OutputProcessor", "parallel_tool_calls", parallel_tool_calls, "it is True, False or None"
+            )
+        #: At most this many calls go to the client (``parallel_tool_calls=False``: the first, as
+        #: vLLM's server keeps); None: all.
+        self.max_calls = 1 if parallel_tool_calls is False else None
         self.processor = processor
         self.prompt_kwargs = dict(prompt_kwargs or {})
         self.tools = tools
@@ -180,6 +188,7 @@ class RequestProcessor:
             "cumulative": p.cumulative,
             "named_finish_reason": p.named_finish_reason,
             "drop_calls": self._server_none == "drop",
+            "max_calls": self.max_calls,
         }
         if pipe is not None:
             try:
@@ -206,6 +215,8 @@ class RequestProcessor:
         result = self._oneshot_parts(text)
         if result.tool_calls and self._server_none == "drop":
             return ParseResult(reasoning=result.reasoning, content=result.content)
+        if self.max_calls is not None and len(result.tool_calls) > self.max_calls:
+            return result.model_copy(update={"tool_calls": result.tool_calls[: self.max_calls]})
         return result
 
     def _oneshot_parts(self, text: str) -> ParseResult:

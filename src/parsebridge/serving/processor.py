@@ -394,6 +394,7 @@ class OutputProcessor:
         request_id: str | None = None,
         model: str | None = None,
         chat_template_kwargs: dict[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> RequestProcessor:
         """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt.
 
@@ -402,6 +403,9 @@ class OutputProcessor:
         `chat_template_kwargs`: the request's own (as vLLM's and SGLang's servers take them, e.g.
         ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
         processor's; None: the processor's. A parser object is used as it is.
+
+        `parallel_tool_calls=False`: the request's first call only, one-shot and streamed, as vLLM's
+        server sends (SGLang's only constrains the engine with it).
         """
         # Checked here, before the prompt is read by the rule: the parser is later called without its
         # guard's checks, and a wrong type failing inside it would be blamed on it (under
@@ -428,6 +432,7 @@ class OutputProcessor:
             prompt_kwargs=prompt_kwargs,
             request_id=request_id or f"chatcmpl-{uuid.uuid4().hex[:24]}",
             model=model or self.model,
+            parallel_tool_calls=parallel_tool_calls,
         )
 
     def _for_template(self, chat_template_kwargs: dict[str, Any] | None) -> OutputProcessor:
