@@ -197,6 +197,7 @@ def build_app(
                 chat_template_kwargs=template_kwargs,
                 tools=tools,
                 tool_choice=tool_choice,
+                parallel_tool_calls=body.get("parallel_tool_calls"),
                 reasoning_started=True if started is True else None,
                 prompt=transcript.get("prompt"),
                 prompt_token_ids=transcript.get("prompt_token_ids"),

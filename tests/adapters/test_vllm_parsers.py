@@ -172,12 +172,26 @@ def test_user_tokenizer_path(tmp_path: Path) -> None:
     assert obj.tokenizer is tp.tokenizer
 
 
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize("ids", [5, "ab", ["a"], [1.5]])
 @pytest.mark.parametrize("end_of_stream", ["last_chunk", "empty_chunk"])
-def test_stream_token_ids_that_are_not_ids_fail_typed(end_of_stream: str) -> None:
-    """The per-chunk path raises parsebridge's error for a caller's bad ids, never a bare TypeError."""
-    stream = pb.get_tool_parser("vllm:hermes", tools=TOOLS).stream(end_of_stream=end_of_stream)
-    with pytest.raises(BackendError):
-        stream.feed("Hello", 5)  # type: ignore[arg-type]
+def test_stream_token_ids_that_are_not_ids_are_the_callers_mistake(
+    end_of_stream: str, ids: object, policy: str
+) -> None:
+    """A caller's bad ids were `BackendError` blaming vLLM's parser (5), or went to it as other ids
+    ("ab" as ["a", "b"]); under fallback the stream then fell back, and the call after them was
+    content. Now `InvalidInputError`, whatever the policy, and the stream goes on as it was."""
+    parser = pb.get_tool_parser("vllm:hermes", tools=TOOLS, on_error=policy)
+    stream = parser.stream(end_of_stream=end_of_stream)
+    with pytest.raises(
+        pb.InvalidInputError, match=r"stream.feed\(\) takes token_ids as a list of ints or None"
+    ):
+        stream.feed("Hello", ids)  # type: ignore[arg-type]
+    stream.feed("Hello ")
+    stream.feed(TOOL_TEXT)
+    result = stream.finish()
+    assert [c.name for c in result.tool_calls] == ["get_weather"]
+    assert "Hello" in (result.content or "") and "<tool_call>" not in (result.content or "")
 
 
 def test_stream_translates_every_shape_of_call_delta(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -78,6 +78,18 @@ def test_a_timeout_that_is_not_a_positive_number_says_so(timeout: Any) -> None:
         pb.get_tool_parser("builtin:hermes", timeout=timeout)
 
 
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), 1e300, 3_000_000])
+def test_a_timeout_no_worker_can_keep_is_refused_when_the_parser_is_built(timeout: float) -> None:
+    """nan, inf and budgets past what the worker pipe's poll takes were accepted, and then every
+    parse failed as `BackendError: builtin:hermes raised in parse: ValueError: cannot convert
+    float NaN to integer` (under fallback: every output as content), with the worker's
+    BrokenPipeError traceback on stderr."""
+    with pytest.raises(
+        pb.InvalidSpecError, match=r"timeout must be a positive number of seconds, not .* \(at most 1000000\)"
+    ):
+        pb.get_tool_parser("builtin:hermes", timeout=timeout)
+
+
 @pytest.mark.parametrize(
     ("options", "says"),
     [

@@ -464,3 +464,15 @@ def test_a_malformed_request_is_a_400_naming_the_field(bomb_fallback: Server, bo
     resp = httpx.post(f"{bomb_fallback.base}/v1/chat/completions", json=body, timeout=30)
     assert resp.status_code == 400, resp.text
     assert resp.json()["error"]["message"] == said
+
+
+def test_parallel_tool_calls_false_over_http(server: Server) -> None:
+    """The example server passed no `parallel_tool_calls` on: a client that asked for one call got
+    both of sv-two-calls."""
+    client = server.client()
+    kwargs: dict[str, Any] = {"model": "m", "messages": _ask("sv-two-calls"), "tools": TOOLS}
+    both = client.chat.completions.create(**kwargs).choices[0].message.tool_calls or []
+    one = client.chat.completions.create(**kwargs, parallel_tool_calls=False).choices[0].message.tool_calls
+    streamed, finish = _stream_message(client, **kwargs, parallel_tool_calls=False)
+    assert len(both) == 2
+    assert _calls_of(one) == _calls_of(streamed.tool_calls) == _calls_of(both[:1]) and finish == "tool_calls"

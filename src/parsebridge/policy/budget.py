@@ -58,6 +58,9 @@ from ..protocol.families import Kind
 
 #: How long a child may take to import its framework and build the parser.
 STARTUP_TIMEOUT = 180.0
+#: The longest budget a call may have: the pipe's poll takes whole milliseconds in a C int (about
+#: 24.8 days); past it (and for inf or nan) every call failed, blamed on the parser.
+MAX_TIMEOUT = 1_000_000.0
 
 
 def _serve(
@@ -360,8 +363,14 @@ class _Budgeted:
     name: str
 
     def __init__(self, launch: Launch, timeout: float) -> None:
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise InvalidSpecError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not 0 < timeout <= MAX_TIMEOUT  # nan compares false: refused too
+        ):
+            raise InvalidSpecError(
+                f"timeout must be a positive number of seconds, not {timeout!r} (at most {MAX_TIMEOUT:.0f})"
+            )
         self.backend, self.name = launch.backend, launch.name
         self.worker = _Worker(launch, timeout)
         self.worker.start()

@@ -87,8 +87,8 @@ class _Guard(Closable):
 
     def _handle(self, exc: BaseException, call: str, transcript: str | None) -> None:
         """Raise per policy, or log and return so the caller falls back."""
-        if isinstance(exc, (StreamStateError, UnsupportedOptionError)):
-            raise exc
+        if isinstance(exc, (StreamStateError, UnsupportedOptionError, InvalidInputError)):
+            raise exc  # the caller's mistake (a chunk's token ids refused by the parser), not the parser's
         err = self._error(exc, call, transcript)
         if self.on_error == "raise":
             raise err from (exc if err is not exc else exc.__cause__)

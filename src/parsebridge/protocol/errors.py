@@ -222,18 +222,41 @@ class InvalidInputError(ParsebridgeError, TypeError):
     a list...): refused before any parser reads it, whatever the backend or `on_error`, since
     ``str()`` of it would be parsed as if the model had written it.
 
-    Bytes are refused too, with a hint to decode them: the encoding is the caller's to know.
+    Bytes are refused too, with a hint to decode them: the encoding is the caller's to know. So are
+    a chunk's `token_ids` that are not a sequence of integer ids (`token_id_list`).
     """
 
-    def __init__(self, call: str, value: object) -> None:
+    def __init__(
+        self, call: str, value: object, *, expected: str | None = None, received: str | None = None
+    ) -> None:
         self.call = call
         #: The type's name of what was given (``"NoneType"``, ``"bytes"``...).
         self.received = type(value).__name__
+        if expected is not None:  # input other than the model's text (token ids, an engine output)
+            super().__init__(f"{call}() takes {expected}, not {received or self.received}")
+            return
         what = "each chunk of the model's output" if call == "stream.feed" else "the model's output"
         hint = ""
         if isinstance(value, (bytes, bytearray, memoryview)):
             hint = ": decode it first (e.g. data.decode('utf-8')); parsebridge does not guess the encoding"
         super().__init__(f"{call}() takes {what} as str, not {self.received}{hint}")
+
+
+def token_id_list(token_ids: object, call: str = "stream.feed") -> list[int]:
+    """A chunk's `token_ids` as a list, or `InvalidInputError`: a string, a number or ids that are not
+    integers are the caller's mistake, not the parser's, so they are refused whatever the policy
+    (given to a parser, they failed inside it, blamed on it, or were silently read as other ids)."""
+    expected = "token_ids as a list of ints or None"
+    if isinstance(token_ids, (str, bytes, bytearray)):
+        raise InvalidInputError(call, token_ids, expected=expected)
+    try:
+        ids = list(token_ids)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidInputError(call, token_ids, expected=expected) from None
+    for token in ids:
+        if not hasattr(token, "__index__"):  # ints, and numpy's or torch's integer scalars
+            raise InvalidInputError(call, token_ids, expected=expected, received=f"a list holding {token!r}")
+    return ids
 
 
 class InvalidToolsError(ParsebridgeError, ValueError):

@@ -24,7 +24,7 @@ from ..protocol import (
     ToolCallDelta,
     new_call_id,
 )
-from ..protocol.errors import InvalidInputError, StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError, token_id_list
 from ..protocol.models import make_call_delta, make_delta
 from ..protocol.streams import DeltaAccumulator
 
@@ -111,6 +111,7 @@ class ChoiceStream:
         named_finish_reason: str = "tool_calls",
         owners: tuple[Any, Any] = (None, None),
         drop_calls: bool = False,
+        max_calls: int | None = None,
     ) -> None:
         self._reasoning = reasoning
         self._stage = stage
@@ -123,6 +124,10 @@ class ChoiceStream:
         self._owners = owners
         #: The server runs the tool parser but sends no calls (vLLM with tool_choice "none").
         self.drop_calls = drop_calls
+        #: At most this many calls are sent (``parallel_tool_calls=False``: 1); the parser's indices
+        #: of the calls past it, whose later fragments are dropped too (None: no limit).
+        self.max_calls = max_calls
+        self._beyond: set[int] = set()
         self._acc = DeltaAccumulator()
         self._calls: dict[int, _Call] = {}
         self._orphans: dict[int, _Orphan] = {}
@@ -262,6 +267,8 @@ class ChoiceStream:
                 raise InvalidInputError("stream.feed", text)
             if self._flushed:
                 raise StreamStateError("feed() after flush(): one ChoiceStream per choice per request")
+        if token_ids is not None:  # ids that are no ids: the server's mistake too, refused before any stage
+            token_ids = token_id_list(token_ids)
         if self.cumulative:
             text, token_ids = self._delta_of(text, token_ids)
         if not text and not token_ids:
@@ -311,12 +318,18 @@ class ChoiceStream:
         for d in delta.tool_calls:
             state = self._calls.get(d.index)
             if state is None:
+                if d.index in self._beyond:
+                    continue
                 orphan = self._orphans.get(d.index)
                 if d.name is None:
                     orphan = orphan or self._orphans.setdefault(d.index, _Orphan())
                     orphan.id = orphan.id or d.id
                     if d.arguments:
                         orphan.arguments.append(d.arguments)
+                    continue
+                if self.max_calls is not None and len(self._calls) >= self.max_calls:
+                    self._beyond.add(d.index)  # a call the request did not allow: not sent
+                    self._orphans.pop(d.index, None)
                     continue
                 held = "".join(orphan.arguments) if orphan else ""
                 call_id = d.id or (orphan.id if orphan else None) or new_call_id()

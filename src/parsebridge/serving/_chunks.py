@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..protocol import BackendError, ParsebridgeError, ParseResult, StreamDelta
-from ..protocol.errors import StreamStateError
+from ..protocol.errors import InvalidInputError, StreamStateError, UnsupportedOptionError
 from ._choice import ChoiceStream
 
 
@@ -43,7 +43,10 @@ def error_body(exc: BaseException, request_id: str | None = None) -> dict[str, A
     """An OpenAI-style error object (``{"error": {...}}``), what vLLM/SGLang send mid-stream."""
     err: dict[str, Any] = {
         "message": str(exc),
-        "type": "parser_error" if isinstance(exc, ParsebridgeError) else "internal_error",
+        # Input that is not text or ids is the server's own mistake, not a parser's.
+        "type": "parser_error"
+        if isinstance(exc, ParsebridgeError) and not isinstance(exc, InvalidInputError)
+        else "internal_error",
         "param": None,
         "code": 500,
     }
@@ -65,8 +68,10 @@ class ChunkStream:
     """
 
     def __init__(self, request: RequestProcessor, n: int = 1) -> None:
-        if n < 1:
-            raise ValueError("n must be at least 1")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise UnsupportedOptionError(
+                "OutputProcessor", "n", n, "n must be at least 1, a whole number of choices"
+            )
         self.request = request
         self.n = n
         self._choices: dict[int, ChoiceStream] = {}
@@ -79,6 +84,10 @@ class ChunkStream:
 
     def choice(self, index: int = 0) -> ChoiceStream:
         """The per-choice state (created on first use)."""
+        if isinstance(index, bool) or not isinstance(index, int):  # (a str compared with ints: TypeError)
+            raise UnsupportedOptionError(
+                "OutputProcessor", "index", index, f"a choice index is an int below n={self.n}"
+            )
         if not 0 <= index < self.n:
             raise IndexError(f"choice index {index} out of range for n={self.n}")
         state = self._choices.get(index)
@@ -141,6 +150,7 @@ class ChunkStream:
 
     def finish(self, finish_reason: str | None = None, *, index: int | None = None) -> list[dict[str, Any]]:
         """End of output for choice `index` (None: every choice): flushed deltas, then the final chunk."""
+        check_finish_reason(finish_reason)
         out: list[dict[str, Any]] = []
         for i in range(self.n) if index is None else [index]:
             if i in self._finished:
@@ -242,10 +252,25 @@ class EngineOutput:
     finish_reason: str | None = None
 
 
+def check_finish_reason(reason: object) -> None:
+    """Refuse an engine finish reason that is not a str or None (it would go to the client as it is)."""
+    if reason is not None and not isinstance(reason, str):
+        raise UnsupportedOptionError(
+            "OutputProcessor", "finish_reason", reason, "the engine's finish reason is a str or None"
+        )
+
+
 def _engine_output(item: EngineOutput | str | tuple[str, Sequence[int] | None]) -> EngineOutput:
+    """One of `sse`'s outputs as an `EngineOutput`; anything else (None, a number, a tuple of three)
+    is the server's mistake, refused typed so that the stream ends in-band, never with a bare
+    TypeError out of the SSE generator."""
     if isinstance(item, EngineOutput):
         return item
     if isinstance(item, str):
         return EngineOutput(item)
-    text, ids = item
-    return EngineOutput(text, ids)
+    if isinstance(item, tuple | list) and len(item) == 2:
+        text, ids = item
+        return EngineOutput(text, ids)
+    raise InvalidInputError(
+        "sse", item, expected="each engine output as an EngineOutput, a str or a (text, token_ids) pair"
+    )

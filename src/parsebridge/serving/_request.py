@@ -16,10 +16,10 @@ from typing import Any, Literal, Protocol
 
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import ParseResult, Pipeline, ReasoningParseResult, ToolSpec
-from ..protocol.errors import InvalidInputError
+from ..protocol.errors import InvalidInputError, UnsupportedOptionError
 from ..protocol.streams import DeltaAccumulator
 from ._choice import ChoiceStream, _TextStage, as_backend_error
-from ._chunks import ChunkStream
+from ._chunks import ChunkStream, check_finish_reason
 from ._forced import NamedArgumentsStage, RequiredArrayStage, forced_tool_name
 
 log = logging.getLogger("parsebridge")
@@ -52,23 +52,27 @@ class _Mode:
 
 
 def _mode(tool_choice: ToolChoice, tools: Sequence[ToolSpec] | None) -> _Mode:
-    """Which tool handling a request gets (servers parse tools only when the request declares some)."""
+    """Which tool handling a request gets (servers parse tools only when the request declares some).
+
+    A tool_choice that is none of OpenAI's forms is refused with or without tools (without, it was
+    read as "none"); like the servers' 400, it is the request's mistake: `UnsupportedOptionError`.
+    """
+    if tool_choice is None or tool_choice in ("auto", "none", "required"):
+        mode = _Mode("auto" if tool_choice is None else tool_choice)  # type: ignore[arg-type]
+    else:
+        name = forced_tool_name(tool_choice)
+        if name is None:
+            raise _refused(tool_choice, "it is 'none', 'auto', 'required' or a named function")
+        mode = _Mode("named", name)
     if not tools:
-        if tool_choice == "required" or isinstance(tool_choice, dict):
-            raise ValueError("tool_choice 'required' or a named function needs the request's tools")
+        if mode.kind in ("required", "named"):
+            raise _refused(tool_choice, "'required' or a named function needs the request's tools")
         return _Mode("none")
-    if tool_choice is None or tool_choice == "auto":
-        return _Mode("auto")
-    if tool_choice == "none":
-        return _Mode("none")
-    if tool_choice == "required":
-        return _Mode("required")
-    name = forced_tool_name(tool_choice)
-    if name is None:
-        raise ValueError(
-            f"tool_choice must be 'none', 'auto', 'required' or a named function, not {tool_choice!r}"
-        )
-    return _Mode("named", name)
+    return mode
+
+
+def _refused(tool_choice: object, reason: str) -> UnsupportedOptionError:
+    return UnsupportedOptionError("OutputProcessor", "tool_choice", tool_choice, reason)
 
 
 @dataclass
@@ -102,7 +106,15 @@ class RequestProcessor:
         request_id: str,
         model: str,
         prompt_kwargs: dict[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> None:
+        if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
+            raise UnsupportedOptionError(
+                "OutputProcessor", "parallel_tool_calls", parallel_tool_calls, "it is True, False or None"
+            )
+        #: At most this many calls go to the client (``parallel_tool_calls=False``: the first, as
+        #: vLLM's server keeps); None: all.
+        self.max_calls = 1 if parallel_tool_calls is False else None
         self.processor = processor
         self.prompt_kwargs = dict(prompt_kwargs or {})
         self.tools = tools
@@ -114,7 +126,9 @@ class RequestProcessor:
             and self.mode.name
             not in {(t.get("function") or t).get("name") for t in tools if isinstance(t, dict)}
         ):
-            raise ValueError(f"tool_choice names {self.mode.name!r}, which is not among the request's tools")
+            raise _refused(
+                tool_choice, f"it names {self.mode.name!r}, which is not among the request's tools"
+            )
         self.reasoning_started = reasoning_started
         self.request_id = request_id
         self.model = model
@@ -174,6 +188,7 @@ class RequestProcessor:
             "cumulative": p.cumulative,
             "named_finish_reason": p.named_finish_reason,
             "drop_calls": self._server_none == "drop",
+            "max_calls": self.max_calls,
         }
         if pipe is not None:
             try:
@@ -200,6 +215,8 @@ class RequestProcessor:
         result = self._oneshot_parts(text)
         if result.tool_calls and self._server_none == "drop":
             return ParseResult(reasoning=result.reasoning, content=result.content)
+        if self.max_calls is not None and len(result.tool_calls) > self.max_calls:
+            return result.model_copy(update={"tool_calls": result.tool_calls[: self.max_calls]})
         return result
 
     def _oneshot_parts(self, text: str) -> ParseResult:
@@ -284,15 +301,27 @@ class RequestProcessor:
             raise InvalidInputError("response", outputs)
         texts = [outputs] if isinstance(outputs, str) else list(outputs)
         if not texts:
-            raise ValueError("response() got no output: a chat completion has at least one choice")
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "outputs",
+                outputs,
+                "response() got no output: a chat completion has at least one choice",
+            )
         if finish_reasons is None or isinstance(finish_reasons, str):
             reasons: list[str | None] = [finish_reasons] * len(texts)
-        else:
+        elif isinstance(finish_reasons, Sequence):
             reasons = list(finish_reasons)
+        else:  # (a number: "'int' object is not iterable")
+            reasons = [finish_reasons]  # type: ignore[list-item]
+        for reason in reasons:
+            check_finish_reason(reason)
         if len(reasons) != len(texts):
-            raise ValueError(
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "finish_reasons",
+                finish_reasons,
                 f"response() got {len(texts)} outputs but {len(reasons)} finish reasons: give one per "
-                "output, or one string for all"
+                "output, or one string for all",
             )
         choices = [
             self.parse(t, r, i).to_openai() for i, (t, r) in enumerate(zip(texts, reasons, strict=True))

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
 from ..adapters.registry import get_backend
+from ..policy.call_options import check_start_values
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
     ParserSpec,
@@ -37,11 +38,13 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
 )
+from ..protocol.errors import UnsupportedOptionError
 from ..protocol.prompt_rule import start_options
 from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
+from ._settings import check_processor_settings
 from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
@@ -154,10 +157,7 @@ class OutputProcessor:
         # What a processor for another request's chat_template_kwargs is built from (`_for_template`).
         self._sources = (reasoning, tool)
         self._settings = {k: v for k, v in locals().items() if k in _SETTINGS}
-        if on_error not in ("raise", "fallback"):
-            raise ValueError(f"on_error must be 'raise' or 'fallback', not {on_error!r}")
-        if forced_format not in (None, "json", "native", "server"):
-            raise ValueError(f"forced_format must be 'json', 'native' or 'server', not {forced_format!r}")
+        check_processor_settings(self._settings)
         _mode(tool_choice, [{"type": "function", "function": {"name": "_"}}])  # validate early
         self.on_error: OnError = on_error
         self.tools: list[ToolSpec] = tools
@@ -394,6 +394,7 @@ class OutputProcessor:
         request_id: str | None = None,
         model: str | None = None,
         chat_template_kwargs: dict[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> RequestProcessor:
         """Per-request state: the request's tools/tool_choice (default: the processor's) and prompt.
 
@@ -402,7 +403,25 @@ class OutputProcessor:
         `chat_template_kwargs`: the request's own (as vLLM's and SGLang's servers take them, e.g.
         ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
         processor's; None: the processor's. A parser object is used as it is.
+
+        `parallel_tool_calls=False`: the request's first call only, one-shot and streamed, as vLLM's
+        server sends (SGLang's only constrains the engine with it).
         """
+        # Checked here, before the prompt is read by the rule: the parser is later called without its
+        # guard's checks, and a wrong type failing inside it would be blamed on it (under
+        # on_error="fallback": the output as content, its reasoning lost).
+        check_start_values(
+            self.specs[0] or "OutputProcessor.request",
+            reasoning_started,
+            {"prompt": prompt, "prompt_token_ids": prompt_token_ids},
+        )
+        if chat_template_kwargs is not None and not isinstance(chat_template_kwargs, dict):
+            raise UnsupportedOptionError(
+                "OutputProcessor",
+                "chat_template_kwargs",
+                chat_template_kwargs,
+                'a dict, e.g. {"enable_thinking": False}',
+            )
         proc = self._for_template(chat_template_kwargs)
         started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(
@@ -413,6 +432,7 @@ class OutputProcessor:
             prompt_kwargs=prompt_kwargs,
             request_id=request_id or f"chatcmpl-{uuid.uuid4().hex[:24]}",
             model=model or self.model,
+            parallel_tool_calls=parallel_tool_calls,
         )
 
     def _for_template(self, chat_template_kwargs: dict[str, Any] | None) -> OutputProcessor:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import BackendError, DeltaAccumulator, StreamDelta, ToolCallDelta
-from ...protocol.errors import refused_chunk
+from ...protocol.errors import refused_chunk, token_id_list
 from ...protocol.models import call_delta_of, delta_of, empty_delta, make_delta
 from .._stepped import EndOfStream, HoldingStepper
 from ._driver import NativeSession
@@ -130,9 +130,11 @@ class VllmStepper(HoldingStepper):
 
     def token_ids(self, text: str, token_ids: Sequence[int] | None) -> list[int]:
         """The chunk's ids: the caller's, or `text` encoded. Ids that are not a sequence of ints
-        fail typed, as a framework error would."""
+        are the caller's mistake: `InvalidInputError`, before the stream changes."""
+        if token_ids is not None:
+            return token_id_list(token_ids)
         try:
-            return list(token_ids) if token_ids is not None else self.engine.encode(text)
+            return self.engine.encode(text)
         except BackendError:
             raise
         except Exception as exc:
@@ -187,12 +189,7 @@ def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., St
     def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if stepper.closed or not isinstance(text, str):
             raise refused_chunk(text)
-        try:
-            ids = list(token_ids) if token_ids is not None else ids_of(text, None)
-        except BackendError:
-            raise
-        except Exception as exc:  # ids that are not a sequence of ints fail typed, as in `token_ids`
-            raise stepper._error(exc) from exc
+        ids = token_id_list(token_ids) if token_ids is not None else ids_of(text, None)
         seen(text)
         if hold:  # hold this chunk, parse the one held last time
             held = stepper.pending

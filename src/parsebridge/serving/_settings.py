@@ -1,0 +1,44 @@
+"""An `OutputProcessor`'s settings, checked when it is built.
+
+A server builds its processor once, at start: a setting of the wrong type or value is refused
+there, typed (`InvalidSpecError`, a `ValueError` too), rather than read loosely on every
+request (``cumulative="no"`` is truthy and read every delta as the whole text; a
+``named_finish_reason`` typo went to every client; a negative ``cache_size`` failed each
+request with a bare `KeyError`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol.errors import InvalidSpecError
+
+#: The flags that are True or False (a string such as "no" is truthy).
+_FLAGS = ("cumulative", "native")
+
+
+def check_processor_settings(settings: dict[str, Any]) -> None:
+    """Refuse a setting of `OutputProcessor` (its keywords, by name) that it cannot use."""
+    choices: dict[str, tuple[object, ...]] = {
+        "on_error": ("raise", "fallback"),
+        "forced_format": (None, "json", "native", "server"),
+        "named_finish_reason": (None, "tool_calls", "stop"),
+        "reasoning_started": (None, True, False),
+    }
+    for name, allowed in choices.items():
+        value = settings[name]
+        if not any(value is a or (isinstance(a, str) and value == a) for a in allowed):
+            listed = ", ".join(repr(a) for a in allowed)
+            raise InvalidSpecError(f"OutputProcessor: {name} must be one of {listed}, not {value!r}")
+    for name in _FLAGS:
+        if not isinstance(settings[name], bool):
+            raise InvalidSpecError(f"OutputProcessor: {name} must be True or False, not {settings[name]!r}")
+    for name in ("reasoning_key", "model"):
+        if not isinstance(settings[name], str) or not settings[name]:
+            raise InvalidSpecError(f"OutputProcessor: {name} must be a non-empty str, not {settings[name]!r}")
+    size = settings["cache_size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise InvalidSpecError(
+            f"OutputProcessor: cache_size must be a whole number of parser sets to keep (0 or more), "
+            f"not {size!r}"
+        )
