@@ -112,6 +112,8 @@ def test_a_parse_that_returns_no_result_fails_under_the_policy(caplog: pytest.Lo
     stream.feed("hi")
     with pytest.raises(pb.BackendError, match=said):
         stream.finish()
+    with pytest.raises(pb.BackendError, match=said):  # was: AttributeError ('dict' … 'tool_calls')
+        strict.has_tool_calls("hi")
     soft = pb.get_tool_parser("python:_userparsers:ReturnsDict", on_error="fallback")
     with caplog.at_level(logging.WARNING, logger="parsebridge"):
         result = soft.parse("hi")

@@ -26,7 +26,7 @@ from .models import (
     ToolCall,
     ToolParseResult,
 )
-from .streams import BufferedReasoningStream, BufferedToolStream
+from .streams import BufferedReasoningStream, BufferedToolStream, checked_result
 
 ToolSpec = dict[str, Any]
 """An OpenAI tool definition: ``{"type": "function", "function": {"name": ..., "parameters": ...}}``."""
@@ -172,7 +172,7 @@ class ToolParserBase(_ParserBase, abc.ABC):
         """
         if self.markers:
             return any(m in text for m in self.markers[:1])
-        return bool(self.parse(text).tool_calls)
+        return bool(checked_result(self.parse(text), ToolParseResult, self).tool_calls)
 
     def format_tool_result(self, tool_call_id: str, result: Any) -> str:
         """The text a tool's result is shown to the model as (plain JSON by default)."""
