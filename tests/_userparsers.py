@@ -320,3 +320,23 @@ class FeedsText(ToolParserBase):
 
     def stream(self) -> ToolStreamBase:
         return _TextFeed()  # type: ignore[return-value]
+
+
+class _ExitingStream(_MidStreamStream):
+    def _feed(self, text: str, token_ids: Sequence[int] | None) -> StreamDelta:
+        if "!" in text:
+            raise SystemExit(3)
+        return super()._feed(text, token_ids)
+
+
+class CallsExit(ToolParserBase):
+    """Calls `sys.exit(3)` in `parse`, and in its stream on a chunk with '!' (as `ExplodesMidStream`)."""
+
+    def parse(self, text: str) -> ToolParseResult:
+        raise SystemExit(3)
+
+    def has_tool_calls(self, text: str) -> bool:
+        raise SystemExit(3)
+
+    def stream(self) -> ToolStreamBase:
+        return _ExitingStream()

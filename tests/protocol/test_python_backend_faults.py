@@ -199,3 +199,27 @@ def test_a_stream_whose_feed_returns_no_delta_fails_under_the_policy() -> None:
     soft = pb.get_tool_parser("python:_userparsers:FeedsText", on_error="fallback").stream()
     assert soft.feed("Hello").content == "Hello" and soft.feed(" there").content == " there"
     assert soft.finish().content == "Hello there"
+
+
+def test_a_parser_that_calls_sys_exit_fails_under_the_policy(caplog: pytest.LogCaptureFixture) -> None:
+    """A `SystemExit` from a parser's call ended the process (a whole server, not one request):
+    the guard caught only `Exception`. Now it is the parser's failure, as any exception is."""
+    said = r"python:_userparsers:CallsExit raised in {}: SystemExit: 3"
+    strict = pb.get_tool_parser("python:_userparsers:CallsExit")
+    with pytest.raises(pb.BackendError, match=said.format("parse")):
+        strict.parse("hi")
+    with pytest.raises(pb.BackendError, match=said.format("has_tool_calls")):
+        strict.has_tool_calls("hi")
+    stream = strict.stream()
+    assert stream.feed("ab").content == "a"
+    with pytest.raises(pb.BackendError, match=said.format(r"stream\.feed")):
+        stream.feed("c!")
+    soft = pb.get_tool_parser("python:_userparsers:CallsExit", on_error="fallback")
+    with caplog.at_level(logging.WARNING, logger="parsebridge"):
+        assert soft.parse("hi").content == "hi"
+        soft_stream = soft.stream()
+        deltas = [soft_stream.feed("ab"), soft_stream.feed("c!"), soft_stream.feed("d")]
+        result = soft_stream.finish()
+    assert "".join(d.content or "" for d in deltas) == "abc!d"
+    assert result.content == "abc!d"  # nothing lost: what it held and what came after, as content
+    assert "SystemExit: 3" in caplog.text

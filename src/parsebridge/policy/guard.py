@@ -46,7 +46,12 @@ from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import check_prompt_options
 from ..protocol.streams import checked_result
 from .call_options import check_call_options, check_start_values
-from .guarded_streams import GuardedPipelineStream, GuardedReasoningStream, GuardedToolStream
+from .guarded_streams import (
+    PARSER_FAILURES,
+    GuardedPipelineStream,
+    GuardedReasoningStream,
+    GuardedToolStream,
+)
 
 OnError = Literal["raise", "fallback"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("raise", "fallback")
@@ -115,7 +120,7 @@ class _Guard(Closable):
             raise InvalidInputError(call, text)
         try:
             return bool(getattr(self.inner, call)(text))
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             self._handle(exc, call, None)
             return False
 
@@ -141,7 +146,7 @@ class _Guard(Closable):
             if missing:  # a parser of your own whose stream() returned something else (None...)
                 got = "None" if inner is None else f"a {type(inner).__name__}"
                 raise TypeError(f"stream() returned {got}, not a stream (it has no {' or '.join(missing)})")
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             raise self._error(exc, "stream", transcript) from exc
         if self._as_is(inner):
             return inner
@@ -174,7 +179,7 @@ class GuardedToolParser(_Guard):
         try:
             result = self.inner.parse(text, **kwargs) if kwargs else self.inner.parse(text)
             return checked_result(result, ToolParseResult, self.inner)
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             self._handle(exc, "parse", transcript)
             return ToolParseResult(content=text or None)
 
@@ -189,7 +194,7 @@ class GuardedToolParser(_Guard):
             return self.inner.format_tool_result(tool_call_id, result)
         except ParsebridgeError:
             raise
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             raise self._error(exc, "format_tool_result", None) from exc
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> ToolStream:
@@ -225,7 +230,7 @@ class GuardedReasoningParser(_Guard):
             else:
                 result = self.inner.parse(text, reasoning_started=reasoning_started)
             return checked_result(result, ReasoningParseResult, self.inner)
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             self._handle(exc, "parse", transcript)
             return ReasoningParseResult(content=text or None)
 
@@ -271,7 +276,7 @@ class GuardedPipeline(_Guard):
         self._check_request("pipeline", "parse", reasoning_started, kwargs)
         try:
             return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             self._handle(exc, "parse", transcript)
             return ParseResult(content=text or None)
 

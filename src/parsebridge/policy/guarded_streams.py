@@ -25,6 +25,10 @@ from ..protocol.streams import DeltaAccumulator, _StreamBase
 
 #: `_finished_by_inner`: the inner stream did not finish this one (broken, or not recording itself).
 NOT_FINISHED: Any = object()
+#: What a parser's call may raise that the failure policy handles: its exceptions, and `sys.exit`
+#: (a `SystemExit` from a parser of your own, or a framework's, would end the whole server, not
+#: one request). Ctrl-C (`KeyboardInterrupt`) is no parser's failure and goes through.
+PARSER_FAILURES = (Exception, SystemExit)
 R = TypeVar("R")
 
 
@@ -91,7 +95,7 @@ class _GuardedStream(Generic[R]):
                     raise InvalidInputError("stream.feed", text)
                 try:
                     return inner_feed(text, token_ids)  # type: ignore[no-any-return]
-                except Exception as exc:
+                except PARSER_FAILURES as exc:
                     return failed(exc, text)
 
             return feed
@@ -102,7 +106,7 @@ class _GuardedStream(Generic[R]):
             try:
                 delta: StreamDelta = inner_feed(text, token_ids)
                 add(delta)  # (in the try: a stream of your own that returns no delta fails typed)
-            except Exception as exc:
+            except PARSER_FAILURES as exc:
                 return failed(exc, text)
             return delta
 
@@ -128,7 +132,7 @@ class _GuardedStream(Generic[R]):
                 delta: StreamDelta = inner_feed(text, token_ids)
                 if add is not None:
                     add(delta)
-            except Exception as exc:
+            except PARSER_FAILURES as exc:
                 return failed(exc, text)
             room -= len(text)
             if room >= 0:
@@ -155,7 +159,7 @@ class _GuardedStream(Generic[R]):
         """From now on every call takes the `feed` method (flushed, or fallen back to content)."""
         self.__dict__.pop("feed", None)
 
-    def _failed(self, exc: Exception, text: str) -> StreamDelta:
+    def _failed(self, exc: BaseException, text: str) -> StreamDelta:
         if isinstance(exc, (StreamStateError, UnsupportedOptionError)):
             raise exc
         delta = self._break(exc, "stream.feed", text)  # raises under "raise"
@@ -241,7 +245,7 @@ class _GuardedStream(Generic[R]):
             return make_delta()
         try:
             delta = self._inner.flush()
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             delta = self._break(exc, "stream.flush", "")
         return self._record(delta)
 
@@ -259,7 +263,7 @@ class _GuardedStream(Generic[R]):
             self._slow_path()
         try:
             return self._inner.finish()
-        except Exception as exc:
+        except PARSER_FAILURES as exc:
             self._record(self._break(exc, "stream.flush", ""))  # raises under "raise"
             return NOT_FINISHED
 
