@@ -142,6 +142,25 @@ def test_a_processor_setting_it_cannot_use_is_refused_when_it_is_built(
     assert isinstance(info.value, ValueError)
 
 
+@pytest.mark.parametrize(
+    "built",
+    [
+        lambda: OutputProcessor(reasoning_parser="builtin:qwen3"),  # a typo of reasoning=
+        lambda: OutputProcessor(tool_parser="hermes", tools=TOOLS),
+        lambda: OutputProcessor(
+            None, pb.get_tool_parser("builtin:hermes", tools=TOOLS), conventions="lossless"
+        ),
+    ],
+)
+def test_options_no_parser_spec_would_read_are_refused(built: Any) -> None:
+    """Options go to the parsers a processor builds from specs. With none, a typo of a setting
+    built a processor with no parser (every output plain content) without a word."""
+    with pytest.raises(pb.UnknownOptionError, match=r"OutputProcessor \(no parser spec to pass them to\)"):
+        built()
+    # with a spec to take them they are read (and a parser's own options are still checked there)
+    assert OutputProcessor("builtin:qwen3", conventions="lossless").reasoning_parser is not None
+
+
 @pytest.mark.parametrize("tools", [TOOLS, None])
 def test_a_tool_choice_of_no_openai_form_is_refused_with_or_without_tools(tools: object) -> None:
     """Without tools, tool_choice="requird" was read as "none"; with them it was a plain ValueError,

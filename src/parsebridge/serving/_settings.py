@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..protocol.errors import InvalidSpecError
+from ..protocol.errors import InvalidSpecError, UnknownOptionError
 
 #: The flags that are True or False (a string such as "no" is truthy).
 _FLAGS = ("cumulative", "native")
@@ -42,3 +42,11 @@ def check_processor_settings(settings: dict[str, Any]) -> None:
             f"OutputProcessor: cache_size must be a whole number of parser sets to keep (0 or more), "
             f"not {size!r}"
         )
+
+
+def check_unused_options(options: dict[str, Any], settings: dict[str, Any], has_spec: bool) -> None:
+    """Options (`**options`) go to the parsers a processor builds from specs; with no spec, none
+    would ever read them, so a typo of a setting (``reasoning_parser="qwen3"`` for ``reasoning=``)
+    built a processor with no parser without a word. Refused then, with the settings' names."""
+    if options and not has_spec:
+        raise UnknownOptionError("OutputProcessor (no parser spec to pass them to)", options, settings)

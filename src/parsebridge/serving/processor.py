@@ -44,7 +44,7 @@ from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
-from ._settings import check_processor_settings
+from ._settings import check_processor_settings, check_unused_options
 from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
@@ -184,6 +184,8 @@ class OutputProcessor:
         self._tool_object: GuardedToolParser | None = None
         if tool is not None:
             self._set_tool(tool)
+        has_spec = self._reasoning_spec is not None or self._tool_spec is not None
+        check_unused_options(options, {*self._settings, "reasoning", "tool", "tools"}, has_spec)
 
     def _set_reasoning(self, reasoning: ReasoningSource) -> None:
         """A spec is resolved with the processor's options; a parser object is guarded as it is."""
