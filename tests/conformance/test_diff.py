@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import pytest
+
 from parsebridge.conformance.diff import classify, diff_reports, load_report, main, to_markdown
 
 
@@ -167,3 +169,20 @@ def test_limit_zero_lists_no_row_and_builtin_alone_is_named(tmp_path, capsys):
     assert to_markdown(diff_reports(only_builtin, only_builtin)).startswith(
         "**Before:** builtin 0.1.0 · **after:** builtin 0.1.0 · 1 results compared"
     )
+
+
+def test_out_that_cannot_be_written_is_refused_before_the_diff(tmp_path):
+    """--out naming a folder, or under a file, failed with a bare IsADirectoryError /
+    FileExistsError; the page is written whole (the old one stays until the new one is complete)."""
+    from parsebridge.conformance.diff import main
+    from parsebridge.protocol import ParsebridgeError
+
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ParsebridgeError, match="is a directory, not a file"):
+        main(_diff_ns(tmp_path, "--out", str(tmp_path / "a")))
+    with pytest.raises(ParsebridgeError, match="folder is a file, not a folder"):
+        main(_diff_ns(tmp_path, "--out", str(tmp_path / "afile" / "diff.md")))
+    out = tmp_path / "new" / "deep" / "diff.md"
+    assert main(_diff_ns(tmp_path, "--out", str(out), "--format", "json")) == 0
+    assert json.loads(out.read_text())["counts"]
+    assert not [p for p in out.parent.iterdir() if p.name != "diff.md"]  # no temporary file left

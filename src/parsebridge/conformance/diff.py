@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import ParsebridgeError
-from ..terminal import InputFileError, plain, print_error, styled
+from ..terminal import InputFileError, check_output_path, plain, print_error, styled, write_whole
 from ..terminal import console as cli_console
 
 PASSING = "pass"
@@ -410,6 +410,10 @@ def main(ns: argparse.Namespace) -> int:
     limit = getattr(ns, "limit", None)
     limit = 40 if limit is None else limit  # (0 lists no row: it was read as "not given")
     out = getattr(ns, "out", None)
+    if out:  # refused before the work where it cannot be written; its folder is made, as --report's
+        if Path(out).is_dir():
+            raise ParsebridgeError(f"--out {out} is a directory, not a file")
+        check_output_path(Path(out).parent, f"--out {out}'s folder", directory=True)
     try:
         a, b = load_report(ns.report_a), load_report(ns.report_b)
     except FileNotFoundError as exc:
@@ -433,7 +437,7 @@ def main(ns: argparse.Namespace) -> int:
         )
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
-            Path(out).write_text(text, encoding="utf-8")
+            write_whole(out, text)  # the old page or the whole new one, never half
         else:
             sys.stdout.write(text)
     regressed = any(c.kind == "regressed" for c in d.changes)
