@@ -18,7 +18,7 @@ import pytest
 from parsebridge import get_reasoning_parser, get_tool_parser
 from parsebridge.adapters._served.parsers import ParserPair
 from parsebridge.adapters.registry import get_backend
-from parsebridge.protocol import ServerUnavailableError, UnknownParserError
+from parsebridge.protocol import InvalidInputError, ServerUnavailableError, UnknownParserError
 
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
 
@@ -311,3 +311,20 @@ def test_the_pool_keeps_a_gateway_with_a_stream_open(fresh_runtime, monkeypatch:
     finally:
         qwen.close()
         llama.close()
+
+
+@pytest.mark.parametrize("ids", [5, "ab", ["x"]])
+def test_token_ids_that_are_not_ids_are_refused_and_the_stream_goes_on(ids: object) -> None:
+    """They were taken without a word (read as ids where the folder is the model's, so ``"ab"``
+    would have been two characters' ids), where vLLM's streams refuse them."""
+    parser = get_tool_parser("smg:qwen", TOOLS, on_error="fallback")
+    try:
+        stream = parser.stream()
+        with pytest.raises(InvalidInputError, match="takes token_ids as a list of ints or None"):
+            stream.feed("Let me check.", token_ids=ids)  # type: ignore[arg-type]
+        stream.feed(CALL)
+        assert [c.name for c in stream.finish().tool_calls] == ["get_weather"]
+        with pytest.raises(InvalidInputError, match=r"parse\(\) takes token_ids"):
+            parser.parse(CALL, token_ids=ids)
+    finally:
+        parser.close()

@@ -46,7 +46,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import call_typed, refused_chunk
+from ...protocol.errors import call_typed, refused_chunk, token_id_list
 from ...protocol.models import (
     make_delta,
     make_reasoning_result,
@@ -131,7 +131,7 @@ class ServedEngine(abc.ABC):
 
     def steps(self, text: str, token_ids: Sequence[int] | None = None) -> list[list[int]]:
         """A one-shot output as engine steps of `oneshot_step` tokens (see the class doc)."""
-        ids = list(token_ids) if token_ids is not None else self.encode(text)
+        ids = token_id_list(token_ids, "parse") if token_ids is not None else self.encode(text)
         size = self.oneshot_step or max(1, len(ids))
         return [ids[i : i + size] for i in range(0, len(ids), size)]
 
@@ -190,6 +190,8 @@ class ServedStepper:
         nothing to the approximate one)."""
         if self.closed or not isinstance(text, str):
             raise refused_chunk(text)
+        if token_ids is not None:  # the caller's mistake, before the stream changes (as vLLM's streams)
+            token_ids = token_id_list(token_ids)
         self.text_seen.append(text)
         backend, label = self.spec
         return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text, token_ids)))
