@@ -16,6 +16,7 @@ file is replaced whole (`replacing`), so Ctrl-C never leaves half of one.
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import contextlib
 import functools
@@ -25,7 +26,7 @@ import re
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -302,6 +303,23 @@ def exists_or_fail(path: str | os.PathLike[str]) -> Path:
 
 
 # ---------------------------------------------------------------- output files
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number ≥ `minimum`, for counts shown or drawn (0: a negative one
+    was read as a Python slice, ``--top -1`` listing all but one, or failed inside the run) and
+    sizes (1: a chunk size of 0 would lose the output)."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {value}")
+        return value
+
+    return whole
 
 
 def check_output_path(path: str | os.PathLike[str], what: str, *, directory: bool = False) -> None:

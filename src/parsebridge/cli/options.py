@@ -16,20 +16,13 @@ import re
 from collections.abc import Sequence
 
 from ..protocol.errors import closest
+from ..terminal import whole_number
 
 _NUMBER = re.compile(r"^-\d+(\.\d*)?$")
 
 
-def count(text: str) -> int:
-    """argparse type: a whole number ≥ 0, for how many things are shown or drawn (a negative one
-    was read as a Python slice, ``--top -1`` listing all but one, or failed inside the run)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
+#: argparse type: a whole number ≥ 0, for how many things are shown or drawn.
+count = whole_number(0)
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

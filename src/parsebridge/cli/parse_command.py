@@ -30,7 +30,7 @@ from ..protocol import ParseResult, ToolCall
 from ..protocol.spec import ParserSpec
 from ..protocol.streams import without_history
 from ..protocol.surrogates import escape_lone_surrogates
-from ..terminal import UsageError
+from ..terminal import UsageError, whole_number
 from .stream_output import READ_BLOCK, RawCalls, StreamedJson, StreamedResult
 
 
@@ -141,15 +141,8 @@ class SaidOnce(argparse.BooleanOptionalAction):
 DEFAULT_CHUNK_SIZE = 4
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1 (a chunk size of 0 or less would lose the output)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
+#: argparse type: an integer ≥ 1 (a chunk size of 0 or less would lose the output).
+positive_int = whole_number(1)
 
 
 # ---------------------------------------------------------------- parse

@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import ParsebridgeError
-from ..terminal import InputFileError, check_output_path, plain, print_error, styled, write_whole
+from ..terminal import (
+    InputFileError,
+    check_output_path,
+    plain,
+    print_error,
+    styled,
+    whole_number,
+    write_whole,
+)
 from ..terminal import console as cli_console
 
 PASSING = "pass"
@@ -375,7 +383,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--limit",
-        type=_count,
+        type=whole_number(0),  # (--limit -1 was a slice: every row but the last)
         default=40,
         metavar="N",
         help="changed results listed (table/markdown; default 40)",
@@ -387,17 +395,6 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit 1 if any result regressed (CI gate before an upgrade)"
     )
     return parser
-
-
-def _count(text: str) -> int:
-    """argparse type: a whole number ≥ 0 (``--limit -1`` was a slice: every row but the last)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
 
 
 def _backends(values: Iterable[str] | None) -> list[str]:
