@@ -161,6 +161,16 @@ def test_a_template_file_and_a_tokenizer_folder(tmp_path: Path) -> None:
     )
 
 
+def test_a_parser_built_after_its_template_file_changed_uses_the_new_template(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jinja"
+    path.write_text((_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text())
+    assert _reading(pb.get_tool_parser(f"llamacpp:{path}", TOOLS).parse(CALL))[1] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    path.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")  # no tool calls any more
+    assert _reading(pb.get_tool_parser(f"llamacpp:{path}", TOOLS).parse(CALL)) == (CALL, [])
+
+
 def test_a_template_that_does_not_render_is_a_backend_error(tmp_path: Path) -> None:
     (tmp_path / "bad.jinja").write_text("{% for %}")
     with pytest.raises(BackendError):

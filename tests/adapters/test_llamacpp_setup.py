@@ -125,8 +125,22 @@ def test_a_tokenizer_folder_gives_its_template_and_special_tokens(tmp_path: Path
     t = _templates.load(str(tmp_path))
     assert (t.source, t.bos, t.eos) == (config["chat_template"], "<s>", "</s>")
     (tmp_path / "chat_template.jinja").write_text("{{ messages }}")
-    _templates.load.cache_clear()
     assert _templates.load(str(tmp_path)).source == "{{ messages }}"  # the file wins, as in transformers
+
+
+def test_a_template_file_edited_between_two_parsers_is_read_again(tmp_path: Path) -> None:
+    """A user's file (a notebook's template being worked on) is read anew for each parser: a
+    cached first reading would render and parse the second parser with the old template."""
+    path = tmp_path / "mine.jinja"
+    path.write_text("{{ messages }}")
+    assert _templates.load(str(path)).source == "{{ messages }}"
+    path.write_text("{{ bos_token }}{{ messages }}")
+    assert _templates.load(str(path)).source == "{{ bos_token }}{{ messages }}"
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"chat_template": "A", "eos_token": "</s>"}))
+    assert _templates.load(str(tmp_path)).eos == "</s>"
+    config.write_text(json.dumps({"chat_template": "A", "eos_token": "<|im_end|>"}))
+    assert _templates.load(str(tmp_path)).eos == "<|im_end|>"
 
 
 def test_named_templates_use_the_default_one(tmp_path: Path) -> None:

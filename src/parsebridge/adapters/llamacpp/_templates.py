@@ -116,9 +116,11 @@ def _from_folder(folder: Path) -> Template:
     return Template(str(folder), source, bos, eos)
 
 
-@functools.lru_cache(maxsize=256)
 def load(name: str, snap_root: str | None = None) -> Template:
-    """The template for a NAME (a shipped template's name, or a path: see module doc)."""
+    """The template for a NAME (a shipped template's name, or a path: see module doc).
+
+    A path is read again for every parser built: it is the user's file, which they may edit
+    between two parsers of one process (a notebook); a shipped template never changes."""
     if is_path(name):
         path = Path(name).expanduser()
         if path.is_dir():
@@ -126,5 +128,11 @@ def load(name: str, snap_root: str | None = None) -> Template:
         return Template(str(path), path.read_text(encoding="utf-8"))
     if snap_root is None:
         raise FileNotFoundError(f"no llama.cpp harness built here to find template {name!r} in")
+    return _shipped(name, snap_root)
+
+
+@functools.lru_cache(maxsize=256)
+def _shipped(name: str, snap_root: str) -> Template:
+    """A template the snapshot ships (read once per process)."""
     path = Path(snap_root) / "templates" / f"{name}.jinja"
     return Template(name, path.read_text(encoding="utf-8"))
