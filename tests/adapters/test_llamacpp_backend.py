@@ -161,6 +161,24 @@ def test_a_template_file_and_a_tokenizer_folder(tmp_path: Path) -> None:
     )
 
 
+def test_a_tokenizer_folder_with_a_tool_use_template_reads_calls_with_it(tmp_path: Path) -> None:
+    """Hermes 3's tokenizer_config.json names a plain ChatML ``default`` and a ``tool_use``
+    template: a request with tools is rendered (and its parser built) from ``tool_use``."""
+    tool_use = (_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text()
+    chatml = (
+        "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}"
+        "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+    )
+    named = [{"name": "default", "template": chatml}, {"name": "tool_use", "template": tool_use}]
+    config = {"chat_template": named, "bos_token": "<|begin_of_text|>", "eos_token": "<|im_end|>"}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    name = f"llamacpp:{tmp_path}"
+    assert _reading(pb.get_tool_parser(name, TOOLS).parse(CALL)) == _reading(
+        pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    )
+    assert pb.get_reasoning_parser(name).parse("Hi.").content == "Hi."  # no tools: the default
+
+
 def test_a_parser_built_after_its_template_file_changed_uses_the_new_template(tmp_path: Path) -> None:
     path = tmp_path / "mine.jinja"
     path.write_text((_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text())

@@ -149,6 +149,25 @@ def test_named_templates_use_the_default_one(tmp_path: Path) -> None:
     assert _templates.load(str(tmp_path)).source == "D"
 
 
+def test_a_tool_use_template_renders_the_requests_with_tools(tmp_path: Path) -> None:
+    """Hermes 2 Pro / Hermes 3 ship ``default`` and ``tool_use`` templates: llama-server renders a
+    request with tools through ``tool_use`` (the GGUF converted from the folder carries both)."""
+    named = [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": named}))
+    t = _templates.load(str(tmp_path))
+    assert (t.for_tools(True), t.for_tools(False)) == ("T", "D")
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "tokenizer_config.json").write_text(json.dumps({"chat_template": named[1:]}))
+    assert _templates.load(str(only)).for_tools(False) == "T"  # no default: llama.cpp's fallback
+    files = tmp_path / "files"
+    (files / "additional_chat_templates").mkdir(parents=True)
+    (files / "chat_template.jinja").write_text("D")
+    (files / "additional_chat_templates" / "tool_use.jinja").write_text("T")
+    t = _templates.load(str(files))
+    assert (t.for_tools(True), t.for_tools(False)) == ("T", "D")
+
+
 def test_a_folder_without_a_template_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no chat_template"):
         _templates.load(str(tmp_path / ""))  # "/" makes it a path

@@ -7,7 +7,8 @@ A NAME is one of two things:
   one (``llamacpp:hermes`` → ``NousResearch-Hermes-3-Llama-3.1-8B-tool_use``: the registry does that);
 * a path (it contains ``/`` or ends in ``.jinja``): a template file, or a tokenizer folder with
   ``chat_template.jinja`` or a ``tokenizer_config.json`` whose ``chat_template`` is the template
-  (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's).
+  (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's; a named
+  ``tool_use`` template renders the requests with tools, as llama-server's ``tool_use`` variant).
 
 The harness used is the newest one built in this environment (`installed`), or the one named by
 ``$PARSEBRIDGE_LLAMACPP`` (a llama-cpp-python version, e.g. ``0.3.30``).
@@ -59,6 +60,14 @@ class Template:
     source: str
     bos: str = ""
     eos: str = ""
+    #: A tokenizer folder's ``tool_use`` template, where it names one: llama.cpp renders a request
+    #: with tools through it (`for_tools`), as a GGUF converted from that folder carries it.
+    tool_use: str = ""
+
+    def for_tools(self, has_tools: bool) -> str:
+        """The source llama.cpp renders a request with: the ``tool_use`` template when the request
+        has tools and there is one (``common_chat_templates_apply``), else the default."""
+        return self.tool_use if has_tools and self.tool_use else self.source
 
 
 def snapshot() -> Snapshot | None:
@@ -98,22 +107,39 @@ def _token_text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _named(templates: list[Any]) -> dict[str, str]:
+    """A ``chat_template`` list (``[{"name": "default", "template": ...}, ...]``) by name."""
+    return {
+        str(t.get("name")): t["template"]
+        for t in templates
+        if isinstance(t, dict) and isinstance(t.get("template"), str)
+    }
+
+
 def _from_folder(folder: Path) -> Template:
+    """A tokenizer folder's template, read as llama.cpp's GGUF converter reads one (its default
+    template, and the named ``tool_use`` one that llama-server renders tool requests with)."""
     config: dict[str, Any] = {}
     if (folder / "tokenizer_config.json").is_file():
         config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
     bos, eos = _token_text(config.get("bos_token")), _token_text(config.get("eos_token"))
+    named: dict[str, str] = {}
     if (folder / "chat_template.jinja").is_file():
-        source = (folder / "chat_template.jinja").read_text(encoding="utf-8")
-    else:
-        source = config.get("chat_template")
-        if isinstance(source, list):  # named templates: llama-server uses the default one
-            source = next((t.get("template") for t in source if t.get("name") == "default"), None)
-        if not isinstance(source, str):
-            raise FileNotFoundError(
-                f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
-            )
-    return Template(str(folder), source, bos, eos)
+        named["default"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+        extra = folder / "additional_chat_templates" / "tool_use.jinja"
+        if extra.is_file():
+            named["tool_use"] = extra.read_text(encoding="utf-8")
+    elif isinstance(config.get("chat_template"), str):
+        named["default"] = config["chat_template"]
+    elif isinstance(config.get("chat_template"), list):
+        named = _named(config["chat_template"])
+    # Without a default, llama.cpp renders everything with the tool_use template.
+    source = named.get("default") or named.get("tool_use")
+    if source is None:
+        raise FileNotFoundError(
+            f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
+        )
+    return Template(str(folder), source, bos, eos, named.get("tool_use", ""))
 
 
 def load(name: str, snap_root: str | None = None) -> Template:

@@ -93,7 +93,7 @@ class Rendered:
         kwargs = dict(options.get("chat_template_kwargs") or {})
         choice = options.get("tool_choice", "auto")
         self.apply: dict[str, Any] = {
-            "template": template.source,
+            "template": template.for_tools(bool(tools)),
             "bos": template.bos,
             "eos": template.eos,
             "messages": list(options.get("messages") or DEFAULT_MESSAGES),
