@@ -7,6 +7,7 @@ test_llamacpp_backend.py and test_llamacpp_reference.py (marked `framework`).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from parsebridge.adapters.llamacpp import _templates
 from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.subject import target_for
 from parsebridge.conformance.transcripts import Transcript
-from parsebridge.protocol import BackendNotInstalledError, family_table
+from parsebridge.protocol import BackendNotInstalledError, InvalidSpecError, family_table
 
 
 def test_releases_come_from_the_requirement_files() -> None:
@@ -171,6 +172,39 @@ def test_a_tool_use_template_renders_the_requests_with_tools(tmp_path: Path) -> 
 def test_a_folder_without_a_template_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no chat_template"):
         _templates.load(str(tmp_path / ""))  # "/" makes it a path
+
+
+@pytest.mark.parametrize(
+    ("file", "data", "message"),
+    [
+        ("t.jinja", b"", "is empty"),
+        ("t.jinja", b"  \n", "is empty"),
+        ("t.jinja", b"\x00\xff\xfe{{ x }}", "is not UTF-8 text"),
+        ("chat_template.jinja", b"\xff", "is not UTF-8 text"),
+        ("tokenizer_config.json", b"{not json", "is not valid JSON: Expecting property name"),
+        ("tokenizer_config.json", b"[1, 2]", "is not a JSON object (it is a list)"),
+        ("tokenizer_config.json", b'{"chat_template": ""}', "is empty"),
+    ],
+)
+def test_a_template_that_cannot_be_read_is_a_usage_error_naming_the_file(
+    tmp_path: Path, file: str, data: bytes, message: str
+) -> None:
+    """Refused before the harness sees it (an empty template aborted the harness, in llama.cpp's
+    'needs a model' assertion), typed as the caller's input: the CLI exits 2, not 1."""
+    (tmp_path / file).write_bytes(data)
+    name = (
+        str(tmp_path / file) if file.endswith(".jinja") and file != "chat_template.jinja" else str(tmp_path)
+    )
+    with pytest.raises(_templates.TemplateFileError, match=re.escape(message)) as info:
+        _templates.load(name)
+    assert isinstance(info.value, InvalidSpecError)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_a_missing_template_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(_templates.TemplateNotFoundError, match="no chat template file at") as info:
+        _templates.load(str(tmp_path / "nothing.jinja"))
+    assert isinstance(info.value, InvalidSpecError) and isinstance(info.value, FileNotFoundError)
 
 
 def test_every_llamacpp_row_names_a_template_file() -> None:

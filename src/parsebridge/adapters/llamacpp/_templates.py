@@ -25,6 +25,7 @@ from typing import Any
 
 from ..._frameworks.install import _version_key
 from ..._frameworks.llamacpp_build import BINARY, installed
+from ...protocol.errors import InvalidSpecError, json_problem
 
 #: The environment variable that picks one of several built snapshots.
 SNAPSHOT_ENV = "PARSEBRIDGE_LLAMACPP"
@@ -50,6 +51,16 @@ class Snapshot:
 
     def template_names(self) -> list[str]:
         return sorted(p.stem for p in self.templates.glob("*.jinja"))
+
+
+class TemplateFileError(InvalidSpecError):
+    """A ``llamacpp:PATH`` whose chat template cannot be had: not UTF-8 text, empty, or a
+    tokenizer_config.json that is not a JSON object. The caller's input, refused before the
+    harness sees it (an empty template made it abort: llama.cpp then asks the model for its own)."""
+
+
+class TemplateNotFoundError(TemplateFileError, FileNotFoundError):
+    """A ``llamacpp:PATH`` that names no file, or a folder with no chat template in it."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,46 @@ def _token_text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _read(path: Path) -> str:
+    """A template or config file's text; `TemplateFileError` saying what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TemplateNotFoundError(f"no chat template file at {path}") from None
+    except UnicodeDecodeError as exc:
+        raise TemplateFileError(
+            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}): a chat template is Jinja text"
+        ) from None
+    except OSError as exc:
+        raise TemplateFileError(f"{path}: {exc.strerror or exc}") from None
+    return text
+
+
+def _checked(source: str, where: Path) -> str:
+    """`source`, refused when empty: llama.cpp renders with the model's own template when given
+    none (``common_chat_templates_init``), and the harness has no model to ask."""
+    if not source.strip():
+        raise TemplateFileError(
+            f"the chat template of {where} is empty (llama-server would use the model's own "
+            "template; there is no model here): give a template with some Jinja in it"
+        )
+    return source
+
+
+def _config(folder: Path) -> dict[str, Any]:
+    """A folder's tokenizer_config.json as a dict ({} when there is none)."""
+    path = folder / "tokenizer_config.json"
+    if not path.is_file():
+        return {}
+    try:
+        config = json.loads(_read(path))
+    except ValueError as exc:
+        raise TemplateFileError(f"{path} is not valid JSON: {json_problem(exc)}") from None
+    if not isinstance(config, dict):
+        raise TemplateFileError(f"{path} is not a JSON object (it is a {type(config).__name__})")
+    return config
+
+
 def _named(templates: list[Any]) -> dict[str, str]:
     """A ``chat_template`` list (``[{"name": "default", "template": ...}, ...]``) by name."""
     return {
@@ -119,27 +170,26 @@ def _named(templates: list[Any]) -> dict[str, str]:
 def _from_folder(folder: Path) -> Template:
     """A tokenizer folder's template, read as llama.cpp's GGUF converter reads one (its default
     template, and the named ``tool_use`` one that llama-server renders tool requests with)."""
-    config: dict[str, Any] = {}
-    if (folder / "tokenizer_config.json").is_file():
-        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config = _config(folder)
     bos, eos = _token_text(config.get("bos_token")), _token_text(config.get("eos_token"))
     named: dict[str, str] = {}
     if (folder / "chat_template.jinja").is_file():
-        named["default"] = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+        named["default"] = _read(folder / "chat_template.jinja")
         extra = folder / "additional_chat_templates" / "tool_use.jinja"
         if extra.is_file():
-            named["tool_use"] = extra.read_text(encoding="utf-8")
+            named["tool_use"] = _read(extra)
     elif isinstance(config.get("chat_template"), str):
         named["default"] = config["chat_template"]
     elif isinstance(config.get("chat_template"), list):
         named = _named(config["chat_template"])
     # Without a default, llama.cpp renders everything with the tool_use template.
-    source = named.get("default") or named.get("tool_use")
+    source = named.get("default") or named.get("tool_use", named.get("default"))
     if source is None:
-        raise FileNotFoundError(
+        raise TemplateNotFoundError(
             f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
         )
-    return Template(str(folder), source, bos, eos, named.get("tool_use", ""))
+    tool_use = named.get("tool_use", "")
+    return Template(str(folder), _checked(source, folder), bos, eos, tool_use and _checked(tool_use, folder))
 
 
 def load(name: str, snap_root: str | None = None) -> Template:
@@ -151,7 +201,7 @@ def load(name: str, snap_root: str | None = None) -> Template:
         path = Path(name).expanduser()
         if path.is_dir():
             return _from_folder(path)
-        return Template(str(path), path.read_text(encoding="utf-8"))
+        return Template(str(path), _checked(_read(path), path))
     if snap_root is None:
         raise FileNotFoundError(f"no llama.cpp harness built here to find template {name!r} in")
     return _shipped(name, snap_root)
