@@ -17,7 +17,7 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.adapters.registry import get_backend
-from parsebridge.protocol import BackendError
+from parsebridge.protocol import BackendError, UnsupportedOptionError
 
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
 
@@ -133,6 +133,18 @@ def test_reasoning_follows_enable_thinking() -> None:
     assert (on.reasoning, on.content) == ("2+2 is 4", "The answer is 4.")
     off = parser.parse("<think>2+2 is 4</think>The answer is 4.", reasoning_started=False)
     assert off.content is not None
+
+
+@pytest.mark.parametrize("kwargs", ["enable_thinking", ["enable_thinking"], {"enable_thinking": "true"}])
+def test_chat_template_kwargs_the_server_refuses_are_refused_typed(kwargs: Any) -> None:
+    """Not a dict (was a bare ValueError from dict()), or a string enable_thinking (llama-server:
+    'invalid type for "enable_thinking"'; was rendered with the string, read as thinking on)."""
+    for build in (
+        lambda: pb.get_tool_parser("llamacpp:qwen3_coder", TOOLS, chat_template_kwargs=kwargs),
+        lambda: pb.get_reasoning_parser("llamacpp:qwen3", chat_template_kwargs=kwargs),
+    ):
+        with pytest.raises(UnsupportedOptionError, match="chat_template_kwargs"):
+            build()
 
 
 def test_pipeline_reads_reasoning_and_calls_in_one_pass() -> None:
