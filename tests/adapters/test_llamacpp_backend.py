@@ -17,7 +17,7 @@ import pytest
 
 import parsebridge as pb
 from parsebridge.adapters.registry import get_backend
-from parsebridge.protocol import BackendError
+from parsebridge.protocol import BackendError, UnsupportedOptionError
 
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
 
@@ -135,6 +135,18 @@ def test_reasoning_follows_enable_thinking() -> None:
     assert off.content is not None
 
 
+@pytest.mark.parametrize("kwargs", ["enable_thinking", ["enable_thinking"], {"enable_thinking": "true"}])
+def test_chat_template_kwargs_the_server_refuses_are_refused_typed(kwargs: Any) -> None:
+    """Not a dict (was a bare ValueError from dict()), or a string enable_thinking (llama-server:
+    'invalid type for "enable_thinking"'; was rendered with the string, read as thinking on)."""
+    for build in (
+        lambda: pb.get_tool_parser("llamacpp:qwen3_coder", TOOLS, chat_template_kwargs=kwargs),
+        lambda: pb.get_reasoning_parser("llamacpp:qwen3", chat_template_kwargs=kwargs),
+    ):
+        with pytest.raises(UnsupportedOptionError, match="chat_template_kwargs"):
+            build()
+
+
 def test_pipeline_reads_reasoning_and_calls_in_one_pass() -> None:
     pipe = pb.get_pipeline("llamacpp:qwen3_coder", "llamacpp:qwen3_coder", tools=TOOLS)
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
@@ -159,6 +171,34 @@ def test_a_template_file_and_a_tokenizer_folder(tmp_path: Path) -> None:
         == _reading(by_name)
         == ("Let me check.", [("get_weather", {"city": "Paris"})])
     )
+
+
+def test_a_tokenizer_folder_with_a_tool_use_template_reads_calls_with_it(tmp_path: Path) -> None:
+    """Hermes 3's tokenizer_config.json names a plain ChatML ``default`` and a ``tool_use``
+    template: a request with tools is rendered (and its parser built) from ``tool_use``."""
+    tool_use = (_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text()
+    chatml = (
+        "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}"
+        "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+    )
+    named = [{"name": "default", "template": chatml}, {"name": "tool_use", "template": tool_use}]
+    config = {"chat_template": named, "bos_token": "<|begin_of_text|>", "eos_token": "<|im_end|>"}
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
+    name = f"llamacpp:{tmp_path}"
+    assert _reading(pb.get_tool_parser(name, TOOLS).parse(CALL)) == _reading(
+        pb.get_tool_parser("llamacpp:hermes", TOOLS).parse(CALL)
+    )
+    assert pb.get_reasoning_parser(name).parse("Hi.").content == "Hi."  # no tools: the default
+
+
+def test_a_parser_built_after_its_template_file_changed_uses_the_new_template(tmp_path: Path) -> None:
+    path = tmp_path / "mine.jinja"
+    path.write_text((_snapshot().templates / "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja").read_text())
+    assert _reading(pb.get_tool_parser(f"llamacpp:{path}", TOOLS).parse(CALL))[1] == [
+        ("get_weather", {"city": "Paris"})
+    ]
+    path.write_text("{% for m in messages %}{{ m.content }}{% endfor %}")  # no tool calls any more
+    assert _reading(pb.get_tool_parser(f"llamacpp:{path}", TOOLS).parse(CALL)) == (CALL, [])
 
 
 def test_a_template_that_does_not_render_is_a_backend_error(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ test_llamacpp_backend.py and test_llamacpp_reference.py (marked `framework`).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from parsebridge.adapters.llamacpp import _templates
 from parsebridge.adapters.registry import get_backend
 from parsebridge.conformance.subject import target_for
 from parsebridge.conformance.transcripts import Transcript
-from parsebridge.protocol import BackendNotInstalledError, family_table
+from parsebridge.protocol import BackendNotInstalledError, InvalidSpecError, family_table
 
 
 def test_releases_come_from_the_requirement_files() -> None:
@@ -125,8 +126,22 @@ def test_a_tokenizer_folder_gives_its_template_and_special_tokens(tmp_path: Path
     t = _templates.load(str(tmp_path))
     assert (t.source, t.bos, t.eos) == (config["chat_template"], "<s>", "</s>")
     (tmp_path / "chat_template.jinja").write_text("{{ messages }}")
-    _templates.load.cache_clear()
     assert _templates.load(str(tmp_path)).source == "{{ messages }}"  # the file wins, as in transformers
+
+
+def test_a_template_file_edited_between_two_parsers_is_read_again(tmp_path: Path) -> None:
+    """A user's file (a notebook's template being worked on) is read anew for each parser: a
+    cached first reading would render and parse the second parser with the old template."""
+    path = tmp_path / "mine.jinja"
+    path.write_text("{{ messages }}")
+    assert _templates.load(str(path)).source == "{{ messages }}"
+    path.write_text("{{ bos_token }}{{ messages }}")
+    assert _templates.load(str(path)).source == "{{ bos_token }}{{ messages }}"
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"chat_template": "A", "eos_token": "</s>"}))
+    assert _templates.load(str(tmp_path)).eos == "</s>"
+    config.write_text(json.dumps({"chat_template": "A", "eos_token": "<|im_end|>"}))
+    assert _templates.load(str(tmp_path)).eos == "<|im_end|>"
 
 
 def test_named_templates_use_the_default_one(tmp_path: Path) -> None:
@@ -135,9 +150,61 @@ def test_named_templates_use_the_default_one(tmp_path: Path) -> None:
     assert _templates.load(str(tmp_path)).source == "D"
 
 
+def test_a_tool_use_template_renders_the_requests_with_tools(tmp_path: Path) -> None:
+    """Hermes 2 Pro / Hermes 3 ship ``default`` and ``tool_use`` templates: llama-server renders a
+    request with tools through ``tool_use`` (the GGUF converted from the folder carries both)."""
+    named = [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": named}))
+    t = _templates.load(str(tmp_path))
+    assert (t.for_tools(True), t.for_tools(False)) == ("T", "D")
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "tokenizer_config.json").write_text(json.dumps({"chat_template": named[1:]}))
+    assert _templates.load(str(only)).for_tools(False) == "T"  # no default: llama.cpp's fallback
+    files = tmp_path / "files"
+    (files / "additional_chat_templates").mkdir(parents=True)
+    (files / "chat_template.jinja").write_text("D")
+    (files / "additional_chat_templates" / "tool_use.jinja").write_text("T")
+    t = _templates.load(str(files))
+    assert (t.for_tools(True), t.for_tools(False)) == ("T", "D")
+
+
 def test_a_folder_without_a_template_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no chat_template"):
         _templates.load(str(tmp_path / ""))  # "/" makes it a path
+
+
+@pytest.mark.parametrize(
+    ("file", "data", "message"),
+    [
+        ("t.jinja", b"", "is empty"),
+        ("t.jinja", b"  \n", "is empty"),
+        ("t.jinja", b"\x00\xff\xfe{{ x }}", "is not UTF-8 text"),
+        ("chat_template.jinja", b"\xff", "is not UTF-8 text"),
+        ("tokenizer_config.json", b"{not json", "is not valid JSON: Expecting property name"),
+        ("tokenizer_config.json", b"[1, 2]", "is not a JSON object (it is a list)"),
+        ("tokenizer_config.json", b'{"chat_template": ""}', "is empty"),
+    ],
+)
+def test_a_template_that_cannot_be_read_is_a_usage_error_naming_the_file(
+    tmp_path: Path, file: str, data: bytes, message: str
+) -> None:
+    """Refused before the harness sees it (an empty template aborted the harness, in llama.cpp's
+    'needs a model' assertion), typed as the caller's input: the CLI exits 2, not 1."""
+    (tmp_path / file).write_bytes(data)
+    name = (
+        str(tmp_path / file) if file.endswith(".jinja") and file != "chat_template.jinja" else str(tmp_path)
+    )
+    with pytest.raises(_templates.TemplateFileError, match=re.escape(message)) as info:
+        _templates.load(name)
+    assert isinstance(info.value, InvalidSpecError)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_a_missing_template_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(_templates.TemplateNotFoundError, match="no chat template file at") as info:
+        _templates.load(str(tmp_path / "nothing.jinja"))
+    assert isinstance(info.value, InvalidSpecError) and isinstance(info.value, FileNotFoundError)
 
 
 def test_every_llamacpp_row_names_a_template_file() -> None:

@@ -7,7 +7,8 @@ A NAME is one of two things:
   one (``llamacpp:hermes`` → ``NousResearch-Hermes-3-Llama-3.1-8B-tool_use``: the registry does that);
 * a path (it contains ``/`` or ends in ``.jinja``): a template file, or a tokenizer folder with
   ``chat_template.jinja`` or a ``tokenizer_config.json`` whose ``chat_template`` is the template
-  (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's).
+  (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's; a named
+  ``tool_use`` template renders the requests with tools, as llama-server's ``tool_use`` variant).
 
 The harness used is the newest one built in this environment (`installed`), or the one named by
 ``$PARSEBRIDGE_LLAMACPP`` (a llama-cpp-python version, e.g. ``0.3.30``).
@@ -24,6 +25,7 @@ from typing import Any
 
 from ..._frameworks.install import _version_key
 from ..._frameworks.llamacpp_build import BINARY, installed
+from ...protocol.errors import InvalidSpecError, json_problem
 
 #: The environment variable that picks one of several built snapshots.
 SNAPSHOT_ENV = "PARSEBRIDGE_LLAMACPP"
@@ -51,6 +53,16 @@ class Snapshot:
         return sorted(p.stem for p in self.templates.glob("*.jinja"))
 
 
+class TemplateFileError(InvalidSpecError):
+    """A ``llamacpp:PATH`` whose chat template cannot be had: not UTF-8 text, empty, or a
+    tokenizer_config.json that is not a JSON object. The caller's input, refused before the
+    harness sees it (an empty template made it abort: llama.cpp then asks the model for its own)."""
+
+
+class TemplateNotFoundError(TemplateFileError, FileNotFoundError):
+    """A ``llamacpp:PATH`` that names no file, or a folder with no chat template in it."""
+
+
 @dataclass(frozen=True)
 class Template:
     """A chat template's text and the bos/eos strings rendered with it."""
@@ -59,6 +71,14 @@ class Template:
     source: str
     bos: str = ""
     eos: str = ""
+    #: A tokenizer folder's ``tool_use`` template, where it names one: llama.cpp renders a request
+    #: with tools through it (`for_tools`), as a GGUF converted from that folder carries it.
+    tool_use: str = ""
+
+    def for_tools(self, has_tools: bool) -> str:
+        """The source llama.cpp renders a request with: the ``tool_use`` template when the request
+        has tools and there is one (``common_chat_templates_apply``), else the default."""
+        return self.tool_use if has_tools and self.tool_use else self.source
 
 
 def snapshot() -> Snapshot | None:
@@ -98,33 +118,97 @@ def _token_text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _read(path: Path) -> str:
+    """A template or config file's text; `TemplateFileError` saying what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TemplateNotFoundError(f"no chat template file at {path}") from None
+    except UnicodeDecodeError as exc:
+        raise TemplateFileError(
+            f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}): a chat template is Jinja text"
+        ) from None
+    except OSError as exc:
+        raise TemplateFileError(f"{path}: {exc.strerror or exc}") from None
+    return text
+
+
+def _checked(source: str, where: Path) -> str:
+    """`source`, refused when empty: llama.cpp renders with the model's own template when given
+    none (``common_chat_templates_init``), and the harness has no model to ask."""
+    if not source.strip():
+        raise TemplateFileError(
+            f"the chat template of {where} is empty (llama-server would use the model's own "
+            "template; there is no model here): give a template with some Jinja in it"
+        )
+    return source
+
+
+def _config(folder: Path) -> dict[str, Any]:
+    """A folder's tokenizer_config.json as a dict ({} when there is none)."""
+    path = folder / "tokenizer_config.json"
+    if not path.is_file():
+        return {}
+    try:
+        config = json.loads(_read(path))
+    except ValueError as exc:
+        raise TemplateFileError(f"{path} is not valid JSON: {json_problem(exc)}") from None
+    if not isinstance(config, dict):
+        raise TemplateFileError(f"{path} is not a JSON object (it is a {type(config).__name__})")
+    return config
+
+
+def _named(templates: list[Any]) -> dict[str, str]:
+    """A ``chat_template`` list (``[{"name": "default", "template": ...}, ...]``) by name."""
+    return {
+        str(t.get("name")): t["template"]
+        for t in templates
+        if isinstance(t, dict) and isinstance(t.get("template"), str)
+    }
+
+
 def _from_folder(folder: Path) -> Template:
-    config: dict[str, Any] = {}
-    if (folder / "tokenizer_config.json").is_file():
-        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    """A tokenizer folder's template, read as llama.cpp's GGUF converter reads one (its default
+    template, and the named ``tool_use`` one that llama-server renders tool requests with)."""
+    config = _config(folder)
     bos, eos = _token_text(config.get("bos_token")), _token_text(config.get("eos_token"))
+    named: dict[str, str] = {}
     if (folder / "chat_template.jinja").is_file():
-        source = (folder / "chat_template.jinja").read_text(encoding="utf-8")
-    else:
-        source = config.get("chat_template")
-        if isinstance(source, list):  # named templates: llama-server uses the default one
-            source = next((t.get("template") for t in source if t.get("name") == "default"), None)
-        if not isinstance(source, str):
-            raise FileNotFoundError(
-                f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
-            )
-    return Template(str(folder), source, bos, eos)
+        named["default"] = _read(folder / "chat_template.jinja")
+        extra = folder / "additional_chat_templates" / "tool_use.jinja"
+        if extra.is_file():
+            named["tool_use"] = _read(extra)
+    elif isinstance(config.get("chat_template"), str):
+        named["default"] = config["chat_template"]
+    elif isinstance(config.get("chat_template"), list):
+        named = _named(config["chat_template"])
+    # Without a default, llama.cpp renders everything with the tool_use template.
+    source = named.get("default") or named.get("tool_use", named.get("default"))
+    if source is None:
+        raise TemplateNotFoundError(
+            f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
+        )
+    tool_use = named.get("tool_use", "")
+    return Template(str(folder), _checked(source, folder), bos, eos, tool_use and _checked(tool_use, folder))
 
 
-@functools.lru_cache(maxsize=256)
 def load(name: str, snap_root: str | None = None) -> Template:
-    """The template for a NAME (a shipped template's name, or a path: see module doc)."""
+    """The template for a NAME (a shipped template's name, or a path: see module doc).
+
+    A path is read again for every parser built: it is the user's file, which they may edit
+    between two parsers of one process (a notebook); a shipped template never changes."""
     if is_path(name):
         path = Path(name).expanduser()
         if path.is_dir():
             return _from_folder(path)
-        return Template(str(path), path.read_text(encoding="utf-8"))
+        return Template(str(path), _checked(_read(path), path))
     if snap_root is None:
         raise FileNotFoundError(f"no llama.cpp harness built here to find template {name!r} in")
+    return _shipped(name, snap_root)
+
+
+@functools.lru_cache(maxsize=256)
+def _shipped(name: str, snap_root: str) -> Template:
+    """A template the snapshot ships (read once per process)."""
     path = Path(snap_root) / "templates" / f"{name}.jinja"
     return Template(name, path.read_text(encoding="utf-8"))

@@ -44,7 +44,7 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import InvalidInputError, call_typed, refused_chunk
+from ...protocol.errors import InvalidInputError, UnsupportedOptionError, call_typed, refused_chunk
 from ...protocol.models import (
     make_call_delta,
     make_delta,
@@ -73,6 +73,21 @@ def _tool_entry(tool: ToolSpec) -> dict[str, Any]:
     return dict(openai_tool(tool))
 
 
+def _template_kwargs(label: str, given: Any) -> dict[str, Any]:
+    """``chat_template_kwargs`` as llama-server takes them: an object, whose ``enable_thinking``
+    (the request's thinking switch) is a boolean or absent (the server refuses a string)."""
+    if given is None:
+        return {}
+    spec = f"llamacpp:{label}"
+    if not isinstance(given, dict):
+        reason = "it is the template's extra variables, a dict (an object in a request)"
+        raise UnsupportedOptionError(spec, "chat_template_kwargs", given, reason)
+    if isinstance(given.get("enable_thinking"), str):
+        reason = 'llama-server refuses it: invalid type for "enable_thinking" (expected boolean, got string)'
+        raise UnsupportedOptionError(spec, "chat_template_kwargs", given, reason)
+    return dict(given)
+
+
 class Rendered:
     """One request rendered through a template: the apply request, its harness, and its answer."""
 
@@ -90,10 +105,10 @@ class Rendered:
         assert snap is not None  # the backend's require() ran before any parser is built
         self.label = label
         self.harness: Harness = harness(snap)
-        kwargs = dict(options.get("chat_template_kwargs") or {})
+        kwargs = _template_kwargs(label, options.get("chat_template_kwargs"))
         choice = options.get("tool_choice", "auto")
         self.apply: dict[str, Any] = {
-            "template": template.source,
+            "template": template.for_tools(bool(tools)),
             "bos": template.bos,
             "eos": template.eos,
             "messages": list(options.get("messages") or DEFAULT_MESSAGES),
