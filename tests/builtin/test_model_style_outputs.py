@@ -214,6 +214,11 @@ GLM_NULL = (
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
 STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
+#: MiniCPM 5 with Python literals for a boolean and a nullable integer (both servers type them).
+MINICPM_LITERALS = (
+    '<function name="book_room"><param name="title">Standup</param><param name="room">None</param>'
+    '<param name="projector">False</param></function>'
+)
 #: Shapes builtin reads under both conventions (docs/builtin-parsers.md, "Shapes models write").
 SAME_UNDER_BOTH = [
     # (spec, output, tools, reading)
@@ -306,6 +311,12 @@ SAME_UNDER_BOTH = [
         f'[TOOL_CALLS][{{"name": "get_time", "arguments": {STRING_ARGS}}}]',
         None,
         (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:minicpm5",
+        MINICPM_LITERALS,
+        ["book_room"],
+        (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
     ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (

@@ -8,11 +8,12 @@ Read by the shared invoke machine (`invoke`) with no section marker: every
 ``<function name=…>`` element is a call. A value wrapped in
 ``<![CDATA[…]]>`` is that raw text.
 
-Value rule: the text ``null`` where the declared schema allows null → null (as
-`schema_values`); a parameter declared in `tools` with a type that includes
-"string" → the text (CDATA unwrapped, nothing stripped); declared with
-another type, or undeclared → ``json.loads`` of the stripped text, the text
-itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
+Value rule: a parameter declared in `tools` with a type is read by `schema_values` (the text
+``null`` where the schema allows null → null; a type that includes "string" → the text, nothing
+stripped; another type → ``json.loads`` of the stripped text, or the boolean or null a Python
+literal ``True``/``False``/``None`` names where the type admits it, as both servers read it, else
+the text); a CDATA-wrapped value is its raw text; undeclared (or declared without a type) →
+``json.loads`` of the stripped text, the text itself when that is not JSON. (SGLang also tries a Python literal; vLLM's
 parser additionally renames some tool names for one benchmark's tools — we
 do neither: arguments and names are what the model wrote.)
 
@@ -34,7 +35,7 @@ from ...formats import minicpm5 as fmt
 from ...protocol.parsers import ToolSpec
 from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
-from .engines.schema_values import is_null_text
+from .engines.schema_values import convert_value
 from .qwen3_coder import schema_types
 
 
@@ -67,9 +68,7 @@ class MiniCPM5ToolParser(InvokeToolParser):
         if stripped.startswith(fmt.CDATA_OPEN) and stripped.endswith(fmt.CDATA_CLOSE):
             return stripped[len(fmt.CDATA_OPEN) : len(stripped) - len(fmt.CDATA_CLOSE)]
         types = self.param_types.get(function, {}).get(param)
-        if is_null_text(stripped, types):
-            return None
-        if types and "string" in types:
-            return text
+        if types:  # (declared with a type: as every schema-typed format reads it, Python literals too)
+            return convert_value(text, types)
         value = loads_or_none(stripped)
         return text if is_invalid(value) else value
