@@ -214,6 +214,12 @@ GLM_NULL = (
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
 STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
+
+
+def _minicpm_file(content: str) -> str:
+    return f'<function name="write_file"><param name="path">m.md</param><param name="content">{content}</param></function>'
+
+
 #: MiniCPM 5 with Python literals for a boolean and a nullable integer (both servers type them).
 MINICPM_LITERALS = (
     '<function name="book_room"><param name="title">Standup</param><param name="room">None</param>'
@@ -317,6 +323,28 @@ SAME_UNDER_BOTH = [
         MINICPM_LITERALS,
         ["book_room"],
         (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    # MiniCPM 5's CDATA section is a value's raw text up to its ``]]>``, tags included.
+    (
+        "builtin:minicpm5",
+        _minicpm_file("<![CDATA[Close each value with </param>.\nThen </function>.]]>"),
+        ["write_file"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {"path": "m.md", "content": "Close each value with </param>.\nThen </function>."},
+                    None,
+                )
+            ],
+        ),
+    ),
+    (
+        "builtin:minicpm5",
+        _minicpm_file("Use <![CDATA[<param name=]]> per key."),
+        ["write_file"],
+        (None, [("write_file", {"path": "m.md", "content": "Use <param name= per key."}, None)]),
     ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (

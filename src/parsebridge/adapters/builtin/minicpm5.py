@@ -5,8 +5,10 @@
     Let me check.<function name="get_weather"><param name="city">北京</param><param name="days">3</param></function>
 
 Read by the shared invoke machine (`invoke`) with no section marker: every
-``<function name=…>`` element is a call. A value wrapped in
-``<![CDATA[…]]>`` is that raw text.
+``<function name=…>`` element is a call. A CDATA section in a value
+(``<![CDATA[…]]>``, usually the whole value) is its raw text, whatever tags it
+holds: it ends only at ``]]>``, under both conventions (vLLM and SGLang read a
+``</param>`` in it as text too, but read no call where it holds ``</function>``).
 
 Value rule: a parameter declared in `tools` with a type is read by `schema_values` (the text
 ``null`` where the schema allows null → null; a type that includes "string" → the text, nothing
@@ -28,6 +30,7 @@ the call from it; `ToolFormat.servers_markup`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +40,9 @@ from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 from .engines.schema_values import convert_value
 from .qwen3_coder import schema_types
+
+#: A CDATA section of a value (the machine read it whole: `Dialect.cdata_open`).
+_CDATA = re.compile(re.escape(fmt.CDATA_OPEN) + "(.*?)" + re.escape(fmt.CDATA_CLOSE), re.S)
 
 
 class MiniCPM5Stream(InvokeStream):
@@ -57,6 +63,8 @@ class MiniCPM5ToolParser(InvokeToolParser):
         invoke_close=fmt.FUNCTION_CLOSE,
         param_open=fmt.PARAM_OPEN,
         param_close=fmt.PARAM_CLOSE,
+        cdata_open=fmt.CDATA_OPEN,
+        cdata_close=fmt.CDATA_CLOSE,
     )
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
@@ -65,8 +73,8 @@ class MiniCPM5ToolParser(InvokeToolParser):
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         stripped = text.strip()
-        if stripped.startswith(fmt.CDATA_OPEN) and stripped.endswith(fmt.CDATA_CLOSE):
-            return stripped[len(fmt.CDATA_OPEN) : len(stripped) - len(fmt.CDATA_CLOSE)]
+        if fmt.CDATA_OPEN in stripped:  # (each section is its raw text; what is around it stays)
+            return _CDATA.sub(lambda m: m.group(1), stripped)
         types = self.param_types.get(function, {}).get(param)
         if types:  # (declared with a type: as every schema-typed format reads it, Python literals too)
             return convert_value(text, types)

@@ -73,6 +73,10 @@ class Dialect:
     unescape: bool = False
     #: markers around plain content that are dropped (Kimi K3's response channel)
     unwrap: tuple[str, ...] = ()
+    #: a value's text may hold CDATA sections, each running to `cdata_close` whatever tags it holds
+    #: (MiniCPM 5's ``<![CDATA[…]]>``; "": none; one never closed is text); `convert` unwraps them
+    cdata_open: str = ""
+    cdata_close: str = ""
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -150,7 +154,8 @@ class InvokeStream(SectionStream):
             bare = (d.invoke_open, d.head_begin)
             self._outside_markers = tuple(m for m in self._outside_markers if m not in bare)
         self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
-        self._value_ends = (d.param_close, d.param_open, d.invoke_close)
+        cdata = (d.cdata_open,) if d.cdata_open else ()
+        self._value_ends = (d.param_close, d.param_open, d.invoke_close, *cdata)
         self._opaque_ends = (d.invoke_close, *self._breakers)
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
         drops = parser.conventions == SERVERS and self.servers_drops_undeclared and bool(parser.tools)
@@ -258,6 +263,8 @@ class InvokeStream(SectionStream):
             return self._params_step(buf, d)
         if state == _VALUE:
             stop, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
+            if which is not None and which == d.cdata_open:
+                return self._cdata_step(buf, stop)
             if which is not None and self._pname is not None:
                 goes_on = self._value_goes_on(buf, stop, which)
                 if goes_on is None or goes_on >= 0:  # (held from the tag on / the tag is text)
@@ -285,6 +292,24 @@ class InvokeStream(SectionStream):
         self._pos = j + (len(which) if which == d.invoke_close else 0)
         self._reject(self._pos)
         self._state = _OUTSIDE
+        return True
+
+    def _cdata_step(self, buf: str, at: int) -> bool:
+        """A CDATA section opens at `at` in a value: its text, tags included, is the value's up to its
+        close. Held from its opener until that close comes (the search goes on from `_vlook`); one
+        the end of output cuts off was no section: its opener is text and the value goes on."""
+        close, opener = self._d.cdata_close, self._d.cdata_open
+        look = self._vlook - self._base if self._vlook >= 0 else at + len(opener)
+        end = buf.find(close, look)
+        if end < 0 and not self._final:
+            self._value.append(buf[self._pos : at])
+            self._pos = at
+            self._vlook = self._base + max(look, len(buf) - len(close) + 1)
+            return False
+        stop = end + len(close) if end >= 0 else at + len(opener)
+        self._value.append(buf[self._pos : stop])
+        self._pos = stop
+        self._vlook = -1
         return True
 
     def _value_goes_on(self, buf: str, at: int, which: str) -> int | None:
