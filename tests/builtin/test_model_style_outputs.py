@@ -18,7 +18,7 @@ from _streaming import assert_streams_like_oneshot, norm, random_chunkings, run_
 
 import parsebridge as pb
 from parsebridge.conformance.chunking import approximate_tokens
-from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41
+from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41, tool_format
 from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
 Reading = tuple[str | None, list[tuple[str, dict[str, Any], str | None]]]
@@ -95,8 +95,38 @@ DSML_TAGS = {
 DSML_DOCS = [(name, doc) for name, tags in DSML_TAGS.items() for doc in _dsml_docs(tags)]
 
 
+#: A file's content with significant whitespace, as the formats that write a value inline write it.
+FILE_WS = "  indented,  two  spaces\nlast newline\n"
+
+
+def _ws_file(family: str) -> str:
+    return tool_format(family).render([("write_file", {"path": "n.txt", "content": FILE_WS})])
+
+
+def _ws_reading(content: str) -> Reading:
+    return (None, [("write_file", {"path": "n.txt", "content": content}, None)])
+
+
 CASES = [
     # (spec, output, tools, servers reading, lossless reading)
+    # Inline values keep every character; "servers" trims where the servers do (vLLM's Seed-OSS one
+    # newline each side, both servers' dots all whitespace).
+    ("builtin:iquest_q1", _ws_file("iquest_q1"), ["write_file"], _ws_reading(FILE_WS), _ws_reading(FILE_WS)),
+    (
+        "builtin:minimax_m2",
+        _ws_file("minimax_m2"),
+        ["write_file"],
+        _ws_reading(FILE_WS),
+        _ws_reading(FILE_WS),
+    ),
+    (
+        "builtin:seed_oss",
+        _ws_file("seed_oss"),
+        ["write_file"],
+        _ws_reading(FILE_WS[:-1]),
+        _ws_reading(FILE_WS),
+    ),
+    ("builtin:dots", _ws_file("dots"), ["write_file"], _ws_reading(FILE_WS.strip()), _ws_reading(FILE_WS)),
     (
         "builtin:qwen3_coder",
         _qwen_file(QWEN_CLOSE_IN_VALUE),
