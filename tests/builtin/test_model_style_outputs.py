@@ -95,6 +95,18 @@ DSML_TAGS = {
 DSML_DOCS = [(name, doc) for name, tags in DSML_TAGS.items() for doc in _dsml_docs(tags)]
 
 
+def _minicpm_file(content: str) -> str:
+    return f'<function name="write_file"><param name="path">m.md</param><param name="content">{content}</param></function>'
+
+
+STEP3_CLOSE_IN_VALUE = tool_format("step3").render(
+    [
+        (
+            "write_file",
+            {"path": "s.md", "content": "One </steptml:parameter> closes it;</steptml:parameter> then more."},
+        )
+    ]
+)
 #: A file's content with significant whitespace, as the formats that write a value inline write it.
 FILE_WS = "  indented,  two  spaces\nlast newline\n"
 
@@ -109,6 +121,39 @@ def _ws_reading(content: str) -> Reading:
 
 CASES = [
     # (spec, output, tools, servers reading, lossless reading)
+    # A value's own close tag with text after it, in a value the schema declares a string.
+    (
+        "builtin:step3",
+        STEP3_CLOSE_IN_VALUE,
+        ["write_file"],
+        (
+            " closes it;</steptml:parameter> then more.</steptml:parameter>",
+            [("write_file", {"path": "s.md", "content": "One"}, None)],
+        ),
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "s.md",
+                        "content": "One </steptml:parameter> closes it;</steptml:parameter> then more.",
+                    },
+                    None,
+                )
+            ],
+        ),
+    ),
+    (
+        "builtin:minicpm5",
+        _minicpm_file("One </param> closes it;</param> then more."),
+        ["write_file"],
+        None,
+        (
+            None,
+            [("write_file", {"path": "m.md", "content": "One </param> closes it;</param> then more."}, None)],
+        ),
+    ),
     # Inline values keep every character; "servers" trims where the servers do (vLLM's Seed-OSS one
     # newline each side, both servers' dots all whitespace).
     ("builtin:iquest_q1", _ws_file("iquest_q1"), ["write_file"], _ws_reading(FILE_WS), _ws_reading(FILE_WS)),
@@ -244,10 +289,6 @@ GLM_NULL = (
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
 STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
-
-
-def _minicpm_file(content: str) -> str:
-    return f'<function name="write_file"><param name="path">m.md</param><param name="content">{content}</param></function>'
 
 
 #: MiniCPM 5 with Python literals for a boolean and a nullable integer (both servers type them).

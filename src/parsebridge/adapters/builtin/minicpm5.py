@@ -71,6 +71,10 @@ class MiniCPM5ToolParser(InvokeToolParser):
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
 
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
+        """Declared a string by the tool's schema."""
+        return "string" in self.param_types.get(function, {}).get(param, ())
+
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         stripped = text.strip()
         if fmt.CDATA_OPEN in stripped:  # (each section is its raw text; what is around it stays)

@@ -21,6 +21,10 @@ read a parameter the request's `tools` do not declare (measured on vLLM 0.33 and
 SGLang 0.5.23: ``42`` stays "42"); under "lossless" JSON when the text is a JSON
 value, else the text.
 
+A value's own close tag with text after it, in a value declared a string, is
+its text where another close follows (`invoke`; under "servers" the first close
+ends it, as both servers read it).
+
 Malformed output: see `invoke` (unnamed invoke → content; a section without a
 named invoke → content; truncated → no call, its text is text: `whole_calls`).
 Under conventions="servers" a section is read only once it is closed, and only the first
@@ -77,6 +81,10 @@ class Step3ToolParser(InvokeToolParser):
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
         self._untyped_text = self.conventions == SERVERS and self.stream_class.servers_untyped_strings
+
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
+        """Declared a string by the tool's schema."""
+        return "string" in self.param_types.get(function, {}).get(param, ())
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         text = text.strip()

@@ -321,7 +321,9 @@ class InvokeStream(SectionStream):
         close = self._d.param_close
         if which != close and self._tags_end_value:
             return -1
-        if which == close and (self._first_close_ends or not self.parser.string_valued(self._pattrs)):  # type: ignore[attr-defined]
+        if which == close and (
+            self._first_close_ends or not self.parser.string_valued(self._fn, self._pname, self._pattrs)  # type: ignore[attr-defined]
+        ):
             return -1
         look = self._vlook - self._base if self._vlook >= 0 else -1
         if which != close:
@@ -438,9 +440,9 @@ class InvokeToolParser(BuiltinToolParser):
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError
 
-    def string_valued(self, attrs: dict[str, str]) -> bool:
-        """Whether a parameter's tag says its value is a string (where a close tag with text after
-        it may be the value's text: `InvokeStream._value_goes_on`)."""
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
+        """Whether a parameter's value is a string, by its tag or by the tool's schema (where a
+        close tag with text after it may be the value's text: `InvokeStream._value_goes_on`)."""
         return False
 
     def has_tool_calls(self, text: str) -> bool:
