@@ -172,6 +172,7 @@ CASES = [
         _ws_reading(FILE_WS),
     ),
     ("builtin:dots", _ws_file("dots"), ["write_file"], _ws_reading(FILE_WS.strip()), _ws_reading(FILE_WS)),
+    ("builtin:step3", _ws_file("step3"), ["write_file"], _ws_reading(FILE_WS.strip()), _ws_reading(FILE_WS)),
     (
         "builtin:qwen3_coder",
         _qwen_file(QWEN_CLOSE_IN_VALUE),

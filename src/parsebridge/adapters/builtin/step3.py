@@ -11,8 +11,9 @@ Read by the shared invoke machine (`invoke`): the per-call wrapper
 (the TYPE, always "function", is not checked: SGLang skips a call whose type
 is not "function", vLLM does not look).
 
-Value rule (the text stripped, as both frameworks do): a parameter declared in
-`tools` with a type that includes "string" → the text; declared with another
+Value rule: a parameter declared in `tools` with a type that includes "string" →
+the text, every character of it (the template writes a value inline; under
+conventions="servers" stripped, as both frameworks strip it); declared with another
 type → ``json.loads`` of the text, or the boolean or null a Python literal
 (``True``/``False``/``None``) names where the type admits it (SGLang's
 ``literal_eval``; `schema_values.convert_value`), else the text itself;
@@ -57,6 +58,7 @@ class Step3Stream(InvokeStream):
 
     servers_whole_sections = True
     servers_untyped_strings = True
+    servers_strips_values = True
 
 
 class Step3ToolParser(InvokeToolParser):
@@ -81,17 +83,19 @@ class Step3ToolParser(InvokeToolParser):
         super().__init__(tools, **options)
         self.param_types = schema_types(self.tools)
         self._untyped_text = self.conventions == SERVERS and self.stream_class.servers_untyped_strings
+        self._strips = self.conventions == SERVERS and self.stream_class.servers_strips_values
 
     def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
         """Declared a string by the tool's schema."""
         return "string" in self.param_types.get(function, {}).get(param, ())
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
-        text = text.strip()
+        if self._strips:
+            text = text.strip()  # ("lossless" keeps every character of a string)
         types = self.param_types.get(function, {}).get(param)
         if types:
             return convert_value(text, types)
         if self._untyped_text:
             return text
-        value = loads_or_none(text)
+        value = loads_or_none(text.strip())
         return text if is_invalid(value) else value
