@@ -146,6 +146,9 @@ class InvokeStream(SectionStream):
         self._nparams = 0
         self._started = False  # a parameter tag was seen in the current call
         self._stray_ws: list[str] = []
+        #: Step-3: the open span holds a call's whole head (``<｜tool_call_begin｜>TYPE<｜tool_sep｜>``),
+        #: no invoke yet: at the end of output it is a cut-off call's text, not section structure.
+        self._headed = False
         wrapper = tuple(m for m in (d.head_begin, d.head_end, d.call_end) if m)
         section_end = (d.section_end,) if d.section_end else ()  # "": bare invokes only (MiniCPM 5)
         self._breakers = (*section_end, *d.section_begins, d.invoke_open, *wrapper)
@@ -257,6 +260,7 @@ class InvokeStream(SectionStream):
                 self._pos = j
                 return False
             self._pos = j + (len(which) if which == d.head_end else 0)
+            self._headed = which == d.head_end
             self._state = _OUTSIDE
             return True
         if state in (_OPEN_TAG, _PARAM_TAG):
@@ -402,6 +406,7 @@ class InvokeStream(SectionStream):
             self._open_section()
         elif which == d.invoke_open:
             self._begin_span(self._pos - len(which))
+            self._headed = False
             self._tag.clear()
             self._state = _OPEN_TAG
         elif which == d.head_begin:
@@ -419,7 +424,9 @@ class InvokeStream(SectionStream):
 
     def _at_end(self) -> None:
         if not self._in_call:
-            if self._state == _OUTSIDE:
+            if self._state == _OUTSIDE and self._headed and self._span is not None:
+                self._reject(self._pos)  # (a call's head the end of output cut off: its text is text)
+            elif self._state == _OUTSIDE:
                 self._drop_named_section()
             return
         if self._state == _VALUE:
