@@ -15,7 +15,10 @@ little more, and all of it is data on their `ReasoningFormat`:
 * ``drop_stray_end`` — a reply that did not think may open with a bare end
   marker the template left behind (MiniMax-M3): it is dropped;
 * ``drop_later_ends`` — end markers after the one that closed reasoning are
-  dropped from the content (vLLM's reading for Qwen3, GLM, Kimi-K2 and others).
+  dropped from the content (vLLM's reading for Qwen3, GLM, Kimi-K2 and others),
+  up to the first tool call (a closer, or a ``call_starts`` marker: Mistral's
+  ``[TOOL_CALLS]``, Gemma's ``<|tool_call>``, Qwen3-Coder's bare ``<function=``):
+  in a call one is a value's text.
 
 Rules (shared with the think-tag parser, so both read a plain pair alike):
 leading whitespace and one start marker are consumed when the output opens
@@ -149,9 +152,10 @@ class SectionReasoningParser(FormatReasoningParser):
         #: format whose servers keep them as reasoning: `servers_keep_repeated_start`)
         self.skips_repeats = not (servers and fmt.servers_keep_repeated_start)
         #: once an end marker closed reasoning, later (stray) end markers leave the content too, up to
-        #: the tool section a closer opens (`drops_to`): an end marker in it is a call's text
+        #: the tool section a closer (or another call start: `call_starts`) opens (`drops_to`): an end
+        #: marker in it is a call's text
         self.drops = Markers((*fmt.content_wrappers, *ends)) if fmt.drop_later_ends else self.wrappers
-        self.closer_set = frozenset(fmt.closers) if fmt.drop_later_ends else frozenset()
+        self.closer_set = frozenset((*fmt.closers, *fmt.call_starts)) if fmt.drop_later_ends else frozenset()
         #: closers that end reasoning only where a call's start follows them (`closer_follows`)
         self.follows = {closer: re.compile(pattern) for closer, pattern in fmt.closer_follows}
         self.drops_to = Markers((*self.drops.texts, *self.closer_set)) if self.closer_set else self.drops
