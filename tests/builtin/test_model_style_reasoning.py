@@ -132,3 +132,57 @@ def test_an_end_marker_in_a_call_after_reasoning_is_the_values_text(
             one.content,
             want,
         )
+
+
+#: A call whose JSON string names the family's answer wrapper (a model documenting its format):
+#: (reasoning, tool parser, output, the value).
+WRAPPER_IN_A_CALL = [
+    (
+        "hunyuan_a13b",
+        "hunyuan_a13b",
+        '<think>plan</think>\n<answer>\nSure.<tool_calls>[{"name": "write_file", "arguments": {"path": "a.md", '
+        '"content": "Wrap it in <answer> and </answer> here."}}]</tool_calls>\n</answer>',
+        "Wrap it in <answer> and </answer> here.",
+    ),
+    (
+        "ernie45",
+        "ernie45",
+        'plan</think>\n\n<tool_call>\n{"name": "write_file", "arguments": {"path": "a.md", "content": '
+        '"Wrap it in <response> and </response> here."}}\n</tool_call>',
+        "Wrap it in <response> and </response> here.",
+    ),
+    (
+        "cohere_command3",
+        "cohere_command3",
+        '<|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[{"tool_name": "write_file", "parameters": '
+        '{"path": "a.md", "content": "Wrap it in <|START_RESPONSE|> here."}}]<|END_ACTION|>',
+        "Wrap it in <|START_RESPONSE|> here.",
+    ),
+    (
+        "cohere_command4",
+        "cohere",
+        '<|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[{"tool_name": "write_file", "parameters": '
+        '{"path": "a.md", "content": "Wrap it in <|START_TEXT|> and <|END_TEXT|> here."}}]<|END_ACTION|>',
+        "Wrap it in <|START_TEXT|> and <|END_TEXT|> here.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reasoning", "tool", "text", "value"), WRAPPER_IN_A_CALL)
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_an_answer_wrapper_in_a_calls_string_is_its_text(
+    reasoning: str, tool: str, text: str, value: str, conventions: str
+) -> None:
+    """Answer wrappers leave the content, but not a call's JSON string (was: ``"Wrap it in  here."``);
+    the wrapper closing the answer after the tool section still leaves it."""
+    pipe = pb.get_pipeline(f"builtin:{reasoning}", f"builtin:{tool}", conventions=conventions)
+    want = [("write_file", {"path": "a.md", "content": value})]
+    one = pipe.parse(text)
+    assert (one.reasoning, [(c.name, c.arguments) for c in one.tool_calls]) == ("plan", want)
+    assert "answer>" not in (one.content or "")
+    for chunks in (list(text), approximate_tokens(text)):
+        stream = pipe.stream()
+        for chunk in chunks:
+            stream.feed(chunk)
+        done = stream.finish()
+        assert (done.content, [(c.name, c.arguments) for c in done.tool_calls]) == (one.content, want)

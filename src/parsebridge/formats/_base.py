@@ -138,6 +138,9 @@ class ReasoningFormat:
     #: reasoning (unlike `closers`): with `drop_later_ends`, later end markers are dropped only before
     #: the first of these or of `closers` (after it they are a call's text: ``"Close with </think>."``).
     call_starts: tuple[str, ...] = ()
+    #: The calls after `closers`/`call_starts` are JSON: a `content_wrappers` marker inside one of
+    #: their strings is the call's text (``"Wrap it in <answer> tags"``), not a wrapper.
+    json_calls: bool = False
     #: Both servers keep a start marker repeated right after the opener as reasoning text (Kimi K3):
     #: so does builtin under conventions="servers" ("lossless" consumes it, as for every family).
     servers_keep_repeated_start: bool = False

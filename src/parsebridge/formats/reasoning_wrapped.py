@@ -44,6 +44,7 @@ HUNYUAN_A13B = think_tags(
     "hunyuan_a13b",
     "Hunyuan: `<think>…</think>` then `<answer>…</answer>` (the answer tags are not content)",
     closers=(_jamba.START,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(ANSWER, ANSWER_END),
 )
 
@@ -53,6 +54,7 @@ ERNIE45 = think_tags(
     "ERNIE-4.5 thinking: output starts inside reasoning; `</think>` ends it; `<response>` tags dropped",
     starts_in_prompt=True,
     closers=("<tool_call>",),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(RESPONSE, RESPONSE_END),
 )
 
@@ -66,6 +68,7 @@ COHERE_COMMAND3 = ReasoningFormat(
     start=COHERE_THINK,
     end=COHERE_THINK_END,
     closers=(COHERE_ACTION,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(COHERE_RESPONSE, COHERE_RESPONSE_END),
 )
 COHERE_COMMAND4 = ReasoningFormat(
@@ -76,6 +79,7 @@ COHERE_COMMAND4 = ReasoningFormat(
     end=COHERE_THINK_END,
     starts_in_prompt=True,
     closers=(COHERE_ACTION,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(COHERE_TEXT, COHERE_TEXT_END),
 )
 
