@@ -165,6 +165,16 @@ WRAPPER_IN_A_CALL = [
         '{"path": "a.md", "content": "Wrap it in <|START_TEXT|> and <|END_TEXT|> here."}}]<|END_ACTION|>',
         "Wrap it in <|START_TEXT|> and <|END_TEXT|> here.",
     ),
+    (
+        "kimi_k3",
+        "kimi_k3",
+        "<|open|>think<|sep|>plan<|close|>think<|sep|><|open|>tools<|sep|>"
+        '<|open|>call tool="write_file" index="1"<|sep|><|open|>argument key="path" type="string"<|sep|>a.md'
+        '<|close|>argument<|sep|><|open|>argument key="content" type="string"<|sep|>Answer in '
+        "<|open|>response<|sep|>, end with <|close|>message<|sep|>.<|close|>argument<|sep|><|close|>call<|sep|>"
+        "<|close|>tools<|sep|>",
+        "Answer in <|open|>response<|sep|>, end with <|close|>message<|sep|>.",
+    ),
 ]
 
 

@@ -141,6 +141,9 @@ class ReasoningFormat:
     #: The calls after `closers`/`call_starts` are JSON: a `content_wrappers` marker inside one of
     #: their strings is the call's text (``"Wrap it in <answer> tags"``), not a wrapper.
     json_calls: bool = False
+    #: ... or the calls' values lie between these (open, close) markers (Kimi K3's XTML arguments):
+    #: a wrapper marker inside one is the value's text.
+    value_spans: tuple[tuple[str, str], ...] = ()
     #: Both servers keep a start marker repeated right after the opener as reasoning text (Kimi K3):
     #: so does builtin under conventions="servers" ("lossless" consumes it, as for every family).
     servers_keep_repeated_start: bool = False

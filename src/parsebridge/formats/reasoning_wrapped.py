@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from . import cohere as _cohere
 from . import jamba as _jamba
+from . import kimi_k3 as _kimi_k3
 from ._base import ReasoningFormat
 from .think import END, START, think_tags
 
@@ -94,6 +95,7 @@ KIMI_K3 = ReasoningFormat(
     starts_in_prompt=True,
     closers=(K3_RESPONSE, K3_TOOLS),
     content_wrappers=(K3_RESPONSE, K3_RESPONSE_END, K3_MESSAGE_END),
+    value_spans=((_kimi_k3.ARG_OPEN, _kimi_k3.ARG_CLOSE),),  # (a wrapper in an argument is its text)
     servers_keep_repeated_start=True,
 )
 

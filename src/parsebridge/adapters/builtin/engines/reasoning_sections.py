@@ -176,6 +176,43 @@ class CallStrings:
         return "".join(out), i
 
 
+class CallValues:
+    """Where a tool section's values are, where they lie between an open and a close marker
+    (`value_spans`: Kimi K3's ``<|open|>argument…<|close|>argument<|sep|>``), fed its text in
+    order: a wrapper marker inside one is the value's text, one outside them a wrapper."""
+
+    def __init__(self, spans: Sequence[tuple[str, str]]) -> None:
+        self.closes = dict(spans)
+        self.opens = Markers(tuple(self.closes))
+        self.awaited: str | None = None  # in a value: its close marker
+
+    def unwrap(self, text: str, wrappers: Markers, final: bool) -> tuple[str, int]:
+        """As `CallStrings.unwrap`."""
+        out: list[str] = []
+        i = 0
+        both = Markers((*wrappers.texts, *self.opens.texts))
+        while True:
+            if self.awaited is not None:
+                end = text.find(self.awaited, i)
+                if end == -1:
+                    stop = len(text) if final else Markers((self.awaited,)).hold_from(text[i:]) + i
+                    out.append(text[i:stop])
+                    return "".join(out), stop
+                out.append(text[i : end + len(self.awaited)])
+                i, self.awaited = end + len(self.awaited), None
+                continue
+            at, marker = both.find(text, i)
+            hold = len(text) if final else both.hold_from(text[i:]) + i
+            if at == -1 or at >= hold:
+                out.append(text[i:hold])
+                return "".join(out), hold
+            out.append(text[i:at])
+            i = at + len(marker)
+            if marker in self.closes:
+                out.append(marker)
+                self.awaited = self.closes[marker]
+
+
 class SectionReasoningParser(FormatReasoningParser):
     """Reasoning described by a `ReasoningFormat` (subclasses set `format` and `name`)."""
 
@@ -203,9 +240,10 @@ class SectionReasoningParser(FormatReasoningParser):
         self.drops = Markers((*fmt.content_wrappers, *ends)) if fmt.drop_later_ends else self.wrappers
         #: ... and, where the calls are JSON (`json_calls`), a wrapper inside one of their strings is
         #: their text: wrappers leave a tool section only outside its strings (`CallStrings`)
-        self.json_calls = fmt.json_calls and bool(self.wrappers.texts)
+        self.json_calls = bool(fmt.json_calls or fmt.value_spans) and bool(self.wrappers.texts)
         sections = fmt.drop_later_ends or self.json_calls
-        self.closer_set = frozenset((*fmt.closers, *fmt.call_starts)) if sections else frozenset()
+        calls = [m for m in (*fmt.closers, *fmt.call_starts) if m not in self.wrappers.texts]
+        self.closer_set = frozenset(calls) if sections else frozenset()
         #: closers that end reasoning only where a call's start follows them (`closer_follows`)
         self.follows = {closer: re.compile(pattern) for closer, pattern in fmt.closer_follows}
         self.drops_to = Markers((*self.drops.texts, *self.closer_set)) if self.closer_set else self.drops
@@ -273,7 +311,12 @@ class SectionReasoningParser(FormatReasoningParser):
         if not self.json_calls:
             return unwrap(rest[:at], markers) + unwrap(rest[at:], self.wrappers)
         body = rest[at + len(closer) :]
-        return unwrap(rest[:at], markers) + closer + CallStrings().unwrap(body, self.wrappers, True)[0]
+        return unwrap(rest[:at], markers) + closer + self.call_reader().unwrap(body, self.wrappers, True)[0]
+
+    def call_reader(self) -> CallStrings | CallValues:
+        """What tells a tool section's values from its wrappers (`json_calls`, `value_spans`)."""
+        spans = self.format.value_spans
+        return CallValues(spans) if spans else CallStrings()
 
     def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> SectionStream:
         return SectionStream(self, self.is_started(reasoning_started, prompt))
@@ -301,7 +344,7 @@ class SectionStream(ReasoningStreamBase):
         self._fresh = False  # right after the opener: a repeated start marker is consumed
         self._in_section = False  # a closer came after the end marker: no later end marker is dropped
         #: In the section, where its calls' JSON strings are (`json_calls`).
-        self._strings = CallStrings() if parser.json_calls else None
+        self._strings = parser.call_reader() if parser.json_calls else None
 
     def pending_text(self) -> str:
         return self._held
