@@ -99,6 +99,25 @@ def _minicpm_file(content: str) -> str:
     return f'<function name="write_file"><param name="path">m.md</param><param name="content">{content}</param></function>'
 
 
+#: A ticket with Python-literal containers and a signed integer, as a model trained on Python writes them.
+TICKET_ARGS = {
+    "title": "Crash",
+    "priority": "+2",
+    "labels": "['bug', 'ui',]",
+    "metadata": "{'team': 'core', 'urgent': True}",
+}
+TICKET = {
+    "title": "Crash",
+    "priority": 2,
+    "labels": ["bug", "ui"],
+    "metadata": {"team": "core", "urgent": True},
+}
+
+
+def _ticket(family: str) -> str:
+    return tool_format(family).render([("create_ticket", TICKET_ARGS)])
+
+
 STEP3_CLOSE_IN_VALUE = tool_format("step3").render(
     [
         (
@@ -121,6 +140,13 @@ def _ws_reading(content: str) -> Reading:
 
 CASES = [
     # (spec, output, tools, servers reading, lossless reading)
+    (
+        "builtin:minimax_m2",
+        _ticket("minimax_m2"),
+        ["create_ticket"],
+        (None, [("create_ticket", {**TICKET_ARGS, "priority": 2}, None)]),  # (both servers: JSON only)
+        (None, [("create_ticket", TICKET, None)]),
+    ),
     # A value's own close tag with text after it, in a value the schema declares a string.
     (
         "builtin:step3",
@@ -396,6 +422,14 @@ SAME_UNDER_BOTH = [
         ["book_room"],
         (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
     ),
+    (
+        "builtin:qwen3_coder",
+        _ticket("qwen3_coder"),
+        ["create_ticket"],
+        (None, [("create_ticket", TICKET, None)]),
+    ),
+    ("builtin:minicpm5", _ticket("minicpm5"), ["create_ticket"], (None, [("create_ticket", TICKET, None)])),
+    ("builtin:step3", _ticket("step3"), ["create_ticket"], (None, [("create_ticket", TICKET, None)])),
     # MiniCPM 5's CDATA section is a value's raw text up to its ``]]>``, tags included.
     (
         "builtin:minicpm5",

@@ -40,5 +40,11 @@ class DotsToolParser(TaggedCallParser):
     # (both servers keep an undeclared value a string, but read `null` as null first)
     # (values inline: every character is the value's; both servers strip it, so "servers" does)
     stream_flags = frozenset(
-        {"servers_untyped_strings", "servers_untyped_null", "inline_values", "servers_strips_values"}
+        {
+            "servers_untyped_strings",
+            "servers_untyped_null",
+            "inline_values",
+            "servers_strips_values",
+            "servers_containers_are_text",
+        }
     )

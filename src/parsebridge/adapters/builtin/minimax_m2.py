@@ -43,4 +43,11 @@ class MinimaxM2ToolParser(TaggedCallParser):
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
     # (both servers drop a call to an undeclared tool, and keep an undeclared parameter's value a string)
     # (values inline: every character between the tags is the value's, as vLLM reads it; SGLang strips it)
-    stream_flags = frozenset({"servers_drops_undeclared", "servers_untyped_strings", "inline_values"})
+    stream_flags = frozenset(
+        {
+            "servers_drops_undeclared",
+            "servers_untyped_strings",
+            "inline_values",
+            "servers_containers_are_text",
+        }
+    )

@@ -91,6 +91,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "tag is the value's text)",
     "servers_none_is_text": 'a Python `None` stays the text "None" where the schema allows null (`True` and '
     "`False` are booleans under both; `lossless` reads `None` as null)",
+    "servers_containers_are_text": "a Python list or dict literal (`['a', 'b']`) stays text where the schema "
+    "says array or object (`lossless` reads the array or object)",
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }

@@ -141,6 +141,7 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._tag_ends = tuple(m for m in self._value_ends_of(cls) if m != cls.param_close and m != key)
         self._close_text = not (servers and cls.servers_first_close_ends_value)
         self._python_none = not (servers and cls.servers_none_is_text)
+        self._python_containers = not (servers and cls.servers_containers_are_text)
         self._trim = self._trim_of(cls, servers)
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)

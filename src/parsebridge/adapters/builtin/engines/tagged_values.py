@@ -72,6 +72,9 @@ class TaggedValues:
     #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
     #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
     servers_none_is_text: ClassVar[bool] = False
+    #: ... and a Python list or dict literal (``['a', 'b']``) stays text where the schema says array or
+    #: object (both servers read only JSON there); under "lossless" it is the array or object.
+    servers_containers_are_text: ClassVar[bool] = False
 
     # (the machine's state this half reads and writes; set by `TaggedCallStream.__init__`)
     _buf: str
@@ -96,6 +99,7 @@ class TaggedValues:
     _tag_ends: tuple[str, ...]
     _close_text: bool
     _python_none: bool
+    _python_containers: bool
     _value_ends: tuple[str, ...]
     _verbatim: Any
     _raw_kept: list[str]
@@ -206,7 +210,9 @@ class TaggedValues:
         if self._vstream:
             self._args('"', hold_ws=False)  # type: ignore[attr-defined]
         else:
-            value = convert_value("".join(self._vparts), self._vtypes, self._python_none)
+            value = convert_value(
+                "".join(self._vparts), self._vtypes, self._python_none, self._python_containers
+            )
             self._vparts = []
             self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
         self._state = self._params_state  # type: ignore[attr-defined]
