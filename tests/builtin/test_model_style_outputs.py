@@ -592,3 +592,45 @@ def test_kimi_k2_reasoning_keeps_an_end_marker_inside_a_call() -> None:
     for piece in approximate_tokens(text):
         stream.feed(piece)
     assert stream.finish().content == pb.get_reasoning_parser("builtin:kimi_k2").parse(text).content
+
+
+#: Parameters typed by their values alone (no ``type``): an enum of strings, of integers, of booleans,
+#: and an ``allOf`` holding the type.
+ENUM_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "set_mode",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "mode": {"enum": ["1", "2"]},
+                    "level": {"enum": [1, 2]},
+                    "on": {"enum": [True, False]},
+                    "tag": {"allOf": [{"type": "string"}]},
+                },
+            },
+        },
+    }
+]
+ENUM_ARGS = {"mode": "1", "level": "2", "on": "True", "tag": "42"}
+ENUM_READ = {"mode": "1", "level": 2, "on": True, "tag": "42"}
+
+
+@pytest.mark.parametrize(
+    ("family", "servers"),
+    [
+        ("qwen3_coder", ENUM_READ),  # (both servers type these values by the enum: "servers" too)
+        ("glm45", ENUM_READ),
+        ("minimax_m2", ENUM_READ),
+        ("step3", ENUM_ARGS),  # (both servers keep a value without a `type` text)
+    ],
+)
+def test_a_value_is_typed_by_its_enum_where_the_schema_has_no_type(
+    family: str, servers: dict[str, Any]
+) -> None:
+    text = tool_format(family).render([("set_mode", ENUM_ARGS)])
+    for conventions, want in (("lossless", ENUM_READ), ("servers", servers)):
+        parser = pb.get_tool_parser(f"builtin:{family}", tools=ENUM_TOOLS, conventions=conventions)
+        got = assert_streams_like_oneshot(parser, text, _token_chunkings(text))
+        assert [(c.name, c.arguments) for c in got.tool_calls] == [("set_mode", want)], conventions

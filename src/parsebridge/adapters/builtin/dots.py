@@ -46,5 +46,6 @@ class DotsToolParser(TaggedCallParser):
             "inline_values",
             "servers_strips_values",
             "servers_containers_are_text",
+            "servers_types_by_type",
         }
     )

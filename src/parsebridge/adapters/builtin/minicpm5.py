@@ -36,6 +36,7 @@ from typing import Any
 
 from ...formats import minicpm5 as fmt
 from ...protocol.parsers import ToolSpec
+from .engines.conventions import SERVERS
 from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
 from .engines.scan import is_invalid, loads_or_none
 from .engines.schema_values import convert_value
@@ -49,6 +50,7 @@ class MiniCPM5Stream(InvokeStream):
     """The invoke machine (under conventions="servers" a call to an undeclared tool is text)."""
 
     servers_drops_undeclared = True  # (both servers show a call to an undeclared tool as text)
+    servers_types_by_type = True  # (both servers type a value by its schema's `type` only)
 
 
 class MiniCPM5ToolParser(InvokeToolParser):
@@ -69,7 +71,8 @@ class MiniCPM5ToolParser(InvokeToolParser):
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        self.param_types = schema_types(self.tools)
+        by_type = self.conventions == SERVERS and self.stream_class.servers_types_by_type
+        self.param_types = schema_types(self.tools, infer=not by_type)
 
     def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
         """Declared a string by the tool's schema."""

@@ -59,6 +59,7 @@ class Step3Stream(InvokeStream):
     servers_whole_sections = True
     servers_untyped_strings = True
     servers_strips_values = True
+    servers_types_by_type = True
 
 
 class Step3ToolParser(InvokeToolParser):
@@ -81,7 +82,8 @@ class Step3ToolParser(InvokeToolParser):
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        self.param_types = schema_types(self.tools)
+        by_type = self.conventions == SERVERS and self.stream_class.servers_types_by_type
+        self.param_types = schema_types(self.tools, infer=not by_type)
         self._untyped_text = self.conventions == SERVERS and self.stream_class.servers_untyped_strings
         self._strips = self.conventions == SERVERS and self.stream_class.servers_strips_values
 

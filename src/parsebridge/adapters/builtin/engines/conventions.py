@@ -93,6 +93,8 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "`False` are booleans under both; `lossless` reads `None` as null)",
     "servers_containers_are_text": "a Python list or dict literal (`['a', 'b']`) stays text where the schema "
     "says array or object (`lossless` reads the array or object)",
+    "servers_types_by_type": "a value is typed by its schema's `type` only: an `enum`'s or `const`'s values "
+    '(`{"enum": [1, 2]}`) give it none (`lossless` types it by them)',
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }

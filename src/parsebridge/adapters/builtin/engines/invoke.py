@@ -125,6 +125,8 @@ class InvokeStream(SectionStream):
     servers_untyped_strings: ClassVar[bool] = False
     #: ... and a value loses the whitespace around it (the parser's `convert` strips it).
     servers_strips_values: ClassVar[bool] = False
+    #: ... and a value is typed by its schema's ``type`` only (the parser's `param_types`).
+    servers_types_by_type: ClassVar[bool] = False
     #: ... and a value ends at the first tag that may end it (the next parameter's head, the
     #: invoke's close), even where its own close follows; under "lossless" such a tag is the value's
     #: text where its close follows before the next section (a model writing about its format).

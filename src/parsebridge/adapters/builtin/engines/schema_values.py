@@ -15,7 +15,11 @@ JSON type comes from the tool's schema:
   or dict literal of JSON values (``['a', 'b']``, ``{'k': True}``) the array or object where it
   allows that type (SGLang's reading; where both servers keep it text, "servers" does:
   `servers_containers_are_text`);
-* P undeclared (or declared without a type) → obvious JSON literals (numbers, true/false/null,
+* a schema without a ``type`` takes the types of its ``enum``/``const`` values and its ``allOf``
+  parts (``{"enum": ["1", "2"]}`` is a string, ``{"enum": [true, false]}`` a boolean), as vLLM
+  and SGLang read Qwen3-Coder, GLM and MiniMax-M2 (`schema_types`; where both servers type by
+  ``type`` alone, "servers" does: `servers_types_by_type`);
+* P undeclared (or declared without any type) → obvious JSON literals (numbers, true/false/null,
   objects, arrays) are decoded, anything else stays a string; where a format's servers keep such
   a value text (`servers_untyped_strings`, under conventions="servers") the parser passes the
   types ``{"string"}`` or `TEXT_OR_NULL` instead.
@@ -54,8 +58,12 @@ TEXT_OR_NULL: frozenset[str] = frozenset({"text or null"})
 ParamTypes = dict[str, dict[str, frozenset[str]]]
 
 
-def schema_types(tools: Sequence[ToolSpec]) -> ParamTypes:
-    """function name → parameter → declared JSON-schema types (empty set: declared, no type)."""
+def schema_types(tools: Sequence[ToolSpec], infer: bool = True) -> ParamTypes:
+    """function name → parameter → declared JSON-schema types (empty set: declared, no type).
+    With `infer`, a schema without a ``type`` takes the types of its ``enum``/``const`` values
+    (``{"enum": ["1", "2"]}`` is a string) and of its ``allOf`` parts, as vLLM and SGLang type
+    Qwen3-Coder's, GLM's and MiniMax-M2's values; without, it has none (Step-3's and MiniCPM 5's
+    servers)."""
     out: ParamTypes = {}
     for tool in tools:
         fn = tool.get("function", tool) if isinstance(tool, dict) else None
@@ -65,12 +73,16 @@ def schema_types(tools: Sequence[ToolSpec]) -> ParamTypes:
         props = params.get("properties") if isinstance(params, dict) else None
         types: dict[str, frozenset[str]] = {}
         for pname, schema in (props or {}).items() if isinstance(props, dict) else ():
-            types[str(pname)] = _types_of(schema)
+            types[str(pname)] = _types_of(schema, infer)
         out[fn["name"]] = types
     return out
 
 
-def _types_of(schema: Any) -> frozenset[str]:
+#: The JSON-schema type of an ``enum`` or ``const`` value (bool before int: True is an int too).
+_VALUE_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"))
+
+
+def _types_of(schema: Any, infer: bool = True) -> frozenset[str]:
     if not isinstance(schema, dict):
         return frozenset()
     t = schema.get("type")
@@ -81,9 +93,21 @@ def _types_of(schema: Any) -> frozenset[str]:
         found.update(x for x in t if isinstance(x, str))
     if schema.get("nullable") is True:  # OpenAPI 3.0's spelling of an optional value
         found.add("null")
-    for key in ("anyOf", "oneOf"):
+    for key in ("anyOf", "oneOf", *(("allOf",) if infer else ())):
         for sub in schema.get(key) or ():
-            found |= _types_of(sub)
+            found |= _types_of(sub, infer)
+    if infer and not found:
+        enum = schema.get("enum")
+        values: list[Any] = list(enum) if isinstance(enum, list) else []
+        if "const" in schema:
+            values.append(schema["const"])
+        for value in values:
+            kind = (
+                "null"
+                if value is None
+                else next((t for c, t in _VALUE_TYPES if isinstance(value, c)), "object")
+            )
+            found.add(kind)
     return frozenset(found)
 
 

@@ -75,6 +75,9 @@ class TaggedValues:
     #: ... and a Python list or dict literal (``['a', 'b']``) stays text where the schema says array or
     #: object (both servers read only JSON there); under "lossless" it is the array or object.
     servers_containers_are_text: ClassVar[bool] = False
+    #: ... and a value is typed by its schema's ``type`` only (an ``enum``'s or ``const``'s values
+    #: give none: `schema_values.schema_types`), as both servers read it.
+    servers_types_by_type: ClassVar[bool] = False
 
     # (the machine's state this half reads and writes; set by `TaggedCallStream.__init__`)
     _buf: str
