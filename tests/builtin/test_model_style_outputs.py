@@ -18,7 +18,7 @@ from _streaming import assert_streams_like_oneshot, norm, random_chunkings, run_
 
 import parsebridge as pb
 from parsebridge.conformance.chunking import approximate_tokens
-from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41
+from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41, tool_format
 from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
 Reading = tuple[str | None, list[tuple[str, dict[str, Any], str | None]]]
@@ -95,8 +95,110 @@ DSML_TAGS = {
 DSML_DOCS = [(name, doc) for name, tags in DSML_TAGS.items() for doc in _dsml_docs(tags)]
 
 
+def _minicpm_file(content: str) -> str:
+    return f'<function name="write_file"><param name="path">m.md</param><param name="content">{content}</param></function>'
+
+
+#: A ticket with Python-literal containers and a signed integer, as a model trained on Python writes them.
+TICKET_ARGS = {
+    "title": "Crash",
+    "priority": "+2",
+    "labels": "['bug', 'ui',]",
+    "metadata": "{'team': 'core', 'urgent': True}",
+}
+TICKET = {
+    "title": "Crash",
+    "priority": 2,
+    "labels": ["bug", "ui"],
+    "metadata": {"team": "core", "urgent": True},
+}
+
+
+def _ticket(family: str) -> str:
+    return tool_format(family).render([("create_ticket", TICKET_ARGS)])
+
+
+STEP3_CLOSE_IN_VALUE = tool_format("step3").render(
+    [
+        (
+            "write_file",
+            {"path": "s.md", "content": "One </steptml:parameter> closes it;</steptml:parameter> then more."},
+        )
+    ]
+)
+#: A file's content with significant whitespace, as the formats that write a value inline write it.
+FILE_WS = "  indented,  two  spaces\nlast newline\n"
+
+
+def _ws_file(family: str) -> str:
+    return tool_format(family).render([("write_file", {"path": "n.txt", "content": FILE_WS})])
+
+
+def _ws_reading(content: str) -> Reading:
+    return (None, [("write_file", {"path": "n.txt", "content": content}, None)])
+
+
 CASES = [
     # (spec, output, tools, servers reading, lossless reading)
+    (
+        "builtin:minimax_m2",
+        _ticket("minimax_m2"),
+        ["create_ticket"],
+        (None, [("create_ticket", {**TICKET_ARGS, "priority": 2}, None)]),  # (both servers: JSON only)
+        (None, [("create_ticket", TICKET, None)]),
+    ),
+    # A value's own close tag with text after it, in a value the schema declares a string.
+    (
+        "builtin:step3",
+        STEP3_CLOSE_IN_VALUE,
+        ["write_file"],
+        (
+            " closes it;</steptml:parameter> then more.</steptml:parameter>",
+            [("write_file", {"path": "s.md", "content": "One"}, None)],
+        ),
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "s.md",
+                        "content": "One </steptml:parameter> closes it;</steptml:parameter> then more.",
+                    },
+                    None,
+                )
+            ],
+        ),
+    ),
+    (
+        "builtin:minicpm5",
+        _minicpm_file("One </param> closes it;</param> then more."),
+        ["write_file"],
+        None,
+        (
+            None,
+            [("write_file", {"path": "m.md", "content": "One </param> closes it;</param> then more."}, None)],
+        ),
+    ),
+    # Inline values keep every character; "servers" trims where the servers do (vLLM's Seed-OSS one
+    # newline each side, both servers' dots all whitespace).
+    ("builtin:iquest_q1", _ws_file("iquest_q1"), ["write_file"], _ws_reading(FILE_WS), _ws_reading(FILE_WS)),
+    (
+        "builtin:minimax_m2",
+        _ws_file("minimax_m2"),
+        ["write_file"],
+        _ws_reading(FILE_WS),
+        _ws_reading(FILE_WS),
+    ),
+    (
+        "builtin:seed_oss",
+        _ws_file("seed_oss"),
+        ["write_file"],
+        _ws_reading(FILE_WS[:-1]),
+        _ws_reading(FILE_WS),
+    ),
+    ("builtin:dots", _ws_file("dots"), ["write_file"], _ws_reading(FILE_WS.strip()), _ws_reading(FILE_WS)),
+    ("builtin:step3", _ws_file("step3"), ["write_file"], _ws_reading(FILE_WS.strip()), _ws_reading(FILE_WS)),
     (
         "builtin:qwen3_coder",
         _qwen_file(QWEN_CLOSE_IN_VALUE),
@@ -214,6 +316,13 @@ GLM_NULL = (
     "<arg_key>note</arg_key><arg_value>null</arg_value></tool_call>"
 )
 STRING_ARGS = '"{\\"timezone\\": \\"UTC\\"}"'
+
+
+#: MiniCPM 5 with Python literals for a boolean and a nullable integer (both servers type them).
+MINICPM_LITERALS = (
+    '<function name="book_room"><param name="title">Standup</param><param name="room">None</param>'
+    '<param name="projector">False</param></function>'
+)
 #: Shapes builtin reads under both conventions (docs/builtin-parsers.md, "Shapes models write").
 SAME_UNDER_BOTH = [
     # (spec, output, tools, reading)
@@ -306,6 +415,42 @@ SAME_UNDER_BOTH = [
         f'[TOOL_CALLS][{{"name": "get_time", "arguments": {STRING_ARGS}}}]',
         None,
         (None, [("get_time", {"timezone": "UTC"}, None)]),
+    ),
+    (
+        "builtin:minicpm5",
+        MINICPM_LITERALS,
+        ["book_room"],
+        (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    (
+        "builtin:qwen3_coder",
+        _ticket("qwen3_coder"),
+        ["create_ticket"],
+        (None, [("create_ticket", TICKET, None)]),
+    ),
+    ("builtin:minicpm5", _ticket("minicpm5"), ["create_ticket"], (None, [("create_ticket", TICKET, None)])),
+    ("builtin:step3", _ticket("step3"), ["create_ticket"], (None, [("create_ticket", TICKET, None)])),
+    # MiniCPM 5's CDATA section is a value's raw text up to its ``]]>``, tags included.
+    (
+        "builtin:minicpm5",
+        _minicpm_file("<![CDATA[Close each value with </param>.\nThen </function>.]]>"),
+        ["write_file"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {"path": "m.md", "content": "Close each value with </param>.\nThen </function>."},
+                    None,
+                )
+            ],
+        ),
+    ),
+    (
+        "builtin:minicpm5",
+        _minicpm_file("Use <![CDATA[<param name=]]> per key."),
+        ["write_file"],
+        (None, [("write_file", {"path": "m.md", "content": "Use <param name= per key."}, None)]),
     ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (
@@ -447,3 +592,45 @@ def test_kimi_k2_reasoning_keeps_an_end_marker_inside_a_call() -> None:
     for piece in approximate_tokens(text):
         stream.feed(piece)
     assert stream.finish().content == pb.get_reasoning_parser("builtin:kimi_k2").parse(text).content
+
+
+#: Parameters typed by their values alone (no ``type``): an enum of strings, of integers, of booleans,
+#: and an ``allOf`` holding the type.
+ENUM_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "set_mode",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "mode": {"enum": ["1", "2"]},
+                    "level": {"enum": [1, 2]},
+                    "on": {"enum": [True, False]},
+                    "tag": {"allOf": [{"type": "string"}]},
+                },
+            },
+        },
+    }
+]
+ENUM_ARGS = {"mode": "1", "level": "2", "on": "True", "tag": "42"}
+ENUM_READ = {"mode": "1", "level": 2, "on": True, "tag": "42"}
+
+
+@pytest.mark.parametrize(
+    ("family", "servers"),
+    [
+        ("qwen3_coder", ENUM_READ),  # (both servers type these values by the enum: "servers" too)
+        ("glm45", ENUM_READ),
+        ("minimax_m2", ENUM_READ),
+        ("step3", ENUM_ARGS),  # (both servers keep a value without a `type` text)
+    ],
+)
+def test_a_value_is_typed_by_its_enum_where_the_schema_has_no_type(
+    family: str, servers: dict[str, Any]
+) -> None:
+    text = tool_format(family).render([("set_mode", ENUM_ARGS)])
+    for conventions, want in (("lossless", ENUM_READ), ("servers", servers)):
+        parser = pb.get_tool_parser(f"builtin:{family}", tools=ENUM_TOOLS, conventions=conventions)
+        got = assert_streams_like_oneshot(parser, text, _token_chunkings(text))
+        assert [(c.name, c.arguments) for c in got.tool_calls] == [("set_mode", want)], conventions

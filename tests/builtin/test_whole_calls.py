@@ -251,3 +251,23 @@ def test_no_builtin_parser_returns_a_call_that_is_not_whole(conventions: str) ->
                     chunking.name,
                 )
                 assert all(c.invalid_arguments is None for c in got.tool_calls), (t.id, chunking.name)
+
+
+STEP3_CALL = (
+    '<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">'
+    '<steptml:parameter name="location">Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+)
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_step3_second_call_cut_after_its_head_is_content_under_lossless(size: int) -> None:
+    """Cut off right after the second call's head (``…function<｜tool_sep｜>``), that head is the
+    text of a call that never came, as it is cut anywhere else: content under "lossless"."""
+    head = "<｜tool_call_begin｜>function<｜tool_sep｜>"
+    text = "<｜tool_calls_begin｜>" + STEP3_CALL + head
+    at, result = _stream("builtin:step3", text, size, conventions="lossless")
+    assert len(at) == 1
+    assert [c.name for c in result.tool_calls] == ["get_weather"]  # type: ignore[attr-defined]
+    assert (result.content, result.dropped) == (head, None)  # type: ignore[attr-defined]
+    one = pb.get_tool_parser("builtin:step3", conventions="lossless").parse(text)
+    assert (one.content, [c.arguments for c in one.tool_calls]) == (head, [{"location": "Paris"}])

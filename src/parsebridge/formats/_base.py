@@ -134,6 +134,16 @@ class ReasoningFormat:
     #: Once an end marker closed reasoning, later (stray) end markers are dropped from the content
     #: (what vLLM's parser for the family does; SGLang keeps them).
     drop_later_ends: bool = False
+    #: Markers that open a tool call in the formats written with this reasoning but do not end
+    #: reasoning (unlike `closers`): with `drop_later_ends`, later end markers are dropped only before
+    #: the first of these or of `closers` (after it they are a call's text: ``"Close with </think>."``).
+    call_starts: tuple[str, ...] = ()
+    #: The calls after `closers`/`call_starts` are JSON: a `content_wrappers` marker inside one of
+    #: their strings is the call's text (``"Wrap it in <answer> tags"``), not a wrapper.
+    json_calls: bool = False
+    #: ... or the calls' values lie between these (open, close) markers (Kimi K3's XTML arguments):
+    #: a wrapper marker inside one is the value's text.
+    value_spans: tuple[tuple[str, str], ...] = ()
     #: Both servers keep a start marker repeated right after the opener as reasoning text (Kimi K3):
     #: so does builtin under conventions="servers" ("lossless" consumes it, as for every family).
     servers_keep_repeated_start: bool = False

@@ -67,4 +67,5 @@ REASONING = ReasoningFormat(
     alt_starts=("<think>",),
     alt_ends=("</think>",),
     servers_canonical_markers=True,
+    call_starts=(TOOL_CALLS,),  # (a [/THINK] in a call's arguments is their text)
 )

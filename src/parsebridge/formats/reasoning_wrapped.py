@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from . import cohere as _cohere
 from . import jamba as _jamba
+from . import kimi_k3 as _kimi_k3
 from ._base import ReasoningFormat
 from .think import END, START, think_tags
 
@@ -44,6 +45,7 @@ HUNYUAN_A13B = think_tags(
     "hunyuan_a13b",
     "Hunyuan: `<think>…</think>` then `<answer>…</answer>` (the answer tags are not content)",
     closers=(_jamba.START,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(ANSWER, ANSWER_END),
 )
 
@@ -53,6 +55,7 @@ ERNIE45 = think_tags(
     "ERNIE-4.5 thinking: output starts inside reasoning; `</think>` ends it; `<response>` tags dropped",
     starts_in_prompt=True,
     closers=("<tool_call>",),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(RESPONSE, RESPONSE_END),
 )
 
@@ -66,6 +69,7 @@ COHERE_COMMAND3 = ReasoningFormat(
     start=COHERE_THINK,
     end=COHERE_THINK_END,
     closers=(COHERE_ACTION,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(COHERE_RESPONSE, COHERE_RESPONSE_END),
 )
 COHERE_COMMAND4 = ReasoningFormat(
@@ -76,6 +80,7 @@ COHERE_COMMAND4 = ReasoningFormat(
     end=COHERE_THINK_END,
     starts_in_prompt=True,
     closers=(COHERE_ACTION,),
+    json_calls=True,  # (a wrapper marker in a call's JSON string is its text)
     content_wrappers=(COHERE_TEXT, COHERE_TEXT_END),
 )
 
@@ -90,6 +95,7 @@ KIMI_K3 = ReasoningFormat(
     starts_in_prompt=True,
     closers=(K3_RESPONSE, K3_TOOLS),
     content_wrappers=(K3_RESPONSE, K3_RESPONSE_END, K3_MESSAGE_END),
+    value_spans=((_kimi_k3.ARG_OPEN, _kimi_k3.ARG_CLOSE),),  # (a wrapper in an argument is its text)
     servers_keep_repeated_start=True,
 )
 

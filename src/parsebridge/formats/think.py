@@ -26,9 +26,13 @@ from typing import Any
 
 from . import deepseek_v4 as _deepseek_v4
 from . import deepseek_v41 as _deepseek_v41
+from . import dots as _dots
+from . import gemma4 as _gemma4
 from . import glm45 as _glm45
+from . import internlm as _internlm
 from . import kimi_k2 as _kimi_k2
 from . import minimax_m2 as _minimax_m2
+from . import qwen3_coder as _qwen3_coder
 from . import seed_oss as _seed_oss
 from ._base import ReasoningFormat
 
@@ -50,6 +54,9 @@ def think_tags(family: str, summary: str, **facts: Any) -> ReasoningFormat:
 #: where an end marker follows; builtin reads the call's start.
 TOOL_CALL_OPENS = r"\s*(?:[{\[]|<function=)|\n?[\w.\-]+\s*(?:<arg_key>|</tool_call>)"
 _TOOL_CALL_FOLLOWS = ((_glm45.START, TOOL_CALL_OPENS),)
+#: Qwen3-Coder's call written without its ``<tool_call>`` block (`call_starts`: a ``</think>`` after
+#: it is a value's text, not a stray end marker)
+BARE_FUNCTION = _qwen3_coder.FN
 
 QWEN3 = think_tags(
     "qwen3",
@@ -57,6 +64,7 @@ QWEN3 = think_tags(
     drop_later_ends=True,
     closers=(_glm45.START,),  # a tool call written straight from reasoning (vLLM and SGLang agree)
     closer_follows=_TOOL_CALL_FOLLOWS,
+    call_starts=(BARE_FUNCTION,),
 )
 DEEPSEEK_R1 = think_tags(
     "deepseek_r1",
@@ -71,6 +79,7 @@ QWEN3_THINKING = think_tags(
     closer_follows=_TOOL_CALL_FOLLOWS,
     starts_in_prompt=True,
     needs_started=True,
+    call_starts=(BARE_FUNCTION,),
 )
 
 
@@ -150,6 +159,7 @@ NEMOTRON_V3 = think_tags(
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
     closer_follows=_TOOL_CALL_FOLLOWS,
+    call_starts=(BARE_FUNCTION,),
 )
 GRANITE_THINKING = think_tags(
     "granite_thinking",
@@ -158,6 +168,7 @@ GRANITE_THINKING = think_tags(
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
     closer_follows=_TOOL_CALL_FOLLOWS,
+    call_starts=(BARE_FUNCTION,),
 )
 STEP3P5 = think_tags(
     "step3p5",
@@ -166,6 +177,7 @@ STEP3P5 = think_tags(
     starts_in_prompt=True,
     closers=(TOOL_CALL,),
     closer_follows=_TOOL_CALL_FOLLOWS,
+    call_starts=(BARE_FUNCTION,),
 )
 DEEPSEEK_V3 = think_tags(
     "deepseek_v3",
@@ -204,6 +216,8 @@ MIMO = think_tags(
     drop_later_ends=True,
     closers=(TOOL_CALL,),
     closer_follows=_TOOL_CALL_FOLLOWS,
+    # (its aliases' calls: Qwen3-Coder's bare function (nanbeige), dots', InternLM's (interns1))
+    call_starts=(BARE_FUNCTION, _dots.START, _internlm.ACTION_START),
 )
 POOLSIDE_V1 = think_tags(
     "poolside_v1",
@@ -232,6 +246,7 @@ GEMMA4 = ReasoningFormat(
     # a channel without the label line (vLLM's reading; SGLang keeps the marker in the reasoning)
     alt_starts=("<|channel>",),
     notes="The channel's label line ('thought' and its newline) is part of the start marker, not reasoning.",
+    call_starts=(_gemma4.START,),  # (a ``<channel|>`` in a call's string is its text)
 )
 APERTUS = ReasoningFormat(
     family="apertus",

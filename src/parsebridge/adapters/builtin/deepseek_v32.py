@@ -73,7 +73,7 @@ class DeepSeekV32ToolParser(InvokeToolParser):
     stream_class = DsmlStream
     _result = staticmethod(deepseek_v32.format_tool_result)
 
-    def string_valued(self, attrs: dict[str, str]) -> bool:
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
         return attrs.get("string", "").strip().lower() == "true"
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:

@@ -10,7 +10,9 @@ Format::
 
 MiniMax-M2's invoke layout in a ``<dots_function_call>`` block: any number of
 invokes per block, names with or without quotes, values typed by the tool
-schema (`schema_values`) with ONE leading and ONE trailing newline removed.
+schema (`schema_values`), every character between a value's tags its own (a
+trailing newline, a double space; under ``conventions="servers"`` the value is
+stripped of whitespace, as both servers read it).
 Malformed output follows the shared `tagged` machine (see minimax_m2). Under
 ``conventions="servers"``, as vLLM and SGLang both read it, a value with no declared
 schema stays a string (``42`` stays "42"), but the text ``null`` is null.
@@ -36,4 +38,14 @@ class DotsToolParser(TaggedCallParser):
     name = "dots"
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
     # (both servers keep an undeclared value a string, but read `null` as null first)
-    stream_flags = frozenset({"servers_untyped_strings", "servers_untyped_null"})
+    # (values inline: every character is the value's; both servers strip it, so "servers" does)
+    stream_flags = frozenset(
+        {
+            "servers_untyped_strings",
+            "servers_untyped_null",
+            "inline_values",
+            "servers_strips_values",
+            "servers_containers_are_text",
+            "servers_types_by_type",
+        }
+    )

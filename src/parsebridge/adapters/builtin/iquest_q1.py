@@ -23,3 +23,5 @@ class IQuestQ1ToolParser(TaggedCallParser):
 
     name = "iquest_q1"
     tags = Tags(START, END, param_open=KEY, param_name_close=KEY_END, value_open=VALUE, param_close=VALUE_END)
+    # (values inline, as GLM's: a trailing newline or a double space is the value's, as SGLang reads it)
+    stream_flags = frozenset({"inline_values"})

@@ -65,11 +65,11 @@ class KimiK3ToolParser(InvokeToolParser):
     )
     servers_bare_calls = False  # (both servers show a call outside a section as text)
 
-    def string_valued(self, attrs: dict[str, str]) -> bool:
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
         return attrs.get("type", "").strip() == "string"
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
-        if self.string_valued(attrs):
+        if self.string_valued(function, param, attrs):
             return text
         value = loads_or_none(text.strip())
         return text if is_invalid(value) else value

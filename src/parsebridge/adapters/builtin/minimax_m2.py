@@ -11,8 +11,9 @@ Format (MiniMax-M2 chat template)::
 
 One block holds any number of ``<invoke>`` calls. Names are the attribute's
 text without its quotes. Values are typed by the tool schema (`schema_values`;
-strings verbatim, other types written as JSON), with ONE leading and ONE
-trailing newline removed.
+strings verbatim, other types written as JSON); the template writes a value
+inline, so every character between its tags is the value's (a trailing newline,
+a double space), as vLLM reads it (SGLang strips the value).
 
 Malformed output (the shared `tagged` machine): a block whose first invoke
 has no readable name stays content verbatim up to ``</minimax:tool_call>``;
@@ -41,4 +42,12 @@ class MinimaxM2ToolParser(TaggedCallParser):
     name = "minimax_m2"
     tags = Tags(START, END, INVOKE, INVOKE_END, PARAM, param_close=PARAM_END)
     # (both servers drop a call to an undeclared tool, and keep an undeclared parameter's value a string)
-    stream_flags = frozenset({"servers_drops_undeclared", "servers_untyped_strings"})
+    # (values inline: every character between the tags is the value's, as vLLM reads it; SGLang strips it)
+    stream_flags = frozenset(
+        {
+            "servers_drops_undeclared",
+            "servers_untyped_strings",
+            "inline_values",
+            "servers_containers_are_text",
+        }
+    )

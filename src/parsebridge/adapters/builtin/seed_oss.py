@@ -9,8 +9,10 @@ Format (Seed-OSS chat template)::
     </seed:tool_call>
 
 Qwen3-Coder's layout in a ``<seed:tool_call>`` block; values are typed by
-the tool schema the same way (`schema_values`), with ONE leading and ONE trailing
-newline removed.
+the tool schema the same way (`schema_values`). The template writes a value
+inline, so every character between its tags is the value's (a trailing newline,
+a double space); under conventions="servers" ONE leading and ONE trailing
+newline are removed, as vLLM reads it (SGLang has no Seed-OSS parser).
 
 Malformed output (the shared `tagged` machine): a block without a readable
 ``<function=NAME>`` stays content verbatim up to ``</seed:tool_call>``; stray
@@ -33,3 +35,5 @@ class SeedOssToolParser(TaggedCallParser):
 
     name = "seed_oss"
     tags = Tags(START, END, FN, FN_END, PARAM, param_close=PARAM_END)
+    # (values inline: every character is the value's; vLLM, under "servers", trims one newline each side)
+    stream_flags = frozenset({"inline_values", "servers_trims_one_newline"})

@@ -11,8 +11,9 @@ Read by the shared invoke machine (`invoke`): the per-call wrapper
 (the TYPE, always "function", is not checked: SGLang skips a call whose type
 is not "function", vLLM does not look).
 
-Value rule (the text stripped, as both frameworks do): a parameter declared in
-`tools` with a type that includes "string" → the text; declared with another
+Value rule: a parameter declared in `tools` with a type that includes "string" →
+the text, every character of it (the template writes a value inline; under
+conventions="servers" stripped, as both frameworks strip it); declared with another
 type → ``json.loads`` of the text, or the boolean or null a Python literal
 (``True``/``False``/``None``) names where the type admits it (SGLang's
 ``literal_eval``; `schema_values.convert_value`), else the text itself;
@@ -20,6 +21,10 @@ undeclared (or no tools) → under conventions="servers" the text, as both serve
 read a parameter the request's `tools` do not declare (measured on vLLM 0.33 and
 SGLang 0.5.23: ``42`` stays "42"); under "lossless" JSON when the text is a JSON
 value, else the text.
+
+A value's own close tag with text after it, in a value declared a string, is
+its text where another close follows (`invoke`; under "servers" the first close
+ends it, as both servers read it).
 
 Malformed output: see `invoke` (unnamed invoke → content; a section without a
 named invoke → content; truncated → no call, its text is text: `whole_calls`).
@@ -53,6 +58,8 @@ class Step3Stream(InvokeStream):
 
     servers_whole_sections = True
     servers_untyped_strings = True
+    servers_strips_values = True
+    servers_types_by_type = True
 
 
 class Step3ToolParser(InvokeToolParser):
@@ -75,15 +82,22 @@ class Step3ToolParser(InvokeToolParser):
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        self.param_types = schema_types(self.tools)
+        by_type = self.conventions == SERVERS and self.stream_class.servers_types_by_type
+        self.param_types = schema_types(self.tools, infer=not by_type)
         self._untyped_text = self.conventions == SERVERS and self.stream_class.servers_untyped_strings
+        self._strips = self.conventions == SERVERS and self.stream_class.servers_strips_values
+
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
+        """Declared a string by the tool's schema."""
+        return "string" in self.param_types.get(function, {}).get(param, ())
 
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
-        text = text.strip()
+        if self._strips:
+            text = text.strip()  # ("lossless" keeps every character of a string)
         types = self.param_types.get(function, {}).get(param)
         if types:
             return convert_value(text, types)
         if self._untyped_text:
             return text
-        value = loads_or_none(text)
+        value = loads_or_none(text.strip())
         return text if is_invalid(value) else value

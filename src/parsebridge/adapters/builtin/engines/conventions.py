@@ -74,6 +74,10 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "servers_untyped_null": "where a value with no declared schema stays a string, the text `null` (in any "
     "case) is null even so",
     "servers_keeps_value_newlines": "a parameter value keeps the newlines the format writes around it",
+    "servers_trims_one_newline": "a value the format writes inline loses one leading and one trailing newline "
+    "(vLLM's reading; `lossless` keeps every character between its tags)",
+    "servers_strips_values": "a value loses the whitespace around it, as both servers strip it (`lossless` keeps "
+    "every character between its tags)",
     "servers_whole_sections": "a section's calls are shown once the section is closed; a section cut off by "
     "the end of output is text, markers included, and so is any section after the first",
     "servers_tag_ends_value": "a value ends at the first marker that may end it (the call's or the block's "
@@ -87,6 +91,10 @@ SERVERS_CALLS: Final[dict[str, str]] = {
     "tag is the value's text)",
     "servers_none_is_text": 'a Python `None` stays the text "None" where the schema allows null (`True` and '
     "`False` are booleans under both; `lossless` reads `None` as null)",
+    "servers_containers_are_text": "a Python list or dict literal (`['a', 'b']`) stays text where the schema "
+    "says array or object (`lossless` reads the array or object)",
+    "servers_types_by_type": "a value is typed by its schema's `type` only: an `enum`'s or `const`'s values "
+    '(`{"enum": [1, 2]}`) give it none (`lossless` types it by them)',
     "servers_doubled_start_no_call": "a block opened right after another start marker is no call (its text "
     "is left out like other markup)",
 }

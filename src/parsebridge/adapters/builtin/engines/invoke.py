@@ -73,6 +73,10 @@ class Dialect:
     unescape: bool = False
     #: markers around plain content that are dropped (Kimi K3's response channel)
     unwrap: tuple[str, ...] = ()
+    #: a value's text may hold CDATA sections, each running to `cdata_close` whatever tags it holds
+    #: (MiniCPM 5's ``<![CDATA[…]]>``; "": none; one never closed is text); `convert` unwraps them
+    cdata_open: str = ""
+    cdata_close: str = ""
 
     @property
     def markers(self) -> tuple[str, ...]:
@@ -119,6 +123,10 @@ class InvokeStream(SectionStream):
     servers_drops_undeclared: ClassVar[bool] = False
     #: ... and a value with no declared schema stays a string (the parser's `convert` reads it).
     servers_untyped_strings: ClassVar[bool] = False
+    #: ... and a value loses the whitespace around it (the parser's `convert` strips it).
+    servers_strips_values: ClassVar[bool] = False
+    #: ... and a value is typed by its schema's ``type`` only (the parser's `param_types`).
+    servers_types_by_type: ClassVar[bool] = False
     #: ... and a value ends at the first tag that may end it (the next parameter's head, the
     #: invoke's close), even where its own close follows; under "lossless" such a tag is the value's
     #: text where its close follows before the next section (a model writing about its format).
@@ -140,6 +148,9 @@ class InvokeStream(SectionStream):
         self._nparams = 0
         self._started = False  # a parameter tag was seen in the current call
         self._stray_ws: list[str] = []
+        #: Step-3: the open span holds a call's whole head (``<｜tool_call_begin｜>TYPE<｜tool_sep｜>``),
+        #: no invoke yet: at the end of output it is a cut-off call's text, not section structure.
+        self._headed = False
         wrapper = tuple(m for m in (d.head_begin, d.head_end, d.call_end) if m)
         section_end = (d.section_end,) if d.section_end else ()  # "": bare invokes only (MiniCPM 5)
         self._breakers = (*section_end, *d.section_begins, d.invoke_open, *wrapper)
@@ -150,7 +161,8 @@ class InvokeStream(SectionStream):
             bare = (d.invoke_open, d.head_begin)
             self._outside_markers = tuple(m for m in self._outside_markers if m not in bare)
         self._param_markers = (d.param_open, d.invoke_close, *self._breakers)
-        self._value_ends = (d.param_close, d.param_open, d.invoke_close)
+        cdata = (d.cdata_open,) if d.cdata_open else ()
+        self._value_ends = (d.param_close, d.param_open, d.invoke_close, *cdata)
         self._opaque_ends = (d.invoke_close, *self._breakers)
         self._head_ends = (d.head_end, *self._breakers) if d.head_end else ()
         drops = parser.conventions == SERVERS and self.servers_drops_undeclared and bool(parser.tools)
@@ -250,6 +262,7 @@ class InvokeStream(SectionStream):
                 self._pos = j
                 return False
             self._pos = j + (len(which) if which == d.head_end else 0)
+            self._headed = which == d.head_end
             self._state = _OUTSIDE
             return True
         if state in (_OPEN_TAG, _PARAM_TAG):
@@ -258,6 +271,8 @@ class InvokeStream(SectionStream):
             return self._params_step(buf, d)
         if state == _VALUE:
             stop, which = find_or_safe(buf, self._pos, self._value_ends, self._final)
+            if which is not None and which == d.cdata_open:
+                return self._cdata_step(buf, stop)
             if which is not None and self._pname is not None:
                 goes_on = self._value_goes_on(buf, stop, which)
                 if goes_on is None or goes_on >= 0:  # (held from the tag on / the tag is text)
@@ -287,6 +302,24 @@ class InvokeStream(SectionStream):
         self._state = _OUTSIDE
         return True
 
+    def _cdata_step(self, buf: str, at: int) -> bool:
+        """A CDATA section opens at `at` in a value: its text, tags included, is the value's up to its
+        close. Held from its opener until that close comes (the search goes on from `_vlook`); one
+        the end of output cuts off was no section: its opener is text and the value goes on."""
+        close, opener = self._d.cdata_close, self._d.cdata_open
+        look = self._vlook - self._base if self._vlook >= 0 else at + len(opener)
+        end = buf.find(close, look)
+        if end < 0 and not self._final:
+            self._value.append(buf[self._pos : at])
+            self._pos = at
+            self._vlook = self._base + max(look, len(buf) - len(close) + 1)
+            return False
+        stop = end + len(close) if end >= 0 else at + len(opener)
+        self._value.append(buf[self._pos : stop])
+        self._pos = stop
+        self._vlook = -1
+        return True
+
     def _value_goes_on(self, buf: str, at: int, which: str) -> int | None:
         """Whether the tag `which` at `at` ends the value: -1 where it does, the offset the value's
         text runs to where the tag is text, None while the text so far cannot tell. Another tag
@@ -296,7 +329,9 @@ class InvokeStream(SectionStream):
         close = self._d.param_close
         if which != close and self._tags_end_value:
             return -1
-        if which == close and (self._first_close_ends or not self.parser.string_valued(self._pattrs)):  # type: ignore[attr-defined]
+        if which == close and (
+            self._first_close_ends or not self.parser.string_valued(self._fn, self._pname, self._pattrs)  # type: ignore[attr-defined]
+        ):
             return -1
         look = self._vlook - self._base if self._vlook >= 0 else -1
         if which != close:
@@ -373,6 +408,7 @@ class InvokeStream(SectionStream):
             self._open_section()
         elif which == d.invoke_open:
             self._begin_span(self._pos - len(which))
+            self._headed = False
             self._tag.clear()
             self._state = _OPEN_TAG
         elif which == d.head_begin:
@@ -390,7 +426,9 @@ class InvokeStream(SectionStream):
 
     def _at_end(self) -> None:
         if not self._in_call:
-            if self._state == _OUTSIDE:
+            if self._state == _OUTSIDE and self._headed and self._span is not None:
+                self._reject(self._pos)  # (a call's head the end of output cut off: its text is text)
+            elif self._state == _OUTSIDE:
                 self._drop_named_section()
             return
         if self._state == _VALUE:
@@ -413,9 +451,9 @@ class InvokeToolParser(BuiltinToolParser):
     def convert(self, function: str, param: str, attrs: dict[str, str], text: str) -> Any:
         raise NotImplementedError
 
-    def string_valued(self, attrs: dict[str, str]) -> bool:
-        """Whether a parameter's tag says its value is a string (where a close tag with text after
-        it may be the value's text: `InvokeStream._value_goes_on`)."""
+    def string_valued(self, function: str, param: str, attrs: dict[str, str]) -> bool:
+        """Whether a parameter's value is a string, by its tag or by the tool's schema (where a
+        close tag with text after it may be the value's text: `InvokeStream._value_goes_on`)."""
         return False
 
     def has_tool_calls(self, text: str) -> bool:

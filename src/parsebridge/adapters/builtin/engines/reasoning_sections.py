@@ -12,10 +12,15 @@ little more, and all of it is data on their `ReasoningFormat`:
   says, per closer, what follows one that opens a call (else it is text);
 * ``content_wrappers`` — markers around the answer that are not content
   (Hunyuan's ``<answer>``, ERNIE's ``<response>``, Cohere's ``<|START_TEXT|>``);
+  with ``json_calls``, one inside a JSON string of a tool call (after a closer)
+  is the call's text (`CallStrings`);
 * ``drop_stray_end`` — a reply that did not think may open with a bare end
   marker the template left behind (MiniMax-M3): it is dropped;
 * ``drop_later_ends`` — end markers after the one that closed reasoning are
-  dropped from the content (vLLM's reading for Qwen3, GLM, Kimi-K2 and others).
+  dropped from the content (vLLM's reading for Qwen3, GLM, Kimi-K2 and others),
+  up to the first tool call (a closer, or a ``call_starts`` marker: Mistral's
+  ``[TOOL_CALLS]``, Gemma's ``<|tool_call>``, Qwen3-Coder's bare ``<function=``):
+  in a call one is a value's text.
 
 Rules (shared with the think-tag parser, so both read a plain pair alike):
 leading whitespace and one start marker are consumed when the output opens
@@ -127,6 +132,87 @@ def unwrap(text: str, wrappers: Markers) -> str:
         pos = at + len(marker)
 
 
+class CallStrings:
+    """Where the JSON strings of a tool section's calls are, fed its text in order: a wrapper marker
+    inside one is the call's text (a model documenting its format), one outside them a wrapper.
+    A string counts only inside brackets (a call's object or list), so prose after the section,
+    with a stray quote, still loses its wrappers."""
+
+    def __init__(self) -> None:
+        self.in_str = False
+        self.esc = False
+        self.depth = 0
+
+    def unwrap(self, text: str, wrappers: Markers, final: bool) -> tuple[str, int]:
+        """(`text` without the wrappers outside strings, how much of it was read): not final, the
+        reading stops where a wrapper may still begin, and goes on from there next time."""
+        out: list[str] = []
+        start = i = 0
+        n = len(text)
+        firsts = wrappers._firsts
+        while i < n:
+            c = text[i]
+            if self.in_str:
+                if self.esc:
+                    self.esc = False
+                elif c == "\\":
+                    self.esc = True
+                elif c == '"':
+                    self.in_str = False
+            elif c in firsts and (marker := wrappers.opens(text, i)):
+                out.append(text[start:i])
+                i = start = i + len(marker)
+                continue
+            elif c in firsts and not final and wrappers.could_open(text[i:]):
+                break  # (held: a wrapper may begin here)
+            elif c == '"':
+                self.in_str = self.depth > 0
+            elif c in "[{":
+                self.depth += 1
+            elif c in "]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        out.append(text[start:i])
+        return "".join(out), i
+
+
+class CallValues:
+    """Where a tool section's values are, where they lie between an open and a close marker
+    (`value_spans`: Kimi K3's ``<|open|>argument…<|close|>argument<|sep|>``), fed its text in
+    order: a wrapper marker inside one is the value's text, one outside them a wrapper."""
+
+    def __init__(self, spans: Sequence[tuple[str, str]]) -> None:
+        self.closes = dict(spans)
+        self.opens = Markers(tuple(self.closes))
+        self.awaited: str | None = None  # in a value: its close marker
+
+    def unwrap(self, text: str, wrappers: Markers, final: bool) -> tuple[str, int]:
+        """As `CallStrings.unwrap`."""
+        out: list[str] = []
+        i = 0
+        both = Markers((*wrappers.texts, *self.opens.texts))
+        while True:
+            if self.awaited is not None:
+                end = text.find(self.awaited, i)
+                if end == -1:
+                    stop = len(text) if final else Markers((self.awaited,)).hold_from(text[i:]) + i
+                    out.append(text[i:stop])
+                    return "".join(out), stop
+                out.append(text[i : end + len(self.awaited)])
+                i, self.awaited = end + len(self.awaited), None
+                continue
+            at, marker = both.find(text, i)
+            hold = len(text) if final else both.hold_from(text[i:]) + i
+            if at == -1 or at >= hold:
+                out.append(text[i:hold])
+                return "".join(out), hold
+            out.append(text[i:at])
+            i = at + len(marker)
+            if marker in self.closes:
+                out.append(marker)
+                self.awaited = self.closes[marker]
+
+
 class SectionReasoningParser(FormatReasoningParser):
     """Reasoning described by a `ReasoningFormat` (subclasses set `format` and `name`)."""
 
@@ -149,12 +235,22 @@ class SectionReasoningParser(FormatReasoningParser):
         #: format whose servers keep them as reasoning: `servers_keep_repeated_start`)
         self.skips_repeats = not (servers and fmt.servers_keep_repeated_start)
         #: once an end marker closed reasoning, later (stray) end markers leave the content too, up to
-        #: the tool section a closer opens (`drops_to`): an end marker in it is a call's text
+        #: the tool section a closer (or another call start: `call_starts`) opens (`drops_to`): an end
+        #: marker in it is a call's text
         self.drops = Markers((*fmt.content_wrappers, *ends)) if fmt.drop_later_ends else self.wrappers
-        self.closer_set = frozenset(fmt.closers) if fmt.drop_later_ends else frozenset()
+        #: ... and, where the calls are JSON (`json_calls`), a wrapper inside one of their strings is
+        #: their text: wrappers leave a tool section only outside its strings (`CallStrings`)
+        self.json_calls = bool(fmt.json_calls or fmt.value_spans) and bool(self.wrappers.texts)
+        sections = fmt.drop_later_ends or self.json_calls
+        calls = [m for m in (*fmt.closers, *fmt.call_starts) if m not in self.wrappers.texts]
+        self.closer_set = frozenset(calls) if sections else frozenset()
         #: closers that end reasoning only where a call's start follows them (`closer_follows`)
         self.follows = {closer: re.compile(pattern) for closer, pattern in fmt.closer_follows}
         self.drops_to = Markers((*self.drops.texts, *self.closer_set)) if self.closer_set else self.drops
+        #: ... and with no end marker before the content, only wrappers leave it (up to a tool section)
+        self.wraps_to = (
+            Markers((*self.wrappers.texts, *self.closer_set)) if self.json_calls else self.wrappers
+        )
 
     def parse(
         self, text: str, *, reasoning_started: bool | None = None, prompt: str | None = None
@@ -166,7 +262,7 @@ class SectionReasoningParser(FormatReasoningParser):
             stray = self.ends.opens(text, lead) if self.format.drop_stray_end and not started else ""
             if stray or not started:
                 rest = text[lead + len(stray) :] if stray else text
-                return make_reasoning_result(None, unwrap(rest, self.wrappers) or None, None)
+                return make_reasoning_result(None, self._unwrapped(rest, self.wraps_to) or None, None)
         begin = lead + len(opener) if opener else 0
         while opener and self.skips_repeats and (again := self.starts.opens(text, begin)):
             begin += len(again)  # a start marker repeated right after the opener
@@ -179,7 +275,7 @@ class SectionReasoningParser(FormatReasoningParser):
         else:
             end = at + len(stop) if closed_by_end else at
             reasoning, rest = text[begin:at], text[end:]
-        content = (self._later(rest) if closed_by_end else unwrap(rest, self.wrappers)) or None
+        content = self._unwrapped(rest, self.drops_to if closed_by_end else self.wraps_to) or None
         if not reasoning:
             return make_reasoning_result(None, content, None)
         end_marker = stop if closed_by_end else None
@@ -203,15 +299,24 @@ class SectionReasoningParser(FormatReasoningParser):
             return None if not final else self.ends.find(window)[0] == -1
         return not window.strip()
 
-    def _later(self, rest: str) -> str:
-        """The content after the end marker: later end markers dropped up to the first closer (a
-        tool section: from there on only the wrappers leave it)."""
-        at, closer = self.drops_to.find(rest, 0)
+    def _unwrapped(self, rest: str, markers: Markers) -> str:
+        """The content `rest` without the `markers` (wrappers, and later end markers after the one
+        that closed reasoning: `drops_to`) up to the first tool call (a closer), and from there on
+        without the wrappers (outside its JSON strings, where the format's calls are JSON)."""
+        at, closer = markers.find(rest, 0)
         while at != -1 and closer not in self.closer_set:
-            at, closer = self.drops_to.find(rest, at + len(closer))
+            at, closer = markers.find(rest, at + len(closer))
         if at == -1:
-            return unwrap(rest, self.drops)
-        return unwrap(rest[:at], self.drops) + unwrap(rest[at:], self.wrappers)
+            return unwrap(rest, markers)
+        if not self.json_calls:
+            return unwrap(rest[:at], markers) + unwrap(rest[at:], self.wrappers)
+        body = rest[at + len(closer) :]
+        return unwrap(rest[:at], markers) + closer + self.call_reader().unwrap(body, self.wrappers, True)[0]
+
+    def call_reader(self) -> CallStrings | CallValues:
+        """What tells a tool section's values from its wrappers (`json_calls`, `value_spans`)."""
+        spans = self.format.value_spans
+        return CallValues(spans) if spans else CallStrings()
 
     def stream(self, *, reasoning_started: bool | None = None, prompt: str | None = None) -> SectionStream:
         return SectionStream(self, self.is_started(reasoning_started, prompt))
@@ -238,6 +343,8 @@ class SectionStream(ReasoningStreamBase):
         self._reasoning: list[str] = [] if self._acc.keeps_history else Discarded()
         self._fresh = False  # right after the opener: a repeated start marker is consumed
         self._in_section = False  # a closer came after the end marker: no later end marker is dropped
+        #: In the section, where its calls' JSON strings are (`json_calls`).
+        self._strings = parser.call_reader() if parser.json_calls else None
 
     def pending_text(self) -> str:
         return self._held
@@ -263,7 +370,7 @@ class SectionStream(ReasoningStreamBase):
                 self._pos += len(text)
                 self._reasoning.append(text)
                 return delta_of("", text, [])
-            if self._phase == "content" and self._content_markers().absent(text):
+            if self._phase == "content" and self._content_markers().absent(text) and not self._tracks(text):
                 self._pos += len(text)
                 return delta_of(text, "", [])
         self._held += text
@@ -271,8 +378,14 @@ class SectionStream(ReasoningStreamBase):
 
     def _content_markers(self) -> Markers:
         """What leaves the content: wrapper markers, and later end markers once one closed reasoning
-        (up to a closer: `drops_to` finds those too, and `_scan_content` keeps them)."""
-        return self._p.drops_to if self._end_marker is not None and not self._in_section else self._p.wrappers
+        (up to a closer: `drops_to` and `wraps_to` find those too, and `_scan_content` keeps them)."""
+        if self._in_section:
+            return self._p.wrappers
+        return self._p.drops_to if self._end_marker is not None else self._p.wraps_to
+
+    def _tracks(self, text: str) -> bool:
+        """In a tool section whose strings are tracked, `text` may open or close one (the step reads it)."""
+        return self._in_section and self._strings is not None and bool(text)
 
     def _flush(self) -> StreamDelta:
         delta = self._step(final=True)
@@ -357,6 +470,11 @@ class SectionStream(ReasoningStreamBase):
             return self._take(len(self._held))
         out: list[str] = []
         while True:
+            if self._in_section and self._strings is not None:  # (wrappers outside its strings)
+                kept, used = self._strings.unwrap(self._held, wrappers, final)
+                self._take(used)
+                out.append(kept)
+                return "".join(out)
             held = self._held
             at, marker = wrappers.find(held)
             hold = len(held) if final else wrappers.hold_from(held)

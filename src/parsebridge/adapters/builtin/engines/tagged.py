@@ -141,7 +141,8 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._tag_ends = tuple(m for m in self._value_ends_of(cls) if m != cls.param_close and m != key)
         self._close_text = not (servers and cls.servers_first_close_ends_value)
         self._python_none = not (servers and cls.servers_none_is_text)
-        self._keeps_newlines = servers and cls.servers_keeps_value_newlines
+        self._python_containers = not (servers and cls.servers_containers_are_text)
+        self._trim = self._trim_of(cls, servers)
         self._doubled_no_call = servers and cls.servers_doubled_start_no_call
         drops = servers and cls.servers_drops_undeclared and bool(parser.tools)
         self._declared: frozenset[str] | None = frozenset(self._types_by_fn) if drops else None
@@ -163,6 +164,18 @@ class TaggedCallStream(TaggedValues, BuiltinToolStream):
             self._opaque_ends,
             self._verbatim,
         ) = derived
+
+    @staticmethod
+    def _trim_of(cls: type[TaggedCallStream], servers: bool) -> str:
+        """What is trimmed around a value (`tagged_values._value`): "newline" (one each side), "strip"
+        (all whitespace) or "" (nothing: the value is every character between its tags)."""
+        if servers and cls.servers_strips_values:
+            return "strip"
+        if servers and cls.servers_trims_one_newline:
+            return "newline"
+        if cls.inline_values or (servers and cls.servers_keeps_value_newlines):
+            return ""
+        return "newline"
 
     @staticmethod
     def _value_ends_of(cls: type[TaggedCallStream]) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ....formats import tool_format
 from ....protocol.parsers import ToolSpec
+from .conventions import SERVERS
 from .scan import BuiltinToolStream
 from .schema_values import schema_types
 from .tagged import TaggedCallStream
@@ -72,4 +73,6 @@ class TaggedCallParser(BuiltinToolParser):
 
     def __init__(self, tools: Sequence[ToolSpec] | None = None, **options: Any) -> None:
         super().__init__(tools, **options)
-        self.param_types = schema_types(self.tools)
+        # (where both servers type a value by its schema's `type` only, "servers" does too)
+        by_type = self.conventions == SERVERS and getattr(self.stream_class, "servers_types_by_type", False)
+        self.param_types = schema_types(self.tools, infer=not by_type)

@@ -27,8 +27,10 @@ conventions="servers" the first close tag ends the value, as both servers' patte
 
 Whitespace: a format whose template writes each value on lines of its own (Qwen3-Coder:
 ``<parameter=P>\\nVALUE\\n</parameter>``) has ONE leading and ONE trailing newline removed
-(unless `inline_values`); a format that writes values inline (GLM's ``<arg_value>V</arg_value>``)
-keeps every character, trailing newlines and double spaces included.
+(unless `inline_values`); a format that writes values inline (GLM's ``<arg_value>V</arg_value>``,
+MiniMax-M2's and Seed-OSS's ``<parameter…>V</parameter>``) keeps every character, trailing
+newlines and double spaces included, but where both servers trim such a value (under
+conventions="servers": `servers_trims_one_newline`, `servers_strips_values`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ class TaggedValues:
     #: the tags is the value. Else its template writes a newline after a value's open tag and
     #: before its close tag, and ONE of each is not part of the value.
     inline_values: ClassVar[bool] = False
+    #: Under conventions="servers", an inline value loses ONE leading and ONE trailing newline even
+    #: so (vLLM's reading of Seed-OSS, the one server with a parser for it).
+    servers_trims_one_newline: ClassVar[bool] = False
+    #: Under conventions="servers", a value loses all whitespace around it (both servers strip it).
+    servers_strips_values: ClassVar[bool] = False
     #: Under conventions="servers", as both servers read the format (their patterns stop at the
     #: first such tag): another tag the format may end an unclosed value with ends the value
     #: wherever it stands, a close tag after it or not (under "lossless" it is text there).
@@ -65,6 +72,12 @@ class TaggedValues:
     #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
     #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
     servers_none_is_text: ClassVar[bool] = False
+    #: ... and a Python list or dict literal (``['a', 'b']``) stays text where the schema says array or
+    #: object (both servers read only JSON there); under "lossless" it is the array or object.
+    servers_containers_are_text: ClassVar[bool] = False
+    #: ... and a value is typed by its schema's ``type`` only (an ``enum``'s or ``const``'s values
+    #: give none: `schema_values.schema_types`), as both servers read it.
+    servers_types_by_type: ClassVar[bool] = False
 
     # (the machine's state this half reads and writes; set by `TaggedCallStream.__init__`)
     _buf: str
@@ -76,7 +89,7 @@ class TaggedValues:
     _state: int
     _opened: bool
     _closed: bool
-    _keeps_newlines: bool
+    _trim: str
     _types: dict[str, frozenset[str]]
     _untyped: frozenset[str] | None
     _vtypes: frozenset[str] | None
@@ -89,6 +102,7 @@ class TaggedValues:
     _tag_ends: tuple[str, ...]
     _close_text: bool
     _python_none: bool
+    _python_containers: bool
     _value_ends: tuple[str, ...]
     _verbatim: Any
     _raw_kept: list[str]
@@ -168,16 +182,23 @@ class TaggedValues:
     def _value(self, piece: str) -> None:
         if not piece:
             return
-        trims = not (self.inline_values or self._keeps_newlines)
+        trim = self._trim
         if self._vfirst:
-            self._vfirst = False
-            if trims and piece.startswith("\n"):
-                piece = piece[1:]
+            if trim == "strip":
+                piece = piece.lstrip()  # (the value has not begun while only whitespace came)
+                self._vfirst = not piece
+            else:
+                self._vfirst = False
+                if trim == "newline" and piece.startswith("\n"):
+                    piece = piece[1:]
         piece = self._vheld + piece
         self._vheld = ""
-        if trims and piece.endswith("\n"):
+        if trim == "newline" and piece.endswith("\n"):
             piece, self._vheld = piece[:-1], "\n"
-        self._vfast = not self._vheld and self._span is None
+        elif trim == "strip":
+            body = piece.rstrip()
+            piece, self._vheld = body, piece[len(body) :]
+        self._vfast = not self._vheld and self._span is None and trim != "strip"
         if not piece:
             return
         if self._vstream:
@@ -192,7 +213,9 @@ class TaggedValues:
         if self._vstream:
             self._args('"', hold_ws=False)  # type: ignore[attr-defined]
         else:
-            value = convert_value("".join(self._vparts), self._vtypes, self._python_none)
+            value = convert_value(
+                "".join(self._vparts), self._vtypes, self._python_none, self._python_containers
+            )
             self._vparts = []
             self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
         self._state = self._params_state  # type: ignore[attr-defined]
