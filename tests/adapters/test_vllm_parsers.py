@@ -188,7 +188,8 @@ def test_stream_token_ids_that_are_not_ids_are_the_callers_mistake(
     ):
         stream.feed("Hello", ids)  # type: ignore[arg-type]
     stream.feed("Hello ")
-    stream.feed(TOOL_TEXT)
+    for i in range(0, len(TOOL_TEXT), 4):  # (older vLLMs miss a whole call given in one delta)
+        stream.feed(TOOL_TEXT[i : i + 4])
     result = stream.finish()
     assert [c.name for c in result.tool_calls] == ["get_weather"]
     assert "Hello" in (result.content or "") and "<tool_call>" not in (result.content or "")
