@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _probe_servers import free_port, recording_server, run_probe, url_of
+from _probe_servers import free_port, json_reply, recording_server, run_probe, sse_reply, url_of
 
 from parsebridge.probe.http import Endpoint, ProbeUsageError, endpoint_from, is_loopback
 
@@ -64,6 +64,36 @@ def test_the_key_goes_to_the_endpoint_only_and_is_never_printed(
     assert code == 1 and seen.seen == [("/v1/chat/completions", f"Bearer {KEY}")] * 2
     assert KEY not in json.dumps(report) + err
     assert report["results"][0]["checks"]["answer"]["detail"] == "HTTP 500: bad key Bearer ***"
+
+
+CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+RIGHT = {
+    "oneshot": json_reply(
+        {"choices": [{"index": 0, "message": {"tool_calls": [CALL]}, "finish_reason": "tool_calls"}]}
+    ),
+    "stream": sse_reply(
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, **CALL}]}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ),
+}
+
+
+def test_a_server_that_dies_after_the_first_answer_fails_those_rows_and_the_report_stays(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """Only the first request's silence means an unusable endpoint; before, a later timeout or
+    dropped connection (a server that hangs or dies on one scenario) ended the run with exit 2 and
+    no report, as if the endpoint could not be used at all."""
+    server, _ = recording_server(replies=RIGHT, answers=1)
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--save", str(tmp_path / "out.jsonl")]
+    code, report, err = run_probe(*args, "--scenario", "single-call", "--scenario", "parallel-calls")
+    assert code == 1 and report is not None, err
+    status = {(r["scenario"], r["mode"]): r["checks"]["answer"] for r in report["results"]}
+    assert status.pop(("single-call", "oneshot"))["status"] == "pass"
+    assert len(status) == 3 and all(s["status"] == "fail" for s in status.values())
+    assert all(s["detail"].startswith("no answer: ") for s in status.values())
+    assert report["reread"]["unavailable"][0].startswith("single-call: asked with logprobs, no answer: ")
 
 
 def test_redirects_are_not_followed(

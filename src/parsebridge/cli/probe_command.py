@@ -40,8 +40,9 @@ exit status:
        reading of the model's raw output)
   2    usage error (a misspelt --parser, --reasoning-parser or --backends, a --save path
        in no directory, a --tokenizer that does not load: checked before any request), or
-       the endpoint cannot be used: unreachable, a redirect, the key refused (401/403), no
-       such route or model (404)
+       the endpoint cannot be used on the first request: unreachable, a redirect, the key
+       refused (401/403), no such route or model (404); a later request with no answer (a
+       timeout, a dropped connection) fails its row instead
   130  interrupted (Ctrl-C)
 
 the API key is read only from the environment variable --api-key-env names, sent only to

@@ -20,7 +20,7 @@ from typing import Any
 
 from .assemble import Reading, first_choice, from_message
 from .checks import shape
-from .http import Endpoint
+from .http import Answer, Endpoint, EndpointUnreachable
 from .run import ROUTE, Row
 
 
@@ -80,20 +80,11 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
     out = RawOutput(row.scenario.name)
     body = row.scenario.body(endpoint.model, stream=False, max_tokens=max_tokens, seed=seed)
     body.update(logprobs=True, top_logprobs=0)
-    if tokenizer is not None:
-        # vLLM and Dynamo give each token as its id (token_id:N); vLLM and SGLang add the prompt's
-        # ids (return_token_ids / return_prompt_token_ids). A server that refuses a field it does
-        # not know is asked again with logprobs only.
-        extras = {
-            "return_tokens_as_token_ids": True,
-            "return_token_ids": True,
-            "return_prompt_token_ids": True,
-        }
-        answer = endpoint.post(ROUTE, {**body, **extras})
-        if answer.status == 400:
-            answer = endpoint.post(ROUTE, {**body, "return_tokens_as_token_ids": True})
-    else:
-        answer = endpoint.post(ROUTE, body)
+    try:
+        answer = _asked(endpoint, body, with_ids=tokenizer is not None)
+    except EndpointUnreachable as exc:  # (the server hung or died on this one: the others still count)
+        out.why_not = endpoint.redact(f"asked with logprobs, no answer: {exc}")
+        return out
     if answer.status != 200:
         out.why_not = endpoint.redact(f"HTTP {answer.status} with logprobs: {answer.error_text()}")
         return out
@@ -127,6 +118,24 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
         out.why_not = "asked again, the server answered differently (not deterministic at temperature 0)"
         out.text = None
     return out
+
+
+def _asked(endpoint: Endpoint, body: dict[str, Any], *, with_ids: bool) -> Answer:
+    """The logprobs request (`with_ids`: asking for token ids too, for the model's tokenizer)."""
+    if not with_ids:
+        return endpoint.post(ROUTE, body)
+    # vLLM and Dynamo give each token as its id (token_id:N); vLLM and SGLang add the prompt's
+    # ids (return_token_ids / return_prompt_token_ids). A server that refuses a field it does
+    # not know is asked again with logprobs only.
+    extras = {
+        "return_tokens_as_token_ids": True,
+        "return_token_ids": True,
+        "return_prompt_token_ids": True,
+    }
+    answer = endpoint.post(ROUTE, {**body, **extras})
+    if answer.status == 400:
+        answer = endpoint.post(ROUTE, {**body, "return_tokens_as_token_ids": True})
+    return answer
 
 
 def _prompt_ids(body: Any, choice: Any) -> list[int] | None:

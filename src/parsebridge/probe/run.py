@@ -3,7 +3,10 @@
 `probe` returns a `ProbeReport`: one `Row` per scenario and mode with each check's outcome and
 the answer the client assembled. The endpoint not answering at all, refusing the key (401/403)
 or not knowing the route or model (404) on the first request stops the run with
-`EndpointUnreachable`/`ProbeUsageError` (exit 2): nothing after it could pass.
+`EndpointUnreachable`/`ProbeUsageError` (exit 2): nothing after it could pass. A later request
+that gets no answer (a timeout, a dropped connection: the server hung or died on that scenario)
+is that row's failure, and the run goes on: the server answered before, so it is the server's
+fault there, and the other rows are still worth having.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from .._version import __version__
 from .assemble import Reading, from_events, from_message
 from .checks import CHECKS, FAIL, Outcome, evaluate
-from .http import Answer, Endpoint, ProbeUsageError
+from .http import Answer, Endpoint, EndpointUnreachable, ProbeUsageError
 from .scenarios import Scenario
 
 MODES = ("oneshot", "stream")
@@ -144,7 +147,12 @@ def probe(
         for scenario in scenarios:
             if progress is not None:
                 progress(f"{scenario.name} ({mode})")
-            answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+            try:
+                answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+            except EndpointUnreachable as exc:
+                if first:
+                    raise
+                answer, reading = Answer(0), Reading(mode, problem=f"no answer: {exc}")
             if first:
                 _refused(endpoint, answer)
                 first = False
