@@ -63,6 +63,17 @@ def test_a_right_stream_passes() -> None:
         ),
         (_stream(_call(0, None, "get_weather", '{"city": "Paris"}')), "ids", "has no id"),
         (
+            _stream(_call(0, "c1", "get_weather", '{"city": '), _call(0, "c1", args='"Paris"}')),
+            "ids",
+            "its id 'c1' came in 2 deltas; clients that join a call's delta strings (the openai "
+            "package's stream helper) read 'c1c1'",
+        ),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city": '), _call(0, None, "get_weather", '"Paris"}')),
+            "name-first",
+            "read 'get_weatherget_weather'",
+        ),
+        (
             _stream(_call(0, "c1", None, '{"city": '), _call(0, None, "get_weather", '"Paris"}')),
             "name-first",
             "arguments at event 2",

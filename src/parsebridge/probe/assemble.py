@@ -38,6 +38,11 @@ class CallTrace:
     arguments: str = ""
     #: Arguments that came as a JSON object instead of a string (a client expects a string).
     arguments_not_string: bool = False
+    #: How many deltas gave the call a (non-empty) id, and a name: OpenAI sends each in the
+    #: call's first delta only, and clients that join a call's delta strings (the openai
+    #: package's stream helper) read a repeated id or name doubled.
+    id_deltas: int = 0
+    name_deltas: int = 0
     name_event: int | None = None
     args_event: int | None = None
 
@@ -273,11 +278,14 @@ def _merge_call(
         trace = by_index[index] = CallTrace(index=index)
     where = f"event {number}'s call {index}"
     call_id = _identifier(reading, part, "id", where, null_ok=True)
-    if call_id and call_id not in trace.ids:
-        trace.ids.append(call_id)
+    if call_id:
+        trace.id_deltas += 1
+        if call_id not in trace.ids:
+            trace.ids.append(call_id)
     fn = _function(reading, part, where)
     name = _identifier(reading, fn, "name", f"{where} function", null_ok=True)
     if name:
+        trace.name_deltas += 1
         if name not in trace.names:
             trace.names.append(name)
         if trace.name_event is None:

@@ -24,8 +24,10 @@ CHECKS: dict[str, str] = {
     "message is an object; a text/event-stream of chunk objects ending in [DONE]; content a string "
     "or null; each call's id and name a string)",
     "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
-    "ids": "every call has exactly one id, never changed, and no two calls share one",
-    "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",
+    "ids": "every call has exactly one id, never changed nor repeated in a later delta, and no two "
+    "calls share one",
+    "name-first": "a call's name (exactly one, in one delta) arrives with or before its first argument "
+    "fragment",
     "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
     "validates against the tool's schema, and the name is one of the tools offered",
     "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag) in content, "
@@ -82,6 +84,15 @@ def check_index(reading: Reading) -> Outcome:
     return _fail("; ".join(reading.index_problems[:3])) if reading.index_problems else _ok()
 
 
+def _repeated(what: str, value: str, deltas: int) -> str:
+    """Why an id or a name sent again in later deltas fails: what a client then reads."""
+    joined = value * min(deltas, 3) + ("..." if deltas > 3 else "")
+    return (
+        f"its {what} {value!r} came in {deltas} deltas; clients that join a call's delta strings "
+        f"(the openai package's stream helper) read {joined!r} (send it in the call's first delta only)"
+    )
+
+
 def check_ids(reading: Reading) -> Outcome:
     seen: dict[str, int] = {}
     for call in reading.calls:
@@ -89,6 +100,8 @@ def check_ids(reading: Reading) -> Outcome:
             return _fail(f"call {call.index} has no id")
         if len(call.ids) > 1:
             return _fail(f"call {call.index} changed its id: {' then '.join(call.ids[:3])}")
+        if call.id_deltas > 1:
+            return _fail(f"call {call.index}: {_repeated('id', call.ids[0], call.id_deltas)}")
         if call.ids[0] in seen:
             return _fail(f"calls {seen[call.ids[0]]} and {call.index} share the id {call.ids[0]!r}")
         seen[call.ids[0]] = call.index
@@ -101,6 +114,8 @@ def check_name_first(reading: Reading) -> Outcome:
             return _fail(f"call {call.index} has no name")
         if len(call.names) > 1:
             return _fail(f"call {call.index} was named {' then '.join(map(repr, call.names[:3]))}")
+        if call.name_deltas > 1:
+            return _fail(f"call {call.index}: {_repeated('name', call.name, call.name_deltas)}")
         late = call.name_event is None or (call.args_event or 0) < call.name_event
         if reading.mode == "stream" and call.args_event is not None and late:
             return _fail(
