@@ -198,3 +198,14 @@ def test_the_reread_section_tells_the_named_spec_from_other_backends() -> None:
     assert report.reread_differs
     report.reread["differences"] = report.reread["differences"][1:]
     assert not report.reread_differs
+
+
+def test_arguments_sent_as_an_object_fail_that_check_only() -> None:
+    """Streamed arguments given as a JSON object were dropped from the assembled call, so the
+    stream also failed same-shape ("streamed [('get_weather', [])]") for arguments it did send."""
+    call = {"id": "c1", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+    message = {"choices": [{"message": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]}
+    stream = _stream(_event({"tool_calls": [{"index": 0, **call}]}))
+    out = evaluate(SINGLE, from_events(stream), from_message(message))
+    assert {k for k, o in out.items() if o.status == "fail"} == {"arguments"}
+    assert "not a string" in out["arguments"].detail

@@ -291,9 +291,12 @@ def _merge_call(
         if trace.name_event is None:
             trace.name_event = number
     args = fn.get("arguments")
-    if isinstance(args, str) and args:
+    if args is not None and not isinstance(args, str):
+        # named by the arguments check, and kept as their JSON (as `from_message` keeps them) so
+        # the other checks compare what came, not an empty call
+        trace.arguments_not_string = True
+        args = json.dumps(args, ensure_ascii=False)
+    if args:
         trace.arguments += args
         if trace.args_event is None:
             trace.args_event = number
-    elif args is not None and not isinstance(args, str):
-        trace.arguments_not_string = True
