@@ -10,6 +10,7 @@ import io
 import json
 import os
 import socket
+import socketserver
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,34 @@ def recording_server(
     server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, handler
+
+
+class _Trickle(socketserver.BaseRequestHandler):
+    """Reads a request, sends `head`, then one byte every `every` seconds for `seconds` seconds."""
+
+    head: ClassVar[bytes] = b""
+    every: ClassVar[float] = 0.2
+    seconds: ClassVar[float] = 8.0
+
+    def handle(self) -> None:
+        self.request.recv(65536)
+        with contextlib.suppress(OSError):  # (the client may cut the connection: what is tested)
+            self.request.sendall(self.head)
+            end = time.monotonic() + self.seconds
+            while time.monotonic() < end:
+                time.sleep(self.every)
+                self.request.sendall(b" ")
+
+
+def trickling_server(head: bytes) -> socketserver.ThreadingTCPServer:
+    """A server on 127.0.0.1 that answers every request with `head` and then a space now and then,
+    never finishing the answer: each read gets a byte, so only a deadline for the whole answer ends
+    it. Shut it down with ``shutdown()`` and ``server_close()``."""
+    handler = type("Handler", (_Trickle,), {"head": head})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def url_of(server: http.server.HTTPServer) -> str:

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import http.server
 import json
+import time
 from pathlib import Path
 
 import pytest
-from _probe_servers import free_port, json_reply, recording_server, run_probe, sse_reply, url_of
+from _probe_servers import (
+    free_port,
+    json_reply,
+    recording_server,
+    run_probe,
+    sse_reply,
+    trickling_server,
+    url_of,
+)
 
-from parsebridge.probe.http import Endpoint, ProbeUsageError, endpoint_from, is_loopback
+from parsebridge.probe.http import Endpoint, EndpointUnreachable, ProbeUsageError, endpoint_from, is_loopback
 
 KEY = "sk-probe-secret-0123456789"
 
@@ -94,6 +103,32 @@ def test_a_server_that_dies_after_the_first_answer_fails_those_rows_and_the_repo
     assert len(status) == 3 and all(s["status"] == "fail" for s in status.values())
     assert all(s["detail"].startswith("no answer: ") for s in status.values())
     assert report["reread"]["unavailable"][0].startswith("single-call: asked with logprobs, no answer: ")
+
+
+@pytest.mark.parametrize("mode", ["oneshot", "stream"])
+def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
+    """Each read got a byte in time, so the per-read timeout never fired: a non-streamed answer
+    waited as long as the server trickled, and so did a stream whose line never ended (a stream
+    of Connection: close took its socket out of reach of any check), past the documented deadline."""
+    head = "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nConnection: close\r\n{}\r\n"
+    if mode == "stream":
+        server = trickling_server(head.format("text/event-stream", "").encode() + b"data: {")
+    else:
+        server = trickling_server(head.format("application/json", "Content-Length: 1000\r\n").encode())
+    try:
+        endpoint = Endpoint(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", timeout=1, deadline=1.5)
+        began = time.monotonic()
+        if mode == "stream":
+            said = endpoint.stream("/chat/completions", {"stream": True}).problem
+        else:
+            with pytest.raises(EndpointUnreachable) as raised:
+                endpoint.post("/chat/completions", {})
+            said = str(raised.value)
+        assert time.monotonic() - began < 4
+        assert "no whole answer within the deadline (1.5 s for a whole answer)" in said
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_redirects_are_not_followed(

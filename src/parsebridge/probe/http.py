@@ -10,12 +10,14 @@ whole answer, and a cap on a stream's events and bytes.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
 import os
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -116,35 +118,41 @@ class Endpoint:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def _send(self, method: str, route: str, body: Any) -> tuple[http.client.HTTPConnection, Any]:
-        conn = self._connection()
+    def _send(
+        self, conn: http.client.HTTPConnection, cut: _Deadline, method: str, route: str, body: Any
+    ) -> Any:
         data = None if body is None else json.dumps(body).encode()
         try:
             conn.request(method, self.path + route, body=data, headers=self._headers())
+            cut.sock = conn.sock  # (an answer that ends the connection takes the socket from conn)
             resp = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
         if 300 <= resp.status < 400:
             where = resp.getheader("Location") or "?"
-            conn.close()
             raise EndpointUnreachable(
                 f"{self.origin}{self.path}{route} answered {resp.status}, a redirect to {where}: "
                 "redirects are not followed (give the final URL as --base-url)"
             )
-        return conn, resp
+        return resp
 
     def _whole(self, method: str, route: str, body: dict[str, Any] | None, *, typed_read: bool) -> Answer:
         """One request and its whole answer. With `typed_read`, a connection that breaks while the
         answer is read is `EndpointUnreachable` (as one that breaks before); else it is raised as is."""
         start = time.monotonic()
-        conn, resp = self._send(method, route, body)
+        conn = self._connection()
         try:
-            return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-        except (OSError, http.client.HTTPException) as exc:
-            if not typed_read:
-                raise
-            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+            with _Deadline(self.deadline, self.timeout) as cut:
+                resp = self._send(conn, cut, method, route, body)
+                try:
+                    data = _read_all(resp)
+                    if cut.passed:  # (the cut read as the answer's end: what came is not all of it)
+                        raise TimeoutError
+                except (OSError, http.client.HTTPException) as exc:
+                    if not typed_read:
+                        raise
+                    raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
+            return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
         finally:
             conn.close()
 
@@ -157,19 +165,66 @@ class Endpoint:
     def stream(self, route: str, body: dict[str, Any]) -> Answer:
         """A streamed request: the JSON of each ``data:`` event up to ``[DONE]``, within the bounds."""
         start = time.monotonic()
-        conn, resp = self._send("POST", route, body)
+        conn = self._connection()
         try:
-            if resp.status != 200:
-                return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-            answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
-            try:
-                _read_events(resp, answer, start + self.deadline)
-            except (OSError, http.client.HTTPException) as exc:
-                answer.problem = f"the stream broke off: {_reason(exc)}"
+            with _Deadline(self.deadline, self.timeout) as cut:
+                resp = self._send(conn, cut, "POST", route, body)
+                if resp.status != 200:
+                    try:
+                        data = _read_all(resp)
+                    except (OSError, http.client.HTTPException) as exc:
+                        raise EndpointUnreachable(
+                            f"{self.origin}{self.path}{route}: {cut.reason(exc)}"
+                        ) from None
+                    return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+                answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
+                try:
+                    _read_events(resp, answer)
+                except (OSError, http.client.HTTPException) as exc:
+                    answer.problem = f"the stream broke off: {cut.reason(exc)}"
+                if cut.passed and not answer.done:  # (the cut reads as the end: what came is not all)
+                    answer.problem = f"the stream broke off: {cut.reason(None)}"
             answer.seconds = time.monotonic() - start
             return answer
         finally:
             conn.close()
+
+
+class _Deadline:
+    """Cuts a connection when `seconds` have passed since the request began. The socket timeout
+    bounds each read only: a server that sends a byte now and then would hold an answer open for
+    ever. The cut (a shutdown of the socket, from a timer thread) ends whatever read is waiting."""
+
+    def __init__(self, seconds: float, read_timeout: float):
+        self.seconds = seconds
+        self.read_timeout = read_timeout
+        self.passed = False
+        #: The connection's socket once it is connected (`_send` sets it).
+        self.sock: socket.socket | None = None
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def _cut(self) -> None:
+        self.passed = True
+        sock = self.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def reason(self, exc: BaseException | None) -> str:
+        """Why a request ended early: past the deadline, else what `exc` says."""
+        if self.passed or exc is None:
+            return f"no whole answer within the deadline ({self.seconds:g} s for a whole answer)"
+        if isinstance(exc, socket.timeout | TimeoutError):
+            return f"timed out: nothing came for {self.read_timeout:g} s (--timeout)"
+        return _reason(exc)
 
 
 def _reason(exc: BaseException) -> str:
@@ -194,11 +249,9 @@ def _json_or_text(data: bytes) -> Any:
         return text
 
 
-def _lines(resp: Any, deadline: float) -> Iterator[bytes]:
+def _lines(resp: Any) -> Iterator[bytes]:
     total = 0
     while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the stream went on past the deadline")
         line = resp.readline(MAX_BYTES)
         if not line:
             return
@@ -226,11 +279,11 @@ def _not_a_stream(resp: Any, other: str) -> str:
     )
 
 
-def _read_events(resp: Any, answer: Answer, deadline: float) -> None:
+def _read_events(resp: Any, answer: Answer) -> None:
     """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end. A body
     with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named so."""
     other = ""  # what came that no event stream holds, before the first data line
-    for raw in _lines(resp, deadline):
+    for raw in _lines(resp):
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         if not line.startswith("data:"):
             if not answer.events and not _is_sse_line(line) and len(other) < 120:
