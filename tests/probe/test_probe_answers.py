@@ -7,6 +7,7 @@ itself cannot be what fails."""
 from __future__ import annotations
 
 import http.server
+import json
 from typing import Any
 
 import pytest
@@ -215,3 +216,30 @@ def test_a_valid_event_stream_under_another_content_type_fails(
     assert outcomes["stream"] == {"status": "fail", "detail": said}, outcomes
     with_charset = (200, "Text/Event-Stream; charset=utf-8", body)
     assert _answer_check({"stream": with_charset}, recorders)["stream"] == PASSED
+
+
+def _sse(*events: Any, separator: bytes) -> Reply:
+    """Each event's JSON over ``data:`` lines (one per line of `json.dumps(indent=1)` when
+    `separator` is a blank line; one line each, followed by just `separator`, otherwise)."""
+    if separator == b"\n\n":
+        parts = [json.dumps(e, indent=1).encode() for e in [*events, END]]
+        body = b"".join(b"".join(b"data: " + ln + b"\n" for ln in p.split(b"\n")) + b"\n" for p in parts)
+        return 200, "text/event-stream", body + b"data: [DONE]\n\n"
+    body = b"".join(b"data: " + json.dumps(e).encode() + separator for e in [*events, END])
+    return 200, "text/event-stream", body + b"data: [DONE]" + separator
+
+
+def test_events_are_framed_as_an_sse_client_frames_them(recorders: list[http.server.HTTPServer]) -> None:
+    """An event's data lines end at a blank line and are joined by a newline (the openai package's
+    SSE decoder). Before, each data line was read as an event: an event whose JSON spans several
+    data lines (valid SSE) failed as 'not JSON', and data lines with no blank line between them
+    passed, though those clients read them as one event (no chunk at all, or a JSON error)."""
+    spread = _sse(*RIGHT_EVENTS, separator=b"\n\n")
+    assert _answer_check({"stream": spread}, recorders)["stream"] == PASSED
+    unseparated = _sse(*RIGHT_EVENTS, separator=b"\n")
+    outcome = _answer_check({"stream": unseparated}, recorders)["stream"]
+    assert outcome["status"] == "fail"
+    assert outcome["detail"].startswith(
+        "event 1 is not JSON (its 4 data lines had no blank line between them: an SSE client reads "
+        "them as one event)"
+    ), outcome

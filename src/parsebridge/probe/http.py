@@ -280,29 +280,53 @@ def _not_a_stream(resp: Any, other: str) -> str:
 
 
 def _read_events(resp: Any, answer: Answer) -> None:
-    """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end. A body
-    with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named so."""
+    """Server-sent events as an SSE client reads them (the openai package's among them): an
+    event's ``data:`` lines, joined by a newline, end at a blank line, and each event is one JSON
+    chunk, until ``[DONE]`` or the end. Data lines with no blank line between them are one event,
+    as those clients read them (its JSON then breaks: such a stream fails, as it fails them). A
+    body with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named
+    so."""
     other = ""  # what came that no event stream holds, before the first data line
+    data: list[str] = []  # the data lines of the event being read
     for raw in _lines(resp):
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if not line.startswith("data:"):
-            if not answer.events and not _is_sse_line(line) and len(other) < 120:
-                other += line.strip() + " "
-            continue  # comments, event names, blank separators (a client skips what it does not know)
-        payload = line[5:].strip()
-        if payload == "[DONE]":
-            answer.done = True
-            return
-        try:
-            answer.events.append(json.loads(payload))
-        except ValueError:
-            answer.problem = f"event {len(answer.events) + 1} is not JSON: {payload[:120]!r}"
-            return
-        if len(answer.events) >= MAX_EVENTS:
-            answer.problem = f"the stream was cut after {MAX_EVENTS} events"
-            return
-    if other and not answer.events:
+        if line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif not line and data:
+            if not _dispatch(answer, data):
+                return
+            data = []
+        elif not answer.events and not data and not _is_sse_line(line) and len(other) < 120:
+            other += line.strip() + " "
+        # (comments, event names: a client skips what it does not know)
+    if data:  # the last event had no blank line after it: read it, as line-by-line clients do
+        _dispatch(answer, data)
+    if other and not answer.events and not answer.done:
         answer.problem = _not_a_stream(resp, other.strip())
+
+
+def _dispatch(answer: Answer, data: list[str]) -> bool:
+    """Read one event's data into `answer`; False when the stream is over (``[DONE]``, an event
+    that is not JSON, the cap on events)."""
+    payload = "\n".join(data)
+    if payload == "[DONE]":
+        answer.done = True
+        return False
+    try:
+        answer.events.append(json.loads(payload))
+    except ValueError:
+        joined = (
+            f" (its {len(data)} data lines had no blank line between them: an SSE client reads "
+            "them as one event)"
+            if len(data) > 1
+            else ""
+        )
+        answer.problem = f"event {len(answer.events) + 1} is not JSON{joined}: {payload[:120]!r}"
+        return False
+    if len(answer.events) >= MAX_EVENTS:
+        answer.problem = f"the stream was cut after {MAX_EVENTS} events"
+        return False
+    return True
 
 
 def endpoint_from(
