@@ -82,6 +82,14 @@ def _answer_check(replies: dict[str, Reply], recorders: list[http.server.HTTPSer
         (json_reply({"choices": [None]}), "choice 0 is null, not an object with a message"),
         (json_reply([1, 2, 3]), "the answer is an array ([1, 2, 3]), not a chat completion object"),
         ((200, "text/html", b"<html>hello</html>"), "the answer is not JSON: '<html>hello</html>'"),
+        (
+            _message({"role": "assistant", "content": "Tokyo \ud83c"}),
+            "the message's content holds U+D83C, half of a UTF-16 surrogate pair and no character",
+        ),
+        (
+            _message({**RIGHT_MESSAGE, "tool_calls": [{**CALL, "id": "c\udc00"}]}),
+            "tool call 0's id holds U+DC00",
+        ),
     ],
 )
 def test_a_one_shot_answer_a_client_cannot_read_fails(
@@ -116,6 +124,11 @@ def test_a_one_shot_answer_a_client_cannot_read_fails(
             "'<html><body>Bad gateway</body></html>'; a client reads 'data: {chunk}' lines",
         ),
         (_message(RIGHT_MESSAGE), 'not an event stream (application/json): \'{"choices"'),
+        (_stream_with(_chunk({"content": "\ud83c"})), "event 3's delta content holds U+D83C, half of a"),
+        (
+            _stream_with(_chunk({"tool_calls": [{"index": 0, "function": {"arguments": "\udf38"}}]})),
+            "event 3's call 0 function arguments holds U+DF38",
+        ),
     ],
 )
 def test_a_stream_a_client_cannot_read_fails(

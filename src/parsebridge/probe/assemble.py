@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..conformance.transcripts import lone_surrogate
 from ..protocol.tools import json_kind
 
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
@@ -105,11 +106,25 @@ def described(value: Any) -> str:
     return f"{json_kind(value)} ({text if len(text) <= 80 else text[:77] + '...'})"
 
 
+def _characters(reading: Reading, text: str, where: str) -> str:
+    """`text`, with a lone surrogate in it named as malformed: a JSON escape such as ``\\ud83c``
+    without its other half (half an emoji, cut between UTF-16 units) is no character."""
+    found = lone_surrogate(text)
+    if found:
+        reading.bad(
+            f"{where} holds U+{ord(found[1]):04X}, half of a UTF-16 surrogate pair and no character "
+            "(a Python client cannot print or encode it)"
+        )
+    return text
+
+
 def _text(reading: Reading, holder: dict[str, Any], key: str, where: str) -> str:
     """`holder[key]` when it is a string; null or absent is ""; anything else is named as malformed."""
     value = holder.get(key)
-    if value is None or isinstance(value, str):
-        return value or ""
+    if isinstance(value, str):
+        return _characters(reading, value, f"{where} {key}")
+    if value is None:
+        return ""
     reading.bad(f"{where} {key} is {described(value)}, not a string or null")
     return ""
 
@@ -134,7 +149,7 @@ def _identifier(reading: Reading, holder: dict[str, Any], key: str, where: str, 
     other checks still see the call."""
     value = holder.get(key)
     if isinstance(value, str):
-        return value
+        return _characters(reading, value, f"{where} {key}")
     if value is None and (null_ok or key not in holder):
         return ""
     reading.bad(f"{where} {key} is {described(value)}, not a string")
@@ -199,6 +214,7 @@ def from_message(body: Any) -> Reading:
         args = fn.get("arguments")
         trace.arguments_not_string = args is not None and not isinstance(args, str)
         trace.arguments = args if isinstance(args, str) else json.dumps(args) if args is not None else ""
+        _characters(reading, trace.arguments, f"tool call {i}'s function arguments")
         reading.calls.append(trace)
     return reading
 
@@ -297,6 +313,6 @@ def _merge_call(
         trace.arguments_not_string = True
         args = json.dumps(args, ensure_ascii=False)
     if args:
-        trace.arguments += args
+        trace.arguments += _characters(reading, args, f"{where} function arguments")
         if trace.args_event is None:
             trace.args_event = number

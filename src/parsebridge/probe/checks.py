@@ -22,7 +22,7 @@ from .schema import problems
 CHECKS: dict[str, str] = {
     "answer": "the request returned a chat completion clients can read (HTTP 200 with a choice whose "
     "message is an object; a text/event-stream of chunk objects ending in [DONE]; content a string "
-    "or null; each call's id and name a string)",
+    "or null; each call's id and name a string; no lone UTF-16 surrogate in any of them)",
     "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
     "ids": "every call has exactly one id, never changed nor repeated in a later delta, and no two "
     "calls share one",
