@@ -6,12 +6,17 @@ itself cannot be what fails."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from _probe_servers import Reply, json_reply, recording_server, run_probe, sse_reply, url_of
+
+from parsebridge.cli.commands import main
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
 RIGHT_MESSAGE = {"role": "assistant", "content": None, "tool_calls": [CALL]}
@@ -256,3 +261,31 @@ def test_events_are_framed_as_an_sse_client_frames_them(recorders: list[http.ser
         "event 1 is not JSON (its 4 data lines had no blank line between them: an SSE client reads "
         "them as one event)"
     ), outcome
+
+
+def test_a_lone_surrogate_is_written_out_not_a_crash(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """UTF-8 output cannot hold a lone surrogate: --json crashed (exit 1, 'UnicodeEncodeError',
+    no report) and so did --save. Now --json keeps it as its JSON escape, as the server sent it,
+    and the saved transcript holds U+FFFD (compare refuses a record with a lone surrogate)."""
+    content = "Tokyo \ud83c"
+    logprobs = {"content": [{"token": "Tokyo", "bytes": list(b"Tokyo"), "logprob": 0.0}]}
+    message = {"role": "assistant", "content": content}
+    oneshot = json_reply(
+        {"choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": logprobs}]}
+    )
+    stream = sse_reply(_chunk({"role": "assistant", "content": content}), _chunk({}, "stop"))
+    server, _ = recording_server(replies={"oneshot": oneshot, "stream": stream})
+    recorders.append(server)
+    save = tmp_path / "probe.jsonl"
+    args = ["probe", "--base-url", url_of(server), "--model", "m", "--scenario", "no-call", "--json"]
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--save", str(save)])
+    out.flush()
+    assert code == 1, err.getvalue()
+    report = json.loads(out.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+    assert [r["answer"]["content"] for r in report["results"]] == [content, content]
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert saved["served"]["oneshot"]["content"] == saved["served"]["stream"]["content"] == "Tokyo \ufffd"

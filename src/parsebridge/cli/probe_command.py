@@ -6,7 +6,6 @@ The options and the run; the probing itself is `parsebridge.probe`.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from .. import terminal as io
 from ..adapters.registry import backend_names, check_spec
 from ..probe.checks import CHECKS
 from ..probe.http import ProbeUsageError, endpoint_from
-from ..probe.render import render
+from ..probe.render import json_text, render
 from ..probe.reread import load_decoder, reread
 from ..probe.run import probe
 from ..probe.scenarios import SCENARIOS, select
@@ -161,7 +160,7 @@ def run(ns: argparse.Namespace) -> int:
             decoder=decoder,
         )
     if ns.json:
-        sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
+        sys.stdout.write(endpoint.redact(json_text(report)) + "\n")
     else:
         render(report)
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK

@@ -15,15 +15,18 @@ silence.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..conformance.transcripts import lone_surrogate
 from ..protocol.tools import json_kind
 
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
 #: newer vLLM: reasoning).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+#: Half of a UTF-16 pair, alone: JSON lets a server send one (``\\ud83c``), no text holds it.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: At most this many malformed parts are kept (a stream of 20,000 bad events needs only a few named).
 MAX_MALFORMED = 20
@@ -109,10 +112,10 @@ def described(value: Any) -> str:
 def _characters(reading: Reading, text: str, where: str) -> str:
     """`text`, with a lone surrogate in it named as malformed: a JSON escape such as ``\\ud83c``
     without its other half (half an emoji, cut between UTF-16 units) is no character."""
-    found = lone_surrogate(text)
+    found = None if text.isascii() else LONE_SURROGATE.search(text)
     if found:
         reading.bad(
-            f"{where} holds U+{ord(found[1]):04X}, half of a UTF-16 surrogate pair and no character "
+            f"{where} holds U+{ord(found.group()):04X}, half of a UTF-16 surrogate pair and no character "
             "(a Python client cannot print or encode it)"
         )
     return text

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .assemble import Reading, first_choice, from_message
+from .assemble import LONE_SURROGATE, Reading, first_choice, from_message
 from .checks import shape
 from .http import Answer, Endpoint, EndpointUnreachable
 from .run import ROUTE, Row
@@ -210,4 +210,7 @@ def recorded(
 
 
 def dump_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    """The records as JSON Lines. A lone surrogate in what the server answered (the answer check
+    names it) is saved as U+FFFD: UTF-8 cannot hold it, and `compare` refuses a record with one."""
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return LONE_SURROGATE.sub("\ufffd", text)

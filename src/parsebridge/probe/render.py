@@ -6,11 +6,22 @@ message or a leaked marker is shown as itself, never read as markup).
 
 from __future__ import annotations
 
+import json
 from typing import IO, Any
 
 from .. import terminal as io
+from .assemble import LONE_SURROGATE
 from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
+
+
+def json_text(report: ProbeReport) -> str:
+    """`--json`'s one line. What a server sent is kept as it came: a lone surrogate in it (which
+    the answer check names) is written as its JSON escape, as the server sent it, since UTF-8
+    output cannot hold the character itself."""
+    text = json.dumps(report.to_json(), ensure_ascii=False)
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 _CELL = {PASS: ("ok", "green"), FAIL: ("FAIL", "bold red"), NA: ("-", "dim"), SKIP: ("skip", "yellow")}
 
