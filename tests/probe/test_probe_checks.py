@@ -209,3 +209,19 @@ def test_arguments_sent_as_an_object_fail_that_check_only() -> None:
     out = evaluate(SINGLE, from_events(stream), from_message(message))
     assert {k for k, o in out.items() if o.status == "fail"} == {"arguments"}
     assert "not a string" in out["arguments"].detail
+
+
+def test_reasoning_in_both_fields_counts_once() -> None:
+    """A server moving from reasoning_content to reasoning may send both with the same text; a
+    client reads one. Joined, the reasoning read doubled ('thinkthink'), unlike any parser's
+    reading of the raw output (a --parser difference, exit 1); two different texts are named."""
+    both = {"reasoning_content": "think", "reasoning": "think"}
+    message = {"choices": [{"message": {"content": "hi", **both}, "finish_reason": "stop"}]}
+    assert from_message(message).reasoning == "think"
+    stream = from_events(_stream(_event(both), _event({"content": "hi"}), finish="stop"))
+    assert stream.reasoning == "think" and not stream.malformed
+    other = from_events(_stream(_event({"reasoning_content": "a", "reasoning": "b"}), finish="stop"))
+    assert other.malformed == [
+        'event 2\'s delta reasoning_content and reasoning differ (a string ("a") vs a string ("b")): '
+        "a client reads one of them"
+    ]

@@ -133,7 +133,18 @@ def _text(reading: Reading, holder: dict[str, Any], key: str, where: str) -> str
 
 
 def _reasoning_of(reading: Reading, obj: dict[str, Any], where: str) -> str:
-    return "".join(_text(reading, obj, name, where) for name in REASONING_FIELDS)
+    """The reasoning in `obj`, from whichever field the server uses. A server moving from one name
+    to the other may send both with the same text: a client reads one field, so that text counts
+    once (joined, it read doubled: a difference from every parser's reading). Two different
+    texts are named: what a client gets then depends on the field it reads."""
+    texts = [_text(reading, obj, name, where) for name in REASONING_FIELDS]
+    given = [t for t in texts if t]
+    if len(given) > 1 and given[0] != given[1]:
+        reading.bad(
+            f"{where} {' and '.join(REASONING_FIELDS)} differ ({described(given[0])} vs "
+            f"{described(given[1])}): a client reads one of them"
+        )
+    return given[0] if given else ""
 
 
 def _array(reading: Reading, holder: dict[str, Any], key: str, where: str) -> list[Any]:
