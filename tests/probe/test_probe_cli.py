@@ -192,3 +192,21 @@ def test_the_rereads_options_are_checked_before_any_request(
     code, report, err = run_probe(*args)
     assert (code, report) == (2, None), err
     assert said in err and seen.seen == []
+
+
+def test_ctrl_c_while_the_command_loads_is_exit_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Configuring `probe` imports its module (about half a second): a Ctrl-C then printed a
+    traceback instead of the documented exit 130."""
+    import importlib
+
+    from parsebridge.cli.commands import main
+
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    try:
+        code: int | str = main(["probe", "--base-url", "http://127.0.0.1:1/v1", "--model", "m"])
+    except KeyboardInterrupt:
+        code = "KeyboardInterrupt escaped"
+    assert code == 130
