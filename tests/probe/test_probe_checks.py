@@ -198,6 +198,11 @@ def test_the_reread_section_tells_the_named_spec_from_other_backends() -> None:
     assert report.reread_differs
     report.reread["differences"] = report.reread["differences"][1:]
     assert not report.reread_differs
+    assert "0 transcripts saved to probe.jsonl" in text  # (none came: the file is no input for compare)
+    report.reread["transcripts"] = 1
+    out = io.StringIO()
+    render(report, file=out)
+    assert "1 transcript saved to probe.jsonl" in out.getvalue()
 
 
 def test_arguments_sent_as_an_object_fail_that_check_only() -> None:

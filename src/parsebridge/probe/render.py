@@ -82,7 +82,11 @@ def _reread(console: Any, reread: dict[str, Any]) -> None:
             )
         )
     if reread.get("saved"):
-        console.print(io.styled(("  transcripts saved to ", "bold"), reread["saved"]))
+        # the count: a file with none in it (no raw output came) is no input for compare
+        count = reread.get("transcripts", 0)
+        console.print(
+            io.styled((f"  {count} transcript{'s' if count != 1 else ''} saved to ", "bold"), reread["saved"])
+        )
     agree = reread.get("agree") or []
     if agree:
         console.print(io.styled(("  agree with the server: ", "green"), ", ".join(agree)))
