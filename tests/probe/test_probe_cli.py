@@ -131,6 +131,28 @@ def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
         server.server_close()
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"detail": "Not Found"}, "answered 404 (Not Found): check --base-url"),
+        (
+            {"detail": [{"loc": ["body"], "msg": "field required"}]},
+            '([{"loc": ["body"], "msg": "field required"}])',
+        ),
+        ({"error": {"message": "no model m"}}, "answered 404 (no model m)"),
+    ],
+)
+def test_a_servers_error_is_quoted_as_it_came(
+    body: dict[str, object], said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    """FastAPI's {"detail": ...} (what a FastAPI server answers for a route it lacks) was shown as a Python dict:
+    "answered 404 ({'detail': 'Not Found'})"."""
+    server, _ = recording_server(replies={"oneshot": json_reply(body, 404)})
+    recorders.append(server)
+    code, _, err = run_probe("--base-url", url_of(server), "--model", "m")
+    assert code == 2 and said in err, err
+
+
 def test_redirects_are_not_followed(
     monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
 ) -> None:

@@ -67,8 +67,10 @@ class Answer:
         body = self.body
         if isinstance(body, dict):
             err = body.get("error", body)
-            msg = err.get("message") if isinstance(err, dict) else err
-            return str(msg if msg is not None else body)[:300]
+            # OpenAI's {"error": {"message"}}, vLLM's {"message"}, FastAPI's {"detail"}
+            msg = err.get("message", err.get("detail")) if isinstance(err, dict) else err
+            msg = body if msg is None else msg
+            return (msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False))[:300]
         return str(body)[:300] if body else ""
 
 
