@@ -94,6 +94,16 @@ def test_a_right_stream_passes() -> None:
         (_stream(_event({"content": "</tool_call>"}), finish="stop"), "markers", "'</tool_call>' in content"),
         (_stream(_call(0, "c1", "get_weather", '{"city": "<|python_tag|>"}')), "markers", "call 0 arguments"),
         (
+            _stream(_event({"content": "Hello!<|im_end|>"}), finish="stop"),
+            "markers",
+            "'<|im_end|>' in content",
+        ),
+        (
+            _stream(_event({"content": "Hi<｜end▁of▁sentence｜>"}), finish="stop"),
+            "markers",
+            "'<｜end▁of▁sentence｜>' in content",
+        ),
+        (
             _stream(_call(0, "c1", "get_weather", '{"city": "Paris"}'), finish="stop"),
             "finish",
             "'stop' with 1 call",

@@ -30,8 +30,8 @@ CHECKS: dict[str, str] = {
     "fragment",
     "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
     "validates against the tool's schema, and the name is one of the tools offered",
-    "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag) in content, "
-    "reasoning, names or arguments",
+    "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag), nor a "
+    "special token such as <|im_end|>, in content, reasoning, names or arguments",
     "finish": "finish_reason is tool_calls when calls came back and stop when none did "
     "(a named tool_choice may end with stop, as OpenAI's API does)",
     "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
@@ -71,11 +71,20 @@ def all_markers() -> tuple[str, ...]:
     return tuple(sorted((m for m in found if m and _DELIMITERS.search(m)), key=lambda m: (-len(m), m)))
 
 
+#: A special token by its shape, for those no format lists: an end of turn such as
+#: ``<|im_end|>``, ``<|endoftext|>`` or DeepSeek's ``<｜end▁of▁sentence｜>``, which a server that
+#: decodes special tokens into the text leaves there for its clients to show.
+_SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>")
+
+
 def marker_in(text: str, markers: Iterable[str] | None = None) -> str | None:
+    """The first known marker in `text` (of `markers`, else of every format), else (with every
+    format's) a special token by its shape."""
     for marker in all_markers() if markers is None else markers:
         if marker in text:
             return marker
-    return None
+    found = _SPECIAL_TOKEN.search(text) if markers is None else None
+    return found.group() if found else None
 
 
 def check_index(reading: Reading) -> Outcome:
