@@ -153,6 +153,29 @@ def test_a_servers_error_is_quoted_as_it_came(
     assert code == 2 and said in err, err
 
 
+def test_the_table_never_prints_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """A failure's detail quotes what the server sent (here arguments that echo the request's
+    Authorization header): --json blanked the key out, the table printed it."""
+    from parsebridge.cli.commands import main
+
+    monkeypatch.setenv("PROBE_TEST_KEY", KEY)
+    echoed = {**CALL, "function": {"name": "get_weather", "arguments": f"auth was Bearer {KEY}"}}
+    message = {"index": 0, "message": {"tool_calls": [echoed]}, "finish_reason": "tool_calls"}
+    server, _ = recording_server(
+        replies={"oneshot": json_reply({"choices": [message]}), "stream": RIGHT["stream"]}
+    )
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--api-key-env", "PROBE_TEST_KEY"]
+    code = main(["probe", *args, "--scenario", "single-call"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "'auth was Bearer ***'" in out
+    assert KEY not in out + err
+
+
 def test_redirects_are_not_followed(
     monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
 ) -> None:

@@ -162,5 +162,5 @@ def run(ns: argparse.Namespace) -> int:
     if ns.json:
         sys.stdout.write(endpoint.redact(json_text(report)) + "\n")
     else:
-        render(report)
+        render(report, redact=endpoint.redact)
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK
