@@ -91,6 +91,12 @@ def test_a_right_stream_passes() -> None:
         ),
         (_stream(_call(0, "c1", "get_news", "{}")), "arguments", "not one of the tools offered"),
         (_stream(_call(0, "c1", "get_weather", '["Paris"]')), "arguments", "not an object"),
+        (_stream(_call(0, "c1", "get_weather", "")), "arguments", "call 0: no arguments (an empty string"),
+        (
+            _stream(_call(0, "c1", "get_weather")),
+            "arguments",
+            "call 0: no arguments (an empty string or none)",
+        ),
         (_stream(_event({"content": "</tool_call>"}), finish="stop"), "markers", "'</tool_call>' in content"),
         (_stream(_call(0, "c1", "get_weather", '{"city": "<|python_tag|>"}')), "markers", "call 0 arguments"),
         (
@@ -115,6 +121,18 @@ def test_a_right_stream_passes() -> None:
 def test_each_failure_is_named(events: list[dict[str, Any]], check: str, detail: str) -> None:
     failed = _failed(SINGLE, events)
     assert check in failed and detail in failed[check], failed
+
+
+def test_a_call_without_arguments_gives_an_empty_object() -> None:
+    """'' is what the arguments check refuses, not '{}' (the right answer for get_time)."""
+    time_scenario = select(["empty-arguments"])[0]
+    assert _failed(time_scenario, _stream(_call(0, "c1", "get_time", "{}"))) == {}
+    empty = {"choices": [{"message": {"tool_calls": [{"id": "c1", "function": {"name": "get_time"}}]}}]}
+    out = evaluate(
+        time_scenario,
+        from_message({**empty, "choices": [{**empty["choices"][0], "finish_reason": "tool_calls"}]}),
+    )
+    assert out["arguments"].status == "fail" and "no arguments" in out["arguments"].detail
 
 
 def test_forced_choices() -> None:

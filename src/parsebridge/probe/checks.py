@@ -142,6 +142,11 @@ def check_arguments(reading: Reading, scenario: Scenario) -> Outcome:
             )
         if call.arguments_not_string:
             return _fail(f"call {call.index}: arguments came as a JSON value, not a string")
+        if not call.arguments.strip():
+            return _fail(
+                f"call {call.index}: no arguments (an empty string or none): a client's JSON parser "
+                "refuses that (json.loads(''), JSON.parse('')); a call without arguments gives '{}'"
+            )
         try:
             value = call.parsed()
         except ValueError as exc:
