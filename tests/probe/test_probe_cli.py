@@ -132,22 +132,30 @@ def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "said"),
+    ("status", "body", "said"),
     [
-        ({"detail": "Not Found"}, "answered 404 (Not Found): check --base-url"),
+        (404, {"detail": "Not Found"}, "answered 404 (Not Found): check --base-url"),
         (
+            404,
             {"detail": [{"loc": ["body"], "msg": "field required"}]},
             '([{"loc": ["body"], "msg": "field required"}])',
         ),
-        ({"error": {"message": "no model m"}}, "answered 404 (no model m)"),
+        (404, {"error": {"message": "no model m"}}, "answered 404 (no model m)"),
+        (
+            403,
+            {"error": {"message": "blocked by the proxy's rules"}},
+            "answered 403 (blocked by the proxy's rules)",
+        ),
+        (401, {"error": {"message": "invalid key"}}, "answered 401 (invalid key): the key was refused"),
     ],
 )
 def test_a_servers_error_is_quoted_as_it_came(
-    body: dict[str, object], said: str, recorders: list[http.server.HTTPServer]
+    status: int, body: dict[str, object], said: str, recorders: list[http.server.HTTPServer]
 ) -> None:
-    """FastAPI's {"detail": ...} (what a FastAPI server answers for a route it lacks) was shown as a Python dict:
-    "answered 404 ({'detail': 'Not Found'})"."""
-    server, _ = recording_server(replies={"oneshot": json_reply(body, 404)})
+    """FastAPI's {"detail": ...} (what a FastAPI server answers for a route it lacks) was shown as
+    a Python dict ("answered 404 ({'detail': 'Not Found'})"), and a 401/403 said only that the key
+    was refused: a proxy's 403 is not always about a key, and the server's words say which."""
+    server, _ = recording_server(replies={"oneshot": json_reply(body, status)})
     recorders.append(server)
     code, _, err = run_probe("--base-url", url_of(server), "--model", "m")
     assert code == 2 and said in err, err

@@ -118,10 +118,11 @@ def ask(
 
 def _refused(endpoint: Endpoint, answer: Answer) -> None:
     """The first answer says the probe cannot work here at all: a usage error, not a check."""
-    if answer.status in (401, 403):
+    if answer.status in (401, 403):  # (with what the server said: a proxy's 403 may not be about a key)
+        said = endpoint.redact(answer.error_text()) or "no message"
         raise ProbeUsageError(
-            f"{endpoint.origin}{endpoint.path}{ROUTE} answered {answer.status}: the key was refused or "
-            "is missing (--api-key-env NAME)"
+            f"{endpoint.origin}{endpoint.path}{ROUTE} answered {answer.status} ({said}): the key was "
+            "refused or is missing (--api-key-env NAME)"
         )
     if answer.status == 404:
         raise ProbeUsageError(
