@@ -196,6 +196,17 @@ def test_redirects_are_not_followed(
     assert len(origin_seen.seen) == 1 and target_seen.seen == []
 
 
+def test_the_urls_query_goes_with_every_request(recorders: list[http.server.HTTPServer]) -> None:
+    """A gateway that wants ?api-version=... got requests without it: the query was dropped."""
+    server, seen = recording_server(replies=RIGHT)
+    recorders.append(server)
+    code, _, err = run_probe(
+        "--base-url", url_of(server) + "?api-version=2024-10-21", "--model", "m", "--scenario", "single-call"
+    )
+    assert code == 0, err
+    assert [path for path, _ in seen.seen] == ["/v1/chat/completions?api-version=2024-10-21"] * 2
+
+
 def test_a_bare_host_means_its_v1_routes() -> None:
     assert Endpoint("http://127.0.0.1:8000", "m").path == "/v1"
     assert Endpoint("http://127.0.0.1:8000/v1/", "m").path == "/v1"

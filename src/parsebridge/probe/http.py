@@ -97,6 +97,8 @@ class Endpoint:
         self.port = port or (443 if parts.scheme == "https" else 80)
         path = parts.path.rstrip("/")
         self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
+        #: The URL's query (``api-version=...``), sent with every request as the URL gave it.
+        self.query = f"?{parts.query}" if parts.query else ""
 
     def redact(self, text: str) -> str:
         """`text` with the key blanked out (a server may echo a request's headers in an error)."""
@@ -125,7 +127,7 @@ class Endpoint:
     ) -> Any:
         data = None if body is None else json.dumps(body).encode()
         try:
-            conn.request(method, self.path + route, body=data, headers=self._headers())
+            conn.request(method, self.path + route + self.query, body=data, headers=self._headers())
             cut.sock = conn.sock  # (an answer that ends the connection takes the socket from conn)
             resp = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
