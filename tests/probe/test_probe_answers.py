@@ -144,6 +144,21 @@ def test_a_stream_a_client_cannot_read_fails(
     assert outcomes["stream"]["status"] == "fail" and said in outcomes["stream"]["detail"], outcomes
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"error": {"message": "the parser failed", "code": 500}},
+        {"object": "error", "message": "the parser failed", "type": "InternalServerError", "code": 500},
+    ],
+)
+def test_an_error_event_is_named(error: dict[str, Any], recorders: list[http.server.HTTPServer]) -> None:
+    """An error response's own shape as an event ({"object": "error", "message"}, no choices) was
+    read as an empty chunk: the answer passed and only finish failed, with no word of the error."""
+    outcome = _answer_check({"stream": sse_reply(*RIGHT_EVENTS, error)}, recorders)["stream"]
+    assert outcome["status"] == "fail" and outcome["detail"].startswith("event 3 is an error: ")
+    assert "the parser failed" in outcome["detail"], outcome
+
+
 def test_many_malformed_events_are_counted_not_listed(recorders: list[http.server.HTTPServer]) -> None:
     outcome = _answer_check({"stream": _stream_with(*range(7))}, recorders)["stream"]
     assert outcome["detail"].count("not a chunk object") == 3 and outcome["detail"].endswith("(and 4 more)")

@@ -250,8 +250,11 @@ def from_events(
         if not isinstance(event, dict):
             reading.bad(f"event {number} is {described(event)}, not a chunk object with choices")
             continue
-        if event.get("error"):
-            reading.problem = f"event {number} is an error: {str(event['error'])[:200]}"
+        if event.get("error") or event.get("object") == "error":
+            # {"error": {...}} (vLLM 0.11, SGLang 0.4), or an error body's own shape {"object":
+            # "error", "message": ...} (SGLang 0.4's error bodies) sent as an event: not a chunk
+            said = event.get("error") or event.get("message") or event
+            reading.problem = f"event {number} is an error: {str(said)[:200]}"
             break
         for position, choice in enumerate(_array(reading, event, "choices", f"event {number}'s")):
             if not isinstance(choice, dict):
