@@ -28,8 +28,8 @@ CHECKS: dict[str, str] = {
     "calls share one",
     "name-first": "a call's name (exactly one, in one delta) arrives with or before its first argument "
     "fragment",
-    "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
-    "validates against the tool's schema, and the name is one of the tools offered",
+    "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string ('{}', "
+    "not '', for none), that validates against the tool's schema, and the name is one of the tools offered",
     "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag), nor a "
     "special token such as <|im_end|>, in content, reasoning, names or arguments",
     "finish": "finish_reason is tool_calls when calls came back and stop when none did "
