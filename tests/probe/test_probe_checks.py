@@ -57,6 +57,14 @@ def test_a_right_stream_passes() -> None:
         (_stream(_call("0", "c1", "get_weather", '{"city": "Paris"}')), "index", "index '0'"),
         (_stream(_call(1, "c1", "get_weather", '{"city": "Paris"}')), "index", "at index 1 after 0"),
         (
+            _stream(
+                _call(0, "c1", "get_weather", '{"city": "Oslo"}'),
+                _call(0, "c2", "get_weather", '{"city": "Rome"}'),
+            ),
+            "index",
+            "event 3: a call with a new id 'c2' at index 0, which the call 'c1' already holds",
+        ),
+        (
             _stream(_call(0, "c1", "get_weather", '{"city"'), _call(0, "c2", args=': "Paris"}')),
             "ids",
             "changed its id",

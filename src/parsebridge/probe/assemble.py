@@ -314,6 +314,11 @@ def _merge_call(
     if call_id:
         trace.id_deltas += 1
         if call_id not in trace.ids:
+            if trace.ids:  # (a second call given the first one's index: clients merge the two)
+                reading.index_problems.append(
+                    f"event {number}: a call with a new id {call_id!r} at index {index}, which the call "
+                    f"{trace.ids[0]!r} already holds (each call takes an index of its own)"
+                )
             trace.ids.append(call_id)
     fn = _function(reading, part, where)
     name = _identifier(reading, fn, "name", f"{where} function", null_ok=True)

@@ -23,7 +23,8 @@ CHECKS: dict[str, str] = {
     "answer": "the request returned a chat completion clients can read (HTTP 200 with a choice whose "
     "message is an object; a text/event-stream of chunk objects ending in [DONE]; content a string "
     "or null; each call's id and name a string; no lone UTF-16 surrogate in any of them)",
-    "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
+    "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order, "
+    "each its own (no new id at an index another call holds)",
     "ids": "every call has exactly one id, never changed nor repeated in a later delta, and no two "
     "calls share one",
     "name-first": "a call's name (exactly one, in one delta) arrives with or before its first argument "
