@@ -125,7 +125,7 @@ def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
                 endpoint.post("/chat/completions", {})
             said = str(raised.value)
         assert time.monotonic() - began < 4
-        assert "no whole answer within the deadline (1.5 s for a whole answer)" in said
+        assert "no whole answer within 1.5 s (the deadline for a whole answer)" in said
     finally:
         server.shutdown()
         server.server_close()

@@ -225,7 +225,7 @@ class _Deadline:
     def reason(self, exc: BaseException | None) -> str:
         """Why a request ended early: past the deadline, else what `exc` says."""
         if self.passed or exc is None:
-            return f"no whole answer within the deadline ({self.seconds:g} s for a whole answer)"
+            return f"no whole answer within {self.seconds:g} s (the deadline for a whole answer)"
         if isinstance(exc, socket.timeout | TimeoutError):
             return f"timed out: nothing came for {self.read_timeout:g} s (--timeout)"
         return _reason(exc)
