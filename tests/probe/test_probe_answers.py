@@ -159,6 +159,28 @@ def test_an_error_event_is_named(error: dict[str, Any], recorders: list[http.ser
     assert "the parser failed" in outcome["detail"], outcome
 
 
+def test_a_stream_without_done_is_still_checked(recorders: list[http.server.HTTPServer]) -> None:
+    """A missing [DONE] fails the answer check, and the rest of the stream (whole: the connection
+    ended cleanly) is still checked. Before, every other check was skipped, so a call with no
+    index in the same stream went unsaid."""
+    no_index = _chunk({"tool_calls": [{k: v for k, v in RIGHT_CALL.items() if k != "index"}]})
+    server, _ = recording_server(
+        replies={
+            "oneshot": _message(RIGHT_MESSAGE),
+            "stream": sse_reply(RIGHT_EVENTS[0], no_index, END, done=False),
+        }
+    )
+    recorders.append(server)
+    code, report, err = run_probe("--base-url", url_of(server), "--model", "m", "--scenario", "single-call")
+    stream = report["results"][1]["checks"]
+    assert code == 1 and stream["answer"] == {
+        "status": "fail",
+        "detail": "the stream ended without [DONE]",
+    }, err
+    assert stream["index"]["status"] == "fail" and "with no index" in stream["index"]["detail"]
+    assert stream["finish"]["status"] == stream["same-shape"]["status"] == "pass"
+
+
 def test_many_malformed_events_are_counted_not_listed(recorders: list[http.server.HTTPServer]) -> None:
     outcome = _answer_check({"stream": _stream_with(*range(7))}, recorders)["stream"]
     assert outcome["detail"].count("not a chunk object") == 3 and outcome["detail"].endswith("(and 4 more)")

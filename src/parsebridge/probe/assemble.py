@@ -267,8 +267,10 @@ def from_events(
     reading.calls = [by_index[i] for i in sorted(by_index)]
     if problem and not reading.problem:
         reading.problem = problem
-    elif not done and not reading.problem:
+    elif not done and not reading.problem and not events:
         reading.problem = "the stream ended without [DONE]"
+    elif not done and not reading.problem:  # (what came is all there is: the other checks read it)
+        reading.bad("the stream ended without [DONE]")
     return reading
 
 
