@@ -291,6 +291,9 @@ def test_events_are_framed_as_an_sse_client_frames_them(recorders: list[http.ser
     passed, though those clients read them as one event (no chunk at all, or a JSON error)."""
     spread = _sse(*RIGHT_EVENTS, separator=b"\n\n")
     assert _answer_check({"stream": spread}, recorders)["stream"] == PASSED
+    _, _, lf = _stream_with()
+    cr = (200, "text/event-stream", lf.replace(b"\n", b"\r"))  # (the SSE format's third line end)
+    assert _answer_check({"stream": cr}, recorders)["stream"] == PASSED
     unseparated = _sse(*RIGHT_EVENTS, separator=b"\n")
     outcome = _answer_check({"stream": unseparated}, recorders)["stream"]
     assert outcome["status"] == "fail"

@@ -15,6 +15,7 @@ import http.client
 import ipaddress
 import json
 import os
+import re
 import socket
 import ssl
 import threading
@@ -292,8 +293,7 @@ def _read_events(resp: Any, answer: Answer) -> None:
     so."""
     other = ""  # what came that no event stream holds, before the first data line
     data: list[str] = []  # the data lines of the event being read
-    for raw in _lines(resp):
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+    for line in _sse_lines(resp):
         if line.startswith("data:"):
             data.append(line[5:].strip())
         elif not line and data:
@@ -307,6 +307,18 @@ def _read_events(resp: Any, answer: Answer) -> None:
         _dispatch(answer, data)
     if other and not answer.events and not answer.done:
         answer.problem = _not_a_stream(resp, other.strip())
+
+
+#: An event stream's line ends: CRLF, LF, or CR alone (the SSE format allows all three).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _sse_lines(resp: Any) -> Iterator[str]:
+    """The stream's lines, split at any of the SSE line ends (`readline` splits at LF only: a stream
+    of CR line ends would be one line). JSON holds no raw CR, so a data line is never split."""
+    for raw in _lines(resp):
+        pieces = _LINE_END.split(raw.decode("utf-8", "replace"))
+        yield from pieces[:-1] if len(pieces) > 1 and not pieces[-1] else pieces
 
 
 def _dispatch(answer: Answer, data: list[str]) -> bool:
