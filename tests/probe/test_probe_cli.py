@@ -105,6 +105,25 @@ def test_a_server_that_dies_after_the_first_answer_fails_those_rows_and_the_repo
     assert report["reread"]["unavailable"][0].startswith("single-call: asked with logprobs, no answer: ")
 
 
+def test_after_three_requests_with_no_answer_the_rest_are_not_sent(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A server that hung holds every request for the whole timeout: once three in a row got no
+    answer, the probe and the re-read send no more (here: 4 answered, 3 + 3 hung up, 2 not sent;
+    before, all 12 were sent)."""
+    server, seen = recording_server(replies=RIGHT, answers=4)
+    recorders.append(server)
+    names = ["single-call", "no-call", "empty-arguments", "follow-up"]
+    args = ["--base-url", url_of(server), "--model", "m", "--save", str(tmp_path / "out.jsonl")]
+    code, report, err = run_probe(*args, *(a for n in names for a in ("--scenario", n)))
+    assert code == 1 and report is not None, err
+    assert len(seen.seen) == 4 + 3 + 3
+    said = [r["checks"]["answer"]["detail"] for r in report["results"] if r["mode"] == "stream"]
+    assert [d.split(":")[0] for d in said] == ["no answer"] * 3 + ["not asked"]
+    assert said[3] == "not asked: the last 3 requests got no answer"
+    assert report["reread"]["unavailable"][3] == "follow-up: not asked: the last 3 requests got no answer"
+
+
 @pytest.mark.parametrize("mode", ["oneshot", "stream"])
 def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
     """Each read got a byte in time, so the per-read timeout never fired: a non-streamed answer

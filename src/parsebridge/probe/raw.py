@@ -35,6 +35,8 @@ class RawOutput:
     reading: Reading | None = None
     why_not: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The request got no answer at all (a timeout, a dropped connection).
+    no_answer: bool = False
 
 
 def _token_id(entry: dict[str, Any]) -> int | None:
@@ -84,6 +86,7 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
         answer = _asked(endpoint, body, with_ids=tokenizer is not None)
     except EndpointUnreachable as exc:  # (the server hung or died on this one: the others still count)
         out.why_not = endpoint.redact(f"asked with logprobs, no answer: {exc}")
+        out.no_answer = True
         return out
     if answer.status != 200:
         out.why_not = endpoint.redact(f"HTTP {answer.status} with logprobs: {answer.error_text()}")

@@ -23,6 +23,8 @@ from .scenarios import Scenario
 
 MODES = ("oneshot", "stream")
 ROUTE = "/chat/completions"
+#: After this many requests in a row with no answer the rest are not sent: the server is gone.
+MAX_SILENT = 3
 
 
 @dataclass
@@ -144,16 +146,23 @@ def probe(
     report = ProbeReport(f"{endpoint.origin}{endpoint.path}", endpoint.model)
     oneshots: dict[str, Reading] = {}
     first = True
+    silent = 0  # requests in a row that got no answer
     for mode in modes:
         for scenario in scenarios:
             if progress is not None:
                 progress(f"{scenario.name} ({mode})")
-            try:
-                answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
-            except EndpointUnreachable as exc:
-                if first:
-                    raise
-                answer, reading = Answer(0), Reading(mode, problem=f"no answer: {exc}")
+            if silent >= MAX_SILENT:  # (a server that hung would hold each request for --timeout)
+                answer = Answer(0)
+                reading = Reading(mode, problem=f"not asked: the last {silent} requests got no answer")
+            else:
+                try:
+                    answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+                    silent = 0
+                except EndpointUnreachable as exc:
+                    if first:
+                        raise
+                    silent += 1
+                    answer, reading = Answer(0), Reading(mode, problem=endpoint.redact(f"no answer: {exc}"))
             if first:
                 _refused(endpoint, answer)
                 first = False
