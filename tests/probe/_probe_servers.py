@@ -10,6 +10,7 @@ import io
 import json
 import os
 import socket
+import socketserver
 import subprocess
 import sys
 import tempfile
@@ -142,15 +143,20 @@ def sse_reply(*events: Any, done: bool = True) -> Reply:
 class Recorder(http.server.BaseHTTPRequestHandler):
     """Records each POST (path, Authorization) and answers it: a redirect to `redirect_to`, the
     scripted reply for the request's mode (`replies["oneshot"]`, `replies["stream"]`), or else a
-    500 whose message echoes the Authorization header (as a careless server might)."""
+    500 whose message echoes the Authorization header (as a careless server might). After
+    `answers` requests (None: never) it hangs up without an answer, as a server that died."""
 
     seen: ClassVar[list[tuple[str, str | None]]] = []
     redirect_to: ClassVar[str | None] = None
     replies: ClassVar[dict[str, Reply]] = {}
+    answers: ClassVar[int | None] = None
 
     def do_POST(self) -> None:
         self.seen.append((self.path, self.headers.get("Authorization")))
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self.answers is not None and len(self.seen) > self.answers:
+            self.close_connection = True
+            return
         if self.redirect_to:
             self.send_response(307)
             self.send_header("Location", self.redirect_to + self.path)
@@ -171,13 +177,42 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 
 
 def recording_server(
-    redirect_to: str | None = None, replies: dict[str, Reply] | None = None
+    redirect_to: str | None = None, replies: dict[str, Reply] | None = None, answers: int | None = None
 ) -> tuple[http.server.HTTPServer, type[Recorder]]:
     """A `Recorder` on 127.0.0.1 in a thread (the `recorders` fixture shuts it down)."""
-    handler = type("Handler", (Recorder,), {"seen": [], "redirect_to": redirect_to, "replies": replies or {}})
+    fields = {"seen": [], "redirect_to": redirect_to, "replies": replies or {}, "answers": answers}
+    handler = type("Handler", (Recorder,), fields)
     server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, handler
+
+
+class _Trickle(socketserver.BaseRequestHandler):
+    """Reads a request, sends `head`, then one byte every `every` seconds for `seconds` seconds."""
+
+    head: ClassVar[bytes] = b""
+    every: ClassVar[float] = 0.2
+    seconds: ClassVar[float] = 8.0
+
+    def handle(self) -> None:
+        self.request.recv(65536)
+        with contextlib.suppress(OSError):  # (the client may cut the connection: what is tested)
+            self.request.sendall(self.head)
+            end = time.monotonic() + self.seconds
+            while time.monotonic() < end:
+                time.sleep(self.every)
+                self.request.sendall(b" ")
+
+
+def trickling_server(head: bytes) -> socketserver.ThreadingTCPServer:
+    """A server on 127.0.0.1 that answers every request with `head` and then a space now and then,
+    never finishing the answer: each read gets a byte, so only a deadline for the whole answer ends
+    it. Shut it down with ``shutdown()`` and ``server_close()``."""
+    handler = type("Handler", (_Trickle,), {"head": head})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def url_of(server: http.server.HTTPServer) -> str:

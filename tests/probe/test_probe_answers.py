@@ -6,11 +6,17 @@ itself cannot be what fails."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from _probe_servers import Reply, json_reply, recording_server, run_probe, sse_reply, url_of
+
+from parsebridge.cli.commands import main
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
 RIGHT_MESSAGE = {"role": "assistant", "content": None, "tool_calls": [CALL]}
@@ -81,6 +87,14 @@ def _answer_check(replies: dict[str, Reply], recorders: list[http.server.HTTPSer
         (json_reply({"choices": [None]}), "choice 0 is null, not an object with a message"),
         (json_reply([1, 2, 3]), "the answer is an array ([1, 2, 3]), not a chat completion object"),
         ((200, "text/html", b"<html>hello</html>"), "the answer is not JSON: '<html>hello</html>'"),
+        (
+            _message({"role": "assistant", "content": "Tokyo \ud83c"}),
+            "the message's content holds U+D83C, half of a UTF-16 surrogate pair and no character",
+        ),
+        (
+            _message({**RIGHT_MESSAGE, "tool_calls": [{**CALL, "id": "c\udc00"}]}),
+            "tool call 0's id holds U+DC00",
+        ),
     ],
 )
 def test_a_one_shot_answer_a_client_cannot_read_fails(
@@ -115,6 +129,11 @@ def test_a_one_shot_answer_a_client_cannot_read_fails(
             "'<html><body>Bad gateway</body></html>'; a client reads 'data: {chunk}' lines",
         ),
         (_message(RIGHT_MESSAGE), 'not an event stream (application/json): \'{"choices"'),
+        (_stream_with(_chunk({"content": "\ud83c"})), "event 3's delta content holds U+D83C, half of a"),
+        (
+            _stream_with(_chunk({"tool_calls": [{"index": 0, "function": {"arguments": "\udf38"}}]})),
+            "event 3's call 0 function arguments holds U+DF38",
+        ),
     ],
 )
 def test_a_stream_a_client_cannot_read_fails(
@@ -123,6 +142,43 @@ def test_a_stream_a_client_cannot_read_fails(
     outcomes = _answer_check({"stream": reply}, recorders)
     assert outcomes["oneshot"] == PASSED
     assert outcomes["stream"]["status"] == "fail" and said in outcomes["stream"]["detail"], outcomes
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"error": {"message": "the parser failed", "code": 500}},
+        {"object": "error", "message": "the parser failed", "type": "InternalServerError", "code": 500},
+    ],
+)
+def test_an_error_event_is_named(error: dict[str, Any], recorders: list[http.server.HTTPServer]) -> None:
+    """An error response's own shape as an event ({"object": "error", "message"}, no choices) was
+    read as an empty chunk: the answer passed and only finish failed, with no word of the error."""
+    outcome = _answer_check({"stream": sse_reply(*RIGHT_EVENTS, error)}, recorders)["stream"]
+    assert outcome["status"] == "fail" and outcome["detail"].startswith("event 3 is an error: ")
+    assert "the parser failed" in outcome["detail"], outcome
+
+
+def test_a_stream_without_done_is_still_checked(recorders: list[http.server.HTTPServer]) -> None:
+    """A missing [DONE] fails the answer check, and the rest of the stream (whole: the connection
+    ended cleanly) is still checked. Before, every other check was skipped, so a call with no
+    index in the same stream went unsaid."""
+    no_index = _chunk({"tool_calls": [{k: v for k, v in RIGHT_CALL.items() if k != "index"}]})
+    server, _ = recording_server(
+        replies={
+            "oneshot": _message(RIGHT_MESSAGE),
+            "stream": sse_reply(RIGHT_EVENTS[0], no_index, END, done=False),
+        }
+    )
+    recorders.append(server)
+    code, report, err = run_probe("--base-url", url_of(server), "--model", "m", "--scenario", "single-call")
+    stream = report["results"][1]["checks"]
+    assert code == 1 and stream["answer"] == {
+        "status": "fail",
+        "detail": "the stream ended without [DONE]",
+    }, err
+    assert stream["index"]["status"] == "fail" and "with no index" in stream["index"]["detail"]
+    assert stream["finish"]["status"] == stream["same-shape"]["status"] == "pass"
 
 
 def test_many_malformed_events_are_counted_not_listed(recorders: list[http.server.HTTPServer]) -> None:
@@ -215,3 +271,61 @@ def test_a_valid_event_stream_under_another_content_type_fails(
     assert outcomes["stream"] == {"status": "fail", "detail": said}, outcomes
     with_charset = (200, "Text/Event-Stream; charset=utf-8", body)
     assert _answer_check({"stream": with_charset}, recorders)["stream"] == PASSED
+
+
+def _sse(*events: Any, separator: bytes) -> Reply:
+    """Each event's JSON over ``data:`` lines (one per line of `json.dumps(indent=1)` when
+    `separator` is a blank line; one line each, followed by just `separator`, otherwise)."""
+    if separator == b"\n\n":
+        parts = [json.dumps(e, indent=1).encode() for e in [*events, END]]
+        body = b"".join(b"".join(b"data: " + ln + b"\n" for ln in p.split(b"\n")) + b"\n" for p in parts)
+        return 200, "text/event-stream", body + b"data: [DONE]\n\n"
+    body = b"".join(b"data: " + json.dumps(e).encode() + separator for e in [*events, END])
+    return 200, "text/event-stream", body + b"data: [DONE]" + separator
+
+
+def test_events_are_framed_as_an_sse_client_frames_them(recorders: list[http.server.HTTPServer]) -> None:
+    """An event's data lines end at a blank line and are joined by a newline (the openai package's
+    SSE decoder). Before, each data line was read as an event: an event whose JSON spans several
+    data lines (valid SSE) failed as 'not JSON', and data lines with no blank line between them
+    passed, though those clients read them as one event (no chunk at all, or a JSON error)."""
+    spread = _sse(*RIGHT_EVENTS, separator=b"\n\n")
+    assert _answer_check({"stream": spread}, recorders)["stream"] == PASSED
+    _, _, lf = _stream_with()
+    cr = (200, "text/event-stream", lf.replace(b"\n", b"\r"))  # (the SSE format's third line end)
+    assert _answer_check({"stream": cr}, recorders)["stream"] == PASSED
+    unseparated = _sse(*RIGHT_EVENTS, separator=b"\n")
+    outcome = _answer_check({"stream": unseparated}, recorders)["stream"]
+    assert outcome["status"] == "fail"
+    assert outcome["detail"].startswith(
+        "event 1 is not JSON (its 4 data lines had no blank line between them: an SSE client reads "
+        "them as one event)"
+    ), outcome
+
+
+def test_a_lone_surrogate_is_written_out_not_a_crash(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """UTF-8 output cannot hold a lone surrogate: --json crashed (exit 1, 'UnicodeEncodeError',
+    no report) and so did --save. Now --json keeps it as its JSON escape, as the server sent it,
+    and the saved transcript holds U+FFFD (compare refuses a record with a lone surrogate)."""
+    content = "Tokyo \ud83c"
+    logprobs = {"content": [{"token": "Tokyo", "bytes": list(b"Tokyo"), "logprob": 0.0}]}
+    message = {"role": "assistant", "content": content}
+    oneshot = json_reply(
+        {"choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": logprobs}]}
+    )
+    stream = sse_reply(_chunk({"role": "assistant", "content": content}), _chunk({}, "stop"))
+    server, _ = recording_server(replies={"oneshot": oneshot, "stream": stream})
+    recorders.append(server)
+    save = tmp_path / "probe.jsonl"
+    args = ["probe", "--base-url", url_of(server), "--model", "m", "--scenario", "no-call", "--json"]
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--save", str(save)])
+    out.flush()
+    assert code == 1, err.getvalue()
+    report = json.loads(out.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+    assert [r["answer"]["content"] for r in report["results"]] == [content, content]
+    saved = json.loads(save.read_text(encoding="utf-8"))
+    assert saved["served"]["oneshot"]["content"] == saved["served"]["stream"]["content"] == "Tokyo \ufffd"

@@ -57,11 +57,30 @@ def test_a_right_stream_passes() -> None:
         (_stream(_call("0", "c1", "get_weather", '{"city": "Paris"}')), "index", "index '0'"),
         (_stream(_call(1, "c1", "get_weather", '{"city": "Paris"}')), "index", "at index 1 after 0"),
         (
+            _stream(
+                _call(0, "c1", "get_weather", '{"city": "Oslo"}'),
+                _call(0, "c2", "get_weather", '{"city": "Rome"}'),
+            ),
+            "index",
+            "event 3: a call with a new id 'c2' at index 0, which the call 'c1' already holds",
+        ),
+        (
             _stream(_call(0, "c1", "get_weather", '{"city"'), _call(0, "c2", args=': "Paris"}')),
             "ids",
             "changed its id",
         ),
         (_stream(_call(0, None, "get_weather", '{"city": "Paris"}')), "ids", "has no id"),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city": '), _call(0, "c1", args='"Paris"}')),
+            "ids",
+            "its id 'c1' came in 2 deltas; clients that join a call's delta strings (the openai "
+            "package's stream helper) read 'c1c1'",
+        ),
+        (
+            _stream(_call(0, "c1", "get_weather", '{"city": '), _call(0, None, "get_weather", '"Paris"}')),
+            "name-first",
+            "read 'get_weatherget_weather'",
+        ),
         (
             _stream(_call(0, "c1", None, '{"city": '), _call(0, None, "get_weather", '"Paris"}')),
             "name-first",
@@ -80,8 +99,24 @@ def test_a_right_stream_passes() -> None:
         ),
         (_stream(_call(0, "c1", "get_news", "{}")), "arguments", "not one of the tools offered"),
         (_stream(_call(0, "c1", "get_weather", '["Paris"]')), "arguments", "not an object"),
+        (_stream(_call(0, "c1", "get_weather", "")), "arguments", "call 0: no arguments (an empty string"),
+        (
+            _stream(_call(0, "c1", "get_weather")),
+            "arguments",
+            "call 0: no arguments (an empty string or none)",
+        ),
         (_stream(_event({"content": "</tool_call>"}), finish="stop"), "markers", "'</tool_call>' in content"),
         (_stream(_call(0, "c1", "get_weather", '{"city": "<|python_tag|>"}')), "markers", "call 0 arguments"),
+        (
+            _stream(_event({"content": "Hello!<|im_end|>"}), finish="stop"),
+            "markers",
+            "'<|im_end|>' in content",
+        ),
+        (
+            _stream(_event({"content": "Hi<｜end▁of▁sentence｜>"}), finish="stop"),
+            "markers",
+            "'<｜end▁of▁sentence｜>' in content",
+        ),
         (
             _stream(_call(0, "c1", "get_weather", '{"city": "Paris"}'), finish="stop"),
             "finish",
@@ -94,6 +129,18 @@ def test_a_right_stream_passes() -> None:
 def test_each_failure_is_named(events: list[dict[str, Any]], check: str, detail: str) -> None:
     failed = _failed(SINGLE, events)
     assert check in failed and detail in failed[check], failed
+
+
+def test_a_call_without_arguments_gives_an_empty_object() -> None:
+    """'' is what the arguments check refuses, not '{}' (the right answer for get_time)."""
+    time_scenario = select(["empty-arguments"])[0]
+    assert _failed(time_scenario, _stream(_call(0, "c1", "get_time", "{}"))) == {}
+    empty = {"choices": [{"message": {"tool_calls": [{"id": "c1", "function": {"name": "get_time"}}]}}]}
+    out = evaluate(
+        time_scenario,
+        from_message({**empty, "choices": [{**empty["choices"][0], "finish_reason": "tool_calls"}]}),
+    )
+    assert out["arguments"].status == "fail" and "no arguments" in out["arguments"].detail
 
 
 def test_forced_choices() -> None:
@@ -187,3 +234,35 @@ def test_the_reread_section_tells_the_named_spec_from_other_backends() -> None:
     assert report.reread_differs
     report.reread["differences"] = report.reread["differences"][1:]
     assert not report.reread_differs
+    assert "0 transcripts saved to probe.jsonl" in text  # (none came: the file is no input for compare)
+    report.reread["transcripts"] = 1
+    out = io.StringIO()
+    render(report, file=out)
+    assert "1 transcript saved to probe.jsonl" in out.getvalue()
+
+
+def test_arguments_sent_as_an_object_fail_that_check_only() -> None:
+    """Streamed arguments given as a JSON object were dropped from the assembled call, so the
+    stream also failed same-shape ("streamed [('get_weather', [])]") for arguments it did send."""
+    call = {"id": "c1", "function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+    message = {"choices": [{"message": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]}
+    stream = _stream(_event({"tool_calls": [{"index": 0, **call}]}))
+    out = evaluate(SINGLE, from_events(stream), from_message(message))
+    assert {k for k, o in out.items() if o.status == "fail"} == {"arguments"}
+    assert "not a string" in out["arguments"].detail
+
+
+def test_reasoning_in_both_fields_counts_once() -> None:
+    """A server moving from reasoning_content to reasoning may send both with the same text; a
+    client reads one. Joined, the reasoning read doubled ('thinkthink'), unlike any parser's
+    reading of the raw output (a --parser difference, exit 1); two different texts are named."""
+    both = {"reasoning_content": "think", "reasoning": "think"}
+    message = {"choices": [{"message": {"content": "hi", **both}, "finish_reason": "stop"}]}
+    assert from_message(message).reasoning == "think"
+    stream = from_events(_stream(_event(both), _event({"content": "hi"}), finish="stop"))
+    assert stream.reasoning == "think" and not stream.malformed
+    other = from_events(_stream(_event({"reasoning_content": "a", "reasoning": "b"}), finish="stop"))
+    assert other.malformed == [
+        'event 2\'s delta reasoning_content and reasoning differ (a string ("a") vs a string ("b")): '
+        "a client reads one of them"
+    ]

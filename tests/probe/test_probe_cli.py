@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import http.server
 import json
+import time
 from pathlib import Path
 
 import pytest
-from _probe_servers import free_port, recording_server, run_probe, url_of
+from _probe_servers import (
+    free_port,
+    json_reply,
+    recording_server,
+    run_probe,
+    sse_reply,
+    trickling_server,
+    url_of,
+)
 
-from parsebridge.probe.http import Endpoint, ProbeUsageError, endpoint_from, is_loopback
+from parsebridge.probe.http import Endpoint, EndpointUnreachable, ProbeUsageError, endpoint_from, is_loopback
 
 KEY = "sk-probe-secret-0123456789"
 
@@ -75,6 +84,134 @@ def test_the_key_goes_to_the_endpoint_only_and_is_never_printed(
     assert report["results"][0]["checks"]["answer"]["detail"] == "HTTP 500: bad key Bearer ***"
 
 
+CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+RIGHT = {
+    "oneshot": json_reply(
+        {"choices": [{"index": 0, "message": {"tool_calls": [CALL]}, "finish_reason": "tool_calls"}]}
+    ),
+    "stream": sse_reply(
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, **CALL}]}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ),
+}
+
+
+def test_a_server_that_dies_after_the_first_answer_fails_those_rows_and_the_report_stays(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """Only the first request's silence means an unusable endpoint; before, a later timeout or
+    dropped connection (a server that hangs or dies on one scenario) ended the run with exit 2 and
+    no report, as if the endpoint could not be used at all."""
+    server, _ = recording_server(replies=RIGHT, answers=1)
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--save", str(tmp_path / "out.jsonl")]
+    code, report, err = run_probe(*args, "--scenario", "single-call", "--scenario", "parallel-calls")
+    assert code == 1 and report is not None, err
+    status = {(r["scenario"], r["mode"]): r["checks"]["answer"] for r in report["results"]}
+    assert status.pop(("single-call", "oneshot"))["status"] == "pass"
+    assert len(status) == 3 and all(s["status"] == "fail" for s in status.values())
+    assert all(s["detail"].startswith("no answer: ") for s in status.values())
+    assert report["reread"]["unavailable"][0].startswith("single-call: asked with logprobs, no answer: ")
+
+
+def test_after_three_requests_with_no_answer_the_rest_are_not_sent(
+    tmp_path: Path, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A server that hung holds every request for the whole timeout: once three in a row got no
+    answer, the probe and the re-read send no more (here: 4 answered, 3 + 3 hung up, 2 not sent;
+    before, all 12 were sent)."""
+    server, seen = recording_server(replies=RIGHT, answers=4)
+    recorders.append(server)
+    names = ["single-call", "no-call", "empty-arguments", "follow-up"]
+    args = ["--base-url", url_of(server), "--model", "m", "--save", str(tmp_path / "out.jsonl")]
+    code, report, err = run_probe(*args, *(a for n in names for a in ("--scenario", n)))
+    assert code == 1 and report is not None, err
+    assert len(seen.seen) == 4 + 3 + 3
+    said = [r["checks"]["answer"]["detail"] for r in report["results"] if r["mode"] == "stream"]
+    assert [d.split(":")[0] for d in said] == ["no answer"] * 3 + ["not asked"]
+    assert said[3] == "not asked: the last 3 requests got no answer"
+    assert report["reread"]["unavailable"][3] == "follow-up: not asked: the last 3 requests got no answer"
+
+
+@pytest.mark.parametrize("mode", ["oneshot", "stream"])
+def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
+    """Each read got a byte in time, so the per-read timeout never fired: a non-streamed answer
+    waited as long as the server trickled, and so did a stream whose line never ended (a stream
+    of Connection: close took its socket out of reach of any check), past the documented deadline."""
+    head = "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nConnection: close\r\n{}\r\n"
+    if mode == "stream":
+        server = trickling_server(head.format("text/event-stream", "").encode() + b"data: {")
+    else:
+        server = trickling_server(head.format("application/json", "Content-Length: 1000\r\n").encode())
+    try:
+        endpoint = Endpoint(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", timeout=1, deadline=1.5)
+        began = time.monotonic()
+        if mode == "stream":
+            said = endpoint.stream("/chat/completions", {"stream": True}).problem
+        else:
+            with pytest.raises(EndpointUnreachable) as raised:
+                endpoint.post("/chat/completions", {})
+            said = str(raised.value)
+        assert time.monotonic() - began < 4
+        assert "no whole answer within 1.5 s (the deadline for a whole answer)" in said
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "said"),
+    [
+        (404, {"detail": "Not Found"}, "answered 404 (Not Found): check --base-url"),
+        (
+            404,
+            {"detail": [{"loc": ["body"], "msg": "field required"}]},
+            '([{"loc": ["body"], "msg": "field required"}])',
+        ),
+        (404, {"error": {"message": "no model m"}}, "answered 404 (no model m)"),
+        (
+            403,
+            {"error": {"message": "blocked by the proxy's rules"}},
+            "answered 403 (blocked by the proxy's rules)",
+        ),
+        (401, {"error": {"message": "invalid key"}}, "answered 401 (invalid key): the key was refused"),
+    ],
+)
+def test_a_servers_error_is_quoted_as_it_came(
+    status: int, body: dict[str, object], said: str, recorders: list[http.server.HTTPServer]
+) -> None:
+    """FastAPI's {"detail": ...} (what a FastAPI server answers for a route it lacks) was shown as
+    a Python dict ("answered 404 ({'detail': 'Not Found'})"), and a 401/403 said only that the key
+    was refused: a proxy's 403 is not always about a key, and the server's words say which."""
+    server, _ = recording_server(replies={"oneshot": json_reply(body, status)})
+    recorders.append(server)
+    code, _, err = run_probe("--base-url", url_of(server), "--model", "m")
+    assert code == 2 and said in err, err
+
+
+def test_the_table_never_prints_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """A failure's detail quotes what the server sent (here arguments that echo the request's
+    Authorization header): --json blanked the key out, the table printed it."""
+    from parsebridge.cli.commands import main
+
+    monkeypatch.setenv("PROBE_TEST_KEY", KEY)
+    echoed = {**CALL, "function": {"name": "get_weather", "arguments": f"auth was Bearer {KEY}"}}
+    message = {"index": 0, "message": {"tool_calls": [echoed]}, "finish_reason": "tool_calls"}
+    server, _ = recording_server(
+        replies={"oneshot": json_reply({"choices": [message]}), "stream": RIGHT["stream"]}
+    )
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--api-key-env", "PROBE_TEST_KEY"]
+    code = main(["probe", *args, "--scenario", "single-call"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "'auth was Bearer ***'" in out
+    assert KEY not in out + err
+
+
 def test_redirects_are_not_followed(
     monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
 ) -> None:
@@ -85,6 +222,17 @@ def test_redirects_are_not_followed(
     code, _, err = run_probe("--base-url", url_of(origin), "--model", "m", "--api-key-env", "PROBE_TEST_KEY")
     assert code == 2 and "redirect" in err and "not followed" in err
     assert len(origin_seen.seen) == 1 and target_seen.seen == []
+
+
+def test_the_urls_query_goes_with_every_request(recorders: list[http.server.HTTPServer]) -> None:
+    """A gateway that wants ?api-version=... got requests without it: the query was dropped."""
+    server, seen = recording_server(replies=RIGHT)
+    recorders.append(server)
+    code, _, err = run_probe(
+        "--base-url", url_of(server) + "?api-version=2024-10-21", "--model", "m", "--scenario", "single-call"
+    )
+    assert code == 0, err
+    assert [path for path, _ in seen.seen] == ["/v1/chat/completions?api-version=2024-10-21"] * 2
 
 
 def test_a_bare_host_means_its_v1_routes() -> None:
@@ -136,3 +284,21 @@ def test_the_rereads_options_are_checked_before_any_request(
     code, report, err = run_probe(*args)
     assert (code, report) == (2, None), err
     assert said in err and seen.seen == []
+
+
+def test_ctrl_c_while_the_command_loads_is_exit_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Configuring `probe` imports its module (about half a second): a Ctrl-C then printed a
+    traceback instead of the documented exit 130."""
+    import importlib
+
+    from parsebridge.cli.commands import main
+
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    try:
+        code: int | str = main(["probe", "--base-url", "http://127.0.0.1:1/v1", "--model", "m"])
+    except KeyboardInterrupt:
+        code = "KeyboardInterrupt escaped"
+    assert code == 130

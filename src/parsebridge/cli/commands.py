@@ -108,7 +108,10 @@ def importable_here() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     importable_here()
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(args)
+    try:  # (configuring the subcommand imports its module: half a second for probe)
+        parser = build_parser(args)
+    except KeyboardInterrupt:
+        return io.EXIT_INTERRUPTED
     check_options(parser, args)
     ns = parser.parse_args(args)
     try:

@@ -6,7 +6,6 @@ The options and the run; the probing itself is `parsebridge.probe`.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from .. import terminal as io
 from ..adapters.registry import backend_names, check_spec
 from ..probe.checks import CHECKS
 from ..probe.http import ProbeUsageError, endpoint_from
-from ..probe.render import render
+from ..probe.render import json_text, render
 from ..probe.reread import load_decoder, reread
 from ..probe.run import probe
 from ..probe.scenarios import SCENARIOS, select
@@ -41,8 +40,9 @@ exit status:
        reading of the model's raw output)
   2    usage error (a misspelt --parser, --reasoning-parser or --backends, a --save path
        in no directory, a --tokenizer that does not load: checked before any request), or
-       the endpoint cannot be used: unreachable, a redirect, the key refused (401/403), no
-       such route or model (404)
+       the endpoint cannot be used on the first request: unreachable, a redirect, the key
+       refused (401/403), no such route or model (404); a later request with no answer (a
+       timeout, a dropped connection) fails its row instead
   130  interrupted (Ctrl-C)
 
 the API key is read only from the environment variable --api-key-env names, sent only to
@@ -163,7 +163,7 @@ def run(ns: argparse.Namespace) -> int:
             decoder=decoder,
         )
     if ns.json:
-        sys.stdout.write(endpoint.redact(json.dumps(report.to_json(), ensure_ascii=False)) + "\n")
+        sys.stdout.write(endpoint.redact(json_text(report)) + "\n")
     else:
-        render(report)
+        render(report, redact=endpoint.redact)
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK

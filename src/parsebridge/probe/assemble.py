@@ -15,6 +15,7 @@ silence.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,9 @@ from ..protocol.tools import json_kind
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
 #: newer vLLM: reasoning).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+#: Half of a UTF-16 pair, alone: JSON lets a server send one (``\\ud83c``), no text holds it.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: At most this many malformed parts are kept (a stream of 20,000 bad events needs only a few named).
 MAX_MALFORMED = 20
@@ -38,6 +42,11 @@ class CallTrace:
     arguments: str = ""
     #: Arguments that came as a JSON object instead of a string (a client expects a string).
     arguments_not_string: bool = False
+    #: How many deltas gave the call a (non-empty) id, and a name: OpenAI sends each in the
+    #: call's first delta only, and clients that join a call's delta strings (the openai
+    #: package's stream helper) read a repeated id or name doubled.
+    id_deltas: int = 0
+    name_deltas: int = 0
     name_event: int | None = None
     args_event: int | None = None
 
@@ -100,17 +109,42 @@ def described(value: Any) -> str:
     return f"{json_kind(value)} ({text if len(text) <= 80 else text[:77] + '...'})"
 
 
+def _characters(reading: Reading, text: str, where: str) -> str:
+    """`text`, with a lone surrogate in it named as malformed: a JSON escape such as ``\\ud83c``
+    without its other half (half an emoji, cut between UTF-16 units) is no character."""
+    found = None if text.isascii() else LONE_SURROGATE.search(text)
+    if found:
+        reading.bad(
+            f"{where} holds U+{ord(found.group()):04X}, half of a UTF-16 surrogate pair and no character "
+            "(a Python client cannot print or encode it)"
+        )
+    return text
+
+
 def _text(reading: Reading, holder: dict[str, Any], key: str, where: str) -> str:
     """`holder[key]` when it is a string; null or absent is ""; anything else is named as malformed."""
     value = holder.get(key)
-    if value is None or isinstance(value, str):
-        return value or ""
+    if isinstance(value, str):
+        return _characters(reading, value, f"{where} {key}")
+    if value is None:
+        return ""
     reading.bad(f"{where} {key} is {described(value)}, not a string or null")
     return ""
 
 
 def _reasoning_of(reading: Reading, obj: dict[str, Any], where: str) -> str:
-    return "".join(_text(reading, obj, name, where) for name in REASONING_FIELDS)
+    """The reasoning in `obj`, from whichever field the server uses. A server moving from one name
+    to the other may send both with the same text: a client reads one field, so that text counts
+    once (joined, it read doubled: a difference from every parser's reading). Two different
+    texts are named: what a client gets then depends on the field it reads."""
+    texts = [_text(reading, obj, name, where) for name in REASONING_FIELDS]
+    given = [t for t in texts if t]
+    if len(given) > 1 and given[0] != given[1]:
+        reading.bad(
+            f"{where} {' and '.join(REASONING_FIELDS)} differ ({described(given[0])} vs "
+            f"{described(given[1])}): a client reads one of them"
+        )
+    return given[0] if given else ""
 
 
 def _array(reading: Reading, holder: dict[str, Any], key: str, where: str) -> list[Any]:
@@ -129,7 +163,7 @@ def _identifier(reading: Reading, holder: dict[str, Any], key: str, where: str, 
     other checks still see the call."""
     value = holder.get(key)
     if isinstance(value, str):
-        return value
+        return _characters(reading, value, f"{where} {key}")
     if value is None and (null_ok or key not in holder):
         return ""
     reading.bad(f"{where} {key} is {described(value)}, not a string")
@@ -194,6 +228,7 @@ def from_message(body: Any) -> Reading:
         args = fn.get("arguments")
         trace.arguments_not_string = args is not None and not isinstance(args, str)
         trace.arguments = args if isinstance(args, str) else json.dumps(args) if args is not None else ""
+        _characters(reading, trace.arguments, f"tool call {i}'s function arguments")
         reading.calls.append(trace)
     return reading
 
@@ -215,8 +250,11 @@ def from_events(
         if not isinstance(event, dict):
             reading.bad(f"event {number} is {described(event)}, not a chunk object with choices")
             continue
-        if event.get("error"):
-            reading.problem = f"event {number} is an error: {str(event['error'])[:200]}"
+        if event.get("error") or event.get("object") == "error":
+            # {"error": {...}} (vLLM 0.11, SGLang 0.4), or an error body's own shape {"object":
+            # "error", "message": ...} (SGLang 0.4's error bodies) sent as an event: not a chunk
+            said = event.get("error") or event.get("message") or event
+            reading.problem = f"event {number} is an error: {str(said)[:200]}"
             break
         for position, choice in enumerate(_array(reading, event, "choices", f"event {number}'s")):
             if not isinstance(choice, dict):
@@ -229,8 +267,10 @@ def from_events(
     reading.calls = [by_index[i] for i in sorted(by_index)]
     if problem and not reading.problem:
         reading.problem = problem
-    elif not done and not reading.problem:
+    elif not done and not reading.problem and not events:
         reading.problem = "the stream ended without [DONE]"
+    elif not done and not reading.problem:  # (what came is all there is: the other checks read it)
+        reading.bad("the stream ended without [DONE]")
     return reading
 
 
@@ -273,19 +313,30 @@ def _merge_call(
         trace = by_index[index] = CallTrace(index=index)
     where = f"event {number}'s call {index}"
     call_id = _identifier(reading, part, "id", where, null_ok=True)
-    if call_id and call_id not in trace.ids:
-        trace.ids.append(call_id)
+    if call_id:
+        trace.id_deltas += 1
+        if call_id not in trace.ids:
+            if trace.ids:  # (a second call given the first one's index: clients merge the two)
+                reading.index_problems.append(
+                    f"event {number}: a call with a new id {call_id!r} at index {index}, which the call "
+                    f"{trace.ids[0]!r} already holds (each call takes an index of its own)"
+                )
+            trace.ids.append(call_id)
     fn = _function(reading, part, where)
     name = _identifier(reading, fn, "name", f"{where} function", null_ok=True)
     if name:
+        trace.name_deltas += 1
         if name not in trace.names:
             trace.names.append(name)
         if trace.name_event is None:
             trace.name_event = number
     args = fn.get("arguments")
-    if isinstance(args, str) and args:
-        trace.arguments += args
+    if args is not None and not isinstance(args, str):
+        # named by the arguments check, and kept as their JSON (as `from_message` keeps them) so
+        # the other checks compare what came, not an empty call
+        trace.arguments_not_string = True
+        args = json.dumps(args, ensure_ascii=False)
+    if args:
+        trace.arguments += _characters(reading, args, f"{where} function arguments")
         if trace.args_event is None:
             trace.args_event = number
-    elif args is not None and not isinstance(args, str):
-        trace.arguments_not_string = True

@@ -22,14 +22,17 @@ from .schema import problems
 CHECKS: dict[str, str] = {
     "answer": "the request returned a chat completion clients can read (HTTP 200 with a choice whose "
     "message is an object; a text/event-stream of chunk objects ending in [DONE]; content a string "
-    "or null; each call's id and name a string)",
-    "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order",
-    "ids": "every call has exactly one id, never changed, and no two calls share one",
-    "name-first": "a call's name (exactly one) arrives with or before its first argument fragment",
-    "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string, that "
-    "validates against the tool's schema, and the name is one of the tools offered",
-    "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag) in content, "
-    "reasoning, names or arguments",
+    "or null; each call's id and name a string; no lone UTF-16 surrogate in any of them)",
+    "index": "every streamed tool-call delta has an integer index, and calls take 0, 1, 2… in order, "
+    "each its own (no new id at an index another call holds)",
+    "ids": "every call has exactly one id, never changed nor repeated in a later delta, and no two "
+    "calls share one",
+    "name-first": "a call's name (exactly one, in one delta) arrives with or before its first argument "
+    "fragment",
+    "arguments": "each call's arguments (fragments joined) are a JSON object, given as a string ('{}', "
+    "not '', for none), that validates against the tool's schema, and the name is one of the tools offered",
+    "markers": "no marker of any format parsebridge knows (a tool-call or reasoning tag), nor a "
+    "special token such as <|im_end|>, in content, reasoning, names or arguments",
     "finish": "finish_reason is tool_calls when calls came back and stop when none did "
     "(a named tool_choice may end with stop, as OpenAI's API does)",
     "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
@@ -69,17 +72,35 @@ def all_markers() -> tuple[str, ...]:
     return tuple(sorted((m for m in found if m and _DELIMITERS.search(m)), key=lambda m: (-len(m), m)))
 
 
+#: A special token by its shape, for those no format lists: an end of turn such as
+#: ``<|im_end|>``, ``<|endoftext|>`` or DeepSeek's ``<｜end▁of▁sentence｜>``, which a server that
+#: decodes special tokens into the text leaves there for its clients to show.
+_SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>")
+
+
 def marker_in(text: str, markers: Iterable[str] | None = None) -> str | None:
+    """The first known marker in `text` (of `markers`, else of every format), else (with every
+    format's) a special token by its shape."""
     for marker in all_markers() if markers is None else markers:
         if marker in text:
             return marker
-    return None
+    found = _SPECIAL_TOKEN.search(text) if markers is None else None
+    return found.group() if found else None
 
 
 def check_index(reading: Reading) -> Outcome:
     if reading.mode != "stream":
         return Outcome(NA)
     return _fail("; ".join(reading.index_problems[:3])) if reading.index_problems else _ok()
+
+
+def _repeated(what: str, value: str, deltas: int) -> str:
+    """Why an id or a name sent again in later deltas fails: what a client then reads."""
+    joined = value * min(deltas, 3) + ("..." if deltas > 3 else "")
+    return (
+        f"its {what} {value!r} came in {deltas} deltas; clients that join a call's delta strings "
+        f"(the openai package's stream helper) read {joined!r} (send it in the call's first delta only)"
+    )
 
 
 def check_ids(reading: Reading) -> Outcome:
@@ -89,6 +110,8 @@ def check_ids(reading: Reading) -> Outcome:
             return _fail(f"call {call.index} has no id")
         if len(call.ids) > 1:
             return _fail(f"call {call.index} changed its id: {' then '.join(call.ids[:3])}")
+        if call.id_deltas > 1:
+            return _fail(f"call {call.index}: {_repeated('id', call.ids[0], call.id_deltas)}")
         if call.ids[0] in seen:
             return _fail(f"calls {seen[call.ids[0]]} and {call.index} share the id {call.ids[0]!r}")
         seen[call.ids[0]] = call.index
@@ -101,6 +124,8 @@ def check_name_first(reading: Reading) -> Outcome:
             return _fail(f"call {call.index} has no name")
         if len(call.names) > 1:
             return _fail(f"call {call.index} was named {' then '.join(map(repr, call.names[:3]))}")
+        if call.name_deltas > 1:
+            return _fail(f"call {call.index}: {_repeated('name', call.name, call.name_deltas)}")
         late = call.name_event is None or (call.args_event or 0) < call.name_event
         if reading.mode == "stream" and call.args_event is not None and late:
             return _fail(
@@ -118,6 +143,11 @@ def check_arguments(reading: Reading, scenario: Scenario) -> Outcome:
             )
         if call.arguments_not_string:
             return _fail(f"call {call.index}: arguments came as a JSON value, not a string")
+        if not call.arguments.strip():
+            return _fail(
+                f"call {call.index}: no arguments (an empty string or none): a client's JSON parser "
+                "refuses that (json.loads(''), JSON.parse('')); a call without arguments gives '{}'"
+            )
         try:
             value = call.parsed()
         except ValueError as exc:

@@ -10,12 +10,15 @@ whole answer, and a cap on a stream's events and bytes.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
 import os
+import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -65,8 +68,10 @@ class Answer:
         body = self.body
         if isinstance(body, dict):
             err = body.get("error", body)
-            msg = err.get("message") if isinstance(err, dict) else err
-            return str(msg if msg is not None else body)[:300]
+            # OpenAI's {"error": {"message"}}, vLLM's {"message"}, FastAPI's {"detail"}
+            msg = err.get("message", err.get("detail")) if isinstance(err, dict) else err
+            msg = body if msg is None else msg
+            return (msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False))[:300]
         return str(body)[:300] if body else ""
 
 
@@ -93,6 +98,8 @@ class Endpoint:
         self.port = port or (443 if parts.scheme == "https" else 80)
         path = parts.path.rstrip("/")
         self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
+        #: The URL's query (``api-version=...``), sent with every request as the URL gave it.
+        self.query = f"?{parts.query}" if parts.query else ""
 
     def redact(self, text: str) -> str:
         """`text` with the key blanked out (a server may echo a request's headers in an error)."""
@@ -116,35 +123,41 @@ class Endpoint:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def _send(self, method: str, route: str, body: Any) -> tuple[http.client.HTTPConnection, Any]:
-        conn = self._connection()
+    def _send(
+        self, conn: http.client.HTTPConnection, cut: _Deadline, method: str, route: str, body: Any
+    ) -> Any:
         data = None if body is None else json.dumps(body).encode()
         try:
-            conn.request(method, self.path + route, body=data, headers=self._headers())
+            conn.request(method, self.path + route + self.query, body=data, headers=self._headers())
+            cut.sock = conn.sock  # (an answer that ends the connection takes the socket from conn)
             resp = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
         if 300 <= resp.status < 400:
             where = resp.getheader("Location") or "?"
-            conn.close()
             raise EndpointUnreachable(
                 f"{self.origin}{self.path}{route} answered {resp.status}, a redirect to {where}: "
                 "redirects are not followed (give the final URL as --base-url)"
             )
-        return conn, resp
+        return resp
 
     def _whole(self, method: str, route: str, body: dict[str, Any] | None, *, typed_read: bool) -> Answer:
         """One request and its whole answer. With `typed_read`, a connection that breaks while the
         answer is read is `EndpointUnreachable` (as one that breaks before); else it is raised as is."""
         start = time.monotonic()
-        conn, resp = self._send(method, route, body)
+        conn = self._connection()
         try:
-            return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-        except (OSError, http.client.HTTPException) as exc:
-            if not typed_read:
-                raise
-            raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {_reason(exc)}") from None
+            with _Deadline(self.deadline, self.timeout) as cut:
+                resp = self._send(conn, cut, method, route, body)
+                try:
+                    data = _read_all(resp)
+                    if cut.passed:  # (the cut read as the answer's end: what came is not all of it)
+                        raise TimeoutError
+                except (OSError, http.client.HTTPException) as exc:
+                    if not typed_read:
+                        raise
+                    raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
+            return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
         finally:
             conn.close()
 
@@ -157,19 +170,66 @@ class Endpoint:
     def stream(self, route: str, body: dict[str, Any]) -> Answer:
         """A streamed request: the JSON of each ``data:`` event up to ``[DONE]``, within the bounds."""
         start = time.monotonic()
-        conn, resp = self._send("POST", route, body)
+        conn = self._connection()
         try:
-            if resp.status != 200:
-                return Answer(resp.status, _json_or_text(_read_all(resp)), seconds=time.monotonic() - start)
-            answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
-            try:
-                _read_events(resp, answer, start + self.deadline)
-            except (OSError, http.client.HTTPException) as exc:
-                answer.problem = f"the stream broke off: {_reason(exc)}"
+            with _Deadline(self.deadline, self.timeout) as cut:
+                resp = self._send(conn, cut, "POST", route, body)
+                if resp.status != 200:
+                    try:
+                        data = _read_all(resp)
+                    except (OSError, http.client.HTTPException) as exc:
+                        raise EndpointUnreachable(
+                            f"{self.origin}{self.path}{route}: {cut.reason(exc)}"
+                        ) from None
+                    return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+                answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
+                try:
+                    _read_events(resp, answer)
+                except (OSError, http.client.HTTPException) as exc:
+                    answer.problem = f"the stream broke off: {cut.reason(exc)}"
+                if cut.passed and not answer.done:  # (the cut reads as the end: what came is not all)
+                    answer.problem = f"the stream broke off: {cut.reason(None)}"
             answer.seconds = time.monotonic() - start
             return answer
         finally:
             conn.close()
+
+
+class _Deadline:
+    """Cuts a connection when `seconds` have passed since the request began. The socket timeout
+    bounds each read only: a server that sends a byte now and then would hold an answer open for
+    ever. The cut (a shutdown of the socket, from a timer thread) ends whatever read is waiting."""
+
+    def __init__(self, seconds: float, read_timeout: float):
+        self.seconds = seconds
+        self.read_timeout = read_timeout
+        self.passed = False
+        #: The connection's socket once it is connected (`_send` sets it).
+        self.sock: socket.socket | None = None
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+
+    def _cut(self) -> None:
+        self.passed = True
+        sock = self.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def reason(self, exc: BaseException | None) -> str:
+        """Why a request ended early: past the deadline, else what `exc` says."""
+        if self.passed or exc is None:
+            return f"no whole answer within {self.seconds:g} s (the deadline for a whole answer)"
+        if isinstance(exc, socket.timeout | TimeoutError):
+            return f"timed out: nothing came for {self.read_timeout:g} s (--timeout)"
+        return _reason(exc)
 
 
 def _reason(exc: BaseException) -> str:
@@ -194,11 +254,9 @@ def _json_or_text(data: bytes) -> Any:
         return text
 
 
-def _lines(resp: Any, deadline: float) -> Iterator[bytes]:
+def _lines(resp: Any) -> Iterator[bytes]:
     total = 0
     while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the stream went on past the deadline")
         line = resp.readline(MAX_BYTES)
         if not line:
             return
@@ -226,30 +284,65 @@ def _not_a_stream(resp: Any, other: str) -> str:
     )
 
 
-def _read_events(resp: Any, answer: Answer, deadline: float) -> None:
-    """Server-sent events: ``data:`` lines (one JSON each), until ``[DONE]`` or the end. A body
-    with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named so."""
+def _read_events(resp: Any, answer: Answer) -> None:
+    """Server-sent events as an SSE client reads them (the openai package's among them): an
+    event's ``data:`` lines, joined by a newline, end at a blank line, and each event is one JSON
+    chunk, until ``[DONE]`` or the end. Data lines with no blank line between them are one event,
+    as those clients read them (its JSON then breaks: such a stream fails, as it fails them). A
+    body with no ``data:`` line but lines no event stream has (HTML, a whole JSON answer) is named
+    so."""
     other = ""  # what came that no event stream holds, before the first data line
-    for raw in _lines(resp, deadline):
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if not line.startswith("data:"):
-            if not answer.events and not _is_sse_line(line) and len(other) < 120:
-                other += line.strip() + " "
-            continue  # comments, event names, blank separators (a client skips what it does not know)
-        payload = line[5:].strip()
-        if payload == "[DONE]":
-            answer.done = True
-            return
-        try:
-            answer.events.append(json.loads(payload))
-        except ValueError:
-            answer.problem = f"event {len(answer.events) + 1} is not JSON: {payload[:120]!r}"
-            return
-        if len(answer.events) >= MAX_EVENTS:
-            answer.problem = f"the stream was cut after {MAX_EVENTS} events"
-            return
-    if other and not answer.events:
+    data: list[str] = []  # the data lines of the event being read
+    for line in _sse_lines(resp):
+        if line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif not line and data:
+            if not _dispatch(answer, data):
+                return
+            data = []
+        elif not answer.events and not data and not _is_sse_line(line) and len(other) < 120:
+            other += line.strip() + " "
+        # (comments, event names: a client skips what it does not know)
+    if data:  # the last event had no blank line after it: read it, as line-by-line clients do
+        _dispatch(answer, data)
+    if other and not answer.events and not answer.done:
         answer.problem = _not_a_stream(resp, other.strip())
+
+
+#: An event stream's line ends: CRLF, LF, or CR alone (the SSE format allows all three).
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _sse_lines(resp: Any) -> Iterator[str]:
+    """The stream's lines, split at any of the SSE line ends (`readline` splits at LF only: a stream
+    of CR line ends would be one line). JSON holds no raw CR, so a data line is never split."""
+    for raw in _lines(resp):
+        pieces = _LINE_END.split(raw.decode("utf-8", "replace"))
+        yield from pieces[:-1] if len(pieces) > 1 and not pieces[-1] else pieces
+
+
+def _dispatch(answer: Answer, data: list[str]) -> bool:
+    """Read one event's data into `answer`; False when the stream is over (``[DONE]``, an event
+    that is not JSON, the cap on events)."""
+    payload = "\n".join(data)
+    if payload == "[DONE]":
+        answer.done = True
+        return False
+    try:
+        answer.events.append(json.loads(payload))
+    except ValueError:
+        joined = (
+            f" (its {len(data)} data lines had no blank line between them: an SSE client reads "
+            "them as one event)"
+            if len(data) > 1
+            else ""
+        )
+        answer.problem = f"event {len(answer.events) + 1} is not JSON{joined}: {payload[:120]!r}"
+        return False
+    if len(answer.events) >= MAX_EVENTS:
+        answer.problem = f"the stream was cut after {MAX_EVENTS} events"
+        return False
+    return True
 
 
 def endpoint_from(

@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .assemble import Reading, first_choice, from_message
+from .assemble import LONE_SURROGATE, Reading, first_choice, from_message
 from .checks import shape
-from .http import Endpoint
+from .http import Answer, Endpoint, EndpointUnreachable
 from .run import ROUTE, Row
 
 
@@ -35,6 +35,8 @@ class RawOutput:
     reading: Reading | None = None
     why_not: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The request got no answer at all (a timeout, a dropped connection).
+    no_answer: bool = False
 
 
 def _token_id(entry: dict[str, Any]) -> int | None:
@@ -80,20 +82,12 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
     out = RawOutput(row.scenario.name)
     body = row.scenario.body(endpoint.model, stream=False, max_tokens=max_tokens, seed=seed)
     body.update(logprobs=True, top_logprobs=0)
-    if tokenizer is not None:
-        # vLLM and Dynamo give each token as its id (token_id:N); vLLM and SGLang add the prompt's
-        # ids (return_token_ids / return_prompt_token_ids). A server that refuses a field it does
-        # not know is asked again with logprobs only.
-        extras = {
-            "return_tokens_as_token_ids": True,
-            "return_token_ids": True,
-            "return_prompt_token_ids": True,
-        }
-        answer = endpoint.post(ROUTE, {**body, **extras})
-        if answer.status == 400:
-            answer = endpoint.post(ROUTE, {**body, "return_tokens_as_token_ids": True})
-    else:
-        answer = endpoint.post(ROUTE, body)
+    try:
+        answer = _asked(endpoint, body, with_ids=tokenizer is not None)
+    except EndpointUnreachable as exc:  # (the server hung or died on this one: the others still count)
+        out.why_not = endpoint.redact(f"asked with logprobs, no answer: {exc}")
+        out.no_answer = True
+        return out
     if answer.status != 200:
         out.why_not = endpoint.redact(f"HTTP {answer.status} with logprobs: {answer.error_text()}")
         return out
@@ -127,6 +121,24 @@ def fetch(endpoint: Endpoint, row: Row, *, max_tokens: int, seed: int, tokenizer
         out.why_not = "asked again, the server answered differently (not deterministic at temperature 0)"
         out.text = None
     return out
+
+
+def _asked(endpoint: Endpoint, body: dict[str, Any], *, with_ids: bool) -> Answer:
+    """The logprobs request (`with_ids`: asking for token ids too, for the model's tokenizer)."""
+    if not with_ids:
+        return endpoint.post(ROUTE, body)
+    # vLLM and Dynamo give each token as its id (token_id:N); vLLM and SGLang add the prompt's
+    # ids (return_token_ids / return_prompt_token_ids). A server that refuses a field it does
+    # not know is asked again with logprobs only.
+    extras = {
+        "return_tokens_as_token_ids": True,
+        "return_token_ids": True,
+        "return_prompt_token_ids": True,
+    }
+    answer = endpoint.post(ROUTE, {**body, **extras})
+    if answer.status == 400:
+        answer = endpoint.post(ROUTE, {**body, "return_tokens_as_token_ids": True})
+    return answer
 
 
 def _prompt_ids(body: Any, choice: Any) -> list[int] | None:
@@ -201,4 +213,7 @@ def recorded(
 
 
 def dump_jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    """The records as JSON Lines. A lone surrogate in what the server answered (the answer check
+    names it) is saved as U+FFFD: UTF-8 cannot hold it, and `compare` refuses a record with one."""
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return LONE_SURROGATE.sub("\ufffd", text)

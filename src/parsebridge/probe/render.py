@@ -6,16 +6,35 @@ message or a leaked marker is shown as itself, never read as markup).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import IO, Any
 
 from .. import terminal as io
+from .assemble import LONE_SURROGATE
 from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
+
+
+def json_text(report: ProbeReport) -> str:
+    """`--json`'s one line. What a server sent is kept as it came: a lone surrogate in it (which
+    the answer check names) is written as its JSON escape, as the server sent it, since UTF-8
+    output cannot hold the character itself."""
+    text = json.dumps(report.to_json(), ensure_ascii=False)
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 _CELL = {PASS: ("ok", "green"), FAIL: ("FAIL", "bold red"), NA: ("-", "dim"), SKIP: ("skip", "yellow")}
 
 
-def render(report: ProbeReport, file: IO[str] | None = None) -> None:
+def _as_is(text: str) -> str:
+    return text
+
+
+def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[str], str] = _as_is) -> None:
+    """The table, each failure's detail, the notes and the re-read. `redact` blanks the key out of
+    what the server wrote (a detail quotes arguments and content, which a server may fill with
+    the request's own Authorization header)."""
     from rich.table import Table  # rich is a dependency; imported where the table is drawn
 
     console = io.console(file=file)
@@ -28,9 +47,9 @@ def render(report: ProbeReport, file: IO[str] | None = None) -> None:
         cells = [io.styled(_CELL[row.outcomes[n].status]) for n in CHECKS]
         table.add_row(io.plain(row.scenario.name), io.plain(row.mode), *cells)
     console.print(table)
-    _details(console, report)
+    _details(console, report, redact)
     if report.reread is not None:
-        _reread(console, report.reread)
+        _reread(console, report.reread, redact)
     failed = len(report.failures)
     verdict = (
         ("all checks pass", "green")
@@ -40,11 +59,13 @@ def render(report: ProbeReport, file: IO[str] | None = None) -> None:
     console.print(io.styled(verdict))
 
 
-def _details(console: Any, report: ProbeReport) -> None:
+def _details(console: Any, report: ProbeReport, redact: Callable[[str], str]) -> None:
     for row in report.rows:
         for name in row.failed:
             console.print(
-                io.styled((f"{row.scenario.name} ({row.mode}) {name}: ", "red"), row.outcomes[name].detail)
+                io.styled(
+                    (f"{row.scenario.name} ({row.mode}) {name}: ", "red"), redact(row.outcomes[name].detail)
+                )
             )
     for row in report.rows:
         note = row.expectation()
@@ -52,12 +73,12 @@ def _details(console: Any, report: ProbeReport) -> None:
             console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
 
 
-def _reread(console: Any, reread: dict[str, Any]) -> None:
+def _reread(console: Any, reread: dict[str, Any], redact: Callable[[str], str]) -> None:
     console.print(io.styled(("raw output: ", "bold"), reread.get("how", "")))
     for line in reread.get("unavailable", []):
-        console.print(io.styled(("  not re-read: ", "yellow"), line))
+        console.print(io.styled(("  not re-read: ", "yellow"), redact(line)))
     for line in reread.get("warnings", []):
-        console.print(io.styled(("  warning: ", "yellow"), line))
+        console.print(io.styled(("  warning: ", "yellow"), redact(line)))
     for diff in reread.get("differences", []):
         # a difference from the spec the server runs fails the run; one from another backend informs
         head = (
@@ -65,13 +86,14 @@ def _reread(console: Any, reread: dict[str, Any]) -> None:
             if diff.get("named")
             else ("  another backend: ", "yellow")
         )
-        console.print(
-            io.styled(
-                head, f"{diff['transcript']}: {diff['a']} vs {diff['b']}: {diff['class']}: {diff['detail']}"
-            )
-        )
+        said = f"{diff['transcript']}: {diff['a']} vs {diff['b']}: {diff['class']}: {diff['detail']}"
+        console.print(io.styled(head, redact(said)))
     if reread.get("saved"):
-        console.print(io.styled(("  transcripts saved to ", "bold"), reread["saved"]))
+        # the count: a file with none in it (no raw output came) is no input for compare
+        count = reread.get("transcripts", 0)
+        console.print(
+            io.styled((f"  {count} transcript{'s' if count != 1 else ''} saved to ", "bold"), reread["saved"])
+        )
     agree = reread.get("agree") or []
     if agree:
         console.print(io.styled(("  agree with the server: ", "green"), ", ".join(agree)))

@@ -22,8 +22,8 @@ from ..comparison import compare
 from ..comparison.plan import available_backends, family_targets, targets_from
 from ..protocol import ParserSpec, family_table
 from .http import Endpoint, ProbeUsageError
-from .raw import dump_jsonl, fetch, recorded
-from .run import ProbeReport, Row
+from .raw import RawOutput, dump_jsonl, fetch, recorded
+from .run import MAX_SILENT, ProbeReport, Row
 
 HOW = (
     "each scenario asked again without streaming, with logprobs (temperature 0, the same seed): "
@@ -103,6 +103,25 @@ def load_decoder(path: str) -> Any:
         raise ProbeUsageError(f"--tokenizer {path}: {exc}") from None
 
 
+def _fetched(
+    endpoint: Endpoint, asked: list[Row], *, max_tokens: int, seed: int, decoder: Any
+) -> list[RawOutput]:
+    """Each row's raw output; after `MAX_SILENT` requests in a row with no answer, the rest are not
+    sent (a server that hung would hold each one for the whole timeout)."""
+    raws: list[RawOutput] = []
+    silent = 0
+    for row in asked:
+        if silent >= MAX_SILENT:
+            raws.append(
+                RawOutput(row.scenario.name, why_not=f"not asked: the last {silent} requests got no answer")
+            )
+            continue
+        raw = fetch(endpoint, row, max_tokens=max_tokens, seed=seed, tokenizer=decoder)
+        silent = silent + 1 if raw.no_answer else 0
+        raws.append(raw)
+    return raws
+
+
 def reread(
     endpoint: Endpoint,
     report: ProbeReport,
@@ -124,7 +143,7 @@ def reread(
     asked = [r for r in report.rows if r.mode == "oneshot" and not r.reading.problem]
     if decoder is None and tokenizer:
         decoder = load_decoder(tokenizer)
-    raws = [fetch(endpoint, r, max_tokens=max_tokens, seed=seed, tokenizer=decoder) for r in asked]
+    raws = _fetched(endpoint, asked, max_tokens=max_tokens, seed=seed, decoder=decoder)
     family, reasoning_family = family_of(parser, "tool"), family_of(reasoning_parser, "reasoning")
     source = {
         "base_url": report.base_url,

@@ -3,7 +3,10 @@
 `probe` returns a `ProbeReport`: one `Row` per scenario and mode with each check's outcome and
 the answer the client assembled. The endpoint not answering at all, refusing the key (401/403)
 or not knowing the route or model (404) on the first request stops the run with
-`EndpointUnreachable`/`ProbeUsageError` (exit 2): nothing after it could pass.
+`EndpointUnreachable`/`ProbeUsageError` (exit 2): nothing after it could pass. A later request
+that gets no answer (a timeout, a dropped connection: the server hung or died on that scenario)
+is that row's failure, and the run goes on: the server answered before, so it is the server's
+fault there, and the other rows are still worth having.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from typing import Any
 from .._version import __version__
 from .assemble import Reading, from_events, from_message
 from .checks import CHECKS, FAIL, Outcome, evaluate
-from .http import Answer, Endpoint, ProbeUsageError
+from .http import Answer, Endpoint, EndpointUnreachable, ProbeUsageError
 from .scenarios import Scenario
 
 MODES = ("oneshot", "stream")
 ROUTE = "/chat/completions"
+#: After this many requests in a row with no answer the rest are not sent: the server is gone.
+MAX_SILENT = 3
 
 
 @dataclass
@@ -115,10 +120,11 @@ def ask(
 
 def _refused(endpoint: Endpoint, answer: Answer) -> None:
     """The first answer says the probe cannot work here at all: a usage error, not a check."""
-    if answer.status in (401, 403):
+    if answer.status in (401, 403):  # (with what the server said: a proxy's 403 may not be about a key)
+        said = endpoint.redact(answer.error_text()) or "no message"
         raise ProbeUsageError(
-            f"{endpoint.origin}{endpoint.path}{ROUTE} answered {answer.status}: the key was refused or "
-            "is missing (--api-key-env NAME)"
+            f"{endpoint.origin}{endpoint.path}{ROUTE} answered {answer.status} ({said}): the key was "
+            "refused or is missing (--api-key-env NAME)"
         )
     if answer.status == 404:
         raise ProbeUsageError(
@@ -140,11 +146,23 @@ def probe(
     report = ProbeReport(f"{endpoint.origin}{endpoint.path}", endpoint.model)
     oneshots: dict[str, Reading] = {}
     first = True
+    silent = 0  # requests in a row that got no answer
     for mode in modes:
         for scenario in scenarios:
             if progress is not None:
                 progress(f"{scenario.name} ({mode})")
-            answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+            if silent >= MAX_SILENT:  # (a server that hung would hold each request for --timeout)
+                answer = Answer(0)
+                reading = Reading(mode, problem=f"not asked: the last {silent} requests got no answer")
+            else:
+                try:
+                    answer, reading = ask(endpoint, scenario, mode, max_tokens=max_tokens, seed=seed)
+                    silent = 0
+                except EndpointUnreachable as exc:
+                    if first:
+                        raise
+                    silent += 1
+                    answer, reading = Answer(0), Reading(mode, problem=endpoint.redact(f"no answer: {exc}"))
             if first:
                 _refused(endpoint, answer)
                 first = False
