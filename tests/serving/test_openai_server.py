@@ -475,4 +475,9 @@ def test_parallel_tool_calls_false_over_http(server: Server) -> None:
     one = client.chat.completions.create(**kwargs, parallel_tool_calls=False).choices[0].message.tool_calls
     streamed, finish = _stream_message(client, **kwargs, parallel_tool_calls=False)
     assert len(both) == 2
-    assert _calls_of(one) == _calls_of(streamed.tool_calls) == _calls_of(both[:1]) and finish == "tool_calls"
+    assert _calls_of(one) == _calls_of(both[:1])
+    if server.backend in ("vllm", "sglang"):  # a framework whose own stream misreads the two calls
+        reference = _in_process(server, "sv-two-calls", stream=True)[2]
+        if reference != _expected("sv-two-calls")[2]:
+            pytest.xfail(f"{server.backend} streams the calls of sv-two-calls as {reference!r}")
+    assert _calls_of(streamed.tool_calls) == _calls_of(both[:1]) and finish == "tool_calls"
