@@ -9,6 +9,7 @@ request with a bare `KeyError`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..protocol.errors import InvalidSpecError, UnknownOptionError
@@ -44,7 +45,7 @@ def check_processor_settings(settings: dict[str, Any]) -> None:
         )
 
 
-def check_unused_options(options: dict[str, Any], settings: dict[str, Any], has_spec: bool) -> None:
+def check_unused_options(options: dict[str, Any], settings: Iterable[str], has_spec: bool) -> None:
     """Options (`**options`) go to the parsers a processor builds from specs; with no spec, none
     would ever read them, so a typo of a setting (``reasoning_parser="qwen3"`` for ``reasoning=``)
     built a processor with no parser without a word. Refused then, with the settings' names."""
