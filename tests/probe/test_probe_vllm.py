@@ -32,8 +32,12 @@ def vllm_server() -> Iterator[Process]:
 def vllms_own_faults() -> set[tuple[str, str, str]]:
     """What the probe rightly finds wrong in the installed vLLM's own server: before 0.13 a
     non-streamed answer to ``tool_choice: "required"`` ends with finish_reason "stop" (0.11
-    counts only "auto" as calling tools; 0.13 answers "tool_calls", as OpenAI does)."""
-    return {("required-choice", "oneshot", "finish")} if get_api().version_tuple < (0, 13) else set()
+    counts only "auto" as calling tools; 0.13 answers "tool_calls", as OpenAI does); and 0.11 (the
+    oldest env's, the only release before 0.33 checked here) streams a call without arguments with
+    no argument text at all, which a client's JSON parser refuses (the arguments check)."""
+    version = get_api().version_tuple
+    faults = {("required-choice", "oneshot", "finish")} if version < (0, 13) else set()
+    return faults | ({("empty-arguments", "stream", "arguments")} if version < (0, 12) else set())
 
 
 def test_vllm_serving_hermes_passes(vllm_server: Process) -> None:
