@@ -8,6 +8,9 @@ and per approximate token alike.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 import parsebridge as pb
@@ -43,6 +46,15 @@ TOOL_MARKER_IN_REASONING = [
 ]
 
 
+def _streamed(pipe: Any, text: str) -> Iterator[Any]:
+    """The finished results of `text` streamed through `pipe` a character and a token at a time."""
+    for chunks in (list(text), approximate_tokens(text)):
+        stream = pipe.stream()
+        for chunk in chunks:
+            stream.feed(chunk)
+        yield stream.finish()
+
+
 @pytest.mark.parametrize(("reasoning", "tool", "text", "thought"), TOOL_MARKER_IN_REASONING)
 @pytest.mark.parametrize("conventions", ["servers", "lossless"])
 def test_a_tool_marker_written_in_reasoning_is_reasoning(
@@ -58,11 +70,7 @@ def test_a_tool_marker_written_in_reasoning_is_reasoning(
         [("get_time", {"timezone": "UTC"})],
     )
     assert "</think>" not in (one.content or "")
-    for chunks in (list(text), approximate_tokens(text)):
-        stream = pipe.stream()
-        for chunk in chunks:
-            stream.feed(chunk)
-        done = stream.finish()
+    for done in _streamed(pipe, text):
         assert (done.reasoning, done.content, done.tool_calls[0].arguments) == (
             one.reasoning,
             one.content,
@@ -122,11 +130,7 @@ def test_an_end_marker_in_a_call_after_reasoning_is_the_values_text(
     want = [("write_file", {"path": "a.md", "content": _CLOSE_DOC.format(end=end)})]
     one = pipe.parse(text)
     assert (one.reasoning, [(c.name, c.arguments) for c in one.tool_calls]) == ("plan", want)
-    for chunks in (list(text), approximate_tokens(text)):
-        stream = pipe.stream()
-        for chunk in chunks:
-            stream.feed(chunk)
-        done = stream.finish()
+    for done in _streamed(pipe, text):
         assert (done.reasoning, done.content, [(c.name, c.arguments) for c in done.tool_calls]) == (
             "plan",
             one.content,
@@ -190,9 +194,5 @@ def test_an_answer_wrapper_in_a_calls_string_is_its_text(
     one = pipe.parse(text)
     assert (one.reasoning, [(c.name, c.arguments) for c in one.tool_calls]) == ("plan", want)
     assert "answer>" not in (one.content or "")
-    for chunks in (list(text), approximate_tokens(text)):
-        stream = pipe.stream()
-        for chunk in chunks:
-            stream.feed(chunk)
-        done = stream.finish()
+    for done in _streamed(pipe, text):
         assert (done.content, [(c.name, c.arguments) for c in done.tool_calls]) == (one.content, want)
