@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import parsebridge as pb
 from parsebridge.adapters.builtin import REASONING_PARSERS
-from parsebridge.adapters.builtin.engines.reasoning_sections import Markers, SectionReasoningParser
+from parsebridge.adapters.builtin.engines.reasoning_sections import SectionReasoningParser
+from parsebridge.adapters.builtin.engines.section_markers import Markers
 from parsebridge.adapters.builtin.reasoning_presets import KEEPS_REASONING, PRESETS, parser_class
 from parsebridge.formats import reasoning_format
 from parsebridge.protocol.families import family_table

@@ -24,7 +24,7 @@ from ...formats.inkling import BLOCK_ENDS, KINDS, MESSAGE_MODEL, TEXT, THINKING
 from ...formats.inkling import REASONING as FORMAT
 from ...protocol import ReasoningParserBase, ReasoningParseResult, ReasoningStreamBase, StreamDelta
 from ...protocol.models import delta_of
-from .engines.reasoning_sections import Markers
+from .engines.section_markers import Markers
 
 _MARKERS = Markers((MESSAGE_MODEL, *KINDS, *BLOCK_ENDS))
 _OUTSIDE, _HEADER, _THINKING, _TEXT, _OTHER = range(5)
