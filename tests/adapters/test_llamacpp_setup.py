@@ -125,8 +125,24 @@ def test_a_tokenizer_folder_gives_its_template_and_special_tokens(tmp_path: Path
     (tmp_path / "tokenizer_config.json").write_text(json.dumps(config))
     t = _templates.load(str(tmp_path))
     assert (t.source, t.bos, t.eos) == (config["chat_template"], "<s>", "</s>")
-    (tmp_path / "chat_template.jinja").write_text("{{ messages }}")
-    assert _templates.load(str(tmp_path)).source == "{{ messages }}"  # the file wins, as in transformers
+
+
+def test_a_folder_template_is_chosen_as_llamacpps_converter_chooses_it(tmp_path: Path) -> None:
+    """llama-server renders with the template its GGUF carries, and llama.cpp's converter takes
+    tokenizer_config.json's ``chat_template`` before the template files (transformers the other
+    way round): a folder with both rendered with the file, which the deployment never sees."""
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": "C", "eos_token": "</s>"}))
+    (tmp_path / "chat_template.jinja").write_text("F")
+    (tmp_path / "chat_template.json").write_text(json.dumps({"chat_template": "J"}))
+    assert _templates.load(str(tmp_path)).source == "C"
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "</s>"}))
+    assert _templates.load(str(tmp_path)).source == "F"
+    (tmp_path / "chat_template.jinja").unlink()
+    t = _templates.load(str(tmp_path))
+    assert (t.source, t.eos) == ("J", "</s>")
+    named = [{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]
+    (tmp_path / "chat_template.json").write_text(json.dumps({"chat_template": named}))
+    assert _templates.load(str(tmp_path)).for_tools(True) == "T"
 
 
 def test_a_template_file_edited_between_two_parsers_is_read_again(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ A NAME is one of two things:
 * the name of a template llama.cpp ships (``models/templates/NAME.jinja`` of the built snapshot,
   matched after normalising case and ``-``/``_``), or a family whose row in the family table names
   one (``llamacpp:hermes`` → ``NousResearch-Hermes-3-Llama-3.1-8B-tool_use``: the registry does that);
-* a path (it contains ``/`` or ends in ``.jinja``): a template file, or a tokenizer folder with
-  ``chat_template.jinja`` or a ``tokenizer_config.json`` whose ``chat_template`` is the template
+* a path (it contains ``/`` or ends in ``.jinja``): a template file, or a tokenizer folder whose
+  ``tokenizer_config.json`` has the template as ``chat_template``, or else has a
+  ``chat_template.jinja`` or ``chat_template.json`` (the order llama.cpp's GGUF converter reads them in)
   (its ``bos_token`` and ``eos_token`` are passed on, as llama-server passes the model's; a named
   ``tool_use`` template renders the requests with tools, as llama-server's ``tool_use`` variant).
 
@@ -144,9 +145,9 @@ def _checked(source: str, where: Path) -> str:
     return source
 
 
-def _config(folder: Path) -> dict[str, Any]:
-    """A folder's tokenizer_config.json as a dict ({} when there is none)."""
-    path = folder / "tokenizer_config.json"
+def _config(folder: Path, file: str = "tokenizer_config.json") -> dict[str, Any]:
+    """A folder's JSON file (its tokenizer_config.json) as a dict ({} when there is none)."""
+    path = folder / file
     if not path.is_file():
         return {}
     try:
@@ -169,27 +170,44 @@ def _named(templates: list[Any]) -> dict[str, str]:
 
 def _from_folder(folder: Path) -> Template:
     """A tokenizer folder's template, read as llama.cpp's GGUF converter reads one (its default
-    template, and the named ``tool_use`` one that llama-server renders tool requests with)."""
+    template, and the named ``tool_use`` one that llama-server renders tool requests with).
+
+    The converter takes ``tokenizer_config.json``'s ``chat_template`` where it is one (a text or
+    a named list), and the template files only where it is not: so does this, though
+    transformers prefers the files."""
     config = _config(folder)
     bos, eos = _token_text(config.get("bos_token")), _token_text(config.get("eos_token"))
-    named: dict[str, str] = {}
-    if (folder / "chat_template.jinja").is_file():
-        named["default"] = _read(folder / "chat_template.jinja")
-        extra = folder / "additional_chat_templates" / "tool_use.jinja"
-        if extra.is_file():
-            named["tool_use"] = _read(extra)
-    elif isinstance(config.get("chat_template"), str):
-        named["default"] = config["chat_template"]
-    elif isinstance(config.get("chat_template"), list):
-        named = _named(config["chat_template"])
+    given = config.get("chat_template")
+    if isinstance(given, str):
+        named = {"default": given}
+    elif isinstance(given, list):
+        named = _named(given)
+    else:
+        named = _template_files(folder)
     # Without a default, llama.cpp renders everything with the tool_use template.
     source = named.get("default") or named.get("tool_use", named.get("default"))
     if source is None:
         raise TemplateNotFoundError(
-            f"{folder} has no chat_template.jinja and no chat_template in tokenizer_config.json"
+            f"{folder} has no chat_template in tokenizer_config.json, no chat_template.jinja"
+            " and no chat_template.json"
         )
     tool_use = named.get("tool_use", "")
     return Template(str(folder), _checked(source, folder), bos, eos, tool_use and _checked(tool_use, folder))
+
+
+def _template_files(folder: Path) -> dict[str, str]:
+    """The folder's template files by name: ``chat_template.jinja`` (with the named ones of
+    ``additional_chat_templates/``), else ``chat_template.json``'s ``chat_template``."""
+    if (folder / "chat_template.jinja").is_file():
+        named = {"default": _read(folder / "chat_template.jinja")}
+        extra = folder / "additional_chat_templates" / "tool_use.jinja"
+        if extra.is_file():
+            named["tool_use"] = _read(extra)
+        return named
+    given = _config(folder, "chat_template.json").get("chat_template")
+    if isinstance(given, str):
+        return {"default": given}
+    return _named(given) if isinstance(given, list) else {}
 
 
 def load(name: str, snap_root: str | None = None) -> Template:
