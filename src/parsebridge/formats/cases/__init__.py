@@ -89,8 +89,11 @@ def record(
     *,
     kind: str = "tool",
     reasoning_family: str | None = None,
+    known_divergences: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One transcript (the fixtures' JSONL record) from one YAML case."""
+    """One transcript (the fixtures' JSONL record) from one YAML case; `known_divergences`: the
+    file's, which hold for every case (an engine's parser that fails whatever the output), before
+    the case's own."""
     if "output" in case:
         output, content, calls = str(case["output"]), None, []
     else:
@@ -117,8 +120,9 @@ def record(
     }
     if "truncated" in rec["tags"]:  # the output stops where the token limit cut it
         rec["finish_reason"] = "length"
-    if case.get("known_divergences"):
-        rec["known_divergences"] = case["known_divergences"]
+    known = [*known_divergences, *(case.get("known_divergences") or [])]
+    if known:
+        rec["known_divergences"] = known
     if case.get("notes"):
         rec["notes"] = case["notes"]
     return rec
@@ -145,10 +149,21 @@ def load_case_file(path: Path) -> CaseFile:
     family, kind = doc["family"], doc.get("kind", "tool")
     if kind not in ("tool", "reasoning"):
         raise CaseError(f"{path.name}: kind must be tool or reasoning, not {kind!r}")
+    known = doc.get("known_divergences") or []
+    if not isinstance(known, list):
+        raise CaseError(f"{path.name}: known_divergences must be a list")
     records = []
     for case in doc["cases"]:
         try:
-            records.append(record(family, case, kind=kind, reasoning_family=doc.get("reasoning_family")))
+            records.append(
+                record(
+                    family,
+                    case,
+                    kind=kind,
+                    reasoning_family=doc.get("reasoning_family"),
+                    known_divergences=known,
+                )
+            )
         except (CaseError, KeyError, TypeError, ValueError) as exc:
             raise CaseError(f"{path.name}: case {case.get('slug')!r}: {exc}") from exc
     return CaseFile(path, family, kind, str(doc.get("summary") or ""), records)
