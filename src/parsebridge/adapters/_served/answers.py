@@ -8,6 +8,7 @@ fence test of such a request with two choices. The parser classes over them are 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -86,6 +87,11 @@ class StreamRequest:
     cancelled (the server's stop cancels its scripts) or the response was cut (no ``[DONE]``) and
     `alive` says the server is gone: a live smg gateway also ends some responses without
     ``[DONE]`` (its step3 parser on several tokens a chunk), which stays its early end.
+
+    A forked copy of the process that opened the request is refused the same way, at once: the
+    script it would put a step on is its own copy, which the parent's server never reads, and
+    the response is the parent's socket (it waited out the read timeout, 60 s for Dynamo, and
+    could take events meant for the parent).
     """
 
     def __init__(
@@ -109,6 +115,7 @@ class StreamRequest:
         self._ends_early = ends_early
         self._readers: list[SseReader] = []
         self.ended_early = False
+        self._pid = os.getpid()  # the process that opened it (`_check_server`)
 
     def step(self, token_ids: list[int]) -> list[dict[str, Any]]:
         """Put one engine step; the choice-0 deltas the server sent for it."""
@@ -130,6 +137,12 @@ class StreamRequest:
         by the server's stop (`ScriptBoard.cancel_all`), or its response was cut (`SseReader.cut`)
         and the server is not alive.
         (`end` and `abandon`, which end the script too, are this request's last calls.)"""
+        if os.getpid() != self._pid:
+            raise ServerUnavailableError(
+                self.backend,
+                f"this stream was opened in process {self._pid}, of which this one is a fork: its "
+                "state is on that process's server; start a new stream() here",
+            )
         if self.script.ended or (any(reader.cut for reader in self._readers) and not self._alive()):
             raise self._stopped()
 
