@@ -79,7 +79,8 @@ class StreamRequest:
     their engine produced something); `split` is the fence test (`fence_splitter`). A response
     that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
     ends the response once a call is complete): then later steps show nothing, as to a client.
-    `skip_empty`: a step with no token is not sent (a server that cannot take one).
+    `skip_empty`: a step with no token is not sent (a server that cannot take one). `on_hang` is
+    called when a step's answer does not come in the read timeout (smg stops that gateway).
 
     A server that stops (its last parser closed, `close`, exit) or dies while the request is open
     takes the request's state with it: the next `step` or `end` is a `ServerUnavailableError`
@@ -103,11 +104,13 @@ class StreamRequest:
         backend: str,
         alive: Callable[[], bool],
         on_close: Callable[[], None] | None = None,
+        on_hang: Callable[[], None] | None = None,
         skip_empty: bool = False,
         ends_early: bool = False,
     ) -> None:
         self.backend, self._alive = backend, alive
         self._on_close = on_close  # called once, when the request ends or is abandoned
+        self._on_hang = on_hang  # called when a step's answer timed out (the server hangs)
         self.script = script
         self._open = open
         self._split = split
@@ -124,7 +127,12 @@ class StreamRequest:
         self._check_server()
         self.script.put(token_ids)
         reader = self._readers[0] if self._readers else self._opened()
-        parts, fenced = read_to_fence(reader, self._split)
+        try:
+            parts, fenced = read_to_fence(reader, self._split)
+        except TimeoutError:
+            if self._on_hang is not None:
+                self._on_hang()
+            raise
         if not fenced:
             self._check_server()
             if not self._ends_early:
