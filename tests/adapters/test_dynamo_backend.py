@@ -177,3 +177,39 @@ def test_a_stream_open_when_its_frontend_stops_is_a_typed_error_then_the_next_on
         again.feed(CALL[i : i + 7])
     assert [c.arguments for c in again.finish().tool_calls] == [{"city": "Paris"}]
     tp.close()
+
+
+_LISTENERS = r"""
+import os
+import parsebridge as pb
+TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+with pb.get_tool_parser("dynamo:hermes", tools=TOOLS) as parser:
+    parser.parse('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    ours = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            ours.add(link[8:-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(table).read().splitlines()[1:]:
+            cols = line.split()
+            if cols[9] in ours and cols[3] == "0A":  # listening
+                print(cols[1].split(":")[0])
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's socket tables")
+def test_every_port_the_frontend_opens_is_on_loopback() -> None:
+    """Before: Dynamo's request plane listened on the machine's network address (two ports other
+    hosts could reach, on a machine with one) while a `dynamo:` parser ran; only HTTP was on 127.0.0.1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYN_TCP_")}
+    out = subprocess.run(
+        [sys.executable, "-c", _LISTENERS], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    hosts = out.stdout.split()
+    loopback = {"0100007F", "00000000000000000000000001000000"}  # 127.0.0.1, ::1 (as /proc writes them)
+    assert hosts and set(hosts) <= loopback, hosts

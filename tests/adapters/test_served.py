@@ -25,6 +25,7 @@ from parsebridge.adapters._served import (
     open_sse,
     read_to_fence,
 )
+from parsebridge.adapters._served.answers import StreamRequest
 from parsebridge.protocol import ServerUnavailableError
 
 
@@ -280,3 +281,49 @@ def test_a_forked_child_starts_its_own_server_or_refuses_clearly() -> None:
     assert said == "refused|ok"
     assert fe.ensure() == parent_port  # the parent's server is untouched
     fe.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_stream_opened_before_a_fork_is_refused_in_the_child_at_once() -> None:
+    """Before: the child put its step on its own copy of the script, which the parent's server
+    never reads, and waited on the parent's socket for the read timeout (60 s for Dynamo)."""
+    fe = FakeFrontend()
+    port = fe.ensure()
+    script = fe.board.open()
+
+    def split(event: Any) -> tuple[list[dict[str, Any]] | None, bool]:
+        return ([{"content": event["step"]}] if "step" in event else None), "fence" in event
+
+    request = StreamRequest(
+        script,
+        lambda: open_sse(port, "/stream", {"prompt": script.key}, 3.0),
+        split,
+        backend="fake",
+        alive=lambda: fe.running,
+    )
+    try:
+        assert request.step(fe.folder.encode("one")) == [{"content": "one"}]
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report, never return into pytest
+            try:
+                began = time.monotonic()
+                try:
+                    request.step(fe.folder.encode("two"))
+                    said = "stepped"
+                except ServerUnavailableError as exc:
+                    said = "refused" if "fork" in str(exc) else f"wrong error: {exc}"
+                except BaseException as exc:
+                    said = f"{type(exc).__name__}: {exc}"
+                os.write(write, f"{said} {time.monotonic() - began < 1}".encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as fh:
+            said = fh.read()
+        os.waitpid(pid, 0)
+        assert said == "refused True"
+        assert request.step(fe.folder.encode("three")) == [{"content": "three"}]  # the parent's goes on
+    finally:
+        request.abandon()
+        fe.close()

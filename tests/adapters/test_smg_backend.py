@@ -7,9 +7,12 @@ checked gone (process and port) after `shutdown()`.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,14 +21,14 @@ import pytest
 from parsebridge import get_reasoning_parser, get_tool_parser
 from parsebridge.adapters._served.parsers import ParserPair
 from parsebridge.adapters.registry import get_backend
-from parsebridge.protocol import InvalidInputError, ServerUnavailableError, UnknownParserError
+from parsebridge.protocol import BackendError, InvalidInputError, ServerUnavailableError, UnknownParserError
 
 pytestmark = [pytest.mark.framework, pytest.mark.timeout(300)]
 
 if not get_backend("smg").is_available():
     pytest.skip(f"smg is not installed: {get_backend('smg').unavailable_reason()}", allow_module_level=True)
 
-from parsebridge.adapters.smg import _gateway  # noqa: E402  (after the skip)
+from parsebridge.adapters.smg import _client, _gateway  # noqa: E402  (after the skip)
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 CALL = 'Let me check.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
@@ -328,3 +331,27 @@ def test_token_ids_that_are_not_ids_are_refused_and_the_stream_goes_on(ids: obje
             parser.parse(CALL, token_ids=ids)
     finally:
         parser.close()
+
+
+@pytest.mark.parametrize("how", ["parse", "stream"])
+def test_a_gateway_that_stops_answering_is_replaced(fresh_runtime, monkeypatch, how: str) -> None:
+    """A gateway stopped by SIGSTOP (or hung) fails the request after the timeout, and is stopped:
+    the next request starts a new one. Before: it was kept, and every later request waited out
+    the timeout again (120 s each)."""
+    monkeypatch.setattr(_client, "REQUEST_TIMEOUT", 2.0)
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    assert parser.parse(CALL).tool_calls
+    stream = parser.stream()
+    stream.feed("Let me")
+    stuck = _gateway.runtime().gateway(ParserPair(None, "qwen")).proc.pid
+    os.kill(stuck, signal.SIGSTOP)
+    try:
+        with pytest.raises(BackendError, match="did not answer" if how == "parse" else "timed out"):
+            parser.parse(CALL) if how == "parse" else stream.feed(" check.")
+        assert _gone(stuck, 10)
+        began = time.monotonic()
+        assert parser.parse(CALL).tool_calls  # a new gateway, at once
+        assert time.monotonic() - began < 30
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(stuck, signal.SIGCONT)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -179,5 +180,62 @@ def test_a_timeout_in_one_stream_leaves_the_others_of_its_worker_a_typed_error()
         with pytest.raises(pb.ParseTimeoutError, match="stopped after an earlier timeout"):
             second.feed("more")
         assert tp.parse("again").content == "AGAIN"
+    finally:
+        tp.inner.close()
+
+
+def _in_fork(work: Callable[[], str]) -> tuple[int, int]:
+    """Fork; the child runs `work`, writes what it returned (or the error it raised), and ends.
+    The child's pid and the pipe to read that from (`_child_said`)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never back into pytest
+        try:
+            os.close(read)
+            try:
+                said = work()
+            except BaseException as exc:
+                said = f"{type(exc).__name__}: {exc}"
+            os.write(write, said.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    return pid, read
+
+
+def _child_said(pid: int, read: int) -> str:
+    with os.fdopen(read, "rb") as pipe:
+        said = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return said
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_processes_each_get_their_own_answers():
+    """A `timeout=` parser used from forked copies of the process that started its worker (a
+    fork-based pool over one parser). Before: every copy wrote to the one worker's pipe and read
+    whichever answer came first, so two copies parsing side by side got each other's results
+    (most of them), and the copy's stream call went into the parent's stream."""
+    tp = pb.get_tool_parser(SLOW, timeout=30.0)
+    try:
+        opened = tp.stream()
+        assert opened.feed("ab").content == "A"
+
+        def parse_own(text: str) -> Callable[[], str]:
+            def work() -> str:
+                wrong = sum(tp.parse(text).content != text.upper() for _ in range(150))
+                return f"wrong {wrong}"
+
+            return work
+
+        children = [_in_fork(parse_own(text)) for text in ("first copy", "second copy")]
+        wrong = sum(tp.parse("parent").content != "PARENT" for _ in range(150))
+        assert [_child_said(*child) for child in children] == ["wrong 0", "wrong 0"]
+        assert wrong == 0
+        said = _child_said(*_in_fork(lambda: opened.feed("cd").content))
+        assert said.startswith("StreamStateError") and "fork" in said
+        assert opened.feed("cd").content == "BC"  # the parent's stream and worker are as they were
+        assert _child_said(*_in_fork(lambda: str(tp.close()))) == "None"
+        assert tp.parse("still").content == "STILL"
     finally:
         tp.inner.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import pickle
 import signal
 import sys
@@ -212,6 +213,33 @@ class _Worker:
         #: stream it served is told when it is fed again.
         self._stopped_by = ""
         self._ids = itertools.count(1)
+        #: The process whose child `_conn` talks to (None: none started yet).
+        self._pid: int | None = None
+        #: The process this one is a fork of, once `_forked` saw it (for the errors of its streams).
+        self._forked_from: int | None = None
+
+    def _forked(self) -> None:
+        """In a forked copy of the process that started the child: forget that child.
+
+        Its pipe is the parent's too, so calls from both went down one pipe and each read
+        whichever answer came first (two forked processes parsing side by side read each other's
+        results, most of them). The copy starts its own child on its next call; a stream opened
+        before the fork is refused (`call`). A new lock too: the parent's may have been held by
+        another thread at the fork. The copy closes only its own end of the pipe, which leaves
+        the parent's child running."""
+        if self._pid is None or self._pid == os.getpid():
+            return
+        conn, self._conn, self._server = self._conn, None, None
+        self._forked_from, self._pid = self._pid, None
+        if self._finalizer is not None:
+            self._finalizer.detach()  # (`Server.stop` in a fork only forgets it: nothing to do)
+            self._finalizer = None
+        self._lock = threading.Lock()
+        self.generation += 1
+        self._stopped_by = "forked"
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.close()
 
     def _start(self) -> None:
         parent, child = Pipe()
@@ -245,6 +273,7 @@ class _Worker:
                 parent.close()
         self._conn, self._server = parent, server
         self._finalizer = weakref.finalize(self, server.stop)
+        self._pid = os.getpid()
         self.generation += 1
 
     def _kill(self) -> None:
@@ -262,6 +291,7 @@ class _Worker:
 
     def start(self) -> None:
         """Start the child now, so a parser that cannot be built fails at creation."""
+        self._forked()
         with self._lock:
             if self._conn is None:
                 self._start()
@@ -270,12 +300,19 @@ class _Worker:
         return next(self._ids)
 
     def call(self, op: str, sid: int = 0, *args: Any, generation: int | None = None, **kwargs: Any) -> Any:
+        self._forked()
         with self._lock:
             if generation is not None and generation != self.generation:
                 if self._stopped_by == "closed":
                     raise StreamStateError(
                         f"{self.backend}:{self.name} was closed while this stream was open: what it "
                         "held went with its worker; start a new stream()"
+                    )
+                if self._stopped_by == "forked":
+                    raise StreamStateError(
+                        f"this stream of {self.backend}:{self.name} was opened in process {self._forked_from}, "
+                        "of which this one is a fork: its state is in that process's worker; start a "
+                        "new stream() here"
                     )
                 raise ParseTimeoutError(
                     self.backend, self.name, op, "the stream's worker was stopped after an earlier timeout"
@@ -302,7 +339,9 @@ class _Worker:
         return value
 
     def close(self) -> None:
-        """Stop the child: asked first (it ends when its pipe closes), killed if it does not."""
+        """Stop the child: asked first (it ends when its pipe closes), killed if it does not.
+        (In a fork of the process that started it: that process's child, left running.)"""
+        self._forked()
         with self._lock:
             finalizer, self._finalizer = self._finalizer, None
             if self._conn is not None:

@@ -8,6 +8,7 @@ fence test of such a request with two choices. The parser classes over them are 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -78,7 +79,8 @@ class StreamRequest:
     their engine produced something); `split` is the fence test (`fence_splitter`). A response
     that ends before a step's fence is an error, unless `ends_early` says the server does that (smg
     ends the response once a call is complete): then later steps show nothing, as to a client.
-    `skip_empty`: a step with no token is not sent (a server that cannot take one).
+    `skip_empty`: a step with no token is not sent (a server that cannot take one). `on_hang` is
+    called when a step's answer does not come in the read timeout (smg stops that gateway).
 
     A server that stops (its last parser closed, `close`, exit) or dies while the request is open
     takes the request's state with it: the next `step` or `end` is a `ServerUnavailableError`
@@ -86,6 +88,11 @@ class StreamRequest:
     cancelled (the server's stop cancels its scripts) or the response was cut (no ``[DONE]``) and
     `alive` says the server is gone: a live smg gateway also ends some responses without
     ``[DONE]`` (its step3 parser on several tokens a chunk), which stays its early end.
+
+    A forked copy of the process that opened the request is refused the same way, at once: the
+    script it would put a step on is its own copy, which the parent's server never reads, and
+    the response is the parent's socket (it waited out the read timeout, 60 s for Dynamo, and
+    could take events meant for the parent).
     """
 
     def __init__(
@@ -97,11 +104,13 @@ class StreamRequest:
         backend: str,
         alive: Callable[[], bool],
         on_close: Callable[[], None] | None = None,
+        on_hang: Callable[[], None] | None = None,
         skip_empty: bool = False,
         ends_early: bool = False,
     ) -> None:
         self.backend, self._alive = backend, alive
         self._on_close = on_close  # called once, when the request ends or is abandoned
+        self._on_hang = on_hang  # called when a step's answer timed out (the server hangs)
         self.script = script
         self._open = open
         self._split = split
@@ -109,6 +118,7 @@ class StreamRequest:
         self._ends_early = ends_early
         self._readers: list[SseReader] = []
         self.ended_early = False
+        self._pid = os.getpid()  # the process that opened it (`_check_server`)
 
     def step(self, token_ids: list[int]) -> list[dict[str, Any]]:
         """Put one engine step; the choice-0 deltas the server sent for it."""
@@ -117,7 +127,12 @@ class StreamRequest:
         self._check_server()
         self.script.put(token_ids)
         reader = self._readers[0] if self._readers else self._opened()
-        parts, fenced = read_to_fence(reader, self._split)
+        try:
+            parts, fenced = read_to_fence(reader, self._split)
+        except TimeoutError:
+            if self._on_hang is not None:
+                self._on_hang()
+            raise
         if not fenced:
             self._check_server()
             if not self._ends_early:
@@ -130,6 +145,12 @@ class StreamRequest:
         by the server's stop (`ScriptBoard.cancel_all`), or its response was cut (`SseReader.cut`)
         and the server is not alive.
         (`end` and `abandon`, which end the script too, are this request's last calls.)"""
+        if os.getpid() != self._pid:
+            raise ServerUnavailableError(
+                self.backend,
+                f"this stream was opened in process {self._pid}, of which this one is a fork: its "
+                "state is on that process's server; start a new stream() here",
+            )
         if self.script.ended or (any(reader.cut for reader in self._readers) and not self._alive()):
             raise self._stopped()
 

@@ -89,6 +89,10 @@ class DynamoApi:
         return llm.run_input(runtime, "http", engine)
 
 
+#: The hosts Dynamo's request plane listens on (1.6.1), set to 127.0.0.1 unless already set.
+LOOPBACK_VARIABLES = ("DYN_TCP_RPC_HOST", "DYN_TCP_RESPONSE_STREAM_HOST")
+
+
 @cache
 def get_api() -> DynamoApi:
     """The installed release's API (imports Dynamo: call only when a `dynamo:` parser is used)."""
@@ -101,6 +105,11 @@ def get_api() -> DynamoApi:
     # standard error by `_quiet` (PARSEBRIDGE_DYNAMO_LOG=1 shows them).
     if not framework_logs_wanted():  # --framework-logs: Dynamo logs at its own level
         os.environ.setdefault("DYN_LOG", "error")
+    # Its request plane (the frontend's link to the scripted engine) listens on the machine's
+    # network address unless told otherwise: two ports other hosts could reach, on a machine with
+    # one, while a parser runs. Everything here is in this process: loopback is enough.
+    for variable in LOOPBACK_VARIABLES:
+        os.environ.setdefault(variable, "127.0.0.1")
 
     import dynamo._core as core
 

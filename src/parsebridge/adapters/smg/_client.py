@@ -70,11 +70,27 @@ def _sent(gw: Gateway, send: Callable[[Gateway], T]) -> T:
         return send(gw)
     except HttpStatusError as exc:
         raise BackendError("smg", gw.label, "chat", str(exc)) from exc
+    except TimeoutError as exc:
+        raise hung(gw, "chat completion") from exc
     except (OSError, http.client.HTTPException):
         if gw.alive():
             raise
     gw.restart()
     return send(gw)
+
+
+def hung(gw: Gateway, call: str) -> BackendError:
+    """A gateway that did not answer in `REQUEST_TIMEOUT` (hung, or stopped by SIGSTOP) is stopped,
+    and the next request starts a new one (once in the gateway's life, as after a death). Before,
+    it was kept, and every later request on it waited out the timeout again."""
+    gw.server.stop(now=True)
+    return BackendError(
+        "smg",
+        gw.label,
+        call,
+        f"the gateway did not answer in {REQUEST_TIMEOUT:g} s; it was stopped, and the next request "
+        f"starts a new one: {gw.log_tail()}",
+    )
 
 
 class SmgEngine(ServedEngine):
@@ -140,6 +156,8 @@ class SmgEngine(ServedEngine):
                 return open_sse(gw.port, PATH, body, REQUEST_TIMEOUT)
             except HttpStatusError as exc:
                 raise BackendError("smg", gw.label, "chat", str(exc)) from exc
+            except TimeoutError as exc:
+                raise hung(gw, "stream") from exc
 
         def alive() -> bool:
             return all(gw.alive() for gw in opened)
@@ -148,6 +166,10 @@ class SmgEngine(ServedEngine):
             for gw in opened:
                 rt.done(gw)
 
+        def stuck() -> None:
+            for gw in opened:
+                hung(gw, "stream")
+
         return StreamRequest(
             script,
             open,
@@ -155,6 +177,7 @@ class SmgEngine(ServedEngine):
             backend="smg",
             alive=alive,
             on_close=closed,
+            on_hang=stuck,
             skip_empty=True,
             ends_early=True,
         )
