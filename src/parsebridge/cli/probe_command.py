@@ -163,7 +163,7 @@ def run(ns: argparse.Namespace) -> int:
             decoder=decoder,
         )
     if ns.json:
-        sys.stdout.write(endpoint.redact(json_text(report)) + "\n")
+        sys.stdout.write(json_text(report, endpoint.redact_data) + "\n")
     else:
         render(report, redact=endpoint.redact)
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK

@@ -23,9 +23,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..protocol import ParsebridgeError
+from .redact import Redactor, basic_credential
 
 #: A stream that sends more than this is cut (and the probe says so): far above any scenario's answer.
 MAX_EVENTS = 20_000
@@ -75,9 +76,20 @@ class Answer:
         return str(body)[:300] if body else ""
 
 
+#: A URL's user information (``//user:password@``), which is never shown.
+_USERINFO = re.compile(r"(//)[^/?#@]*@")
+
+
+def without_userinfo(url: str) -> str:
+    """`url` as the probe shows it: any ``user:password@`` written ``***@``."""
+    return _USERINFO.sub(r"\1***@", url)
+
+
 @dataclass
 class Endpoint:
-    """`base_url` (``http://host:port/v1``), the model, and the key (never shown)."""
+    """`base_url` (``http://host:port/v1``), the model, and the key (never shown). A
+    ``user:password@`` in `base_url` is sent as HTTP Basic authentication (as curl sends it),
+    and is a secret as the key is."""
 
     base_url: str
     model: str
@@ -90,9 +102,10 @@ class Endpoint:
             parts = urlsplit(self.base_url)
             port = parts.port
         except ValueError as exc:
-            raise ProbeUsageError(f"--base-url {self.base_url!r} is not a usable URL: {exc}") from None
+            shown = without_userinfo(self.base_url)
+            raise ProbeUsageError(f"--base-url {shown!r} is not a usable URL: {exc}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ProbeUsageError(f"--base-url must be an http:// or https:// URL, not {self.base_url!r}")
+            raise ProbeUsageError(_not_http(self.base_url))
         self.scheme = parts.scheme
         self.host = parts.hostname
         self.port = port or (443 if parts.scheme == "https" else 80)
@@ -100,10 +113,24 @@ class Endpoint:
         self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
         #: The URL's query (``api-version=...``), sent with every request as the URL gave it.
         self.query = f"?{parts.query}" if parts.query else ""
+        #: The URL's ``user:password@``, percent-decoded (None: the URL had none).
+        self.basic: str | None = None
+        secrets = [self.api_key]
+        if parts.username is not None or parts.password is not None:
+            user, password = unquote(parts.username or ""), unquote(parts.password or "")
+            self.basic = basic_credential(user, password)
+            secrets += [password, parts.password, self.basic]
+        self.redactor = Redactor(secrets)
 
     def redact(self, text: str) -> str:
-        """`text` with the key blanked out (a server may echo a request's headers in an error)."""
-        return text.replace(self.api_key, "***") if self.api_key else text
+        """`text` with the secrets blanked out, in every form they take (a server may echo a
+        request's headers in an error, and a detail may quote it escaped)."""
+        return self.redactor.text(text)
+
+    def redact_data(self, value: Any) -> Any:
+        """A JSON-like structure with the secrets blanked out of every string, before it is
+        serialised (its escaping could otherwise hide a secret from `redact`)."""
+        return self.redactor.data(value)
 
     @property
     def origin(self) -> str:
@@ -121,6 +148,8 @@ class Endpoint:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        elif self.basic is not None:
+            headers["Authorization"] = f"Basic {self.basic}"
         return headers
 
     def _send(
@@ -355,9 +384,25 @@ def endpoint_from(
         if not key:
             raise ProbeUsageError(f"--api-key-env {key_env}: that environment variable is not set or empty")
     endpoint = Endpoint(base_url, model, key, timeout=timeout, deadline=max(timeout * 5, 60.0))
-    if key and endpoint.scheme == "http" and not is_loopback(endpoint.host) and not allow_insecure_key:
+    if key and endpoint.basic is not None:
         raise ProbeUsageError(
-            f"refusing to send the API key over plain http to {endpoint.host}: use https, or "
+            "--base-url holds a user:password and --api-key-env a key: both would be the "
+            "Authorization header; give one"
+        )
+    secret = "the API key" if key else "the password of --base-url" if endpoint.basic else None
+    insecure = endpoint.scheme == "http" and not is_loopback(endpoint.host)
+    if secret and insecure and not allow_insecure_key:
+        raise ProbeUsageError(
+            f"refusing to send {secret} over plain http to {endpoint.host}: use https, or "
             "--allow-insecure-key if this network is trusted"
         )
     return endpoint
+
+
+def _not_http(url: str) -> str:
+    """Why `url` is no --base-url; a URL with no scheme (``localhost:8000/v1``) gets the one to write."""
+    shown = without_userinfo(url)
+    said = f"--base-url must be an http:// or https:// URL, not {shown!r}"
+    if "://" not in url:
+        return f"{said} (did you mean 'http://{shown}'?)"
+    return said

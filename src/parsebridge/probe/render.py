@@ -16,11 +16,17 @@ from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
 
 
-def json_text(report: ProbeReport) -> str:
+def _data_as_is(value: Any) -> Any:
+    return value
+
+
+def json_text(report: ProbeReport, redact_data: Callable[[Any], Any] = _data_as_is) -> str:
     """`--json`'s one line. What a server sent is kept as it came: a lone surrogate in it (which
     the answer check names) is written as its JSON escape, as the server sent it, since UTF-8
-    output cannot hold the character itself."""
-    text = json.dumps(report.to_json(), ensure_ascii=False)
+    output cannot hold the character itself. `redact_data` blanks the secrets out of the report's
+    strings before they are escaped (after, a key holding a quote or a non-ASCII character no
+    longer reads as itself)."""
+    text = json.dumps(redact_data(report.to_json()), ensure_ascii=False)
     return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

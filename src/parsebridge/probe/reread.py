@@ -173,7 +173,7 @@ def reread(
         "saved": None,
     }
     if save is not None:
-        save.write_text(endpoint.redact(dump_jsonl(records)), encoding="utf-8")
+        save.write_text(dump_jsonl(endpoint.redact_data(records)), encoding="utf-8")
         out["saved"] = str(save)
     if (parser or reasoning_parser) and records:
         families = [f for f in (family, reasoning_family) if f]
