@@ -302,3 +302,16 @@ def test_ctrl_c_while_the_command_loads_is_exit_130(monkeypatch: pytest.MonkeyPa
     except KeyboardInterrupt:
         code = "KeyboardInterrupt escaped"
     assert code == 130
+
+
+def test_a_scenario_named_twice_runs_once(recorders: list[http.server.HTTPServer]) -> None:
+    """`--scenario single-call --scenario single-call` sent its requests twice and showed four rows."""
+    server, seen = recording_server(replies=RIGHT)
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--scenario", "single-call"]
+    code, report, err = run_probe(*args, "--scenario", "single-call", "--scenario", "no-call,single-call")
+    assert code in (0, 1) and report is not None, err
+    rows = [(r["scenario"], r["mode"]) for r in report["results"]]
+    assert rows == [(n, m) for m in ("oneshot", "stream") for n in ("single-call", "no-call")]
+    assert len(seen.seen) == 4
+    assert run_probe("--base-url", url_of(server), "--model", "m", "--scenario", ",")[0] == 2

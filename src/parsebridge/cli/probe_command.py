@@ -69,7 +69,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--scenario",
         action="append",
         metavar="NAME",
-        help="run only this scenario (repeatable; default: all)",
+        help="run only this scenario (repeatable, or NAME,NAME; each runs once, in the order first "
+        "named; default: all)",
     )
     p.add_argument(
         "--max-tokens", type=int, default=512, metavar="N", help="max_tokens of each request (512)"
