@@ -45,6 +45,9 @@ exit status:
        timeout, a dropped connection) fails its row instead
   130  interrupted (Ctrl-C)
 
+a request answered 429 (rate limited) is sent again after its Retry-After (at most 3 times,
+within the request's deadline); the report notes each row that was.
+
 the API key is read only from the environment variable --api-key-env names, sent only to
 --base-url (redirects are not followed), never printed or saved, and refused over plain http
 to a host other than this machine unless --allow-insecure-key is given."""

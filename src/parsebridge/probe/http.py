@@ -20,13 +20,14 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..protocol import ParsebridgeError
 from .redact import Redactor, basic_credential
+from .retry import RATE_LIMITED, Retries, with_retries
 
 #: A stream that sends more than this is cut (and the probe says so): far above any scenario's answer.
 MAX_EVENTS = 20_000
@@ -63,6 +64,9 @@ class Answer:
     seconds: float = 0.0
     #: A stream's Content-Type header ("" when it had none; None for an answer not streamed).
     content_type: str | None = None
+    #: A 429's Retry-After header, and the 429s waited out before this answer.
+    retry_after: str | None = None
+    retries: Retries = field(default_factory=Retries)
 
     def error_text(self) -> str:
         """The server's own error message, when it gave one."""
@@ -96,6 +100,8 @@ class Endpoint:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
     deadline: float = 300.0
+    #: How a rate limit is waited out (tests pass one that does not sleep).
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
 
     def __post_init__(self) -> None:
         try:  # urlsplit and .port raise ValueError on a broken IPv6 host or a port out of range
@@ -186,18 +192,28 @@ class Endpoint:
                     if not typed_read:
                         raise
                     raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
-            return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+            return _answered(resp, data, start)
         finally:
             conn.close()
 
+    def _retried(self, attempt: Callable[[], Answer]) -> Answer:
+        """`attempt` sent again while it is answered 429, as long as the server asks and the
+        deadline for a whole answer allows (`retry.with_retries`)."""
+        answer, retries = with_retries(attempt, self.deadline, self.sleep)
+        answer.retries = retries
+        return answer
+
     def get(self, route: str) -> Answer:
-        return self._whole("GET", route, None, typed_read=False)
+        return self._retried(lambda: self._whole("GET", route, None, typed_read=False))
 
     def post(self, route: str, body: dict[str, Any]) -> Answer:
-        return self._whole("POST", route, body, typed_read=True)
+        return self._retried(lambda: self._whole("POST", route, body, typed_read=True))
 
     def stream(self, route: str, body: dict[str, Any]) -> Answer:
         """A streamed request: the JSON of each ``data:`` event up to ``[DONE]``, within the bounds."""
+        return self._retried(lambda: self._stream(route, body))
+
+    def _stream(self, route: str, body: dict[str, Any]) -> Answer:
         start = time.monotonic()
         conn = self._connection()
         try:
@@ -210,7 +226,7 @@ class Endpoint:
                         raise EndpointUnreachable(
                             f"{self.origin}{self.path}{route}: {cut.reason(exc)}"
                         ) from None
-                    return Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+                    return _answered(resp, data, start)
                 answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
                 try:
                     _read_events(resp, answer)
@@ -222,6 +238,14 @@ class Endpoint:
             return answer
         finally:
             conn.close()
+
+
+def _answered(resp: Any, data: bytes, start: float) -> Answer:
+    """A whole answer read: its status and body (a 429 with its Retry-After)."""
+    answer = Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+    if resp.status == RATE_LIMITED:
+        answer.retry_after = resp.getheader("Retry-After")
+    return answer
 
 
 class _Deadline:

@@ -74,9 +74,9 @@ def _details(console: Any, report: ProbeReport, redact: Callable[[str], str]) ->
                 )
             )
     for row in report.rows:
-        note = row.expectation()
-        if note:
-            console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
+        for note in (row.expectation(), row.retry_note()):
+            if note:
+                console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
 
 
 def _reread(console: Any, reread: dict[str, Any], redact: Callable[[str], str]) -> None:

@@ -19,6 +19,7 @@ from .._version import __version__
 from .assemble import Reading, from_events, from_message
 from .checks import CHECKS, FAIL, Outcome, evaluate
 from .http import Answer, Endpoint, EndpointUnreachable, ProbeUsageError
+from .retry import Retries
 from .scenarios import Scenario
 
 MODES = ("oneshot", "stream")
@@ -36,6 +37,8 @@ class Row:
     outcomes: dict[str, Outcome]
     reading: Reading
     seconds: float = 0.0
+    #: The 429s (rate limited) waited out before the answer: one wait (seconds) each.
+    retries: Retries = field(default_factory=Retries)
 
     @property
     def failed(self) -> list[str]:
@@ -55,6 +58,14 @@ class Row:
             return f"the model made {n} call(s) where two were asked for"
         return ""
 
+    def retry_note(self) -> str:
+        """That the request was rate limited and sent again (the answer is the last attempt's)."""
+        waits = self.retries.waits
+        if not waits:
+            return ""
+        times = "once" if len(waits) == 1 else f"{len(waits)} times"
+        return f"rate limited (HTTP 429): sent again {times}, after waiting {sum(waits):g} s in all"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario.name,
@@ -65,6 +76,7 @@ class Row:
             "answer": self.reading.wire(),
             "events": self.reading.events if self.mode == "stream" else None,
             "seconds": round(self.seconds, 3),
+            "retries": [round(w, 3) for w in self.retries.waits],
         }
 
 
@@ -114,6 +126,8 @@ def ask(
         reading = from_message(answer.body) if answer.status == 200 else Reading(mode)
     if answer.status != 200:
         reading.problem = f"HTTP {answer.status}: {answer.error_text() or 'no message'}"
+        if answer.retries.gave_up:
+            reading.problem += f" (rate limited: {answer.retries.gave_up})"
     reading.problem = endpoint.redact(reading.problem)
     return answer, reading
 
@@ -169,5 +183,5 @@ def probe(
             if mode == "oneshot":
                 oneshots[scenario.name] = reading
             outcomes = evaluate(scenario, reading, oneshots.get(scenario.name))
-            report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds))
+            report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds, answer.retries))
     return report
