@@ -6,7 +6,9 @@ never appears in what the probe prints, even when the server echoes it back."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
 import json
 import time
 from pathlib import Path
@@ -315,3 +317,27 @@ def test_a_scenario_named_twice_runs_once(recorders: list[http.server.HTTPServer
     assert rows == [(n, m) for m in ("oneshot", "stream") for n in ("single-call", "no-call")]
     assert len(seen.seen) == 4
     assert run_probe("--base-url", url_of(server), "--model", "m", "--scenario", ",")[0] == 2
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_stderr_shows_which_scenario_runs(recorders: list[http.server.HTTPServer]) -> None:
+    """No progress was shown at all: a probe of a slow server sat silent for minutes. It goes to
+    stderr on a terminal only, never with --json (nor to a pipe: other tests read stderr as a
+    pipe and see one line)."""
+    from parsebridge.cli.commands import main
+
+    server, _ = recording_server(replies=RIGHT)
+    recorders.append(server)
+    args = ["probe", "--base-url", url_of(server), "--model", "m", "--scenario", "single-call"]
+    for extra, shown in (([], "probe: single-call (stream), request 2/2"), (["--json"], None)):
+        terminal, out = _Terminal(), io.StringIO()
+        with contextlib.redirect_stderr(terminal), contextlib.redirect_stdout(out):
+            assert main([*args, *extra]) == 0
+        assert shown in terminal.getvalue() if shown else terminal.getvalue() == ""
+        assert "probe: single-call" not in out.getvalue()
