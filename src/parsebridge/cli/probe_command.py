@@ -16,10 +16,10 @@ from typing import Any
 from .. import terminal as io
 from ..adapters.registry import backend_names, check_spec
 from ..probe.checks import CHECKS
-from ..probe.http import ProbeUsageError, endpoint_from
+from ..probe.http import Endpoint, ProbeUsageError, endpoint_from
 from ..probe.render import json_text, render
 from ..probe.reread import load_decoder, reread
-from ..probe.run import MODES, probe
+from ..probe.run import MODES, ProbeReport, probe
 from ..probe.scenarios import SCENARIOS, select
 from ..protocol.errors import UnknownBackendError
 
@@ -45,7 +45,7 @@ exit status:
        the endpoint cannot be used on the first request: unreachable, a redirect, the key
        refused (401/403), no such route or model (404); a later request with no answer (a
        timeout, a dropped connection) fails its row instead
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C); the answers checked so far are still shown
 
 on a terminal, stderr shows which scenario runs (not with --json, nor into a pipe or file).
 a request answered 429 (rate limited) is sent again after its Retry-After (at most 3 times,
@@ -187,8 +187,8 @@ def run(ns: argparse.Namespace) -> int:
     requests = len(scenarios) * (len(MODES) + rereads)
     with _progress(not ns.json and _stderr_is_terminal(), requests) as progress:
         report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed, progress=progress)
-        if rereads:
-            report.reread = reread(
+        if rereads and not report.interrupted:
+            report.reread = _reread_unless_interrupted(
                 endpoint,
                 report,
                 parser=ns.parser,
@@ -205,4 +205,18 @@ def run(ns: argparse.Namespace) -> int:
         sys.stdout.write(json_text(report, endpoint.redact_data) + "\n")
     else:
         render(report, redact=endpoint.redact)
+    if report.interrupted:
+        return io.EXIT_INTERRUPTED
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK
+
+
+def _reread_unless_interrupted(
+    endpoint: Endpoint, report: ProbeReport, **options: Any
+) -> dict[str, Any] | None:
+    """`reread`, or None when Ctrl-C stops it: the probe's rows are still shown (the run marked
+    interrupted), and no --save file is left half written (it is written after every request)."""
+    try:
+        return reread(endpoint, report, **options)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        return None

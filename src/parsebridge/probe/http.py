@@ -51,6 +51,21 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _page_text(text: str) -> str:
+    """A body that is not JSON, on one line: an HTML page (a proxy's or a web server's error page,
+    a wrong port) by its title, else its text without tags; whitespace runs made one space. The
+    page itself spread an error message over a dozen lines of markup."""
+    if text.lstrip()[:1] == "<" and _TAG.search(text):
+        title = _TITLE.search(text)
+        shown = title.group(1) if title and title.group(1).strip() else _TAG.sub(" ", text)
+        return f"an HTML page: {' '.join(shown.split())}"
+    return " ".join(text.split())
+
+
 @dataclass
 class Answer:
     """One HTTP exchange: the status, and the JSON body (non-streamed) or the events (streamed)."""
@@ -77,8 +92,11 @@ class Answer:
             msg = err.get("message", err.get("detail")) if isinstance(err, dict) else err
             msg = body if msg is None else msg
             return (msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False))[:300]
-        return str(body)[:300] if body else ""
+        return _page_text(str(body))[:300] if body else ""
 
+
+#: The route a --base-url sometimes ends with by mistake (copied from a curl command).
+_ROUTE_GIVEN = "/chat/completions"
 
 #: A URL's user information (``//user:password@``), which is never shown.
 _USERINFO = re.compile(r"(//)[^/?#@]*@")
@@ -116,6 +134,12 @@ class Endpoint:
         self.host = parts.hostname
         self.port = port or (443 if parts.scheme == "https" else 80)
         path = parts.path.rstrip("/")
+        if path.endswith(_ROUTE_GIVEN):  # (the probe adds the route: it would ask .../chat/completions twice)
+            base = without_userinfo(self.base_url).split("?")[0].rstrip("/")[: -len(_ROUTE_GIVEN)]
+            raise ProbeUsageError(
+                f"--base-url ends with the route {_ROUTE_GIVEN}: give the base URL an OpenAI client "
+                f"takes, {base!r} (the probe adds the route)"
+            )
         self.path = path if path else "/v1"  # a bare host: the OpenAI routes live under /v1
         #: The URL's query (``api-version=...``), sent with every request as the URL gave it.
         self.query = f"?{parts.query}" if parts.query else ""
@@ -290,6 +314,8 @@ def _reason(exc: BaseException) -> str:
         return "timed out"
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused (is the server running?)"
+    if isinstance(exc, socket.gaierror):
+        return f"the host name was not found ({exc.strerror or exc}): check --base-url"
     text = str(exc) or type(exc).__name__
     return text.splitlines()[0][:200]
 

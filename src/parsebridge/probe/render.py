@@ -62,6 +62,8 @@ def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[s
         if not failed
         else (f"{failed} of {len(report.rows)} answers fail", "bold red")
     )
+    if report.interrupted:
+        verdict = (f"interrupted (Ctrl-C) after {len(report.rows)} answers; of those, {verdict[0]}", "yellow")
     console.print(io.styled(verdict))
 
 

@@ -87,6 +87,8 @@ class ProbeReport:
     rows: list[Row] = field(default_factory=list)
     #: What re-reading the raw output found (`reread.Reread.to_json`), when asked for.
     reread: dict[str, Any] | None = None
+    #: Ctrl-C ended the run early: `rows` are the answers checked until then.
+    interrupted: bool = False
 
     @property
     def failures(self) -> list[Row]:
@@ -104,7 +106,11 @@ class ProbeReport:
             "model": self.model,
             "checks": dict(CHECKS),
             "results": [r.to_json() for r in self.rows],
-            "summary": {"rows": len(self.rows), "failed": len(self.failures)},
+            "summary": {
+                "rows": len(self.rows),
+                "failed": len(self.failures),
+                "interrupted": self.interrupted,
+            },
             "reread": self.reread,
         }
 
@@ -156,8 +162,30 @@ def probe(
     seed: int = 1234,
     progress: Callable[[str], None] | None = None,
 ) -> ProbeReport:
-    """Every scenario in every mode (non-streamed first), checked."""
+    """Every scenario in every mode (non-streamed first), checked. A Ctrl-C once some answers
+    are checked ends the run with those (`ProbeReport.interrupted`): minutes of a slow server's
+    answers are not thrown away; before the first, it is raised as it came."""
     report = ProbeReport(f"{endpoint.origin}{endpoint.path}", endpoint.model)
+    try:
+        _ask_all(report, endpoint, scenarios, modes, max_tokens=max_tokens, seed=seed, progress=progress)
+    except KeyboardInterrupt:
+        if not report.rows:
+            raise
+        report.interrupted = True
+    return report
+
+
+def _ask_all(
+    report: ProbeReport,
+    endpoint: Endpoint,
+    scenarios: Sequence[Scenario],
+    modes: Sequence[str],
+    *,
+    max_tokens: int,
+    seed: int,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """`probe`'s requests, each row added to `report` as it is checked."""
     oneshots: dict[str, Reading] = {}
     first = True
     silent = 0  # requests in a row that got no answer
@@ -184,4 +212,3 @@ def probe(
                 oneshots[scenario.name] = reading
             outcomes = evaluate(scenario, reading, oneshots.get(scenario.name))
             report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds, answer.retries))
-    return report
