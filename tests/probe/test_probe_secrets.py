@@ -42,7 +42,11 @@ def test_a_urls_password_is_sent_as_basic_auth_and_never_shown(
     shown = json.dumps(report) + err
     assert PASSWORD not in shown and basic not in shown
     assert report["results"][0]["checks"]["answer"]["detail"] == "HTTP 500: bad key Basic ***"
-    for bad in (f"ftp://alice:{PASSWORD}@127.0.0.1:1/v1", f"http://alice:{PASSWORD}@[::1/v1"):
+    for bad in (
+        f"ftp://alice:{PASSWORD}@127.0.0.1:1/v1",
+        f"http://alice:{PASSWORD}@[::1/v1",
+        f"alice:{PASSWORD}@localhost:8000/v1",
+    ):
         code, _, err = run_probe("--base-url", bad, "--model", "m")
         assert code == 2 and PASSWORD not in err and "alice" not in err and "***@" in err, err
 

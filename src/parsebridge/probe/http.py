@@ -98,8 +98,9 @@ class Answer:
 #: The route a --base-url sometimes ends with by mistake (copied from a curl command).
 _ROUTE_GIVEN = "/chat/completions"
 
-#: A URL's user information (``//user:password@``), which is never shown.
-_USERINFO = re.compile(r"(//)[^/?#@]*@")
+#: A URL's user information (``//user:password@``, or at the start of a URL written without its
+#: scheme), which is never shown.
+_USERINFO = re.compile(r"(^|//)[^/?#@]*@")
 
 
 def without_userinfo(url: str) -> str:
