@@ -132,3 +132,25 @@ def test_the_redactor_knows_every_form() -> None:
     for form in _forms(ODD_KEY):
         assert redactor.text(f"<{form}>") == "<***>"
     assert redactor.data({"a": [ODD_KEY, 1, None], ODD_KEY: "x"}) == {"a": ["***", 1, None], "***": "x"}
+
+
+def test_a_key_cut_by_a_quote_leaves_no_part_of_it(
+    monkeypatch: pytest.MonkeyPatch, recorders: list[http.server.HTTPServer]
+) -> None:
+    """A detail quotes the first 200 characters of a body that is not JSON: a key cut there left
+    its first part, which the redaction of the whole key no longer found."""
+    key = "sk-probe-secret-0123456789"
+    monkeypatch.setenv("PROBE_TEST_KEY", key)
+    body = ("x" * 190 + key).encode()
+    event = ("y" * 110 + key).encode()  # a stream's event that is not JSON is quoted to 120
+    server, _ = recording_server(
+        replies={"oneshot": (200, "text/plain", body), "stream": sse_reply(event, done=False)}
+    )
+    recorders.append(server)
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    args = ["--base-url", url, "--model", "m", "--api-key-env", "PROBE_TEST_KEY", "--scenario", "no-call"]
+    code, report, err = run_probe(*args)
+    assert code == 1 and report is not None, err
+    details = [r["checks"]["answer"]["detail"] for r in report["results"]]
+    assert "x***" in details[0] and "y***" in details[1], details
+    assert key[:8] not in json.dumps(report) + err

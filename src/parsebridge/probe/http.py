@@ -217,7 +217,7 @@ class Endpoint:
                     if not typed_read:
                         raise
                     raise EndpointUnreachable(f"{self.origin}{self.path}{route}: {cut.reason(exc)}") from None
-            return _answered(resp, data, start)
+            return _answered(resp, data, start, self.redact)
         finally:
             conn.close()
 
@@ -251,10 +251,10 @@ class Endpoint:
                         raise EndpointUnreachable(
                             f"{self.origin}{self.path}{route}: {cut.reason(exc)}"
                         ) from None
-                    return _answered(resp, data, start)
+                    return _answered(resp, data, start, self.redact)
                 answer = Answer(resp.status, content_type=resp.getheader("Content-Type") or "")
                 try:
-                    _read_events(resp, answer)
+                    _read_events(resp, answer, self.redact)
                 except (OSError, http.client.HTTPException) as exc:
                     answer.problem = f"the stream broke off: {cut.reason(exc)}"
                 if cut.passed and not answer.done:  # (the cut reads as the end: what came is not all)
@@ -265,9 +265,11 @@ class Endpoint:
             conn.close()
 
 
-def _answered(resp: Any, data: bytes, start: float) -> Answer:
-    """A whole answer read: its status and body (a 429 with its Retry-After)."""
-    answer = Answer(resp.status, _json_or_text(data), seconds=time.monotonic() - start)
+def _answered(resp: Any, data: bytes, start: float, redact: Callable[[str], str]) -> Answer:
+    """A whole answer read: its status and body (a 429 with its Retry-After), with the secrets
+    `redact` blanks out of it as it came (before a detail quotes part of it: a quote cut inside
+    the key would leave its start for the later redaction to miss)."""
+    answer = Answer(resp.status, _json_or_text(redact, data), seconds=time.monotonic() - start)
     if resp.status == RATE_LIMITED:
         answer.retry_after = resp.getheader("Retry-After")
     return answer
@@ -326,8 +328,8 @@ def _read_all(resp: Any) -> bytes:
     return bytes(data[:MAX_BYTES])
 
 
-def _json_or_text(data: bytes) -> Any:
-    text = data.decode("utf-8", "replace")
+def _json_or_text(redact: Callable[[str], str], data: bytes) -> Any:
+    text = redact(data.decode("utf-8", "replace"))
     try:
         return json.loads(text)
     except ValueError:
@@ -364,7 +366,7 @@ def _not_a_stream(resp: Any, other: str) -> str:
     )
 
 
-def _read_events(resp: Any, answer: Answer) -> None:
+def _read_events(resp: Any, answer: Answer, redact: Callable[[str], str]) -> None:
     """Server-sent events as an SSE client reads them (the openai package's among them): an
     event's ``data:`` lines, joined by a newline, end at a blank line, and each event is one JSON
     chunk, until ``[DONE]`` or the end. Data lines with no blank line between them are one event,
@@ -373,7 +375,7 @@ def _read_events(resp: Any, answer: Answer) -> None:
     so."""
     other = ""  # what came that no event stream holds, before the first data line
     data: list[str] = []  # the data lines of the event being read
-    for line in _sse_lines(resp):
+    for line in map(redact, _sse_lines(resp)):  # (the secrets blanked as they come, as `_answered` does)
         if line.startswith("data:"):
             data.append(line[5:].strip())
         elif not line and data:
