@@ -179,6 +179,11 @@ def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
             "answered 403 (blocked by the proxy's rules)",
         ),
         (401, {"error": {"message": "invalid key"}}, "answered 401 (invalid key): the key was refused"),
+        (
+            404,
+            {"message": "1 validation error\nmodel\n  no model named m"},
+            "answered 404 (1 validation error model no model named m)",
+        ),
     ],
 )
 def test_a_servers_error_is_quoted_as_it_came(

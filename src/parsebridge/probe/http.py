@@ -91,7 +91,8 @@ class Answer:
             # OpenAI's {"error": {"message"}}, vLLM's {"message"}, FastAPI's {"detail"}
             msg = err.get("message", err.get("detail")) if isinstance(err, dict) else err
             msg = body if msg is None else msg
-            return (msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False))[:300]
+            said = msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False)
+            return " ".join(said.split())[:300]  # (one line: pydantic's messages span several)
         return _page_text(str(body))[:300] if body else ""
 
 
