@@ -154,3 +154,12 @@ def test_a_key_cut_by_a_quote_leaves_no_part_of_it(
     details = [r["checks"]["answer"]["detail"] for r in report["results"]]
     assert "x***" in details[0] and "y***" in details[1], details
     assert key[:8] not in json.dumps(report) + err
+
+
+def test_a_key_given_where_its_variables_name_goes_is_not_echoed() -> None:
+    """`--api-key-env sk-...` (the key itself) was echoed: "--api-key-env sk-...: that environment
+    variable is not set or empty", into the terminal and any CI log."""
+    key = "sk-proj-Abc123-def456"
+    code, report, err = run_probe("--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--api-key-env", key)
+    assert (code, report) == (2, None)
+    assert key not in err and "not the key itself" in err

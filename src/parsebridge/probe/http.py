@@ -428,11 +428,21 @@ def _dispatch(answer: Answer, data: list[str]) -> bool:
     return True
 
 
+#: An environment variable's name as a shell writes one.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def endpoint_from(
     base_url: str, model: str, key_env: str | None, allow_insecure_key: bool, timeout: float = 60.0
 ) -> Endpoint:
     """The endpoint, with the key read from `key_env` (an environment variable's name) if given."""
     key = None
+    if key_env and not _ENV_NAME.fullmatch(key_env):
+        # (likely the key itself, given where its variable's name goes: never echoed back)
+        raise ProbeUsageError(
+            "--api-key-env takes the name of the environment variable that holds the key "
+            "(e.g. OPENAI_API_KEY), not the key itself"
+        )
     if key_env:
         key = os.environ.get(key_env)
         if not key:
