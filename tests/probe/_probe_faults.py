@@ -10,6 +10,8 @@ way deployments have been seen to break it:
 * ``leaked-marker`` — ``<tool_call>`` is put in front of the content (both modes);
 * ``stream-differs`` — the streamed answer drops its last call (non-streamed untouched);
 * ``ignored-forced`` — ``tool_choice`` is dropped from the request before it goes upstream;
+* ``cumulative-deltas`` — each streamed content, reasoning and argument delta carries all the
+  text so far instead of what is new;
 * ``none`` — nothing changes (the proxy itself must not break anything).
 """
 
@@ -27,7 +29,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-FAULTS = ("none", "missing-index", "args-before-name", "leaked-marker", "stream-differs", "ignored-forced")
+FAULTS = (
+    "none",
+    "missing-index",
+    "args-before-name",
+    "leaked-marker",
+    "stream-differs",
+    "ignored-forced",
+    "cumulative-deltas",
+)
 MARKER = "<tool_call>"
 
 
@@ -64,7 +74,31 @@ def _stream_fault(fault: str, events: list[dict[str, Any]]) -> list[dict[str, An
                 delta = c.get("delta") or {}
                 if delta.get("tool_calls"):
                     delta["tool_calls"] = [p for p in delta["tool_calls"] if p.get("index") != last]
+    elif fault == "cumulative-deltas":
+        _cumulative(events)
     return events
+
+
+def _cumulative(events: list[dict[str, Any]]) -> None:
+    """Each text delta of `events` replaced, in place, by all of that text so far."""
+    so_far: dict[Any, str] = {}
+
+    def grown(key: Any, text: Any) -> Any:
+        if not isinstance(text, str) or not text:
+            return text
+        so_far[key] = so_far.get(key, "") + text
+        return so_far[key]
+
+    for e in events:
+        for c in e.get("choices") or []:
+            delta = c.get("delta") or {}
+            for field in ("content", "reasoning_content", "reasoning"):
+                if field in delta:
+                    delta[field] = grown(field, delta[field])
+            for part in delta.get("tool_calls") or []:
+                fn = part.get("function") or {}
+                if "arguments" in fn:
+                    fn["arguments"] = grown(("args", part.get("index")), fn["arguments"])
 
 
 def _name_after(events: list[dict[str, Any]], part: dict[str, Any], name: Any) -> list[dict[str, Any]]:

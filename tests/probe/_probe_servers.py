@@ -144,16 +144,22 @@ class Recorder(http.server.BaseHTTPRequestHandler):
     """Records each POST (path, Authorization) and answers it: a redirect to `redirect_to`, the
     scripted reply for the request's mode (`replies["oneshot"]`, `replies["stream"]`), or else a
     500 whose message echoes the Authorization header (as a careless server might). After
-    `answers` requests (None: never) it hangs up without an answer, as a server that died."""
+    `answers` requests (None: never) it hangs up without an answer, as a server that died. The
+    first `limited` requests are answered 429 (rate limited), with `retry_after` as Retry-After."""
 
     seen: ClassVar[list[tuple[str, str | None]]] = []
     redirect_to: ClassVar[str | None] = None
     replies: ClassVar[dict[str, Reply]] = {}
     answers: ClassVar[int | None] = None
+    limited: ClassVar[int] = 0
+    retry_after: ClassVar[str | None] = None
 
     def do_POST(self) -> None:
         self.seen.append((self.path, self.headers.get("Authorization")))
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if len(self.seen) <= self.limited:
+            self._rate_limited()
+            return
         if self.answers is not None and len(self.seen) > self.answers:
             self.close_connection = True
             return
@@ -172,15 +178,36 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _rate_limited(self) -> None:
+        body = json.dumps({"error": {"message": "Rate limit reached", "type": "rate_limit"}}).encode()
+        self.send_response(429)
+        if self.retry_after is not None:
+            self.send_header("Retry-After", self.retry_after)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def log_message(self, *args: Any) -> None:
         pass
 
 
 def recording_server(
-    redirect_to: str | None = None, replies: dict[str, Reply] | None = None, answers: int | None = None
+    redirect_to: str | None = None,
+    replies: dict[str, Reply] | None = None,
+    answers: int | None = None,
+    limited: int = 0,
+    retry_after: str | None = None,
 ) -> tuple[http.server.HTTPServer, type[Recorder]]:
     """A `Recorder` on 127.0.0.1 in a thread (the `recorders` fixture shuts it down)."""
-    fields = {"seen": [], "redirect_to": redirect_to, "replies": replies or {}, "answers": answers}
+    fields = {
+        "seen": [],
+        "redirect_to": redirect_to,
+        "replies": replies or {},
+        "answers": answers,
+        "limited": limited,
+        "retry_after": retry_after,
+    }
     handler = type("Handler", (Recorder,), fields)
     server = http.server.HTTPServer(("127.0.0.1", free_port()), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

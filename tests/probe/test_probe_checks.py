@@ -266,3 +266,60 @@ def test_reasoning_in_both_fields_counts_once() -> None:
         'event 2\'s delta reasoning_content and reasoning differ (a string ("a") vs a string ("b")): '
         "a client reads one of them"
     ]
+
+
+NO_CALL = select(["no-call"])[0]
+
+
+def _texts(*parts: str, key: str = "content") -> list[dict[str, Any]]:
+    return _stream(*(_event({key: p}) for p in parts), finish="stop")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "events", "said"),
+    [
+        (NO_CALL, _texts("Hel", "Hello", "Hello there", "Hello there!"), "content: each of its 4 deltas"),
+        (
+            NO_CALL,
+            _texts("Let", "Let me", "Let me think", key="reasoning_content") + _texts("Hi"),
+            "reasoning: each of its 3 deltas",
+        ),
+        (
+            SINGLE,
+            _stream(
+                _call(0, "c1", "get_weather", '{"ci'),
+                _call(0, args='{"city": "Pa'),
+                _call(0, args='{"city": "Paris"}'),
+            ),
+            "call 0 arguments: each of its 3 deltas",
+        ),
+    ],
+)
+def test_cumulative_deltas_fail_increments(scenario: Any, events: list[dict[str, Any]], said: str) -> None:
+    """A server whose deltas each repeat all the text so far passed every check: a client joining
+    them shows 'HelHelloHello there...' (the arguments here also fail to parse, and did before)."""
+    assert _failed(scenario, events)["increments"].startswith(said)
+
+
+def test_cumulative_content_is_set_beside_the_non_streamed_answer() -> None:
+    oneshot = from_message(
+        {"choices": [{"index": 0, "message": {"content": "Hello there!"}, "finish_reason": "stop"}]}
+    )
+    stream = from_events(_texts("Hel", "Hello", "Hello there!"))
+    detail = evaluate(NO_CALL, stream, oneshot)["increments"].detail
+    assert detail.endswith("(the non-streamed answer is the last delta alone)")
+    assert "'HelHelloHello there!'" in detail
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ("ha", "ha", "ha", "ha"),  # the same delta again is text a model writes, not a repeat of all
+        ("Hel", "Hello"),  # two deltas: too little to tell
+        ("a", "ab", "c", "cd"),  # one chain broken
+        ("Hello", " there", ",", " friend"),
+        ("=", "==", "=", "=="),
+    ],
+)
+def test_increments_that_look_alike_pass(parts: tuple[str, ...]) -> None:
+    assert evaluate(NO_CALL, from_events(_texts(*parts)))["increments"].status == "pass"

@@ -6,10 +6,14 @@ never appears in what the probe prints, even when the server echoes it back."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
 import json
+import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _probe_servers import (
@@ -175,6 +179,11 @@ def test_a_server_that_trickles_is_cut_at_the_deadline(mode: str) -> None:
             "answered 403 (blocked by the proxy's rules)",
         ),
         (401, {"error": {"message": "invalid key"}}, "answered 401 (invalid key): the key was refused"),
+        (
+            404,
+            {"message": "1 validation error\nmodel\n  no model named m"},
+            "answered 404 (1 validation error model no model named m)",
+        ),
     ],
 )
 def test_a_servers_error_is_quoted_as_it_came(
@@ -302,3 +311,113 @@ def test_ctrl_c_while_the_command_loads_is_exit_130(monkeypatch: pytest.MonkeyPa
     except KeyboardInterrupt:
         code = "KeyboardInterrupt escaped"
     assert code == 130
+
+
+def test_a_scenario_named_twice_runs_once(recorders: list[http.server.HTTPServer]) -> None:
+    """`--scenario single-call --scenario single-call` sent its requests twice and showed four rows."""
+    server, seen = recording_server(replies=RIGHT)
+    recorders.append(server)
+    args = ["--base-url", url_of(server), "--model", "m", "--scenario", "single-call"]
+    code, report, err = run_probe(*args, "--scenario", "single-call", "--scenario", "no-call,single-call")
+    assert code in (0, 1) and report is not None, err
+    rows = [(r["scenario"], r["mode"]) for r in report["results"]]
+    assert rows == [(n, m) for m in ("oneshot", "stream") for n in ("single-call", "no-call")]
+    assert len(seen.seen) == 4
+    assert run_probe("--base-url", url_of(server), "--model", "m", "--scenario", ",")[0] == 2
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_stderr_shows_which_scenario_runs(recorders: list[http.server.HTTPServer]) -> None:
+    """No progress was shown at all: a probe of a slow server sat silent for minutes. It goes to
+    stderr on a terminal only, never with --json (nor to a pipe: other tests read stderr as a
+    pipe and see one line)."""
+    from parsebridge.cli.commands import main
+
+    server, _ = recording_server(replies=RIGHT)
+    recorders.append(server)
+    args = ["probe", "--base-url", url_of(server), "--model", "m", "--scenario", "single-call"]
+    for extra, shown in (([], "probe: single-call (stream), request 2/2"), (["--json"], None)):
+        terminal, out = _Terminal(), io.StringIO()
+        with contextlib.redirect_stderr(terminal), contextlib.redirect_stdout(out):
+            assert main([*args, *extra]) == 0
+        assert shown in terminal.getvalue() if shown else terminal.getvalue() == ""
+        assert "probe: single-call" not in out.getvalue()
+
+
+def test_ctrl_c_during_the_run_shows_the_answers_checked_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """Ctrl-C exited 130 with nothing shown: minutes of a slow server's answers were lost."""
+    from parsebridge.cli.commands import main
+    from parsebridge.probe import run as probe_run
+
+    server, _ = recording_server(replies=RIGHT)
+    recorders.append(server)
+    asked = probe_run.ask
+    calls: list[int] = []
+
+    def interrupted_third(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) % 3 == 0:
+            raise KeyboardInterrupt
+        return asked(*args, **kwargs)
+
+    monkeypatch.setattr(probe_run, "ask", interrupted_third)
+    args = ["--base-url", url_of(server), "--model", "m", "--scenario", "single-call,no-call"]
+    code, report, err = run_probe(*args)
+    assert code == 130 and report is not None, err
+    assert report["summary"] == {"rows": 2, "failed": 0, "interrupted": True}
+    assert main(["probe", *args]) == 130
+    assert "interrupted (Ctrl-C) after 2 answers; of those, all checks pass" in capsys.readouterr().out
+
+
+HTML_404 = (
+    b"<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n"
+    b"<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+)
+
+
+def test_an_html_error_page_is_named_by_its_title_in_one_line(
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """A web server's error page (a wrong port, a proxy) was quoted whole: the one-line error
+    spread over eight lines of markup."""
+    server, _ = recording_server(replies={"oneshot": (404, "text/html", HTML_404)})
+    recorders.append(server)
+    code, _, err = run_probe("--base-url", url_of(server), "--model", "m")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "answered 404 (an HTML page: 404 Not Found): check --base-url" in err
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        (
+            "http://127.0.0.1:8000/v1/chat/completions",
+            "ends with the route /chat/completions: give the base URL an OpenAI client takes, "
+            "'http://127.0.0.1:8000/v1'",
+        ),
+        ("localhost:8000/v1", "(did you mean 'http://localhost:8000/v1'?)"),
+    ],
+)
+def test_a_base_url_written_as_users_write_it_gets_the_url_to_give(url: str, said: str) -> None:
+    """A --base-url copied from a curl command (the route included) asked for
+    .../chat/completions/chat/completions and got a 404; one with no scheme was refused without
+    the URL to write."""
+    code, report, err = run_probe("--base-url", url, "--model", "m")
+    assert (code, report) == (2, None) and said in err, err
+
+
+def test_a_host_name_not_found_says_so() -> None:
+    from parsebridge.probe.http import _reason
+
+    said = _reason(socket.gaierror(-2, "Name or service not known"))
+    assert said == "the host name was not found (Name or service not known): check --base-url"

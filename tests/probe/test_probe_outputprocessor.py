@@ -70,6 +70,7 @@ FAULTS = {
     "leaked-marker": ("no-call", {("oneshot", "markers"), ("stream", "markers")}),
     "stream-differs": ("parallel-calls", {("stream", "same-shape")}),
     "ignored-forced": ("named-choice", {("oneshot", "forced"), ("stream", "forced")}),
+    "cumulative-deltas": ("no-call", {("stream", "increments")}),
 }
 
 

@@ -75,6 +75,7 @@ def test_vllm_raw_output_is_reread_by_vllms_own_parsers(vllm_server: Process) ->
         ("leaked-marker", "single-call", {("oneshot", "markers"), ("stream", "markers")}),
         ("stream-differs", "parallel-calls", {("stream", "same-shape")}),
         ("ignored-forced", "required-choice", {("oneshot", "forced"), ("stream", "forced")}),
+        ("cumulative-deltas", "no-call", {("stream", "increments")}),
     ],
 )
 def test_faults_in_front_of_vllm_are_named(

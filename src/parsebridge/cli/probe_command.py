@@ -6,18 +6,20 @@ The options and the run; the probing itself is `parsebridge.probe`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .. import terminal as io
 from ..adapters.registry import backend_names, check_spec
 from ..probe.checks import CHECKS
-from ..probe.http import ProbeUsageError, endpoint_from
+from ..probe.http import Endpoint, ProbeUsageError, endpoint_from
 from ..probe.render import json_text, render
 from ..probe.reread import load_decoder, reread
-from ..probe.run import probe
+from ..probe.run import MODES, ProbeReport, probe
 from ..probe.scenarios import SCENARIOS, select
 from ..protocol.errors import UnknownBackendError
 
@@ -43,7 +45,11 @@ exit status:
        the endpoint cannot be used on the first request: unreachable, a redirect, the key
        refused (401/403), no such route or model (404); a later request with no answer (a
        timeout, a dropped connection) fails its row instead
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C); the answers checked so far are still shown
+
+on a terminal, stderr shows which scenario runs (not with --json, nor into a pipe or file).
+a request answered 429 (rate limited) is sent again after its Retry-After (at most 3 times,
+within the request's deadline); the report notes each row that was.
 
 the API key is read only from the environment variable --api-key-env names, sent only to
 --base-url (redirects are not followed), never printed or saved, and refused over plain http
@@ -69,7 +75,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--scenario",
         action="append",
         metavar="NAME",
-        help="run only this scenario (repeatable; default: all)",
+        help="run only this scenario (repeatable, or NAME,NAME; each runs once, in the order first "
+        "named; default: all)",
     )
     p.add_argument(
         "--max-tokens", type=int, default=512, metavar="N", help="max_tokens of each request (512)"
@@ -135,6 +142,34 @@ def _reread_options(ns: argparse.Namespace) -> tuple[list[str] | None, Any]:
     return backends, load_decoder(ns.tokenizer) if ns.tokenizer else None
 
 
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # (a replaced or closed stderr)
+        return False
+
+
+@contextlib.contextmanager
+def _progress(shown: bool, requests: int) -> Iterator[Callable[[str], None] | None]:
+    """What runs now, on one line of stderr that goes when the probe ends (a Rich status): only on
+    a terminal, and never with --json, so no pipe or file ever gets it. None when not shown."""
+    if not shown:
+        yield None
+        return
+    console = io.console(stderr=True)
+    sent = 0
+
+    with console.status("probe: starting") as status:
+
+        def show(what: str) -> None:
+            nonlocal sent
+            sent += 1
+            total = f"/{requests}" if sent <= requests else ""
+            status.update(io.plain(f"probe: {what}, request {sent}{total}"))
+
+        yield show
+
+
 def run(ns: argparse.Namespace) -> int:
     try:
         scenarios = select(ns.scenario)
@@ -148,22 +183,40 @@ def run(ns: argparse.Namespace) -> int:
         raise ProbeUsageError("--model is empty: give the model name the server serves")
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)
     backends, decoder = _reread_options(ns)
-    report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed)
-    if ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer:
-        report.reread = reread(
-            endpoint,
-            report,
-            parser=ns.parser,
-            reasoning_parser=ns.reasoning_parser,
-            save=ns.save,
-            max_tokens=ns.max_tokens,
-            seed=ns.seed,
-            tokenizer=ns.tokenizer,
-            backends=backends,
-            decoder=decoder,
-        )
+    rereads = bool(ns.parser or ns.reasoning_parser or ns.save or ns.tokenizer)
+    requests = len(scenarios) * (len(MODES) + rereads)
+    with _progress(not ns.json and _stderr_is_terminal(), requests) as progress:
+        report = probe(endpoint, scenarios, max_tokens=ns.max_tokens, seed=ns.seed, progress=progress)
+        if rereads and not report.interrupted:
+            report.reread = _reread_unless_interrupted(
+                endpoint,
+                report,
+                parser=ns.parser,
+                reasoning_parser=ns.reasoning_parser,
+                save=ns.save,
+                max_tokens=ns.max_tokens,
+                seed=ns.seed,
+                tokenizer=ns.tokenizer,
+                backends=backends,
+                decoder=decoder,
+                progress=progress,
+            )
     if ns.json:
-        sys.stdout.write(endpoint.redact(json_text(report)) + "\n")
+        sys.stdout.write(json_text(report, endpoint.redact_data) + "\n")
     else:
         render(report, redact=endpoint.redact)
+    if report.interrupted:
+        return io.EXIT_INTERRUPTED
     return io.EXIT_FAILED if report.failures or report.reread_differs else io.EXIT_OK
+
+
+def _reread_unless_interrupted(
+    endpoint: Endpoint, report: ProbeReport, **options: Any
+) -> dict[str, Any] | None:
+    """`reread`, or None when Ctrl-C stops it: the probe's rows are still shown (the run marked
+    interrupted), and no --save file is left half written (it is written after every request)."""
+    try:
+        return reread(endpoint, report, **options)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        return None

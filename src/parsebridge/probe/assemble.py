@@ -33,6 +33,38 @@ MAX_MALFORMED = 20
 
 
 @dataclass
+class Growth:
+    """How one streamed text (content, reasoning, a call's arguments) came, delta by delta: whether
+    each non-empty delta began with the whole delta before it. A server that sends all the text so
+    far in every delta (cumulative deltas: a deployment bug) makes every one do so, and a client
+    joining them reads each part again and again; increments of real text almost never do."""
+
+    deltas: int = 0
+    #: Deltas that began with the delta before them (and, in `longer`, added text to it).
+    repeating: int = 0
+    longer: int = 0
+    first: str = ""
+    last: str = ""
+
+    def add(self, fragment: str) -> None:
+        if not fragment:
+            return
+        self.deltas += 1
+        if self.deltas == 1:
+            self.first = fragment
+        elif fragment.startswith(self.last):
+            self.repeating += 1
+            self.longer += len(fragment) > len(self.last)
+        self.last = fragment
+
+    @property
+    def cumulative(self) -> bool:
+        """Every delta after the first began with the one before, and two at least grew it: three
+        deltas such as "Hel", "Hello", "Hello wor". (Equal deltas alone, "ha" "ha" "ha", are text.)"""
+        return self.deltas >= 3 and self.repeating == self.deltas - 1 and self.longer >= 2
+
+
+@dataclass
 class CallTrace:
     """One tool call as the client assembled it."""
 
@@ -49,6 +81,8 @@ class CallTrace:
     name_deltas: int = 0
     name_event: int | None = None
     args_event: int | None = None
+    #: How the arguments came (streamed): `Growth.cumulative` when each delta repeated the ones before.
+    growth: Growth = field(default_factory=Growth)
 
     @property
     def name(self) -> str:
@@ -78,6 +112,8 @@ class Reading:
     #: How many malformed parts there were in all (`malformed` keeps the first `MAX_MALFORMED`).
     malformed_count: int = 0
     events: int = 0
+    #: How the streamed content and reasoning came, delta by delta (calls keep their own).
+    growth: dict[str, Growth] = field(default_factory=lambda: {"content": Growth(), "reasoning": Growth()})
 
     def bad(self, sentence: str) -> None:
         """Name a part of the answer a client could not read."""
@@ -285,8 +321,12 @@ def _merge(reading: Reading, by_index: dict[int, CallTrace], choice: dict[str, A
     if not isinstance(delta, dict):
         reading.bad(f"{where} is {described(delta)}, not an object (a client reads delta.content)")
         delta = {}
-    reading.content += _text(reading, delta, "content", where)
-    reading.reasoning += _reasoning_of(reading, delta, where)
+    content = _text(reading, delta, "content", where)
+    reasoning = _reasoning_of(reading, delta, where)
+    reading.content += content
+    reading.reasoning += reasoning
+    reading.growth["content"].add(content)
+    reading.growth["reasoning"].add(reasoning)
     if choice.get("finish_reason"):
         reading.finish_reason = choice["finish_reason"]
     for position, part in enumerate(_array(reading, delta, "tool_calls", where)):
@@ -338,5 +378,6 @@ def _merge_call(
         args = json.dumps(args, ensure_ascii=False)
     if args:
         trace.arguments += _characters(reading, args, f"{where} function arguments")
+        trace.growth.add(args)
         if trace.args_event is None:
             trace.args_event = number

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
-from .assemble import Reading
+from .assemble import Growth, Reading
 from .scenarios import Scenario
 from .schema import problems
 
@@ -36,6 +36,8 @@ CHECKS: dict[str, str] = {
     "finish": "finish_reason is tool_calls when calls came back and stop when none did "
     "(a named tool_choice may end with stop, as OpenAI's API does)",
     "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
+    "increments": "each streamed content, reasoning and argument delta carries new text only, not "
+    "all the text so far again (cumulative deltas read repeated to a client that joins them)",
     "same-shape": "the streamed answer has the non-streamed one's shape: the same calls (names and "
     "argument keys, in order) and content and reasoning present or absent alike",
 }
@@ -204,6 +206,37 @@ def check_forced(reading: Reading, scenario: Scenario) -> Outcome:
     return _ok()
 
 
+def _streamed_texts(stream: Reading, oneshot: Reading | None) -> list[tuple[str, Growth, str, str | None]]:
+    """Each streamed text: where, how it came, what a client joined, and the same text in the
+    non-streamed answer (None when there is none to set beside it)."""
+    same = oneshot if oneshot is not None and not oneshot.problem else None
+    out: list[tuple[str, Growth, str, str | None]] = [
+        (name, growth, getattr(stream, name), getattr(same, name) if same else None)
+        for name, growth in stream.growth.items()
+    ]
+    for position, call in enumerate(stream.calls):
+        other = same.calls[position].arguments if same and position < len(same.calls) else None
+        out.append((f"call {call.index} arguments", call.growth, call.arguments, other))
+    return out
+
+
+def check_increments(stream: Reading, oneshot: Reading | None) -> Outcome:
+    if stream.mode != "stream":
+        return Outcome(NA)
+    for where, growth, joined, whole in _streamed_texts(stream, oneshot):
+        if not growth.cumulative:
+            continue
+        said = (
+            f"{where}: each of its {growth.deltas} deltas repeats all the text before it "
+            f"({growth.first[:30]!r}, then ... {growth.last[:30]!r}): the server sends the text so "
+            f"far, not what is new, and a client joining the deltas reads {joined[:80]!r}"
+        )
+        if whole == growth.last != joined:
+            said += " (the non-streamed answer is the last delta alone)"
+        return _fail(said)
+    return _ok()
+
+
 def shape(reading: Reading) -> dict[str, Any]:
     """What must agree between the modes: calls (names and argument keys), content, reasoning."""
     calls = []
@@ -254,5 +287,6 @@ def evaluate(scenario: Scenario, reading: Reading, oneshot: Reading | None = Non
         "markers": check_markers(reading),
         "finish": check_finish(reading, scenario),
         "forced": check_forced(reading, scenario),
+        "increments": check_increments(reading, oneshot),
         "same-shape": check_same_shape(reading, oneshot),
     }

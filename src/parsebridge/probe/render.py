@@ -16,11 +16,17 @@ from .checks import CHECKS, FAIL, NA, PASS, SKIP
 from .run import ProbeReport
 
 
-def json_text(report: ProbeReport) -> str:
+def _data_as_is(value: Any) -> Any:
+    return value
+
+
+def json_text(report: ProbeReport, redact_data: Callable[[Any], Any] = _data_as_is) -> str:
     """`--json`'s one line. What a server sent is kept as it came: a lone surrogate in it (which
     the answer check names) is written as its JSON escape, as the server sent it, since UTF-8
-    output cannot hold the character itself."""
-    text = json.dumps(report.to_json(), ensure_ascii=False)
+    output cannot hold the character itself. `redact_data` blanks the secrets out of the report's
+    strings before they are escaped (after, a key holding a quote or a non-ASCII character no
+    longer reads as itself)."""
+    text = json.dumps(redact_data(report.to_json()), ensure_ascii=False)
     return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -56,6 +62,8 @@ def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[s
         if not failed
         else (f"{failed} of {len(report.rows)} answers fail", "bold red")
     )
+    if report.interrupted:
+        verdict = (f"interrupted (Ctrl-C) after {len(report.rows)} answers; of those, {verdict[0]}", "yellow")
     console.print(io.styled(verdict))
 
 
@@ -68,9 +76,9 @@ def _details(console: Any, report: ProbeReport, redact: Callable[[str], str]) ->
                 )
             )
     for row in report.rows:
-        note = row.expectation()
-        if note:
-            console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
+        for note in (row.expectation(), row.retry_note()):
+            if note:
+                console.print(io.styled((f"{row.scenario.name} ({row.mode}) note: ", "yellow"), note))
 
 
 def _reread(console: Any, reread: dict[str, Any], redact: Callable[[str], str]) -> None:

@@ -14,6 +14,7 @@ change what clients see.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,13 @@ def load_decoder(path: str) -> Any:
 
 
 def _fetched(
-    endpoint: Endpoint, asked: list[Row], *, max_tokens: int, seed: int, decoder: Any
+    endpoint: Endpoint,
+    asked: list[Row],
+    *,
+    max_tokens: int,
+    seed: int,
+    decoder: Any,
+    progress: Callable[[str], None] | None = None,
 ) -> list[RawOutput]:
     """Each row's raw output; after `MAX_SILENT` requests in a row with no answer, the rest are not
     sent (a server that hung would hold each one for the whole timeout)."""
@@ -116,10 +123,41 @@ def _fetched(
                 RawOutput(row.scenario.name, why_not=f"not asked: the last {silent} requests got no answer")
             )
             continue
+        if progress is not None:
+            progress(f"{row.scenario.name} (raw output)")
         raw = fetch(endpoint, row, max_tokens=max_tokens, seed=seed, tokenizer=decoder)
         silent = silent + 1 if raw.no_answer else 0
         raws.append(raw)
     return raws
+
+
+def _records(
+    raws: list[RawOutput],
+    report: ProbeReport,
+    parser: str | None,
+    reasoning_parser: str | None,
+    tokenizer: str | None,
+) -> list[dict[str, Any]]:
+    """A transcript for each raw output that came, with where it came from."""
+    rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
+    source = {
+        "base_url": report.base_url,
+        "model": report.model,
+        "parser": parser,
+        "reasoning_parser": reasoning_parser,
+    }
+    return [
+        recorded(
+            raw,
+            rows,
+            family=family_of(parser, "tool"),
+            reasoning_family=family_of(reasoning_parser, "reasoning"),
+            source=source,
+            tokenizer_path=tokenizer,
+        )
+        for raw in raws
+        if raw.text is not None
+    ]
 
 
 def reread(
@@ -134,35 +172,18 @@ def reread(
     tokenizer: str | None = None,
     backends: list[str] | None = None,
     decoder: Any = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Fetch the raw outputs, save them, and (given a spec) compare the readings with the server's.
 
     `decoder`: `tokenizer` already loaded (`load_decoder`; the command loads it before the probe
     sends anything, so a bad path fails first)."""
-    rows: dict[tuple[str, str], Row] = {(r.scenario.name, r.mode): r for r in report.rows}
     asked = [r for r in report.rows if r.mode == "oneshot" and not r.reading.problem]
     if decoder is None and tokenizer:
         decoder = load_decoder(tokenizer)
-    raws = _fetched(endpoint, asked, max_tokens=max_tokens, seed=seed, decoder=decoder)
+    raws = _fetched(endpoint, asked, max_tokens=max_tokens, seed=seed, decoder=decoder, progress=progress)
     family, reasoning_family = family_of(parser, "tool"), family_of(reasoning_parser, "reasoning")
-    source = {
-        "base_url": report.base_url,
-        "model": report.model,
-        "parser": parser,
-        "reasoning_parser": reasoning_parser,
-    }
-    records = [
-        recorded(
-            raw,
-            rows,
-            family=family,
-            reasoning_family=reasoning_family,
-            source=source,
-            tokenizer_path=tokenizer,
-        )
-        for raw in raws
-        if raw.text is not None
-    ]
+    records = _records(raws, report, parser, reasoning_parser, tokenizer)
     out: dict[str, Any] = {
         "how": HOW,
         "transcripts": len(records),
@@ -173,7 +194,7 @@ def reread(
         "saved": None,
     }
     if save is not None:
-        save.write_text(endpoint.redact(dump_jsonl(records)), encoding="utf-8")
+        save.write_text(dump_jsonl(endpoint.redact_data(records)), encoding="utf-8")
         out["saved"] = str(save)
     if (parser or reasoning_parser) and records:
         families = [f for f in (family, reasoning_family) if f]

@@ -19,6 +19,7 @@ from .._version import __version__
 from .assemble import Reading, from_events, from_message
 from .checks import CHECKS, FAIL, Outcome, evaluate
 from .http import Answer, Endpoint, EndpointUnreachable, ProbeUsageError
+from .retry import Retries
 from .scenarios import Scenario
 
 MODES = ("oneshot", "stream")
@@ -36,6 +37,8 @@ class Row:
     outcomes: dict[str, Outcome]
     reading: Reading
     seconds: float = 0.0
+    #: The 429s (rate limited) waited out before the answer: one wait (seconds) each.
+    retries: Retries = field(default_factory=Retries)
 
     @property
     def failed(self) -> list[str]:
@@ -55,6 +58,14 @@ class Row:
             return f"the model made {n} call(s) where two were asked for"
         return ""
 
+    def retry_note(self) -> str:
+        """That the request was rate limited and sent again (the answer is the last attempt's)."""
+        waits = self.retries.waits
+        if not waits:
+            return ""
+        times = "once" if len(waits) == 1 else f"{len(waits)} times"
+        return f"rate limited (HTTP 429): sent again {times}, after waiting {sum(waits):g} s in all"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario.name,
@@ -65,6 +76,7 @@ class Row:
             "answer": self.reading.wire(),
             "events": self.reading.events if self.mode == "stream" else None,
             "seconds": round(self.seconds, 3),
+            "retries": [round(w, 3) for w in self.retries.waits],
         }
 
 
@@ -75,6 +87,8 @@ class ProbeReport:
     rows: list[Row] = field(default_factory=list)
     #: What re-reading the raw output found (`reread.Reread.to_json`), when asked for.
     reread: dict[str, Any] | None = None
+    #: Ctrl-C ended the run early: `rows` are the answers checked until then.
+    interrupted: bool = False
 
     @property
     def failures(self) -> list[Row]:
@@ -92,7 +106,11 @@ class ProbeReport:
             "model": self.model,
             "checks": dict(CHECKS),
             "results": [r.to_json() for r in self.rows],
-            "summary": {"rows": len(self.rows), "failed": len(self.failures)},
+            "summary": {
+                "rows": len(self.rows),
+                "failed": len(self.failures),
+                "interrupted": self.interrupted,
+            },
             "reread": self.reread,
         }
 
@@ -114,6 +132,8 @@ def ask(
         reading = from_message(answer.body) if answer.status == 200 else Reading(mode)
     if answer.status != 200:
         reading.problem = f"HTTP {answer.status}: {answer.error_text() or 'no message'}"
+        if answer.retries.gave_up:
+            reading.problem += f" (rate limited: {answer.retries.gave_up})"
     reading.problem = endpoint.redact(reading.problem)
     return answer, reading
 
@@ -142,8 +162,30 @@ def probe(
     seed: int = 1234,
     progress: Callable[[str], None] | None = None,
 ) -> ProbeReport:
-    """Every scenario in every mode (non-streamed first), checked."""
+    """Every scenario in every mode (non-streamed first), checked. A Ctrl-C once some answers
+    are checked ends the run with those (`ProbeReport.interrupted`): minutes of a slow server's
+    answers are not thrown away; before the first, it is raised as it came."""
     report = ProbeReport(f"{endpoint.origin}{endpoint.path}", endpoint.model)
+    try:
+        _ask_all(report, endpoint, scenarios, modes, max_tokens=max_tokens, seed=seed, progress=progress)
+    except KeyboardInterrupt:
+        if not report.rows:
+            raise
+        report.interrupted = True
+    return report
+
+
+def _ask_all(
+    report: ProbeReport,
+    endpoint: Endpoint,
+    scenarios: Sequence[Scenario],
+    modes: Sequence[str],
+    *,
+    max_tokens: int,
+    seed: int,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """`probe`'s requests, each row added to `report` as it is checked."""
     oneshots: dict[str, Reading] = {}
     first = True
     silent = 0  # requests in a row that got no answer
@@ -169,5 +211,4 @@ def probe(
             if mode == "oneshot":
                 oneshots[scenario.name] = reading
             outcomes = evaluate(scenario, reading, oneshots.get(scenario.name))
-            report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds))
-    return report
+            report.rows.append(Row(scenario, mode, outcomes, reading, answer.seconds, answer.retries))

@@ -222,10 +222,16 @@ def scenario_names() -> list[str]:
 
 
 def select(names: Sequence[str] | None) -> list[Scenario]:
-    """The scenarios named (all when none); an unknown name raises `KeyError` naming what exists."""
+    """The scenarios named (all when none), each once in the order first named (a name given
+    twice would send the same requests twice and show the same rows twice); a name may be a
+    comma-separated list, as --backends takes. An unknown name raises `KeyError` naming what exists."""
     if not names:
         return list(SCENARIOS)
     by_name = {s.name: s for s in SCENARIOS}
+    given = names
+    names = list(dict.fromkeys(n.strip() for each in given for n in each.split(",") if n.strip()))
+    if not names:
+        raise KeyError(f"--scenario {given[0]!r} names no scenario; scenarios: {', '.join(by_name)}")
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise KeyError(
