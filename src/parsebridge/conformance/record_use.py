@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .record import TokenizerRef, Transcript, first_difference, unused_token_texts
-from .token_pieces import ids_decoder, ids_out_of_range
+from .record import TokenizerRef, Transcript, first_difference, token_texts_problem, unused_token_texts
+from .token_pieces import ids_decoder, ids_out_of_range, transcript_ids
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,27 @@ def prompt_warning(t: Transcript) -> str:
     return f"{t.id}: prompt_token_ids {problem}" if problem else ""
 
 
+def unused_token_ids(t: Transcript) -> str:
+    """The warning for a record whose `token_ids` no reading uses ("" when they are used, or when
+    that is each parser's to decide: a record that names no tokenizer has its ids read with the
+    parser's, and vLLM builds its own of ``pypi:mistral-common``). Each reading's tokenizer says
+    it too; this says it where a table shows no tokenizer."""
+    if t.token_ids is None or (t.token_texts is not None and not token_texts_problem(t)):
+        return ""  # none, or the recorded texts carry them
+    if t.token_ids and (t.tokenizer is None or t.tokenizer.pypi == "mistral-common"):
+        return ""
+    why = transcript_ids(t, None)
+    if not isinstance(why, str) or not why:
+        return ""
+    return f"{t.id}: token_ids not used (the token chunkings cut the output with another tokenizer, named in each reading): {why}"
+
+
 #: Every check `record_warnings` makes: one a field.
-RECORD_CHECKS: tuple[Callable[[Transcript], str], ...] = (unused_token_texts, prompt_warning)
+RECORD_CHECKS: tuple[Callable[[Transcript], str], ...] = (
+    unused_token_texts,
+    unused_token_ids,
+    prompt_warning,
+)
 
 
 def record_warnings(

@@ -226,7 +226,7 @@ def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
 TRANSCRIPT_IDS = "transcript ids"
 
 
-def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
+def transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
     """The transcript's own ids as pieces, decoded by the backend (vLLM: its detokenizer) or a
     tokenizer; else why they cannot be used ("" when the record has none). Ids are used only where
     they decode to the output: pieces of other text would feed the parser text it was not given."""
@@ -303,7 +303,7 @@ def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
     """The pieces a transcript's token chunkings group for the parser that `offers` its cutters
     (see the module doc; none: a text-only parser). Recorded ids or texts that were not used are
     named in the label with why, never dropped without a word."""
-    found = _transcript_ids(t, offers)
+    found = transcript_ids(t, offers)
     if isinstance(found, TokenSource):
         return found
     source = _without_ids(t, offers)
