@@ -32,7 +32,7 @@ from ..protocol import (
 )
 from ..protocol.families import FamilyTable
 from .checks import Status, Verdict, evaluate, markers_for
-from .chunking import Chunking, parse_chunkings
+from .chunking import Chunking, chunkings_of
 from .observation import Observation
 from .observe import ONESHOT_IDS_BACKENDS, failed, observe
 from .request_checks import request_checks
@@ -149,18 +149,14 @@ class Runner:
 
     def __init__(
         self,
-        chunkings: Sequence[str | Chunking] | None = None,
+        chunkings: str | Sequence[str | Chunking] | None = None,
         *,
         table: FamilyTable | None = None,
         parser_options: dict[str, Any] | None = None,
         conventions: str | None = "lossless",
         cache: MutableMapping[tuple[Any, ...], Subject | BaseException] | None = None,
     ) -> None:
-        self.chunkings: list[Chunking] = (
-            [c if isinstance(c, Chunking) else parse_chunkings([c])[0] for c in chunkings]
-            if chunkings
-            else parse_chunkings(None)
-        )
+        self.chunkings: list[Chunking] = chunkings_of(chunkings)
         self.table = table or family_table()
         self.parser_options = dict(parser_options or {})
         #: The builtin parsers' `conventions=` (None: their default, "servers"). The bundled
@@ -395,7 +391,8 @@ def plan_explicit(
 def run_conformance(
     backends: Sequence[str],
     transcripts: Iterable[Transcript],
-    chunkings: Sequence[str] | None = None,
+    chunkings: str | Sequence[str | Chunking] | None = None,
 ) -> list[Result]:
-    """One call: the suite's results for these backends (a convenience over `Runner.run`)."""
+    """One call: the suite's results for these backends (a convenience over `Runner.run`);
+    `chunkings` as `chunkings_of` reads them (None: the suite's default set)."""
     return list(Runner(chunkings).run(backends, transcripts))
