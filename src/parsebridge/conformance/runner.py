@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend, resolve
+from ..adapters._tokenizers import vocabulary_problem
 from ..protocol import (
     ParserSpec,
     family_table,
@@ -209,7 +210,10 @@ class Runner:
         options, own = self.options_for(target), cache is self._tokenized
         if own and ref is not None:
             if target.backend == "vllm" and ref.pypi == "mistral-common":  # vLLM's own Mistral tokenizer
-                options = {**options, "tokenizer": ref}
+                if vocabulary_problem(ref):  # a Tekken file it does not read: the shared parser
+                    own = False
+                else:
+                    options = {**options, "tokenizer": ref}
             else:
                 loaded, _ = transcript_tokenizer(ref)
                 if loaded is None:  # not here: the shared parser, and the report says why
