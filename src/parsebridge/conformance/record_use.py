@@ -20,7 +20,7 @@ from typing import Any
 
 from ..adapters._tokenizers import vocabulary_problem
 from .record import TokenizerRef, Transcript, first_difference, token_texts_problem, unused_token_texts
-from .token_pieces import ids_decoder, ids_out_of_range, transcript_ids
+from .token_pieces import ids_decoder, ids_judged_wrong, ids_out_of_range, transcript_ids
 
 
 @dataclass(frozen=True)
@@ -97,13 +97,15 @@ def unused_token_ids(t: Transcript) -> str:
     that is each parser's to decide: a record that names no tokenizer has its ids read with the
     parser's, and vLLM builds its own of ``pypi:mistral-common``). Each reading's tokenizer says
     it too; this says it where a table shows no tokenizer."""
-    if t.token_ids is None or (t.token_texts is not None and not token_texts_problem(t)):
-        return ""  # none, or the recorded texts carry them
+    if t.token_ids is None:
+        return ""
     if t.token_ids and (t.tokenizer is None or _read_by_vllm_only(t.tokenizer)):
         return ""
     why = transcript_ids(t, None)
     if not isinstance(why, str) or not why:
         return ""
+    if t.token_texts is not None and not token_texts_problem(t) and not ids_judged_wrong(why):
+        return ""  # the recorded texts carry them (nothing here reads them to say otherwise)
     return f"{t.id}: token_ids not used (the token chunkings cut the output with another tokenizer, named in each reading): {why}"
 
 

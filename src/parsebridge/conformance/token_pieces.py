@@ -272,6 +272,17 @@ def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:
     return [*pieces[:-1], last._replace(text="")]
 
 
+#: How `transcript_ids` starts a reason when a tokenizer here read the ids and found them wrong (not
+#: when none could read them): past its vocabulary, other text than the output, an empty list.
+_JUDGED_WRONG = ("id ", "with ", "the list is empty")
+
+
+def ids_judged_wrong(why: str) -> bool:
+    """Whether `transcript_ids`' reason says the ids are wrong, not only that nothing here reads them:
+    ids a tokenizer reads as other text are fed to no parser, not even beside the recorded texts."""
+    return why.startswith(_JUDGED_WRONG)
+
+
 def _without_partial_end(pieces: list[Piece], output: str) -> list[Piece]:
     """`pieces` with the last one's text left out when it is a character the ids end inside of
     (``" \ufffd"``) and the output leaves it out: an output the token limit cut inside a character,
@@ -325,8 +336,11 @@ def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
     if isinstance(found, TokenSource):
         return found
     source = _without_ids(t, offers)
-    if source.label == _TEXTS:  # the recorded texts carry the ids with them
-        return source
+    if source.label == _TEXTS:  # the recorded texts carry the ids with them, unless the tokenizer
+        if t.tokenizer is None or not ids_judged_wrong(found):  # the record names reads them as other
+            return source  # text: then the texts go without them
+        pieces = tuple(p._replace(token_id=None) for p in source.pieces)
+        return TokenSource(pieces, f"{_TEXTS} (the transcript's token_ids not used: {found})")
     unused = [f"token_ids not used: {found}"] if found else []
     if t.token_texts is not None:
         unused.append(f"token_texts not used: {token_texts_problem(t)}")
