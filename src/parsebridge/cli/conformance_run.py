@@ -24,7 +24,7 @@ from ..comparison.inputs import directory_inputs, named_errors, stream_transcrip
 from ..conformance.chunking import parse_chunkings
 from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
-from ..conformance.record_use import RecordWarnings, prompt_warning
+from ..conformance.record_use import RecordWarnings, prompt_warning, unused_token_ids
 from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
@@ -232,7 +232,7 @@ def _select_transcripts(ns: argparse.Namespace, families: list[str], err: Any) -
         for problem in validate_transcripts(loaded, strict=False):  # token_texts not used too
             _warn(err, problem)
         transcripts = list(select(loaded, families=families or None, kinds=kinds))
-        _warn_unread_prompts(transcripts, err)
+        _warn_unread_ids(transcripts, err)
     else:
         transcripts = bundled_transcripts(families or None, kinds)
     if not ns.transcript:
@@ -249,10 +249,11 @@ def _warn(err: Any, message: str) -> None:
     err.print(styled(("warning:", "yellow"), " " + message))
 
 
-def _warn_unread_prompts(transcripts: Sequence[Any], err: Any) -> None:
-    """A record's `prompt_token_ids` the run leaves out (out of the vocabulary, another prompt than
-    its `prompt`), warned about as `compare` does (`record_use`)."""
-    prompts = RecordWarnings(lambda said: _warn(err, said), checks=(prompt_warning,))
+def _warn_unread_ids(transcripts: Sequence[Any], err: Any) -> None:
+    """A record's `token_ids` or `prompt_token_ids` the run leaves out (out of the vocabulary,
+    another text than its `output` or `prompt`, a tokenizer not here), warned about as `compare`
+    does (`record_use`; `token_texts` are `validate_transcripts`')."""
+    prompts = RecordWarnings(lambda said: _warn(err, said), checks=(unused_token_ids, prompt_warning))
     for t in transcripts:
         prompts.see(t)
     prompts.close()

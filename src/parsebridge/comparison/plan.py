@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..adapters import get_backend
 from ..adapters.builtin.engines.conventions import check_conventions
 from ..adapters.registry import check_spec
-from ..conformance.chunking import Chunking, parse_chunkings
+from ..conformance.chunking import Chunking, chunkings_of, parse_chunkings
 from ..conformance.runner import Target, target_for
 from ..conformance.transcripts import Transcript
 from ..protocol import InvalidSpecError, ParserSpec, family_table
@@ -178,7 +178,7 @@ def mode_names(chunkings: Sequence[Chunking]) -> dict[str, str]:
 
 def _chunk_names(chunkings: str | Sequence[str] | None) -> tuple[str, ...]:
     """Canonical chunking names, oneshot first (added when not given): it is what streams are compared with."""
-    parsed = parse_chunkings(_listed(chunkings) or list(DEFAULT_COMPARE_CHUNKINGS))
+    parsed = chunkings_of(chunkings, DEFAULT_COMPARE_CHUNKINGS)  # "" is no longer one-shot alone
     if not any(not c.streamed for c in parsed):
         parsed.insert(0, parse_chunkings(["oneshot"])[0])
     else:

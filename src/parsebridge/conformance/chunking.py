@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -310,4 +310,33 @@ def parse_chunkings(names: Sequence[str] | None) -> list[Chunking]:
     for n in expanded:
         c = parse_chunking(n)
         out.setdefault(c.name, c)
+    return list(out.values())
+
+
+def chunkings_of(given: Any, default: Sequence[str] | None = None) -> list[Chunking]:
+    """The chunkings a Python caller gives (`Runner`, `run_conformance`, `compare`): a name, comma-
+    separated names (``default`` and ``all`` expand) or `Chunking` objects, one or a list; in order,
+    deduplicated. None or an empty list is the `default` names (None: the suite's default set).
+
+    Each list item used to be read as one chunking: ``["default"]`` ran only the first of the set,
+    ``["token,special"]`` only ``token``, and a string was taken character by character. Given but
+    naming nothing (``""``, ``","``), or something that names no chunking, is `InvalidSpecError`.
+    """
+    if given is None:
+        return parse_chunkings(default)
+    if not isinstance(given, (str, Chunking, Iterable)):
+        raise InvalidSpecError(f"chunkings: a chunking name, or a list of names, not {given!r}")
+    items = [given] if isinstance(given, (str, Chunking)) else list(given)
+    if not items:
+        return parse_chunkings(default)
+    out: dict[str, Chunking] = {}
+    for item in items:
+        if not isinstance(item, (str, Chunking)):
+            raise InvalidSpecError(f"chunkings: {item!r} is not a chunking name")
+        for c in [item] if isinstance(item, Chunking) else parse_chunkings([item]):
+            out.setdefault(c.name, c)
+    if not out:
+        raise InvalidSpecError(
+            f"chunkings {given!r} names nothing (give names such as 'token,token-5', or None for the default)"
+        )
     return list(out.values())

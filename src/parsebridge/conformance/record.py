@@ -142,7 +142,9 @@ class Transcript(BaseModel):
     reasoning_family: str | None = None
     output: str
     tools: list[dict[str, Any]] = Field(default_factory=list)
-    reasoning_started_in_prompt: bool = False
+    #: Strict, as the shipped schema's ``boolean``: lax ``"yes"``/``1`` read as True, a record the
+    #: schema refuses that the loader took.
+    reasoning_started_in_prompt: bool = Field(False, strict=True)
     expected: Expected | None = None
     expected_by_backend: dict[str, Expected] = Field(default_factory=dict)
     known_divergences: list[KnownDivergence] = Field(default_factory=list)

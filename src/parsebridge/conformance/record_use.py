@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .record import TokenizerRef, Transcript, first_difference, unused_token_texts
-from .token_pieces import ids_decoder, ids_out_of_range
+from ..adapters._tokenizers import vocabulary_problem
+from .record import TokenizerRef, Transcript, first_difference, token_texts_problem, unused_token_texts
+from .token_pieces import ids_decoder, ids_judged_wrong, ids_out_of_range, transcript_ids
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,12 @@ class PromptRead:
     ids: list[int] | None = None
     ids_of: TokenizerRef | None = None
     problem: str = ""
+
+
+def _read_by_vllm_only(ref: TokenizerRef) -> bool:
+    """A ``pypi:mistral-common`` tokenizer vLLM builds its own Mistral tokenizer of (`Runner._built`):
+    whether ids are read is vLLM's to say (a Tekken file it does not read: no one reads them)."""
+    return ref.pypi == "mistral-common" and not vocabulary_problem(ref)
 
 
 def _decoded(tokenizer: Any, ids: list[int], label: str) -> tuple[str | None, str]:
@@ -62,7 +69,7 @@ def read_prompt(t: Transcript) -> PromptRead:
     if tokenizer is None:
         if text is not None:  # nothing to check them with: the text stands, and it is the prompt
             return PromptRead(text)
-        if t.tokenizer is not None and t.tokenizer.pypi == "mistral-common":
+        if t.tokenizer is not None and _read_by_vllm_only(t.tokenizer):
             # vLLM builds its own Mistral tokenizer of it (`Runner._built`) and reads the ids
             said = f"read by vLLM only ({why}); other backends read the record as if it gave no prompt"
             return PromptRead(None, list(ids), t.tokenizer, said)
@@ -85,8 +92,29 @@ def prompt_warning(t: Transcript) -> str:
     return f"{t.id}: prompt_token_ids {problem}" if problem else ""
 
 
+def unused_token_ids(t: Transcript) -> str:
+    """The warning for a record whose `token_ids` no reading uses ("" when they are used, or when
+    that is each parser's to decide: a record that names no tokenizer has its ids read with the
+    parser's, and vLLM builds its own of ``pypi:mistral-common``). Each reading's tokenizer says
+    it too; this says it where a table shows no tokenizer."""
+    if t.token_ids is None:
+        return ""
+    if t.token_ids and (t.tokenizer is None or _read_by_vllm_only(t.tokenizer)):
+        return ""
+    why = transcript_ids(t, None)
+    if not isinstance(why, str) or not why:
+        return ""
+    if t.token_texts is not None and not token_texts_problem(t) and not ids_judged_wrong(why):
+        return ""  # the recorded texts carry them (nothing here reads them to say otherwise)
+    return f"{t.id}: token_ids not used (the token chunkings cut the output with another tokenizer, named in each reading): {why}"
+
+
 #: Every check `record_warnings` makes: one a field.
-RECORD_CHECKS: tuple[Callable[[Transcript], str], ...] = (unused_token_texts, prompt_warning)
+RECORD_CHECKS: tuple[Callable[[Transcript], str], ...] = (
+    unused_token_texts,
+    unused_token_ids,
+    prompt_warning,
+)
 
 
 def record_warnings(

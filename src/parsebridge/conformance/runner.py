@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters import get_backend, resolve
+from ..adapters._tokenizers import vocabulary_problem
 from ..protocol import (
     ParserSpec,
     family_table,
 )
 from ..protocol.families import FamilyTable
 from .checks import Status, Verdict, evaluate, markers_for
-from .chunking import Chunking, parse_chunkings
+from .chunking import Chunking, chunkings_of
 from .observation import Observation
 from .observe import ONESHOT_IDS_BACKENDS, failed, observe
 from .request_checks import request_checks
@@ -149,18 +150,14 @@ class Runner:
 
     def __init__(
         self,
-        chunkings: Sequence[str | Chunking] | None = None,
+        chunkings: str | Sequence[str | Chunking] | None = None,
         *,
         table: FamilyTable | None = None,
         parser_options: dict[str, Any] | None = None,
         conventions: str | None = "lossless",
         cache: MutableMapping[tuple[Any, ...], Subject | BaseException] | None = None,
     ) -> None:
-        self.chunkings: list[Chunking] = (
-            [c if isinstance(c, Chunking) else parse_chunkings([c])[0] for c in chunkings]
-            if chunkings
-            else parse_chunkings(None)
-        )
+        self.chunkings: list[Chunking] = chunkings_of(chunkings)
         self.table = table or family_table()
         self.parser_options = dict(parser_options or {})
         #: The builtin parsers' `conventions=` (None: their default, "servers"). The bundled
@@ -213,7 +210,10 @@ class Runner:
         options, own = self.options_for(target), cache is self._tokenized
         if own and ref is not None:
             if target.backend == "vllm" and ref.pypi == "mistral-common":  # vLLM's own Mistral tokenizer
-                options = {**options, "tokenizer": ref}
+                if vocabulary_problem(ref):  # a Tekken file it does not read: the shared parser
+                    own = False
+                else:
+                    options = {**options, "tokenizer": ref}
             else:
                 loaded, _ = transcript_tokenizer(ref)
                 if loaded is None:  # not here: the shared parser, and the report says why
@@ -395,7 +395,8 @@ def plan_explicit(
 def run_conformance(
     backends: Sequence[str],
     transcripts: Iterable[Transcript],
-    chunkings: Sequence[str] | None = None,
+    chunkings: str | Sequence[str | Chunking] | None = None,
 ) -> list[Result]:
-    """One call: the suite's results for these backends (a convenience over `Runner.run`)."""
+    """One call: the suite's results for these backends (a convenience over `Runner.run`);
+    `chunkings` as `chunkings_of` reads them (None: the suite's default set)."""
     return list(Runner(chunkings).run(backends, transcripts))

@@ -137,19 +137,23 @@ def pieces_from_ids(
 ) -> list[Piece]:
     """Pieces of recorded token ids, shown as an incremental detokenizer shows them.
 
-    `decode` decodes a prefix of ids; a prefix that ends in a replacement
-    character (a byte-level token inside a multi-byte character) shows
-    nothing until the character completes.
+    `decode` decodes a run of ids; a run that ends in a replacement character
+    (a byte-level token inside a multi-byte character) shows nothing until
+    the character completes. Each new text is read off a window that starts at
+    the first token of the last piece shown, as vLLM's detokenizer reads it (the same
+    pieces as decoding every prefix, which took seconds a record: n decodes of up to
+    n tokens, for each reading and for `record_use`'s warning).
     """
     out: list[Piece] = []
-    shown = ""
+    start, shown = 0, 0  # the window's first id; the ids shown so far
     for k, tid in enumerate(ids):
-        now = decode(list(ids[: k + 1]))
+        now = decode(list(ids[start : k + 1]))
         if now.endswith("\ufffd") and k + 1 < len(ids):
             out.append(Piece("", tid, tid in specials))
             continue
-        out.append(Piece(now[len(shown) :], tid, tid in specials))
-        shown = now
+        before = decode(list(ids[start:shown])) if shown > start else ""
+        out.append(Piece(now[len(before) :], tid, tid in specials))
+        start, shown = shown, k + 1
     return out
 
 
@@ -226,7 +230,7 @@ def _decoded(tokenizer: Any, ids: Sequence[int]) -> list[Piece]:
 TRANSCRIPT_IDS = "transcript ids"
 
 
-def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
+def transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | str:
     """The transcript's own ids as pieces, decoded by the backend (vLLM: its detokenizer) or a
     tokenizer; else why they cannot be used ("" when the record has none). Ids are used only where
     they decode to the output: pieces of other text would feed the parser text it was not given."""
@@ -249,7 +253,9 @@ def _transcript_ids(t: Transcript, offers: TokenOffers | None) -> TokenSource | 
         why = ids_out_of_range(tokenizer, t.token_ids, name)
         if why:
             return why
-        pieces = _without_stop_text(_decoded(tokenizer, t.token_ids), t.output)
+        pieces = _without_partial_end(
+            _without_stop_text(_decoded(tokenizer, t.token_ids), t.output), t.output
+        )
     if "".join(p.text for p in pieces) != t.output:
         return f"with {name} they decode to other text than the output"
     return TokenSource(tuple(pieces), f"{TRANSCRIPT_IDS} ({name})")
@@ -264,6 +270,29 @@ def _without_stop_text(pieces: list[Piece], output: str) -> list[Piece]:
     if not last.special or "".join(p.text for p in pieces[:-1]) != output:
         return pieces
     return [*pieces[:-1], last._replace(text="")]
+
+
+#: How `transcript_ids` starts a reason when a tokenizer here read the ids and found them wrong (not
+#: when none could read them): past its vocabulary, other text than the output, an empty list.
+_JUDGED_WRONG = ("id ", "with ", "the list is empty")
+
+
+def ids_judged_wrong(why: str) -> bool:
+    """Whether `transcript_ids`' reason says the ids are wrong, not only that nothing here reads them:
+    ids a tokenizer reads as other text are fed to no parser, not even beside the recorded texts."""
+    return why.startswith(_JUDGED_WRONG)
+
+
+def _without_partial_end(pieces: list[Piece], output: str) -> list[Piece]:
+    """`pieces` with the last one's text left out when it is a character the ids end inside of
+    (``" \ufffd"``) and the output leaves it out: an output the token limit cut inside a character,
+    as vLLM's server gives it (its incremental detokenizer never shows the incomplete bytes), so
+    the ids still give the output; an output that keeps the ``\ufffd`` keeps the text."""
+    if not pieces or not pieces[-1].text.endswith("\ufffd"):
+        return pieces
+    if "".join(p.text for p in pieces[:-1]) != output:
+        return pieces
+    return [*pieces[:-1], pieces[-1]._replace(text="")]
 
 
 def ids_decoder(t: Transcript, offers: TokenOffers | None = None) -> tuple[Any, str, str]:
@@ -303,12 +332,15 @@ def source_for(t: Transcript, offers: TokenOffers | None = None) -> TokenSource:
     """The pieces a transcript's token chunkings group for the parser that `offers` its cutters
     (see the module doc; none: a text-only parser). Recorded ids or texts that were not used are
     named in the label with why, never dropped without a word."""
-    found = _transcript_ids(t, offers)
+    found = transcript_ids(t, offers)
     if isinstance(found, TokenSource):
         return found
     source = _without_ids(t, offers)
-    if source.label == _TEXTS:  # the recorded texts carry the ids with them
-        return source
+    if source.label == _TEXTS:  # the recorded texts carry the ids with them, unless the tokenizer
+        if t.tokenizer is None or not ids_judged_wrong(found):  # the record names reads them as other
+            return source  # text: then the texts go without them
+        pieces = tuple(p._replace(token_id=None) for p in source.pieces)
+        return TokenSource(pieces, f"{_TEXTS} (the transcript's token_ids not used: {found})")
     unused = [f"token_ids not used: {found}"] if found else []
     if t.token_texts is not None:
         unused.append(f"token_texts not used: {token_texts_problem(t)}")

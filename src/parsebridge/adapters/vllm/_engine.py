@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from ...protocol import BackendError, ParserUnsupportedError, ToolSpec
+from ...protocol import BackendError, ParserUnsupportedError, TokenizerUnavailable, ToolSpec
 from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
 from ...protocol.tokenizer_ref import TokenizerRef
 from .. import _tokenizers
@@ -41,6 +41,9 @@ def _user_tokenizer(tokenizer: Any) -> Any:
         return None
     named = _tokenizers.reference_of(tokenizer)
     if isinstance(named, TokenizerRef) and named.pypi == "mistral-common":
+        problem = _tokenizers.vocabulary_problem(named)  # a Tekken file vLLM's is not built over
+        if problem:
+            raise TokenizerUnavailable(problem)
         return named
     return _tokenizers.load_user_tokenizer(named)
 

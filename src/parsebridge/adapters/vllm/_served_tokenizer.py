@@ -14,8 +14,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.errors import TokenizerUnavailable
 from ...protocol.tokenizer_ref import TokenizerRef, names_a_reference
-from .._tokenizers import load_reference
+from .._tokenizers import load_reference, vocabulary_problem
 from . import _mistral, _tokenizer
 from ._compat import get_api
 
@@ -89,6 +90,9 @@ def resolve_tokenizer(source: Any, parser_name: str) -> Any:
         source = TokenizerRef.model_validate(source)
     if source is not None and hasattr(source, "mistral_mode") and hasattr(source, "pypi"):
         if source.pypi == "mistral-common":
+            problem = vocabulary_problem(source)  # another Tekken file: not read in its place
+            if problem:
+                raise TokenizerUnavailable(problem)
             return _mistral.build_mistral_tokenizer(_mistral.mode_version(source.mistral_mode))
         return as_served(load_reference(source))
     if source is not None:
