@@ -367,6 +367,17 @@ def test_list_brief_json_says_the_parsers_were_not_listed(tmp_path: Path) -> Non
     assert "hermes" in json.loads(p.stdout)["backends"][0]["tool_parsers"]
 
 
+def test_list_takes_backends_comma_separated_and_by_alias_as_conformance_does(tmp_path: Path) -> None:
+    """`list --backend builtin,python` was "unknown parser backend 'builtin,python'", and
+    `--backend native` (Dynamo's seed-design name, read everywhere else) was unknown too."""
+    p = run("list", "--brief", "--json", "--backend", "builtin,python", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [b["name"] for b in json.loads(p.stdout)["backends"]] == ["builtin", "python"]
+    p = run("list", "--brief", "--json", "--backend", "native", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [b["name"] for b in json.loads(p.stdout)["backends"]] == ["dynamo"]
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -396,6 +407,7 @@ def test_a_negative_count_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]
         ["conformance", "--backend", "builtin", "--family", ""],
         ["conformance", "--backend", "builtin", "--family", "hermes", "--chunking", ""],
         ["conformance", "--backend", "builtin", "--transcript", ","],
+        ["list", "--brief", "--backend", ""],  # "unknown parser backend ''"
     ],
 )
 def test_a_list_option_that_names_nothing_is_refused(tmp_path: Path, args: list[str]) -> None:
