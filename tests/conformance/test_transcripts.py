@@ -279,3 +279,11 @@ def test_a_directory_is_read_as_compare_reads_one(tmp_path):
     (tmp_path / "day" / "c.jsonl.gz").write_bytes(gzip.compress((line % "c").encode()))
     (tmp_path / "README.md").write_text("notes", encoding="utf-8")
     assert [t.id for t in load_transcripts([tmp_path])] == ["a", "b", "c"]
+
+
+def test_a_record_family_with_a_typo_names_the_nearest_family():
+    """It said only "tool family 'hermse' is not in the table", where --family names the nearest."""
+    from parsebridge.conformance.subject import target_for
+
+    target = target_for(transcript_from({"output": "x", "family": "hermse"}), "builtin")
+    assert target.unsupported == "tool family 'hermse' is not in the table (did you mean 'hermes'?)"
