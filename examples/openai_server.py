@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import json
 import logging
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -50,18 +51,38 @@ except ImportError as exc:  # pragma: no cover - import guard for a clear messag
 log = logging.getLogger("parsebridge.example")
 
 
+class ExampleInputError(ValueError):
+    """A --transcripts file this server cannot replay."""
+
+
 def load_transcripts(path: Path) -> dict[str, dict[str, Any]]:
-    """Transcripts by id, from a JSON Lines file (blank lines and ``#`` comments skipped)."""
+    """Transcripts by id, from a JSON Lines file (blank lines and ``#`` comments skipped).
+
+    A file that is missing, not UTF-8, not JSON Lines of objects or holds none raises
+    `ExampleInputError` naming it, so the server says so in one line instead of a traceback
+    (or, for an empty file, serving with nothing to replay)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ExampleInputError(f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ExampleInputError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x})") from None
     out: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            raise SystemExit(f"{path}:{number}: not JSON: {exc}") from exc
+            raise ExampleInputError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ExampleInputError(
+                f"{path}:{number}: a transcript is a JSON object, not {type(obj).__name__}"
+            )
         tid = str(obj.get("id") or f"line-{number}")
         out[tid] = obj
+    if not out:
+        raise ExampleInputError(f"{path}: no transcripts in it (one JSON object a line, with id and output)")
     return out
 
 
@@ -285,15 +306,20 @@ def make_arg_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> None:
     args = make_arg_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    processor = OutputProcessor.from_args(  # (1) one processor for the whole server
-        args,
-        model=args.model,
-        cumulative=args.cumulative,
-        forced_format=args.forced_format,
-        named_finish_reason=args.named_finish_reason,
-    )
+    try:
+        processor = OutputProcessor.from_args(  # (1) one processor for the whole server
+            args,
+            model=args.model,
+            cumulative=args.cumulative,
+            forced_format=args.forced_format,
+            named_finish_reason=args.named_finish_reason,
+        )
+        transcripts = load_transcripts(args.transcripts)
+    except (ParsebridgeError, ExampleInputError) as exc:  # a typo in a flag, a bad file: one line, exit 2
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     engine = FakeEngine(processor, args.chunk_size, args.token_chunks, args.cumulative, args.delay)
-    app = build_app(processor, load_transcripts(args.transcripts), engine)
+    app = build_app(processor, transcripts, engine)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level.lower())
 
 

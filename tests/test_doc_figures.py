@@ -129,3 +129,17 @@ def test_the_screenshot_shows_the_run_the_figures_come_from(
     )
     monkeypatch.setattr(doc_figures, "SCREENSHOT", tmp_path / "shot.json")
     assert any("conformance-report.png shows the run of 2026-11-22" in p for p in doc_figures.stale_data())
+
+
+def test_compare_data_from_other_hermes_transcripts_is_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README command 1's figure names vLLM's wrong answers against the transcripts' expected
+    readings: when those change (a cut-off call became no call), the data was still current, and
+    the figure left out vLLM's `extra_call`."""
+    data = json.loads(doc_figures.COMPARE.read_text(encoding="utf-8"))
+    assert data["fixtures_sha256"] == doc_figures.hermes_fixtures_digest()
+    data["fixtures_sha256"] = "0" * 64
+    (tmp_path / "c.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(doc_figures, "COMPARE", tmp_path / "c.json")
+    assert any("re-run command 1" in p for p in doc_figures.stale_data())

@@ -81,3 +81,13 @@ def test_the_checker_finds_a_broken_anchor_and_file(tmp_path: Path) -> None:
         ]
     finally:
         ROOT = saved
+
+
+def test_the_site_opens_with_the_readme_s_first_paragraph() -> None:
+    """The site's front page left llama.cpp out of the engines the README's opening names."""
+
+    def opening(page: Path) -> str:
+        text = page.read_text(encoding="utf-8").split("\n\n")[1]  # after the "# parsebridge" title
+        return " ".join(text.split())
+
+    assert opening(ROOT / "docs" / "index.md") == opening(ROOT / "README.md")

@@ -35,6 +35,7 @@ Rendering and checking (any env)::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -143,6 +144,7 @@ def from_compare(jsonl: Path) -> dict[str, Any]:
             classes.setdefault(backend, {}).setdefault(diff["class"], set()).add(mode)
     modes = summary.get("modes", {})
     return {
+        "fixtures_sha256": hermes_fixtures_digest(),
         "versions": summary.get("backends", {}),
         "chunkings": list(modes.values()),
         "classes": {
@@ -150,6 +152,19 @@ def from_compare(jsonl: Path) -> dict[str, Any]:
             for b, v in sorted(classes.items())
         },
     }
+
+
+def hermes_fixtures_digest() -> str:
+    """What command 1 compares, as the package bundles it now: the hermes transcripts with their
+    expected readings. A changed expected reading changes the wrong answers the figure names
+    (the 2026-11-29 rule that a cut-off call is no call added vLLM's `extra_call` unseen)."""
+    from parsebridge.conformance.transcripts import bundled_transcripts  # the package of this clone
+
+    digest = hashlib.sha256()
+    for transcript in bundled_transcripts(families=["hermes"]):
+        record = json.dumps(transcript.model_dump(mode="json"), sort_keys=True)  # not pydantic's writer
+        digest.update(record.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def measure_install() -> dict[str, Any]:
@@ -329,6 +344,11 @@ def stale_data() -> list[str]:
         problems.append(
             f"docs/data/{CONFORMANCE.name} counts {data.get('transcripts')} transcripts, the package "
             f"bundles {n}: re-run the conformance suite in the all env (see {Path(__file__).name})"
+        )
+    if _load(COMPARE).get("fixtures_sha256") != hermes_fixtures_digest():
+        problems.append(
+            f"docs/data/{COMPARE.name} comes from other hermes transcripts than the package bundles "
+            f"(or their expected readings changed since): re-run command 1 (see {Path(__file__).name})"
         )
     rows = load_rows(SUPPORT)
     for row in rows:

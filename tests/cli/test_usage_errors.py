@@ -205,6 +205,19 @@ def test_conformance_diff_of_different_backends_lists_no_parser_as_vanished(tmp_
     assert json.loads(p.stdout)["parsers_vanished"] == {}
 
 
+@pytest.mark.parametrize("blob", [b"\x95 not text", b'{"output": "a"}\n\xff\n'])
+def test_binary_stdin_to_compare_is_refused_as_a_binary_file_is(tmp_path: Path, blob: bytes) -> None:
+    """It was read as a lone surrogate: 'stdin: output: a lone surrogate U+DC95 is not text', or
+    for a bad line of JSON Lines '<stdin>:2: not JSON'; a file names the byte."""
+    (tmp_path / "bin.dat").write_bytes(blob)
+    from_file = one_error_line(run("compare", "bin.dat", "--tool-parser", "builtin:hermes", cwd=tmp_path))
+    from_stdin = one_error_line(
+        run("compare", "-", "--tool-parser", "builtin:hermes", cwd=tmp_path, stdin=blob)
+    )
+    assert from_file.replace("bin.dat", "<stdin>") == from_stdin
+    assert from_stdin.startswith("error: <stdin>: not UTF-8 text (byte 0x")
+
+
 def test_empty_stdin_is_refused_as_an_empty_file_is(tmp_path: Path) -> None:
     (tmp_path / "empty.txt").write_text("")
     from_file = one_error_line(run("compare", "empty.txt", "--tool-parser", "builtin:hermes", cwd=tmp_path))
@@ -354,6 +367,17 @@ def test_list_brief_json_says_the_parsers_were_not_listed(tmp_path: Path) -> Non
     assert "hermes" in json.loads(p.stdout)["backends"][0]["tool_parsers"]
 
 
+def test_list_takes_backends_comma_separated_and_by_alias_as_conformance_does(tmp_path: Path) -> None:
+    """`list --backend builtin,python` was "unknown parser backend 'builtin,python'", and
+    `--backend native` (Dynamo's seed-design name, read everywhere else) was unknown too."""
+    p = run("list", "--brief", "--json", "--backend", "builtin,python", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [b["name"] for b in json.loads(p.stdout)["backends"]] == ["builtin", "python"]
+    p = run("list", "--brief", "--json", "--backend", "native", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [b["name"] for b in json.loads(p.stdout)["backends"]] == ["dynamo"]
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -383,6 +407,7 @@ def test_a_negative_count_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]
         ["conformance", "--backend", "builtin", "--family", ""],
         ["conformance", "--backend", "builtin", "--family", "hermes", "--chunking", ""],
         ["conformance", "--backend", "builtin", "--transcript", ","],
+        ["list", "--brief", "--backend", ""],  # "unknown parser backend ''"
     ],
 )
 def test_a_list_option_that_names_nothing_is_refused(tmp_path: Path, args: list[str]) -> None:

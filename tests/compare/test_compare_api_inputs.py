@@ -118,12 +118,12 @@ def test_the_command_line_says_the_same_for_several_specs_in_one_flag(
     assert "holds 2 specs" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("given", [b"Hi", bytearray(b"Hi"), [b"Hi"], 5, None])
+@pytest.mark.parametrize("given", [b"Hi", bytearray(b"Hi"), [b"Hi"], 5, None, [None], ["Hi", 5], ["Hi", 2.5]])
 def test_what_is_no_text_path_or_record_is_refused_by_name(given: object) -> None:
     """Bytes were iterated as numbers (``transcript-1: a transcript is a JSON object, not a
     number``), and a number or None gave Python's ``'int' object is not iterable``."""
     with pytest.raises(
-        pb.InvalidInputError, match=r"compare\(\) takes .* as str, not (bytes|bytearray|int|NoneType)"
+        pb.InvalidInputError, match=r"compare\(\) takes .* as str, not (bytes|bytearray|int|float|NoneType)"
     ):
         pb.compare(given, "builtin:hermes")  # type: ignore[arg-type]
 

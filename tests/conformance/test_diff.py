@@ -113,6 +113,18 @@ def test_main_formats_backend_filter_and_strict(tmp_path, capsys):
     assert "| regressed | vllm | b |" in out.read_text()
 
 
+@pytest.mark.parametrize(
+    ("backend", "says"), [("vlm", "(did you mean 'vllm'?)"), ("sglang", "they ran builtin, vllm")]
+)
+def test_a_backend_neither_report_ran_is_refused_not_an_empty_gate(tmp_path, backend, says):
+    """`--backend vlm --strict` compared 0 results and exited 0: a typo passed the upgrade gate."""
+    from parsebridge.protocol import ParsebridgeError
+
+    with pytest.raises(ParsebridgeError, match=rf"--backend {backend}: neither report ran it") as exc:
+        main(_diff_ns(tmp_path, "--strict", "--backend", backend))
+    assert says in str(exc.value)
+
+
 def test_main_tolerates_a_bare_namespace(tmp_path, capsys):
     """The CLI's `diff` subparser may only define the two positionals."""
     ns = _diff_ns(tmp_path)

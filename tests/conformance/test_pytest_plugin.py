@@ -255,6 +255,13 @@ def test_a_bad_spec_is_one_clear_line(tmp_path, spec, says):
             "empty-folder",
             "ERROR: --parsebridge-transcripts: empty-folder: no transcript files in this directory",
         ),
+        # an empty file ran as one transcript whose output is '' (11 passing tests), where
+        # `conformance --transcripts` refuses it
+        (
+            "--parsebridge-transcripts",
+            "empty.txt",
+            "ERROR: --parsebridge-transcripts: empty.txt: no transcripts in it (empty file",
+        ),
         ("--parsebridge-chunking", "tokn-5", "ERROR: --parsebridge-chunking: unknown chunking 'tokn-5'"),
         # an option given empty read as left out: every family, every default chunking
         ("--parsebridge-family", "", "ERROR: --parsebridge-family names nothing"),
@@ -266,6 +273,7 @@ def test_a_bad_selection_is_one_clear_line(tmp_path, option, value, says):
     (tmp_path / "bad-record.jsonl").write_text('{"output": 5}\n', encoding="utf-8")
     (tmp_path / "latin1.txt").write_bytes("caf\u00e9".encode("latin-1"))
     (tmp_path / "empty-folder").mkdir()
+    (tmp_path / "empty.txt").write_bytes(b"")
     proc = plain_pytest(tmp_path, "--parsebridge-spec", "python:my_parsers:LineParser", option, value)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 4, out[-3000:]  # pytest's usage error

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from parsebridge.conformance.support import support_table
+from parsebridge.protocol import ParsebridgeError
 
 
 def _report(fw: str, version: str, statuses: dict[str, list[str]]) -> dict:
@@ -118,3 +121,14 @@ def test_data_keeps_releases_not_run_again_and_replaces_those_that_were(tmp_path
         in md
     )
     assert support_table([], data=data) == md  # the data file alone renders the same page
+
+
+def test_reports_without_a_framework_release_are_refused_not_an_empty_page(tmp_path):
+    """A builtin-only report made a page with an empty table (exit 0)."""
+    rep = _report("vllm", "0.33.0", {"hermes": ["pass"]})
+    rep["results"] = [{**r, "backend": "builtin"} for r in rep["results"]]
+    rep["backends"] = {"builtin": "0.1.0"}
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "report.json").write_text(json.dumps(rep))
+    with pytest.raises(ParsebridgeError, match="no framework release in these reports"):
+        support_table([tmp_path])

@@ -234,6 +234,21 @@ def test_an_unknown_expected_key_is_named(tmp_path):
     assert _error(p) == f"{p}: item 1: not a valid transcript: expected.contnet: unknown key"
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("a: [1, 2\n", "expected ',' or ']', but got '<stream end>' at line 2, column 1"),
+        ("a: b: c\n", "mapping values are not allowed here at line 1, column 5"),
+    ],
+)
+def test_a_file_that_is_not_yaml_is_one_line_naming_where(tmp_path, text, says):
+    """PyYAML's message spans lines (context, a quoted copy of the text, a caret), so the CLI's
+    one-line error was seven lines."""
+    p = tmp_path / "bad.yaml"
+    p.write_text(text)
+    assert _error(p) == f"{p}: not YAML: {says}"
+
+
 def test_gzip_and_stdin_name_the_place_once(tmp_path):
     gz = tmp_path / "log.jsonl.gz"
     gz.write_bytes(gzip.compress(b'{"output": "a"}\n[1]\n'))
@@ -264,3 +279,11 @@ def test_a_directory_is_read_as_compare_reads_one(tmp_path):
     (tmp_path / "day" / "c.jsonl.gz").write_bytes(gzip.compress((line % "c").encode()))
     (tmp_path / "README.md").write_text("notes", encoding="utf-8")
     assert [t.id for t in load_transcripts([tmp_path])] == ["a", "b", "c"]
+
+
+def test_a_record_family_with_a_typo_names_the_nearest_family():
+    """It said only "tool family 'hermse' is not in the table", where --family names the nearest."""
+    from parsebridge.conformance.subject import target_for
+
+    target = target_for(transcript_from({"output": "x", "family": "hermse"}), "builtin")
+    assert target.unsupported == "tool family 'hermse' is not in the table (did you mean 'hermes'?)"

@@ -125,6 +125,16 @@ def test_a_family_with_a_builtin_parser_has_a_format():
     assert missing == []
 
 
+def test_an_unknown_format_is_a_parsebridge_error_that_reads_plainly_and_suggests():
+    """It was a bare KeyError, whose message printed quoted ("\"no tool format …\"") with no hint."""
+    import parsebridge as pb
+
+    with pytest.raises(pb.ParsebridgeError) as exc:
+        formats.tool_format("hermse")
+    assert isinstance(exc.value, KeyError)
+    assert str(exc.value).startswith("no tool format for family 'hermse'. Did you mean 'hermes'")
+
+
 def test_unknown_names_are_refused_with_the_known_formats():
     with pytest.raises(formats.UnknownFormatError, match="hermes"):
         formats.tool_format("no_such_family")

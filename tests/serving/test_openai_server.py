@@ -481,3 +481,37 @@ def test_parallel_tool_calls_false_over_http(server: Server) -> None:
         if reference != _expected("sv-two-calls")[2]:
             pytest.xfail(f"{server.backend} streams the calls of sv-two-calls as {reference!r}")
     assert _calls_of(streamed.tool_calls) == _calls_of(both[:1]) and finish == "tool_calls"
+
+
+@pytest.mark.parametrize(
+    ("write", "flags", "says"),
+    [
+        (None, (), "error: missing.jsonl: No such file or directory"),
+        (b"", (), "error: given.jsonl: no transcripts in it"),  # served, with nothing to replay
+        (b"caf\xe9\n", (), "error: given.jsonl: not UTF-8 text (byte 0xe9)"),
+        (b"5\n", (), "error: given.jsonl:1: a transcript is a JSON object, not int"),
+        (b"{oops\n", (), "error: given.jsonl:1: not JSON:"),  # exit 1 before
+        (
+            b'{"id": "a", "output": "x"}\n',
+            ("--tool-call-parser", "hermse"),
+            "error: backend 'builtin' has no",
+        ),
+    ],
+)
+def test_the_example_server_refuses_a_bad_start_in_one_line(
+    tmp_path: Path, write: bytes | None, flags: tuple[str, ...], says: str
+) -> None:
+    """Each was a traceback (FileNotFoundError, UnicodeDecodeError, AttributeError, UnknownParserError)."""
+    name = "missing.jsonl" if write is None else "given.jsonl"
+    if write is not None:
+        (tmp_path / name).write_bytes(write)
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--transcripts", name, "--port", str(_free_port()), *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.startswith(says) and proc.stderr.count("\n") == 1, proc.stderr[-2000:]

@@ -49,6 +49,13 @@ def test_outputs_and_finish_reasons_that_do_not_pair_up_are_refused() -> None:
     assert [c["finish_reason"] for c in proc.response(["a", "b"], "length")["choices"]] == ["length"] * 2
 
 
+@pytest.mark.parametrize("outputs", [5, 2.5, {"output": "a"}])
+def test_outputs_that_are_neither_text_nor_a_list_of_it_are_invalid_input(outputs: Any) -> None:
+    """A number was a bare TypeError ("'int' object is not iterable"), a dict its keys read as outputs."""
+    with pytest.raises(pb.InvalidInputError, match=r"response\(\) takes the model's output as str, not"):
+        OutputProcessor("builtin:qwen3", "builtin:hermes").response(outputs)
+
+
 @pytest.mark.parametrize("policy", ["raise", "fallback"])
 @pytest.mark.parametrize(
     ("request_options", "refused"),

@@ -15,13 +15,16 @@ from .._version import __version__
 from ..adapters import list_backends
 from ..adapters.base import BackendInfo
 from ..adapters.builtin.engines.conventions import CONVENTIONS, DEFAULT, REASONING_CONVENTIONS, servers_rules
+from ..conformance.transcripts import split_names
 from ..protocol import UnknownBackendError, family_table
-from ..protocol.spec import normalize_name
+from ..protocol.spec import BACKEND_ALIASES, normalize_name
 
 
 def configure(lp: argparse.ArgumentParser) -> None:
     """`parsebridge list` (the parser `cli.commands` made for it)."""
-    lp.add_argument("--backend", action="append", help="only this backend (repeatable)")
+    lp.add_argument(
+        "--backend", action="append", metavar="B", help="only these backends (repeatable or comma-separated)"
+    )
     lp.add_argument("--brief", action="store_true", help="do not import frameworks to list parser names")
     lp.add_argument("--json", action="store_true", help="machine-readable output")
     lp.set_defaults(func=_cmd_list)
@@ -50,12 +53,14 @@ def family_aliases(info: BackendInfo, kind: str) -> dict[str, str]:
 
 def _cmd_list(ns: argparse.Namespace) -> int:
     infos = list_backends(with_parsers=not ns.brief)
-    if ns.backend:
+    # comma-separated too, as conformance's --backend ('builtin,vllm' was "unknown parser backend")
+    wanted = [BACKEND_ALIASES.get(b.lower(), b.lower()) for b in split_names(ns.backend, "--backend")]
+    if wanted:
         known = [i.name for i in infos]
-        for b in ns.backend:
-            if b.lower() not in known:
+        for b in wanted:
+            if b not in known:
                 raise UnknownBackendError(b, known)
-        infos = [i for i in infos if i.name in {b.lower() for b in ns.backend}]
+        infos = [i for i in infos if i.name in wanted]
     if ns.json:
         print(json.dumps(_list_json(infos, ns.brief), indent=2))
         return 0

@@ -150,7 +150,8 @@ def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
         raise InvalidInputError("compare", source)  # bytes iterate as numbers: "not a number" misled
     items: Iterable[Any] = [source] if single else source
     for n, item in enumerate(items, 1):
-        if isinstance(item, (bytes, bytearray, memoryview)):
+        # in a list too: None or a number was "a transcript is a JSON object, not null"
+        if item is None or isinstance(item, (bytes, bytearray, memoryview, int, float)):
             raise InvalidInputError("compare", item)
         if isinstance(item, Transcript):
             yield item

@@ -9,6 +9,7 @@ non-UTF-8 file; a raw output that names no family) are raised here.
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import os
 import sys
@@ -74,6 +75,21 @@ def stdin_transcripts(stream: IO[str], raw_ok: bool = True, label: str = "<stdin
         yield transcript_from({"output": first + stream.read()}, tid)
         return
     yield from iter_json_lines(itertools.chain([first], stream), label, tid)
+
+
+def _strict_stdin_transcripts(raw_ok: bool) -> Iterator[Any]:
+    """Standard input read as a file is: UTF-8, a byte that is not refused by name. `sys.stdin`'s
+    own text layer reads such a byte as a lone surrogate (surrogateescape, in a C or C.UTF-8
+    locale), which the record then refused as "a lone surrogate U+DC95 is not text"."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # stdin replaced by a text stream (an embedding program): read as given
+        yield from stdin_transcripts(sys.stdin, raw_ok)
+        return
+    stream = io.TextIOWrapper(buffer, encoding="utf-8", newline="\n")  # as sys.stdin: "\r" kept
+    try:
+        yield from named_errors("<stdin>", stdin_transcripts(stream, raw_ok))
+    finally:
+        stream.detach()  # sys.stdin's buffer stays open
 
 
 def stream_transcripts(path: Path, raw_ok: bool = True) -> Iterator[Any]:
@@ -199,7 +215,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
     raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
     for arg in ns.inputs:
         if arg == "-":
-            out.append(Source("<stdin>", stdin_transcripts(sys.stdin, raw_ok), None))
+            out.append(Source("<stdin>", _strict_stdin_transcripts(raw_ok), None))
             continue
         out.extend(path_sources(arg, raw_ok=raw_ok))
     for n, text in enumerate(getattr(ns, "text", None) or (), 1):

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import ParsebridgeError
+from ..protocol.errors import closest
+from ..protocol.spec import ParserBackend
 from ..terminal import (
     InputFileError,
     check_output_path,
@@ -343,6 +345,19 @@ def _backends_run(report: Mapping[str, Any], wanted: set[str] | None) -> set[str
     return names & wanted if wanted else names
 
 
+def check_wanted_backends(a: Mapping[str, Any], b: Mapping[str, Any], wanted: Iterable[str] | None) -> None:
+    """A `--backend` neither report ran selects no result: `--backend vlm --strict` compared
+    nothing and passed the gate (exit 0), where an unknown backend is a usage error elsewhere."""
+    ran = _backends_run(a, None) | _backends_run(b, None)
+    for name in wanted or ():
+        if name not in ran:
+            near = closest(name, sorted(ran | {backend.value for backend in ParserBackend}), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ParsebridgeError(
+                f"--backend {name}: neither report ran it{hint}; they ran {', '.join(sorted(ran)) or 'none'}"
+            )
+
+
 def backend_mismatch(
     a: Mapping[str, Any], b: Mapping[str, Any], backends: Iterable[str] | None = None
 ) -> str | None:
@@ -416,6 +431,7 @@ def main(ns: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         raise ParsebridgeError(f"no report at {exc.filename}") from exc
     wanted = _backends(getattr(ns, "backend", None)) or None
+    check_wanted_backends(a, b, wanted)
     d = diff_reports(a, b, backends=wanted)
     table = fmt == "table" and not out
     for warning in (

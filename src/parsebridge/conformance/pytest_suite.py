@@ -109,8 +109,8 @@ def _check_selection(config: pytest.Config) -> None:
 
 def _load(paths: list[str]) -> list[Any]:
     """The transcripts of ``--parsebridge-transcripts``, read as `conformance --transcripts` reads
-    them; a file it refuses (malformed, not UTF-8, not gzip) or a folder without a transcript file
-    is one ``ERROR:`` line, where it was an INTERNALERROR traceback or no test without a word."""
+    them; a file it refuses (malformed, not UTF-8, not gzip, empty) or a folder without a transcript
+    file is one ``ERROR:`` line, where it was an INTERNALERROR traceback or no test without a word."""
     out: list[Any] = []
     for path in map(Path, paths):
         files = directory_files(path)[0] if path.is_dir() else [path]
@@ -119,6 +119,11 @@ def _load(paths: list[str]) -> list[Any]:
                 f"--parsebridge-transcripts: {path}: no transcript files in this directory or its subfolders"
             )
         for f in files:
+            if path.is_file() and path.stat().st_size == 0:  # ran as one transcript with no output
+                raise pytest.UsageError(
+                    f"--parsebridge-transcripts: {f}: no transcripts in it (empty file; expected JSON Lines, "
+                    "YAML, or a text file holding one raw output)"
+                )
             try:
                 out.extend(iter_log(f))
             except UnicodeDecodeError as exc:

@@ -25,6 +25,7 @@ from ..protocol import (
     UnknownParserError,
     family_table,
 )
+from ..protocol.errors import closest
 from ..protocol.families import Family, FamilyTable
 from .transcripts import TokenizerRef, Transcript
 
@@ -81,9 +82,11 @@ def target_for(transcript: Transcript, backend: str, table: FamilyTable | None =
     """The backend's parser(s) for the transcript's family (and reasoning family), via the family table."""
     table = table or family_table()
     fam = transcript.resolve_family(table)
-    if fam is None:
+    if fam is None:  # a typo in a record's family: name the nearest, as --family does
+        near = closest(transcript.family or "", table.names(transcript.kind), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
         return Target(
-            backend, unsupported=f"{transcript.kind} family {transcript.family!r} is not in the table"
+            backend, unsupported=f"{transcript.kind} family {transcript.family!r} is not in the table{hint}"
         )
     by_family = _by_family(backend)
     spec = _spec(fam, backend, by_family)

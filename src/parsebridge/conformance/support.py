@@ -211,7 +211,13 @@ def support_table(paths: Iterable[str | Path], *, command: str = "", data: str |
     release where one is given, and the file is rewritten with the result: a release
     keeps the figures of its last run (its `measured` date) until it is run again.
     """
+    paths = list(paths)
     rows = release_rows(_reports(paths))
+    if paths and not rows and data is None:  # (an empty page, exit 0: builtin has no release row)
+        raise ParsebridgeError(
+            f"{', '.join(map(str, paths))}: no framework release in these reports (the support table "
+            f"lists {', '.join(FRAMEWORKS)} releases; a builtin-only run has none)"
+        )
     if data is not None:
         kept = {(r["framework"], r["version"]): r for r in load_rows(data)}
         kept.update({(r["framework"], r["version"]): r for r in rows})
@@ -282,7 +288,7 @@ def main(ns: argparse.Namespace) -> int:
     if not ns.reports and not data:
         raise ParsebridgeError("give report.json files (or directories) and/or --data FILE")
     args = (["--data", data] if data else []) + (["--out", ns.out] if getattr(ns, "out", None) else [])
-    command = "parsebridge conformance support " + " ".join(shlex.quote(a) for a in args)
+    command = " ".join(["parsebridge conformance support", *map(shlex.quote, args)])
     text = support_table(ns.reports, command=command, data=data)
     if getattr(ns, "out", None):
         Path(ns.out).parent.mkdir(parents=True, exist_ok=True)

@@ -302,11 +302,22 @@ def _json_document(p: Path, fh: IO[str]) -> Iterator[Transcript]:
         yield transcript_at(obj, f"{p.stem}:{i}", f"{p}: item {i}")
 
 
+def yaml_problem(exc: Exception) -> str:
+    """A YAML error in one line, as `json_problem` says a JSON one: PyYAML's own message spans
+    lines (the context, a caret under a quoted copy of the text), which a one-line error cut."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if not problem:
+        return " ".join(str(exc).split())
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{problem}{where}"
+
+
 def _iter_yaml(p: Path) -> Iterator[Transcript]:
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
-        raise TranscriptError(f"{p}: not YAML: {exc}") from exc
+        raise TranscriptError(f"{p}: not YAML: {yaml_problem(exc)}") from None
     if data is None:
         return
     if isinstance(data, dict):

@@ -31,6 +31,7 @@ import functools
 import importlib
 from typing import Any
 
+from ..protocol.errors import ParsebridgeError, closest
 from ..protocol.family_rows import Kind, normalize_name, rows_of
 from ._base import Call, ContentAt, ReasoningFormat, ToolFormat, dump_json, join_calls, result_text, xml_value
 
@@ -130,8 +131,12 @@ REASONING_FORMATS: dict[str, str] = {
 }
 
 
-class UnknownFormatError(KeyError):
-    """No format module for this family."""
+class UnknownFormatError(ParsebridgeError, KeyError):
+    """No format module for this family: a `ParsebridgeError` like every error parsebridge raises
+    on purpose, and a `KeyError` (a lookup that found nothing) as before."""
+
+    def __str__(self) -> str:  # KeyError's own writes the message quoted, as a key's repr
+        return str(self.args[0]) if self.args else ""
 
 
 def _load(target: str) -> Any:
@@ -165,8 +170,10 @@ def _format(kind: Kind, family: str) -> Any:
 def _lookup(kind: Kind, family: str) -> Any:
     key = _spellings(kind).get(normalize_name(family))
     if key is None:
-        known = ", ".join(sorted(_TABLES[kind]))
-        raise UnknownFormatError(f"no {kind} format for family {family!r}; known: {known}")
+        known = sorted(_TABLES[kind])
+        near = closest(family, known)
+        hint = f" Did you mean {', '.join(map(repr, near))}?" if near else ""
+        raise UnknownFormatError(f"no {kind} format for family {family!r}.{hint} Known: {', '.join(known)}")
     return _format(kind, key)
 
 

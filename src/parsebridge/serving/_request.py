@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -297,7 +297,11 @@ class RequestProcessor:
         usage: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A full ``chat.completion`` dict; `usage` is included when given."""
-        if outputs is None or isinstance(outputs, bytes | bytearray):  # (bytes would be n ints)
+        if (  # (bytes would be n ints; a number was "'int' object is not iterable", a dict its keys)
+            outputs is None
+            or isinstance(outputs, bytes | bytearray | Mapping)
+            or not isinstance(outputs, str | Iterable)
+        ):
             raise InvalidInputError("response", outputs)
         texts = [outputs] if isinstance(outputs, str) else list(outputs)
         if not texts:
