@@ -250,7 +250,7 @@ def token_id_list(token_ids: object, call: str = "stream.feed") -> list[int]:
     if isinstance(token_ids, (str, bytes, bytearray)):
         raise InvalidInputError(call, token_ids, expected=expected)
     try:
-        ids = list(token_ids)  # type: ignore[call-overload]
+        ids: list[int] = list(token_ids)  # type: ignore[call-overload]
     except TypeError:
         raise InvalidInputError(call, token_ids, expected=expected) from None
     for token in ids:
