@@ -93,6 +93,9 @@ def test_mistral_mode_is_in_the_label():
             r"mistral_mode is a Mistral tokenizer version \(v1, v2, v3, v7, v11, v13, v15\), not 'v99'",
         ),
         ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "4"}}, "not '4'"),
+        # the schema's pattern refuses it (JSON Schema's $ is the end): the loader's regex read "$"
+        # before a final newline, and the label carried it
+        ({"output": "x", "tokenizer": {"pypi": "mistral-common", "mistral_mode": "v11\n"}}, r"not 'v11\\n'"),
         ({"output": "x", "finish_reason": "eos"}, "finish_reason"),
         ({"output": "ab", "token_ids": [1], "token_texts": ["a", "b"]}, "differ in length"),
         ({"output": "x", "tokenizer": {"path": "a", "typo": 1}}, "unknown key"),

@@ -93,7 +93,7 @@ class TokenizerRef(BaseModel):
             raise ValueError(f"a tokenizer names exactly one of path, hf or pypi (given: {given or 'none'})")
         if self.revision and not self.hf:
             raise ValueError("`revision` goes with `hf`")
-        if self.mistral_mode is not None and not MISTRAL_MODE.match(self.mistral_mode):
+        if self.mistral_mode is not None and not MISTRAL_MODE.fullmatch(self.mistral_mode):
             known = ", ".join(f"v{v}" for v in MISTRAL_VERSIONS)
             raise ValueError(
                 f"mistral_mode is a Mistral tokenizer version ({known}), not {self.mistral_mode!r}"
