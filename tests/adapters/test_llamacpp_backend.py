@@ -257,6 +257,37 @@ def test_a_stream_opened_before_a_restart_is_refused_not_fed_into_anothers() -> 
     assert _reading(new.finish()) == _reading(parser.parse(rome))
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_stream_opened_before_a_fork_is_refused_in_the_child_saying_so() -> None:
+    """The forked copy's step started a harness of its own and was then refused as if the
+    harness had crashed ("the harness ended and was started again"): it is refused at once,
+    saying the stream is the parent's, as Dynamo's and smg's streams are; the parent's goes on."""
+    parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
+    stream = parser.stream()
+    stream.feed(CALL[:20])
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        try:
+            try:
+                stream.feed(CALL[20:40])
+                said = "stepped"
+            except pb.ServerUnavailableError as exc:
+                said = "refused" if "fork" in str(exc) else f"wrong message: {exc}"
+            except BaseException as exc:
+                said = f"{type(exc).__name__}: {exc}"
+            os.write(write, said.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        said = fh.read()
+    os.waitpid(pid, 0)
+    assert said == "refused"
+    stream.feed(CALL[20:])
+    assert _reading(stream.finish()) == _reading(parser.parse(CALL))
+
+
 def _running(pid: int) -> bool:
     """Whether process `pid` still runs (not gone, not a zombie)."""
     try:

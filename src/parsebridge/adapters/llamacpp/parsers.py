@@ -28,6 +28,7 @@ the reasoning in the content, and puts back there the reasoning markers the prom
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -44,7 +45,13 @@ from ...protocol import (
     ToolParseResult,
     ToolSpec,
 )
-from ...protocol.errors import InvalidInputError, UnsupportedOptionError, call_typed, refused_chunk
+from ...protocol.errors import (
+    InvalidInputError,
+    ServerUnavailableError,
+    UnsupportedOptionError,
+    call_typed,
+    refused_chunk,
+)
 from ...protocol.models import (
     make_call_delta,
     make_delta,
@@ -187,12 +194,19 @@ class LlamacppStepper:
             )
         self._stream = opened["stream"]
         self._closed = False
+        self._pid = os.getpid()  # the process whose harness holds the stream (`_step`)
 
     def attach(self, acc: DeltaAccumulator) -> Callable[..., StreamDelta]:
         self._record = record_into(acc)
         return self.feed
 
     def _step(self, text: str, final: bool) -> StreamDelta:
+        if os.getpid() != self._pid:  # a forked copy: the stream lives in the parent's harness
+            raise ServerUnavailableError(
+                "llamacpp",
+                f"this stream was opened in process {self._pid}, of which this one is a fork: its "
+                "state is in that process's harness; start a new stream() here",
+            )
         request = {"op": "step", "stream": self._stream, "text": text, "final": final}
         answer = call_typed(
             "llamacpp",
