@@ -287,6 +287,11 @@ def test_pipeline_chains_reasoning_then_tools_one_shot_and_streamed():
 def test_pipeline_needs_at_least_one_parser():
     with pytest.raises(pb.InvalidSpecError):
         pb.get_pipeline()
+    # the specs given under other names (the CLI's spellings) went to the options unnamed
+    with pytest.raises(
+        pb.InvalidSpecError, match=r"\(reasoning=\.\.\., tool=\.\.\.\); tool_parser= are no specs"
+    ):
+        pb.get_pipeline(tool_parser="builtin:hermes")
 
 
 @pytest.mark.parametrize("kind", ["tools", "Tool", "", None])

@@ -275,7 +275,10 @@ def get_pipeline(
     behaves as the framework's own server does.
     """
     if reasoning is None and tool is None:
-        raise InvalidSpecError("a pipeline needs a reasoning spec, a tool spec, or both")
+        given = f"; {', '.join(f'{k}=' for k in options)} are no specs" if options else ""
+        raise InvalidSpecError(
+            f"a pipeline needs a reasoning spec, a tool spec, or both (reasoning=..., tool=...){given}"
+        )
     if reasoning_started is not None and not isinstance(reasoning_started, bool):  # "false" is truthy
         raise InvalidSpecError(f"reasoning_started={reasoning_started!r}: expected True, False or None")
     tools = checked_tools(tools) or None  # (as get_tool_parser's; a native chain takes them too)
