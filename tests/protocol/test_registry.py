@@ -289,7 +289,7 @@ def test_pipeline_needs_at_least_one_parser():
         pb.get_pipeline()
     # the specs given under other names (the CLI's spellings) went to the options unnamed
     with pytest.raises(
-        pb.InvalidSpecError, match=r"\(reasoning=\.\.\., tool=\.\.\.\); tool_parser= are no specs"
+        pb.InvalidSpecError, match=r"\(reasoning=\.\.\., tool=\.\.\.\); tool_parser= is no spec"
     ):
         pb.get_pipeline(tool_parser="builtin:hermes")
 

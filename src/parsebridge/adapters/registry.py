@@ -275,7 +275,8 @@ def get_pipeline(
     behaves as the framework's own server does.
     """
     if reasoning is None and tool is None:
-        given = f"; {', '.join(f'{k}=' for k in options)} are no specs" if options else ""
+        named = ", ".join(f"{key}=" for key in options)
+        given = f"; {named} {'is no spec' if len(options) == 1 else 'are no specs'}" if options else ""
         raise InvalidSpecError(
             f"a pipeline needs a reasoning spec, a tool spec, or both (reasoning=..., tool=...){given}"
         )
