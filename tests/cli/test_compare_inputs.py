@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from _cli_run import run
 
 from parsebridge.cli import main
 from parsebridge.conformance import load_transcripts
@@ -198,3 +199,18 @@ def test_a_raw_output_keeps_its_line_ends_from_a_file_and_a_pipe(
     writer.join(10)
     assert _content(capsys.readouterr().out) == RAW_LINE_ENDS
     assert [t.output for t in load_transcripts([raw])] == [RAW_LINE_ENDS]
+
+
+def test_conformance_reads_standard_input_as_compare_does(tmp_path: Path) -> None:
+    """``… | parsebridge conformance --transcripts -`` said "-: no such file or directory", where
+    ``compare -`` reads standard input: the same rules now (JSON Lines or one raw output, UTF-8)."""
+    args = ("conformance", "-q", "--transcripts", "-", "--backend", "builtin", "--chunking", "oneshot")
+    done = run(
+        *args, "--report", str(tmp_path / "rep"), cwd=tmp_path, stdin=(_line("a") + _line("b")).encode()
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    assert sorted(report["transcripts"]) == ["a", "b"]
+    assert run(*args, cwd=tmp_path, stdin=b"").returncode == 2
+    refused = run(*args, cwd=tmp_path, stdin=b"\xff\xfe")
+    assert refused.returncode == 2 and "<stdin>: not UTF-8 text (byte 0xff)" in refused.stderr

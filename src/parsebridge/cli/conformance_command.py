@@ -108,7 +108,8 @@ def _add_selection_options(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="transcript files or directories instead of the bundled fixtures: JSON Lines (.jsonl, "
         ".ndjson, gzipped .jsonl.gz), JSON, YAML, or any other file as one raw output; a directory is "
-        "read as `compare` reads one: its subfolders too, files of other suffixes skipped with a warning",
+        "read as `compare` reads one: its subfolders too, files of other suffixes skipped with a warning; "
+        "- for standard input",
     )
     p.add_argument("--transcript", action="append", metavar="ID", help="only these transcript ids")
 

@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..adapters import get_backend
 from ..adapters.registry import check_spec
-from ..comparison.inputs import directory_inputs, named_errors, stream_transcripts
+from ..comparison.inputs import directory_inputs, named_errors, stream_transcripts, strict_stdin_transcripts
 from ..conformance.chunking import parse_chunkings
 from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
@@ -77,10 +77,17 @@ def load_transcript_files(paths: Sequence[str]) -> list[Any]:
     A directory is read as `compare` reads one (`comparison.inputs.directory_inputs`): its
     JSON Lines, JSON, YAML and gzipped JSON Lines files, subfolders too, and a warning naming
     the files of any other suffix; a file named on its own of any other suffix is one raw output.
-    A pipe given by path (``<(zcat log.jsonl.gz)``) is read once, as `compare` reads one.
+    A pipe given by path (``<(zcat log.jsonl.gz)``) is read once, as `compare` reads one, and
+    ``-`` is standard input, read as `compare -` reads it.
     """
     out: list[Any] = []
     for path in paths:
+        if path == "-":
+            got = list(strict_stdin_transcripts(raw_ok=True))
+            if not got:
+                raise InputFileError("<stdin>: no transcripts in it (empty input)")
+            out.extend(got)
+            continue
         p = exists_or_fail(path)
         if not p.is_dir() and not p.is_file():  # a pipe or a device: no size, no second read
             out.extend(stream_transcripts(p))

@@ -77,7 +77,7 @@ def stdin_transcripts(stream: IO[str], raw_ok: bool = True, label: str = "<stdin
     yield from iter_json_lines(itertools.chain([first], stream), label, tid)
 
 
-def _strict_stdin_transcripts(raw_ok: bool) -> Iterator[Any]:
+def strict_stdin_transcripts(raw_ok: bool) -> Iterator[Any]:
     """Standard input read as a file is: UTF-8, a byte that is not refused by name. `sys.stdin`'s
     own text layer reads such a byte as a lone surrogate (surrogateescape, in a C or C.UTF-8
     locale), which the record then refused as "a lone surrogate U+DC95 is not text"."""
@@ -215,7 +215,7 @@ def sources(ns: argparse.Namespace) -> list[Source]:
     raw_ok = bool(ns.tool_parser or ns.reasoning_parser or ns.family)
     for arg in ns.inputs:
         if arg == "-":
-            out.append(Source("<stdin>", _strict_stdin_transcripts(raw_ok), None))
+            out.append(Source("<stdin>", strict_stdin_transcripts(raw_ok), None))
             continue
         out.extend(path_sources(arg, raw_ok=raw_ok))
     for n, text in enumerate(getattr(ns, "text", None) or (), 1):
