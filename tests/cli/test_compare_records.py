@@ -66,8 +66,20 @@ def test_iter_compare_takes_the_options_compare_takes() -> None:
 
 
 def test_a_misspelt_option_is_named() -> None:
-    with pytest.raises(TypeError, match=r"unknown option 'convention' \(did you mean 'conventions'\?\)"):
+    with pytest.raises(pb.UnknownOptionError, match=r"no option 'convention'. Did you mean 'conventions'\?"):
         pb.compare("x", ["builtin:hermes"], convention="lossless")
+    with pytest.raises(pb.UnknownOptionError, match=r"iter_compare\(\) takes no option 'top'"):
+        iter_compare("x", ["builtin:hermes"], top=3)
+
+
+def test_tool_parsers_and_tools_are_no_options_and_the_error_says_where_they_go() -> None:
+    """``tool_parsers=`` was a bare TypeError that asked "did you mean 'reasoning_parsers'?" (the
+    tool parsers are `specs`), and ``tools=`` one with no hint (they are each record's)."""
+    with pytest.raises(pb.UnknownOptionError, match="second argument, specs") as info:
+        pb.compare("x", tool_parsers=["builtin:hermes"])
+    assert "reasoning_parsers'?" not in str(info.value)
+    with pytest.raises(pb.UnknownOptionError, match='a record its "tools" list'):
+        pb.compare("x", ["builtin:hermes"], tools=[{"name": "f"}])
 
 
 def test_a_family_of_one_kind_gives_the_record_its_kind(tmp_path: Path) -> None:
