@@ -168,6 +168,30 @@ def test_options_no_parser_spec_would_read_are_refused(built: Any) -> None:
     assert OutputProcessor("builtin:qwen3", conventions="lossless").reasoning_parser is not None
 
 
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize(
+    ("sources", "role", "given"),
+    [
+        ((["builtin:qwen3"], "builtin:hermes"), "reasoning", "list"),
+        (("builtin:qwen3", ["builtin:hermes"]), "tool", "list"),
+        ((3, None), "reasoning", "int"),
+        ((None, {"name": "hermes"}), "tool", "dict"),
+    ],
+)
+def test_a_parser_source_that_is_no_spec_and_no_parser_is_refused_when_it_is_built(
+    sources: tuple[object, object], role: str, given: str, policy: str
+) -> None:
+    """A list or a number was taken as a parser object: the processor was built, and each request
+    failed as a parser's failure (BackendError blaming "python:list") or, under fallback, answered
+    the whole output as content; a dict as the tool parser read no call, unsaid."""
+    with pytest.raises(
+        pb.InvalidSpecError, match=f"OutputProcessor: {role}= is a config string .* not {given}"
+    ):
+        OutputProcessor(*sources, tools=TOOLS, on_error=policy)  # type: ignore[arg-type]
+    parser = pb.get_tool_parser("builtin:hermes", tools=TOOLS)  # a parser object is still taken
+    assert OutputProcessor(None, parser.inner).specs == (None, "builtin:hermes")
+
+
 @pytest.mark.parametrize("tools", [TOOLS, None])
 def test_a_tool_choice_of_no_openai_form_is_refused_with_or_without_tools(tools: object) -> None:
     """Without tools, tool_choice="requird" was read as "none"; with them it was a plain ValueError,

@@ -51,3 +51,22 @@ def check_unused_options(options: dict[str, Any], settings: Iterable[str], has_s
     built a processor with no parser without a word. Refused then, with the settings' names."""
     if options and not has_spec:
         raise UnknownOptionError("OutputProcessor (no parser spec to pass them to)", options, settings)
+
+
+def check_parser_source(role: str, source: object) -> None:
+    """Refuse a `reasoning=` / `tool=` that is neither a spec (a str, `ParserSpec` or config, which
+    the caller has already matched) nor a parser object, one with `parse` and `stream`: a list or
+    a number was taken as a parser and failed each request as a parser's failure (`BackendError`
+    naming ``python:list``; under ``on_error="fallback"`` the output as content, unsaid)."""
+    if callable(getattr(source, "parse", None)) and callable(getattr(source, "stream", None)):
+        return
+    kind = type(source).__name__
+    hint = (
+        " (one spec per role: a processor has one reasoning and one tool parser)"
+        if isinstance(source, list | tuple)
+        else ""
+    )
+    raise InvalidSpecError(
+        f"OutputProcessor: {role}= is a config string such as 'builtin:{'qwen3' if role == 'reasoning' else 'hermes'}', "
+        f"a ParserSpec or config, or a parser object with parse() and stream(), not {kind}{hint}"
+    )

@@ -44,7 +44,7 @@ from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
-from ._settings import check_processor_settings, check_unused_options
+from ._settings import check_parser_source, check_processor_settings, check_unused_options
 from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
@@ -199,6 +199,7 @@ class OutputProcessor:
                 self._reasoning_spec, on_error=self.on_error, **self._options
             )
         else:
+            check_parser_source("reasoning", reasoning)
             inner = reasoning.inner if isinstance(reasoning, GuardedReasoningParser) else reasoning
             self.reasoning_parser = GuardedReasoningParser(inner, self.on_error)
 
@@ -212,6 +213,7 @@ class OutputProcessor:
             if self._forced_format == "server":
                 self.forced_format  # noqa: B018 - a backend without it fails here
         else:
+            check_parser_source("tool", tool)
             inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
             self._tool_object = GuardedToolParser(inner, self.on_error)
 
