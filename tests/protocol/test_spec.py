@@ -7,6 +7,7 @@ from parsebridge import (
     ParserSpec,
     ReasoningParserConfig,
     ToolCallParserConfig,
+    UnknownOptionError,
     family_table,
     load_table,
     normalize_name,
@@ -57,6 +58,23 @@ def test_config_objects_round_trip_to_specs():
         ReasoningParserConfig(backend="python", python_module="a.b")
     with pytest.raises(InvalidSpecError):
         ToolCallParserConfig(backend="vllm")
+
+
+def test_a_config_field_it_does_not_have_is_named_with_the_nearest():
+    """``name=`` (for ``parser_name=``) was pydantic's "Extra inputs are not permitted" under a
+    validation-error banner and a link; a missing name said ``backend <ParserBackend.BUILTIN: ...>``."""
+    with pytest.raises(
+        UnknownOptionError, match=r"ToolCallParserConfig takes no option 'name'. Did you mean 'parser_name'\?"
+    ):
+        ToolCallParserConfig(name="hermes")
+    with pytest.raises(InvalidSpecError) as info:
+        ToolCallParserConfig()
+    assert str(info.value) == "invalid ToolCallParserConfig: config: backend 'builtin' needs a parser_name"
+    with pytest.raises(
+        InvalidSpecError,
+        match=r"^invalid ReasoningParserConfig: parser_name: Input should be a valid string$",
+    ):
+        ReasoningParserConfig(parser_name=["qwen3"])
 
 
 def test_family_table_lookups():
