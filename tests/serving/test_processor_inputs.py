@@ -259,3 +259,25 @@ def test_parallel_tool_calls_false_sends_the_first_call_only(per: int, tool_choi
     assert len(proc.message(output, tool_choice=tool_choice, parallel_tool_calls=True)[0]["tool_calls"]) == 2
     with pytest.raises(pb.UnsupportedOptionError, match="parallel_tool_calls='no'"):
         proc.request(parallel_tool_calls="no")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "typo", "nearest"),
+    [
+        (lambda proc, kw: proc.parse("x", **kw), "tool_choise", "tool_choice"),
+        (lambda proc, kw: proc.message("x", **kw), "reasoning_startd", "reasoning_started"),
+        (lambda proc, kw: proc.response("x", **kw), "modle", "model"),
+        (lambda proc, kw: proc.stream(**kw), "tool", "tools"),
+    ],
+)
+def test_a_misspelt_request_keyword_names_the_call_and_the_nearest(
+    call: Any, typo: str, nearest: str
+) -> None:
+    """It was Python's TypeError naming ``OutputProcessor.request()``, which the caller never called,
+    with no hint; now `UnknownOptionError` (a TypeError still) names the call and the nearest."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", tools=TOOLS)
+    with pytest.raises(
+        pb.UnknownOptionError,
+        match=rf"OutputProcessor\.\w+\(\) takes no option '{typo}'. Did you mean '{nearest}'\?",
+    ):
+        call(proc, {typo: None})

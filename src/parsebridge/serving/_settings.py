@@ -9,7 +9,8 @@ request with a bare `KeyError`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..protocol.errors import InvalidSpecError, UnknownOptionError
@@ -70,3 +71,16 @@ def check_parser_source(role: str, source: object) -> None:
         f"OutputProcessor: {role}= is a config string such as 'builtin:{'qwen3' if role == 'reasoning' else 'hermes'}', "
         f"a ParserSpec or config, or a parser object with parse() and stream(), not {kind}{hint}"
     )
+
+
+def check_request_keywords(
+    call: str, request: Callable[..., Any], given: dict[str, Any], own: Iterable[str] = ()
+) -> None:
+    """`parse`, `message`, `response` and `stream` pass their other keywords on to `request`: one it
+    does not take was Python's TypeError naming ``request()``, which the caller never called, with
+    no hint (``tool_choise=``). `UnknownOptionError` names the call, the nearest and the keywords
+    (the request's, and the call's `own`)."""
+    takes = inspect.signature(request).parameters
+    unknown = [key for key in given if key not in takes]
+    if unknown:
+        raise UnknownOptionError(f"OutputProcessor.{call}()", unknown, [*takes, *own])
