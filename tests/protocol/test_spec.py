@@ -93,3 +93,14 @@ def test_family_table_is_data_users_can_extend():
     fam = table.get("tool", "M")
     assert fam is not None and fam.parser_for("acme") == "acme_fmt"
     assert "acme" in table.backends()
+
+
+def test_a_pipeline_or_several_specs_in_one_string_says_what_to_give_instead():
+    """``get_tool_parser("qwen3 + hermes")`` (compare's pipeline form) was "backend 'builtin' has no
+    tool parser named 'qwen3 + hermes'", suggesting qwen3_coder; two specs in one string the same."""
+    with pytest.raises(
+        InvalidSpecError, match=r"is a pipeline \(REASONING \+ TOOL\).*get_pipeline\('qwen3', 'hermes'\)"
+    ):
+        ParserSpec.parse("qwen3 + hermes")
+    with pytest.raises(InvalidSpecError, match=r"holds 2 specs, \['builtin:hermes', 'vllm:hermes'\]"):
+        ParserSpec.parse("builtin:hermes vllm:hermes")

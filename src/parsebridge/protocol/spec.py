@@ -37,6 +37,21 @@ class ParserBackend(StrEnum):
 BACKEND_ALIASES: dict[str, str] = {ParserBackend.NATIVE.value: ParserBackend.DYNAMO.value}
 
 
+def _check_one_spec(spec: str, text: str) -> None:
+    """Refuse a string that holds a pipeline or several specs (no parser name has a ``+``, a space
+    or a comma): it was "no tool parser named 'qwen3 + hermes'", with names like it to try."""
+    if "+" in text:
+        reasoning, _, tool = (part.strip() for part in text.partition("+"))
+        raise InvalidSpecError(
+            f"{spec!r} is a pipeline (REASONING + TOOL), and a parser spec names one parser: give the "
+            f"two apart, get_pipeline({reasoning!r}, {tool!r}) or --reasoning-parser {reasoning} "
+            f"--tool-parser {tool} (compare takes 'R + T' as one spec)"
+        )
+    several = text.replace(",", " ").split()
+    if len(several) > 1:
+        raise InvalidSpecError(f"{spec!r} holds {len(several)} specs, {several!r}: a parser spec names one")
+
+
 @dataclass(frozen=True)
 class ParserSpec:
     """A parsed config string.
@@ -60,6 +75,7 @@ class ParserSpec:
         text = spec.strip()
         if not text:
             raise InvalidSpecError("empty parser spec; expected BACKEND:NAME, e.g. 'builtin:hermes'")
+        _check_one_spec(spec, text)
         if ":" not in text:
             return cls(DEFAULT_BACKEND, text)
         backend, _, rest = text.partition(":")
