@@ -176,6 +176,9 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
         raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
     if ns.tools and not ns.tool_parser:
         raise UsageError("--tools declares tools to a tool parser: give --tool-parser SPEC too")
+    if ns.reasoning_started is not None and not ns.reasoning_parser:
+        flag = "--reasoning-started" if ns.reasoning_started else "--no-reasoning-started"
+        raise UsageError(f"{flag} says where a reasoning parser starts: give --reasoning-parser SPEC too")
     if ns.tools == "-" and ns.input == "-":
         raise UsageError("--tools - and the output - both read standard input: give one of them as a file")
     if ns.input != "-":
