@@ -128,6 +128,13 @@ class UnknownParserError(_UnknownNameError):
 #: Options that belong to another call than the one they were given to: what they are instead of
 #: a near spelling, and the option of this call that does that here, if the parser takes it.
 _ELSEWHERE = {
+    "started": (
+        "an option of builtin reasoning parsers (their start when a request says nothing); every "
+        "backend takes reasoning_started= on each request, parse(text, reasoning_started=...) and "
+        "stream(reasoning_started=...)",
+        "reasoning_started",
+        "sets it",
+    ),
     "reasoning_started": (
         "an option of each request: parse(text, reasoning_started=...) and stream(reasoning_started=...)",
         "started",
