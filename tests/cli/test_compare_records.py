@@ -4,6 +4,7 @@ and the Python API takes one set of options."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,28 @@ def test_reasoning_started_leaves_a_record_with_its_own_prompt_alone(
     }
     assert (read["off"]["reasoning"], read["off"]["content"]) == (None, "Just an answer")
     assert (read["none"]["reasoning"], read["none"]["content"]) == ("Thinking", None)
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"specs": [None]}, "compare: specs holds None, which is no spec"),
+        ({"specs": 5}, "compare: specs is a name or a list of names, not int"),
+        ({"specs": {"a": "builtin:hermes"}}, "compare: specs is a name or a list of names, not dict"),
+        ({"reasoning_parsers": 5}, "compare: reasoning_parsers is a name or a list of names, not int"),
+        ({"family": 5}, "compare: family is a name or a list of names, not int"),
+        ({"family": "hermes", "backends": 3}, "compare: backends is a name or a list of names, not int"),
+        ({"specs": ["builtin:hermes"], "progress": 5}, "compare: progress is a function"),
+    ],
+)
+def test_options_of_the_wrong_type_are_typed_errors(options: dict, said: str) -> None:
+    """Each was a bare TypeError from deep in the plan ('NoneType' is not iterable), or, for a dict of
+    specs, its keys read as parser names ("no tool parser named 'a'")."""
+    with pytest.raises(pb.InvalidSpecError, match=re.escape(said)):
+        pb.compare("hi", **options)
+
+
+def test_a_parser_spec_object_is_taken_as_its_string() -> None:
+    spec = pb.ParserSpec.parse("hermes")
+    assert list(pb.compare("hi", spec).comparisons[0].results) == ["builtin:hermes"]
+    assert list(pb.compare("hi", [spec]).comparisons[0].results) == ["builtin:hermes"]

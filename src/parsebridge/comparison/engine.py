@@ -304,6 +304,10 @@ def compare(
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise InvalidSpecError(f"compare: top must be a whole number, 0 or more, not {top!r}")
+    if progress is not None and not callable(progress):
+        raise InvalidSpecError(
+            f"compare: progress is a function called with 1 per transcript, not {progress!r}"
+        )
     opts = CompareOptions.of(specs, options)
     plan = opts.plan()
     start = time.perf_counter()
