@@ -432,3 +432,12 @@ def test_parse_reasoning_started_without_a_reasoning_parser_is_a_usage_error(
         in capsys.readouterr().err
     )
     assert main(["parse", "--tool-parser", "hermes", "--reasoning-parser", "qwen3", flag, str(out)]) == 0
+
+
+def test_parse_an_empty_spec_is_named(tmp_path: Path, capsys) -> None:
+    """``--tool-parser ''`` said "give --tool-parser SPEC and/or --reasoning-parser SPEC", as if no
+    flag had been given."""
+    out = tmp_path / "out.txt"
+    out.write_text(CALL, encoding="utf-8")
+    assert main(["parse", "--tool-parser", "", str(out)]) == 2
+    assert "--tool-parser '' names no parser: give a spec such as builtin:hermes" in capsys.readouterr().err

@@ -170,6 +170,9 @@ def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
 
 
 def _cmd_parse(ns: argparse.Namespace) -> int:
+    for flag, given in (("--tool-parser", ns.tool_parser), ("--reasoning-parser", ns.reasoning_parser)):
+        if given is not None and not given.strip():  # (it read as if the flag were not there)
+            raise UsageError(f"{flag} {given!r} names no parser: give a spec such as builtin:hermes")
     if not (ns.tool_parser or ns.reasoning_parser):
         raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
     if ns.chunk_size is not None and not ns.stream:
