@@ -76,11 +76,18 @@ def test_brackets_and_markers_inside_strings() -> None:
 
 
 def test_flagged_calls() -> None:
-    check("[f(1, 2)]", "[f(1, 2)", [])
-    check("[f(a=x + 1)]", "[f(a=x + 1)", [])
-    check("[f(**kw)]", "[f(**kw)", [])
-    check("[f(a={1, 2})]", "[f(a={1, 2})", [])
-    check("[f(a=1, a=2)]", "[f(a=1, a=2)", [])
+    """A list whose only call is no call is content, all of it: its closing ``]`` was lost (read
+    as the list's structure), and ``, g()]`` after it became a call the output did not make."""
+    check("[f(1, 2)]", "[f(1, 2)]", [])
+    check("[f(a=x + 1)]", "[f(a=x + 1)]", [])
+    check("[f(**kw)]", "[f(**kw)]", [])
+    check("[f(a={1, 2})]", "[f(a={1, 2})]", [])
+    check("[f(a=1, a=2)]", "[f(a=1, a=2)]", [])
+    check("Sure [f(a=x)] ok", "Sure [f(a=x)] ok", [])
+    check("[f(a=x), g()]", "[f(a=x), g()]", [])
+    check("[g(), f(a=x), h()]", ", f(a=x)", [("g", {}, None), ("h", {}, None)])
+    servers = PythonicToolParser(conventions="servers")
+    assert norm(servers.parse("[f(a=x)]")) == ("[f(a=x)]", [])
 
 
 def test_element_not_a_call() -> None:

@@ -4,6 +4,7 @@ and the Python API takes one set of options."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -66,8 +67,20 @@ def test_iter_compare_takes_the_options_compare_takes() -> None:
 
 
 def test_a_misspelt_option_is_named() -> None:
-    with pytest.raises(TypeError, match=r"unknown option 'convention' \(did you mean 'conventions'\?\)"):
+    with pytest.raises(pb.UnknownOptionError, match=r"no option 'convention'. Did you mean 'conventions'\?"):
         pb.compare("x", ["builtin:hermes"], convention="lossless")
+    with pytest.raises(pb.UnknownOptionError, match=r"iter_compare\(\) takes no option 'top'"):
+        iter_compare("x", ["builtin:hermes"], top=3)
+
+
+def test_tool_parsers_and_tools_are_no_options_and_the_error_says_where_they_go() -> None:
+    """``tool_parsers=`` was a bare TypeError that asked "did you mean 'reasoning_parsers'?" (the
+    tool parsers are `specs`), and ``tools=`` one with no hint (they are each record's)."""
+    with pytest.raises(pb.UnknownOptionError, match="second argument, specs") as info:
+        pb.compare("x", tool_parsers=["builtin:hermes"])
+    assert "reasoning_parsers'?" not in str(info.value)
+    with pytest.raises(pb.UnknownOptionError, match='a record its "tools" list'):
+        pb.compare("x", ["builtin:hermes"], tools=[{"name": "f"}])
 
 
 def test_a_family_of_one_kind_gives_the_record_its_kind(tmp_path: Path) -> None:
@@ -102,3 +115,28 @@ def test_reasoning_started_leaves_a_record_with_its_own_prompt_alone(
     }
     assert (read["off"]["reasoning"], read["off"]["content"]) == (None, "Just an answer")
     assert (read["none"]["reasoning"], read["none"]["content"]) == ("Thinking", None)
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"specs": [None]}, "compare: specs holds None, which is no spec"),
+        ({"specs": 5}, "compare: specs is a name or a list of names, not int"),
+        ({"specs": {"a": "builtin:hermes"}}, "compare: specs is a name or a list of names, not dict"),
+        ({"reasoning_parsers": 5}, "compare: reasoning_parsers is a name or a list of names, not int"),
+        ({"family": 5}, "compare: family is a name or a list of names, not int"),
+        ({"family": "hermes", "backends": 3}, "compare: backends is a name or a list of names, not int"),
+        ({"specs": ["builtin:hermes"], "progress": 5}, "compare: progress is a function"),
+    ],
+)
+def test_options_of_the_wrong_type_are_typed_errors(options: dict, said: str) -> None:
+    """Each was a bare TypeError from deep in the plan ('NoneType' is not iterable), or, for a dict of
+    specs, its keys read as parser names ("no tool parser named 'a'")."""
+    with pytest.raises(pb.InvalidSpecError, match=re.escape(said)):
+        pb.compare("hi", **options)
+
+
+def test_a_parser_spec_object_is_taken_as_its_string() -> None:
+    spec = pb.ParserSpec.parse("hermes")
+    assert list(pb.compare("hi", spec).comparisons[0].results) == ["builtin:hermes"]
+    assert list(pb.compare("hi", [spec]).comparisons[0].results) == ["builtin:hermes"]

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from _cli_run import one_error_line, run
 
+from parsebridge.cli import main
+
 CALL = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
 LINE_PARSER = """\
 import parsebridge as pb
@@ -415,3 +417,27 @@ def test_a_list_option_that_names_nothing_is_refused(tmp_path: Path, args: list[
     option = next(a for a, b in itertools.pairwise(args) if not b.strip(" ,"))
     line = one_error_line(run(*args, cwd=tmp_path))
     assert line == f"error: {option} names nothing (give a comma-separated list, or leave it out)"
+
+
+@pytest.mark.parametrize("flag", ["--reasoning-started", "--no-reasoning-started"])
+def test_parse_reasoning_started_without_a_reasoning_parser_is_a_usage_error(
+    tmp_path: Path, flag: str, capsys
+) -> None:
+    """It was silently unused (no reasoning parser to tell), as --tools without a tool parser was."""
+    out = tmp_path / "out.txt"
+    out.write_text("<think>a</think>" + CALL, encoding="utf-8")
+    assert main(["parse", "--tool-parser", "builtin:hermes", flag, str(out)]) == 2
+    assert (
+        f"{flag} says where a reasoning parser starts: give --reasoning-parser SPEC too"
+        in capsys.readouterr().err
+    )
+    assert main(["parse", "--tool-parser", "hermes", "--reasoning-parser", "qwen3", flag, str(out)]) == 0
+
+
+def test_parse_an_empty_spec_is_named(tmp_path: Path, capsys) -> None:
+    """``--tool-parser ''`` said "give --tool-parser SPEC and/or --reasoning-parser SPEC", as if no
+    flag had been given."""
+    out = tmp_path / "out.txt"
+    out.write_text(CALL, encoding="utf-8")
+    assert main(["parse", "--tool-parser", "", str(out)]) == 2
+    assert "--tool-parser '' names no parser: give a spec such as builtin:hermes" in capsys.readouterr().err

@@ -84,3 +84,21 @@ def test_prompt_ids_where_only_prompt_text_is_taken_say_so() -> None:
     assert rp.parse("a</think>b", prompt="<think>\n").reasoning == "a"
     with pytest.raises(pb.UnsupportedOptionError, match=r"as prompt= only \(decode the ids"):
         rp.parse("a</think>b", prompt_token_ids=[1, 2])
+
+
+@pytest.mark.parametrize("on_error", ["raise", "fallback"])
+def test_a_prompt_option_given_as_none_says_nothing(on_error: str) -> None:
+    """``prompt_token_ids=None`` (a caller's unset default) went on to a builtin parser, whose
+    parse takes ``prompt=`` only: BackendError, or under fallback the whole output as content with
+    the reasoning lost. ``prompt=None`` did the same to a parser of your own that takes no prompt."""
+    text = "<think>a</think>b"
+    rp = pb.get_reasoning_parser("builtin:qwen3", on_error=on_error)
+    read = rp.parse(text, prompt_token_ids=None)
+    assert (read.reasoning, read.content) == ("a", "b")
+    stream = rp.stream(prompt_token_ids=None)
+    stream.feed(text)
+    assert stream.finish().reasoning == "a"
+    pipe = pb.get_pipeline("builtin:qwen3", "builtin:hermes", on_error=on_error)
+    assert pipe.parse(text, prompt=None, prompt_token_ids=None).reasoning == "a"
+    own = pb.get_reasoning_parser("python:_userparsers:Colon", on_error=on_error)
+    assert own.parse("a::b", prompt=None).reasoning == own.parse("a::b").reasoning

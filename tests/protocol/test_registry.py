@@ -77,6 +77,22 @@ def test_unknown_backend_suggests(fake_backends):
     assert "builtin" in str(info.value)
 
 
+@pytest.mark.parametrize("name", [None, ["vllm"], 3])
+def test_get_backend_of_no_string_is_a_typed_error(name):
+    """It was a bare AttributeError ('NoneType' object has no attribute 'lower')."""
+    with pytest.raises(
+        pb.InvalidSpecError, match=f"a backend name is a string such as 'vllm' .*not {type(name).__name__}"
+    ):
+        pb.get_backend(name)
+
+
+def test_get_backend_of_a_spec_says_what_takes_a_spec():
+    with pytest.raises(
+        pb.UnknownBackendError, match="'builtin:hermes' is a parser spec: get_backend takes the part before"
+    ):
+        pb.get_backend("builtin:hermes")
+
+
 def test_missing_framework_names_package_and_install_command(fake_backends):
     with pytest.raises(pb.BackendNotInstalledError) as info:
         pb.get_tool_parser("missingfw:qwen25")

@@ -7,6 +7,7 @@ from parsebridge import (
     ParserSpec,
     ReasoningParserConfig,
     ToolCallParserConfig,
+    UnknownOptionError,
     family_table,
     load_table,
     normalize_name,
@@ -59,6 +60,23 @@ def test_config_objects_round_trip_to_specs():
         ToolCallParserConfig(backend="vllm")
 
 
+def test_a_config_field_it_does_not_have_is_named_with_the_nearest():
+    """``name=`` (for ``parser_name=``) was pydantic's "Extra inputs are not permitted" under a
+    validation-error banner and a link; a missing name said ``backend <ParserBackend.BUILTIN: ...>``."""
+    with pytest.raises(
+        UnknownOptionError, match=r"ToolCallParserConfig takes no option 'name'. Did you mean 'parser_name'\?"
+    ):
+        ToolCallParserConfig(name="hermes")
+    with pytest.raises(InvalidSpecError) as info:
+        ToolCallParserConfig()
+    assert str(info.value) == "invalid ToolCallParserConfig: config: backend 'builtin' needs a parser_name"
+    with pytest.raises(
+        InvalidSpecError,
+        match=r"^invalid ReasoningParserConfig: parser_name: Input should be a valid string$",
+    ):
+        ReasoningParserConfig(parser_name=["qwen3"])
+
+
 def test_family_table_lookups():
     table = family_table()
     hermes = table.get("tool", "qwen25")
@@ -75,3 +93,14 @@ def test_family_table_is_data_users_can_extend():
     fam = table.get("tool", "M")
     assert fam is not None and fam.parser_for("acme") == "acme_fmt"
     assert "acme" in table.backends()
+
+
+def test_a_pipeline_or_several_specs_in_one_string_says_what_to_give_instead():
+    """``get_tool_parser("qwen3 + hermes")`` (compare's pipeline form) was "backend 'builtin' has no
+    tool parser named 'qwen3 + hermes'", suggesting qwen3_coder; two specs in one string the same."""
+    with pytest.raises(
+        InvalidSpecError, match=r"is a pipeline \(REASONING \+ TOOL\).*get_pipeline\('qwen3', 'hermes'\)"
+    ):
+        ParserSpec.parse("qwen3 + hermes")
+    with pytest.raises(InvalidSpecError, match=r"holds 2 specs, \['builtin:hermes', 'vllm:hermes'\]"):
+        ParserSpec.parse("builtin:hermes vllm:hermes")

@@ -120,3 +120,13 @@ def test_framework_option_lists_are_their_engines_keywords(module: str, engine: 
     backend = pb.get_backend(framework)
     assert set(backend.tool_options) == keywords
     assert set(backend.reasoning_options) - {"prompt", "prompt_token_ids"} == keywords
+
+
+def test_started_on_a_parser_that_does_not_take_it_points_at_reasoning_started() -> None:
+    """``started=`` is builtin's build-time default; given to a parser without it (another
+    backend's, a tool parser) the error listed options and said nothing of reasoning_started=."""
+    with pytest.raises(
+        pb.UnknownOptionError,
+        match=r"'started' is an option of builtin reasoning parsers.*reasoning_started=",
+    ):
+        pb.get_tool_parser("builtin:hermes", started=True)

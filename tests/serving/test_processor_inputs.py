@@ -168,6 +168,30 @@ def test_options_no_parser_spec_would_read_are_refused(built: Any) -> None:
     assert OutputProcessor("builtin:qwen3", conventions="lossless").reasoning_parser is not None
 
 
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize(
+    ("sources", "role", "given"),
+    [
+        ((["builtin:qwen3"], "builtin:hermes"), "reasoning", "list"),
+        (("builtin:qwen3", ["builtin:hermes"]), "tool", "list"),
+        ((3, None), "reasoning", "int"),
+        ((None, {"name": "hermes"}), "tool", "dict"),
+    ],
+)
+def test_a_parser_source_that_is_no_spec_and_no_parser_is_refused_when_it_is_built(
+    sources: tuple[object, object], role: str, given: str, policy: str
+) -> None:
+    """A list or a number was taken as a parser object: the processor was built, and each request
+    failed as a parser's failure (BackendError blaming "python:list") or, under fallback, answered
+    the whole output as content; a dict as the tool parser read no call, unsaid."""
+    with pytest.raises(
+        pb.InvalidSpecError, match=f"OutputProcessor: {role}= is a config string .* not {given}"
+    ):
+        OutputProcessor(*sources, tools=TOOLS, on_error=policy)  # type: ignore[arg-type]
+    parser = pb.get_tool_parser("builtin:hermes", tools=TOOLS)  # a parser object is still taken
+    assert OutputProcessor(None, parser.inner).specs == (None, "builtin:hermes")
+
+
 @pytest.mark.parametrize("tools", [TOOLS, None])
 def test_a_tool_choice_of_no_openai_form_is_refused_with_or_without_tools(tools: object) -> None:
     """Without tools, tool_choice="requird" was read as "none"; with them it was a plain ValueError,
@@ -235,3 +259,25 @@ def test_parallel_tool_calls_false_sends_the_first_call_only(per: int, tool_choi
     assert len(proc.message(output, tool_choice=tool_choice, parallel_tool_calls=True)[0]["tool_calls"]) == 2
     with pytest.raises(pb.UnsupportedOptionError, match="parallel_tool_calls='no'"):
         proc.request(parallel_tool_calls="no")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "typo", "nearest"),
+    [
+        (lambda proc, kw: proc.parse("x", **kw), "tool_choise", "tool_choice"),
+        (lambda proc, kw: proc.message("x", **kw), "reasoning_startd", "reasoning_started"),
+        (lambda proc, kw: proc.response("x", **kw), "modle", "model"),
+        (lambda proc, kw: proc.stream(**kw), "tool", "tools"),
+    ],
+)
+def test_a_misspelt_request_keyword_names_the_call_and_the_nearest(
+    call: Any, typo: str, nearest: str
+) -> None:
+    """It was Python's TypeError naming ``OutputProcessor.request()``, which the caller never called,
+    with no hint; now `UnknownOptionError` (a TypeError still) names the call and the nearest."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", tools=TOOLS)
+    with pytest.raises(
+        pb.UnknownOptionError,
+        match=rf"OutputProcessor\.\w+\(\) takes no option '{typo}'. Did you mean '{nearest}'\?",
+    ):
+        call(proc, {typo: None})

@@ -65,7 +65,14 @@ def backend_table() -> dict[str, str]:
 
 
 def get_backend(name: str) -> Backend:
-    """The (shared) backend instance for `name`; imports its module on first use."""
+    """The (shared) backend instance for `name`; imports its module on first use. A `name` that is
+    not a str is `InvalidSpecError` (it was a bare AttributeError from ``.lower()``); a parser spec
+    given for it (``"vllm:hermes"``) is `UnknownBackendError` saying what takes a spec."""
+    if not isinstance(name, str):
+        raise InvalidSpecError(
+            f"a backend name is a string such as 'vllm' (one of {', '.join(backend_table())}), "
+            f"not {type(name).__name__}"
+        )
     key = name.lower()
     with _lock:
         backend = _instances.get(key)
@@ -74,7 +81,13 @@ def get_backend(name: str) -> Backend:
         table = backend_table()
         target = table.get(key)
         if target is None:
-            raise UnknownBackendError(name, table)
+            error = UnknownBackendError(name, table)
+            if ":" in name:  # a whole spec: its backend is the part before the colon
+                error.args = (
+                    f"{error} {name!r} is a parser spec: get_backend takes the part before the colon "
+                    "(get_tool_parser / get_reasoning_parser take the spec)",
+                )
+            raise error
         module_name, _, class_name = target.partition(":")
         try:
             made: Backend = getattr(importlib.import_module(module_name), class_name)()

@@ -24,7 +24,7 @@ from ..comparison.inputs import directory_inputs, named_errors, stream_transcrip
 from ..conformance.chunking import parse_chunkings
 from ..conformance.log_files import iter_log
 from ..conformance.parallel import default_jobs, run_units
-from ..conformance.record_use import RecordWarnings, prompt_warning, unused_token_ids
+from ..conformance.record_use import RecordWarnings, misspelt_keys, prompt_warning, unused_token_ids
 from ..conformance.report import REPORT_FILES
 from ..conformance.roundtrip import run_roundtrip, summary_lines
 from ..conformance.run_output import RunBackends, print_summary, write_run_report
@@ -258,9 +258,12 @@ def _warn(err: Any, message: str) -> None:
 
 def _warn_unread_ids(transcripts: Sequence[Any], err: Any) -> None:
     """A record's `token_ids` or `prompt_token_ids` the run leaves out (out of the vocabulary,
-    another text than its `output` or `prompt`, a tokenizer not here), warned about as `compare`
-    does (`record_use`; `token_texts` are `validate_transcripts`')."""
-    prompts = RecordWarnings(lambda said: _warn(err, said), checks=(unused_token_ids, prompt_warning))
+    another text than its `output` or `prompt`, a tokenizer not here), or a key that looks like a
+    misspelt field, warned about as `compare` does (`record_use`; `token_texts` are
+    `validate_transcripts`')."""
+    prompts = RecordWarnings(
+        lambda said: _warn(err, said), checks=(misspelt_keys, unused_token_ids, prompt_warning)
+    )
     for t in transcripts:
         prompts.see(t)
     prompts.close()

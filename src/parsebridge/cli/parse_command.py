@@ -170,12 +170,18 @@ def _chunks(blocks: Iterator[str], size: int) -> Iterator[str]:
 
 
 def _cmd_parse(ns: argparse.Namespace) -> int:
+    for flag, given in (("--tool-parser", ns.tool_parser), ("--reasoning-parser", ns.reasoning_parser)):
+        if given is not None and not given.strip():  # (it read as if the flag were not there)
+            raise UsageError(f"{flag} {given!r} names no parser: give a spec such as builtin:hermes")
     if not (ns.tool_parser or ns.reasoning_parser):
         raise UsageError("give --tool-parser SPEC and/or --reasoning-parser SPEC")
     if ns.chunk_size is not None and not ns.stream:
         raise UsageError("--chunk-size is for --stream (one-shot parsing reads the whole output at once)")
     if ns.tools and not ns.tool_parser:
         raise UsageError("--tools declares tools to a tool parser: give --tool-parser SPEC too")
+    if ns.reasoning_started is not None and not ns.reasoning_parser:
+        flag = "--reasoning-started" if ns.reasoning_started else "--no-reasoning-started"
+        raise UsageError(f"{flag} says where a reasoning parser starts: give --reasoning-parser SPEC too")
     if ns.tools == "-" and ns.input == "-":
         raise UsageError("--tools - and the output - both read standard input: give one of them as a file")
     if ns.input != "-":

@@ -50,7 +50,7 @@ from pydantic import BaseModel, Field
 from ..conformance.record_use import warned
 from ..conformance.runner import Target
 from ..conformance.transcripts import Transcript, transcript_from
-from ..protocol.errors import InvalidInputError, InvalidSpecError, closest
+from ..protocol.errors import InvalidInputError, InvalidSpecError, UnknownOptionError
 from .batches import BATCH, INFLIGHT
 from .comparer import SUBJECT_CACHE, Comparer
 from .executors import run_comparisons
@@ -164,6 +164,18 @@ def as_transcripts(source: TranscriptsLike) -> Iterator[Transcript]:
             yield transcript_from(item, f"transcript-{n}")
 
 
+#: Keywords a caller tries for the tool parsers, which `compare` takes as `specs`.
+_TOOL_PARSERS_GUESSES = ("tool_parser", "tool_parsers", "tool_parser_specs", "parsers")
+_TOOL_PARSERS_NOTE = (
+    "the tool parsers (and pipelines) are compare's second argument, specs: "
+    "compare(text, ['builtin:hermes', 'vllm:hermes'])"
+)
+_TOOLS_NOTE = (
+    'compare reads each transcript\'s own tools: give a record its "tools" list, '
+    'e.g. {"output": text, "tools": [...]}'
+)
+
+
 @dataclass(frozen=True)
 class CompareOptions:
     """What `compare` and `iter_compare` run, and where: one set of options for both.
@@ -205,16 +217,23 @@ class CompareOptions:
             raise InvalidSpecError(f"compare: ordered must be True or False, not {self.ordered!r}")
 
     @classmethod
-    def of(cls, specs: SpecLike | Sequence[SpecLike] | None, options: dict[str, Any]) -> CompareOptions:
-        """The options from keyword arguments; a misspelt one is a `TypeError` naming it."""
+    def of(
+        cls,
+        specs: SpecLike | Sequence[SpecLike] | None,
+        options: dict[str, Any],
+        call: str = "compare()",
+        also: Sequence[str] = ("top", "progress"),
+    ) -> CompareOptions:
+        """The options from keyword arguments; a misspelt one is `UnknownOptionError` (a `TypeError`
+        and a `ParsebridgeError`, as for a parser's options) naming it and the nearest; the tool
+        parsers and the tools, which are no option here, say where they go instead. `call` and the
+        keywords it `also` takes beside these fields name the function that was called."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - known)
         if unknown:
-            hint = {u: closest(u, known, n=1) for u in unknown}
-            said = ", ".join(
-                f"{u!r}" + (f" (did you mean {hint[u][0]!r}?)" if hint[u] else "") for u in unknown
-            )
-            raise TypeError(f"compare: unknown option {said}")
+            notes = {name: _TOOL_PARSERS_NOTE for name in _TOOL_PARSERS_GUESSES}
+            notes["tools"] = _TOOLS_NOTE
+            raise UnknownOptionError(call, unknown, [*known, *also], notes=notes)
         return cls(specs=specs, **options)
 
     def plan(self) -> ComparePlan:
@@ -249,7 +268,7 @@ def iter_compare(
     `options` are `CompareOptions`' fields (as `compare` takes them); a bad spec raises
     `InvalidSpecError` here, before any transcript is read.
     """
-    opts = CompareOptions.of(specs, options)
+    opts = CompareOptions.of(specs, options, "iter_compare()", ())
     return opts.comparisons(transcripts, opts.plan())
 
 
@@ -285,6 +304,10 @@ def compare(
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 0:
         raise InvalidSpecError(f"compare: top must be a whole number, 0 or more, not {top!r}")
+    if progress is not None and not callable(progress):
+        raise InvalidSpecError(
+            f"compare: progress is a function called with 1 per transcript, not {progress!r}"
+        )
     opts = CompareOptions.of(specs, options)
     plan = opts.plan()
     start = time.perf_counter()

@@ -7,7 +7,7 @@ built from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..adapters import get_backend
@@ -57,9 +57,23 @@ def _one_spec(part: str, given: str) -> str:
     return part
 
 
-def _listed(values: str | Sequence[str] | None) -> list[str]:
-    """A list of names given as a list, or as one string: one name (a spec), never its characters."""
-    return [values] if isinstance(values, str) else list(values or ())
+def _listed(values: str | Sequence[str] | None, option: str = "reasoning_parsers") -> list[str]:
+    """A list of names given as a list, or as one string: one name (a spec), never its characters.
+    Anything else (a number, None in the list, a dict, whose keys would be read as the names) is
+    `InvalidSpecError` naming `option`: it was a bare TypeError from deep in the plan."""
+    if isinstance(values, ParserSpec):
+        return [str(values)]
+    if isinstance(values, str):
+        return [values]
+    if values is None:
+        return []
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise InvalidSpecError(f"compare: {option} is a name or a list of names, not {type(values).__name__}")
+    names = [str(v) if isinstance(v, ParserSpec) else v for v in values]
+    for v in names:
+        if not isinstance(v, str):
+            raise InvalidSpecError(f"compare: {option} holds {v!r}, which is no name (a str)")
+    return names
 
 
 def targets_from(
@@ -73,13 +87,21 @@ def targets_from(
     whole pipeline, ``"builtin:qwen3 + vllm:hermes"`` (reasoning + tool), or
     a `Target`. Duplicates are dropped.
     """
-    if isinstance(specs, (str, Target)):  # one spec given alone, not a list of its characters
+    if isinstance(specs, Target):  # one spec given alone, not a list of its characters
         specs = [specs]
+    if isinstance(specs, Iterable) and not isinstance(specs, str | Mapping):
+        specs = list(specs)  # (a list may mix Targets and spec strings)
+    listed = specs if isinstance(specs, list) else _listed(specs, "specs")  # type: ignore[arg-type]
     tools: list[Target | str] = []
-    for s in specs or ():
+    for s in listed:
         if isinstance(s, Target):
             tools.append(s)
+        elif not isinstance(s, str | ParserSpec):
+            raise InvalidSpecError(
+                f"compare: specs holds {s!r}, which is no spec (a str such as 'builtin:hermes')"
+            )
         else:
+            s = str(s)
             reasoning, tool = _split_label(s)
             tools.append(_target(tool, reasoning) if reasoning else (tool or ""))
     reasons = [_canon(_one_spec(r.strip(), r)) for r in _listed(reasoning_parsers)]
@@ -233,6 +255,8 @@ class ComparePlan:
         conv = check_conventions(conventions)
         if isinstance(backends, str):  # "vllm,sglang", as --backends takes them
             backends = [b.strip() for b in backends.split(",") if b.strip()]
+        backends = _listed(backends, "backends")
+        family = _listed(family, "family") or None
         if backends:  # canonical names (VLLM → vllm); an unknown one → error listing the known ones
             backends = list(dict.fromkeys(get_backend(b).name for b in backends))
         targets = targets_from(specs, reasoning_parsers)

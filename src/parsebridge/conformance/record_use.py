@@ -14,6 +14,7 @@ parsers', never the harness's.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,8 +110,24 @@ def unused_token_ids(t: Transcript) -> str:
     return f"{t.id}: token_ids not used (the token chunkings cut the output with another tokenizer, named in each reading): {why}"
 
 
+def misspelt_keys(t: Transcript) -> str:
+    """The warning for a record key that is no field but close to one (``expectd``): unknown keys
+    are kept as a log line's own metadata, so a typo of ``expected`` left the record unscored and
+    every reading of it "pass", unsaid. ("" when no key looks like a field.)"""
+    fields = list(Transcript.model_fields)
+    said = [
+        f"{key!r} (did you mean {near[0]!r}?)"
+        for key in (t.model_extra or {})
+        if len(key) > 3 and (near := difflib.get_close_matches(key, fields, n=1, cutoff=0.8))
+    ]
+    if not said:
+        return ""
+    return f"{t.id}: key {', '.join(said)} not read: a key that is no field is kept as metadata"
+
+
 #: Every check `record_warnings` makes: one a field.
 RECORD_CHECKS: tuple[Callable[[Transcript], str], ...] = (
+    misspelt_keys,
     unused_token_texts,
     unused_token_ids,
     prompt_warning,

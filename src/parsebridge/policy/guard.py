@@ -43,7 +43,7 @@ from ..protocol import (
 )
 from ..protocol.errors import InvalidInputError, InvalidSpecError, StreamStateError, UnsupportedOptionError
 from ..protocol.parsers import Closable
-from ..protocol.prompt_rule import check_prompt_options
+from ..protocol.prompt_rule import PROMPT_OPTIONS, check_prompt_options
 from ..protocol.streams import checked_result
 from .call_options import check_call_options, check_start_values
 from .guarded_streams import (
@@ -124,18 +124,23 @@ class _Guard(Closable):
             self._handle(exc, call, None)
             return False
 
-    def _check_request(self, kind: str, call: str, reasoning_started: object, kwargs: dict[str, Any]) -> None:
+    def _check_request(
+        self, kind: str, call: str, reasoning_started: object, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         """Refuse, typed and whatever `on_error`, what a request asks that its parser cannot honour:
         a start option of the wrong type (`check_start_values`), a keyword `call` does not take
-        (`check_call_options`), a prompt form it does not read (`check_prompt_options`)."""
+        (`check_call_options`), a prompt form it does not read (`check_prompt_options`). Returns the
+        keywords to pass on: a prompt option given as None says nothing, so it is left out (a
+        parser that takes only the other form, or none, would fail on it as on a typo)."""
         if reasoning_started is None and not kwargs:
-            return
+            return kwargs
         spec = f"{self.backend}:{self.name}"
         check_start_values(spec, reasoning_started, kwargs)
         if kwargs:
             fn = getattr(self.inner, call)
             check_call_options(spec, kind, call, fn, kwargs)
             check_prompt_options(spec, fn, kwargs)
+        return {k: v for k, v in kwargs.items() if not (v is None and k in PROMPT_OPTIONS)}
 
     def _guarded(self, kwargs: dict[str, Any], transcript: str | None, guard: type) -> Any:
         """The parser's stream, opened with `kwargs` and wrapped in `guard` unless `_as_is`; a failure
@@ -223,7 +228,7 @@ class GuardedReasoningParser(_Guard):
         that is not a `str` is `InvalidInputError`, whatever `on_error`, as in every guarded call."""
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
-        self._check_request("reasoning", "parse", reasoning_started, kwargs)
+        kwargs = self._check_request("reasoning", "parse", reasoning_started, kwargs)
         try:
             if kwargs:
                 result = self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)
@@ -243,7 +248,7 @@ class GuardedReasoningParser(_Guard):
     def stream(
         self, *, reasoning_started: bool | None = None, transcript: str | None = None, **kwargs: Any
     ) -> ReasoningStream:
-        self._check_request("reasoning", "stream", reasoning_started, kwargs)
+        kwargs = self._check_request("reasoning", "stream", reasoning_started, kwargs)
         options = {"reasoning_started": reasoning_started, **kwargs}
         stream: ReasoningStream = self._guarded(options, transcript, GuardedReasoningStream)
         return stream
@@ -273,7 +278,7 @@ class GuardedPipeline(_Guard):
     ) -> ParseResult:
         if not isinstance(text, str):
             raise InvalidInputError("parse", text)
-        self._check_request("pipeline", "parse", reasoning_started, kwargs)
+        kwargs = self._check_request("pipeline", "parse", reasoning_started, kwargs)
         try:
             return self.inner.parse(text, reasoning_started=reasoning_started, **kwargs)  # type: ignore[no-any-return]
         except PARSER_FAILURES as exc:
@@ -282,5 +287,5 @@ class GuardedPipeline(_Guard):
 
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
-        self._check_request("pipeline", "stream", kwargs.get("reasoning_started"), kwargs)
+        kwargs = self._check_request("pipeline", "stream", kwargs.get("reasoning_started"), kwargs)
         return self._guarded(kwargs, transcript, GuardedPipelineStream)

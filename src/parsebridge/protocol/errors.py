@@ -7,7 +7,7 @@ and know nothing from a framework escaped untranslated.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -128,6 +128,13 @@ class UnknownParserError(_UnknownNameError):
 #: Options that belong to another call than the one they were given to: what they are instead of
 #: a near spelling, and the option of this call that does that here, if the parser takes it.
 _ELSEWHERE = {
+    "started": (
+        "an option of builtin reasoning parsers (their start when a request says nothing); every "
+        "backend takes reasoning_started= on each request, parse(text, reasoning_started=...) and "
+        "stream(reasoning_started=...)",
+        "reasoning_started",
+        "sets it",
+    ),
     "reasoning_started": (
         "an option of each request: parse(text, reasoning_started=...) and stream(reasoning_started=...)",
         "started",
@@ -144,17 +151,28 @@ def _elsewhere(name: str, accepted: list[str]) -> str:
 class UnknownOptionError(InvalidSpecError, TypeError):
     """A keyword option the parser named by a spec does not take (a typo, or another backend's)."""
 
-    def __init__(self, spec: str, unknown: Iterable[str], accepted: Iterable[str]) -> None:
+    def __init__(
+        self,
+        spec: str,
+        unknown: Iterable[str],
+        accepted: Iterable[str],
+        *,
+        notes: Mapping[str, str] | None = None,
+    ) -> None:
+        """`notes`: where an option the call does not take belongs instead (``tool_parsers`` of
+        `compare` is its `specs`), said in place of the nearest name, which would mislead."""
         self.spec = spec
         self.unknown = list(unknown)
         self.accepted = sorted(set(accepted))
+        notes = notes or {}
         hints = [
             f"{near[0]!r} for {name!r}" if len(self.unknown) > 1 else repr(near[0])
             for name in self.unknown
-            if name not in _ELSEWHERE and (near := closest(name, self.accepted, n=1))
+            if name not in _ELSEWHERE and name not in notes and (near := closest(name, self.accepted, n=1))
         ]
         hint = f" Did you mean {', '.join(hints)}?" if hints else ""
         hint += "".join(_elsewhere(name, self.accepted) for name in self.unknown if name in _ELSEWHERE)
+        hint += "".join(f" {name!r}: {notes[name]}." for name in self.unknown if name in notes)
         plural = "s" if len(self.unknown) > 1 else ""
         super().__init__(
             f"{spec} takes no option{plural} {', '.join(map(repr, self.unknown))}.{hint} "

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from .errors import InvalidSpecError
+from .errors import InvalidSpecError, UnknownOptionError
 from .family_rows import normalize_name as normalize_name
 
 DEFAULT_BACKEND = "builtin"
@@ -35,6 +35,21 @@ class ParserBackend(StrEnum):
 
 #: Backend names read as another backend's: the design's ``native`` is ``dynamo``.
 BACKEND_ALIASES: dict[str, str] = {ParserBackend.NATIVE.value: ParserBackend.DYNAMO.value}
+
+
+def _check_one_spec(spec: str, text: str) -> None:
+    """Refuse a string that holds a pipeline or several specs (no parser name has a ``+``, a space
+    or a comma): it was "no tool parser named 'qwen3 + hermes'", with names like it to try."""
+    if "+" in text:
+        reasoning, _, tool = (part.strip() for part in text.partition("+"))
+        raise InvalidSpecError(
+            f"{spec!r} is a pipeline (REASONING + TOOL), and a parser spec names one parser: give the "
+            f"two apart, get_pipeline({reasoning!r}, {tool!r}) or --reasoning-parser {reasoning} "
+            f"--tool-parser {tool} (compare takes 'R + T' as one spec)"
+        )
+    several = text.replace(",", " ").split()
+    if len(several) > 1:
+        raise InvalidSpecError(f"{spec!r} holds {len(several)} specs, {several!r}: a parser spec names one")
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,7 @@ class ParserSpec:
         text = spec.strip()
         if not text:
             raise InvalidSpecError("empty parser spec; expected BACKEND:NAME, e.g. 'builtin:hermes'")
+        _check_one_spec(spec, text)
         if ":" not in text:
             return cls(DEFAULT_BACKEND, text)
         backend, _, rest = text.partition(":")
@@ -108,11 +124,21 @@ class _ParserConfig(BaseModel):
     python_class: str | None = None
 
     def __init__(self, **data: Any) -> None:
-        # Surface bad configs as our typed error, not pydantic's.
+        # Surface bad configs as our typed error, not pydantic's: a field it does not have is
+        # `UnknownOptionError` naming the nearest (``name=`` for ``parser_name=``), and the rest
+        # one line a problem, without pydantic's banner and links.
+        fields = type(self).model_fields
+        unknown = [key for key in data if key not in fields]
+        if unknown:
+            raise UnknownOptionError(type(self).__name__, unknown, fields)
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise InvalidSpecError(f"invalid {type(self).__name__}: {exc}") from exc
+            said = "; ".join(
+                f"{e['loc'][0] if e['loc'] else 'config'}: {e['msg'].removeprefix('Value error, ')}"
+                for e in exc.errors()
+            )
+            raise InvalidSpecError(f"invalid {type(self).__name__}: {said}") from exc
 
     @model_validator(mode="after")
     def _check(self) -> _ParserConfig:
@@ -120,7 +146,7 @@ class _ParserConfig(BaseModel):
             if not (self.python_module and self.python_class):
                 raise InvalidSpecError("backend 'python' needs both python_module and python_class")
         elif not self.parser_name:
-            raise InvalidSpecError(f"backend {self.backend!r} needs a parser_name")
+            raise InvalidSpecError(f"backend {str(self.backend)!r} needs a parser_name")
         return self
 
     def to_spec(self) -> ParserSpec:

@@ -9,7 +9,8 @@ request with a bare `KeyError`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..protocol.errors import InvalidSpecError, UnknownOptionError
@@ -51,3 +52,35 @@ def check_unused_options(options: dict[str, Any], settings: Iterable[str], has_s
     built a processor with no parser without a word. Refused then, with the settings' names."""
     if options and not has_spec:
         raise UnknownOptionError("OutputProcessor (no parser spec to pass them to)", options, settings)
+
+
+def check_parser_source(role: str, source: object) -> None:
+    """Refuse a `reasoning=` / `tool=` that is neither a spec (a str, `ParserSpec` or config, which
+    the caller has already matched) nor a parser object, one with `parse` and `stream`: a list or
+    a number was taken as a parser and failed each request as a parser's failure (`BackendError`
+    naming ``python:list``; under ``on_error="fallback"`` the output as content, unsaid)."""
+    if callable(getattr(source, "parse", None)) and callable(getattr(source, "stream", None)):
+        return
+    kind = type(source).__name__
+    hint = (
+        " (one spec per role: a processor has one reasoning and one tool parser)"
+        if isinstance(source, list | tuple)
+        else ""
+    )
+    raise InvalidSpecError(
+        f"OutputProcessor: {role}= is a config string such as 'builtin:{'qwen3' if role == 'reasoning' else 'hermes'}', "
+        f"a ParserSpec or config, or a parser object with parse() and stream(), not {kind}{hint}"
+    )
+
+
+def check_request_keywords(
+    call: str, request: Callable[..., Any], given: dict[str, Any], own: Iterable[str] = ()
+) -> None:
+    """`parse`, `message`, `response` and `stream` pass their other keywords on to `request`: one it
+    does not take was Python's TypeError naming ``request()``, which the caller never called, with
+    no hint (``tool_choise=``). `UnknownOptionError` names the call, the nearest and the keywords
+    (the request's, and the call's `own`)."""
+    takes = inspect.signature(request).parameters
+    unknown = [key for key in given if key not in takes]
+    if unknown:
+        raise UnknownOptionError(f"OutputProcessor.{call}()", unknown, [*takes, *own])

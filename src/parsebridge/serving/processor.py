@@ -44,7 +44,12 @@ from ..protocol.tools import checked_tools
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
-from ._settings import check_processor_settings, check_unused_options
+from ._settings import (
+    check_parser_source,
+    check_processor_settings,
+    check_request_keywords,
+    check_unused_options,
+)
 from .flags import configs_from_args
 
 # Re-exported: these lived here before the chunk-level code moved to `_chunks` and the
@@ -199,6 +204,7 @@ class OutputProcessor:
                 self._reasoning_spec, on_error=self.on_error, **self._options
             )
         else:
+            check_parser_source("reasoning", reasoning)
             inner = reasoning.inner if isinstance(reasoning, GuardedReasoningParser) else reasoning
             self.reasoning_parser = GuardedReasoningParser(inner, self.on_error)
 
@@ -212,6 +218,7 @@ class OutputProcessor:
             if self._forced_format == "server":
                 self.forced_format  # noqa: B018 - a backend without it fails here
         else:
+            check_parser_source("tool", tool)
             inner = tool.inner if isinstance(tool, GuardedToolParser) else tool
             self._tool_object = GuardedToolParser(inner, self.on_error)
 
@@ -450,12 +457,14 @@ class OutputProcessor:
 
     def parse(self, text: str, finish_reason: str | None = None, **request: Any) -> ChoiceOutput:
         """One-shot: a whole output → `ChoiceOutput` (message dict and finish reason)."""
+        check_request_keywords("parse", self.request, request, ["finish_reason"])
         return self.request(**request).parse(text, finish_reason)
 
     def message(
         self, text: str, finish_reason: str | None = None, **request: Any
     ) -> tuple[dict[str, Any], str]:
         """One-shot: an OpenAI chat `message` dict and its `finish_reason`."""
+        check_request_keywords("message", self.request, request, ["finish_reason"])
         out = self.request(**request).parse(text, finish_reason)
         return out.message, out.finish_reason
 
@@ -468,8 +477,10 @@ class OutputProcessor:
         **request: Any,
     ) -> dict[str, Any]:
         """One-shot: a full ``chat.completion`` dict (one choice per output)."""
+        check_request_keywords("response", self.request, request, ["finish_reasons", "usage"])
         return self.request(**request).response(outputs, finish_reasons, usage=usage)
 
     def stream(self, n: int = 1, **request: Any) -> ChunkStream:
         """Streaming: a `ChunkStream` for a new request with `n` choices."""
+        check_request_keywords("stream", self.request, request, ["n"])
         return self.request(**request).stream(n)

@@ -20,7 +20,9 @@ Malformed output (builtin policy, see `scan`):
   complex, NaN), or a call that does not parse → no call, its text is text (`whole_calls`);
 * a list element that is not ``name(`` (e.g. ``[1, 2]`` or ``[]``) ends call recognition:
   from there (from the list start when no call was named) the output is content verbatim,
-  up to the next ``[`` or ``<|python_start|>``;
+  up to the next ``[`` or ``<|python_start|>``; so does what follows a call that was no call
+  when none before it in the list stood (``[f(a=x)]``, ``[f(a=x), g()]``: all content, as a
+  list that does not parse is for the servers' parsers);
 * text after the closing ``]`` (and ``<|python_end|>``) is content;
 * end of output inside a call: no call, its text is text (`whole_calls`); inside a name:
   content.
@@ -73,7 +75,7 @@ class PythonicToolStream(BuiltinToolStream):
         super().__init__(parser)
         self._state = _START
         self._wrapped = False
-        self._calls = 0
+        self._calls = 0  # calls named in the list so far that stood (a rejected one is text)
         self._name: list[str] = []
         self._src: list[str] = []
         self._depth = 0
@@ -157,7 +159,7 @@ class PythonicToolStream(BuiltinToolStream):
             self._drop_span()
             self._structure()
             self._state = _AFTER_LIST
-        elif state == _AFTER_CALL and c == ",":
+        elif state == _AFTER_CALL and c == "," and self._calls:
             self._pos += 1
             self._state = _ELEM_WAIT
         elif state == _ELEM_WAIT and _IDENT_START.match(c):
@@ -235,7 +237,10 @@ class PythonicToolStream(BuiltinToolStream):
                 self._src.append(buf[start:i])
                 self._pos = i + 1
                 self._emit_call()
+                index = self._index
                 self._end_call(self._pos)
+                if self._index < index:  # not whole (`whole_calls`): its text is text, and no call stood
+                    self._calls -= 1
                 self._state = _AFTER_CALL
                 return True
             else:
