@@ -91,6 +91,9 @@ class DynamoApi:
 
 #: The hosts Dynamo's request plane listens on (1.6.1), set to 127.0.0.1 unless already set.
 LOOPBACK_VARIABLES = ("DYN_TCP_RPC_HOST", "DYN_TCP_RESPONSE_STREAM_HOST")
+#: The first release known to take an address there: 1.4.2 reads the value as an interface to
+#: look up ("Interface not found: 127.0.0.1", and no model is ever listed; "lo" neither).
+LOOPBACK_FROM = (1, 6)
 
 
 @cache
@@ -105,11 +108,16 @@ def get_api() -> DynamoApi:
     # standard error by `_quiet` (PARSEBRIDGE_DYNAMO_LOG=1 shows them).
     if not framework_logs_wanted():  # --framework-logs: Dynamo logs at its own level
         os.environ.setdefault("DYN_LOG", "error")
+    try:
+        version = importlib.metadata.version("ai-dynamo-runtime")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
     # Its request plane (the frontend's link to the scripted engine) listens on the machine's
     # network address unless told otherwise: two ports other hosts could reach, on a machine with
     # one, while a parser runs. Everything here is in this process: loopback is enough.
-    for variable in LOOPBACK_VARIABLES:
-        os.environ.setdefault(variable, "127.0.0.1")
+    if version_tuple(version) >= LOOPBACK_FROM:
+        for variable in LOOPBACK_VARIABLES:
+            os.environ.setdefault(variable, "127.0.0.1")
 
     import dynamo._core as core
 
@@ -121,10 +129,6 @@ def get_api() -> DynamoApi:
         engine_params: int | None = len(inspect.signature(llm.make_engine).parameters)
     except (TypeError, ValueError):  # a Rust function without a text signature
         engine_params = None
-    try:
-        version = importlib.metadata.version("ai-dynamo-runtime")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
     return DynamoApi(
         version=version,
         core=core,
