@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import parsebridge as pb
+from _forking import said_in_fork
 from parsebridge.adapters.registry import get_backend
 from parsebridge.protocol import BackendError, UnsupportedOptionError
 
@@ -265,24 +266,15 @@ def test_a_stream_opened_before_a_fork_is_refused_in_the_child_saying_so() -> No
     parser = pb.get_tool_parser("llamacpp:hermes", TOOLS)
     stream = parser.stream()
     stream.feed(CALL[:20])
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report, never return into pytest
+
+    def step_in_the_copy() -> str:
         try:
-            try:
-                stream.feed(CALL[20:40])
-                said = "stepped"
-            except pb.ServerUnavailableError as exc:
-                said = "refused" if "fork" in str(exc) else f"wrong message: {exc}"
-            except BaseException as exc:
-                said = f"{type(exc).__name__}: {exc}"
-            os.write(write, said.encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as fh:
-        said = fh.read()
-    os.waitpid(pid, 0)
+            stream.feed(CALL[20:40])
+        except pb.ServerUnavailableError as exc:
+            return "refused" if "fork" in str(exc) else f"wrong message: {exc}"
+        return "stepped"
+
+    said = said_in_fork(step_in_the_copy)
     assert said == "refused"
     stream.feed(CALL[20:])
     assert _reading(stream.finish()) == _reading(parser.parse(CALL))

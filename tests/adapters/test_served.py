@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from _forking import said_in_fork
 from parsebridge.adapters._served import (
     ServedFrontend,
     get_json,
@@ -303,25 +304,17 @@ def test_a_stream_opened_before_a_fork_is_refused_in_the_child_at_once() -> None
     )
     try:
         assert request.step(fe.folder.encode("one")) == [{"content": "one"}]
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: report, never return into pytest
+
+        def step_in_the_copy() -> str:
+            began = time.monotonic()
             try:
-                began = time.monotonic()
-                try:
-                    request.step(fe.folder.encode("two"))
-                    said = "stepped"
-                except ServerUnavailableError as exc:
-                    said = "refused" if "fork" in str(exc) else f"wrong error: {exc}"
-                except BaseException as exc:
-                    said = f"{type(exc).__name__}: {exc}"
-                os.write(write, f"{said} {time.monotonic() - began < 1}".encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        with os.fdopen(read) as fh:
-            said = fh.read()
-        os.waitpid(pid, 0)
+                request.step(fe.folder.encode("two"))
+                said = "stepped"
+            except ServerUnavailableError as exc:
+                said = "refused" if "fork" in str(exc) else f"wrong error: {exc}"
+            return f"{said} {time.monotonic() - began < 1}"
+
+        said = said_in_fork(step_in_the_copy)
         assert said == "refused True"
         assert request.step(fe.folder.encode("three")) == [{"content": "three"}]  # the parent's goes on
     finally:

@@ -140,6 +140,27 @@ def sse_reply(*events: Any, done: bool = True) -> Reply:
     return 200, "text/event-stream", b"".join(b"data: " + line + b"\n\n" for line in lines)
 
 
+#: One call to get_weather, and a server's right answers carrying it (one-shot and streamed).
+WEATHER_CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+}
+WEATHER_ANSWERS = {
+    "oneshot": json_reply(
+        {"choices": [{"index": 0, "message": {"tool_calls": [WEATHER_CALL]}, "finish_reason": "tool_calls"}]}
+    ),
+    "stream": sse_reply(
+        {
+            "choices": [
+                {"index": 0, "delta": {"tool_calls": [{"index": 0, **WEATHER_CALL}]}, "finish_reason": None}
+            ]
+        },
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ),
+}
+
+
 class Recorder(http.server.BaseHTTPRequestHandler):
     """Records each POST (path, Authorization) and answers it: a redirect to `redirect_to`, the
     scripted reply for the request's mode (`replies["oneshot"]`, `replies["stream"]`), or else a

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 from _probe_servers import (
+    WEATHER_ANSWERS,
+    WEATHER_CALL,
     free_port,
     json_reply,
     recording_server,
     run_probe,
-    sse_reply,
     trickling_server,
     url_of,
 )
@@ -88,16 +89,7 @@ def test_the_key_goes_to_the_endpoint_only_and_is_never_printed(
     assert report["results"][0]["checks"]["answer"]["detail"] == "HTTP 500: bad key Bearer ***"
 
 
-CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
-RIGHT = {
-    "oneshot": json_reply(
-        {"choices": [{"index": 0, "message": {"tool_calls": [CALL]}, "finish_reason": "tool_calls"}]}
-    ),
-    "stream": sse_reply(
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, **CALL}]}, "finish_reason": None}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
-    ),
-}
+CALL, RIGHT = WEATHER_CALL, WEATHER_ANSWERS
 
 
 def test_a_server_that_dies_after_the_first_answer_fails_those_rows_and_the_report_stays(

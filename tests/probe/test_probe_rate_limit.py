@@ -7,21 +7,18 @@ import http.server
 import time
 
 import pytest
-from _probe_servers import json_reply, recording_server, run_probe, sse_reply, url_of
+from _probe_servers import (
+    WEATHER_ANSWERS,
+    WEATHER_CALL,
+    recording_server,
+    run_probe,
+    url_of,
+)
 
 from parsebridge.probe.http import Endpoint
 from parsebridge.probe.retry import MAX_RETRIES, retry_after_seconds
 
-CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
-RIGHT = {
-    "oneshot": json_reply(
-        {"choices": [{"index": 0, "message": {"tool_calls": [CALL]}, "finish_reason": "tool_calls"}]}
-    ),
-    "stream": sse_reply(
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, **CALL}]}, "finish_reason": None}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
-    ),
-}
+CALL, RIGHT = WEATHER_CALL, WEATHER_ANSWERS
 
 
 def test_a_429_is_waited_out_and_the_report_says_so(

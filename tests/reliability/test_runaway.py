@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import parsebridge as pb
+from _forking import child_said, in_fork
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -184,32 +185,6 @@ def test_a_timeout_in_one_stream_leaves_the_others_of_its_worker_a_typed_error()
         tp.inner.close()
 
 
-def _in_fork(work: Callable[[], str]) -> tuple[int, int]:
-    """Fork; the child runs `work`, writes what it returned (or the error it raised), and ends.
-    The child's pid and the pipe to read that from (`_child_said`)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never back into pytest
-        try:
-            os.close(read)
-            try:
-                said = work()
-            except BaseException as exc:
-                said = f"{type(exc).__name__}: {exc}"
-            os.write(write, said.encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    return pid, read
-
-
-def _child_said(pid: int, read: int) -> str:
-    with os.fdopen(read, "rb") as pipe:
-        said = pipe.read().decode()
-    os.waitpid(pid, 0)
-    return said
-
-
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_forked_processes_each_get_their_own_answers():
     """A `timeout=` parser used from forked copies of the process that started its worker (a
@@ -228,14 +203,14 @@ def test_forked_processes_each_get_their_own_answers():
 
             return work
 
-        children = [_in_fork(parse_own(text)) for text in ("first copy", "second copy")]
+        children = [in_fork(parse_own(text)) for text in ("first copy", "second copy")]
         wrong = sum(tp.parse("parent").content != "PARENT" for _ in range(150))
-        assert [_child_said(*child) for child in children] == ["wrong 0", "wrong 0"]
+        assert [child_said(*child) for child in children] == ["wrong 0", "wrong 0"]
         assert wrong == 0
-        said = _child_said(*_in_fork(lambda: opened.feed("cd").content))
+        said = child_said(*in_fork(lambda: opened.feed("cd").content))
         assert said.startswith("StreamStateError") and "fork" in said
         assert opened.feed("cd").content == "BC"  # the parent's stream and worker are as they were
-        assert _child_said(*_in_fork(lambda: str(tp.close()))) == "None"
+        assert child_said(*in_fork(lambda: str(tp.close()))) == "None"
         assert tp.parse("still").content == "STILL"
     finally:
         tp.inner.close()
