@@ -9,6 +9,7 @@ request with a bare `KeyError`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -80,7 +81,15 @@ def check_request_keywords(
     does not take was Python's TypeError naming ``request()``, which the caller never called, with
     no hint (``tool_choise=``). `UnknownOptionError` names the call, the nearest and the keywords
     (the request's, and the call's `own`)."""
-    takes = inspect.signature(request).parameters
+    if not given:  # (the common call: nothing to check, and no signature to read per request)
+        return
+    takes = _keywords(getattr(request, "__func__", request))
     unknown = [key for key in given if key not in takes]
     if unknown:
         raise UnknownOptionError(f"OutputProcessor.{call}()", unknown, [*takes, *own])
+
+
+@functools.cache
+def _keywords(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The keywords `function` takes, read once (a signature costs about as much as a parse)."""
+    return tuple(name for name in inspect.signature(function).parameters if name != "self")
