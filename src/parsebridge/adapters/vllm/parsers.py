@@ -34,7 +34,7 @@ from .._stepped import (
     SteppedReasoningStream,
     SteppedToolStream,
 )
-from .._tokenizers import EngineTokens
+from .._token_chunks import EngineTokens
 from . import _tokenizer
 from ._engine import VllmEngine, refuse_stub
 from ._served_tokenizer import as_served, probe_special_tokens, resolve_tokenizer
