@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..adapters import get_pipeline, get_reasoning_parser, get_tool_parser
-from ..adapters.registry import get_backend
 from ..policy.call_options import check_start_values
 from ..policy.guard import GuardedReasoningParser, GuardedToolParser
 from ..protocol import (
@@ -41,9 +40,11 @@ from ..protocol import (
 from ..protocol.errors import UnsupportedOptionError
 from ..protocol.prompt_rule import start_options
 from ..protocol.tools import checked_tools
+from . import _server_rules
 from ._choice import OnError
 from ._chunks import SSE_DONE, ChunkStream, EngineOutput, error_body, sse
 from ._request import ChoiceOutput, RequestProcessor, ToolChoice, _mode
+from ._server_rules import ForcedFormat
 from ._settings import (
     check_parser_source,
     check_processor_settings,
@@ -67,37 +68,13 @@ __all__ = [
 ]
 log = logging.getLogger("parsebridge")
 
-ForcedFormat = Literal["json", "native", "server"]
 ReasoningSource = str | ParserSpec | ReasoningParserConfig | Any
 ToolSource = str | ParserSpec | ToolCallParserConfig | Any
-
-
-@functools.cache
-def _server_forced_choices(backend: str) -> bool:
-    """Whether `backend`'s tool parsers parse required/named requests as its server does."""
-
-    try:
-        return bool(get_backend(backend).server_forced_choices())
-    except Exception:  # an unknown or unusable backend: parsebridge's own stages
-        return False
 
 
 def _tools_key(tools: Sequence[ToolSpec] | None, tool_choice: ToolChoice = None) -> str:
     key = json.dumps(list(tools or []), sort_keys=True, default=str)
     return key if tool_choice is None else f"{json.dumps(tool_choice, sort_keys=True)}|{key}"
-
-
-#: What a framework's own server does with its tool parser for a request without tools or with
-#: ``tool_choice="none"``, where it differs from skipping the parser. vLLM runs the parser (with
-#: the request's ``"none"``: engine-based parsers consume call markup, the others pass text
-#: through) and drops the calls; SGLang runs it only for formats whose detector parses without
-#: tools (and keeps those calls), and not at all with ``"none"``. Both adapters reproduce that
-#: given the request's ``tool_choice="none"``; the processor then drops calls where the server does.
-_SERVER_NONE_MODE: dict[str, Literal["drop", "keep"]] = {"vllm": "drop", "sglang": "keep"}
-
-#: The finish reason each framework's server sends after a call to a named (forced) function
-#: that ended normally: vLLM follows OpenAI (``stop``), SGLang says ``tool_calls``.
-_SERVER_NAMED_FINISH: dict[str, str] = {"vllm": "stop", "sglang": "tool_calls"}
 
 
 #: The constructor's keywords a processor for another request's chat_template_kwargs keeps.
@@ -267,32 +244,19 @@ class OutputProcessor:
     @property
     def server_none_mode(self) -> Literal["drop", "keep"] | None:
         """How the tool parser's framework server treats ``tool_choice="none"``/no tools (None: skip it)."""
-        spec = self._tool_spec
-        return _SERVER_NONE_MODE.get(spec.backend) if spec is not None else None
+        return _server_rules.none_mode(self._tool_spec)
 
     @functools.cached_property
     def forced_format(self) -> ForcedFormat:
         """How ``required``/named output is read (the resolved `forced_format` option)."""
-        spec = self._tool_spec
-        offered = spec is not None and _server_forced_choices(spec.backend)
-        if self._forced_format == "server" and not offered:
-            raise ValueError(
-                f"forced_format='server' needs a tool parser whose backend parses required/named "
-                f"requests as its server does (vLLM 0.33+, SGLang 0.5.23), not {self.specs[1]!r}"
-            )
-        if self._forced_format is not None:
-            return self._forced_format
-        return "server" if offered else "json"
+        return _server_rules.forced_format(self._forced_format, self._tool_spec, self.specs[1])
 
     @property
     def named_finish_reason(self) -> str:
         """The finish reason after a named call that ended normally."""
         if self._named_finish_reason is not None:
             return self._named_finish_reason
-        spec = self._tool_spec
-        if self.forced_format == "server" and spec is not None:
-            return _SERVER_NAMED_FINISH.get(spec.backend, "tool_calls")
-        return "tool_calls"
+        return _server_rules.named_finish_reason(self.forced_format, self._tool_spec)
 
     def _options_for(self, tool_choice: ToolChoice) -> dict[str, Any]:
         return self._options if tool_choice is None else {**self._options, "tool_choice": tool_choice}
