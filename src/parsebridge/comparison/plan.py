@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal, overload
 
 from ..adapters import get_backend
 from ..adapters.builtin.engines.conventions import check_conventions
@@ -57,22 +58,30 @@ def _one_spec(part: str, given: str) -> str:
     return part
 
 
-def _listed(values: str | Sequence[str] | None, option: str = "reasoning_parsers") -> list[str]:
+@overload
+def _listed(values: object, option: str = ..., *, targets: Literal[False] = ...) -> list[str]: ...
+@overload
+def _listed(values: object, option: str, *, targets: Literal[True]) -> list[str | Target]: ...
+
+
+def _listed(values: object, option: str = "reasoning_parsers", *, targets: bool = False) -> list[Any]:
     """A list of names given as a list, or as one string: one name (a spec), never its characters.
-    Anything else (a number, None in the list, a dict, whose keys would be read as the names) is
+    With `targets` (the specs), a `Target` stands for itself, alone or in the list. Anything else
+    (a number, None in the list, a dict, whose keys would be read as the names) is
     `InvalidSpecError` naming `option`: it was a bare TypeError from deep in the plan."""
     if isinstance(values, ParserSpec):
         return [str(values)]
-    if isinstance(values, str):
+    if isinstance(values, str) or (targets and isinstance(values, Target)):
         return [values]
     if values is None:
         return []
     if isinstance(values, Mapping) or not isinstance(values, Iterable):
         raise InvalidSpecError(f"compare: {option} is a name or a list of names, not {type(values).__name__}")
     names = [str(v) if isinstance(v, ParserSpec) else v for v in values]
+    what = "spec (a str such as 'builtin:hermes')" if targets else "name (a str)"
     for v in names:
-        if not isinstance(v, str):
-            raise InvalidSpecError(f"compare: {option} holds {v!r}, which is no name (a str)")
+        if not (isinstance(v, str) or (targets and isinstance(v, Target))):
+            raise InvalidSpecError(f"compare: {option} holds {v!r}, which is no {what}")
     return names
 
 
@@ -87,21 +96,11 @@ def targets_from(
     whole pipeline, ``"builtin:qwen3 + vllm:hermes"`` (reasoning + tool), or
     a `Target`. Duplicates are dropped.
     """
-    if isinstance(specs, Target):  # one spec given alone, not a list of its characters
-        specs = [specs]
-    if isinstance(specs, Iterable) and not isinstance(specs, str | Mapping):
-        specs = list(specs)  # (a list may mix Targets and spec strings)
-    listed = specs if isinstance(specs, list) else _listed(specs, "specs")  # type: ignore[arg-type]
     tools: list[Target | str] = []
-    for s in listed:
+    for s in _listed(specs, "specs", targets=True):
         if isinstance(s, Target):
             tools.append(s)
-        elif not isinstance(s, str | ParserSpec):
-            raise InvalidSpecError(
-                f"compare: specs holds {s!r}, which is no spec (a str such as 'builtin:hermes')"
-            )
         else:
-            s = str(s)
             reasoning, tool = _split_label(s)
             tools.append(_target(tool, reasoning) if reasoning else (tool or ""))
     reasons = [_canon(_one_spec(r.strip(), r)) for r in _listed(reasoning_parsers)]
