@@ -178,6 +178,42 @@ def expected_content(items: Sequence[tuple[str, Any]]) -> str | None:
     return "".join(out) or None
 
 
+#: One kind of well-formed call for `mixed_outputs`: it draws and returns its ("call", (name,
+#: arguments, text)) items (a section of several calls: the text on the first, "" on the others).
+CallKind = Callable[[Callable[..., Any]], list[tuple[str, Any]]]
+
+
+@st.composite
+def mixed_outputs(
+    draw: Callable[..., Any],
+    calls: Sequence[CallKind],
+    bad: Sequence[str],
+    cut: Sequence[str] = (),
+    most: int = 3,
+) -> tuple[str, list[tuple[str, Any]] | None]:
+    """A model output of up to `most` pieces: text, whitespace, a call (one of `calls`: a kind given
+    twice is drawn twice as often) or `bad` markup, perhaps ending with a `cut` (a call cut short).
+    Returns its text and, where it holds nothing bad or cut, its items (`expected_content`)."""
+    items: list[tuple[str, Any]] = []
+    valid = True
+    for _ in range(draw(st.integers(0, most))):
+        kind = draw(st.sampled_from(["text", "ws", *calls, "bad"]))
+        if kind == "text":
+            items.append(("text", draw(noise)))
+        elif kind == "ws":
+            items.append(("text", draw(ws)))
+        elif kind == "bad":
+            valid = False
+            items.append(("text", draw(st.sampled_from(bad))))
+        else:
+            items.extend(kind(draw))
+    if cut and draw(st.booleans()):
+        valid = False
+        items.append(("text", draw(st.sampled_from(cut))))
+    text = "".join(v[2] if k == "call" else v for k, v in items)
+    return text, (items if valid else None)
+
+
 @st.composite
 def chunk_plan(draw: Callable[..., Any], text: str) -> list[str]:
     """A random chunking of `text` (1-char pieces up to the whole text)."""

@@ -21,11 +21,10 @@ from _streaming import (
     chunk_plan,
     expected_content,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -194,28 +193,16 @@ def suite(t: Tagged) -> dict[str, Any]:
         text = t.call("typed", [("s", "x" * 5000), ("o", json.dumps({"k": "y" * 50}))]) + "tail " * 200
         assert max_held(t.parser, text) <= max(len(m) for m in t.markers) + 64
 
-    @st.composite
-    def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-        items: list[tuple[str, Any]] = []
-        valid = True
-        for _ in range(draw(st.integers(0, 4))):
-            kind = draw(st.sampled_from(["text", "ws", "call", "call", "bad"]))
-            if kind == "text":
-                items.append(("text", draw(noise)))
-            elif kind == "ws":
-                items.append(("text", draw(ws)))
-            elif kind == "call":
-                name = draw(st.sampled_from(["typed", draw(names)]))
-                rendered, expected = draw(params())
-                if name != "typed":  # undeclared: only obvious literals and words round-trip as generated
-                    rendered = [(k, v) for k, v in rendered if k != "s"]
-                    expected = {k: v for k, v in expected.items() if k != "s"}
-                items.append(("call", (name, expected, t.call(name, rendered))))
-            else:
-                valid = False
-                items.append(("text", draw(st.sampled_from([*t.broken, *t.unnamed, t.markers[0][:-2]]))))
-        text = "".join(v if k == "text" else v[2] for k, v in items)
-        return text, (items if valid else None)
+    def one_call(draw: Any) -> list[tuple[str, Any]]:
+        name = draw(st.sampled_from(["typed", draw(names)]))
+        rendered, expected = draw(params())
+        if name != "typed":  # undeclared: only obvious literals and words round-trip as generated
+            rendered = [(k, v) for k, v in rendered if k != "s"]
+            expected = {k: v for k, v in expected.items() if k != "s"}
+        return [("call", (name, expected, t.call(name, rendered)))]
+
+    def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+        return mixed_outputs([one_call, one_call], bad=[*t.broken, *t.unnamed, t.markers[0][:-2]], most=4)
 
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.data())

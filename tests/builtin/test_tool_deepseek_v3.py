@@ -16,11 +16,10 @@ from _streaming import (
     expected_content,
     json_args,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -136,46 +135,22 @@ def test_never_raises() -> None:
         assert_streams_like_oneshot(P, text)
 
 
-@st.composite
-def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 3))):
-        kind = draw(st.sampled_from(["text", "ws", "section", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "section":
-            calls = draw(
-                st.lists(st.tuples(names, json_args(MARKERS), st.booleans()), min_size=1, max_size=3)
-            )
-            rendered = [(v3 if new else v31)(n, draw(dumps_style)(a)) for n, a, new in calls]
-            gap = draw(st.sampled_from(["", "\n"]))
-            items.append(("call", (calls[0][0], calls[0][1], CALLS_BEGIN + gap.join(rendered) + CALLS_END)))
-            items.extend(("call", (n, a, "")) for n, a, _ in calls[1:])
-        else:
-            valid = False
-            items.append(
-                (
-                    "text",
-                    draw(st.sampled_from([section(CALL_BEGIN + "x" + CALL_END), SEP, CALLS_END, "<｜tool"])),
-                )
-            )
-    if draw(st.booleans()):
-        valid = False
-        items.append(
-            (
-                "text",
-                draw(
-                    st.sampled_from(
-                        [CALLS_BEGIN + CALL_BEGIN + "function" + SEP + "t\n```json\n{", CALL_BEGIN]
-                    )
-                ),
-            )
-        )
-    text = "".join(v[2] if k == "call" else v for k, v in items)
-    return text, (items if valid else None)
+def _section(draw: Any) -> list[tuple[str, Any]]:
+    calls = draw(st.lists(st.tuples(names, json_args(MARKERS), st.booleans()), min_size=1, max_size=3))
+    rendered = [(v3 if new else v31)(n, draw(dumps_style)(a)) for n, a, new in calls]
+    gap = draw(st.sampled_from(["", "\n"]))
+    return [
+        ("call", (calls[0][0], calls[0][1], CALLS_BEGIN + gap.join(rendered) + CALLS_END)),
+        *(("call", (n, a, "")) for n, a, _ in calls[1:]),
+    ]
+
+
+def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+    return mixed_outputs(
+        [_section],
+        bad=[section(CALL_BEGIN + "x" + CALL_END), SEP, CALLS_END, "<｜tool"],
+        cut=[CALLS_BEGIN + CALL_BEGIN + "function" + SEP + "t\n```json\n{", CALL_BEGIN],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,11 +13,10 @@ from _streaming import (
     chunk_plan,
     expected_content,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -183,42 +182,17 @@ values = st.recursive(
 )
 
 
-@st.composite
-def outputs(draw: Any, fmt: Any) -> tuple[str, list[tuple[str, Any]] | None]:
+def outputs(fmt: Any) -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
     _p, start, end, d = fmt
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.sampled_from(["text", "ws", "call", "call", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "call":
-            name = draw(names)
-            args = draw(st.dictionaries(keys, values, max_size=4))
-            args = {k: v for k, v in args.items() if not (isinstance(v, str) and d in v)}
-            items.append(("call", (name, args, call(fmt, name, args))))
-        else:
-            valid = False
-            items.append(
-                (
-                    "text",
-                    draw(
-                        st.sampled_from(
-                            [
-                                f"{start}call:f{{a",
-                                f"{start}x{end}",
-                                f"{start}call:f{{a b}}{end}",
-                                start[:-2],
-                                d,
-                            ]
-                        )
-                    ),
-                )
-            )
-    text = "".join(v if k == "text" else v[2] for k, v in items)
-    return text, (items if valid else None)
+
+    def one_call(draw: Any) -> list[tuple[str, Any]]:
+        name = draw(names)
+        args = draw(st.dictionaries(keys, values, max_size=4))
+        args = {k: v for k, v in args.items() if not (isinstance(v, str) and d in v)}
+        return [("call", (name, args, call(fmt, name, args)))]
+
+    bad = [f"{start}call:f{{a", f"{start}x{end}", f"{start}call:f{{a b}}{end}", start[:-2], d]
+    return mixed_outputs([one_call, one_call], bad=bad, most=4)
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=IDS)

@@ -16,8 +16,8 @@ from _streaming import (
     expected_content,
     json_args,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
     run_stream,
@@ -187,46 +187,27 @@ def test_a_call_is_shown_once_whole() -> None:
     assert s.finish().tool_calls[0].arguments == result.tool_calls[0].arguments == {"a": "long"}
 
 
-@st.composite
-def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.sampled_from(["text", "ws", "call", "call", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "call":
-            name, args = draw(names), draw(json_args(MARKERS))
-            key = draw(st.sampled_from(["arguments", "parameters"]))
-            body = draw(dumps_style)({"name": name, key: args})
-            items.append(("call", (name, args, f"<tool_call>{draw(ws)}{body}{draw(ws)}</tool_call>")))
-        else:
-            valid = False
-            bad = draw(
-                st.sampled_from(
-                    [
-                        "<tool_call>oops</tool_call>",
-                        '<tool_call>{"name": "f", "arguments": [1]}</tool_call>',
-                        '<tool_call>{"name": "g", "arguments": {"a": </tool_call>',
-                        '<tool_call>{"x": "</tool_call>"}</tool_call>',
-                        "</tool_call>",
-                        "<tool_",
-                    ]
-                )
-            )
-            items.append(("text", bad))
-    if draw(st.booleans()):
-        valid = False
-        items.append(
-            (
-                "text",
-                draw(st.sampled_from(['<tool_call>{"name": "t", "arguments": {"a": "x', "<tool_call>{"])),
-            )
-        )
-    text = "".join(v[2] if k == "call" else v for k, v in items)
-    return text, (items if valid else None)
+def _call(draw: Any) -> list[tuple[str, Any]]:
+    name, args = draw(names), draw(json_args(MARKERS))
+    key = draw(st.sampled_from(["arguments", "parameters"]))
+    body = draw(dumps_style)({"name": name, key: args})
+    return [("call", (name, args, f"<tool_call>{draw(ws)}{body}{draw(ws)}</tool_call>"))]
+
+
+def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+    return mixed_outputs(
+        [_call, _call],
+        bad=[
+            "<tool_call>oops</tool_call>",
+            '<tool_call>{"name": "f", "arguments": [1]}</tool_call>',
+            '<tool_call>{"name": "g", "arguments": {"a": </tool_call>',
+            '<tool_call>{"x": "</tool_call>"}</tool_call>',
+            "</tool_call>",
+            "<tool_",
+        ],
+        cut=['<tool_call>{"name": "t", "arguments": {"a": "x', "<tool_call>{"],
+        most=4,
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -15,11 +15,10 @@ from _streaming import (
     expected_content,
     json_args,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -146,43 +145,22 @@ def test_never_raises() -> None:
         assert_streams_like_oneshot(P, text)
 
 
-@st.composite
-def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 3))):
-        kind = draw(st.sampled_from(["text", "ws", "section", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "section":
-            calls = draw(st.lists(st.tuples(names, json_args(MARKERS)), min_size=1, max_size=3))
-            rendered = [call(n, draw(dumps_style)(a), i) for i, (n, a) in enumerate(calls)]
-            gap = draw(st.sampled_from(["", "\n"]))
-            items.append(
-                ("call", (calls[0][0], calls[0][1], SECTION_BEGIN + gap.join(rendered) + SECTION_END))
-            )
-            items.extend(("call", (n, a, "")) for n, a in calls[1:])
-        else:
-            valid = False
-            items.append(
-                ("text", draw(st.sampled_from([section(call("", "{}", 1, "")), ARG_BEGIN, SECTION_END])))
-            )
-    if draw(st.booleans()):
-        valid = False
-        items.append(
-            (
-                "text",
-                draw(
-                    st.sampled_from(
-                        [SECTION_BEGIN + CALL_BEGIN + "functions.t:0" + ARG_BEGIN + "{", CALL_BEGIN]
-                    )
-                ),
-            )
-        )
-    text = "".join(v[2] if k == "call" else v for k, v in items)
-    return text, (items if valid else None)
+def _section(draw: Any) -> list[tuple[str, Any]]:
+    calls = draw(st.lists(st.tuples(names, json_args(MARKERS)), min_size=1, max_size=3))
+    rendered = [call(n, draw(dumps_style)(a), i) for i, (n, a) in enumerate(calls)]
+    gap = draw(st.sampled_from(["", "\n"]))
+    return [
+        ("call", (calls[0][0], calls[0][1], SECTION_BEGIN + gap.join(rendered) + SECTION_END)),
+        *(("call", (n, a, "")) for n, a in calls[1:]),
+    ]
+
+
+def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+    return mixed_outputs(
+        [_section],
+        bad=[section(call("", "{}", 1, "")), ARG_BEGIN, SECTION_END],
+        cut=[SECTION_BEGIN + CALL_BEGIN + "functions.t:0" + ARG_BEGIN + "{", CALL_BEGIN],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

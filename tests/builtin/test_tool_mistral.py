@@ -15,11 +15,10 @@ from _streaming import (
     expected_content,
     json_args,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -101,39 +100,25 @@ def test_never_raises() -> None:
         assert_streams_like_oneshot(P, text)
 
 
-@st.composite
-def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 3))):
-        kind = draw(st.sampled_from(["text", "ws", "named", "array", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "named":
-            name, args = draw(names), draw(json_args([TC]))
-            sep = draw(st.sampled_from(["", "[ARGS]"]))
-            items.append(("call", (name, args, TC + name + sep + draw(dumps_style)(args))))
-        elif kind == "array":
-            calls = draw(st.lists(st.tuples(names, json_args([TC])), min_size=1, max_size=3))
-            body = draw(dumps_style)([{"name": n, "arguments": a} for n, a in calls])
-            items.append(("call", (calls[0][0], calls[0][1], TC + draw(st.sampled_from(["", " "])) + body)))
-            for n, a in calls[1:]:
-                items.append(("call", (n, a, "")))
-        else:
-            valid = False
-            items.append(
-                (
-                    "text",
-                    draw(st.sampled_from([TC + " no", TC + "[]", TC + '[{"x": 1}]', "[ARGS]", "[TOOL_"])),
-                )
-            )
-    if draw(st.booleans()):
-        valid = False
-        items.append(("text", draw(st.sampled_from([TC + 'f{"a": "x', TC + "[{", TC + "fn"]))))
-    text = "".join(v[2] if k == "call" else v for k, v in items)
-    return text, (items if valid else None)
+def _named(draw: Any) -> list[tuple[str, Any]]:
+    name, args = draw(names), draw(json_args([TC]))
+    sep = draw(st.sampled_from(["", "[ARGS]"]))
+    return [("call", (name, args, TC + name + sep + draw(dumps_style)(args)))]
+
+
+def _array(draw: Any) -> list[tuple[str, Any]]:
+    calls = draw(st.lists(st.tuples(names, json_args([TC])), min_size=1, max_size=3))
+    body = draw(dumps_style)([{"name": n, "arguments": a} for n, a in calls])
+    first = ("call", (calls[0][0], calls[0][1], TC + draw(st.sampled_from(["", " "])) + body))
+    return [first, *(("call", (n, a, "")) for n, a in calls[1:])]
+
+
+def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+    return mixed_outputs(
+        [_named, _array],
+        bad=[TC + " no", TC + "[]", TC + '[{"x": 1}]', "[ARGS]", "[TOOL_"],
+        cut=[TC + 'f{"a": "x', TC + "[{", TC + "fn"],
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

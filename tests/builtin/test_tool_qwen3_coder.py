@@ -14,11 +14,10 @@ from _streaming import (
     chunk_plan,
     expected_content,
     max_held,
+    mixed_outputs,
     names,
-    noise,
     norm,
     random_chunkings,
-    ws,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -215,50 +214,22 @@ def params(draw: Any) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     return rendered, expected
 
 
-@st.composite
-def outputs(draw: Any) -> tuple[str, list[tuple[str, Any]] | None]:
-    items: list[tuple[str, Any]] = []
-    valid = True
-    for _ in range(draw(st.integers(0, 4))):
-        kind = draw(st.sampled_from(["text", "ws", "call", "call", "bad"]))
-        if kind == "text":
-            items.append(("text", draw(noise)))
-        elif kind == "ws":
-            items.append(("text", draw(ws)))
-        elif kind == "call":
-            name = draw(st.sampled_from(["typed", *draw(st.lists(names, min_size=1, max_size=1))]))
-            rendered, expected = draw(params())
-            if name != "typed":  # undeclared: only obvious literals and words round-trip as generated
-                rendered = [(k, v) for k, v in rendered if k != "s"]
-                expected = {k: v for k, v in expected.items() if k != "s"}
-            items.append(("call", (name, expected, call(name, rendered))))
-        else:
-            valid = False
-            items.append(
-                (
-                    "text",
-                    draw(
-                        st.sampled_from(
-                            [
-                                "<tool_call>oops</tool_call>",
-                                "</parameter>",
-                                "<tool_",
-                                "<tool_call>\n<function=g>\nx",
-                            ]
-                        )
-                    ),
-                )
-            )
-    if draw(st.booleans()):
-        valid = False
-        items.append(
-            (
-                "text",
-                draw(st.sampled_from(["<tool_call>\n<function=t>\n<parameter=a>\n1", "<tool_call>\n<func"])),
-            )
-        )
-    text = "".join(v[2] if k == "call" else v for k, v in items)
-    return text, (items if valid else None)
+def _call(draw: Any) -> list[tuple[str, Any]]:
+    name = draw(st.sampled_from(["typed", *draw(st.lists(names, min_size=1, max_size=1))]))
+    rendered, expected = draw(params())
+    if name != "typed":  # undeclared: only obvious literals and words round-trip as generated
+        rendered = [(k, v) for k, v in rendered if k != "s"]
+        expected = {k: v for k, v in expected.items() if k != "s"}
+    return [("call", (name, expected, call(name, rendered)))]
+
+
+def outputs() -> st.SearchStrategy[tuple[str, list[tuple[str, Any]] | None]]:
+    return mixed_outputs(
+        [_call, _call],
+        bad=["<tool_call>oops</tool_call>", "</parameter>", "<tool_", "<tool_call>\n<function=g>\nx"],
+        cut=["<tool_call>\n<function=t>\n<parameter=a>\n1", "<tool_call>\n<func"],
+        most=4,
+    )
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
