@@ -100,6 +100,22 @@ def test_a_start_option_of_the_wrong_type_is_refused_whatever_the_policy(
         ),
         (lambda: pb.get_tool_parser("builtin:hermes", chat_template_kwargs="x"), "chat_template_kwargs"),
         (
+            lambda: pb.get_reasoning_parser("builtin:qwen3", chat_template_kwargs={"enable_thinking": "no"}),
+            r"chat_template_kwargs\['enable_thinking'\]='no': expected True, False or None",
+        ),
+        (
+            lambda: pb.get_reasoning_parser(
+                "builtin:deepseek_v3", chat_template_kwargs={"thinking": "false"}
+            ),
+            r"chat_template_kwargs\['thinking'\]='false'",
+        ),
+        (
+            lambda: pb.get_pipeline(
+                "builtin:qwen3", "builtin:hermes", chat_template_kwargs={"enable_thinking": 0}
+            ),
+            r"chat_template_kwargs\['enable_thinking'\]=0",
+        ),
+        (
             lambda: pb.get_pipeline("builtin:qwen3", "builtin:hermes", reasoning_started="no"),
             "reasoning_started",
         ),
@@ -107,7 +123,9 @@ def test_a_start_option_of_the_wrong_type_is_refused_whatever_the_policy(
 )
 def test_a_builtin_option_of_the_wrong_type_is_refused_when_the_parser_is_built(make, option: str) -> None:
     """``started="false"`` made a parser that read every output as reasoning, and a string
-    ``chat_template_kwargs`` one that ignored it: both were taken without a word."""
+    ``chat_template_kwargs`` one that ignored it: both were taken without a word. So did a thinking
+    switch that is no boolean: ``{"enable_thinking": "no"}`` left thinking on (any non-empty string
+    is truthy, as a chat template reads it), refused now as ``started="false"`` is."""
     with pytest.raises(pb.InvalidSpecError, match=option):
         make()
 

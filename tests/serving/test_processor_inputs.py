@@ -49,6 +49,31 @@ def test_outputs_and_finish_reasons_that_do_not_pair_up_are_refused() -> None:
     assert [c["finish_reason"] for c in proc.response(["a", "b"], "length")["choices"]] == ["length"] * 2
 
 
+@pytest.mark.parametrize("policy", ["raise", "fallback"])
+@pytest.mark.parametrize(
+    ("kwargs", "refused"),
+    [
+        ({"enable_thinking": "no"}, "chat_template_kwargs\\['enable_thinking'\\]='no'"),
+        ({"enable_thinking": "false"}, "chat_template_kwargs\\['enable_thinking'\\]='false'"),
+        ({"thinking": "off", "x": 1}, "chat_template_kwargs\\['thinking'\\]='off'"),
+        ({"enable_thinking": 0}, "chat_template_kwargs\\['enable_thinking'\\]=0"),
+    ],
+)
+def test_a_request_thinking_switch_that_is_no_boolean_is_refused(
+    kwargs: dict[str, object], refused: str, policy: str
+) -> None:
+    """``chat_template_kwargs={"enable_thinking": "no"}`` left thinking on: a non-empty string is
+    truthy (as a chat template reads it), so the answer came back as reasoning. Refused as
+    ``reasoning_started="false"`` is, naming the value; booleans and None still work."""
+    proc = OutputProcessor("builtin:qwen3", "builtin:hermes", on_error=policy)
+    with pytest.raises(pb.UnsupportedOptionError, match=refused + ": it is True, False or None"):
+        proc.request(chat_template_kwargs=kwargs)
+    with pytest.raises(pb.UnsupportedOptionError, match=refused):
+        proc.parse("plain answer", chat_template_kwargs=kwargs)
+    off = proc.parse("plain answer", chat_template_kwargs={"enable_thinking": False, "x": None})
+    assert off.message["content"] == "plain answer"
+
+
 @pytest.mark.parametrize("outputs", [5, 2.5, {"output": "a"}])
 def test_outputs_that_are_neither_text_nor_a_list_of_it_are_invalid_input(outputs: Any) -> None:
     """A number was a bare TypeError ("'int' object is not iterable"), a dict its keys read as outputs."""

@@ -25,7 +25,7 @@ from ..protocol import (
     ToolSpec,
     ToolStreamBase,
 )
-from ..protocol.errors import StreamStateError, call_typed
+from ..protocol.errors import InvalidInputError, StreamStateError, call_typed
 from ..protocol.models import make_delta
 from ._common import locate_reasoning
 
@@ -261,3 +261,10 @@ class FrameworkPipeline(Pipeline):
     def _started(self, reasoning_started: bool | None) -> bool | None:
         """Whether reasoning has started: the call's say, else the pipeline's."""
         return self.reasoning_started if reasoning_started is None else reasoning_started
+
+    def has_tool_calls(self, text: str) -> bool:
+        """Whether the framework's chain reads a tool call in `text` (it has no separate tool
+        parser to ask for a marker, so it parses: a call's start alone may not count)."""
+        if not isinstance(text, str):
+            raise InvalidInputError("has_tool_calls", text)
+        return bool(self.parse(text).tool_calls)

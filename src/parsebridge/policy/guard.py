@@ -285,6 +285,13 @@ class GuardedPipeline(_Guard):
             self._handle(exc, "parse", transcript)
             return ParseResult(content=text or None)
 
+    def has_tool_calls(self, text: str) -> bool:
+        """The chain's own `has_tool_calls` when it has one, else whether its `parse` reads a call;
+        under the policy either way (a failure under "fallback": False, the text being content)."""
+        if callable(getattr(self.inner, "has_tool_calls", None)):
+            return self._test("has_tool_calls", text)
+        return bool(self.parse(text).tool_calls)
+
     def stream(self, *, transcript: str | None = None, **kwargs: Any) -> Any:
         """The native chain's stream (`feed`/`flush`/`finish` → `ParseResult`), guarded unless `_as_is`."""
         kwargs = self._check_request("pipeline", "stream", kwargs.get("reasoning_started"), kwargs)

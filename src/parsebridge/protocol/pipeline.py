@@ -152,6 +152,21 @@ class Pipeline(Closable):
             reasoning=reasoning, content=content, tool_calls=calls, block=block, dropped=dropped
         )
 
+    def has_tool_calls(self, text: str) -> bool:
+        """Whether `text` holds (the start of) a tool call this pipeline would read: the tool-call
+        parsers' `has_tool_calls` (a cheap marker test where the tool parser declares markers, so
+        usable on a partial stream), asked of the content the reasoning parser leaves, read with
+        the pipeline's `reasoning_started`. A call written inside the reasoning is no call (the
+        tool parser alone would say True); with no tool parser, False."""
+        if not isinstance(text, str):
+            raise InvalidInputError("has_tool_calls", text)
+        if self.tools is None:
+            return False
+        content: str | None = text
+        if self.reasoning is not None:
+            content = self.reasoning.parse(text, reasoning_started=self.reasoning_started).content
+        return bool(content) and bool(self.tools.has_tool_calls(content or ""))
+
     def close(self) -> None:
         """Close both parsers (what only they hold: see `Closable`); also at the end of a ``with``."""
         for parser in (self.reasoning, self.tools):

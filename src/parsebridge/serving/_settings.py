@@ -14,7 +14,8 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..protocol.errors import InvalidSpecError, UnknownOptionError
+from ..adapters.builtin.engines.reasoning_start import wrong_thinking_switch
+from ..protocol.errors import InvalidSpecError, UnknownOptionError, UnsupportedOptionError
 
 #: The flags that are True or False (a string such as "no" is truthy).
 _FLAGS = ("cumulative", "native")
@@ -93,3 +94,23 @@ def check_request_keywords(
 def _keywords(function: Callable[..., Any]) -> tuple[str, ...]:
     """The keywords `function` takes, read once (a signature costs about as much as a parse)."""
     return tuple(name for name in inspect.signature(function).parameters if name != "self")
+
+
+def check_request_template_kwargs(chat_template_kwargs: object) -> None:
+    """A request's ``chat_template_kwargs``: None or a dict whose thinking switches are booleans
+    (``{"enable_thinking": "no"}`` is truthy: thinking would stay on, whatever the backend)."""
+    if chat_template_kwargs is not None and not isinstance(chat_template_kwargs, dict):
+        raise UnsupportedOptionError(
+            "OutputProcessor",
+            "chat_template_kwargs",
+            chat_template_kwargs,
+            'a dict, e.g. {"enable_thinking": False}',
+        )
+    wrong = wrong_thinking_switch(chat_template_kwargs)
+    if wrong is not None:
+        raise UnsupportedOptionError(
+            "OutputProcessor",
+            f"chat_template_kwargs[{wrong[0]!r}]",
+            wrong[1],
+            "it is True, False or None (a template reads any non-empty string as true)",
+        )

@@ -37,7 +37,6 @@ from ..protocol import (
     ToolCallParserConfig,
     ToolSpec,
 )
-from ..protocol.errors import UnsupportedOptionError
 from ..protocol.prompt_rule import start_options
 from ..protocol.tools import checked_tools
 from . import _server_rules
@@ -49,6 +48,7 @@ from ._settings import (
     check_parser_source,
     check_processor_settings,
     check_request_keywords,
+    check_request_template_kwargs,
     check_unused_options,
 )
 from .flags import configs_from_args
@@ -375,7 +375,9 @@ class OutputProcessor:
 
         `chat_template_kwargs`: the request's own (as vLLM's and SGLang's servers take them, e.g.
         ``{"enable_thinking": False}``), given to the parsers built from specs in place of the
-        processor's; None: the processor's. A parser object is used as it is.
+        processor's; None: the processor's. A parser object is used as it is. A thinking switch
+        (``enable_thinking``, ``thinking``) that is no boolean, e.g. ``"no"``, is
+        `UnsupportedOptionError`: a template reads a non-empty string as true, thinking on.
 
         `parallel_tool_calls=False`: the request's first call only, one-shot and streamed, as vLLM's
         server sends (SGLang's only constrains the engine with it).
@@ -388,13 +390,7 @@ class OutputProcessor:
             reasoning_started,
             {"prompt": prompt, "prompt_token_ids": prompt_token_ids},
         )
-        if chat_template_kwargs is not None and not isinstance(chat_template_kwargs, dict):
-            raise UnsupportedOptionError(
-                "OutputProcessor",
-                "chat_template_kwargs",
-                chat_template_kwargs,
-                'a dict, e.g. {"enable_thinking": False}',
-            )
+        check_request_template_kwargs(chat_template_kwargs)
         proc = self._for_template(chat_template_kwargs)
         started, prompt_kwargs = proc._start_for(reasoning_started, prompt, prompt_token_ids)
         return RequestProcessor(

@@ -25,6 +25,7 @@ from ...protocol import InvalidSpecError, ReasoningParser, ToolParser, ToolSpec
 from ...protocol.family_rows import Kind, rows_of
 from ..base import Backend
 from .engines.conventions import check_conventions
+from .engines.reasoning_start import wrong_thinking_switch
 
 #: tool parser name → "module:Class" (modules relative to this package). Implementation data:
 #: which names exist is `families.toml`'s `builtin` column, and a test fails when the two differ.
@@ -160,10 +161,18 @@ _OPTION_TYPES: dict[str, tuple[type, str]] = {
 def check_option_types(spec: str, options: dict[str, Any]) -> None:
     """`InvalidSpecError` for an option of the wrong type, when the parser is built: a string
     ``started="false"`` is truthy and ``chat_template_kwargs="enable_thinking=False"`` says
-    nothing, so either would be read, silently, as something else than was meant."""
+    nothing, so either would be read, silently, as something else than was meant; so is a
+    thinking switch ``{"enable_thinking": "no"}``."""
     for option, (kind, expected) in _OPTION_TYPES.items():
         value = options.get(option)
         if value is not None and not isinstance(value, kind):
             raise InvalidSpecError(
                 f"{spec}: {option}={value!r}: expected {expected}, not {type(value).__name__}"
             )
+    wrong = wrong_thinking_switch(options.get("chat_template_kwargs"))
+    if wrong is not None:
+        key, value = wrong
+        raise InvalidSpecError(
+            f"{spec}: chat_template_kwargs[{key!r}]={value!r}: expected True, False or None, "
+            f"not {type(value).__name__} (a template reads any non-empty string as true)"
+        )

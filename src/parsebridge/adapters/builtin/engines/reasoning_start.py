@@ -11,7 +11,8 @@ anything back), in this order:
 3. the parser's default: ``started=`` when given; else outside reasoning when
    ``chat_template_kwargs`` turns thinking off (``enable_thinking``/``thinking``
    false, the option the frameworks' parsers read, so one config works on every
-   backend); else inside reasoning under ``conventions="servers"`` for the families
+   backend; a switch that is no boolean is refused when the parser is built, see
+   `wrong_thinking_switch`); else inside reasoning under ``conventions="servers"`` for the families
    both servers start there (``servers_started`` in `families.toml`: their parsers
    assume thinking is on unless the request turns it off); else the family's
    `starts_in_prompt` (the chat template opens the block).
@@ -33,7 +34,11 @@ __all__ = [
     "resolve_started",
     "started_from_prompt",
     "thinking_turned_off",
+    "wrong_thinking_switch",
 ]
+
+#: The chat-template options that switch thinking on or off (`thinking_turned_off`).
+THINKING_SWITCHES = ("enable_thinking", "thinking")
 
 
 def resolve_started(
@@ -54,11 +59,29 @@ def resolve_started(
 
 
 def thinking_turned_off(chat_template_kwargs: object) -> bool:
-    """Whether chat-template options turn thinking off (``enable_thinking``, or ``thinking``, false)."""
+    """Whether chat-template options turn thinking off (``enable_thinking``, or ``thinking``, false).
+
+    Read as a chat template reads them (a non-empty string is truthy: thinking stays on), which is
+    what a vLLM server's rendered prompt did; parsebridge's own entry points refuse such a value
+    first (`wrong_thinking_switch`)."""
     if not isinstance(chat_template_kwargs, dict):
         return False
     thinking = chat_template_kwargs.get("thinking", chat_template_kwargs.get("enable_thinking"))
     return thinking is not None and not thinking
+
+
+def wrong_thinking_switch(chat_template_kwargs: object) -> tuple[str, object] | None:
+    """The first thinking switch (`THINKING_SWITCHES`) in `chat_template_kwargs` that is neither a
+    bool nor None, as (key, value); None when all are. ``{"enable_thinking": "no"}`` would leave
+    thinking on (the string is truthy), so the callers refuse it, as they refuse
+    ``reasoning_started="false"``, rather than guess at spellings a template would not read."""
+    if not isinstance(chat_template_kwargs, dict):
+        return None
+    for key in THINKING_SWITCHES:
+        value = chat_template_kwargs.get(key)
+        if value is not None and not isinstance(value, bool):
+            return key, value
+    return None
 
 
 def default_start(name: str, started: bool | None, template_default: bool, options: dict[str, Any]) -> bool:
