@@ -268,6 +268,25 @@ def test_streamed_json_carries_each_calls_raw_text(tmp_path: Path) -> None:
         assert [c["raw_text"] for c in streamed] == [c["raw_text"] for c in one], size
 
 
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_a_stream_that_leaves_text_out_says_so(tmp_path: Path, extra: list[str]) -> None:
+    """`parse` showed the text after the call ('left out of the content'); `parse --stream` showed
+    nothing of it, in the table or in --json's result, and said nothing: it was lost to the reader."""
+    (tmp_path / "o.txt").write_text(f"Hi {CALL} and more", encoding="utf-8")
+    (tmp_path / "clean.txt").write_text(f"Hi {CALL}", encoding="utf-8")
+    args = ["parse", "--tool-parser", "builtin:hermes", *extra]
+    one = pb_run(*args, "o.txt", cwd=tmp_path)
+    assert " and more" in one.stdout
+    p = pb_run(*args, "--stream", "--chunk-size", "3", "o.txt", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "warning: the tool parser left text out of the content" in p.stderr
+    assert "parse without --stream shows it" in p.stderr
+    clean = pb_run(*args, "--stream", "clean.txt", cwd=tmp_path)
+    assert clean.returncode == 0 and "warning" not in clean.stderr
+    lossless = pb_run(*args, "--stream", "--conventions", "lossless", "o.txt", cwd=tmp_path)
+    assert lossless.returncode == 0 and "warning" not in lossless.stderr
+
+
 @pytest.mark.parametrize("size", [1, 4, 17])
 def test_raw_calls_match_one_shot_for_every_builtin_fixture(size: int) -> None:
     """The recorder cuts each call out of the text the tool stream was fed, as `parse` does."""

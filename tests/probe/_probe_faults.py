@@ -12,6 +12,8 @@ way deployments have been seen to break it:
 * ``ignored-forced`` — ``tool_choice`` is dropped from the request before it goes upstream;
 * ``cumulative-deltas`` — each streamed content, reasoning and argument delta carries all the
   text so far instead of what is new;
+* ``repeated-last`` — the streamed content and each call's arguments come as they were, then once
+  more whole in a last delta;
 * ``none`` — nothing changes (the proxy itself must not break anything).
 """
 
@@ -37,6 +39,7 @@ FAULTS = (
     "stream-differs",
     "ignored-forced",
     "cumulative-deltas",
+    "repeated-last",
 )
 MARKER = "<tool_call>"
 
@@ -76,7 +79,31 @@ def _stream_fault(fault: str, events: list[dict[str, Any]]) -> list[dict[str, An
                     delta["tool_calls"] = [p for p in delta["tool_calls"] if p.get("index") != last]
     elif fault == "cumulative-deltas":
         _cumulative(events)
+    elif fault == "repeated-last":
+        events = _repeated_last(events)
     return events
+
+
+def _repeated_last(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`events` with one more event before the last, carrying all the content and each call's
+    arguments again, whole (a server that sends its final text once more at the end)."""
+    content = "".join(
+        (c.get("delta") or {}).get("content") or "" for e in events for c in e.get("choices") or []
+    )
+    args: dict[Any, str] = {}
+    for part in _call_deltas(events):
+        args[part.get("index")] = args.get(part.get("index"), "") + (
+            (part.get("function") or {}).get("arguments") or ""
+        )
+    delta: dict[str, Any] = {}
+    if content:
+        delta["content"] = content
+    if args:
+        delta["tool_calls"] = [{"index": i, "function": {"arguments": a}} for i, a in args.items() if a]
+    if not delta or not events:
+        return events
+    again = {**events[-1], "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    return [*events[:-1], again, events[-1]]
 
 
 def _cumulative(events: list[dict[str, Any]]) -> None:

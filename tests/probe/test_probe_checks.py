@@ -312,8 +312,51 @@ def test_cumulative_content_is_set_beside_the_non_streamed_answer() -> None:
 
 
 @pytest.mark.parametrize(
+    ("scenario", "events", "said"),
+    [
+        (NO_CALL, _texts("Hel", "lo", " there", "Hello there"), "content: its last delta repeats"),
+        (
+            NO_CALL,
+            _texts("Let", " me", " think", "Let me think", key="reasoning") + _texts("Hi"),
+            "reasoning: its last delta repeats",
+        ),
+        (
+            SINGLE,
+            _stream(
+                _call(0, "c1", "get_weather", '{"city": '),
+                _call(0, args='"Paris"}'),
+                _call(0, args='{"city": "Paris"}'),
+            ),
+            "call 0 arguments: its last delta repeats",
+        ),
+    ],
+)
+def test_a_last_delta_that_repeats_the_whole_text_fails_increments(
+    scenario: Any, events: list[dict[str, Any]], said: str
+) -> None:
+    """A server that streams increments and then sends the whole text again in its last delta
+    passed `increments` (it wants three growing deltas): a client joining the deltas shows the
+    text twice, 'Hello thereHello there'."""
+    failed = _failed(scenario, events)
+    assert failed["increments"].startswith(said)
+    assert "shows it twice" in failed["increments"]
+
+
+def test_one_delta_then_the_same_again_fails_where_the_non_streamed_answer_is_it() -> None:
+    oneshot = from_message(
+        {"choices": [{"index": 0, "message": {"content": "Hello there"}, "finish_reason": "stop"}]}
+    )
+    stream = from_events(_texts("Hello there", "Hello there"))
+    assert evaluate(NO_CALL, stream, oneshot)["increments"].status == "fail"
+    assert evaluate(NO_CALL, stream)["increments"].status == "pass"  # alone: a model may say it twice
+
+
+@pytest.mark.parametrize(
     "parts",
     [
+        ("ha", "ha", "haha"),  # one unit again and again: text a model writes
+        ("=", "=", "=="),
+        ("Hel", "lo", "Hel"),  # the last delta repeats only part of the text
         ("ha", "ha", "ha", "ha"),  # the same delta again is text a model writes, not a repeat of all
         ("Hel", "Hello"),  # two deltas: too little to tell
         ("a", "ab", "c", "cd"),  # one chain broken

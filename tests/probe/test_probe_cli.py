@@ -23,6 +23,7 @@ from _probe_servers import (
     json_reply,
     recording_server,
     run_probe,
+    sse_reply,
     trickling_server,
     url_of,
 )
@@ -413,3 +414,35 @@ def test_a_host_name_not_found_says_so() -> None:
 
     said = _reason(socket.gaierror(-2, "Name or service not known"))
     assert said == "the host name was not found (Name or service not known): check --base-url"
+
+
+@pytest.mark.parametrize("columns", [80, 40])
+def test_the_table_on_a_narrow_terminal_cuts_no_verdict(
+    columns: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    recorders: list[http.server.HTTPServer],
+) -> None:
+    """On an 80-column terminal the twelve columns were cut to `sce…`, `in…`, `F…`: which check
+    failed could not be read. A narrow terminal gets one column naming the failed checks."""
+    from parsebridge.cli.commands import main
+
+    no_index = {"index": None, **CALL}
+    broken = sse_reply(
+        {"choices": [{"index": 0, "delta": {"tool_calls": [no_index]}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    )
+    server, _ = recording_server(replies={"oneshot": RIGHT["oneshot"], "stream": broken})
+    recorders.append(server)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    args = ["probe", "--base-url", url_of(server), "--model", "m", "--scenario", "reasoning-then-call"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert "reasoning-then-call" in out.replace("\n", "").replace("│", "").replace(" ", "")
+    assert "FAIL index" in out and "1 of 2 answers fail" in out
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(args) == 1
+    wide = capsys.readouterr().out
+    assert "name-first" in wide and "FAIL index" not in wide

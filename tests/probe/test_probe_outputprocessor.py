@@ -71,6 +71,7 @@ FAULTS = {
     "stream-differs": ("parallel-calls", {("stream", "same-shape")}),
     "ignored-forced": ("named-choice", {("oneshot", "forced"), ("stream", "forced")}),
     "cumulative-deltas": ("no-call", {("stream", "increments")}),
+    "repeated-last": ("no-call", {("stream", "increments")}),
 }
 
 

@@ -333,8 +333,23 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
             _show_result(result, deltas, collected.text_of, (collected.call_count, collected.calls()))
             _say_assumed_open(pipe, ns, result)
             _say_undeclared_tools(ns, result, "stream")
+        if bounded and raw and raw[0].accumulator.dropped_parts:
+            _say_left_out()
     finally:
         collected.close()
+
+
+def _say_left_out() -> None:
+    """A warning when the stream left text out of the content (conventions=servers: text after
+    the calls; gpt-oss's analysis channel). The streamed result does not keep it (its memory would
+    grow with the output), so it is neither in the table nor in --json's result: stderr says where
+    to see it."""
+    io.print_error(
+        "the tool parser left text out of the content (the result's 'dropped', which --stream "
+        "does not keep: under conventions=servers, text after the calls); parse without --stream "
+        "shows it",
+        prefix="warning:",
+    )
 
 
 def _feed_all(

@@ -45,11 +45,16 @@ class Growth:
     longer: int = 0
     first: str = ""
     last: str = ""
+    #: Characters in all the deltas, and in all of them but the last.
+    total: int = 0
+    before_last: int = 0
 
     def add(self, fragment: str) -> None:
         if not fragment:
             return
         self.deltas += 1
+        self.before_last = self.total
+        self.total += len(fragment)
         if self.deltas == 1:
             self.first = fragment
         elif fragment.startswith(self.last):
@@ -62,6 +67,20 @@ class Growth:
         """Every delta after the first began with the one before, and two at least grew it: three
         deltas such as "Hel", "Hello", "Hello wor". (Equal deltas alone, "ha" "ha" "ha", are text.)"""
         return self.deltas >= 3 and self.repeating == self.deltas - 1 and self.longer >= 2
+
+    def repeated_at_end(self, joined: str, whole: str | None = None) -> bool:
+        """The last delta is all the text the deltas before it carried (`joined`: every delta
+        joined), so a client shows the text twice: "Hel" "lo" "Hello". Told when two deltas at least
+        came before it and the text is not one unit repeated ("ha" "ha" "haha" is text a model
+        writes), or, after one delta, when the non-streamed answer (`whole`) is that text alone."""
+        last = self.last
+        if self.deltas < 2 or self.before_last != len(last) or len(joined) != self.total:
+            return False
+        if joined[: self.before_last] != last:
+            return False
+        if whole is not None and whole == last:
+            return True
+        return self.deltas >= 3 and (last + last).find(last, 1) == len(last)
 
 
 @dataclass

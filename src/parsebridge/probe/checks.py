@@ -37,7 +37,8 @@ CHECKS: dict[str, str] = {
     "(a named tool_choice may end with stop, as OpenAI's API does)",
     "forced": "tool_choice required brings at least one call; a named tool brings calls to it only",
     "increments": "each streamed content, reasoning and argument delta carries new text only, not "
-    "all the text so far again (cumulative deltas read repeated to a client that joins them)",
+    "all the text so far again (cumulative deltas, or a last delta repeating the whole text, read "
+    "repeated to a client that joins them)",
     "same-shape": "the streamed answer has the non-streamed one's shape: the same calls (names and "
     "argument keys, in order) and content and reasoning present or absent alike",
 }
@@ -224,6 +225,11 @@ def check_increments(stream: Reading, oneshot: Reading | None) -> Outcome:
     if stream.mode != "stream":
         return Outcome(NA)
     for where, growth, joined, whole in _streamed_texts(stream, oneshot):
+        if growth.repeated_at_end(joined, whole):
+            return _fail(
+                f"{where}: its last delta repeats all the text of the {growth.deltas - 1} before it "
+                f"({growth.last[:30]!r}): a client joining the deltas shows it twice, {joined[:80]!r}"
+            )
         if not growth.cumulative:
             continue
         said = (

@@ -41,18 +41,8 @@ def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[s
     """The table, each failure's detail, the notes and the re-read. `redact` blanks the key out of
     what the server wrote (a detail quotes arguments and content, which a server may fill with
     the request's own Authorization header)."""
-    from rich.table import Table  # rich is a dependency; imported where the table is drawn
-
     console = io.console(file=file)
-    table = Table(title=io.plain(f"parsebridge probe: {report.model} at {report.base_url}"), show_lines=False)
-    table.add_column("scenario")
-    table.add_column("mode")
-    for name in CHECKS:
-        table.add_column(name, justify="center")
-    for row in report.rows:
-        cells = [io.styled(_CELL[row.outcomes[n].status]) for n in CHECKS]
-        table.add_row(io.plain(row.scenario.name), io.plain(row.mode), *cells)
-    console.print(table)
+    console.print(_table(console, report))
     _details(console, report, redact)
     if report.reread is not None:
         _reread(console, report.reread, redact)
@@ -65,6 +55,46 @@ def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[s
     if report.interrupted:
         verdict = (f"interrupted (Ctrl-C) after {len(report.rows)} answers; of those, {verdict[0]}", "yellow")
     console.print(io.styled(verdict))
+
+
+def _table(console: Any, report: ProbeReport) -> Any:
+    """One column per check where that fits the terminal; on a narrower one (80 columns cannot
+    hold twelve), one column that names each row's failed and skipped checks, wrapped, never cut."""
+    from rich.measure import Measurement
+    from rich.table import Table  # rich is a dependency; imported where the table is drawn
+
+    title = io.plain(f"parsebridge probe: {report.model} at {report.base_url}")
+    wide = Table(title=title, show_lines=False)
+    wide.add_column("scenario", no_wrap=True)
+    wide.add_column("mode", no_wrap=True)
+    for name in CHECKS:
+        wide.add_column(name, justify="center", no_wrap=True)
+    for row in report.rows:
+        cells = [io.styled(_CELL[row.outcomes[n].status]) for n in CHECKS]
+        wide.add_row(io.plain(row.scenario.name), io.plain(row.mode), *cells)
+    natural = Measurement.get(console, console.options.update_width(10**6), wide).maximum
+    if natural <= console.width:
+        return wide
+    narrow = Table(title=title, show_lines=False)
+    narrow.add_column("scenario", overflow="fold")
+    narrow.add_column("mode", overflow="fold")
+    narrow.add_column("checks", overflow="fold")
+    for row in report.rows:
+        narrow.add_row(io.plain(row.scenario.name), io.plain(row.mode), _verdicts(row))
+    return narrow
+
+
+def _verdicts(row: Any) -> Any:
+    """A row's checks in one cell: `ok` when every one that applies passes, else which fail and
+    which were skipped (`FAIL index, ids`)."""
+    failed = [n for n in CHECKS if row.outcomes[n].status == FAIL]
+    skipped = [n for n in CHECKS if row.outcomes[n].status == SKIP]
+    parts: list[io.Part] = []
+    if failed:
+        parts += [("FAIL", "bold red"), " " + ", ".join(failed)]
+    if skipped:
+        parts += ["; " if parts else "", ("skip", "yellow"), " " + ", ".join(skipped)]
+    return io.styled(*parts) if parts else io.styled(("ok", "green"))
 
 
 def _details(console: Any, report: ProbeReport, redact: Callable[[str], str]) -> None:

@@ -132,7 +132,8 @@ class DeltaAccumulator:
         self.content_parts: list[str] = [] if self.keeps_history else _Nowhere()
         self.reasoning_parts: list[str] = [] if self.keeps_history else _Nowhere()
         #: Text a convention left out of the content (never in a delta: see `ToolParseResult.dropped`).
-        self.dropped_parts: list[str] = [] if self.keeps_history else _Nowhere()
+        #: Made without history, only whether there was any (`parse --stream` says so).
+        self.dropped_parts: list[str] = [] if self.keeps_history else Discarded()
         self._calls: dict[int, _CallState] = {}
         self._anomalies: list[str] = []
         #: Call deltas recorded but not yet assembled into `_calls` (see `add_calls`).
