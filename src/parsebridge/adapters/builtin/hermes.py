@@ -16,7 +16,8 @@ Malformed output (builtin policy, see `scan`):
 * a body that breaks after the name was read: if the arguments had not started, the raw
   rest of the body (up to ``</tool_call>``) is the arguments text (no call: `whole_calls`); if they were
   complete, the rest is ignored. Text between the object's closing brace and
-  ``</tool_call>`` is ignored too (a stray extra ``}`` is common);
+  ``</tool_call>`` is ignored too (a stray extra ``}`` is common); in a block that never
+  ends, text other than whitespace after the object makes it no call (`whole_calls`);
 * a call object cut by ``</tool_call>`` (missing braces) or by the end of output is no call,
   its text is text (`whole_calls`); one that closed is a call even if ``</tool_call>`` never came;
 * a ``<tool_call>`` outside strings inside a block ends that block (as if truncated).

@@ -10,7 +10,10 @@ broken, the block's end or the end of output before its closing brace) is no cal
 (`whole_calls`). After a complete object, another object in the same block (after whitespace
 and an optional comma) is another call: Qwen models write parallel calls that way, one
 ``<tool_call>`` around several objects, where both vLLM and SGLang show the whole block as
-content. Any other text after a complete object up to the block's end is ignored. The format
+content. Any other text after a complete object up to the block's end is ignored; where the block
+never ends (the end of output comes first), text other than whitespace after the object means the
+model went on writing in the block: the object is no finished call (`whole_calls`), as vLLM and
+SGLang read it (neither returns a call there). The format
 says what ends a block (`markers`, cursor left on one) and what ending it does (`_close_block`).
 """
 
@@ -46,6 +49,7 @@ class CallBlockStream(BuiltinToolStream):
     _reader: Any
     _raw: JsonRaw | None
     _comma_seen = False  # (`_next_object`: the one comma between two objects is behind the cursor)
+    _trailed = False  # (`BLOCK_SKIP` after a call's object: text other than whitespace passed)
 
     def _close_block(self, marker: str) -> None:
         """At `marker` inside a block (cursor on it): end the block."""
@@ -97,13 +101,7 @@ class CallBlockStream(BuiltinToolStream):
         if state == BLOCK_NEXT:
             return self._next_object(markers, reader)
         if state in (BLOCK_OPAQUE, BLOCK_SKIP):
-            j, which = find_markers(buf, self._pos, markers)
-            if which is None:
-                self._pos = safe_end(buf, self._pos, markers, self._final)
-                return False
-            self._pos = j
-            self._close_block(which)
-            return True
+            return self._skip_block(state, markers)
         # BLOCK_OPAQUE_JSON / BLOCK_RAW_ARGS: raw JSON-ish text up to a marker outside strings
         raw = self._raw
         assert raw is not None
@@ -118,6 +116,23 @@ class CallBlockStream(BuiltinToolStream):
             return True
         return False
 
+    def _skip_block(self, state: int, markers: tuple[str, ...]) -> bool:
+        """The rest of the block up to a marker that ends it (after a call's object: ignored, unless
+        the end of output comes first after text other than whitespace: then no call)."""
+        buf = self._buf
+        j, which = find_markers(buf, self._pos, markers)
+        if which is None:
+            end = safe_end(buf, self._pos, markers, self._final)
+            if state == BLOCK_SKIP and self._in_call:
+                self._trailed = self._trailed or (end > self._pos and not buf[self._pos : end].isspace())
+                self._call_broken = self._call_broken or (self._final and self._trailed)
+            self._pos = end
+            return False
+        self._trailed = False
+        self._pos = j
+        self._close_block(which)
+        return True
+
     def _next_object(self, markers: tuple[str, ...], reader: type[Any]) -> bool:
         """After a call's complete object: another object in the block (past whitespace and one
         comma) ends that call where it begins and opens the next; the block's end or anything
@@ -130,7 +145,7 @@ class CallBlockStream(BuiltinToolStream):
             self._comma_seen = True
             self._pos += 1
             return True
-        self._comma_seen = False
+        self._comma_seen = self._trailed = False
         if found is None and c == "{" and self._in_call:
             self._end_call(self._pos)
             self._begin_span(self._pos)
