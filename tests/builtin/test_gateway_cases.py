@@ -13,6 +13,7 @@ from _streaming import assert_streams_like_oneshot, norm, random_chunkings
 
 import parsebridge as pb
 from parsebridge.conformance.chunking import approximate_tokens
+from parsebridge.formats import deepseek_v4, deepseek_v32, deepseek_v41
 
 Reading = tuple[str | None, list[tuple[str, dict[str, Any], str | None]]]
 
@@ -67,3 +68,43 @@ def test_hermes_open_block_whitespace_after_the_object_is_a_call(tail: str) -> N
     for conventions in ("servers", "lossless"):
         reading, _ = _read("builtin:hermes", conventions, text)
         assert reading == (None, [("get_weather", {"city": "Lyon"}, None)])
+
+
+DSML_TAGS = {
+    "deepseek_v32": deepseek_v32.TAGS,
+    "deepseek_v4": deepseek_v4.TAGS,
+    "deepseek_v41": deepseek_v41.TAGS,
+}
+
+
+def _dsml_json_body(tags: deepseek_v32.DsmlTags) -> str:
+    """An invoke whose body is the arguments as one JSON object, no parameter elements."""
+    return (
+        "I'll look that up.\n\n"
+        f"{tags.calls_begin}\n"
+        f'{tags.invoke_open} name="get_weather">\n{{"city": "Hangzhou", "days": 3}}\n{tags.invoke_close}\n'
+        f'{tags.invoke_open} name="get_time">\n  {{}}  \n{tags.invoke_close}\n'
+        f"{tags.calls_end}"
+    )
+
+
+@pytest.mark.parametrize("family", sorted(DSML_TAGS))
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_dsml_invoke_body_as_a_json_object(family: str, conventions: str) -> None:
+    """SGLang reads such an invoke's arguments from the object; vLLM returns the call with none
+    (and loses the object): builtin reads the object under both conventions."""
+    text = _dsml_json_body(DSML_TAGS[family])
+    reading, dropped = _read(f"builtin:{family}", conventions, text)
+    assert reading == (
+        "I'll look that up.\n\n",
+        [("get_weather", {"city": "Hangzhou", "days": 3}, None), ("get_time", {}, None)],
+    )
+    assert not (dropped or "").strip()  # (under "servers", the layout between the section's tags)
+
+
+@pytest.mark.parametrize("body", ['not json {"city": "Hangzhou"}', '{"city": "Hangzhou"} and more', "[1, 2]"])
+def test_dsml_invoke_body_that_is_no_object_stays_text(body: str) -> None:
+    tags = deepseek_v32.TAGS
+    text = f'{tags.calls_begin}\n{tags.invoke_open} name="get_weather">\n{body}\n{tags.invoke_close}\n{tags.calls_end}'
+    reading, _ = _read("builtin:deepseek_v32", "lossless", text)
+    assert reading == ("\n" + body, [("get_weather", {}, None)])  # (stray text: content in place)

@@ -30,6 +30,11 @@ DSML written inside a value (a model documenting the format) is the value's text
 where the value's close follows (`invoke`), under both conventions: vLLM ends the
 value at the first tag and SGLang reads no call, so there is no reading both share.
 
+An invoke whose body is one JSON object and no parameter elements
+(``<｜DSML｜invoke name="f">{"city": "Hangzhou"}</｜DSML｜invoke>``) has that object as
+its arguments, under both conventions, as SGLang reads it (vLLM returns the call
+with no arguments, the object lost).
+
 Malformed output: see `invoke` (unnamed invoke → content; a block without a
 named invoke → content; truncated → no call, its text is text: `whole_calls`).
 
@@ -63,6 +68,7 @@ class DsmlStream(InvokeStream):
 
     servers_tag_ends_value = False
     servers_first_close_ends_value = False
+    json_body = True
 
 
 class DeepSeekV32ToolParser(InvokeToolParser):

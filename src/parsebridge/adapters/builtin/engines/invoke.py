@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .conventions import SERVERS
-from .json_text import Quiet, dumps, dumps_str
+from .json_text import Quiet, dumps, dumps_str, loads_or_none
 from .markers import close_ahead, content_mode, find_or_safe, first_chars, own_close_ends
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
@@ -134,6 +134,9 @@ class InvokeStream(SectionStream):
     #: ... and a value ends at its first close tag, even where text follows that tag and another
     #: close of the value comes later; under "lossless", in a string value, such a close is text.
     servers_first_close_ends_value: ClassVar[bool] = True
+    #: Under both conventions: an invoke whose body (before any parameter) is one JSON object takes
+    #: it as its arguments (DSML: `_json_body`); else such a body is stray text.
+    json_body: ClassVar[bool] = False
 
     def __init__(self, parser: BuiltinToolParser) -> None:
         super().__init__(parser)
@@ -148,6 +151,9 @@ class InvokeStream(SectionStream):
         self._nparams = 0
         self._started = False  # a parameter tag was seen in the current call
         self._stray_ws: list[str] = []
+        #: An invoke's body before its first parameter, held while it may be one JSON object
+        #: (`json_body`), else None.
+        self._body: list[str] | None = None
         #: Step-3: the open span holds a call's whole head (``<｜tool_call_begin｜>TYPE<｜tool_sep｜>``),
         #: no invoke yet: at the end of output it is a cut-off call's text, not section structure.
         self._headed = False
@@ -344,8 +350,17 @@ class InvokeStream(SectionStream):
     def _params_step(self, buf: str, d: Dialect) -> bool:
         """Inside an invoke, between parameters: a parameter opens, or the invoke ends."""
         stop, which = find_or_safe(buf, self._pos, self._param_markers, self._final)
-        self._stray(buf[self._pos : stop])
+        text = buf[self._pos : stop]
         self._pos = stop
+        if self._body is not None:  # (before any parameter, where the body may be a JSON object)
+            self._body.append(text)
+            text = "".join(self._body)
+            if which is None and (not text.strip() or text.lstrip().startswith("{")):
+                return False
+            self._body = None
+            if which == d.invoke_close and self._json_body(text):
+                return True
+        self._stray(text)
         if which is None:
             return False
         self._stray_ws = []  # whitespace before a tag is layout
@@ -359,6 +374,19 @@ class InvokeStream(SectionStream):
             self._pos += len(which)
         self._call_closed = True  # (at a marker: even one found only at the end of output, `whole_calls`)
         self._end_invoke()
+        return True
+
+    def _json_body(self, text: str) -> bool:
+        """At the invoke's close, its body before any parameter: when it is one JSON object, the
+        call's arguments (SGLang's DSML reading; vLLM returns the call without them)."""
+        body = text.strip()
+        if not body.startswith("{") or not isinstance(loads_or_none(body), dict):
+            return False
+        self._args(body, hold_ws=False)
+        self._pos += len(self._d.invoke_close)
+        self._call_closed = True
+        self._end_call(self._pos)
+        self._state = _OUTSIDE
         return True
 
     def _tag_step(self, state: int, d: Dialect) -> bool:
@@ -383,6 +411,7 @@ class InvokeStream(SectionStream):
                 self._end_invoke()
             else:
                 self._state = _PARAMS
+                self._body = [] if self.json_body else None
             return True
         attrs = tag_attrs(tag, d.unescape) if done else {}
         pname = attrs.get(d.key_attr)
