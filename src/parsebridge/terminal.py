@@ -324,10 +324,10 @@ def whole_number(minimum: int) -> Callable[[str], int]:
 
 def check_output_path(path: str | os.PathLike[str], what: str, *, directory: bool = False) -> None:
     """Refuse, before any work, an output that cannot be written where it is named (`what`:
-    ``--output out.html``): a folder where a file goes, a file in a folder that is not there,
-    or (`directory`: a folder, made with its parents) a file where the folder or one of its
-    parents goes. Found only when the output was written, after the whole run, such a path
-    lost the run (and the message named a temporary file)."""
+    ``--output out.html``): a folder where a file goes, or a file where a folder on its path goes
+    (missing folders are made when the output is written: `replacing`, or `directory`, a
+    folder made with its parents). Found only when the output was written, after the whole run,
+    such a path lost the run (and the message named a temporary file)."""
     p = Path(path)
     if directory:
         if p.exists() and not p.is_dir():
@@ -338,16 +338,17 @@ def check_output_path(path: str | os.PathLike[str], what: str, *, directory: boo
         return
     if p.is_dir():
         raise UsageError(f"{what} is a directory, not a file")
-    if not p.exists() and not p.parent.is_dir():
-        why = "is a file" if p.parent.exists() else "does not exist"
-        raise UsageError(f"{what}: the folder {p.parent} {why}; give a file in a folder that exists")
+    existing = next((a for a in p.parents if a.exists()), Path("."))
+    if not p.exists() and not existing.is_dir():
+        raise UsageError(f"{what}: the folder {existing} is a file, so the file cannot be made in it")
 
 
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """A text file to write `path`'s new content into, put in its place only once it is whole.
 
-    The content goes to a temporary file beside `path` (the same folder, so the same file
+    Missing folders on the way to `path` are made first (as ``conformance --report`` makes its
+    folder). The content goes to a temporary file beside `path` (the same folder, so the same file
     system), which `os.replace` renames over `path` in one step: an interruption (Ctrl-C, a full
     disk, an error while writing) leaves the old file as it was, or no file, never half of the
     new one, and the temporary file is removed. The new file keeps the old one's permissions.
@@ -359,6 +360,7 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
             yield fh
         return
     target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "x", encoding="utf-8") as fh:

@@ -121,3 +121,16 @@ def test_gigachat3_servers_show_a_header_without_its_separator_as_content(before
     )
     text = before + "<|message_sep|>" + GC_A  # with its separator, the header is structure
     assert _tool_reading("gigachat3", text, "servers")[0] == (before or None)
+
+
+@pytest.mark.parametrize("before", ["", "Hello "])
+def test_mistral_a_start_marker_no_call_follows_ends_the_content_under_servers(before: str) -> None:
+    """``[TOOL_CALLS]not json``: vLLM 0.33 shows no content (it returns a call named "not json",
+    arguments ``{}``) and SGLang 0.5.23 none either (no call, the text left out), one-shot; so under
+    "servers" the content ends at the marker ("content ends at the first start marker, whether a
+    call follows or not") and the rest is on `dropped`, no call (a call that is not whole is none).
+    "lossless" keeps it all as content. Checked for the lead's question (builtin vs the servers):
+    builtin follows the rule, nothing to change."""
+    text = before + "[TOOL_CALLS]not json"
+    assert _tool_reading("mistral", text, "servers") == (before or None, [], "[TOOL_CALLS]not json")
+    assert _tool_reading("mistral", text, "lossless") == (text, [], None)

@@ -109,20 +109,34 @@ def test_summary_dash_is_refused_before_anything_runs(
 @pytest.mark.parametrize(
     ("option", "fmt", "where", "said"),
     [
-        ("-o", "html", "new/out.html", "the folder {d}/new does not exist"),
         ("-o", "table", "log.jsonl/out.txt", "the folder {d}/log.jsonl is a file"),
-        ("--summary", "table", "new/summary.json", "the folder {d}/new does not exist"),
+        ("--summary", "table", "log.jsonl/new/summary.json", "the folder {d}/log.jsonl is a file"),
         ("-o", "html", ".", " is a directory, not a file"),
     ],
 )
 def test_an_output_that_cannot_be_written_is_refused_before_the_run(
     log: Path, option: str, fmt: str, where: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A table, page or summary file is written whole at the end: its folder missing (or a file,
-    or the path a folder) was found only then, after the whole run, naming a temporary file
+    """A table, page or summary file is written whole at the end: a folder on its path that is a
+    file (or the path a folder) was found only then, after the whole run, naming a temporary file
     (`error: …/new/.out.html.1234-ab12.tmp: No such file or directory`)."""
     target = str(log.parent / where)
     assert main(["compare", str(log), *RUN, "--format", fmt, option, target]) == 2
     captured = capsys.readouterr()
     assert said.format(d=log.parent) in captured.err and ".tmp" not in captured.err
     assert captured.out == ""  # refused before anything was compared or shown
+
+
+@pytest.mark.parametrize("fmt", ["json", "html", "table"])
+def test_an_output_in_folders_that_do_not_exist_makes_them(
+    log: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o newdir/x.json`` was refused ('the folder newdir does not exist') where ``conformance
+    --report`` and ``conformance diff --out`` make their folders: now compare makes them too, for
+    ``-o`` and ``--summary``, in every format."""
+    out = log.parent / "new" / "deeper" / f"out.{fmt}"
+    summary = log.parent / "other" / "summary.json"
+    assert main(["compare", str(log), *RUN, "--format", fmt, "-o", str(out), "--summary", str(summary)]) == 0
+    assert "r1" in out.read_text(encoding="utf-8")
+    assert json.loads(summary.read_text(encoding="utf-8"))["type"] == "summary"
+    capsys.readouterr()

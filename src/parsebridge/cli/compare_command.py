@@ -248,6 +248,7 @@ def _json_output(ns: argparse.Namespace, stack: ExitStack, header: CompareRun | 
         return None
     first = dump_line(header) + "\n" if header is not None else ""
     if ns.output:
+        Path(ns.output).parent.mkdir(parents=True, exist_ok=True)  # as --report makes its folder
         return _Headed(
             stack.enter_context(Path(ns.output).open("a" if ns.resume else "w", encoding="utf-8")), first
         )

@@ -201,7 +201,7 @@ def same_json(a: Any, b: Any) -> bool:
         if isinstance(x, bool) or isinstance(y, bool):
             same = type(x) is type(y) and x == y
         elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            same = x == y
+            same = x == y or (x != x and y != y)  # NaN (a parser of one's own may return it) is itself
         elif isinstance(x, dict) and isinstance(y, dict):
             same = x.keys() == y.keys()
             if same:

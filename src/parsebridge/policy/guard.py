@@ -41,7 +41,13 @@ from ..protocol import (
     ToolParseResult,
     ToolStream,
 )
-from ..protocol.errors import InvalidInputError, InvalidSpecError, StreamStateError, UnsupportedOptionError
+from ..protocol.errors import (
+    InvalidInputError,
+    InvalidSpecError,
+    ServerUnavailableError,
+    StreamStateError,
+    UnsupportedOptionError,
+)
 from ..protocol.parsers import Closable
 from ..protocol.prompt_rule import PROMPT_OPTIONS, check_prompt_options
 from ..protocol.streams import checked_result
@@ -84,8 +90,11 @@ class _Guard(Closable):
         return f"{self.backend}:{self.name}"
 
     def _error(self, exc: BaseException, call: str, transcript: str | None) -> ParsebridgeError:
-        if isinstance(exc, (BackendError, UnsupportedOptionError)):
-            return exc  # a usage error stays one: never the framework's failure
+        # A usage error stays one: never the framework's failure. A served backend's server that
+        # could not start or stopped under the call stays `ServerUnavailableError`, as its streams
+        # raise it (it was `BackendError` from a one-shot parse: a close racing it from another thread).
+        if isinstance(exc, (BackendError, UnsupportedOptionError, ServerUnavailableError)):
+            return exc
         err = BackendError(self.backend, self.name, call, f"{type(exc).__name__}: {exc}", transcript)
         err.__cause__ = exc
         return err

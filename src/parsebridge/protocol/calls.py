@@ -30,9 +30,18 @@ def new_call_id() -> str:
         return _ID_POOL.pop()
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 #: The C scanner behind `json.loads`, called directly: arguments are parsed once per call on
 #: every one-shot path, and `loads` adds two Python frames and a whitespace regex around it.
-_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: Strict: ``NaN``, ``Infinity`` and ``-Infinity`` are no JSON (Python's decoder takes them, and
+#: its encoder writes them back, so arguments holding one would go out as text no JSON parser
+#: of a client reads).
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(  # type: ignore[attr-defined]
+    parse_constant=_no_constant
+).scan_once
 
 
 def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:

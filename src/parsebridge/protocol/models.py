@@ -145,8 +145,8 @@ class ToolCall(_Model):
     """One complete tool call.
 
     `arguments` is the parsed JSON object. When a backend returns a call whose
-    arguments are not a JSON object (malformed, truncated, a bare list…; vLLM and
-    SGLang do), `arguments` is ``{}`` and `invalid_arguments` holds the verbatim
+    arguments are not a JSON object (malformed, truncated, a bare list, a ``NaN`` or
+    ``Infinity``…; vLLM and SGLang do), `arguments` is ``{}`` and `invalid_arguments` holds the verbatim
     text: the call is flagged, not dropped. Builtin parsers never return such a
     call: a call that is not whole is no call there, its text is text.
     `raw_text` is the span of model output the call came from, when the backend

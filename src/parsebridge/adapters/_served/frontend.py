@@ -69,6 +69,9 @@ class ServedFrontend(abc.ABC):
         self._inherited_from: int | None = None
         #: The parsers (their engines) that use this server: the last to `release` it stops it.
         self._users: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: How many times `close` began: what was registered or opened under an older count went
+        #: with a server that stopped (a request failing then failed for that, not by its parser).
+        self.stops = 0
         _live.add(self)
 
     # ------------------------------------------------------------------ subclass hooks
@@ -162,6 +165,7 @@ class ServedFrontend(abc.ABC):
     def close(self) -> None:
         """Stop the server and its thread; remove what the start wrote. Safe to call twice."""
         with self._lock:
+            self.stops += 1  # first: a request this stop breaks sees it when it fails
             self.server.stop()
             self.board.cancel_all()
             self._reset()

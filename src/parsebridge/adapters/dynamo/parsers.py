@@ -29,6 +29,7 @@ from typing import Any
 
 from ...formats import reasoning_format
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec, family_table
+from ...protocol.errors import ServerUnavailableError
 from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, open_sse, post_json
 from .._served.answers import StreamRequest, fence_splitter
@@ -74,6 +75,7 @@ class DynamoEngine(ServedEngine):
         self._markers = _markers(pair.reasoning)
         self._model: str | None = None
         self._frontend: DynamoFrontend | None = None
+        self._stops = -1  # the frontend's `stops` when `_model` was registered on it
         self._split = fence_splitter("dynamo", self.label, fence_has_text=False)
 
     @property
@@ -82,12 +84,20 @@ class DynamoEngine(ServedEngine):
 
     def model(self) -> tuple[DynamoFrontend, str]:
         """The frontend (started) and the model name of this pair (registered on first use)."""
-        fe = frontend()
-        model = self._model
-        if model is None or self._frontend is not fe or not fe.running:
-            model = self._model = fe.model_for(self.pair, self, self.own_folder)
-            self._frontend = fe
+        fe, model, _ = self._registered()
         return fe, model
+
+    def _registered(self) -> tuple[DynamoFrontend, str, int]:
+        """`model`, and the frontend's `stops` it was registered under. Registered again once the
+        frontend stopped since, even where another thread's parse has started it again (it was
+        running, so this pair's model, gone with the old one, was asked for: HTTP 404 for good)."""
+        fe = frontend()
+        model, stops = self._model, self._stops
+        if model is None or self._frontend is not fe or not fe.running or stops != fe.stops:
+            stops = fe.stops  # read first: a stop during the registration leaves it stale, not wrong
+            model = fe.model_for(self.pair, self, self.own_folder)
+            self._model, self._frontend, self._stops = model, fe, stops
+        return fe, model, stops
 
     def folder(self) -> ModelFolder:
         return self.own_folder or frontend().folder
@@ -110,15 +120,23 @@ class DynamoEngine(ServedEngine):
         self, text: str, prompt: str | None = None, token_ids: Sequence[int] | None = None
     ) -> dict[str, Any]:
         """The frontend's message for `text`, non-streamed, the engine stepping `oneshot_step` tokens."""
-        fe, model = self.model()
+        fe, model, stops = self._registered()
         script = fe.board.open()
         try:
             for step in self.steps(text, token_ids):
                 script.put(step)
             script.end()
             answer = post_json(fe.ensure(), PATH, self.body(model, script.key, False, prompt))
-        except HttpStatusError as exc:
-            raise BackendError("dynamo", self.label, "chat completion", str(exc)) from exc
+        except Exception as exc:
+            if fe.stops != stops:  # (refused, reset, 503 while stopping, 404 from a restarted one)
+                raise ServerUnavailableError(
+                    "dynamo",
+                    "the frontend stopped while this parse was under way (a parser sharing it was "
+                    "closed, from another thread); the next parse starts it again",
+                ) from exc
+            if isinstance(exc, HttpStatusError):
+                raise BackendError("dynamo", self.label, "chat completion", str(exc)) from exc
+            raise
         finally:
             script.cancel()
         choices = answer.get("choices") or []
