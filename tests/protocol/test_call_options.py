@@ -151,3 +151,22 @@ def test_every_framework_backend_refuses_a_misspelt_call_keyword(framework: str,
     ):
         with pytest.raises(UnknownOptionError):
             call()
+
+
+@pytest.mark.parametrize(
+    ("switches", "reasoning"),
+    [
+        ({"thinking": None, "enable_thinking": False}, None),
+        ({"enable_thinking": None, "thinking": False}, None),
+        ({"thinking": True, "enable_thinking": False}, "a"),
+        ({"thinking": None, "enable_thinking": None}, "a"),
+    ],
+)
+def test_a_thinking_switch_set_to_none_does_not_hide_the_other(
+    switches: dict[str, object], reasoning: str | None
+) -> None:
+    """``{"thinking": None, "enable_thinking": False}`` read as thinking on: the None of
+    ``thinking`` (which is read first) hid ``enable_thinking``. None is unset, as the type check
+    takes it; ``thinking`` still wins when both are set."""
+    parser = pb.get_reasoning_parser("builtin:qwen3", chat_template_kwargs=switches)
+    assert parser.parse("a</think>b").reasoning == reasoning

@@ -66,7 +66,10 @@ def thinking_turned_off(chat_template_kwargs: object) -> bool:
     first (`wrong_thinking_switch`)."""
     if not isinstance(chat_template_kwargs, dict):
         return False
-    thinking = chat_template_kwargs.get("thinking", chat_template_kwargs.get("enable_thinking"))
+    # A switch set to None is unset (`wrong_thinking_switch` takes None too): it must not hide the
+    # other, as ``{"thinking": None, "enable_thinking": False}`` did (read as thinking on).
+    switches = (chat_template_kwargs.get(key) for key in THINKING_SWITCHES[::-1])
+    thinking = next((value for value in switches if value is not None), None)
     return thinking is not None and not thinking
 
 
