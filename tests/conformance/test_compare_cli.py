@@ -210,3 +210,22 @@ def test_compare_conventions_is_checked(capsys: pytest.CaptureFixture[str]) -> N
     assert exc.value.code == 2 and "invalid choice: 'loseless'" in capsys.readouterr().err
     with pytest.raises(pb.InvalidSpecError, match="unknown conventions='loseless'"):
         pb.compare(AFTER, ["builtin:hermes"], conventions="loseless")
+
+
+def test_a_difference_from_expected_names_the_expected_value_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line read 'builtin:hermes vs expected ...: call 0: {"a": 2} vs {"a": 1}' where builtin
+    read {"a": 1} and expected said {"a": 2}: the values came in the other order than the names,
+    so the reader took the parser's reading for the expected one."""
+    record = {
+        "id": "e2",
+        "family": "hermes",
+        "output": 'Hi<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
+        "expected": {"content": "Hi", "tool_calls": [{"name": "f", "arguments": {"a": 2}}]},
+    }
+    (tmp_path / "e.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["compare", str(tmp_path / "e.jsonl"), "--tool-parser", "builtin:hermes"]) == 0
+    out = capsys.readouterr().out
+    assert "arguments_differ expected vs builtin:hermes at oneshot" in out
+    assert "call 0: '{\"a\": 2}' vs '{\"a\": 1}'" in out
