@@ -229,3 +229,20 @@ def test_a_difference_from_expected_names_the_expected_value_first(
     out = capsys.readouterr().out
     assert "arguments_differ expected vs builtin:hermes at oneshot" in out
     assert "call 0: '{\"a\": 2}' vs '{\"a\": 1}'" in out
+
+
+def test_a_reasoning_family_reads_its_pipeline_records_with_their_tool_parser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`compare --bundled --family qwen3` read the records whose reasoning family is qwen3 and whose
+    calls a tool parser reads (family hermes, qwen3_coder, ...) with builtin:qwen3 alone, and scored
+    that against the calls they expect: 13/18 correct, call_missing 5, where every reading is right.
+    They are now read with their own pipeline, as `--family hermes` reads them."""
+    assert (
+        main(["compare", "--bundled", "--family", "qwen3", "--backends", "builtin", "--format", "json"]) == 0
+    )
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    records = [r for r in lines if r["type"] == "transcript"]
+    assert len(records) == 18
+    assert [r["transcript"] for r in records if r["against_expected"]] == []
+    assert "builtin:qwen3 + builtin:hermes" in {s for r in records for s in r["specs"]}

@@ -82,11 +82,16 @@ class Comparer:
         return targets, unsupported
 
     def _own_family(self, t: Transcript) -> bool:
-        """With ``--family``: is this transcript of that family (so its own reasoning family applies too)?"""
+        """With ``--family``: is this transcript of that family, or is its reasoning family that one
+        (so it is read with its own parsers, both of them: a reasoning parser alone, scored against
+        the calls its record expects, would read every call as missing)?"""
         if not self.plan.families or not t.family:
             return False
-        fam = t.resolve_family(self.runner.table)
-        return fam is not None and (fam.kind, fam.name) in self.plan.families
+        table = self.runner.table
+        return any(
+            fam is not None and (fam.kind, fam.name) in self.plan.families
+            for fam in (t.resolve_family(table), t.resolve_reasoning_family(table))
+        )
 
     def compare(self, t: Transcript) -> TranscriptComparison:
         """The comparison of one transcript: every target's readings, their differences, the scoring."""
