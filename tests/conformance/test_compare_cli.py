@@ -246,3 +246,22 @@ def test_a_reasoning_family_reads_its_pipeline_records_with_their_tool_parser(
     assert len(records) == 18
     assert [r["transcript"] for r in records if r["against_expected"]] == []
     assert "builtin:qwen3 + builtin:hermes" in {s for r in records for s in r["specs"]}
+
+
+@pytest.mark.parametrize(
+    ("args", "scored"),
+    [
+        (["--family", "qwen3", "--reasoning-parser", "builtin:qwen3"], 13),
+        (["--family", "hermes", "--tool-parser", "builtin:hermes"], 22),
+    ],
+)
+def test_a_spec_that_reads_one_part_is_not_scored_on_the_other(
+    args: list[str], scored: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reasoning parser alone was scored against records that also expect calls (5 of the
+    bundled qwen3 records, call_missing), a tool parser alone against records that expect
+    reasoning too: readings the spec cannot give counted as its wrong answers."""
+    assert main(["compare", "--bundled", *args, "--format", "json"]) == 0
+    summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()][-1]
+    (spec,) = summary["specs"]
+    assert (spec["scored"], spec["correct"]) == (scored, scored)

@@ -56,6 +56,17 @@ def _diff(cls: str, a: str, b: str, detail: str) -> dict[str, str]:
     return {"class": cls, "a": a, "b": b, "detail": detail}
 
 
+def _reads_all(target: Target, t: Transcript) -> bool:
+    """Whether `target` has a parser for each part of `t` its `expected` was written for: a
+    reasoning parser alone reads no calls (a record of kind tool expects them), a tool parser alone
+    no reasoning (a record with a reasoning family expects it), so such a reading is not scored."""
+    needs_tool = t.kind == "tool"
+    needs_reasoning = t.kind == "reasoning" or bool(t.reasoning_family)
+    return (target.tool_spec is not None or not needs_tool) and (
+        target.reasoning_spec is not None or not needs_reasoning
+    )
+
+
 class Comparer:
     """Compares one transcript at a time; holds the runner (parser cache) of one process."""
 
@@ -110,7 +121,7 @@ class Comparer:
             label = target.label
             results[label], observed[label] = {}, {}
             markers[label] = rows[0].markers if rows else ()
-            scored = t.expected_for(target.backend) is not None
+            scored = t.expected_for(target.backend) is not None and _reads_all(target, t)
             if scored:
                 expected_ok[label] = {}
             for r in rows:
