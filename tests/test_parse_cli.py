@@ -335,3 +335,41 @@ def test_framework_streams_keep_their_located_block(tmp_path: Path, framework: s
         assert streamed["block"] == one["block"]
         raw = [c["raw_text"] for c in streamed["tool_calls"]]
         assert raw == [CALL] == [c["raw_text"] for c in one["tool_calls"]]
+
+
+def test_ctrl_c_during_a_streamed_json_parse_ends_the_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C during `parse --stream --json` left stdout cut inside the deltas array (not JSON, so
+    `| jq` read nothing of what was streamed); the object now ends with its error, as it does when
+    a parser fails part way, and the exit status is 130."""
+    from parsebridge.cli import parse_command
+    from parsebridge.cli.commands import main
+
+    (tmp_path / "o.txt").write_text(f"Hi {CALL} and {CALL}", encoding="utf-8")
+    chunks = parse_command._chunks
+
+    def interrupted(*args: object) -> object:
+        for i, piece in enumerate(chunks(*args)):  # type: ignore[arg-type]
+            if i == 40:  # (past the first call: 80 characters)
+                raise KeyboardInterrupt
+            yield piece
+
+    monkeypatch.setattr(parse_command, "_chunks", interrupted)
+    code = main(
+        [
+            "parse",
+            "--tool-parser",
+            "builtin:hermes",
+            "--stream",
+            "--chunk-size",
+            "2",
+            "--json",
+            str(tmp_path / "o.txt"),
+        ]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert code == 130
+    assert out["error"] == {"type": "KeyboardInterrupt", "message": "interrupted (Ctrl-C)"}
+    assert "".join(d.get("content") or "" for d in out["deltas"]) == "Hi "
+    assert [c["function"]["name"] for d in out["deltas"] for c in d.get("tool_calls", [])] == ["f"]

@@ -210,3 +210,58 @@ def test_compare_conventions_is_checked(capsys: pytest.CaptureFixture[str]) -> N
     assert exc.value.code == 2 and "invalid choice: 'loseless'" in capsys.readouterr().err
     with pytest.raises(pb.InvalidSpecError, match="unknown conventions='loseless'"):
         pb.compare(AFTER, ["builtin:hermes"], conventions="loseless")
+
+
+def test_a_difference_from_expected_names_the_expected_value_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line read 'builtin:hermes vs expected ...: call 0: {"a": 2} vs {"a": 1}' where builtin
+    read {"a": 1} and expected said {"a": 2}: the values came in the other order than the names,
+    so the reader took the parser's reading for the expected one."""
+    record = {
+        "id": "e2",
+        "family": "hermes",
+        "output": 'Hi<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
+        "expected": {"content": "Hi", "tool_calls": [{"name": "f", "arguments": {"a": 2}}]},
+    }
+    (tmp_path / "e.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["compare", str(tmp_path / "e.jsonl"), "--tool-parser", "builtin:hermes"]) == 0
+    out = capsys.readouterr().out
+    assert "arguments_differ expected vs builtin:hermes at oneshot" in out
+    assert "call 0: '{\"a\": 2}' vs '{\"a\": 1}'" in out
+
+
+def test_a_reasoning_family_reads_its_pipeline_records_with_their_tool_parser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`compare --bundled --family qwen3` read the records whose reasoning family is qwen3 and whose
+    calls a tool parser reads (family hermes, qwen3_coder, ...) with builtin:qwen3 alone, and scored
+    that against the calls they expect: 13/18 correct, call_missing 5, where every reading is right.
+    They are now read with their own pipeline, as `--family hermes` reads them."""
+    assert (
+        main(["compare", "--bundled", "--family", "qwen3", "--backends", "builtin", "--format", "json"]) == 0
+    )
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    records = [r for r in lines if r["type"] == "transcript"]
+    assert len(records) == 18
+    assert [r["transcript"] for r in records if r["against_expected"]] == []
+    assert "builtin:qwen3 + builtin:hermes" in {s for r in records for s in r["specs"]}
+
+
+@pytest.mark.parametrize(
+    ("args", "scored"),
+    [
+        (["--family", "qwen3", "--reasoning-parser", "builtin:qwen3"], 13),
+        (["--family", "hermes", "--tool-parser", "builtin:hermes"], 22),
+    ],
+)
+def test_a_spec_that_reads_one_part_is_not_scored_on_the_other(
+    args: list[str], scored: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reasoning parser alone was scored against records that also expect calls (5 of the
+    bundled qwen3 records, call_missing), a tool parser alone against records that expect
+    reasoning too: readings the spec cannot give counted as its wrong answers."""
+    assert main(["compare", "--bundled", *args, "--format", "json"]) == 0
+    summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()][-1]
+    (spec,) = summary["specs"]
+    assert (spec["scored"], spec["correct"]) == (scored, scored)

@@ -68,6 +68,35 @@ def test_openai_ish_log_lines_are_accepted():
         transcript_from({"id": "no-output"})
 
 
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        (
+            {"content": "Sure.", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f"}}]},
+            "tool_calls",
+        ),
+        (
+            {"content": None, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f"}}]},
+            "tool_calls",
+        ),
+        ({"content": "Hi", "reasoning_content": "hmm"}, "reasoning_content"),
+        ({"content": "Hi", "reasoning": "hmm"}, "reasoning"),
+    ],
+)
+def test_a_message_the_servers_parsers_split_is_not_read_as_raw_output(tmp_path, message, said):
+    """A logged chat completion whose message has tool_calls (or reasoning) was read as the raw
+    output 'Sure.': compare then showed every parser reading no call, where the model made one.
+    Its content is what the server's parsers left, so the record is refused, saying why."""
+    p = tmp_path / "served.jsonl"
+    p.write_text(json.dumps({"id": "r1", "choices": [{"index": 0, "message": message}]}) + "\n")
+    with pytest.raises(
+        TranscriptError, match=rf"served.jsonl:1: .*choices\[0\].message has {said}.* not the raw"
+    ):
+        list(iter_transcripts(p))
+    plain = {"id": "r2", "choices": [{"message": {"content": "raw <tool_call>", "tool_calls": []}}]}
+    assert transcript_from(plain).output == "raw <tool_call>"  # (an empty list: no parser split it)
+
+
 def test_jsonl_is_a_stream_with_line_ids(tmp_path):
     p = tmp_path / "log.jsonl"
     p.write_text(json.dumps({"output": "one"}) + "\n\n" + json.dumps({"id": "b", "output": "two"}) + "\n")

@@ -49,6 +49,31 @@ def test_usage_errors_are_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 2 and "PROBE_TEST_KEY" in err
 
 
+@pytest.mark.parametrize(
+    ("args", "said", "not_said"),
+    [
+        (["--timeout", "0"], "--timeout must be a finite number of seconds above 0", "--max-tokens"),
+        (["--max-tokens", "0"], "argument --max-tokens: must be 1 or more, not 0", "--timeout"),
+        (["--max-tokens", "ten"], "argument --max-tokens: expected a whole number, not 'ten'", "--timeout"),
+    ],
+)
+def test_a_bad_count_names_the_option_that_is_wrong(
+    args: list[str], said: str, not_said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--timeout 0` said '--max-tokens and --timeout must be positive', naming an option that was
+    right, and `--max-tokens ten` a bare 'invalid int value'."""
+    from parsebridge.cli.commands import main
+
+    try:
+        code = main(["probe", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", *args])
+    except SystemExit as exc:  # (an argparse usage error exits from the parser)
+        code = exc.code
+    out, err = capsys.readouterr()
+    error = err.strip().splitlines()[-1]  # (after argparse's usage lines, which name every option)
+    assert (code, out) == (2, "")
+    assert said in error and not_said not in error
+
+
 @pytest.mark.parametrize("timeout", ["nan", "inf", "0", "-1"])
 def test_a_timeout_that_is_no_finite_positive_number_is_a_usage_error(timeout: str) -> None:
     """nan and inf passed the check and failed in the socket: exit 1, `ValueError: Invalid value

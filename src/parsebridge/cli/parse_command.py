@@ -323,8 +323,8 @@ def _stream_parse(pipe: Any, ns: argparse.Namespace) -> None:
             deltas = _feed_all(stream, ns, collected, out)
             block = getattr(stream, "block", None) if bounded else stream.finish().block
             result = collected.result(block, raw[0].texts if raw else ())
-        except Exception as exc:
-            if out is not None:  # stdout stays one JSON object: it ends with the error
+        except (Exception, KeyboardInterrupt) as exc:
+            if out is not None:  # stdout stays one JSON object: it ends with the error (or Ctrl-C)
                 out.failed(exc)
             raise
         if out is not None:

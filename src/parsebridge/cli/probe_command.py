@@ -79,7 +79,11 @@ def configure(p: argparse.ArgumentParser) -> None:
         "named; default: all)",
     )
     p.add_argument(
-        "--max-tokens", type=int, default=512, metavar="N", help="max_tokens of each request (512)"
+        "--max-tokens",
+        type=io.whole_number(1),
+        default=512,
+        metavar="N",
+        help="max_tokens of each request (512)",
     )
     p.add_argument("--seed", type=int, default=1234, help="the seed of each request (1234)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (60)")
@@ -175,10 +179,8 @@ def run(ns: argparse.Namespace) -> int:
         scenarios = select(ns.scenario)
     except KeyError as exc:
         raise ProbeUsageError(exc.args[0]) from None
-    if ns.max_tokens < 1 or not 0 < ns.timeout < math.inf:  # nan too: no socket takes it
-        raise ProbeUsageError(
-            "--max-tokens and --timeout must be positive (--timeout: a finite number of seconds)"
-        )
+    if not 0 < ns.timeout < math.inf:  # nan too: no socket takes it
+        raise ProbeUsageError(f"--timeout must be a finite number of seconds above 0, not {ns.timeout}")
     if not ns.model.strip():
         raise ProbeUsageError("--model is empty: give the model name the server serves")
     endpoint = endpoint_from(ns.base_url, ns.model, ns.api_key_env, ns.allow_insecure_key, ns.timeout)

@@ -128,7 +128,7 @@ class JsonWriter:
 class StreamedJson:
     """`parse --stream --json`'s one JSON object, written as the stream goes: ``deltas`` as they
     come, then ``result`` and ``message``, or, when the stream fails part way (a parser that
-    raises under ``--on-error raise``, input that turns out not to be UTF-8), ``error``:
+    raises under ``--on-error raise``, input that turns out not to be UTF-8, Ctrl-C), ``error``:
     ``{"type", "message"}`` in place of those two. Either way the object is ended, so stdout is
     JSON whatever happened; the error is then raised on (stderr and the exit status as ever)."""
 
@@ -154,7 +154,8 @@ class StreamedJson:
 
     def failed(self, exc: BaseException) -> None:
         self._end_deltas()
-        error = {"type": type(exc).__name__, "message": str(exc)}
+        said = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        error = {"type": type(exc).__name__, "message": said}
         self.out.write('  "error": ' + _escape(error) + "\n}\n")
         self.out.flush()
 

@@ -56,6 +56,17 @@ def _diff(cls: str, a: str, b: str, detail: str) -> dict[str, str]:
     return {"class": cls, "a": a, "b": b, "detail": detail}
 
 
+def _reads_all(target: Target, t: Transcript) -> bool:
+    """Whether `target` has a parser for each part of `t` its `expected` was written for: a
+    reasoning parser alone reads no calls (a record of kind tool expects them), a tool parser alone
+    no reasoning (a record with a reasoning family expects it), so such a reading is not scored."""
+    needs_tool = t.kind == "tool"
+    needs_reasoning = t.kind == "reasoning" or bool(t.reasoning_family)
+    return (target.tool_spec is not None or not needs_tool) and (
+        target.reasoning_spec is not None or not needs_reasoning
+    )
+
+
 class Comparer:
     """Compares one transcript at a time; holds the runner (parser cache) of one process."""
 
@@ -82,11 +93,16 @@ class Comparer:
         return targets, unsupported
 
     def _own_family(self, t: Transcript) -> bool:
-        """With ``--family``: is this transcript of that family (so its own reasoning family applies too)?"""
+        """With ``--family``: is this transcript of that family, or is its reasoning family that one
+        (so it is read with its own parsers, both of them: a reasoning parser alone, scored against
+        the calls its record expects, would read every call as missing)?"""
         if not self.plan.families or not t.family:
             return False
-        fam = t.resolve_family(self.runner.table)
-        return fam is not None and (fam.kind, fam.name) in self.plan.families
+        table = self.runner.table
+        return any(
+            fam is not None and (fam.kind, fam.name) in self.plan.families
+            for fam in (t.resolve_family(table), t.resolve_reasoning_family(table))
+        )
 
     def compare(self, t: Transcript) -> TranscriptComparison:
         """The comparison of one transcript: every target's readings, their differences, the scoring."""
@@ -105,7 +121,7 @@ class Comparer:
             label = target.label
             results[label], observed[label] = {}, {}
             markers[label] = rows[0].markers if rows else ()
-            scored = t.expected_for(target.backend) is not None
+            scored = t.expected_for(target.backend) is not None and _reads_all(target, t)
             if scored:
                 expected_ok[label] = {}
             for r in rows:

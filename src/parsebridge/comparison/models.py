@@ -85,7 +85,9 @@ class TranscriptComparison(_Out):
         default=None, description="SPEC → MODE → matches the transcript's expected (null: none given)"
     )
     against_expected: list[Difference] = Field(
-        default_factory=list, description="readings that differ from expected (b is 'expected')"
+        default_factory=list,
+        description="readings that differ from expected (b is 'expected'; a detail 'X vs Y' gives the "
+        "expected value first, then a's)",
     )
     unsupported: dict[str, str] = Field(
         default_factory=dict, description="backend or spec → why it could not run this transcript"

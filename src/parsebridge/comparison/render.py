@@ -86,6 +86,8 @@ def grouped_differences(rec: TranscriptComparison) -> list[tuple[str, str, str]]
     for (cls, a, b, detail), wheres in groups.items():
         if not b:
             out.append((cls, f"{a}: {', '.join(wheres)}", detail))
+        elif b == "expected":  # (the detail's 'X vs Y' gives the expected value first)
+            out.append((cls, f"expected vs {a} at {', '.join(wheres)}", detail))
         elif a == b:
             out.append((cls, f"{a} at {', '.join(wheres)}", detail))
         else:

@@ -87,6 +87,14 @@ class TranscriptError(ParsebridgeError, ValueError):
 # ---------------------------------------------------------------- normalising raw objects
 
 
+class ParsedMessageError(TranscriptError):
+    """A chat completion's message that the server's parsers already split: not raw output."""
+
+
+#: Fields of a chat completion's message that only a server's parsers fill.
+PARSED_FIELDS = ("tool_calls", "function_call", "reasoning_content", "reasoning")
+
+
 def _first_choice_text(obj: dict[str, Any]) -> str | None:
     choices = obj.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -95,9 +103,16 @@ def _first_choice_text(obj: dict[str, Any]) -> str | None:
     if isinstance(choice.get("text"), str):
         return str(choice["text"])
     message = choice.get("message")
-    if isinstance(message, dict) and isinstance(message.get("content"), str):
-        return str(message["content"])
-    return None
+    if not isinstance(message, dict):
+        return None
+    parsed = [k for k in PARSED_FIELDS if message.get(k)]
+    if parsed:  # its content is what the parsers left: reading it as the output loses the rest
+        raise ParsedMessageError(
+            f"choices[0].message has {' and '.join(parsed)}: the server's parsers already read this "
+            'output, so its content is not the raw model output (give that as "output", or log '
+            "the completion from a server run without tool and reasoning parsers)"
+        )
+    return str(message["content"]) if isinstance(message.get("content"), str) else None
 
 
 def normalize_record(obj: Any, default_id: str) -> dict[str, Any]:
@@ -139,7 +154,8 @@ def _problems(exc: ValidationError) -> str:
         where = ".".join(str(x) for x in e["loc"])
         if e["type"] == "missing" and e["loc"] == ("output",):
             parts.append(
-                f'no model output (give it as "output", or {", ".join(OUTPUT_KEYS[1:])}, or choices[0].text)'
+                f'no model output (give it as "output", or {", ".join(OUTPUT_KEYS[1:])}, or choices[0].text '
+                "or choices[0].message.content)"
             )
         elif e["type"] == "missing":
             parts.append(f"{where}: missing")
@@ -183,6 +199,8 @@ def transcript_at(obj: Any, default_id: str, where: str) -> Transcript:
     """Validate one raw object read at `where` (``log.jsonl:12``); errors name that place once."""
     try:
         data = normalize_record(obj, default_id)
+    except ParsedMessageError as exc:
+        raise TranscriptError(f"{where}: not a valid transcript: {exc}") from None
     except TranscriptError:
         raise TranscriptError(f"{where}: a transcript is a JSON object, not {_json_type(obj)}") from None
     bad = lone_surrogate(data)
