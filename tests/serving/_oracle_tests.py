@@ -357,3 +357,52 @@ def split_after_opened_prompt(framework: str) -> list[str]:
         if any(ids and not text for text, ids in chunked(proc, t.output, "tok1", tools)):
             found.append(case.id)
     return found
+
+
+def oracle_suite(framework: str, why: str | None, undrivable: str | None) -> dict[str, Any]:
+    """The tests every server-oracle module runs, named ``test_<framework>_…`` for its module's
+    `globals()` (`why`: the module's `unusable`; `undrivable`: its `server_undrivable`), and the
+    fixture that writes the release's record once the module has run."""
+
+    @pytest.fixture(scope="module", autouse=True)
+    def _record() -> object:
+        """After the module: the release's oracle result for the support table (see `write_record`)."""
+        yield
+        write_record(framework)
+
+    def server_drivable() -> None:
+        """Every release streams a plain answer through its own server, or is a reviewed "server not
+        driven" (`NOT_DRIVEN`, shown in docs/support.md): never silently passed over."""
+        check_drivable(framework, undrivable)
+
+    @pytest.mark.parametrize("case", driven_params(per_config(framework), undrivable) if why is None else [])
+    def server_every_scenario(case) -> None:  # type: ignore[no-untyped-def]
+        if case is None:
+            check_drivable(framework, undrivable)
+        run_all(case, scenarios(case))
+
+    @pytest.mark.parametrize(
+        "case", driven_params(framework_cases(framework), undrivable) if why is None else []
+    )
+    def server_every_transcript(case) -> None:  # type: ignore[no-untyped-def]
+        if case is None:
+            check_drivable(framework, undrivable)
+        run_all(case, transcript_scenarios(case))
+
+    def transcripts_split_a_character_after_a_prompt_that_opens_reasoning() -> None:
+        """`test_<framework>_server_every_transcript` runs, at one token a step, token ids that split a
+        multi-byte character after a prompt that opens reasoning (e.g.
+        qwen3_thinking-reasoning-unicode-emoji in Qwen's real vocabulary): the case stays covered."""
+        check_drivable(framework, undrivable)
+        assert split_after_opened_prompt(framework)
+
+    tests = [
+        server_drivable,
+        server_every_scenario,
+        server_every_transcript,
+        transcripts_split_a_character_after_a_prompt_that_opens_reasoning,
+    ]
+    named = {f"test_{framework}_{test.__name__}": test for test in tests}
+    for name, test in named.items():
+        test.__name__ = test.__qualname__ = name
+    return {"_record": _record, **named}

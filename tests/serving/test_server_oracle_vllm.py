@@ -15,66 +15,21 @@ from __future__ import annotations
 import pytest
 from _oracle_tests import (
     check_drivable,
-    driven_params,
-    framework_cases,
+    oracle_suite,
     per_config,
-    run_all,
-    scenarios,
     server_undrivable,
-    split_after_opened_prompt,
-    transcript_scenarios,
     unusable,
-    write_record,
 )
 from _server_oracle.oracle import Scenario
 
 FRAMEWORK = "vllm"
 WHY = unusable(FRAMEWORK)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _record() -> object:
-    """After the module: the release's oracle result for the support table (see `write_record`)."""
-    yield
-    write_record(FRAMEWORK)
-
-
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"vLLM not usable here: {WHY}")
 #: The release is installed but its server cannot be driven: a reviewed reason (`NOT_DRIVEN`) is
 #: recorded for the support table ("server not driven: …") and every test here is that xfail.
 UNDRIVABLE_SERVER = server_undrivable(FRAMEWORK) if WHY is None else None
-
-
-def test_vllm_server_drivable() -> None:
-    """Every release streams a plain answer through its own server, or is a reviewed "server not
-    driven" (`NOT_DRIVEN`, shown in docs/support.md): never silently passed over."""
-    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
-
-
-@pytest.mark.parametrize(
-    "case", driven_params(per_config(FRAMEWORK), UNDRIVABLE_SERVER) if WHY is None else []
-)
-def test_vllm_server_every_scenario(case) -> None:  # type: ignore[no-untyped-def]
-    if case is None:
-        check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
-    run_all(case, scenarios(case))
-
-
-@pytest.mark.parametrize(
-    "case", driven_params(framework_cases(FRAMEWORK), UNDRIVABLE_SERVER) if WHY is None else []
-)
-def test_vllm_server_every_transcript(case) -> None:  # type: ignore[no-untyped-def]
-    if case is None:
-        check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
-    run_all(case, transcript_scenarios(case))
-
-
-def test_vllm_transcripts_split_a_character_after_a_prompt_that_opens_reasoning() -> None:
-    """`test_vllm_server_every_transcript` runs, at one token a step, token ids that split a multi-byte
-    character after a prompt that opens reasoning (e.g. qwen3_thinking-reasoning-unicode-emoji in
-    Qwen's real vocabulary): the case stays covered."""
-    check_drivable(FRAMEWORK, UNDRIVABLE_SERVER)
-    assert split_after_opened_prompt(FRAMEWORK)
+# The drivable check, every scenario, every transcript and the split-character guard (`oracle_suite`).
+globals().update(oracle_suite(FRAMEWORK, WHY, UNDRIVABLE_SERVER))
 
 
 def test_vllm_negative_control_builtin_differs() -> None:
