@@ -166,6 +166,27 @@ def test_results_only_one_report_holds_are_counted_and_said(tmp_path, capsys):
     assert json.loads(captured.out)["only_b"] == 1
 
 
+def test_strict_fails_when_the_after_report_lacks_results_the_before_report_holds(tmp_path, capsys):
+    """`diff A B --strict` exited 0 when B held none of thousands of A's results (a run that lost
+    chunkings or families passed the upgrade gate). Results only B holds (it ran more) pass."""
+    builtin = {"parsebridge": "0.1.0", "backends": {"builtin": "0.1.0"}}
+    ran = [_r(t, "pass", backend="builtin", spec="builtin:hermes") for t in "ab"]
+    (tmp_path / "full.json").write_text(json.dumps({**builtin, "results": ran}))
+    (tmp_path / "less.json").write_text(json.dumps({**builtin, "results": ran[:1]}))
+
+    def strict(a: str, b: str) -> int:
+        ns = argparse.Namespace(
+            report_a=tmp_path / a, report_b=tmp_path / b, format="json", limit=0, strict=True
+        )
+        return main(ns)
+
+    assert strict("full.json", "less.json") == 1
+    said = f"--strict: {tmp_path / 'less.json'} lacks 1 of the results {tmp_path / 'full.json'} holds"
+    assert said in capsys.readouterr().err
+    assert strict("less.json", "full.json") == 0
+    assert strict("full.json", "full.json") == 0
+
+
 def test_limit_zero_lists_no_row_and_builtin_alone_is_named(tmp_path, capsys):
     """--limit 0 was read as "not given" (40 rows); a diff of two builtin reports was headed
     `before: ?   after: ?`."""

@@ -44,7 +44,7 @@ whole, token-2 and more seeds.
 DIFF_EPILOG = """\
 exit status:
   0    the reports were compared (whatever changed), or --strict and nothing regressed
-  1    --strict and at least one result regressed
+  1    --strict and at least one result regressed, or REPORT_B lacks results REPORT_A holds
   2    usage error: a report that is missing or is not a conformance report.json
   141  the output pipe closed early (e.g. `| head`)
 """

@@ -407,7 +407,9 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--out", metavar="FILE", help="write to FILE instead of standard output (table becomes markdown)"
     )
     parser.add_argument(
-        "--strict", action="store_true", help="exit 1 if any result regressed (CI gate before an upgrade)"
+        "--strict",
+        action="store_true",
+        help="exit 1 if any result regressed, or REPORT_B lacks results REPORT_A holds (CI gate before an upgrade)",
     )
     return parser
 
@@ -454,4 +456,10 @@ def main(ns: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
     regressed = any(c.kind == "regressed" for c in d.changes)
-    return 1 if getattr(ns, "strict", False) and regressed else 0
+    strict = getattr(ns, "strict", False)
+    if strict and d.only_a:  # the gate must not pass an "after" run that lost results
+        print_error(
+            f"--strict: {ns.report_b} lacks {d.only_a} of the results {ns.report_a} holds (it ran "
+            "fewer chunkings, families or transcripts): run both reports the same way",
+        )
+    return 1 if strict and (regressed or d.only_a) else 0
