@@ -46,6 +46,11 @@ QWEN_LITERALS = (
     "<tool_call>\n<function=book_room>\n<parameter=title>\nStandup\n</parameter>\n<parameter=room>\nNone\n"
     "</parameter>\n<parameter=projector>\nFalse\n</parameter>\n</function>\n</tool_call>"
 )
+#: Qwen3-Coder's template renders ``set_reminder(text="Call Anna", note=None, minutes=None)`` so.
+QWEN_TEMPLATE_NONES = (
+    "<tool_call>\n<function=set_reminder>\n<parameter=text>\nCall Anna\n</parameter>\n"
+    "<parameter=note>\nNone\n</parameter>\n<parameter=minutes>\nNone\n</parameter>\n</function>\n</tool_call>"
+)
 GLM_DOC = (
     "<tool_call>write_file<arg_key>path</arg_key><arg_value>glm.md</arg_value><arg_key>content</arg_key>"
     "<arg_value>A call ends with </tool_call>.</arg_value></tool_call>"
@@ -226,6 +231,16 @@ CASES = [
         ["book_room"],
         (None, [("book_room", {"title": "Standup", "room": "None", "projector": False}, None)]),
         (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    # Qwen3-Coder's template writes a null argument as ``None`` (``args_value | string``): under
+    # lossless that text is null also where the schema allows a string beside null; both servers
+    # keep the string "None" there.
+    (
+        "builtin:qwen3_coder",
+        QWEN_TEMPLATE_NONES,
+        ["set_reminder"],
+        (None, [("set_reminder", {"text": "Call Anna", "note": "None", "minutes": "None"}, None)]),
+        (None, [("set_reminder", {"text": "Call Anna", "note": None, "minutes": None}, None)]),
     ),
     (
         "builtin:qwen3_coder",

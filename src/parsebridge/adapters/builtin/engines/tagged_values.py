@@ -72,6 +72,10 @@ class TaggedValues:
     #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
     #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
     servers_none_is_text: ClassVar[bool] = False
+    #: The format's chat template writes a null argument as ``None`` (Qwen3-Coder's ``args_value |
+    #: string``): where Python's ``None`` is null, it is null also where the schema allows a string
+    #: beside null (``["string", "null"]``, ``anyOf``), not only where it allows null and no string.
+    template_writes_none: ClassVar[bool] = False
     #: ... and a Python list or dict literal (``['a', 'b']``) stays text where the schema says array or
     #: object (both servers read only JSON there); under "lossless" it is the array or object.
     servers_containers_are_text: ClassVar[bool] = False
@@ -214,7 +218,11 @@ class TaggedValues:
             self._args('"', hold_ws=False)  # type: ignore[attr-defined]
         else:
             value = convert_value(
-                "".join(self._vparts), self._vtypes, self._python_none, self._python_containers
+                "".join(self._vparts),
+                self._vtypes,
+                self._python_none,
+                self._python_containers,
+                self.template_writes_none,
             )
             self._vparts = []
             self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
