@@ -68,6 +68,23 @@ GLM_KEY_IN_VALUE = "Use <arg_key>name</arg_key> for keys."
 GLM_CLOSE_IN_VALUE = "One </arg_value> closes it; then </tool_call> ends the call."
 
 
+#: A whole call written inside a value as an example (a model writing a parser's test or docs).
+GLM_EXAMPLE = (
+    "Example:\n<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
+    "<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>\nEnd."
+)
+QWEN_EXAMPLE = (
+    "Example:\n<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\nEnd."
+)
+#: A value's own open tag written in it with no example after it: the next parameter is one.
+GLM_OPEN_IN_VALUE = (
+    "<tool_call>write_file<arg_key>content</arg_key><arg_value>Values follow <arg_value> tags."
+    "</arg_value><arg_key>path</arg_key><arg_value>g.md</arg_value></tool_call>"
+)
+GET_TIME_GLM = "<tool_call>get_time<arg_key>timezone</arg_key><arg_value>UTC</arg_value></tool_call>"
+
+
 def _qwen_file(content: str) -> str:
     return (
         "<tool_call>\n<function=write_file>\n<parameter=path>\nq.md\n</parameter>\n"
@@ -231,6 +248,57 @@ CASES = [
         ["book_room"],
         (None, [("book_room", {"title": "Standup", "room": "None", "projector": False}, None)]),
         (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    # A whole call written in a value as an example: under lossless each of its close tags is the
+    # value's text (the value's own close follows: the close tags after it outnumber the opens);
+    # both servers end the value at the example's first close tag.
+    (
+        "builtin:glm45",
+        _glm_file(GLM_EXAMPLE, sep="") + GET_TIME_GLM,
+        ["write_file", "get_weather", "get_time"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "g.md",
+                        "content": GLM_EXAMPLE[: GLM_EXAMPLE.index("</arg_value>")],
+                        "days": 3,
+                    },
+                    None,
+                ),
+                ("get_time", {"timezone": "UTC"}, None),
+            ],
+        ),
+        (
+            None,
+            [
+                ("write_file", {"path": "g.md", "content": GLM_EXAMPLE}, None),
+                ("get_time", {"timezone": "UTC"}, None),
+            ],
+        ),
+    ),
+    (
+        "builtin:qwen3_coder",
+        _qwen_file(QWEN_EXAMPLE),
+        ["write_file", "get_weather"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "q.md",
+                        "content": "Example:\n<tool_call>\n<function=get_weather>",
+                        "location": "Paris",
+                        "days": "3",
+                    },
+                    None,
+                )
+            ],
+        ),
+        (None, [("write_file", {"path": "q.md", "content": QWEN_EXAMPLE}, None)]),
     ),
     # Qwen3-Coder's template writes a null argument as ``None`` (``args_value | string``): under
     # lossless that text is null also where the schema allows a string beside null; both servers
@@ -466,6 +534,13 @@ SAME_UNDER_BOTH = [
         _minicpm_file("Use <![CDATA[<param name=]]> per key."),
         ["write_file"],
         (None, [("write_file", {"path": "m.md", "content": "Use <param name= per key."}, None)]),
+    ),
+    # A value's own open tag in its text, no example after it: its close ends it (as before).
+    (
+        "builtin:glm45",
+        GLM_OPEN_IN_VALUE,
+        ["write_file"],
+        (None, [("write_file", {"content": "Values follow <arg_value> tags.", "path": "g.md"}, None)]),
     ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (

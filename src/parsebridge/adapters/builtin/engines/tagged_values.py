@@ -17,13 +17,18 @@ on is held (a stream shows nothing of it; the next block's start, where it comes
 that the tag ended the value; the one-shot parse, which has the whole text,
 decides at once).
 
-A value's own close tag ends it, but for one case: in a value declared a string, a close tag
+A value's own close tag ends it, but for two cases: in a value declared a string, a close tag
 followed by text that is no tag (``Close with </parameter> first``, whitespace between) is the
 value's text where another close tag of the value follows before the next block starts, with no
-parameter head between the two: a model writing about its format puts it there.
-(Otherwise it ends the value, and the text after it is stray text, shown as content.) Under
-conventions="servers" the first close tag ends the value, as both servers' patterns end it
-(`servers_first_close_ends_value`).
+parameter head between the two: a model writing about its format puts it there (otherwise it
+ends the value, and the text after it is stray text, shown as content). And a whole call
+written inside a string value as an example (``<tool_call>get_weather<arg_key>city</arg_key>
+<arg_value>Paris</arg_value></tool_call>``) opens values of its own (GLM's ``<arg_value>``, or
+a parameter head taken as text: `_vdepth`): a close tag while such an open is unclosed is the
+value's text where, before the next block starts, the value's close tags after it outnumber its
+opens (one is left for the value itself: `_nested_close`; the stream holds from it until that
+is decided). Under conventions="servers" the first close tag ends the value, as both servers'
+patterns end it (`servers_first_close_ends_value`).
 
 Whitespace: a format whose template writes each value on lines of its own (Qwen3-Coder:
 ``<parameter=P>\\nVALUE\\n</parameter>``) has ONE leading and ONE trailing newline removed
@@ -103,6 +108,9 @@ class TaggedValues:
     _vparts: list[str]
     _vfast: bool
     _vlook: int
+    #: In a string value, how many opens of a nested example (a value open, a parameter head
+    #: taken as text) are not closed yet (`_nested_close`).
+    _vdepth: int
     _tag_ends: tuple[str, ...]
     _close_text: bool
     _python_none: bool
@@ -131,6 +139,7 @@ class TaggedValues:
         self._vparts = []
         self._vfast = False
         self._vlook = -1
+        self._vdepth = 0
 
     def _value_step(self) -> bool:
         """In a value: its text up to the tag that ends it (see the module docstring)."""
@@ -140,6 +149,16 @@ class TaggedValues:
             self._value(buf[pos:j])
             self._pos = j
             return False
+        if which == self.value_open:  # type: ignore[attr-defined]
+            # (the value's own open tag inside it is its text: a nested example opens there)
+            self._value(buf[pos : j + len(which)])
+            self._pos = j + len(which)
+            self._vdepth += self._close_text and self._vstream
+            return True
+        if which == close and self._vdepth:
+            nested = self._nested_close(buf, pos, j)
+            if nested is not None:
+                return nested
         if which == close:
             ends = self._close_ends(buf, j) if self._close_text else True
             if ends is None:  # (held from the close on until what follows it decides)
@@ -163,6 +182,8 @@ class TaggedValues:
                 self._vlook = self._base + len(buf)  # (held from the tag on: the next search goes on here)
                 return False
             if k >= 0:  # the tag is text: the value goes on to that close, which decides for itself
+                if self._close_text and self._vstream:  # (a parameter head in it opens a nested example)
+                    self._vdepth += buf.count(self.value_open or self.param_open, j, k)  # type: ignore[attr-defined]
                 self._value(buf[pos:k])
                 self._pos = k
                 self._vlook = -1
@@ -170,6 +191,34 @@ class TaggedValues:
         self._value(buf[pos:j])
         self._pos = j + (len(which) if which == close else 0)
         self._finish_value()
+        return True
+
+    def _nested_close(self, buf: str, pos: int, at: int) -> bool | None:
+        """A close tag at `at` while a nested example is open in the value (`_vdepth`): the value's
+        text where, after it and before the next block starts, the value's close tags outnumber its
+        opens (one of them is left to close the value itself); True: it was taken as text, go on;
+        False: the text so far cannot tell (held from the close on); None: it is no nested close,
+        the usual rules decide."""
+        close, bound = self.param_close, self.start  # type: ignore[attr-defined]
+        opener = self.value_open or self.param_open  # type: ignore[attr-defined]
+        need, i = 1, at + len(close)
+        while need:
+            found = [(k, m) for m in (close, opener, bound) if m and (k := buf.find(m, i)) >= 0]
+            if not found:
+                if self._final:
+                    return None
+                self._value(buf[pos:at])
+                self._pos = at
+                return False
+            k, m = min(found)
+            if m == bound:
+                return None
+            need += 1 if m == opener else -1
+            i = k + len(m)
+        after = at + len(close)
+        self._value(buf[pos:after])
+        self._pos = after
+        self._vdepth -= 1
         return True
 
     def _close_ends(self, buf: str, at: int) -> bool | None:
