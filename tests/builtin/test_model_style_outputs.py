@@ -571,6 +571,25 @@ def test_dsml_tags_inside_a_string_value_are_its_text(name: str, doc: str, conve
     )
 
 
+@pytest.mark.parametrize("name", sorted(DSML_TAGS))
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_a_dsml_call_written_inside_a_value_is_its_text(name: str, conventions: str) -> None:
+    """A whole DSML invoke written in a string value as an example (a model writing a parser's
+    test): its parameter's close tag is the value's text too, since the value's own close follows
+    (before, the value ended there and the rest was content)."""
+    render = deepseek_v32.dsml_renderer(DSML_TAGS[name])
+    example = render([("get_weather", {"location": "Paris", "days": "3"})])
+    example = example[
+        example.index(DSML_TAGS[name].invoke_open) : example.rindex(DSML_TAGS[name].invoke_close)
+    ]
+    doc = f"Example:\n{example}{DSML_TAGS[name].invoke_close}\nEnd."
+    text = render([("write_file", {"path": "t.md", "content": doc}), ("get_time", {"timezone": "UTC"})])
+    assert _read(f"builtin:{name}", conventions, text, ["write_file", "get_weather", "get_time"]) == (
+        None,
+        [("write_file", {"path": "t.md", "content": doc}, None), ("get_time", {"timezone": "UTC"}, None)],
+    )
+
+
 @pytest.mark.parametrize(("spec", "text", "tools", "reading"), SAME_UNDER_BOTH)
 @pytest.mark.parametrize("conventions", ["servers", "lossless"])
 def test_shapes_read_whole_under_both_conventions(

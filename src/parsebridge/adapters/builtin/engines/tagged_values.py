@@ -47,7 +47,7 @@ from ....protocol import StreamDelta
 from ....protocol.errors import InvalidInputError
 from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
-from .markers import close_ahead, find_or_safe, own_close_ends
+from .markers import close_ahead, find_or_safe, nested_close, own_close_ends
 from .schema_values import convert_value, is_string_typed
 
 
@@ -194,28 +194,18 @@ class TaggedValues:
         return True
 
     def _nested_close(self, buf: str, pos: int, at: int) -> bool | None:
-        """A close tag at `at` while a nested example is open in the value (`_vdepth`): the value's
-        text where, after it and before the next block starts, the value's close tags outnumber its
-        opens (one of them is left to close the value itself); True: it was taken as text, go on;
-        False: the text so far cannot tell (held from the close on); None: it is no nested close,
-        the usual rules decide."""
-        close, bound = self.param_close, self.start  # type: ignore[attr-defined]
+        """A close tag at `at` while a nested example is open in the value (`_vdepth`;
+        `markers.nested_close`): True where it is the value's text (taken, go on); False while the
+        text so far cannot tell (held from the close on); None where it is no nested close (the
+        usual rules decide)."""
         opener = self.value_open or self.param_open  # type: ignore[attr-defined]
-        need, i = 1, at + len(close)
-        while need:
-            found = [(k, m) for m in (close, opener, bound) if m and (k := buf.find(m, i)) >= 0]
-            if not found:
-                if self._final:
-                    return None
-                self._value(buf[pos:at])
-                self._pos = at
-                return False
-            k, m = min(found)
-            if m == bound:
-                return None
-            need += 1 if m == opener else -1
-            i = k + len(m)
-        after = at + len(close)
+        after = nested_close(buf, at, self.param_close, opener, self.start, self._final)  # type: ignore[attr-defined]
+        if after is None:
+            self._value(buf[pos:at])
+            self._pos = at
+            return False
+        if after < 0:
+            return None
         self._value(buf[pos:after])
         self._pos = after
         self._vdepth -= 1
