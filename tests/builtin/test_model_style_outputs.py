@@ -46,6 +46,11 @@ QWEN_LITERALS = (
     "<tool_call>\n<function=book_room>\n<parameter=title>\nStandup\n</parameter>\n<parameter=room>\nNone\n"
     "</parameter>\n<parameter=projector>\nFalse\n</parameter>\n</function>\n</tool_call>"
 )
+#: Qwen3-Coder's template renders ``set_reminder(text="Call Anna", note=None, minutes=None)`` so.
+QWEN_TEMPLATE_NONES = (
+    "<tool_call>\n<function=set_reminder>\n<parameter=text>\nCall Anna\n</parameter>\n"
+    "<parameter=note>\nNone\n</parameter>\n<parameter=minutes>\nNone\n</parameter>\n</function>\n</tool_call>"
+)
 GLM_DOC = (
     "<tool_call>write_file<arg_key>path</arg_key><arg_value>glm.md</arg_value><arg_key>content</arg_key>"
     "<arg_value>A call ends with </tool_call>.</arg_value></tool_call>"
@@ -61,6 +66,23 @@ GPT_DOC = '<|channel|>commentary to=functions.write_file json<|message|>{"path":
 QWEN_CLOSE_IN_VALUE = "One </parameter> closes it;\n</parameter>\nthen more."
 GLM_KEY_IN_VALUE = "Use <arg_key>name</arg_key> for keys."
 GLM_CLOSE_IN_VALUE = "One </arg_value> closes it; then </tool_call> ends the call."
+
+
+#: A whole call written inside a value as an example (a model writing a parser's test or docs).
+GLM_EXAMPLE = (
+    "Example:\n<tool_call>get_weather<arg_key>location</arg_key><arg_value>Paris</arg_value>"
+    "<arg_key>days</arg_key><arg_value>3</arg_value></tool_call>\nEnd."
+)
+QWEN_EXAMPLE = (
+    "Example:\n<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>\nEnd."
+)
+#: A value's own open tag written in it with no example after it: the next parameter is one.
+GLM_OPEN_IN_VALUE = (
+    "<tool_call>write_file<arg_key>content</arg_key><arg_value>Values follow <arg_value> tags."
+    "</arg_value><arg_key>path</arg_key><arg_value>g.md</arg_value></tool_call>"
+)
+GET_TIME_GLM = "<tool_call>get_time<arg_key>timezone</arg_key><arg_value>UTC</arg_value></tool_call>"
 
 
 def _qwen_file(content: str) -> str:
@@ -226,6 +248,67 @@ CASES = [
         ["book_room"],
         (None, [("book_room", {"title": "Standup", "room": "None", "projector": False}, None)]),
         (None, [("book_room", {"title": "Standup", "room": None, "projector": False}, None)]),
+    ),
+    # A whole call written in a value as an example: under lossless each of its close tags is the
+    # value's text (the value's own close follows: the close tags after it outnumber the opens);
+    # both servers end the value at the example's first close tag.
+    (
+        "builtin:glm45",
+        _glm_file(GLM_EXAMPLE, sep="") + GET_TIME_GLM,
+        ["write_file", "get_weather", "get_time"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "g.md",
+                        "content": GLM_EXAMPLE[: GLM_EXAMPLE.index("</arg_value>")],
+                        "days": 3,
+                    },
+                    None,
+                ),
+                ("get_time", {"timezone": "UTC"}, None),
+            ],
+        ),
+        (
+            None,
+            [
+                ("write_file", {"path": "g.md", "content": GLM_EXAMPLE}, None),
+                ("get_time", {"timezone": "UTC"}, None),
+            ],
+        ),
+    ),
+    (
+        "builtin:qwen3_coder",
+        _qwen_file(QWEN_EXAMPLE),
+        ["write_file", "get_weather"],
+        (
+            None,
+            [
+                (
+                    "write_file",
+                    {
+                        "path": "q.md",
+                        "content": "Example:\n<tool_call>\n<function=get_weather>",
+                        "location": "Paris",
+                        "days": "3",
+                    },
+                    None,
+                )
+            ],
+        ),
+        (None, [("write_file", {"path": "q.md", "content": QWEN_EXAMPLE}, None)]),
+    ),
+    # Qwen3-Coder's template writes a null argument as ``None`` (``args_value | string``): under
+    # lossless that text is null also where the schema allows a string beside null; both servers
+    # keep the string "None" there.
+    (
+        "builtin:qwen3_coder",
+        QWEN_TEMPLATE_NONES,
+        ["set_reminder"],
+        (None, [("set_reminder", {"text": "Call Anna", "note": "None", "minutes": "None"}, None)]),
+        (None, [("set_reminder", {"text": "Call Anna", "note": None, "minutes": None}, None)]),
     ),
     (
         "builtin:qwen3_coder",
@@ -452,6 +535,13 @@ SAME_UNDER_BOTH = [
         ["write_file"],
         (None, [("write_file", {"path": "m.md", "content": "Use <param name= per key."}, None)]),
     ),
+    # A value's own open tag in its text, no example after it: its close ends it (as before).
+    (
+        "builtin:glm45",
+        GLM_OPEN_IN_VALUE,
+        ["write_file"],
+        (None, [("write_file", {"content": "Values follow <arg_value> tags.", "path": "g.md"}, None)]),
+    ),
     # Both servers read a GLM value up to its ``</arg_value>``: a key tag inside it is its text.
     (
         "builtin:glm45",
@@ -478,6 +568,25 @@ def test_dsml_tags_inside_a_string_value_are_its_text(name: str, doc: str, conve
     assert _read(f"builtin:{name}", conventions, text, ["write_file"]) == (
         "Saving it.\n\n",
         [("write_file", {"path": "dsml.md", "content": doc}, None)],
+    )
+
+
+@pytest.mark.parametrize("name", sorted(DSML_TAGS))
+@pytest.mark.parametrize("conventions", ["servers", "lossless"])
+def test_a_dsml_call_written_inside_a_value_is_its_text(name: str, conventions: str) -> None:
+    """A whole DSML invoke written in a string value as an example (a model writing a parser's
+    test): its parameter's close tag is the value's text too, since the value's own close follows
+    (before, the value ended there and the rest was content)."""
+    render = deepseek_v32.dsml_renderer(DSML_TAGS[name])
+    example = render([("get_weather", {"location": "Paris", "days": "3"})])
+    example = example[
+        example.index(DSML_TAGS[name].invoke_open) : example.rindex(DSML_TAGS[name].invoke_close)
+    ]
+    doc = f"Example:\n{example}{DSML_TAGS[name].invoke_close}\nEnd."
+    text = render([("write_file", {"path": "t.md", "content": doc}), ("get_time", {"timezone": "UTC"})])
+    assert _read(f"builtin:{name}", conventions, text, ["write_file", "get_weather", "get_time"]) == (
+        None,
+        [("write_file", {"path": "t.md", "content": doc}, None), ("get_time", {"timezone": "UTC"}, None)],
     )
 
 

@@ -145,6 +145,9 @@ def _check_tool(tool: Any, where: str) -> None:
     for pname, schema in props.items():
         types = schema.get("type") if isinstance(schema, dict) else None
         types = types if isinstance(types, list) else [types]  # (a nullable value: ["integer", "null"])
+        if types == [None] and isinstance(schema, dict) and isinstance(schema.get("anyOf"), list):
+            # (a nullable value spelled {"anyOf": [{"type": "string"}, {"type": "null"}]})
+            types = [part.get("type") if isinstance(part, dict) else None for part in schema["anyOf"]]
         assert isinstance(schema, dict) and types and all(t in JSON_TYPES for t in types), (
             f"{where}: parameter {fn['name']}.{pname} needs a JSON-schema type"
         )

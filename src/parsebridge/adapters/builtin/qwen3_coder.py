@@ -24,7 +24,8 @@ with ONE leading and ONE trailing newline removed (`tagged_values`). Then:
   objects, arrays) are decoded, anything else stays a string.
 
 Python's ``True``/``False``/``None`` are the boolean or null they name where the schema
-allows that type. NaN/Infinity are never decoded (they are not JSON). Repeated parameters produce
+allows that type; ``None``, what the chat template writes for a null argument (``args_value |
+string``), is null also where the schema allows a string beside null (``["string", "null"]``). NaN/Infinity are never decoded (they are not JSON). Repeated parameters produce
 repeated keys in the arguments JSON; the last one wins when parsed.
 
 Streaming builds the arguments JSON incrementally and prefix-stably: ``{`` and
@@ -81,6 +82,7 @@ class Qwen3CoderToolStream(TaggedCallStream):
     servers_untyped_strings = True
     servers_tag_ends_value = True
     servers_none_is_text = True
+    template_writes_none = True
     bare_calls = True
 
 

@@ -20,8 +20,11 @@ Reading rules (the format parsers' docstrings add their value rules):
   parameter's head or the invoke's close inside a value is its text where the
   value's close follows before the next section, and in a string value its own
   close followed by text (no tag) is its text where another close follows with
-  no parameter head between (`servers_first_close_ends_value`); a stream holds the
-  text from such a tag until that is decided;
+  no parameter head between (`servers_first_close_ends_value`); and a whole invoke
+  written in a string value as an example is its text, each of its parameters'
+  close tags included, where the close tags after one outnumber the parameter heads
+  before the next section (one is left to close the value: `markers.nested_close`);
+  a stream holds the text from such a tag until that is decided;
 * a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
   section or (Step-3) the call wrapper's end closes the arguments normally.
 
@@ -42,7 +45,7 @@ from typing import Any, ClassVar
 
 from .conventions import SERVERS
 from .json_text import Quiet, dumps, dumps_str, loads_or_none
-from .markers import close_ahead, content_mode, find_or_safe, first_chars, own_close_ends
+from .markers import close_ahead, content_mode, find_or_safe, first_chars, nested_close, own_close_ends
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
@@ -182,6 +185,9 @@ class InvokeStream(SectionStream):
         #: In a value, the offset (in the fed text) from where the search for its close tag goes on
         #: (-1: none held; `_value_goes_on`).
         self._vlook = -1
+        #: In a string value, how many parameter heads taken as its text (a whole call written in it
+        #: as an example) are not closed yet (`_nested_close`).
+        self._vdepth = 0
         self._bound = d.section_begins[0] if d.section_begins else None
 
     def _fast_mode(self) -> Any:
@@ -341,7 +347,15 @@ class InvokeStream(SectionStream):
             return -1
         look = self._vlook - self._base if self._vlook >= 0 else -1
         if which != close:
-            return close_ahead(buf, at, close, self._bound, look, self._final)
+            k = close_ahead(buf, at, close, self._bound, look, self._final)
+            if k is not None and k >= 0:  # (a parameter head in it opens a nested example)
+                self._vdepth += buf.count(self._d.param_open, at, k)
+            return k
+        if self._vdepth:
+            nested = nested_close(buf, at, close, self._d.param_open, self._bound, self._final)
+            if nested is None or nested >= 0:
+                self._vdepth -= nested is not None
+                return nested
         ends = own_close_ends(buf, at, close, self._d.param_open, self._bound, look, self._final)
         if ends is None:
             return None
@@ -417,6 +431,7 @@ class InvokeStream(SectionStream):
         pname = attrs.get(d.key_attr)
         self._pname, self._pattrs = pname, attrs
         self._value.clear()
+        self._vdepth = 0
         if pname is None:
             self._inline_content(d.param_open + tag + (d.tag_end if done else ""))
         self._state = _VALUE

@@ -179,3 +179,22 @@ def close_ahead(buf: str, at: int, close: str, bound: str | None, look: int, fin
     if k >= 0:
         return k
     return -1 if final else None
+
+
+def nested_close(buf: str, at: int, close: str, opener: str, bound: str | None, final: bool) -> int | None:
+    """A string value's own `close` at `at` while a whole call written inside the value as an
+    example has opened values of its own (the tagged and invoke engines' rule): the offset past
+    it where it is the value's text, that is where, before the next `bound` (a block's start),
+    the value's close tags after it outnumber its `opener` tags (one is left to close the value
+    itself); -1 where the bound or the end of output comes first; None while unknown."""
+    need, i = 1, at + len(close)
+    while need:
+        found = [(k, m) for m in (close, opener, bound) if m and (k := buf.find(m, i)) >= 0]
+        if not found:
+            return -1 if final else None
+        k, m = min(found)
+        if m == bound:
+            return -1
+        need += 1 if m == opener else -1
+        i = k + len(m)
+    return at + len(close)

@@ -5,7 +5,8 @@ JSON type comes from the tool's schema:
 
 * P declared with types that include "null" (``["string", "null"]``, ``anyOf``, OpenAPI's
   ``nullable: true``), and the text ``null`` in any case → null: what both vLLM and SGLang read,
-  and what these formats' chat templates write for a Python ``None``;
+  and what most of these formats' chat templates write for a Python ``None`` (Qwen3-Coder's writes
+  ``None``, its ``str()``: where the parser says so, `none_is_null`, that text is null there too);
 * P declared with a JSON-schema type that includes "string" → the text as is;
 * P declared with other types (integer, number, boolean, object, array, null) → ``json.loads``
   of the stripped text when it is valid JSON, else the text as a string; a Python literal
@@ -124,13 +125,21 @@ def is_null_text(stripped: str, types: frozenset[str] | None) -> bool:
 
 
 def convert_value(
-    text: str, types: frozenset[str] | None, python_none: bool = True, python_containers: bool = True
+    text: str,
+    types: frozenset[str] | None,
+    python_none: bool = True,
+    python_containers: bool = True,
+    none_is_null: bool = False,
 ) -> Any:
     """A parameter's text → its JSON value, by the module docstring's rule (without `python_none`,
     Python's ``None`` stays text: the reading of servers that know only its two booleans; without
-    `python_containers`, a Python list or dict literal stays text, as servers that know only JSON read it)."""
+    `python_containers`, a Python list or dict literal stays text, as servers that know only JSON read it;
+    with `none_is_null`, for a format whose template writes null as ``None``, that text is null wherever
+    the schema allows null, a string type beside it or not)."""
     stripped = text.strip()
-    if is_null_text(stripped, types):
+    if is_null_text(stripped, types) or (
+        none_is_null and python_none and stripped == "None" and bool(types) and "null" in (types or ())
+    ):
         return None
     if types and "string" in types:
         return text

@@ -93,6 +93,7 @@ class TaggedCallStream(TaggedFormat, TaggedValues, BuiltinToolStream):
         #: In a value, the offset (in the fed text) from where the search for its close tag goes on
         #: (-1: none held; `_value_step`).
         self._vlook = -1
+        self._vdepth = 0
         #: The state a finished value returns to (`tagged_values`).
         self._params_state = _PARAMS
         #: In a value, nothing held: `feed`'s shortcut applies (set by `_value`).

@@ -84,7 +84,8 @@ class TaggedFormat:
             if m and not (m == cls.call_open and cls.one_call_per_block)
         )
         block_markers = tuple(m for m in (cls.call_open, cls.end, cls.start) if m)
-        value_ends = cls._value_ends_of(cls)
+        # (and a value's own open tag, GLM's <arg_value>: text that opens a nested example, `tagged_values`)
+        value_ends = (*cls._value_ends_of(cls), *(m for m in (cls.value_open,) if m))
         opaque_ends = tuple(m for m in (cls.end, cls.start) if m) or (cls.call_close or "",)
         return (
             starts,

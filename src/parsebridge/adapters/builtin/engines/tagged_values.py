@@ -17,13 +17,18 @@ on is held (a stream shows nothing of it; the next block's start, where it comes
 that the tag ended the value; the one-shot parse, which has the whole text,
 decides at once).
 
-A value's own close tag ends it, but for one case: in a value declared a string, a close tag
+A value's own close tag ends it, but for two cases: in a value declared a string, a close tag
 followed by text that is no tag (``Close with </parameter> first``, whitespace between) is the
 value's text where another close tag of the value follows before the next block starts, with no
-parameter head between the two: a model writing about its format puts it there.
-(Otherwise it ends the value, and the text after it is stray text, shown as content.) Under
-conventions="servers" the first close tag ends the value, as both servers' patterns end it
-(`servers_first_close_ends_value`).
+parameter head between the two: a model writing about its format puts it there (otherwise it
+ends the value, and the text after it is stray text, shown as content). And a whole call
+written inside a string value as an example (``<tool_call>get_weather<arg_key>city</arg_key>
+<arg_value>Paris</arg_value></tool_call>``) opens values of its own (GLM's ``<arg_value>``, or
+a parameter head taken as text: `_vdepth`): a close tag while such an open is unclosed is the
+value's text where, before the next block starts, the value's close tags after it outnumber its
+opens (one is left for the value itself: `_nested_close`; the stream holds from it until that
+is decided). Under conventions="servers" the first close tag ends the value, as both servers'
+patterns end it (`servers_first_close_ends_value`).
 
 Whitespace: a format whose template writes each value on lines of its own (Qwen3-Coder:
 ``<parameter=P>\\nVALUE\\n</parameter>``) has ONE leading and ONE trailing newline removed
@@ -42,7 +47,7 @@ from ....protocol import StreamDelta
 from ....protocol.errors import InvalidInputError
 from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
-from .markers import close_ahead, find_or_safe, own_close_ends
+from .markers import close_ahead, find_or_safe, nested_close, own_close_ends
 from .schema_values import convert_value, is_string_typed
 
 
@@ -72,6 +77,10 @@ class TaggedValues:
     #: ... and Python's ``None`` stays text where the schema allows null (both servers read its
     #: ``True``/``False`` as booleans, not ``None``); under "lossless" it is null.
     servers_none_is_text: ClassVar[bool] = False
+    #: The format's chat template writes a null argument as ``None`` (Qwen3-Coder's ``args_value |
+    #: string``): where Python's ``None`` is null, it is null also where the schema allows a string
+    #: beside null (``["string", "null"]``, ``anyOf``), not only where it allows null and no string.
+    template_writes_none: ClassVar[bool] = False
     #: ... and a Python list or dict literal (``['a', 'b']``) stays text where the schema says array or
     #: object (both servers read only JSON there); under "lossless" it is the array or object.
     servers_containers_are_text: ClassVar[bool] = False
@@ -99,6 +108,9 @@ class TaggedValues:
     _vparts: list[str]
     _vfast: bool
     _vlook: int
+    #: In a string value, how many opens of a nested example (a value open, a parameter head
+    #: taken as text) are not closed yet (`_nested_close`).
+    _vdepth: int
     _tag_ends: tuple[str, ...]
     _close_text: bool
     _python_none: bool
@@ -127,6 +139,7 @@ class TaggedValues:
         self._vparts = []
         self._vfast = False
         self._vlook = -1
+        self._vdepth = 0
 
     def _value_step(self) -> bool:
         """In a value: its text up to the tag that ends it (see the module docstring)."""
@@ -136,6 +149,16 @@ class TaggedValues:
             self._value(buf[pos:j])
             self._pos = j
             return False
+        if which == self.value_open:  # type: ignore[attr-defined]
+            # (the value's own open tag inside it is its text: a nested example opens there)
+            self._value(buf[pos : j + len(which)])
+            self._pos = j + len(which)
+            self._vdepth += self._close_text and self._vstream
+            return True
+        if which == close and self._vdepth:
+            nested = self._nested_close(buf, pos, j)
+            if nested is not None:
+                return nested
         if which == close:
             ends = self._close_ends(buf, j) if self._close_text else True
             if ends is None:  # (held from the close on until what follows it decides)
@@ -159,6 +182,8 @@ class TaggedValues:
                 self._vlook = self._base + len(buf)  # (held from the tag on: the next search goes on here)
                 return False
             if k >= 0:  # the tag is text: the value goes on to that close, which decides for itself
+                if self._close_text and self._vstream:  # (a parameter head in it opens a nested example)
+                    self._vdepth += buf.count(self.value_open or self.param_open, j, k)  # type: ignore[attr-defined]
                 self._value(buf[pos:k])
                 self._pos = k
                 self._vlook = -1
@@ -166,6 +191,24 @@ class TaggedValues:
         self._value(buf[pos:j])
         self._pos = j + (len(which) if which == close else 0)
         self._finish_value()
+        return True
+
+    def _nested_close(self, buf: str, pos: int, at: int) -> bool | None:
+        """A close tag at `at` while a nested example is open in the value (`_vdepth`;
+        `markers.nested_close`): True where it is the value's text (taken, go on); False while the
+        text so far cannot tell (held from the close on); None where it is no nested close (the
+        usual rules decide)."""
+        opener = self.value_open or self.param_open  # type: ignore[attr-defined]
+        after = nested_close(buf, at, self.param_close, opener, self.start, self._final)  # type: ignore[attr-defined]
+        if after is None:
+            self._value(buf[pos:at])
+            self._pos = at
+            return False
+        if after < 0:
+            return None
+        self._value(buf[pos:after])
+        self._pos = after
+        self._vdepth -= 1
         return True
 
     def _close_ends(self, buf: str, at: int) -> bool | None:
@@ -214,7 +257,11 @@ class TaggedValues:
             self._args('"', hold_ws=False)  # type: ignore[attr-defined]
         else:
             value = convert_value(
-                "".join(self._vparts), self._vtypes, self._python_none, self._python_containers
+                "".join(self._vparts),
+                self._vtypes,
+                self._python_none,
+                self._python_containers,
+                self.template_writes_none,
             )
             self._vparts = []
             self._args(dumps(value), hold_ws=False)  # type: ignore[attr-defined]
