@@ -47,7 +47,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...formats import deepseek_v4, deepseek_v32, deepseek_v41
-from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
+from .engines.invoke import InvokeStream, InvokeToolParser
+from .engines.invoke_dialect import Dialect
 from .engines.scan import is_invalid, loads_or_none
 
 

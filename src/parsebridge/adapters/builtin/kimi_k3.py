@@ -37,7 +37,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...formats import kimi_k3 as fmt
-from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
+from .engines.invoke import InvokeStream, InvokeToolParser
+from .engines.invoke_dialect import Dialect
 from .engines.scan import is_invalid, loads_or_none
 
 

@@ -46,7 +46,8 @@ from typing import Any
 from ...formats import step3 as fmt
 from ...protocol.parsers import ToolSpec
 from .engines.conventions import SERVERS
-from .engines.invoke import Dialect, InvokeStream, InvokeToolParser
+from .engines.invoke import InvokeStream, InvokeToolParser
+from .engines.invoke_dialect import Dialect
 from .engines.scan import is_invalid, loads_or_none
 from .engines.schema_values import convert_value
 from .qwen3_coder import schema_types

@@ -39,78 +39,15 @@ section is complete, and reads a cut-off section as text (`servers_whole_section
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .conventions import SERVERS
+from .invoke_dialect import Dialect, tag_attrs
 from .json_text import Quiet, dumps, dumps_str, loads_or_none
 from .markers import close_ahead, content_mode, find_or_safe, first_chars, nested_close, own_close_ends
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
-
-_ATTR = re.compile(r"""([A-Za-z_][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_TAG = re.compile(r"""(?:\s+[A-Za-z_][\w:-]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?\s*\Z""")
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """The marker texts of one invoke format."""
-
-    section_begins: tuple[str, ...]
-    section_end: str
-    invoke_open: str  # followed by attributes and ``>`` (or ``/>``)
-    invoke_close: str
-    param_open: str
-    param_close: str
-    #: Step-3's per-call wrapper: head_begin TYPE head_end <invoke…> call_end ("" when none).
-    head_begin: str = ""
-    head_end: str = ""
-    call_end: str = ""
-    #: what ends an open tag, and the attributes naming the function and a parameter
-    tag_end: str = ">"
-    name_attr: str = "name"
-    key_attr: str = "name"
-    #: attribute values escape ``"`` and ``&`` as ``&quot;``/``&amp;`` (Kimi K3)
-    unescape: bool = False
-    #: markers around plain content that are dropped (Kimi K3's response channel)
-    unwrap: tuple[str, ...] = ()
-    #: a value's text may hold CDATA sections, each running to `cdata_close` whatever tags it holds
-    #: (MiniCPM 5's ``<![CDATA[…]]>``; "": none; one never closed is text); `convert` unwraps them
-    cdata_open: str = ""
-    cdata_close: str = ""
-
-    @property
-    def markers(self) -> tuple[str, ...]:
-        extra = tuple(m for m in (self.head_begin, self.head_end, self.call_end) if m)
-        return (
-            *self.section_begins,
-            *((self.section_end,) if self.section_end else ()),
-            self.invoke_open,
-            self.invoke_close,
-            self.param_open,
-            self.param_close,
-            *extra,
-            *self.unwrap,
-        )
-
-
-def tag_attrs(tag: str, unescape: bool = False) -> dict[str, str]:
-    """`` name="x" string="true"`` → {"name": "x", "string": "true"} (first occurrence wins).
-
-    Only a tag that is nothing but attributes counts: anything else gives {}.
-    """
-    out: dict[str, str] = {}
-    if not _TAG.match(tag):
-        return out
-    for m in _ATTR.finditer(tag):
-        value = m.group(2) if m.group(2) is not None else m.group(3)
-        if unescape:
-            value = value.replace("&quot;", '"').replace("&amp;", "&")
-        out.setdefault(m.group(1), value)
-    return out
-
 
 _OUTSIDE, _HEAD, _OPEN_TAG, _PARAMS, _PARAM_TAG, _VALUE, _OPAQUE = range(7)
 
