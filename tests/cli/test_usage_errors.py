@@ -441,3 +441,14 @@ def test_parse_an_empty_spec_is_named(tmp_path: Path, capsys) -> None:
     out.write_text(CALL, encoding="utf-8")
     assert main(["parse", "--tool-parser", "", str(out)]) == 2
     assert "--tool-parser '' names no parser: give a spec such as builtin:hermes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]], ids=["no-jobs", "jobs-1"])
+def test_compare_unordered_without_workers_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], jobs: list[str]
+) -> None:
+    """--unordered only changes anything with worker processes or Ray; alone it was silently ignored."""
+    argv = ["compare", "--text", CALL, "--tool-parser", "builtin:hermes", "--unordered", *jobs]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--unordered" in err and "--jobs N" in err and "--executor ray" in err

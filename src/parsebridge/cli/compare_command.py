@@ -168,6 +168,8 @@ def _check_options(ns: argparse.Namespace) -> int:
         raise usage_error("--jobs must be 0 (one per CPU) or more")
     if ns.address and ns.executor != "ray":
         raise usage_error("--address is for --executor ray")
+    if ns.unordered and ns.executor != "ray" and ns.jobs in (None, 1):
+        raise usage_error("--unordered is for --jobs N (N > 1, or 0: one per CPU) or --executor ray")
     return int(ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1))
 
 
