@@ -452,3 +452,24 @@ def test_compare_unordered_without_workers_is_a_usage_error(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "--unordered" in err and "--jobs N" in err and "--executor ray" in err
+
+
+def test_roundtrip_and_written_counts_agree_with_their_noun(tmp_path: Path) -> None:
+    """`conformance --roundtrip`'s line said "1 families, 1 examples"; compare -o "wrote 1 comparisons"."""
+    from parsebridge.conformance.roundtrip import summary_lines
+
+    one = {"backends": {"builtin": {"hermes": {"inputs": 1, "clean": 1, "classes": {}}}}}
+    assert summary_lines(one) == ["builtin: 1 family, 1 example, 1 read back exactly; divergences: none"]
+    p = run(
+        "compare",
+        "--text",
+        "hi",
+        "--tool-parser",
+        "builtin:hermes",
+        "--format",
+        "json",
+        "-o",
+        "o.jsonl",
+        cwd=tmp_path,
+    )
+    assert "wrote 1 comparison to" in p.stderr, p.stderr
