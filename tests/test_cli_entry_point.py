@@ -728,7 +728,7 @@ def test_conformance_diff_keeps_ids_as_text_and_does_not_wrap_in_a_pipe(tmp_path
     no_traceback(p)
     assert p.returncode == 0, p.stderr
     assert long_id in p.stdout  # on one line: neither wrapped nor turned into an emoji
-    assert "1 results compared, 1 changed" in p.stdout and "warning" not in p.stderr
+    assert "1 result compared, 1 changed" in p.stdout and "warning" not in p.stderr
 
 
 # ---------------------------------------------------------------- usage errors exit 2

@@ -121,3 +121,15 @@ def test_the_old_package_path_still_imports_with_a_warning() -> None:
         "    raise AssertionError('a name the new package lacks must not import')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_dir_lists_the_public_api_not_the_modules_own_imports() -> None:
+    """dir(parsebridge) (a REPL's tab completion) showed `Any`, `TYPE_CHECKING`, `logging`, `sys`."""
+    import parsebridge
+
+    listed = dir(parsebridge)
+    assert set(parsebridge.__all__) <= set(listed)
+    assert not {"Any", "TYPE_CHECKING", "logging", "sys", "annotations", "_API", "_moved"} & set(listed)
+    assert {n for n in listed if n not in parsebridge.__all__} == {
+        n for n in listed if n.startswith("__") and n.endswith("__")
+    } - set(parsebridge.__all__)

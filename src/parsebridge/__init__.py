@@ -212,7 +212,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+    """The public API and the module's dunders: not its own imports (`sys`, `logging`, `Any`) nor
+    private tables, so a REPL's tab completion offers what `__all__` lists."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__") and n.endswith("__"))})
 
 
 __all__ = [*_API, "__version__"]

@@ -48,6 +48,11 @@ class MissingInputError(InputFileError, FileNotFoundError):
     what a caller of the Python API (`parsebridge.compare`) would catch for a missing file."""
 
 
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 family``, ``2 families``: `n` and its noun, plural (`nouns`, default `noun` + s) unless n == 1."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 #: Width used when the output is not a terminal: wide enough that no table
 #: cell is cut; tables still only take the width their content needs.
 PIPE_WIDTH = 1000

@@ -441,3 +441,35 @@ def test_parse_an_empty_spec_is_named(tmp_path: Path, capsys) -> None:
     out.write_text(CALL, encoding="utf-8")
     assert main(["parse", "--tool-parser", "", str(out)]) == 2
     assert "--tool-parser '' names no parser: give a spec such as builtin:hermes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]], ids=["no-jobs", "jobs-1"])
+def test_compare_unordered_without_workers_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], jobs: list[str]
+) -> None:
+    """--unordered only changes anything with worker processes or Ray; alone it was silently ignored."""
+    argv = ["compare", "--text", CALL, "--tool-parser", "builtin:hermes", "--unordered", *jobs]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--unordered" in err and "--jobs N" in err and "--executor ray" in err
+
+
+def test_roundtrip_and_written_counts_agree_with_their_noun(tmp_path: Path) -> None:
+    """`conformance --roundtrip`'s line said "1 families, 1 examples"; compare -o "wrote 1 comparisons"."""
+    from parsebridge.conformance.roundtrip import summary_lines
+
+    one = {"backends": {"builtin": {"hermes": {"inputs": 1, "clean": 1, "classes": {}}}}}
+    assert summary_lines(one) == ["builtin: 1 family, 1 example, 1 read back exactly; divergences: none"]
+    p = run(
+        "compare",
+        "--text",
+        "hi",
+        "--tool-parser",
+        "builtin:hermes",
+        "--format",
+        "json",
+        "-o",
+        "o.jsonl",
+        cwd=tmp_path,
+    )
+    assert "wrote 1 comparison to" in p.stderr, p.stderr

@@ -105,7 +105,7 @@ def test_main_formats_backend_filter_and_strict(tmp_path, capsys):
     assert data["counts"]["hermes"] == {"fixed": 1, "regressed": 1, "changed": 1}
     assert data["a"]["vllm"] == "0.15.1" and data["b"]["vllm"] == "0.33.0"
     assert main(_diff_ns(tmp_path, "--format", "markdown", "--backend", "builtin")) == 0
-    assert "1 results compared, 0 changed" in capsys.readouterr().out
+    assert "1 result compared, 0 changed" in capsys.readouterr().out
     assert main(_diff_ns(tmp_path, "--strict")) == 1  # b regressed
     assert main(_diff_ns(tmp_path, "--strict", "--backend", "builtin")) == 0
     out = tmp_path / "docs" / "diff.md"
@@ -200,7 +200,7 @@ def test_limit_zero_lists_no_row_and_builtin_alone_is_named(tmp_path, capsys):
     assert "5 changed" in out and "| regressed | vllm |" not in out and "| … | | 5 more rows |" in out
     only_builtin = {"backends": {"builtin": "0.1.0"}, "results": [_r("b", "pass", backend="builtin")]}
     assert to_markdown(diff_reports(only_builtin, only_builtin)).startswith(
-        "**Before:** builtin 0.1.0 · **after:** builtin 0.1.0 · 1 results compared"
+        "**Before:** builtin 0.1.0 · **after:** builtin 0.1.0 · 1 result compared"
     )
 
 

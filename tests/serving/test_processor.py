@@ -454,3 +454,15 @@ def test_from_args() -> None:
 
 def test_lazy_export() -> None:
     assert pb.OutputProcessor is OutputProcessor
+
+
+def test_repr_names_the_specs_like_a_parser() -> None:
+    """It was the default `<parsebridge.serving.processor.OutputProcessor object at 0x…>`."""
+    both = pb.OutputProcessor("builtin:qwen3", "builtin:hermes")
+    assert repr(both) == "<OutputProcessor reasoning=builtin:qwen3 tool=builtin:hermes on_error=raise>"
+    assert repr(pb.OutputProcessor(tool="builtin:hermes", on_error="fallback")) == (
+        "<OutputProcessor tool=builtin:hermes on_error=fallback>"
+    )
+    assert (
+        repr(pb.get_tool_parser("builtin:hermes")) == "<builtin:hermes on_error=raise>"
+    )  # the style matched

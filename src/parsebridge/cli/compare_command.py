@@ -45,7 +45,7 @@ from ..comparison.ray_executor import RayUnavailableError, require_ray
 from ..comparison.resume import read_previous, run_settings
 from ..conformance.transcripts import split_names
 from ..protocol import family_table
-from ..terminal import console, load_tools, print_error, write_whole
+from ..terminal import console, counted, load_tools, print_error, write_whole
 from .compare_options import EPILOG, add_input_options, add_output_options, add_run_options
 
 
@@ -168,6 +168,8 @@ def _check_options(ns: argparse.Namespace) -> int:
         raise usage_error("--jobs must be 0 (one per CPU) or more")
     if ns.address and ns.executor != "ray":
         raise usage_error("--address is for --executor ray")
+    if ns.unordered and ns.executor != "ray" and ns.jobs in (None, 1):
+        raise usage_error("--unordered is for --jobs N (N > 1, or 0: one per CPU) or --executor ray")
     return int(ns.jobs if ns.jobs is not None else (0 if ns.executor == "ray" else 1))
 
 
@@ -328,11 +330,11 @@ def _brief(summary: Any, path: str, new: int) -> None:
     """One line on stderr: what this run wrote (new records; with --resume, how many were reused)."""
     rates = ", ".join(f"{p.a} vs {p.b}: {p.rate:.1%}" for p in (summary.backend_pairs or summary.pairs)[:6])
     if summary.skipped and not new:
-        head = f"nothing new to compare: all {summary.skipped} transcripts were already in {path}"
+        head = f"nothing new to compare: all {counted(summary.skipped, 'transcript')} were already in {path}"
     elif summary.skipped:
         head = f"wrote {new} new comparisons to {path} ({summary.skipped} reused from the previous run)"
     else:
-        head = f"wrote {new} comparisons to {path}"
+        head = f"wrote {counted(new, 'comparison')} to {path}"
     print(
         f"{head}; {summary.transcripts} in all, {summary.differing} with differences"
         + (f"; agreement {rates}" if rates else "")

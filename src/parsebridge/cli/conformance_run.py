@@ -38,6 +38,7 @@ from ..terminal import (
     UsageError,
     check_output_path,
     console,
+    counted,
     exists_or_fail,
     styled,
 )
@@ -59,11 +60,6 @@ def _process_start() -> float:
 
 
 _T0 = _process_start()  # so the reported wall time includes interpreter start and framework imports
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 transcript``, ``2 transcripts``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _unknown_ids(unknown: Sequence[str], have: set[str], filtered: bool) -> str:
@@ -192,8 +188,8 @@ def _after_run(
         roundtrip = _roundtrip(ns, out, run.backends, families, run.jobs)
     out.print(
         styled(
-            f"{_count(len(run.transcripts), 'transcript')} × {_count(len(running), 'backend')} × "
-            f"{_count(len(run.chunkings), 'chunking')}: {_count(len(run.results), 'result')} in ",
+            f"{counted(len(run.transcripts), 'transcript')} × {counted(len(running), 'backend')} × "
+            f"{counted(len(run.chunkings), 'chunking')}: {counted(len(run.results), 'result')} in ",
             (f"{run.wall_s:.1f} s", "bold"),
             f" wall (run {run.run_s:.1f} s, framework imports included)",
         )
@@ -223,7 +219,7 @@ def _exit_status(strict: bool, transcripts: list[Any], results: list[Any], err: 
         err.print(
             styled(
                 ("warning:", "yellow"),
-                f" nothing was tested: all {_count(len(results), 'result')} unsupported "
+                f" nothing was tested: all {counted(len(results), 'result')} unsupported "
                 "(no backend has a parser for these transcripts' family, or they name none)",
             )
         )
@@ -359,7 +355,7 @@ def _execute(
         with bar:
             return list(run_units(runner, units, transcripts, jobs=jobs, progress=progress))
     except KeyboardInterrupt:
-        err.print(styled(f"interrupted after {done[0]} of {_count(total, 'result')}; nothing reported"))
+        err.print(styled(f"interrupted after {done[0]} of {counted(total, 'result')}; nothing reported"))
         raise
 
 
@@ -376,7 +372,8 @@ def _roundtrip(
     )
     out.print(
         styled(
-            ("round trip", "bold"), f" ({ns.roundtrip} examples per family, {roundtrip['elapsed_s']:.1f} s):"
+            ("round trip", "bold"),
+            f" ({counted(ns.roundtrip, 'example')} per family, {roundtrip['elapsed_s']:.1f} s):",
         )
     )
     for line in summary_lines(roundtrip):

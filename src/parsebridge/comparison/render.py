@@ -19,7 +19,7 @@ from typing import Any
 from ..adapters import get_backend
 from ..conformance.classes import DESCRIPTIONS, DivergenceClass
 from ..protocol.surrogates import escape_lone_surrogates
-from ..terminal import Part, plain, replacing, styled, whitespace_only
+from ..terminal import Part, counted, plain, replacing, styled, whitespace_only
 from ..terminal import console as cli_console
 from .models import CallOut, CompareSummary, PairAgreement, Reading, TranscriptComparison
 
@@ -190,15 +190,10 @@ def _print_summary(console: Any, s: CompareSummary) -> None:
         most = ", ".join(f"{r.transcript} ({r.score})" for r in s.most_different[:10])
         console.print(styled("most different: " + most))
     for who, n in s.unsupported.items():
-        console.print(styled(f"unsupported: {who} on {_count(n, 'transcript')}", style="dim"))
+        console.print(styled(f"unsupported: {who} on {counted(n, 'transcript')}", style="dim"))
     hint = single_backend_hint(s)
     if hint:
         console.print(styled(hint, style="dim"))
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 transcript``, ``2 transcripts``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 #: Pairs listed per agreement table on the terminal (the JSON and HTML have all).
@@ -209,7 +204,7 @@ def _summary_head(s: CompareSummary) -> Any:
     """``N transcripts: A without differences …, D with`` and the modes line."""
 
     modes = ", ".join(f"{m}={c}" if m != c else m for m, c in s.modes.items())
-    parts: list[Part] = [(_count(s.transcripts, "transcript"), "bold")]
+    parts: list[Part] = [(counted(s.transcripts, "transcript"), "bold")]
     if s.skipped:
         parts.append(f" ({s.skipped} from a previous run)")
     parts += [": ", (f"{s.agreeing} without differences between readings", "green"), ", "]
@@ -380,7 +375,7 @@ def _transcript_html(d: TranscriptComparison) -> str:
     unsup = "".join(f"<li class='muted'>unsupported {_e(k)}: {_e(v)}</li>" for k, v in d.unsupported.items())
     n = d.score
     badge = (
-        f"<span class='badge s-diverge'>{n} differences</span>"
+        f"<span class='badge s-diverge'>{counted(n, 'difference')}</span>"
         if n
         else "<span class='badge s-pass'>agree</span>"
     )
@@ -418,7 +413,7 @@ def render_html(
         f"<title>parsebridge compare</title><style>{_css()}</style></head><body>",
         "<h1>parsebridge compare</h1>",
         f"<div class='meta'>parsebridge {_e(s.parsebridge)} · {_e(versions)} · modes: {_e(modes)}<br>"
-        f"{_count(s.transcripts, 'transcript')}: <span class='badge s-pass'>{s.agreeing} agree</span> "
+        f"{counted(s.transcripts, 'transcript')}: <span class='badge s-pass'>{s.agreeing} agree</span> "
         f"<span class='badge s-diverge'>{s.differing} differ</span>"
         + (f" <span class='badge s-fail'>{s.wrong} wrong vs expected</span>" if s.wrong else "")
         + (f" <span class='badge s-unsupported'>{s.not_run} not run</span>" if s.not_run else "")

@@ -32,6 +32,7 @@ from ..protocol.spec import ParserBackend
 from ..terminal import (
     InputFileError,
     check_output_path,
+    counted,
     plain,
     print_error,
     styled,
@@ -101,7 +102,7 @@ class ReportDiff:
         a, b = _versions(self.versions_a), _versions(self.versions_b)
         sides = f"**Before:** {a} · **after:** {b} · " if markdown else f"before: {a}   after: {b}   "
         left = f"; {self.unmatched()}" if self.unmatched() else ""
-        return f"{sides}{self.compared} results compared, {len(self.changes)} changed{left}"
+        return f"{sides}{counted(self.compared, 'result')} compared, {len(self.changes)} changed{left}"
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Family → kind of change → number of transcript × chunking results."""

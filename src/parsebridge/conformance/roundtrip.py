@@ -28,6 +28,7 @@ from ..adapters._vocabularies import family_of
 from ..formats import TOOL_FORMATS, ContentAt, ToolFormat, tool_format
 from ..formats.cases import Span, build
 from ..protocol import family_table
+from ..terminal import counted
 from .adversarial.fuzz import token_chunks
 from .adversarial.probe import ProbeResult, _oneshot, _stream
 from .checks import Difference, check_expected, check_invariants, family_markers
@@ -417,7 +418,8 @@ def summary_lines(section: dict[str, Any]) -> list[str]:
             classes.update(t["classes"])
         shown = ", ".join(f"{c} {n}" for c, n in classes.most_common()) or "none"
         lines.append(
-            f"{backend}: {len(ran)} families, {inputs} examples, {clean} read back exactly; divergences: {shown}"
+            f"{backend}: {counted(len(ran), 'family', 'families')}, {counted(inputs, 'example')}, {clean} read back "
+            f"exactly; divergences: {shown}"
         )
     return lines
 

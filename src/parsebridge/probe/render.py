@@ -50,10 +50,13 @@ def render(report: ProbeReport, file: IO[str] | None = None, redact: Callable[[s
     verdict = (
         ("all checks pass", "green")
         if not failed
-        else (f"{failed} of {len(report.rows)} answers fail", "bold red")
+        else (f"{failed} of {io.counted(len(report.rows), 'answer')} fail", "bold red")
     )
     if report.interrupted:
-        verdict = (f"interrupted (Ctrl-C) after {len(report.rows)} answers; of those, {verdict[0]}", "yellow")
+        verdict = (
+            f"interrupted (Ctrl-C) after {io.counted(len(report.rows), 'answer')}; of those, {verdict[0]}",
+            "yellow",
+        )
     console.print(io.styled(verdict))
 
 

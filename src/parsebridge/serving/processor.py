@@ -229,6 +229,12 @@ class OutputProcessor:
         )
         return r, t
 
+    def __repr__(self) -> str:
+        """``<OutputProcessor reasoning=builtin:qwen3 tool=builtin:hermes on_error=raise>`` (a parser's style)."""
+        named = zip(("reasoning", "tool"), self.specs, strict=True)
+        parts = [f"{kind}={spec}" for kind, spec in named if spec is not None]
+        return f"<OutputProcessor {' '.join([*parts, f'on_error={self.on_error}'])}>"
+
     def _cached(self, cache: OrderedDict[str, Any], key: str, build: Any) -> Any:
         with self._lock:
             if key in cache:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...adapters import get_backend
+from ...terminal import counted
 from ..runner import Result, Runner, target_for
 from ..transcripts import Transcript
 from .check import Outcome, differences
@@ -212,7 +213,7 @@ def render_section(outcomes: Sequence[Outcome], versions: dict[str, str | None])
         parts += [
             f"### {label} {version}",
             "",
-            f"{len(rows)} families, {total.read} cases read ({total.errors} errors); of the"
+            f"{counted(len(rows), 'family', 'families')}, {counted(total.read, 'case')} read ({total.errors} errors); of the"
             f" {total.consensus} with a consensus it agrees on {total.agrees} and differs on"
             f" {total.against}, siding with builtin on {len(total.with_builtin)} of those.",
             "",
