@@ -129,16 +129,16 @@ class DynamoEngine(ServedEngine):
             answer = post_json(fe.ensure(), PATH, self.body(model, script.key, False, prompt))
         except Exception as exc:
             if fe.stops != stops:  # (refused, reset, 503 while stopping, 404 from a restarted one)
-                raise ServerUnavailableError(
-                    "dynamo",
-                    "the frontend stopped while this parse was under way (a parser sharing it was "
-                    "closed, from another thread); the next parse starts it again",
-                ) from exc
+                raise _stopped_under_way() from exc
             if isinstance(exc, HttpStatusError):
                 raise BackendError("dynamo", self.label, "chat completion", str(exc)) from exc
             raise
         finally:
             script.cancel()
+        if not script.finished and fe.stops != stops:
+            # The close forgot the script before the engine took it: the engine, still answering
+            # what the stopping server had taken, found no script and ended at once (an empty answer).
+            raise _stopped_under_way()
         choices = answer.get("choices") or []
         if not choices:
             raise BackendError("dynamo", self.label, "chat completion", f"no choices in {answer!r}")
@@ -190,3 +190,11 @@ class DynamoPipeline(ServedPipeline):
 
     backend = "dynamo"
     engine_class = DynamoEngine
+
+
+def _stopped_under_way() -> ServerUnavailableError:
+    return ServerUnavailableError(
+        "dynamo",
+        "the frontend stopped while this parse was under way (a parser sharing it was "
+        "closed, from another thread); the next parse starts it again",
+    )
