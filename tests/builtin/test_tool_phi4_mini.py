@@ -27,6 +27,19 @@ def test_calls() -> None:
     jp.check(P, 'functools [ {"name": "a"} ]', None, [("a", {}, None)])
 
 
+def test_single_object_without_array() -> None:
+    """Phi-4-mini also writes one call as a bare object, ``functools{…}`` (Dynamo's parser tests keep
+    such an output, its "token leak reproduction"): a call under both conventions, one-shot and
+    streamed, as the array form is; a ``functools{`` that holds no call object stays content."""
+    for conv in ("servers", "lossless"):
+        p = Phi4MiniToolParser(conventions=conv)
+        text = 'functools{"name": "get_weather","arguments":{"location":"San Francisco"}}'
+        jp.check(p, text, None, [("get_weather", {"location": "San Francisco"}, None)])
+        jp.check(p, 'Ok. functools {"name": "a", "parameters": {"y": 2}}', "Ok. ", [("a", {"y": 2}, None)])
+        jp.check(p, "functools{invalid json}", "functools{invalid json}", [])
+        jp.check(p, 'functools{"answer": 42}', 'functools{"answer": 42}', [])
+
+
 def test_prose_and_malformed() -> None:
     jp.check(P, "Try functools.partial here.", "Try functools.partial here.", [])
     jp.check(P, "functools[1, 2]", "functools[1, 2]", [])
