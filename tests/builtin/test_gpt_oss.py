@@ -108,6 +108,31 @@ def test_tool_calls_and_content() -> None:
     check("plain text", "plain text", [])
 
 
+def test_call_closed_without_its_call_token() -> None:
+    """``<|call|>`` is gpt-oss's stop token: a server that stops on it leaves it out of the text, so
+    a call's body often ends the output right after its JSON object closes (Dynamo's parser tests
+    keep such outputs). The object closed is the call closed (as Hermes's object is): a call, under
+    both conventions, one-shot and streamed; a body cut off inside the object, or empty, is not."""
+    head = f"{START}assistant{CHANNEL}commentary to=functions.get_weather {CONSTRAIN}json{MESSAGE}"
+    for conv in ("servers", "lossless"):
+        t = GptOssToolParser(conventions=conv)
+        for text, content, calls in (
+            (head + '{"location":"NYC"}', None, [("get_weather", {"location": "NYC"}, None)]),
+            (head + '{"location":"NYC"}\n', None, [("get_weather", {"location": "NYC"}, None)]),
+            (
+                f"{CHANNEL}commentary to=functions.get_current_weather {CONSTRAIN}json{MESSAGE}"
+                + '{"format":"celsius"}',
+                None,
+                [("get_current_weather", {"format": "celsius"}, None)],
+            ),
+            (head + '{"location":"NYC', head + '{"location":"NYC', []),
+            (head, head, []),
+            (head + " ", head + " ", []),
+        ):
+            result = assert_streams_like_oneshot(t, text, random_chunkings(text, seed=len(text)))
+            assert norm(result) == (content, calls), (conv, text)
+
+
 def test_tool_malformed_and_truncated() -> None:
     check(
         f"{CHANNEL}commentary to=functions.a json{MESSAGE}[1]{CALL}",

@@ -39,7 +39,10 @@ call stays visible as text. Several analysis messages are joined with "\\n".
 
 Malformed output (builtin policy): a call body that is not a JSON object →
 no call, its text is text (`whole_calls`); a header cut off by the end of output is
-content (its recipient may be cut too); a body cut off → no call, its text is text.
+content (its recipient may be cut too); a body cut off inside its object → no call, its
+text is text. A body whose object closed is a whole call even where ``<|call|>`` never
+comes: that is gpt-oss's stop token, which a server stopping on it leaves out of the text
+(as Hermes's object closed is its call closed; Dynamo's parser tests keep such outputs).
 vLLM parses harmony by token ids (openai-harmony); SGLang's detector only
 recognises a call after ``<|start|>assistant<|channel|>commentary`` and so
 misses a call in the output's first message.
@@ -128,6 +131,8 @@ class GptOssToolStream(BuiltinToolStream):
         self._kind = _CONTENT
         #: A call's body: JSON string state, so that an end marker inside a string is text.
         self._raw = JsonRaw(BODY_ENDS)
+        #: Whether the open call's body has shown more than whitespace (`_at_end`).
+        self._body_seen = False
 
     def feed(self, text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         """`BuiltinToolStream.feed`, with one shortcut: in a call's body with nothing held or
@@ -149,6 +154,7 @@ class GptOssToolStream(BuiltinToolStream):
             self._buf = text
             self._pos = len(text)
             self._raw.scan(text, 0, BODY_ENDS, False)  # (no marker's first character: consumed whole)
+            self._body_seen = True  # (the chunk ends in a character that is not whitespace)
             self._args(text)  # (held until the call is whole: `WholeCalls`)
             return self._release()
         return super().feed(text, token_ids)
@@ -231,6 +237,7 @@ class GptOssToolStream(BuiltinToolStream):
             assert recipient is not None
             self._commit(call_name(recipient), self._header_at - self._base)
             self._raw.reset()
+            self._body_seen = False
         self._state = _BODY
         return True
 
@@ -238,6 +245,7 @@ class GptOssToolStream(BuiltinToolStream):
         """A message body's text: arguments, content, or (reasoning, a built-in tool's action: not this
         parser's to show) `dropped`."""
         if self._kind == _CALL:
+            self._body_seen = self._body_seen or (piece != "" and not piece.isspace())
             self._args(piece)
         elif self._kind == _CONTENT:
             self._content(piece)
@@ -252,6 +260,11 @@ class GptOssToolStream(BuiltinToolStream):
     def _at_end(self) -> None:
         if self._state == _HEADER:  # cut off before its body: text (a recipient may be cut too)
             self._content("".join(self._header))
+        elif self._state == _BODY and self._kind == _CALL:
+            # A body whose JSON closed (outside any string) before the end of output: the call is
+            # closed, `<|call|>` (the stop token) left out (`whole_calls` still checks its object).
+            raw = self._raw
+            self._call_closed = self._body_seen and raw.depth == 0 and not raw.in_str and not raw.esc
 
 
 class GptOssToolParser(BuiltinToolParser):

@@ -15,7 +15,8 @@ moment it is named (`_commit`) until it ends (`_end_call`), and then decides:
   the end of output cuts off before it closed is never whole, even where its arguments were
   already complete (SGLang reads no call there either, and vLLM only in some formats); one that
   closed but whose block's end the output cut off (Hermes's object, Qwen3-Coder's
-  ``</function>``: the format sets `_call_closed`) is whole;
+  ``</function>``, a gpt-oss body's object before its stop token ``<|call|>``: the format sets
+  `_call_closed`) is whole;
 * **not whole** — the held deltas are discarded, the content state goes back to where it was
   before the call began, and the call's raw text (from the fed text: `open_from` reaches back to
   its start) is given to `_content`: content under ``"lossless"`` (nothing is lost); under
