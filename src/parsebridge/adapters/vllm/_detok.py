@@ -39,9 +39,21 @@ def request_settings(engine: Any) -> tuple[bool, bool]:
             copy = parser.adjust_request(copy) or copy
     except Exception:  # a parser whose adjust_request needs what no offline request has
         copy = request
-    return bool(getattr(copy, "skip_special_tokens", True)), bool(
-        getattr(copy, "spaces_between_special_tokens", True)
-    )
+    skip = getattr(copy, "skip_special_tokens", None)
+    if skip is None:  # unset (the field's default from vLLM 0.33 on): see `_unset_skip`
+        skip = _unset_skip(engine.tokenizer)
+    spaces = getattr(copy, "spaces_between_special_tokens", None)
+    return bool(skip), True if spaces is None else bool(spaces)
+
+
+def _unset_skip(tokenizer: Any) -> bool:
+    """``skip_special_tokens`` for a request that leaves it unset. The server's default is True.
+    vLLM's Mistral tokenizer is always the real Tekken vocabulary, whose control tokens vLLM keeps
+    when skipping: True, as served (read as False, vLLM's slow detokenizer streamed every byte
+    token of a character split across tokens as '�'). Other tokenizers keep False: the synthetic
+    vocabulary declares every marker a special token, where the real vocabularies mostly do not
+    (a served model's markers stay in its text), and skipping would strip them."""
+    return _mistral.is_mistral(tokenizer)
 
 
 def _detokenizer(tokenizer: Any, settings: tuple[bool, bool], prompt_ids: Sequence[int]) -> Any:
