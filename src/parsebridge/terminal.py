@@ -67,8 +67,9 @@ EXIT_PIPE_CLOSED = 141
 EXIT_STATUS_HELP = """\
 exit status (every subcommand):
   0    success
-  1    the run failed: a parser raised (BackendError), or --strict / --fail-on-diff found
-       failures or differences
+  1    the run failed: parse's parser raised (BackendError), or --strict / --fail-on-diff
+       found failures or differences (conformance and compare record a parser that raised
+       as a result, so it fails the run only under those options)
   2    usage error: a bad option, an unknown backend, parser, family or transcript id, a
        framework that is not installed, an input file that is missing, unreadable, not
        UTF-8 or malformed, or a transcripts file without transcripts (the message names the
