@@ -48,6 +48,11 @@ class MissingInputError(InputFileError, FileNotFoundError):
     what a caller of the Python API (`parsebridge.compare`) would catch for a missing file."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with the line a command says about where it stopped (`cli.commands.main` prints it
+    on stderr and exits 130; a bare `KeyboardInterrupt` gets ``interrupted (Ctrl-C)``)."""
+
+
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """``1 family``, ``2 families``: `n` and its noun, plural (`nouns`, default `noun` + s) unless n == 1."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"

@@ -11,6 +11,7 @@ Exit statuses are the same for every subcommand and listed in ``parsebridge --he
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -105,13 +106,22 @@ def importable_here() -> None:
         sys.path.append(here)
 
 
+def interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C that reached the top: one line on stderr (the command's own, `io.Interrupted`, or
+    ``interrupted (Ctrl-C)``: it stopped before it had anything to say), then status 130."""
+    said = str(exc) if isinstance(exc, io.Interrupted) and str(exc) else "interrupted (Ctrl-C)"
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: the status says it
+        print(said, file=sys.stderr, flush=True)
+    return io.EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     importable_here()
     args = list(sys.argv[1:] if argv is None else argv)
     try:  # (configuring the subcommand imports its module: half a second for probe)
         parser = build_parser(args)
-    except KeyboardInterrupt:
-        return io.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     check_options(parser, args)
     ns = parser.parse_args(args)
     try:
@@ -120,8 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _pipe_closed()
-    except KeyboardInterrupt:
-        return io.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     except BackendError as exc:
         io.print_error(exc)
         return io.EXIT_FAILED
