@@ -214,3 +214,44 @@ def test_ctrl_c_while_the_modules_load_is_no_traceback(tmp_path: Path) -> None:
     (fake / "__init__.py").write_text("raise KeyboardInterrupt\n")
     p = run("list", cwd=tmp_path, PYTHONPATH=os.pathsep.join([str(tmp_path / "fake"), SRC]))
     assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted (Ctrl-C)\n")
+
+
+@pytest.mark.parametrize("fmt", ["html", "table", "json"])
+def test_an_interrupted_compare_says_what_its_outputs_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """A page or table -o was told to continue with --resume, which only continues json output
+    (and refuses the rest): now it says the file was not written, and what --summary holds."""
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(f'{{"id": "t{i}", "family": "hermes", "output": "x"}}\n' for i in range(3)))
+    real = compare_command.run_comparisons
+
+    def one_then_ctrl_c(*args: Any, **kwargs: Any) -> Any:
+        yield next(iter(real(*args, **kwargs)))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compare_command, "run_comparisons", one_then_ctrl_c)
+    out, summary = tmp_path / f"out.{fmt}", tmp_path / "s.json"
+    args = [
+        "compare",
+        str(log),
+        "--backends",
+        "builtin",
+        "--format",
+        fmt,
+        "-o",
+        str(out),
+        "--summary",
+        str(summary),
+    ]
+    assert main(args) == 130
+    err = capsys.readouterr().err.strip()
+    said = "interrupted after 1 of 3 transcripts; "
+    if fmt == "json":
+        said += f"run the same command with --resume to continue {out}"
+        assert [json.loads(line)["type"] for line in out.read_text().splitlines()] == ["run", "transcript"]
+    else:
+        said += f"{out} not written (left as it was)"
+        assert not out.exists()
+    assert err == said + f"; wrote the summary of those to {summary}"
+    assert json.loads(summary.read_text())["complete"] is False
