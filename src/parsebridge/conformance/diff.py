@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import ParsebridgeError
-from ..protocol.errors import closest
+from ..protocol.errors import closest, json_problem
 from ..protocol.spec import ParserBackend
 from ..terminal import (
+    BOM,
     InputFileError,
     check_output_path,
     counted,
@@ -130,17 +131,33 @@ class ReportDiff:
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
-    """A report.json (or the directory holding one)."""
+    """A report.json (or the directory holding one); `InputFileError` naming the file and the
+    position for one that is not UTF-8 JSON or not a report (`FileNotFoundError` when missing)."""
     p = Path(path)
     if p.is_dir():
         p = p / "report.json"
-
+    raw = p.read_bytes()
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{p}: not a JSON conformance report ({exc})") from None
+        text = raw.decode("utf-8").removeprefix(BOM)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{p}: not UTF-8 text (byte 0x{raw[exc.start : exc.start + 1].hex()} at offset {exc.start}, "
+            f"line {line}); a conformance report is UTF-8 JSON"
+        ) from None
+    if not text.strip():
+        raise InputFileError(f"{p}: empty file, not a conformance report")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputFileError(f"{p}: not a JSON conformance report ({json_problem(exc)})") from None
     if not isinstance(data, dict) or "results" not in data:
         raise InputFileError(f"{p} is not a parsebridge conformance report (no 'results')")
+    results = data["results"]
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise InputFileError(
+            f"{p} is not a parsebridge conformance report ('results' is not a list of result objects)"
+        )
     return data
 
 
