@@ -215,8 +215,20 @@ def _label(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
+def stdin_closed() -> InputFileError | None:
+    """The error for ``-`` when this process has no standard input (started with it closed:
+    ``<&-``, some service managers), where reading it failed with "'NoneType' object has no
+    attribute 'buffer'"; None when there is one."""
+    if sys.stdin is not None:
+        return None
+    return InputFileError("<stdin>: standard input is closed: give a file, or pipe the input in")
+
+
 def _open_binary(path: str) -> IO[bytes]:
     if path == "-":
+        closed = stdin_closed()
+        if closed is not None:
+            raise closed
         return sys.stdin.buffer
     try:
         return open(path, "rb")

@@ -500,3 +500,20 @@ def test_a_report_that_is_not_one_is_a_usage_error_naming_it(
         ["support", "bad.json"],
     ):
         assert said in one_error_line(run("conformance", *args, cwd=tmp_path))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["parse", "--tool-parser", "builtin:hermes", "-"],
+        ["compare", "--tool-parser", "builtin:hermes", "-"],
+        ["conformance", "--backend", "builtin", "--transcripts", "-"],
+    ],
+    ids=["parse", "compare", "conformance"],
+)
+def test_reading_a_closed_standard_input_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """``-`` in a process started with standard input closed (``<&-``) ended in exit 1 with
+    "AttributeError: 'NoneType' object has no attribute 'buffer'"."""
+    closed = ["sh", "-c", '"$0" -m parsebridge "$@" <&-', sys.executable]
+    line = one_error_line(run(*args, cwd=tmp_path, command=closed))
+    assert line == "error: <stdin>: standard input is closed: give a file, or pipe the input in"
