@@ -517,3 +517,34 @@ def test_reading_a_closed_standard_input_is_a_usage_error(tmp_path: Path, args: 
     closed = ["sh", "-c", '"$0" -m parsebridge "$@" <&-', sys.executable]
     line = one_error_line(run(*args, cwd=tmp_path, command=closed))
     assert line == "error: <stdin>: standard input is closed: give a file, or pipe the input in"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--brief"],
+        ["parse", "--tool-parser", "builtin:hermes", "--json", "out.txt"],
+        ["compare", "--text", "hi", "--tool-parser", "builtin:hermes", "--format", "json"],
+    ],
+    ids=["list", "parse", "compare"],
+)
+def test_printing_to_a_closed_standard_output_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """A command started with standard output closed (``>&-``) ended in exit 1 with
+    "AttributeError: 'NoneType' object has no attribute 'flush'"; an output file still works."""
+    (tmp_path / "out.txt").write_text("hi")
+    closed = ["sh", "-c", '"$0" -m parsebridge "$@" >&-', sys.executable]
+    line = one_error_line(run(*args, cwd=tmp_path, command=closed))
+    assert line.startswith("error: standard output is closed: redirect it (> FILE)")
+    to_file = [
+        "compare",
+        "--text",
+        "hi",
+        "--tool-parser",
+        "builtin:hermes",
+        "--format",
+        "html",
+        "-o",
+        "p.html",
+    ]
+    p = run(*to_file, cwd=tmp_path, command=closed)
+    assert p.returncode == 0 and (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>"), p.stderr
