@@ -820,7 +820,7 @@ def test_diff_of_reports_from_different_backends_warns(tmp_path: Path) -> None:
     p = pb("conformance", "diff", "a.json", "b.json", cwd=tmp_path)
     no_traceback(p)
     assert "warning: the reports share no backend" in p.stderr
-    assert "REPORT_A ran vllm; REPORT_B ran sglang" in p.stderr
+    assert "a.json ran vllm; b.json ran sglang" in p.stderr
 
 
 def test_conformance_help_names_the_default_chunkings_and_framework_logs(tmp_path: Path) -> None:

@@ -48,6 +48,11 @@ class MissingInputError(InputFileError, FileNotFoundError):
     what a caller of the Python API (`parsebridge.compare`) would catch for a missing file."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with the line a command says about where it stopped (`cli.commands.main` prints it
+    on stderr and exits 130; a bare `KeyboardInterrupt` gets ``interrupted (Ctrl-C)``)."""
+
+
 def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """``1 family``, ``2 families``: `n` and its noun, plural (`nouns`, default `noun` + s) unless n == 1."""
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
@@ -67,8 +72,9 @@ EXIT_PIPE_CLOSED = 141
 EXIT_STATUS_HELP = """\
 exit status (every subcommand):
   0    success
-  1    the run failed: a parser raised (BackendError), or --strict / --fail-on-diff found
-       failures or differences
+  1    the run failed: parse's parser raised (BackendError), or --strict / --fail-on-diff
+       found failures or differences (conformance and compare record a parser that raised
+       as a result, so it fails the run only under those options)
   2    usage error: a bad option, an unknown backend, parser, family or transcript id, a
        framework that is not installed, an input file that is missing, unreadable, not
        UTF-8 or malformed, or a transcripts file without transcripts (the message names the
@@ -209,8 +215,20 @@ def _label(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
+def stdin_closed() -> InputFileError | None:
+    """The error for ``-`` when this process has no standard input (started with it closed:
+    ``<&-``, some service managers), where reading it failed with "'NoneType' object has no
+    attribute 'buffer'"; None when there is one."""
+    if sys.stdin is not None:
+        return None
+    return InputFileError("<stdin>: standard input is closed: give a file, or pipe the input in")
+
+
 def _open_binary(path: str) -> IO[bytes]:
     if path == "-":
+        closed = stdin_closed()
+        if closed is not None:
+            raise closed
         return sys.stdin.buffer
     try:
         return open(path, "rb")

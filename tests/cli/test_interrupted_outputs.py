@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli_run import run
+from _cli_run import SRC, run
 
-from parsebridge.cli import conformance_run, main
+from parsebridge.cli import compare_command, conformance_run, main
 from parsebridge.comparison import render
 from parsebridge.conformance import report
 from parsebridge.terminal import write_whole
@@ -172,3 +172,86 @@ def test_compare_writes_its_page_to_dev_stdout(tmp_path: Path) -> None:
     p = run(*_compare(log), "--format", "html", "-o", "/dev/stdout", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("<!DOCTYPE html>") and "r1" in p.stdout
+
+
+def test_ctrl_c_before_a_command_has_said_anything_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while compare or conformance started (reading the inputs, loading parsers: the first
+    seconds of a run) exited 130 without a word."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(conformance_run, "_select_transcripts", _ctrl_c)
+    assert main(RUN) == 130
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "interrupted (Ctrl-C)\n")
+    monkeypatch.setattr(compare_command, "sources", _ctrl_c)
+    assert main(["compare", "--bundled", "--family", "hermes", "--format", "json", "-o", "c.jsonl"]) == 130
+    assert capsys.readouterr() == ("", "interrupted (Ctrl-C)\n")
+    assert not Path("c.jsonl").exists()
+
+
+def test_ctrl_c_during_the_run_is_said_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def three_then_ctrl_c(*args: Any, progress: Any, **kwargs: Any) -> Any:
+        progress(3)
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(conformance_run, "run_units", three_then_ctrl_c)
+    assert main(RUN) == 130
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert (
+        len(lines) == 1 and lines[0].startswith("interrupted after 3 of ") and "nothing reported" in lines[0]
+    )
+
+
+def test_ctrl_c_while_the_modules_load_is_no_traceback(tmp_path: Path) -> None:
+    """`python -m parsebridge` interrupted while it imports its modules printed a traceback (the
+    import of pydantic is made to raise what Ctrl-C raises there)."""
+    fake = tmp_path / "fake" / "pydantic"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    p = run("list", cwd=tmp_path, PYTHONPATH=os.pathsep.join([str(tmp_path / "fake"), SRC]))
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "interrupted (Ctrl-C)\n")
+
+
+@pytest.mark.parametrize("fmt", ["html", "table", "json"])
+def test_an_interrupted_compare_says_what_its_outputs_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """A page or table -o was told to continue with --resume, which only continues json output
+    (and refuses the rest): now it says the file was not written, and what --summary holds."""
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(f'{{"id": "t{i}", "family": "hermes", "output": "x"}}\n' for i in range(3)))
+    real = compare_command.run_comparisons
+
+    def one_then_ctrl_c(*args: Any, **kwargs: Any) -> Any:
+        yield next(iter(real(*args, **kwargs)))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compare_command, "run_comparisons", one_then_ctrl_c)
+    out, summary = tmp_path / f"out.{fmt}", tmp_path / "s.json"
+    args = [
+        "compare",
+        str(log),
+        "--backends",
+        "builtin",
+        "--format",
+        fmt,
+        "-o",
+        str(out),
+        "--summary",
+        str(summary),
+    ]
+    assert main(args) == 130
+    err = capsys.readouterr().err.strip()
+    said = "interrupted after 1 of 3 transcripts; "
+    if fmt == "json":
+        said += f"run the same command with --resume to continue {out}"
+        assert [json.loads(line)["type"] for line in out.read_text().splitlines()] == ["run", "transcript"]
+    else:
+        said += f"{out} not written (left as it was)"
+        assert not out.exists()
+    assert err == said + f"; wrote the summary of those to {summary}"
+    assert json.loads(summary.read_text())["complete"] is False

@@ -473,3 +473,78 @@ def test_roundtrip_and_written_counts_agree_with_their_noun(tmp_path: Path) -> N
         cwd=tmp_path,
     )
     assert "wrote 1 comparison to" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", "bad.json: empty file, not a conformance report"),
+        (b'{"results": [1]}\xe9', "bad.json: not UTF-8 text (byte 0xe9 at offset 16, line 1)"),
+        (b'{"results": [}', "bad.json: not a JSON conformance report (Expecting value at line 1, column 14)"),
+        (b'{"results": 5}', "bad.json is not a parsebridge conformance report ('results' is not a list"),
+        (
+            b'{"results": [1, null]}',
+            "bad.json is not a parsebridge conformance report ('results' is not a list",
+        ),
+    ],
+)
+def test_a_report_that_is_not_one_is_a_usage_error_naming_it(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """A report that is not UTF-8 gave the codec's own message; one whose results are not objects
+    ended in exit 1 with "TypeError: 'int' object is not iterable"."""
+    (tmp_path / "bad.json").write_bytes(content)
+    (tmp_path / "good.json").write_text(json.dumps({"results": []}))
+    for args in (
+        ["diff", "good.json", "bad.json"],
+        ["support", "bad.json"],
+    ):
+        assert said in one_error_line(run("conformance", *args, cwd=tmp_path))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["parse", "--tool-parser", "builtin:hermes", "-"],
+        ["compare", "--tool-parser", "builtin:hermes", "-"],
+        ["conformance", "--backend", "builtin", "--transcripts", "-"],
+    ],
+    ids=["parse", "compare", "conformance"],
+)
+def test_reading_a_closed_standard_input_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """``-`` in a process started with standard input closed (``<&-``) ended in exit 1 with
+    "AttributeError: 'NoneType' object has no attribute 'buffer'"."""
+    closed = ["sh", "-c", '"$0" -m parsebridge "$@" <&-', sys.executable]
+    line = one_error_line(run(*args, cwd=tmp_path, command=closed))
+    assert line == "error: <stdin>: standard input is closed: give a file, or pipe the input in"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "--brief"],
+        ["parse", "--tool-parser", "builtin:hermes", "--json", "out.txt"],
+        ["compare", "--text", "hi", "--tool-parser", "builtin:hermes", "--format", "json"],
+    ],
+    ids=["list", "parse", "compare"],
+)
+def test_printing_to_a_closed_standard_output_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    """A command started with standard output closed (``>&-``) ended in exit 1 with
+    "AttributeError: 'NoneType' object has no attribute 'flush'"; an output file still works."""
+    (tmp_path / "out.txt").write_text("hi")
+    closed = ["sh", "-c", '"$0" -m parsebridge "$@" >&-', sys.executable]
+    line = one_error_line(run(*args, cwd=tmp_path, command=closed))
+    assert line.startswith("error: standard output is closed: redirect it (> FILE)")
+    to_file = [
+        "compare",
+        "--text",
+        "hi",
+        "--tool-parser",
+        "builtin:hermes",
+        "--format",
+        "html",
+        "-o",
+        "p.html",
+    ]
+    p = run(*to_file, cwd=tmp_path, command=closed)
+    assert p.returncode == 0 and (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>"), p.stderr

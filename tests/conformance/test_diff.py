@@ -162,7 +162,8 @@ def test_results_only_one_report_holds_are_counted_and_said(tmp_path, capsys):
     )
     assert main(ns) == 0
     captured = capsys.readouterr()
-    assert "warning: not compared: 1 only in REPORT_A, 1 only in REPORT_B" in captured.err
+    said = f"warning: not compared: 1 only in {tmp_path / 'a.json'}, 1 only in {tmp_path / 'b.json'}"
+    assert said in captured.err
     assert json.loads(captured.out)["only_b"] == 1
 
 
@@ -219,3 +220,26 @@ def test_out_that_cannot_be_written_is_refused_before_the_diff(tmp_path):
     assert main(_diff_ns(tmp_path, "--out", str(out), "--format", "json")) == 0
     assert json.loads(out.read_text())["counts"]
     assert not [p for p in out.parent.iterdir() if p.name != "diff.md"]  # no temporary file left
+
+
+def test_messages_name_the_reports_as_given(tmp_path, capsys, monkeypatch):
+    """The headline, the warnings and --strict's message named REPORT_A and REPORT_B (the help's
+    placeholders) where the user gave `before` and `after/report.json`."""
+    monkeypatch.chdir(tmp_path)
+    before = {**OLD, "results": [*OLD["results"], _r("b", "pass", chunking="token")]}
+    after = {**NEW, "results": [*NEW["results"], _r("z", "pass", chunking="token")]}
+    for folder, report in (("before", before), ("after", after)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "report.json").write_text(json.dumps(report))
+    for fmt in ("table", "json"):
+        ns = argparse.Namespace(report_a="before", report_b="after/report.json", format=fmt, limit=0)
+        assert main(ns) == 0
+        captured = capsys.readouterr()
+        said = "not compared: 1 only in before, 1 only in after/report.json"
+        assert said in (captured.out if fmt == "table" else captured.err)
+        assert "REPORT_" not in captured.out + captured.err
+    (tmp_path / "sglang.json").write_text(json.dumps({**NEW, "results": [_r("a", "pass", backend="sglang")]}))
+    ns = argparse.Namespace(report_a="before", report_b="sglang.json", format="json", limit=0)
+    main(ns)
+    err = capsys.readouterr().err
+    assert "before ran builtin, vllm; sglang.json ran sglang" in err and "REPORT_" not in err

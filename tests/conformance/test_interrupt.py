@@ -141,3 +141,34 @@ def test_an_interrupted_compare_says_how_far_of_how_many(
     monkeypatch.setattr(compare_command, "run_comparisons", one_then_ctrl_c)
     assert main(["compare", str(log), "--backends", "builtin", "--format", "json"]) == 130
     assert "interrupted after 1 of 3 transcripts" in capsys.readouterr().err
+
+
+_CTRL_C_WHILE_FORKING = """
+import os, signal
+from parsebridge.lifecycle.pool import worker_pool
+
+fired = []
+
+def ctrl_c_while_forking():
+    if not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+os.register_at_fork(before=ctrl_c_while_forking)
+try:
+    with worker_pool(2) as pool:
+        print(sorted(pool.map(abs, [-1, -2])))
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_ctrl_c_while_the_workers_fork_is_not_lost() -> None:
+    """Ctrl-C that came while a worker forked was raised inside an at-fork hook, which can only
+    print it ("Exception ignored in: <function _releaseLock>"): the run went on to its end and
+    exited 0. In a process of its own: an at-fork hook cannot be removed."""
+    p = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_WHILE_FORKING], capture_output=True, text=True, timeout=120
+    )
+    assert (p.stdout, p.returncode) == ("interrupted\n", 0), p.stderr
+    assert "Exception ignored" not in p.stderr, p.stderr

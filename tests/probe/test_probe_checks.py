@@ -9,6 +9,7 @@ import pytest
 
 from parsebridge.probe.assemble import from_events, from_message
 from parsebridge.probe.checks import all_markers, evaluate
+from parsebridge.probe.run import Row
 from parsebridge.probe.scenarios import SCENARIOS, select
 from parsebridge.probe.schema import problems
 
@@ -129,6 +130,24 @@ def test_a_right_stream_passes() -> None:
 def test_each_failure_is_named(events: list[dict[str, Any]], check: str, detail: str) -> None:
     failed = _failed(SINGLE, events)
     assert check in failed and detail in failed[check], failed
+
+
+def test_counts_in_the_details_agree_with_their_nouns() -> None:
+    """One call is "1 call", not "1 calls" nor "1 call(s)"."""
+    skipped = _stream(_call(0, "c1", "get_weather", '{"city": "Oslo"}'), _call(2, "c2", "get_weather", "{}"))
+    assert "a new call at index 2 after 1 call" in _failed(SINGLE, skipped)["index"]
+    assert "after 1 calls" not in _failed(SINGLE, skipped)["index"]
+    assert (
+        "after 0 calls"
+        in _failed(SINGLE, _stream(_call(1, "c1", "get_weather", '{"city": "Paris"}')))["index"]
+    )
+    stopped = _stream(_call(0, "c1", "get_weather", '{"city": "Paris"}'), finish="stop")
+    assert "'stop' with 1 call;" in _failed(SINGLE, stopped)["finish"]
+    two = select(["parallel-calls"])[0]
+    one = from_events(_stream(_call(0, "c1", "get_weather", '{"city": "Paris"}')))
+    assert Row(two, "stream", {}, one).expectation() == ("the model made 1 call where two were asked for")
+    none = select(["no-call"])[0]
+    assert Row(none, "stream", {}, one).expectation() == ("the model called 1 tool where none was needed")
 
 
 def test_a_call_without_arguments_gives_an_empty_object() -> None:

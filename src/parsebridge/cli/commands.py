@@ -11,6 +11,7 @@ Exit statuses are the same for every subcommand and listed in ``parsebridge --he
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -105,23 +106,53 @@ def importable_here() -> None:
         sys.path.append(here)
 
 
+class ClosedOutput:
+    """Standard output for a process started with it closed (``>&-``), where the first print
+    failed with "'NoneType' object has no attribute 'flush'" (exit 1): nothing written is nothing
+    said; writing says why it cannot (a usage error, exit 2)."""
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise io.UsageError(
+            "standard output is closed: redirect it (> FILE), or give the command's output file"
+        )
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C that reached the top: one line on stderr (the command's own, `io.Interrupted`, or
+    ``interrupted (Ctrl-C)``: it stopped before it had anything to say), then status 130."""
+    said = str(exc) if isinstance(exc, io.Interrupted) and str(exc) else "interrupted (Ctrl-C)"
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: the status says it
+        print(said, file=sys.stderr, flush=True)
+    return io.EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     importable_here()
     args = list(sys.argv[1:] if argv is None else argv)
     try:  # (configuring the subcommand imports its module: half a second for probe)
         parser = build_parser(args)
-    except KeyboardInterrupt:
-        return io.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     check_options(parser, args)
-    ns = parser.parse_args(args)
+    ns = parser.parse_args(args)  # (--help and --version go to stderr when stdout is closed)
+    if sys.stdout is None:
+        sys.stdout = ClosedOutput()  # type: ignore[assignment]
     try:
         code = int(ns.func(ns) or 0)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
         return _pipe_closed()
-    except KeyboardInterrupt:
-        return io.EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     except BackendError as exc:
         io.print_error(exc)
         return io.EXIT_FAILED

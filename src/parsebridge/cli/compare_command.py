@@ -138,11 +138,9 @@ def _finish(
         write_whole(ns.summary, dump_line(summary) + "\n")
         written.append(ns.summary)
     if not summary.complete:
-        where = f" {ns.output}" if ns.output else ""
         of = f" of {total}" if total is not None else ""
         print(
-            f"interrupted after {new}{of} transcript{'' if new == 1 and not of else 's'}"
-            + (f"; run the same command with --resume to continue{where}" if ns.output else ""),
+            f"interrupted after {new}{of} transcript{'' if new == 1 and not of else 's'}" + _left_by(ns),
             file=sys.stderr,
         )
         return 130
@@ -150,6 +148,19 @@ def _finish(
         raise usage_error("no transcripts to compare: the inputs hold none (only blank or comment lines?)")
     _show(ns, summary, builder, new)
     return 1 if ns.fail_on_diff and summary.differing else 0
+
+
+def _left_by(ns: argparse.Namespace) -> str:
+    """What an interrupted run leaves: a json -o file continues with --resume; a table or page -o
+    is not written (it is written whole, at the end); a --summary file holds the summary so far."""
+    said = ""
+    if ns.output and ns.format == "json":
+        said = f"; run the same command with --resume to continue {ns.output}"
+    elif ns.output:
+        said = f"; {ns.output} not written (left as it was)"
+    if ns.summary:
+        said += f"; wrote the summary of those to {ns.summary}"
+    return said
 
 
 def _check_options(ns: argparse.Namespace) -> int:

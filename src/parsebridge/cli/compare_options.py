@@ -43,15 +43,19 @@ output (--format json): a run object (the settings that decide the readings: par
   `parsebridge compare --schema` prints the JSON schema.
 
 exit status:
-  0    done
-  1    --fail-on-diff and some difference, or a parser raised
+  0    done; a parser that raised is done too: its reading has status error, the
+       difference class backend_error
+  1    --fail-on-diff and some difference (a parser that raised is one)
   2    usage error: unknown spec, family or backend, framework not installed, a raw
        output with neither a spec nor --family, or an input file that is missing, empty
        (or only blank lines), holds no transcripts, is not UTF-8 or is malformed (the
        message names it); an output file (-o, --summary) that is one of the inputs; --resume
        of a file that is not compare output or was made with other options (or by a parsebridge
-       that did not record them)
-  130  interrupted (continue with --resume); 141 the output pipe closed early (`| head`)
+       that did not record them); --unordered without --jobs N (N > 1, or 0) or --executor
+       ray; --address without --executor ray; --executor ray without Ray installed, with a
+       Ray runtime or cluster that cannot be started or reached, or a Ray worker that dies
+  130  interrupted (a json -o FILE continues with --resume); 141 the output pipe closed
+       early (`| head`)
 """
 
 

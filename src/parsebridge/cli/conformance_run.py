@@ -35,6 +35,7 @@ from ..protocol.errors import with_hints
 from ..terminal import (
     EXIT_INTERRUPTED,
     InputFileError,
+    Interrupted,
     UsageError,
     check_output_path,
     console,
@@ -354,9 +355,10 @@ def _execute(
     try:
         with bar:
             return list(run_units(runner, units, transcripts, jobs=jobs, progress=progress))
-    except KeyboardInterrupt:
-        err.print(styled(f"interrupted after {done[0]} of {counted(total, 'result')}; nothing reported"))
-        raise
+    except KeyboardInterrupt:  # (`main` prints the line: it exits 130)
+        raise Interrupted(
+            f"interrupted after {done[0]} of {counted(total, 'result')}; nothing reported"
+        ) from None
 
 
 def _roundtrip(

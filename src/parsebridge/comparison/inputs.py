@@ -30,7 +30,7 @@ from ..conformance.transcripts import (
 )
 from ..protocol import ParsebridgeError
 from ..protocol.spec import BACKEND_ALIASES, ParserBackend
-from ..terminal import InputFileError, MissingInputError, check_output_path, print_error
+from ..terminal import InputFileError, MissingInputError, check_output_path, print_error, stdin_closed
 from .logs import count_lines, expand, is_glob
 
 
@@ -81,6 +81,9 @@ def strict_stdin_transcripts(raw_ok: bool) -> Iterator[Any]:
     """Standard input read as a file is: UTF-8, a byte that is not refused by name. `sys.stdin`'s
     own text layer reads such a byte as a lone surrogate (surrogateescape, in a C or C.UTF-8
     locale), which the record then refused as "a lone surrogate U+DC95 is not text"."""
+    closed = stdin_closed()
+    if closed is not None:
+        raise closed
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is None:  # stdin replaced by a text stream (an embedding program): read as given
         yield from stdin_transcripts(sys.stdin, raw_ok)

@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import ParsebridgeError
-from ..protocol.errors import closest
+from ..protocol.errors import closest, json_problem
 from ..protocol.spec import ParserBackend
 from ..terminal import (
+    BOM,
     InputFileError,
     check_output_path,
     counted,
@@ -91,10 +92,14 @@ class ReportDiff:
     #: "0 changed".
     only_a: int = 0
     only_b: int = 0
+    #: What the messages call the two reports: the CLI's paths as the user gave them.
+    names: tuple[str, str] = ("REPORT_A", "REPORT_B")
 
     def unmatched(self) -> str:
         """The results left out for want of a match, as words ("" when none)."""
-        sides = [f"{n} only in REPORT_{x}" for n, x in ((self.only_a, "A"), (self.only_b, "B")) if n]
+        sides = [
+            f"{n} only in {name}" for n, name in zip((self.only_a, self.only_b), self.names, strict=True) if n
+        ]
         return f"not compared: {', '.join(sides)}" if sides else ""
 
     def headline(self, *, markdown: bool = False) -> str:
@@ -126,17 +131,33 @@ class ReportDiff:
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
-    """A report.json (or the directory holding one)."""
+    """A report.json (or the directory holding one); `InputFileError` naming the file and the
+    position for one that is not UTF-8 JSON or not a report (`FileNotFoundError` when missing)."""
     p = Path(path)
     if p.is_dir():
         p = p / "report.json"
-
+    raw = p.read_bytes()
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{p}: not a JSON conformance report ({exc})") from None
+        text = raw.decode("utf-8").removeprefix(BOM)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{p}: not UTF-8 text (byte 0x{raw[exc.start : exc.start + 1].hex()} at offset {exc.start}, "
+            f"line {line}); a conformance report is UTF-8 JSON"
+        ) from None
+    if not text.strip():
+        raise InputFileError(f"{p}: empty file, not a conformance report")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputFileError(f"{p}: not a JSON conformance report ({json_problem(exc)})") from None
     if not isinstance(data, dict) or "results" not in data:
         raise InputFileError(f"{p} is not a parsebridge conformance report (no 'results')")
+    results = data["results"]
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise InputFileError(
+            f"{p} is not a parsebridge conformance report ('results' is not a list of result objects)"
+        )
     return data
 
 
@@ -182,12 +203,16 @@ def classify(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
 
 
 def diff_reports(
-    a: Mapping[str, Any], b: Mapping[str, Any], *, backends: Iterable[str] | None = None
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    *,
+    backends: Iterable[str] | None = None,
+    names: tuple[str, str] = ("REPORT_A", "REPORT_B"),
 ) -> ReportDiff:
-    """Compare report `a` (before) with report `b` (after)."""
+    """Compare report `a` (before) with report `b` (after); `names` is what messages call them."""
     wanted = set(backends) if backends else None
     ia, ib = _index(a, wanted), _index(b, wanted)
-    result = ReportDiff(dict(a.get("backends") or {}), dict(b.get("backends") or {}))
+    result = ReportDiff(dict(a.get("backends") or {}), dict(b.get("backends") or {}), names=names)
     for key in sorted(ia.keys() & ib.keys()):
         result.compared += 1
         kind = classify(ia[key], ib[key])
@@ -360,14 +385,21 @@ def check_wanted_backends(a: Mapping[str, Any], b: Mapping[str, Any], wanted: It
 
 
 def backend_mismatch(
-    a: Mapping[str, Any], b: Mapping[str, Any], backends: Iterable[str] | None = None
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    backends: Iterable[str] | None = None,
+    names: tuple[str, str] = ("REPORT_A", "REPORT_B"),
 ) -> str | None:
-    """Why some (or all) results could not be matched: the reports ran different backends. None if not."""
+    """Why some (or all) results could not be matched: the reports (called `names`) ran different
+    backends. None if not."""
     wanted = set(backends) if backends else None
     ran_a, ran_b = _backends_run(a, wanted), _backends_run(b, wanted)
     if ran_a == ran_b:
         return None
-    sides = f"REPORT_A ran {', '.join(sorted(ran_a)) or 'none'}; REPORT_B ran {', '.join(sorted(ran_b)) or 'none'}"
+    sides = "; ".join(
+        f"{name} ran {', '.join(sorted(ran)) or 'none'}"
+        for name, ran in zip(names, (ran_a, ran_b), strict=True)
+    )
     if not ran_a & ran_b:
         return (
             f"the reports share no backend ({sides}): results are matched per backend, so none "
@@ -435,10 +467,11 @@ def main(ns: argparse.Namespace) -> int:
         raise ParsebridgeError(f"no report at {exc.filename}") from exc
     wanted = _backends(getattr(ns, "backend", None)) or None
     check_wanted_backends(a, b, wanted)
-    d = diff_reports(a, b, backends=wanted)
+    names = (str(ns.report_a), str(ns.report_b))  # as given: messages name the user's files
+    d = diff_reports(a, b, backends=wanted, names=names)
     table = fmt == "table" and not out
     for warning in (
-        backend_mismatch(a, b, wanted),
+        backend_mismatch(a, b, wanted, names),
         "" if table else d.unmatched(),
     ):  # (the table heads with it)
         if warning:

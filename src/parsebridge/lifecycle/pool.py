@@ -62,6 +62,28 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         manager.join(10)
 
 
+def _start_workers(pool: ProcessPoolExecutor) -> None:
+    """Start the workers now, with Ctrl-C noted instead of raised while they fork, then raised here.
+
+    A fork runs Python's at-fork hooks (logging's, the pool's); a KeyboardInterrupt raised inside
+    one can only be printed ("Exception ignored in: <function _releaseLock>"), so Ctrl-C at that
+    moment was lost and the run went on to its end, exit 0 (found with ``timeout -s INT 3``).
+    The first work item starts every worker of a forking pool (a no-op here). From a thread other
+    than the main one, or under a handler other than Python's own, nothing is changed."""
+    caught: list[int] = []
+    ours = threading.current_thread() is threading.main_thread()
+    ours = ours and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if ours:
+        signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        pool.submit(os.getpid)
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def worker_pool(
     jobs: int,
@@ -83,6 +105,7 @@ def worker_pool(
         initargs=(initializer, initargs),
     )
     try:
+        _start_workers(pool)
         yield pool
     except KeyboardInterrupt:
         stop_pool(pool)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol.tools import json_kind
+from ..terminal import counted
 
 #: The fields servers put reasoning in (vLLM before 0.10 and SGLang/Dynamo: reasoning_content;
 #: newer vLLM: reasoning).
@@ -367,7 +368,7 @@ def _merge_call(
     if trace is None:
         if index != len(by_index):
             reading.index_problems.append(
-                f"event {number}: a new call at index {index} after {len(by_index)} calls"
+                f"event {number}: a new call at index {index} after {counted(len(by_index), 'call')}"
             )
         trace = by_index[index] = CallTrace(index=index)
     where = f"event {number}'s call {index}"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formats import reasoning_families, reasoning_format, tool_families, tool_format
+from ..terminal import counted
 from .assemble import Growth, Reading
 from .scenarios import Scenario
 from .schema import problems
@@ -189,7 +190,7 @@ def check_finish(reading: Reading, scenario: Scenario) -> Outcome:
         allowed = ("stop",)
     if got not in allowed:
         return _fail(
-            f"finish_reason {got!r} with {len(reading.calls)} call(s); expected {' or '.join(allowed)}"
+            f"finish_reason {got!r} with {counted(len(reading.calls), 'call')}; expected {' or '.join(allowed)}"
         )
     return _ok()
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._version import __version__
+from ..terminal import counted
 from .assemble import Reading, from_events, from_message
 from .checks import CHECKS, FAIL, Outcome, evaluate
 from .http import Answer, Endpoint, EndpointUnreachable, ProbeUsageError
@@ -51,11 +52,11 @@ class Row:
         if self.reading.problem or want == "any":
             return ""
         if want == "none" and n:
-            return f"the model called {n} tool(s) where none was needed"
+            return f"the model called {counted(n, 'tool')} where none was needed"
         if want == "call" and not n:
             return "the model answered without a call"
         if want == "calls" and n < 2:
-            return f"the model made {n} call(s) where two were asked for"
+            return f"the model made {counted(n, 'call')} where two were asked for"
         return ""
 
     def retry_note(self) -> str:
