@@ -42,6 +42,7 @@ from .._served.parsers import (
     ServedReasoningParser,
     ServedToolParser,
 )
+from .._served.steps import undelivered
 from . import REQUEST_OPTIONS
 from ._frontend import DynamoFrontend, frontend
 
@@ -139,6 +140,8 @@ class DynamoEngine(ServedEngine):
             # The close forgot the script before the engine took it: the engine, still answering
             # what the stopping server had taken, found no script and ended at once (an empty answer).
             raise _stopped_under_way()
+        if not script.taken:  # the engine found no script and ended at once: an empty answer
+            raise BackendError("dynamo", self.label, "chat completion", undelivered("request"))
         choices = answer.get("choices") or []
         if not choices:
             raise BackendError("dynamo", self.label, "chat completion", f"no choices in {answer!r}")

@@ -22,6 +22,7 @@ from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_js
 from .._served.answers import StreamRequest, fence_splitter
 from .._served.model_folder import prompt_text
 from .._served.parsers import Markers, ParserPair, ServedEngine
+from .._served.steps import undelivered
 from ._gateway import Gateway, release, runtime
 from ._worker import prompt_for
 
@@ -136,9 +137,12 @@ class SmgEngine(ServedEngine):
             script.end()
             try:
                 body = _body(script.key, self._tools_payload, False, prompt)
-                return post_json(gw.port, PATH, body, REQUEST_TIMEOUT)
+                answer = post_json(gw.port, PATH, body, REQUEST_TIMEOUT)
             finally:
                 script.cancel()
+            if not script.taken:  # the worker answered it as a readiness probe ("ok")
+                raise BackendError("smg", gw.label, "chat completion", undelivered("request"))
+            return answer
 
         return _with_restart(self.pair, self, send)["choices"][0]["message"]  # type: ignore[no-any-return]
 
