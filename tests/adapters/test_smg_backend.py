@@ -375,3 +375,30 @@ def test_a_gateway_that_stops_answering_is_replaced(fresh_runtime, monkeypatch, 
     finally:
         with contextlib.suppress(OSError):
             os.kill(stuck, signal.SIGCONT)
+
+
+def test_a_parse_whose_gateway_is_closed_under_it_is_unavailable_at_once(fresh_runtime, monkeypatch) -> None:
+    """Another thread closes the last parser while a parse is under way: the gateway (and, with it
+    the last one, the worker) stops under the request. The parse took that for a death and started
+    the gateway again, outside the pool and with no worker to answer its readiness request: it
+    waited out the start timeout (60 s), then `ServerUnavailableError` (found with one thread
+    parsing while another closed five times). Now `ServerUnavailableError` at once; the next parse
+    starts a gateway again."""
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    assert parser.parse(CALL).tool_calls
+    real = _client.post_json
+    closes = [1]
+
+    def closing_first(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if closes:
+            closes.pop()
+            parser.close()  # (another thread's close, at this moment)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_client, "post_json", closing_first)
+    began = time.monotonic()
+    with pytest.raises(ServerUnavailableError, match="closed while this parse was under way"):
+        parser.parse(CALL)
+    assert time.monotonic() - began < 15
+    assert parser.parse(CALL).tool_calls
+    parser.close()

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
+from ...protocol.errors import ServerUnavailableError
 from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
 from .._served.answers import StreamRequest, fence_splitter
@@ -73,9 +74,15 @@ def _sent(gw: Gateway, send: Callable[[Gateway], T]) -> T:
         raise BackendError("smg", gw.label, "chat", str(exc)) from exc
     except TimeoutError as exc:
         raise hung(gw, "chat completion") from exc
-    except (OSError, http.client.HTTPException):
+    except (OSError, http.client.HTTPException) as exc:
         if gw.alive():
             raise
+        if gw.closed:  # closed under the request (its last parser, from another thread): not died
+            raise ServerUnavailableError(
+                "smg",
+                f"gateway {gw.label} was closed while this parse was under way (its last parser was "
+                "closed, from another thread); the next parse starts it again",
+            ) from exc
     gw.restart()
     return send(gw)
 
