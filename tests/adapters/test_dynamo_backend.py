@@ -329,3 +329,34 @@ def test_a_request_reaching_the_engine_while_the_frontend_closes_prints_nothing(
     assert outcome in ([{"city": "Paris"}], ["unavailable"])
     assert [c.arguments for c in tp.parse(CALL).tool_calls] == [{"city": "Paris"}]
     tp.close()
+
+
+def test_a_stream_whose_request_meets_a_closing_frontend_is_unavailable_not_a_backend_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another thread's close lands between a stream's first feed finding the frontend and its
+    request reaching it: the request is refused (or answered 503 while Dynamo stops, measured with
+    three threads closing while four parse). The feed raised `BackendError` (HTTP 503, connection
+    refused), where a one-shot parse in the same race raises `ServerUnavailableError`, as the docs
+    say of a stream whose server stopped; now it does too, and the next stream works."""
+    from parsebridge.adapters.dynamo import _frontend
+    from parsebridge.adapters.dynamo import parsers as dynamo_parsers
+
+    tp = pb.get_tool_parser("dynamo:hermes", tools=TOOLS)
+    assert tp.parse(CALL).tool_calls
+    real = dynamo_parsers.open_sse
+    closes = [1]
+
+    def closing_first(*args: Any, **kwargs: Any) -> Any:
+        if closes:
+            closes.pop()
+            _frontend.frontend().close()  # (another thread's close, at this moment)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dynamo_parsers, "open_sse", closing_first)
+    with pytest.raises(ServerUnavailableError, match="stopped while this parse was under way"):
+        tp.stream().feed("Let me")
+    stream = tp.stream()
+    stream.feed(CALL)
+    assert stream.finish().tool_calls[0].arguments == {"city": "Paris"}
+    tp.close()

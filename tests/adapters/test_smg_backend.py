@@ -179,6 +179,25 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
+def _stopped(pid: int, within: float) -> bool:
+    """Whether every thread of `pid` is stopped (state T) within `within` seconds. SIGSTOP is
+    delivered to each thread as it next runs: `os.kill` returns before a thread busy on another
+    core has stopped, and that thread can still answer a request meanwhile."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            states = [
+                (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                for task in Path(f"/proc/{pid}/task").iterdir()
+            ]
+        except OSError:  # a thread (or the process) ended meanwhile: look again
+            states = ["R"]
+        if all(state in ("T", "t") for state in states):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def _gone(pid: int, within: float) -> bool:
     """Whether `pid` has ended (or is a zombie nobody reaped yet) within `within` seconds."""
     import time
@@ -346,6 +365,7 @@ def test_a_gateway_that_stops_answering_is_replaced(fresh_runtime, monkeypatch, 
     stuck = _gateway.runtime().gateway(ParserPair(None, "qwen")).proc.pid
     os.kill(stuck, signal.SIGSTOP)
     try:
+        assert _stopped(stuck, 10)  # (before: fed at once, a gateway thread still running answered)
         with pytest.raises(BackendError, match="did not answer" if how == "parse" else "timed out"):
             parser.parse(CALL) if how == "parse" else stream.feed(" check.")
         assert _gone(stuck, 10)
@@ -355,3 +375,30 @@ def test_a_gateway_that_stops_answering_is_replaced(fresh_runtime, monkeypatch, 
     finally:
         with contextlib.suppress(OSError):
             os.kill(stuck, signal.SIGCONT)
+
+
+def test_a_parse_whose_gateway_is_closed_under_it_is_unavailable_at_once(fresh_runtime, monkeypatch) -> None:
+    """Another thread closes the last parser while a parse is under way: the gateway (and, with it
+    the last one, the worker) stops under the request. The parse took that for a death and started
+    the gateway again, outside the pool and with no worker to answer its readiness request: it
+    waited out the start timeout (60 s), then `ServerUnavailableError` (found with one thread
+    parsing while another closed five times). Now `ServerUnavailableError` at once; the next parse
+    starts a gateway again."""
+    parser = get_tool_parser("smg:qwen", TOOLS)
+    assert parser.parse(CALL).tool_calls
+    real = _client.post_json
+    closes = [1]
+
+    def closing_first(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if closes:
+            closes.pop()
+            parser.close()  # (another thread's close, at this moment)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_client, "post_json", closing_first)
+    began = time.monotonic()
+    with pytest.raises(ServerUnavailableError, match="closed while this parse was under way"):
+        parser.parse(CALL)
+    assert time.monotonic() - began < 15
+    assert parser.parse(CALL).tool_calls
+    parser.close()

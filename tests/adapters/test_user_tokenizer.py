@@ -76,3 +76,38 @@ def test_the_records_object_form_names_a_tokenizer_on_every_backend(backend) -> 
         close = getattr(parser, "close", None)
         if callable(close):
             close()
+
+
+def _word_pieces(folder) -> str:  # type: ignore[no-untyped-def]
+    """A tokenizer.json whose decode joins word pieces with spaces (BERT's): ``a-1`` comes back ``a - 1``."""
+    import string
+
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {"[UNK]": 0}
+    for c in string.ascii_letters + string.digits + string.punctuation + " \n":
+        vocab.setdefault(c, len(vocab))
+        vocab.setdefault("##" + c, len(vocab))
+    tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tok.decoder = tokenizers.decoders.WordPiece()
+    path = folder / "tokenizer.json"
+    tok.save(str(path))
+    return str(path)
+
+
+@pytest.mark.parametrize("backend", ["dynamo", "smg"])
+def test_a_tokenizer_that_loses_the_requests_key_is_an_error_not_an_empty_reading(backend, tmp_path) -> None:
+    """The served engine finds a request's output by the key its prompt carries, decoded with the
+    tokenizer. A tokenizer whose decode does not give the key back (word pieces joined by spaces)
+    left the engine without the output: Dynamo answered with nothing (one-shot: an empty result,
+    no error), smg's worker with its readiness answer (content ``ok``, one-shot and streamed). Now
+    `BackendError` saying why; an empty output stays an empty reading."""
+    spec = _spec(backend)
+    with pb.get_tool_parser(spec, tools=TOOLS) as plain:
+        assert plain.parse("").tool_calls == [] and not plain.parse("").content
+    with pb.get_tool_parser(spec, tools=TOOLS, tokenizer=_word_pieces(tmp_path)) as parser:
+        with pytest.raises(pb.BackendError, match="no longer carried"):
+            parser.parse("hello world")
+        stream = parser.stream()
+        with pytest.raises(pb.BackendError, match="no longer carried"):
+            stream.feed("hello")

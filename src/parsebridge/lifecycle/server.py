@@ -138,6 +138,8 @@ class Server:
 
     #: Seconds `stop` waits after asking, then after terminating, then after killing.
     stop_waits: tuple[float, float, float] = (2.0, 2.0, 10.0)
+    #: Seconds `stop(now=True)` waits after asking before it kills (a stuck server cannot act on it).
+    now_ask_wait = 0.2
 
     def __init__(
         self,
@@ -249,7 +251,8 @@ class Server:
 
     def stop(self, now: bool = False) -> None:
         """Ask the server to stop, wait; terminate, wait; kill, wait; then `cleanup`. Safe to repeat.
-        `now`: kill at once (a server that is stuck, such as a worker past its time budget)."""
+        `now`: kill at once after the ask (a server that is stuck, such as a worker past its time
+        budget): the ask ends a command run under the parent-death watcher with its watcher."""
         with self._lock:
             if self._pid is None:
                 return
@@ -260,11 +263,10 @@ class Server:
                 return
             ask_wait, term_wait, kill_wait = self.stop_waits
             launcher = self.launcher
-            for step, wait in (
-                (launcher.ask, ask_wait),
-                (launcher.terminate, term_wait),
-                (launcher.kill, kill_wait),
-            ):
+            steps = [(launcher.ask, ask_wait), (launcher.terminate, term_wait), (launcher.kill, kill_wait)]
+            if now:  # the ask still goes first (a watched command's watcher then ends it: no orphan)
+                steps = [(launcher.ask, min(ask_wait, self.now_ask_wait)), steps[2]]
+            for step, wait in steps:
                 if not launcher.is_alive():
                     break
                 step()

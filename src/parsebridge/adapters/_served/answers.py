@@ -16,7 +16,7 @@ from ...protocol import BackendError, StreamDelta, ToolCall, ToolCallDelta
 from ...protocol.errors import ServerUnavailableError
 from ...protocol.models import make_call_delta, make_delta, make_tool_call
 from .http import SseReader, read_to_fence
-from .steps import Script
+from .steps import Script, undelivered
 
 
 def message_calls(message: dict[str, Any]) -> list[ToolCall]:
@@ -133,6 +133,9 @@ class StreamRequest:
             if self._on_hang is not None:
                 self._on_hang()
             raise
+        if not self.script.taken:  # (the engine takes it before it answers the first step)
+            self._check_server()
+            raise RuntimeError(undelivered("stream"))
         if not fenced:
             self._check_server()
             if not self._ends_early:

@@ -31,7 +31,7 @@ Step = list[int] | str
 class Script:
     """One request's engine steps (see module doc). `put`/`end`/`cancel` are thread-safe."""
 
-    __slots__ = ("_board", "_items", "_lock", "_wake", "ended", "finished", "key")
+    __slots__ = ("_board", "_items", "_lock", "_wake", "ended", "finished", "key", "taken")
 
     def __init__(self, board: ScriptBoard, key: str) -> None:
         self._board = board
@@ -43,6 +43,9 @@ class Script:
         self.ended = False
         #: The engine side took the last step (a str).
         self.finished = False
+        #: The engine side found this script (`ScriptBoard.take`): False after an answer means the
+        #: request reached the engine without its key (`undelivered`).
+        self.taken = False
 
     def _send(self, item: Step) -> None:
         with self._lock:
@@ -138,18 +141,20 @@ class ScriptBoard:
         return script
 
     def take(self, prompt: str) -> Script | None:
-        """The script whose key the prompt is or holds (its last key, when a template wraps it);
-        None: not one of ours, or already finished."""
+        """The script whose key the prompt is or holds (its last key, when a template wraps it),
+        marked `Script.taken`; None: not one of ours, or already finished."""
         key = prompt.strip()
         with self._lock:
             script = self._scripts.get(key)
+        if script is None:
+            found = self._key.findall(prompt)
+            if not found:
+                return None
+            with self._lock:
+                script = self._scripts.get(found[-1])
         if script is not None:
-            return script
-        found = self._key.findall(prompt)
-        if not found:
-            return None
-        with self._lock:
-            return self._scripts.get(found[-1])
+            script.taken = True
+        return script
 
     def discard(self, key: str) -> None:
         with self._lock:
@@ -168,3 +173,14 @@ class ScriptBoard:
 
     def __repr__(self) -> str:
         return f"<ScriptBoard {self._prefix} in flight={len(self)}>"
+
+
+def undelivered(what: str) -> str:
+    """Why an answer came without the engine having found the request's script (`Script.taken`):
+    the server's answer is not a reading of the output, which never reached its parser."""
+    return (
+        f"the server answered the {what} without its engine having received the output: the prompt "
+        "the server tokenized and the engine decoded no longer carried the request's key (a "
+        "tokenizer= whose decode does not give back the text it encoded, e.g. one that joins "
+        "word pieces with spaces, cannot be used with a served backend)"
+    )

@@ -31,7 +31,7 @@ from ...formats import reasoning_format
 from ...protocol import BackendError, ParserUnsupportedError, ToolSpec, family_table
 from ...protocol.errors import ServerUnavailableError
 from ...protocol.tools import openai_tool
-from .._served import HttpStatusError, ModelFolder, open_sse, post_json
+from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
 from .._served.answers import StreamRequest, fence_splitter
 from .._served.model_folder import prompt_text
 from .._served.parsers import (
@@ -42,6 +42,7 @@ from .._served.parsers import (
     ServedReasoningParser,
     ServedToolParser,
 )
+from .._served.steps import undelivered
 from . import REQUEST_OPTIONS
 from ._frontend import DynamoFrontend, frontend
 
@@ -139,13 +140,15 @@ class DynamoEngine(ServedEngine):
             # The close forgot the script before the engine took it: the engine, still answering
             # what the stopping server had taken, found no script and ended at once (an empty answer).
             raise _stopped_under_way()
+        if not script.taken:  # the engine found no script and ended at once: an empty answer
+            raise BackendError("dynamo", self.label, "chat completion", undelivered("request"))
         choices = answer.get("choices") or []
         if not choices:
             raise BackendError("dynamo", self.label, "chat completion", f"no choices in {answer!r}")
         return choices[0].get("message") or {}  # type: ignore[no-any-return]
 
     def stream_request(self, prompt: str | None = None) -> StreamRequest:
-        fe, model = self.model()
+        fe, model, stops = self._registered()
         if fe.api is not None and not fe.api.streams:
             raise ParserUnsupportedError(
                 "dynamo",
@@ -156,9 +159,18 @@ class DynamoEngine(ServedEngine):
             )
         script = fe.board.open()
         body = self.body(model, script.key, True, prompt)
+
+        def open() -> SseReader:
+            try:
+                return open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT)
+            except Exception as exc:  # (as `oneshot`: 503 while stopping, 404 from a restarted one)
+                if fe.stops != stops:
+                    raise _stopped_under_way() from exc
+                raise
+
         return StreamRequest(
             script,
-            lambda: open_sse(fe.ensure(), PATH, body, STEP_TIMEOUT),
+            open,
             self._split,
             backend="dynamo",
             alive=lambda: fe.running,

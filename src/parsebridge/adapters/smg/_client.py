@@ -17,11 +17,13 @@ from typing import Any, TypeVar
 
 from ...formats import think as _think
 from ...protocol import BackendError, ToolSpec
+from ...protocol.errors import ServerUnavailableError
 from ...protocol.tools import openai_tool
 from .._served import HttpStatusError, ModelFolder, SseReader, open_sse, post_json
 from .._served.answers import StreamRequest, fence_splitter
 from .._served.model_folder import prompt_text
 from .._served.parsers import Markers, ParserPair, ServedEngine
+from .._served.steps import undelivered
 from ._gateway import Gateway, release, runtime
 from ._worker import prompt_for
 
@@ -72,9 +74,15 @@ def _sent(gw: Gateway, send: Callable[[Gateway], T]) -> T:
         raise BackendError("smg", gw.label, "chat", str(exc)) from exc
     except TimeoutError as exc:
         raise hung(gw, "chat completion") from exc
-    except (OSError, http.client.HTTPException):
+    except (OSError, http.client.HTTPException) as exc:
         if gw.alive():
             raise
+        if gw.closed:  # closed under the request (its last parser, from another thread): not died
+            raise ServerUnavailableError(
+                "smg",
+                f"gateway {gw.label} was closed while this parse was under way (its last parser was "
+                "closed, from another thread); the next parse starts it again",
+            ) from exc
     gw.restart()
     return send(gw)
 
@@ -136,9 +144,12 @@ class SmgEngine(ServedEngine):
             script.end()
             try:
                 body = _body(script.key, self._tools_payload, False, prompt)
-                return post_json(gw.port, PATH, body, REQUEST_TIMEOUT)
+                answer = post_json(gw.port, PATH, body, REQUEST_TIMEOUT)
             finally:
                 script.cancel()
+            if not script.taken:  # the worker answered it as a readiness probe ("ok")
+                raise BackendError("smg", gw.label, "chat completion", undelivered("request"))
+            return answer
 
         return _with_restart(self.pair, self, send)["choices"][0]["message"]  # type: ignore[no-any-return]
 

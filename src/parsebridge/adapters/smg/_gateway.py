@@ -62,6 +62,8 @@ class Gateway:
         self.pair = pair
         #: Requests open on it (guarded by the runtime's lock): the pool closes none while it has one.
         self.in_flight = 0
+        #: Closed (its parsers released it, or the runtime shut down): never started again.
+        self.closed = False
         #: ``--parser symphony``: smg reads some names (e.g. ``xlam``) only from its Symphony tables.
         self.symphony = symphony
         self.label = pair.label
@@ -143,6 +145,7 @@ class Gateway:
         return None
 
     def close(self) -> None:
+        self.closed = True
         self.server.stop()
 
 
