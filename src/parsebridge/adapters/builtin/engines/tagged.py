@@ -284,6 +284,10 @@ class TaggedCallStream(TaggedFormat, TaggedValues, BuiltinToolStream):
             self._close_call(self._pos)
             self._state = _CONTENT
         elif found is not None:  # a new block or call: this call ends unclosed, and is a call (docs)
+            if found == cls.start and cls.call_open is None and not self._opened:
+                # (but one with no parameter, its name right after the start marker, is the start
+                # marker written in prose, `I use <tool_call> blocks.`: no call, its text is text)
+                self._call_broken = True
             self._close_call(self._pos)
             self._state = _CONTENT if found == cls.start else self._after_call()
         else:
