@@ -60,20 +60,57 @@ def llama3_plain_json(size: int) -> str:
     return json.dumps({"result": items}, ensure_ascii=False)
 
 
-#: (parser spec, shape, builder): the hermes shapes the issue asks for, plus the held-span case.
+def glm_close_tags_in_a_value(size: int) -> str:
+    """A string value (GLM, lossless) holding an example's open tag, then close and open tags in
+    turn: every close tag is decided by the nested-example rule (`markers.NestedCloses`), whose
+    search from each close ran to the value's end (quadratic before the rule kept its place)."""
+    head = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value><arg_key>content</arg_key>"
+    n = max(1, (size - len(head)) // 25)
+    return (
+        head
+        + "<arg_value>Ex: <arg_value>v "
+        + "</arg_value> w <arg_value>" * n
+        + "</arg_value></arg_value></tool_call>"
+    )
+
+
+def glm_held_after_a_close_tag(size: int) -> str:
+    """A close tag inside a value's example, then long text before the next close: the stream holds
+    from that close until the text decides it (its search went back to the close at every chunk)."""
+    head = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value><arg_key>content</arg_key>"
+    n = max(1, (size - len(head)) // 10)
+    return head + "<arg_value>Ex: <arg_value>v </arg_value> w" + " long text" * n + "</arg_value></tool_call>"
+
+
+#: (parser spec, shape, builder): the hermes shapes the issue asks for, plus the held-span case,
+#: plus close tags inside one value (GLM under lossless, its schema declaring the value a string).
 SHAPES: list[tuple[str, str, Callable[[int], str]]] = [
     ("builtin:hermes", "long arguments", hermes_long_arguments),
     ("builtin:hermes", "many calls", hermes_many_calls),
     ("builtin:llama3_json", "plain JSON answer (held until its end)", llama3_plain_json),
+    ("builtin:glm45", "close tags inside one value", glm_close_tags_in_a_value),
+    ("builtin:glm45", "text held after a close tag inside a value", glm_held_after_a_close_tag),
 ]
+#: The parser options of a shape (none: the default conventions and no tools).
+SHAPE_OPTIONS: dict[str, dict[str, object]] = {
+    "close tags inside one value": {"conventions": "lossless", "tools": ("write_file",)},
+    "text held after a close tag inside a value": {"conventions": "lossless", "tools": ("write_file",)},
+}
 
 
-def stream_through(spec: str, text: str, chunk: int = CHUNK) -> Callable[[], object]:
-    """A callable that streams `text` through a fresh stream of `spec` at `chunk`-char pieces."""
+def stream_through(
+    spec: str, text: str, chunk: int = CHUNK, options: dict[str, object] | None = None
+) -> Callable[[], object]:
+    """A callable that streams `text` through a fresh stream of `spec` at `chunk`-char pieces
+    (`options`: the parser's, ``tools`` as catalogue tool names)."""
     from parsebridge.adapters.builtin import BuiltinBackend
+    from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
     name = spec.partition(":")[2]
-    parser = BuiltinBackend().create_tool_parser(name, tools=None)
+    opts = dict(options or {})
+    names = opts.pop("tools", ())
+    tools = catalogue_tools(*names) if names else None  # type: ignore[misc]
+    parser = BuiltinBackend().create_tool_parser(name, tools=tools, **opts)
     chunks = [text[i : i + chunk] for i in range(0, len(text), chunk)]
 
     def run() -> object:
@@ -99,10 +136,15 @@ def cpu_ratio(a: Callable[[], object], b: Callable[[], object], repeat: int) -> 
 
 
 def measure_shape(
-    spec: str, build: Callable[[int], str], small: int, big: int, repeat: int
+    spec: str,
+    build: Callable[[int], str],
+    small: int,
+    big: int,
+    repeat: int,
+    options: dict[str, object] | None = None,
 ) -> tuple[Sample, Sample, float, float]:
     a, b = build(small), build(big)
-    run_a, run_b = stream_through(spec, a), stream_through(spec, b)
+    run_a, run_b = stream_through(spec, a, options=options), stream_through(spec, b, options=options)
     sa, sb = measure_pair(run_a, run_b, repeat=repeat, labels=(f"{len(a)} chars", f"{len(b)} chars"))
     return sa, sb, ratio(sb, sa), cpu_ratio(run_a, run_b, repeat)
 
@@ -113,7 +155,7 @@ def rows(quick: bool) -> list[Row]:
     repeat = 3 if quick else 9
     out: list[Row] = []
     for spec, shape, build in SHAPES:
-        sa, sb, r, r_cpu = measure_shape(spec, build, small, big, repeat)
+        sa, sb, r, r_cpu = measure_shape(spec, build, small, big, repeat, SHAPE_OPTIONS.get(shape))
         out.append(
             Row(
                 "scaling",
@@ -148,6 +190,7 @@ def hermes_long_arguments_fast(size: int) -> str:
 ONESHOT_SHAPES: list[tuple[str, str, Callable[[int], str]]] = [
     ("builtin:hermes", "many calls", hermes_many_calls),
     ("builtin:hermes", "long arguments", hermes_long_arguments_fast),
+    ("builtin:glm45", "close tags inside one value", glm_close_tags_in_a_value),
 ]
 
 
@@ -162,10 +205,14 @@ def oneshot_rows(quick: bool) -> list[Row]:
     small, big = (125_000, 1_000_000) if quick else ONESHOT_SIZES
     repeat = 2
     import parsebridge as pb
+    from parsebridge.formats.cases.catalogue import tools as catalogue_tools
 
     out: list[Row] = []
     for spec, shape, build in ONESHOT_SHAPES:
-        parse = pb.get_tool_parser(spec).parse
+        opts = dict(SHAPE_OPTIONS.get(shape, {}))
+        names = opts.pop("tools", ())
+        tools = catalogue_tools(*names) if names else None  # type: ignore[misc]
+        parse = pb.get_tool_parser(spec, tools=tools, **opts).parse  # type: ignore[arg-type]
         texts = (build(small), build(big))
         wall = (Sample(f"{len(texts[0]) / 1e6:.1f} MB"), Sample(f"{len(texts[1]) / 1e6:.1f} MB"))
         cpu = [float("inf"), float("inf")]

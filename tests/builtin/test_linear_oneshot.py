@@ -115,3 +115,29 @@ def test_one_shot_result_is_complete(kind: str, spec: str, build: Callable[[int]
     calls = result.tool_calls
     found = sum(len(c.raw_text) for c in calls) + len(result.content or "")
     assert found >= len(text) // 2, f"{spec}: only {found} of {len(text)} chars accounted for"
+
+
+def glm_close_tags_in_a_value(size: int) -> str:
+    """A string value holding one example's open tag, then close and open tags in turn: every
+    close tag is decided by the nested-example rule (`markers.NestedCloses`), each balanced only
+    at the value's end."""
+    n = size // 25
+    return (
+        "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value><arg_key>content</arg_key>"
+        "<arg_value>Ex: <arg_value>v "
+        + "</arg_value> w <arg_value>" * n
+        + "</arg_value></arg_value></tool_call>"
+    )
+
+
+def test_close_tags_inside_a_value_are_decided_in_linear_work() -> None:
+    """Each close tag's search went to the value's end (a quadratic ≈ 60× for 8× the text)."""
+    from parsebridge.formats.cases.catalogue import tools
+
+    parser = pb.get_tool_parser("builtin:glm45", conventions="lossless", tools=tools("write_file"))
+    small, big = glm_close_tags_in_a_value(SMALL), glm_close_tags_in_a_value(SMALL * FACTOR)
+    parser.parse(small)
+    growth = _count_calls(lambda: parser.parse(big)) / _count_calls(lambda: parser.parse(small))
+    assert growth <= MAX_GROWTH * (len(big) / len(small)) / FACTOR, growth
+    (call,) = parser.parse(big).tool_calls  # (the whole text is the value's: one call, nothing lost)
+    assert call.arguments["content"].count("</arg_value>") == big.count("</arg_value>") - 2

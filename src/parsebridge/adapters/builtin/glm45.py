@@ -19,7 +19,9 @@ Malformed output (the shared `tagged` machine): ``<tool_call>`` whose name
 is missing or not a name (e.g. a JSON body) stays content verbatim up to its
 ``</tool_call>``; a key with no ``<arg_value>`` is dropped; a missing
 ``</arg_value>`` is ended by the next ``<arg_key>`` or ``</tool_call>``; a
-name cut off by the end of output (no terminator yet) is content.
+name cut off by the end of output (no terminator yet) is content; a block with no
+parameter that the next ``<tool_call>`` interrupts (``I use <tool_call> blocks.`` then a call:
+the start marker written in prose) is no call, its text is text, under both conventions.
 
 Where the frameworks differ: SGLang's ``glm45`` needs the newline after the
 name and its ``glm47`` reads the name up to ``<arg_key>``; vLLM uses one

@@ -19,7 +19,7 @@ _IN_STRING_STOP = re.compile(r'["\\]').search
 _QUIET_IN_STRING = Quiet(_IN_STRING_STOP)  # another key's string: nothing kept
 #: reader results besides NEED/MARKER
 DONE, BROKEN = "done", "broken"
-_NAME, _ARGS, _OTHER = "name", "args", "other"
+_NAME, _ARGS, _OTHER, _LATE_ARGS = "name", "args", "other", "late args"
 
 
 class ObjectReader:
@@ -27,8 +27,10 @@ class ObjectReader:
 
     The name is announced as soon as its string closes; the arguments value
     is streamed raw as it arrives (buffered when it comes before the name).
-    Other keys are ignored (`answer_like` says whether there were any); only the first "name"
-    and the first arguments key count. Returns DONE after the closing brace, MARKER at a marker
+    Other keys are ignored (`answer_like` says whether there were any). A key written twice
+    counts by its last value, as ``json.loads`` (and so both servers' one-shot readings) keeps
+    it: the call is held until its object closes (`whole_calls`), and then takes the last name
+    and the last arguments (`_restate`). Returns DONE after the closing brace, MARKER at a marker
     outside strings, BROKEN at a character that cannot continue the object
     (cursor left on it), NEED when the buffer is exhausted.
     """
@@ -51,10 +53,17 @@ class ObjectReader:
         self._tok: list[str] = []
         self._key: str | None = None
         self._early_args: list[str] = []
+        #: The arguments key that counted (a later one of the same key replaces its value), and
+        #: the last duplicate name and arguments text (`_restate`).
+        self._args_key: str | None = None
+        self._late_args: list[str] = []
+        self.late_name: str | None = None
+        self.late_args: str | None = None
         # Sinks are the lists' own `append` (the lists are cleared, never replaced): no
         # reference back to the reader, so a finished reader is freed without the collector.
         self._quiet_tok = Quiet(_IN_STRING_STOP, self._tok.append)
         self._quiet_early = Quiet(_IN_STRING_STOP, self._early_args.append)
+        self._quiet_late = Quiet(_IN_STRING_STOP, self._late_args.append)
 
     @property
     def answer_like(self) -> bool:
@@ -80,6 +89,8 @@ class ObjectReader:
                 return None
             if role == _NAME:
                 return self._quiet_tok
+            if role == _LATE_ARGS:
+                return self._quiet_late
             return self._quiet_early if role == _ARGS else _QUIET_IN_STRING
         if phase == _KEY and not self._raw.esc:
             return self._quiet_tok
@@ -116,6 +127,8 @@ class ObjectReader:
                     st._pos += 1
                 elif c == "}":
                     st._pos += 1
+                    if self.name is not None and (self.late_name is not None or self.late_args is not None):
+                        st._restate(self.late_name, self.late_args)
                     return DONE
                 elif c == "," and self.phase == _AFTER:
                     self.phase = _KEY_WAIT
@@ -129,17 +142,42 @@ class ObjectReader:
                 self.phase = _VALUE_WAIT
             else:  # _VALUE_WAIT
                 key = self._key
-                if key in self.NAME_KEYS and self.name is None:
+                if key in self.NAME_KEYS:  # (a later one: `late_name`)
                     self._role = _NAME
                 elif key in self.ARG_KEYS and self.args_state == 0:
                     self._role = _ARGS
+                    self._args_key = key
                     self.args_state = 1
+                elif key == self._args_key and self.args_state == 2:
+                    self._role = _LATE_ARGS
+                    self._late_args.clear()
                 else:
                     self._role = _OTHER
                     self.other_key = self.other_key or key not in self.NAME_KEYS
                 self._tok.clear()
                 self._raw.reset()
                 self.phase = _VALUE
+
+    def _name_read(self, st: BuiltinToolStream, name: Any) -> None:
+        """A name key's value read: the call's name, or (a name key written again) its last name."""
+        if not isinstance(name, str):
+            return
+        if self.name is not None:
+            self.late_name = name
+            return
+        self.name = name
+        st._commit(name)
+        st._args("".join(self._early_args))
+        self._early_args.clear()
+
+    def _late_args_read(self) -> None:
+        """The arguments key written again: its value is the call's (before the name: in its place)."""
+        text = "".join(self._late_args).strip()
+        self._late_args.clear()
+        if self.name is None:
+            self._early_args[:] = [text]
+        else:
+            self.late_args = text
 
     def _scan(self, st: BuiltinToolStream) -> str | None:
         start = st._pos
@@ -167,17 +205,16 @@ class ObjectReader:
                 self._early_args.append(piece)
             else:
                 st._args(piece)
+        elif self._role == _LATE_ARGS:
+            self._late_args.append(piece)
         if why in (STOP, CLOSED):
             self.phase = _AFTER
             if self._role == _NAME:
-                name = string_or_value("".join(self._tok).strip())
-                if isinstance(name, str):
-                    self.name = name
-                    st._commit(name)
-                    st._args("".join(self._early_args))
-                    self._early_args.clear()
+                self._name_read(st, string_or_value("".join(self._tok).strip()))
             elif self._role == _ARGS:
                 self.args_state = 2
+            elif self._role == _LATE_ARGS:
+                self._late_args_read()
             return None
         if why == MARKER:
             self.marker = self._raw.marker

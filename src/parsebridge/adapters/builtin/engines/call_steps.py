@@ -170,6 +170,23 @@ class CallSteps:
             self._out_calls[-1].arguments += "".join(self._arg_parts)
             self._arg_parts = []
 
+    def _restate(self, name: str | None, arguments: str | None) -> None:
+        """The open call's object wrote its name or arguments key again (`call_objects`): the last
+        counts, as ``json.loads`` keeps it. The call is held until it ends (`whole_calls`), so its
+        deltas are all here: the first takes `name`, and `arguments` replace the ones streamed."""
+        self._seal()
+        self._args_held = []
+        index = self._index
+        calls = self._out_calls
+        first = next((d for d in calls if d.index == index), None)
+        if first is None or first.name is None:  # (not held: nothing to restate)
+            return
+        if name is not None:
+            first.name = name
+        if arguments is not None:
+            first.arguments = arguments
+            calls[:] = [d for d in calls if d.index != index or d is first]
+
     def _end_call(self, pos: int) -> None:
         """The current call's span ends at `pos` (exclusive)."""
         if not self._in_call:

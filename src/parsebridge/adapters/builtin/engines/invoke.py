@@ -23,7 +23,7 @@ Reading rules (the format parsers' docstrings add their value rules):
   no parameter head between (`servers_first_close_ends_value`); and a whole invoke
   written in a string value as an example is its text, each of its parameters'
   close tags included, where the close tags after one outnumber the parameter heads
-  before the next section (one is left to close the value: `markers.nested_close`);
+  before the next section (one is left to close the value: `markers.NestedCloses`);
   a stream holds the text from such a tag until that is decided;
 * a missing ``</…invoke>`` is tolerated: a section end, a new invoke, a new
   section or (Step-3) the call wrapper's end closes the arguments normally.
@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 from .conventions import SERVERS
 from .invoke_dialect import Dialect, tag_attrs
 from .json_text import Quiet, dumps, dumps_str, loads_or_none
-from .markers import close_ahead, content_mode, find_or_safe, first_chars, nested_close, own_close_ends
+from .markers import NestedCloses, close_ahead, content_mode, find_or_safe, first_chars, own_close_ends
 from .schema_values import schema_types
 from .sections import REJECTED, SectionStream
 from .tool_parser import BuiltinToolParser
@@ -125,6 +125,7 @@ class InvokeStream(SectionStream):
         #: In a string value, how many parameter heads taken as its text (a whole call written in it
         #: as an example) are not closed yet (`_nested_close`).
         self._vdepth = 0
+        self._nested = NestedCloses()
         self._bound = d.section_begins[0] if d.section_begins else None
 
     def _fast_mode(self) -> Any:
@@ -289,7 +290,9 @@ class InvokeStream(SectionStream):
                 self._vdepth += buf.count(self._d.param_open, at, k)
             return k
         if self._vdepth:
-            nested = nested_close(buf, at, close, self._d.param_open, self._bound, self._final)
+            nested = self._nested.decide(
+                buf, self._base, at, close, self._d.param_open, self._bound, self._final
+            )
             if nested is None or nested >= 0:
                 self._vdepth -= nested is not None
                 return nested

@@ -181,20 +181,51 @@ def close_ahead(buf: str, at: int, close: str, bound: str | None, look: int, fin
     return -1 if final else None
 
 
-def nested_close(buf: str, at: int, close: str, opener: str, bound: str | None, final: bool) -> int | None:
-    """A string value's own `close` at `at` while a whole call written inside the value as an
-    example has opened values of its own (the tagged and invoke engines' rule): the offset past
-    it where it is the value's text, that is where, before the next `bound` (a block's start),
-    the value's close tags after it outnumber its `opener` tags (one is left to close the value
-    itself); -1 where the bound or the end of output comes first; None while unknown."""
-    need, i = 1, at + len(close)
-    while need:
-        found = [(k, m) for m in (close, opener, bound) if m and (k := buf.find(m, i)) >= 0]
-        if not found:
-            return -1 if final else None
-        k, m = min(found)
-        if m == bound:
-            return -1
-        need += 1 if m == opener else -1
-        i = k + len(m)
-    return at + len(close)
+class NestedCloses:
+    """Whether a string value's own close tag is its text while a whole call written inside the
+    value as an example has opened values of its own (the tagged and invoke engines' rule): it is
+    where, before the next `bound` (a block's start), the value's close tags after it outnumber
+    its `opener` tags (one is left to close the value itself).
+
+    Decided in linear time over a value however many close tags it holds: a search from a close
+    goes on from where it stopped when the stream brings more text (`at`, `pos`, `need`), and
+    where a search from one close balanced at a later close (`until`), every close before that one
+    is text too without a search (the opens and closes between balance one another), so no text
+    is searched twice. One per stream; positions are offsets in the fed text (`base` + index).
+    """
+
+    __slots__ = ("at", "need", "pos", "until")
+
+    def __init__(self) -> None:
+        self.until = self.at = self.pos = -1
+        self.need = 0
+
+    def decide(
+        self, buf: str, base: int, at: int, close: str, opener: str, bound: str | None, final: bool
+    ) -> int | None:
+        """The close at `at`: the offset past it where it is the value's text; -1 where the bound
+        or the end of output comes first; None while unknown (call again with more text)."""
+        if base + at < self.until:
+            return at + len(close)
+        need, i = (self.need, self.pos - base) if base + at == self.at else (1, at + len(close))
+        while need:
+            k = buf.find(close, i)
+            stop = len(buf) if k < 0 else k
+            j = buf.find(opener, i, stop)
+            b = buf.find(bound, i, stop if j < 0 else j) if bound else -1
+            if b >= 0:
+                self.at = -1
+                return -1
+            if j >= 0:
+                need, i = need + 1, j + len(opener)
+            elif k >= 0:
+                need, i = need - 1, k + len(close)
+            elif final:
+                self.at = -1
+                return -1
+            else:  # (held: the search goes on here, a marker cut off by the chunk's end included)
+                longest = max(len(close), len(opener), len(bound or ""))
+                self.at, self.need, self.pos = base + at, need, base + max(i, len(buf) - longest + 1)
+                return None
+        self.until, self.at = base + i - len(close), -1
+        return at + len(close)

@@ -46,7 +46,7 @@ from typing import ClassVar
 
 from .conventions import SERVERS
 from .json_text import dumps_str
-from .markers import find_or_safe
+from .markers import NestedCloses, find_or_safe
 from .scan import JSON_WS, MORE, BuiltinToolStream, match_marker, safe_end
 from .schema_values import TEXT_OR_NULL, ParamTypes
 from .tagged_format import TaggedFormat
@@ -94,6 +94,7 @@ class TaggedCallStream(TaggedFormat, TaggedValues, BuiltinToolStream):
         #: (-1: none held; `_value_step`).
         self._vlook = -1
         self._vdepth = 0
+        self._nested = NestedCloses()
         #: The state a finished value returns to (`tagged_values`).
         self._params_state = _PARAMS
         #: In a value, nothing held: `feed`'s shortcut applies (set by `_value`).
@@ -284,6 +285,10 @@ class TaggedCallStream(TaggedFormat, TaggedValues, BuiltinToolStream):
             self._close_call(self._pos)
             self._state = _CONTENT
         elif found is not None:  # a new block or call: this call ends unclosed, and is a call (docs)
+            if found == cls.start and cls.call_open is None and not self._opened:
+                # (but one with no parameter, its name right after the start marker, is the start
+                # marker written in prose, `I use <tool_call> blocks.`: no call, its text is text)
+                self._call_broken = True
             self._close_call(self._pos)
             self._state = _CONTENT if found == cls.start else self._after_call()
         else:

@@ -47,7 +47,7 @@ from ....protocol import StreamDelta
 from ....protocol.errors import InvalidInputError
 from ....protocol.models import empty_delta
 from .json_text import dumps, dumps_str
-from .markers import close_ahead, find_or_safe, nested_close, own_close_ends
+from .markers import NestedCloses, close_ahead, find_or_safe, own_close_ends
 from .schema_values import convert_value, is_string_typed
 
 
@@ -111,6 +111,8 @@ class TaggedValues:
     #: In a string value, how many opens of a nested example (a value open, a parameter head
     #: taken as text) are not closed yet (`_nested_close`).
     _vdepth: int
+    #: The rule deciding a close tag while a nested example is open (made by the machine).
+    _nested: NestedCloses
     _tag_ends: tuple[str, ...]
     _close_text: bool
     _python_none: bool
@@ -195,11 +197,11 @@ class TaggedValues:
 
     def _nested_close(self, buf: str, pos: int, at: int) -> bool | None:
         """A close tag at `at` while a nested example is open in the value (`_vdepth`;
-        `markers.nested_close`): True where it is the value's text (taken, go on); False while the
+        `markers.NestedCloses`): True where it is the value's text (taken, go on); False while the
         text so far cannot tell (held from the close on); None where it is no nested close (the
         usual rules decide)."""
         opener = self.value_open or self.param_open  # type: ignore[attr-defined]
-        after = nested_close(buf, at, self.param_close, opener, self.start, self._final)  # type: ignore[attr-defined]
+        after = self._nested.decide(buf, self._base, at, self.param_close, opener, self.start, self._final)  # type: ignore[attr-defined]
         if after is None:
             self._value(buf[pos:at])
             self._pos = at
