@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from parsebridge.formats import hermes
+from parsebridge.formats import glm45, hermes
 
 from ._timing import Row, Sample, fmt_seconds, measure_pair, ratio
 
@@ -60,26 +60,30 @@ def llama3_plain_json(size: int) -> str:
     return json.dumps({"result": items}, ensure_ascii=False)
 
 
+V, V_END = glm45.VALUE, glm45.VALUE_END
+
+
+def _glm_head() -> str:
+    """A GLM call's start up to its ``content`` value's open tag: ``write_file``, ``path`` = ``a.md``."""
+    k, k_end = glm45.KEY, glm45.KEY_END
+    return f"{glm45.START}write_file{k}path{k_end}{V}a.md{V_END}{k}content{k_end}"
+
+
 def glm_close_tags_in_a_value(size: int) -> str:
     """A string value (GLM, lossless) holding an example's open tag, then close and open tags in
     turn: every close tag is decided by the nested-example rule (`markers.NestedCloses`), whose
     search from each close ran to the value's end (quadratic before the rule kept its place)."""
-    head = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value><arg_key>content</arg_key>"
+    head = _glm_head()
     n = max(1, (size - len(head)) // 25)
-    return (
-        head
-        + "<arg_value>Ex: <arg_value>v "
-        + "</arg_value> w <arg_value>" * n
-        + "</arg_value></arg_value></tool_call>"
-    )
+    return head + f"{V}Ex: {V}v " + f"{V_END} w {V}" * n + f"{V_END}{V_END}{glm45.END}"
 
 
 def glm_held_after_a_close_tag(size: int) -> str:
     """A close tag inside a value's example, then long text before the next close: the stream holds
     from that close until the text decides it (its search went back to the close at every chunk)."""
-    head = "<tool_call>write_file<arg_key>path</arg_key><arg_value>a.md</arg_value><arg_key>content</arg_key>"
+    head = _glm_head()
     n = max(1, (size - len(head)) // 10)
-    return head + "<arg_value>Ex: <arg_value>v </arg_value> w" + " long text" * n + "</arg_value></tool_call>"
+    return head + f"{V}Ex: {V}v {V_END} w" + " long text" * n + f"{V_END}{glm45.END}"
 
 
 #: (parser spec, shape, builder): the hermes shapes the issue asks for, plus the held-span case,

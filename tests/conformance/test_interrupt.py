@@ -147,6 +147,7 @@ _CTRL_C_WHILE_FORKING = """
 import os, signal
 from parsebridge.lifecycle.pool import worker_pool
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (an xdist worker's child ignores SIGINT)
 fired = []
 
 def ctrl_c_while_forking():
