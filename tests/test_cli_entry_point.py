@@ -9,6 +9,7 @@ thing (a resumed run, a diff of different backends).
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 import os
@@ -231,15 +232,23 @@ def test_missing_input_files_exit_2_as_the_help_says(tmp_path: Path, cmd: tuple[
     assert "2    usage error" in pb(cmd[0], "--help", cwd=tmp_path).stdout
 
 
-def test_binary_transcripts_name_the_file(tmp_path: Path) -> None:
+def test_binary_transcripts_name_the_file_line_and_offset(tmp_path: Path) -> None:
+    """`compare` and `conformance --transcripts` read in text mode and said only "not UTF-8 text
+    (byte 0xff)"; they now say where, in `parse`'s words (a gzipped log: offset in its text)."""
     (tmp_path / "log.jsonl").write_bytes(b'{"output": "hi"}\n\xff\xfe\n')
-    for cmd in (
-        ("conformance", "-q", "--transcripts", "log.jsonl", "--tool-parser", "hermes"),
-        ("compare", "log.jsonl", "--family", "hermes"),
-    ):
-        p = pb(*cmd, cwd=tmp_path)
-        no_traceback(p)
-        assert p.returncode == 2 and "log.jsonl: not UTF-8 text" in p.stderr
+    (tmp_path / "log.jsonl.gz").write_bytes(gzip.compress(b'{"output": "hi"}\n\xff\xfe\n'))
+    for name in ("log.jsonl", "log.jsonl.gz"):
+        for cmd in (
+            ("conformance", "-q", "--transcripts", name, "--tool-parser", "hermes"),
+            ("compare", name, "--family", "hermes"),
+        ):
+            p = pb(*cmd, cwd=tmp_path)
+            no_traceback(p)
+            assert p.returncode == 2, p.stderr
+            assert (
+                f"{name}: not UTF-8 text (byte 0xff at offset 17, line 2); parsebridge reads transcripts as UTF-8"
+                in p.stderr
+            )
 
 
 def test_a_backend_that_raises_exits_1_not_2(tmp_path: Path) -> None:

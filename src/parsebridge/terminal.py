@@ -240,6 +240,36 @@ def _open_binary(path: str) -> IO[bytes]:
         raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
+def not_utf8(label: str, byte: int, offset: int, line: int, what: str) -> InputFileError:
+    """The one message for input that is not UTF-8: the file, the byte, its offset and line,
+    and what parsebridge reads as UTF-8 (`what`: "model output", "transcripts", ...)."""
+    return InputFileError(
+        f"{label}: not UTF-8 text (byte 0x{byte:02x} at offset {offset}, line {line}); "
+        f"parsebridge reads {what} as UTF-8"
+    )
+
+
+def first_non_utf8(label: str, fh: IO[bytes], what: str, block: int = READ_BLOCK) -> InputFileError | None:
+    """`not_utf8`'s error for the first byte of `fh` that is not UTF-8 (read to its end), None
+    when it is all UTF-8: for a reader that decoded in text mode, whose `UnicodeDecodeError`
+    knows only the block it failed in, not where that block was."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    consumed = lines = 0
+    while True:
+        data = fh.read(block)
+        pending = decoder.getstate()[0]
+        try:
+            decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            buf = pending + data
+            line = lines + buf[: exc.start].count(b"\n") + 1
+            return not_utf8(label, buf[exc.start], consumed - len(pending) + exc.start, line, what)
+        if not data:
+            return None
+        consumed += len(data)
+        lines += data.count(b"\n")
+
+
 def iter_text(path: str, block: int = READ_BLOCK, what: str = "model output") -> Iterator[str]:
     """The UTF-8 text of a file (``-``: stdin), decoded block by block; `what` the file holds is
     named in the error.
@@ -265,11 +295,7 @@ def iter_text(path: str, block: int = READ_BLOCK, what: str = "model output") ->
                 buf = pending + data
                 offset = consumed - len(pending) + exc.start
                 line = lines + buf[: exc.start].count(b"\n") + 1
-                bad = buf[exc.start : exc.start + 1].hex()
-                raise InputFileError(
-                    f"{_label(path)}: not UTF-8 text (byte 0x{bad} at offset {offset}, line {line}); "
-                    f"parsebridge reads {what} as UTF-8"
-                ) from None
+                raise not_utf8(_label(path), buf[exc.start], offset, line, what) from None
             if first and text:
                 first = False
                 if text[0] == BOM:

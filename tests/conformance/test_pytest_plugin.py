@@ -248,7 +248,7 @@ def test_a_bad_spec_is_one_clear_line(tmp_path, spec, says):
         (
             "--parsebridge-transcripts",
             "latin1.txt",
-            "ERROR: --parsebridge-transcripts: latin1.txt: not UTF-8 text (byte 0xe9)",
+            "ERROR: --parsebridge-transcripts: latin1.txt: not UTF-8 text (byte 0xe9 at offset",
         ),
         (
             "--parsebridge-transcripts",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..conformance.log_files import directory_files, inner_suffix, is_gzip, iter_log
+from ..conformance.log_files import directory_files, inner_suffix, is_gzip, iter_log, not_utf8_in
 from ..conformance.record_use import RecordWarnings
 from ..conformance.transcripts import (
     JSONL_SUFFIXES,
@@ -269,8 +269,7 @@ def named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
     try:
         yield from items
     except UnicodeDecodeError as exc:
-        bad = exc.object[exc.start : exc.start + 1].hex()
-        raise InputFileError(f"{label}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8") from None
+        raise not_utf8_in(label, exc) from None
 
 
 def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:

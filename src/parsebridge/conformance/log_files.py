@@ -14,6 +14,7 @@ import gzip
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..terminal import InputFileError, first_non_utf8
 from .transcripts import (
     JSONL_SUFFIXES,
     YAML_SUFFIXES,
@@ -78,3 +79,17 @@ def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
         for f in directory_files(p)[0] if p.is_dir() else [p]:
             out.extend(iter_log(f))
     return out
+
+
+def not_utf8_in(label: str, exc: UnicodeDecodeError) -> InputFileError:
+    """A text-mode reader's `exc` as `parse` says it: file, byte, offset and line. The file is read
+    again for where the byte is (the error knows only the block it failed in); a stream, which
+    cannot be read twice, is named with the byte alone."""
+    path = Path(label)
+    if path.is_file():
+        with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as fh:
+            found = first_non_utf8(label, fh, "transcripts")
+        if found is not None:
+            return found
+    bad = exc.object[exc.start : exc.start + 1].hex()
+    return InputFileError(f"{label}: not UTF-8 text (byte 0x{bad}); parsebridge reads transcripts as UTF-8")

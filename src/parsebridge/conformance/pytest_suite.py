@@ -16,7 +16,7 @@ from ..adapters import resolve
 from ..adapters.python_backend import load_class
 from ..protocol import ParsebridgeError, ParserSpec, ReasoningParserBase, ToolParserBase, family_table
 from .chunking import parse_chunkings
-from .log_files import directory_files, iter_log
+from .log_files import directory_files, iter_log, not_utf8_in
 from .runner import Runner, plan_explicit, spec_family
 from .transcripts import bundled_transcripts, select, split_names
 
@@ -127,10 +127,7 @@ def _load(paths: list[str]) -> list[Any]:
             try:
                 out.extend(iter_log(f))
             except UnicodeDecodeError as exc:
-                bad = exc.object[exc.start : exc.start + 1].hex()
-                raise pytest.UsageError(
-                    f"--parsebridge-transcripts: {f}: not UTF-8 text (byte 0x{bad}); transcripts are UTF-8"
-                ) from None
+                raise pytest.UsageError(f"--parsebridge-transcripts: {not_utf8_in(str(f), exc)}") from None
             except ParsebridgeError as exc:
                 raise pytest.UsageError(f"--parsebridge-transcripts: {exc}") from None
     return out
