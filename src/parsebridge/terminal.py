@@ -389,7 +389,7 @@ def check_output_path(path: str | os.PathLike[str], what: str, *, directory: boo
         raise UsageError(f"{what} is a directory, not a file")
     existing = next((a for a in p.parents if a.exists()), Path("."))
     if not p.exists() and not existing.is_dir():
-        raise UsageError(f"{what}: the folder {existing} is a file, so the file cannot be made in it")
+        raise UsageError(f"{what}: {existing} is a file, not a folder")
 
 
 @contextlib.contextmanager

@@ -109,8 +109,8 @@ def test_summary_dash_is_refused_before_anything_runs(
 @pytest.mark.parametrize(
     ("option", "fmt", "where", "said"),
     [
-        ("-o", "table", "log.jsonl/out.txt", "the folder {d}/log.jsonl is a file"),
-        ("--summary", "table", "log.jsonl/new/summary.json", "the folder {d}/log.jsonl is a file"),
+        ("-o", "table", "log.jsonl/out.txt", "{d}/log.jsonl is a file, not a folder"),
+        ("--summary", "table", "log.jsonl/new/summary.json", "{d}/log.jsonl is a file, not a folder"),
         ("-o", "html", ".", " is a directory, not a file"),
     ],
 )

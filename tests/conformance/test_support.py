@@ -132,3 +132,25 @@ def test_reports_without_a_framework_release_are_refused_not_an_empty_page(tmp_p
     (tmp_path / "core" / "report.json").write_text(json.dumps(rep))
     with pytest.raises(ParsebridgeError, match="no framework release in these reports"):
         support_table([tmp_path])
+
+
+def test_missing_empty_and_unwritable_paths_are_named_as_the_cli_names_them(tmp_path, monkeypatch, capsys):
+    """An empty folder was refused as "no framework release in these reports", a missing path as
+    "nope: No such file or directory" (the OS's words, capitalised unlike every other message),
+    and ``--out afile/y.md`` as "afile: File exists", after the work."""
+    from parsebridge.cli.commands import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "r" / "vllm-0.33.0").mkdir(parents=True)
+    (tmp_path / "r" / "vllm-0.33.0" / "report.json").write_text(
+        json.dumps(_report("vllm", "0.33.0", {"hermes": ["pass"]}))
+    )
+    for args, said in (
+        (["empty"], "error: empty: no report.json in this folder, nor in the folders in it"),
+        (["nope"], "error: nope: no such file"),
+        (["r", "--out", "afile/y.md"], "error: --out afile/y.md: afile is a file, not a folder"),
+    ):
+        assert main(["conformance", "support", *args]) == 2
+        assert capsys.readouterr().err.strip() == said, args

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..plugins.probe import cell
 from ..protocol import ParsebridgeError
+from ..terminal import InputFileError, MissingInputError, check_output_path
 from .diff import load_report
 
 FRAMEWORKS = ("vllm", "sglang", "dynamo", "smg", "llamacpp")
@@ -193,11 +194,19 @@ def _parser_sections(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _reports(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """The reports of files, folders holding a report.json, and folders of such folders; a
+    missing path or a folder with no report.json is named (it said "No such file or directory",
+    or, for an empty folder, that its reports had no framework release)."""
     reports = []
     for p in paths:
         path = Path(p)
+        if not path.exists():
+            raise MissingInputError(f"{path}: no such file")
         if path.is_dir() and not (path / "report.json").exists():
-            reports += [_with_oracle(sub) for sub in sorted(path.glob("*/report.json"))]
+            found = sorted(path.glob("*/report.json"))
+            if not found:
+                raise InputFileError(f"{path}: no report.json in this folder, nor in the folders in it")
+            reports += [_with_oracle(sub) for sub in found]
         else:
             reports.append(_with_oracle(path / "report.json" if path.is_dir() else path))
     return reports
@@ -289,6 +298,8 @@ def main(ns: argparse.Namespace) -> int:
         raise ParsebridgeError("give report.json files (or directories) and/or --data FILE")
     args = (["--data", data] if data else []) + (["--out", ns.out] if getattr(ns, "out", None) else [])
     command = " ".join(["parsebridge conformance support", *map(shlex.quote, args)])
+    if getattr(ns, "out", None):  # before the work: "x: File exists" came after it
+        check_output_path(ns.out, f"--out {ns.out}")
     text = support_table(ns.reports, command=command, data=data)
     if getattr(ns, "out", None):
         Path(ns.out).parent.mkdir(parents=True, exist_ok=True)
