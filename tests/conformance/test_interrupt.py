@@ -16,7 +16,7 @@ from contextlib import ExitStack
 import pytest
 
 from parsebridge.adapters import get_backend
-from parsebridge.cli import compare_command, main
+from parsebridge.cli import compare_command, conformance_run, main
 from parsebridge.comparison.engine import ComparePlan, as_transcripts, run_comparisons
 from parsebridge.lifecycle.pool import worker_pool
 
@@ -173,3 +173,22 @@ def test_ctrl_c_while_the_workers_fork_is_not_lost() -> None:
     )
     assert (p.stdout, p.returncode) == ("interrupted\n", 0), p.stderr
     assert "Exception ignored" not in p.stderr, p.stderr
+
+
+def test_an_interrupted_conformance_run_says_one_line_on_a_non_terminal_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rich's progress bar, stopped off a terminal, printed an empty line (it shows nothing there:
+    it is transient), so stderr read "\\ninterrupted after N of M results"."""
+    real = conformance_run.run_units
+
+    def some_then_ctrl_c(*args, **kwargs):
+        results = real(*args, **kwargs)
+        yield next(iter(results))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(conformance_run, "run_units", some_then_ctrl_c)
+    args = ["conformance", "--backend", "builtin", "--family", "hermes", "--jobs", "1"]
+    assert main(args) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("interrupted after ") and err.count("\n") == 1, repr(err)

@@ -345,7 +345,11 @@ def _execute(
     """Every unit's results, with a progress bar on stderr unless `quiet`; Ctrl-C says how far it got
     (and the command exits 130: nothing is reported, no further server starts)."""
     columns = (TextColumn("[bold]conformance[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    bar = Progress(*columns, console=err, transient=True, disable=quiet or total == 0)
+    # Off a terminal the transient bar shows nothing, yet its stop printed an empty line there
+    # (Rich's rule for a non-interactive console): no bar then.
+    bar = Progress(
+        *columns, console=err, transient=True, disable=quiet or total == 0 or not err.is_interactive
+    )
     task, done = bar.add_task("run", total=total), [0]
 
     def progress(n: int) -> None:
