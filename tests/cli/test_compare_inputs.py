@@ -213,4 +213,7 @@ def test_conformance_reads_standard_input_as_compare_does(tmp_path: Path) -> Non
     assert sorted(report["transcripts"]) == ["a", "b"]
     assert run(*args, cwd=tmp_path, stdin=b"").returncode == 2
     refused = run(*args, cwd=tmp_path, stdin=b"\xff\xfe")
-    assert refused.returncode == 2 and "<stdin>: not UTF-8 text (byte 0xff)" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and "<stdin>: not UTF-8 text (byte 0xff at offset 0, line 1)" in refused.stderr
+    )

@@ -218,6 +218,12 @@ def test_binary_stdin_to_compare_is_refused_as_a_binary_file_is(tmp_path: Path, 
     )
     assert from_file.replace("bin.dat", "<stdin>") == from_stdin
     assert from_stdin.startswith("error: <stdin>: not UTF-8 text (byte 0x")
+    assert " at offset " in from_stdin  # the file is read again for the place, a stream counted
+    # a pipe named by path (read once, as standard input is) names the same place
+    from_pipe = one_error_line(
+        run("compare", "/dev/stdin", "--tool-parser", "builtin:hermes", cwd=tmp_path, stdin=blob)
+    )
+    assert from_pipe.replace("/dev/stdin", "<stdin>") == from_stdin
 
 
 def test_empty_stdin_is_refused_as_an_empty_file_is(tmp_path: Path) -> None:

@@ -18,7 +18,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..conformance.log_files import directory_files, inner_suffix, is_gzip, iter_log, not_utf8_in
+from ..conformance.log_files import (
+    CountedBytes,
+    directory_files,
+    inner_suffix,
+    is_gzip,
+    iter_log,
+    not_utf8_in,
+)
 from ..conformance.record_use import RecordWarnings
 from ..conformance.transcripts import (
     JSONL_SUFFIXES,
@@ -88,9 +95,10 @@ def strict_stdin_transcripts(raw_ok: bool) -> Iterator[Any]:
     if buffer is None:  # stdin replaced by a text stream (an embedding program): read as given
         yield from stdin_transcripts(sys.stdin, raw_ok)
         return
-    stream = io.TextIOWrapper(buffer, encoding="utf-8", newline="\n")  # as sys.stdin: "\r" kept
+    counted = CountedBytes(buffer)
+    stream = io.TextIOWrapper(counted, encoding="utf-8", newline="\n")  # as sys.stdin: "\r" kept
     try:
-        yield from named_errors("<stdin>", stdin_transcripts(stream, raw_ok))
+        yield from named_errors("<stdin>", stdin_transcripts(stream, raw_ok), counted)
     finally:
         stream.detach()  # sys.stdin's buffer stays open
 
@@ -99,8 +107,10 @@ def stream_transcripts(path: Path, raw_ok: bool = True) -> Iterator[Any]:
     """A path that is neither a file nor a directory but can be read (a pipe: ``<(zcat log.gz)``,
     ``/dev/stdin``; a device such as ``/dev/null``), read once as standard input is: it cannot be
     read twice, for a line count or a first look."""
-    with path.open(encoding="utf-8", newline="\n") as stream:  # as sys.stdin: "\r" kept, lines at "\n"
-        yield from named_errors(str(path), stdin_transcripts(stream, raw_ok, str(path)))
+    with path.open("rb") as raw:
+        counted = CountedBytes(raw)
+        stream = io.TextIOWrapper(counted, encoding="utf-8", newline="\n")  # as sys.stdin: "\r" kept
+        yield from named_errors(str(path), stdin_transcripts(stream, raw_ok, str(path)), counted)
 
 
 def _file_source(path: Path) -> Source:
@@ -263,13 +273,14 @@ def _same(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def named_errors(label: str, items: Iterator[Any]) -> Iterator[Any]:
-    """`items`, with a non-UTF-8 file turned into a usage error that names it."""
+def named_errors(label: str, items: Iterator[Any], counted: CountedBytes | None = None) -> Iterator[Any]:
+    """`items`, with a non-UTF-8 file turned into a usage error that names it (and the byte's place:
+    `counted`, the bytes of a stream read)."""
 
     try:
         yield from items
     except UnicodeDecodeError as exc:
-        raise not_utf8_in(label, exc) from None
+        raise not_utf8_in(label, exc, counted) from None
 
 
 def _with_defaults(items: Iterable[Any], tools: list[dict[str, Any]] | None, started: bool) -> Iterator[Any]:

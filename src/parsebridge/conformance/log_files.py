@@ -11,10 +11,12 @@ binaries) are not transcripts. A gzipped log gets the ids an uncompressed copy w
 from __future__ import annotations
 
 import gzip
+import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
-from ..terminal import InputFileError, first_non_utf8
+from ..terminal import InputFileError, first_non_utf8, not_utf8
 from .transcripts import (
     JSONL_SUFFIXES,
     YAML_SUFFIXES,
@@ -81,11 +83,51 @@ def load_transcripts(paths: Iterable[str | Path]) -> list[Transcript]:
     return out
 
 
-def not_utf8_in(label: str, exc: UnicodeDecodeError) -> InputFileError:
-    """A text-mode reader's `exc` as `parse` says it: file, byte, offset and line. The file is read
-    again for where the byte is (the error knows only the block it failed in); a stream, which
-    cannot be read twice, is named with the byte alone."""
+class CountedBytes(io.BufferedIOBase):
+    """A byte stream (standard input, a pipe) that counts the bytes and line ends it hands a text
+    reader, so a byte the reader cannot decode is placed without reading the stream twice."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+        self.count = self.newlines = 0
+        self.last = b""  # the last block handed out
+
+    def readable(self) -> bool:
+        return True
+
+    def _seen(self, data: bytes) -> bytes:
+        if data:
+            self.count += len(data)
+            self.newlines += data.count(b"\n")
+            self.last = data
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._seen(self._raw.read(-1 if size is None else size))
+
+    def read1(self, size: int = -1) -> bytes:
+        read1 = getattr(self._raw, "read1", self._raw.read)
+        return self._seen(read1(size))
+
+    def place(self, exc: UnicodeDecodeError) -> tuple[int, int] | None:
+        """(offset, line) of `exc`'s byte: the bytes it was decoding end the bytes handed out
+        (a block, after the undecoded end of the one before); None where they do not."""
+        seen = exc.object
+        if not isinstance(seen, bytes) or not (seen.endswith(self.last) or self.last.endswith(seen)):
+            return None
+        before = self.newlines - seen.count(b"\n")
+        return self.count - len(seen) + exc.start, before + seen[: exc.start].count(b"\n") + 1
+
+
+def not_utf8_in(label: str, exc: UnicodeDecodeError, counted: CountedBytes | None = None) -> InputFileError:
+    """A text-mode reader's `exc` as `parse` says it: file, byte, offset and line. A file is read
+    again for where the byte is (the error knows only the block it failed in), a stream is placed
+    by its `counted` bytes; one that cannot be placed is named with the byte alone."""
     path = Path(label)
+    place = counted.place(exc) if counted is not None else None
+    if place is not None:
+        return not_utf8(label, exc.object[exc.start], *place, "transcripts")
     if path.is_file():
         with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as fh:
             found = first_non_utf8(label, fh, "transcripts")
