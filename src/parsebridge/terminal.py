@@ -20,6 +20,7 @@ import argparse
 import codecs
 import contextlib
 import functools
+import io
 import json
 import os
 import re
@@ -249,7 +250,9 @@ def not_utf8(label: str, byte: int, offset: int, line: int, what: str) -> InputF
     )
 
 
-def first_non_utf8(label: str, fh: IO[bytes], what: str, block: int = READ_BLOCK) -> InputFileError | None:
+def first_non_utf8(
+    label: str, fh: IO[bytes] | io.BufferedIOBase, what: str, block: int = READ_BLOCK
+) -> InputFileError | None:
     """`not_utf8`'s error for the first byte of `fh` that is not UTF-8 (read to its end), None
     when it is all UTF-8: for a reader that decoded in text mode, whose `UnicodeDecodeError`
     knows only the block it failed in, not where that block was."""

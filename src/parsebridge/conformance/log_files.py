@@ -14,7 +14,7 @@ import gzip
 import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..terminal import InputFileError, first_non_utf8, not_utf8
 from .transcripts import (
@@ -93,6 +93,10 @@ class CountedBytes(io.BufferedIOBase):
         self.count = self.newlines = 0
         self.last = b""  # the last block handed out
 
+    @property
+    def name(self) -> Any:  # (a text reader's name is its buffer's)
+        return getattr(self._raw, "name", None)
+
     def readable(self) -> bool:
         return True
 
@@ -103,10 +107,10 @@ class CountedBytes(io.BufferedIOBase):
             self.last = data
         return data
 
-    def read(self, size: int | None = -1) -> bytes:
+    def read(self, size: int | None = -1, /) -> bytes:
         return self._seen(self._raw.read(-1 if size is None else size))
 
-    def read1(self, size: int = -1) -> bytes:
+    def read1(self, size: int = -1, /) -> bytes:
         read1 = getattr(self._raw, "read1", self._raw.read)
         return self._seen(read1(size))
 
