@@ -773,7 +773,18 @@ def test_compare_of_a_file_of_blank_lines_is_a_usage_error(tmp_path: Path, name:
 def test_compare_of_comment_lines_only_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "c.jsonl").write_text("// nothing yet\n", encoding="utf-8")
     p = pb("compare", "--tool-parser", "builtin:hermes", "c.jsonl", cwd=tmp_path)
-    assert p.returncode == 2 and "no transcripts to compare" in p.stderr
+    assert p.returncode == 2 and "c.jsonl: no transcripts to compare" in p.stderr
+
+
+def test_compare_of_a_folder_of_empty_logs_names_it(tmp_path: Path) -> None:
+    """It said "no transcripts to compare: the inputs hold none", naming nothing (conformance
+    --transcripts names the folder)."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.jsonl").write_text("", encoding="utf-8")
+    p = pb("compare", "--tool-parser", "builtin:hermes", "logs", cwd=tmp_path)
+    no_traceback(p)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1].startswith("error: logs: no transcripts to compare")
 
 
 def test_chunk_size_without_stream_is_a_usage_error(tmp_path: Path) -> None:

@@ -145,7 +145,10 @@ def _finish(
         )
         return 130
     if builder.transcripts == 0:
-        raise usage_error("no transcripts to compare: the inputs hold none (only blank or comment lines?)")
+        named = ", ".join(getattr(ns, "inputs", None) or []) or "the inputs"  # (an empty folder: named too)
+        raise usage_error(
+            f"{named}: no transcripts to compare (empty files, or only blank or comment lines?)"
+        )
     _show(ns, summary, builder, new)
     return 1 if ns.fail_on_diff and summary.differing else 0
 
