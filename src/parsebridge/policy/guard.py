@@ -93,7 +93,7 @@ class _Guard(Closable):
         # A usage error stays one: never the framework's failure. A served backend's server that
         # could not start or stopped under the call stays `ServerUnavailableError`, as its streams
         # raise it (it was `BackendError` from a one-shot parse: a close racing it from another thread).
-        if isinstance(exc, (BackendError, UnsupportedOptionError, ServerUnavailableError)):
+        if isinstance(exc, (BackendError, UnsupportedOptionError, ServerUnavailableError, InvalidInputError)):
             return exc
         err = BackendError(self.backend, self.name, call, f"{type(exc).__name__}: {exc}", transcript)
         err.__cause__ = exc

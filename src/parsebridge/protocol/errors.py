@@ -260,10 +260,13 @@ class InvalidInputError(ParsebridgeError, TypeError):
         super().__init__(f"{call}() takes {what} as str, not {self.received}{hint}")
 
 
-def token_id_list(token_ids: object, call: str = "stream.feed") -> list[int]:
-    """A chunk's `token_ids` as a list, or `InvalidInputError`: a string, a number or ids that are not
-    integers are the caller's mistake, not the parser's, so they are refused whatever the policy
-    (given to a parser, they failed inside it, blamed on it, or were silently read as other ids)."""
+def token_id_list(token_ids: object, call: str = "stream.feed", vocab_size: int | None = None) -> list[int]:
+    """A chunk's `token_ids` as a list, or `InvalidInputError`: a string, a number, ids that are not
+    integers, a negative id, or (with `vocab_size`, the tokenizer's) an id outside the vocabulary are
+    the caller's mistake, not the parser's, so they are refused whatever the policy (given to a
+    parser, they failed inside it, blamed on it, or were silently read as other ids or as nothing:
+    Dynamo's detokenizer dropped an id past its vocabulary, and the text it stood for with it).
+    The message names the id and its position. One range check per id: cheap on the hot path."""
     expected = "token_ids as a list of ints or None"
     if isinstance(token_ids, (str, bytes, bytearray)):
         raise InvalidInputError(call, token_ids, expected=expected)
@@ -271,9 +274,17 @@ def token_id_list(token_ids: object, call: str = "stream.feed") -> list[int]:
         ids: list[int] = list(token_ids)  # type: ignore[call-overload]
     except TypeError:
         raise InvalidInputError(call, token_ids, expected=expected) from None
-    for token in ids:
+    for position, token in enumerate(ids):
         if not hasattr(token, "__index__"):  # ints, and numpy's or torch's integer scalars
             raise InvalidInputError(call, token_ids, expected=expected, received=f"a list holding {token!r}")
+        if token < 0 or (vocab_size is not None and token >= vocab_size):
+            vocab = f"the vocabulary's ids 0..{vocab_size - 1}" if vocab_size is not None else "ids from 0 up"
+            raise InvalidInputError(
+                call,
+                token_ids,
+                expected=f"token ids in {vocab}",
+                received=f"id {int(token)} at position {position}",
+            )
     return ids
 
 

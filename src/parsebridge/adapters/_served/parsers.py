@@ -100,6 +100,7 @@ class ServedEngine(abc.ABC):
         tokenizer = options.get("tokenizer")
         #: The real tokenizer's model folder (None: the backend's approximate vocabulary).
         self.own_folder: ModelFolder | None = user_folder(tokenizer) if tokenizer is not None else None
+        self._id_limit: int | None = None
         step = options.get("oneshot_step", 1)
         if not isinstance(step, int) or step < 0:
             raise ValueError(f"oneshot_step is a number of tokens >= 0 (0: one step), not {step!r}")
@@ -129,9 +130,24 @@ class ServedEngine(abc.ABC):
         """One chunk's token ids in the server's vocabulary."""
         return self.folder().encode(text)
 
+    def id_limit(self) -> int | None:
+        """The vocabulary size a stream's ids are checked against (`token_id_list`): the user's
+        tokenizer's, whose ids the server is fed; None without one (the ids are not fed then).
+        Asked of the tokenizer once."""
+        if self.own_folder is None:
+            return None
+        limit = self._id_limit
+        if limit is None:
+            limit = self._id_limit = self.own_folder.vocab_size
+        return limit
+
     def steps(self, text: str, token_ids: Sequence[int] | None = None) -> list[list[int]]:
         """A one-shot output as engine steps of `oneshot_step` tokens (see the class doc)."""
-        ids = token_id_list(token_ids, "parse") if token_ids is not None else self.encode(text)
+        ids = (
+            token_id_list(token_ids, "parse", self.folder().vocab_size)
+            if token_ids is not None
+            else self.encode(text)
+        )
         size = self.oneshot_step or max(1, len(ids))
         return [ids[i : i + size] for i in range(0, len(ids), size)]
 
@@ -147,7 +163,9 @@ class ServedEngine(abc.ABC):
         if prompt is not None:
             return prompt
         if prompt_token_ids is not None:
-            return self.folder().decode(list(prompt_token_ids))
+            return self.folder().decode(
+                token_id_list(prompt_token_ids, "prompt_token_ids", self.folder().vocab_size)
+            )
         return None
 
     def chunks(self, text: str, per: int = 1) -> list[Any]:
@@ -191,7 +209,7 @@ class ServedStepper:
         if self.closed or not isinstance(text, str):
             raise refused_chunk(text)
         if token_ids is not None:  # the caller's mistake, before the stream changes (as vLLM's streams)
-            token_ids = token_id_list(token_ids)
+            token_ids = token_id_list(token_ids, vocab_size=self.engine.id_limit())
         self.text_seen.append(text)
         backend, label = self.spec
         return delta_of(call_typed(backend, label, "stream.feed", lambda: self._step(text, token_ids)))

@@ -11,8 +11,10 @@ copies everything written there to the original standard error, byte for
 byte, except those request lines (INFO level, target ``request_span``) and,
 once the frontend is being closed, the errors Dynamo logs about that close
 (``monitor_instance_source: The Sender is dropped``; ``KeyValueStoreManager.watch
-receiver closed`` in 1.6.1, ``... failed adding new key to channel`` in 1.4.2). Errors and warnings
-pass. Lines are held only while they could still become a request line
+receiver closed`` in 1.6.1, ``... failed adding new key to channel`` in 1.4.2) and the errors and
+warnings about requests other threads had under way (503, ``worker_disconnected``, ``worker_unavailable``, ``Failed to
+publish complete final``, ``migration retries exhausted``: each such request gets
+`ServerUnavailableError`). Other errors and warnings pass. Lines are held only while they could still become a request line
 (a partial line that starts like a Dynamo log line); anything else is copied
 at once. A log line may follow other output on the same line (a progress bar's
 redraw ends in no newline): the text before it is copied, the log line judged alone. When the frontend stops, the original descriptor is put back (only
@@ -55,9 +57,14 @@ _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 #: Dynamo's per-request lines: INFO level, target ``request_span`` after the span names, if any
 #: ("route request completed", "... cancelled", "request cancellation received"; ANSI codes removed).
 _REQUEST = re.compile(rb"^\S+\s+INFO\s+(?:\S+:\s)?request_span: ")
-#: The errors Dynamo logs about parsebridge closing the frontend (its own shutdown, not a failure).
+#: The errors and warnings Dynamo logs about parsebridge closing the frontend (its own shutdown, not
+#: a failure): and, 1.6.1, about the requests other threads had under way, which each get
+#: `ServerUnavailableError` (a 503 answer, the worker gone, the final chunk not published).
 _CLOSING = re.compile(
-    rb"\bERROR\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch )"
+    rb"\b(?:ERROR|WARN)\s.*(monitor_instance_source: The Sender is dropped|KeyValueStoreManager\.watch "
+    rb"|Failed to publish complete final|worker_disconnected|worker_unavailable|migration retries exhausted"
+    rb"|no backend worker available|status=503\b|Status code: 503"
+    rb"|dynamo_llm::http::service::metrics: request completed)"
 )
 #: At close, the pipe is kept until it has been quiet this long (Dynamo's threads log their
 #: shutdown a little after it returns), but no longer than `CLOSE_WAIT` seconds.

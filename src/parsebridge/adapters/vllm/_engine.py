@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from ...protocol import BackendError, ParserUnsupportedError, TokenizerUnavailable, ToolSpec
+from ...protocol.errors import token_id_list
 from ...protocol.prompt_rule import PROBE_TEXT, flag_prompt, honoured, refuse_started
 from ...protocol.tokenizer_ref import TokenizerRef
 from .. import _tokenizers
@@ -128,6 +129,7 @@ class VllmEngine:
         self._started_prompts: dict[bool, list[int]] = {}
         self._honours: dict[bool, bool] = {}
         self._encoder: Callable[[str], list[int]] | None = None
+        self._id_limit: int | None = -1  # -1: not asked yet (`id_limit`)
         self._markers: tuple[str | None, str | None] | None = None
         self._settings: tuple[bool, bool] | None = None
         self._lock = threading.Lock()
@@ -247,7 +249,7 @@ class VllmEngine:
                 cached = self._started_prompts[reasoning_started] = self._flag_ids(reasoning_started)
             return list(cached)  # encoded once per engine; each session its own list
         if prompt_token_ids is not None:
-            return list(prompt_token_ids)
+            return token_id_list(prompt_token_ids, "prompt_token_ids", self.id_limit())
         if prompt is not None:
             return self.encode(prompt)
         return []
@@ -290,6 +292,16 @@ class VllmEngine:
             self._encoder = functools.partial(_tokenizer.encode_ids, tokenizer)
         return self._encoder
 
+    def id_limit(self) -> int | None:
+        """The tokenizer's vocabulary size (added tokens included), which the caller's ids are checked
+        against (`token_id_list`); None when the tokenizer does not say. Asked once."""
+        if self._id_limit == -1:
+            try:
+                self._id_limit = len(self.tokenizer)
+            except Exception:  # a tokenizer without a length: ids are still checked for sign and type
+                self._id_limit = None
+        return self._id_limit
+
     def encode(self, text: str) -> list[int]:
         """Token ids for text the caller gave without ids (typed error if the tokenizer refuses it,
         e.g. lone surrogates, which no engine could have produced)."""
@@ -310,7 +322,11 @@ class VllmEngine:
         """One chunk per token: the id, and the text vLLM's server streams for it (its own incremental
         detokenizer under the request settings its parsers leave, `_detok`). Ids: `token_ids` when
         the caller has the model's own, else `text` encoded with this engine's tokenizer."""
-        ids = list(token_ids) if token_ids is not None else self.encode(text)
+        ids = (
+            token_id_list(token_ids, "token_pieces", self.id_limit())
+            if token_ids is not None
+            else self.encode(text)
+        )
         if self._settings is None:
             self._settings = _detok.request_settings(self)
         try:

@@ -43,6 +43,8 @@ class StepperEngine(Protocol):
 
     def encode(self, text: str) -> list[int]: ...
 
+    def id_limit(self) -> int | None: ...
+
 
 #: A chunk held back until the next `feed` shows whether it was the last: (text, token ids).
 HeldChunk = tuple[str, list[int]]
@@ -132,7 +134,7 @@ class VllmStepper(HoldingStepper):
         """The chunk's ids: the caller's, or `text` encoded. Ids that are not a sequence of ints
         are the caller's mistake: `InvalidInputError`, before the stream changes."""
         if token_ids is not None:
-            return token_id_list(token_ids)
+            return token_id_list(token_ids, vocab_size=self.engine.id_limit())
         try:
             return self.engine.encode(text)
         except BackendError:
@@ -183,13 +185,13 @@ def native_feed(stepper: VllmStepper, acc: DeltaAccumulator) -> Callable[..., St
     hold = stepper._hold
     seen, ids_of, reasoning_field = stepper.text_seen.append, stepper.token_ids, stepper._reasoning_field
     content_append, reasoning_append = acc.content_parts.append, acc.reasoning_parts.append
-    add_calls, api = acc.add_calls, stepper.engine.api
+    add_calls, api, limit = acc.add_calls, stepper.engine.api, stepper.engine.id_limit()
     tool_cls, fn_cls = api.DeltaToolCall, api.DeltaFunctionCall  # vLLM's own delta classes
 
     def feed(text: str, token_ids: Sequence[int] | None = None) -> StreamDelta:
         if stepper.closed or not isinstance(text, str):
             raise refused_chunk(text)
-        ids = token_id_list(token_ids) if token_ids is not None else ids_of(text, None)
+        ids = token_id_list(token_ids, vocab_size=limit) if token_ids is not None else ids_of(text, None)
         seen(text)
         if hold:  # hold this chunk, parse the one held last time
             held = stepper.pending
