@@ -174,20 +174,32 @@ def test_framework_logs_show_dynamo_and_smg_output(tmp_path, spec: str, line: st
     assert line in loud.stderr, loud.stderr[-2000:]
 
 
-@pytest.mark.framework
-def test_a_dynamo_parse_prints_nothing_unless_asked() -> None:
+def _need_dynamo() -> None:
+    """Skip where Dynamo is absent (the child-process tests below start its frontend)."""
     from parsebridge.adapters import get_backend
 
     reason = get_backend("dynamo").unavailable_reason()
     if reason is not None:
         pytest.skip(f"dynamo is not installed: {reason}")
+
+
+def _env_without_logs() -> dict[str, str]:
+    """This process's environment without the switches that turn the filter off (a child's default)."""
+    return {k: v for k, v in os.environ.items() if k not in ("DYN_LOG", _quiet.ENV)}
+
+
+@pytest.mark.framework
+def test_a_dynamo_parse_prints_nothing_unless_asked() -> None:
+    from parsebridge.adapters import get_backend
+
+    _need_dynamo()
     code = (
         "import parsebridge as pb\n"
         "p = pb.get_reasoning_parser('dynamo:deepseek_r1')\n"
         "print(p.parse('why</think>answer').reasoning)\n"
         "s = p.stream(); s.feed('a</think>'); s.feed('b'); s.flush()\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("DYN_LOG", _quiet.ENV)}
+    env = _env_without_logs()
     quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stdout == "why\n" and quiet.stderr == ""
@@ -211,11 +223,8 @@ def test_closing_under_streams_in_flight_prints_nothing() -> None:
     """Four threads stream while the frontend is closed three times (each of their requests then
     gets `ServerUnavailableError`): Dynamo's 503 and worker-gone lines reached standard error
     (1 run in 2 before the close dropped them; the unit test above is the deterministic one)."""
-    from parsebridge.adapters import get_backend
 
-    reason = get_backend("dynamo").unavailable_reason()
-    if reason is not None:
-        pytest.skip(f"dynamo is not installed: {reason}")
+    _need_dynamo()
     code = (
         "import threading, time, parsebridge as pb\n"
         "from parsebridge.adapters.dynamo import _frontend\n"
@@ -237,7 +246,7 @@ def test_closing_under_streams_in_flight_prints_nothing() -> None:
         "    time.sleep(0.3); _frontend.frontend().close()\n"
         "stop = True; [t.join(30) for t in threads]; tp.close()\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("DYN_LOG", _quiet.ENV)}
+    env = _env_without_logs()
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stderr == "", run.stderr[-2000:]
